@@ -1,0 +1,94 @@
+/* arena.c: bump allocation for everything that lives as long as one compile. */
+#include "tosac.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK (1u << 20)
+
+typedef struct arena_block {
+  struct arena_block *next;
+  size_t used, size;
+  _Alignas(16) unsigned char data[];
+} arena_block;
+
+struct arena {
+  arena_block *head;
+};
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n);
+  if (!p) {
+    fputs("tosac: error: out of memory\n", stderr);
+    abort();
+  }
+  return p;
+}
+
+arena *arena_new(void) {
+  arena *a = xmalloc(sizeof *a);
+  a->head = NULL;
+  return a;
+}
+
+void arena_free(arena *a) {
+  if (!a)
+    return;
+  for (arena_block *b = a->head, *n; b; b = n) {
+    n = b->next;
+    free(b);
+  }
+  free(a);
+}
+
+void *arena_alloc(arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  arena_block *b = a->head;
+  if (!b || b->size - b->used < size) {
+    /* Large requests get a block of their own so small ones keep filling the current one. */
+    size_t bs = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
+    arena_block *nb = xmalloc(sizeof *nb + bs);
+    nb->used = 0;
+    nb->size = bs;
+    if (b && size > ARENA_BLOCK / 4) {
+      nb->next = b->next;
+      b->next = nb;
+    } else {
+      nb->next = b;
+      a->head = nb;
+    }
+    b = nb;
+  }
+  void *p = b->data + b->used;
+  b->used += size;
+  memset(p, 0, size);
+  return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(arena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap) {
+  void *p = arena_alloc(a, elem_size * new_cap);
+  if (old && old_count)
+    memcpy(p, old, elem_size * old_count);
+  return p;
+}

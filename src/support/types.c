@@ -1,0 +1,129 @@
+/* types.c: element types, tensor types and the op table shared by every stage. */
+#include "tosac.h"
+
+#include <string.h>
+
+typedef struct elem_desc {
+  const char *name;
+  int bits, bytes;
+  bool is_float;
+} elem_desc;
+
+static const elem_desc elem_descs[ET_COUNT] = {
+    [ET_INVALID] = {"<invalid>", 0, 0, false},
+    [ET_I1] = {"i1", 1, 1, false},
+    [ET_I4] = {"i4", 4, 1, false},
+    [ET_I8] = {"i8", 8, 1, false},
+    [ET_I16] = {"i16", 16, 2, false},
+    [ET_I32] = {"i32", 32, 4, false},
+    [ET_I48] = {"i48", 48, 8, false},
+    [ET_I64] = {"i64", 64, 8, false},
+    [ET_F16] = {"f16", 16, 2, true},
+    [ET_BF16] = {"bf16", 16, 2, true},
+    [ET_F32] = {"f32", 32, 4, true},
+    [ET_F64] = {"f64", 64, 8, true},
+    [ET_F8E4M3FN] = {"f8E4M3FN", 8, 1, true},
+    [ET_F8E5M2] = {"f8E5M2", 8, 1, true},
+    [ET_INDEX] = {"index", 64, 8, false},
+};
+
+const char *elem_type_name(elem_type t) {
+  return t > ET_INVALID && t < ET_COUNT ? elem_descs[t].name : elem_descs[0].name;
+}
+
+elem_type elem_type_parse(const char *s, size_t n) {
+  for (int t = ET_INVALID + 1; t < ET_COUNT; t++)
+    if (strlen(elem_descs[t].name) == n && memcmp(elem_descs[t].name, s, n) == 0)
+      return (elem_type)t;
+  return ET_INVALID;
+}
+
+int elem_type_bits(elem_type t) { return t < ET_COUNT ? elem_descs[t].bits : 0; }
+int elem_type_bytes(elem_type t) { return t < ET_COUNT ? elem_descs[t].bytes : 0; }
+bool elem_type_is_float(elem_type t) { return t < ET_COUNT && elem_descs[t].is_float; }
+bool elem_type_is_int(elem_type t) {
+  return t > ET_INVALID && t < ET_COUNT && !elem_descs[t].is_float && t != ET_INDEX;
+}
+
+int64_t tensor_numel(const tensor_type *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++)
+    n *= t->dims[i];
+  return n;
+}
+
+int64_t tensor_bytes(const tensor_type *t) { return tensor_numel(t) * elem_type_bytes(t->elem); }
+
+bool tensor_type_equal(const tensor_type *a, const tensor_type *b) {
+  if (a->elem != b->elem || a->rank != b->rank)
+    return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+char *tensor_type_str(const tensor_type *t, char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size, "tensor<");
+  for (int i = 0; i < t->rank && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)t->dims[i]);
+  if (n < size)
+    snprintf(buf + n, size - n, "%s>", elem_type_name(t->elem));
+  return buf;
+}
+
+bool tensor_broadcast_shape(const tensor_type *a, const tensor_type *b, tensor_type *out) {
+  if (a->rank != b->rank)
+    return false;
+  tensor_type r = *a;
+  for (int i = 0; i < a->rank; i++) {
+    int64_t x = a->dims[i], y = b->dims[i];
+    if (x != y && x != 1 && y != 1)
+      return false;
+    r.dims[i] = x == 1 ? y : x;
+  }
+  *out = r;
+  return true;
+}
+
+#define OP(e, name, fam, mn, mx) [OP_##e] = {name, fam, mn, mx},
+const op_info op_table[OP_COUNT] = {
+#include "ops.def"
+};
+#undef OP
+
+op_kind op_lookup(const char *name, size_t n) {
+  for (int k = 0; k < OP_COUNT; k++)
+    if (strlen(op_table[k].name) == n && memcmp(op_table[k].name, name, n) == 0)
+      return (op_kind)k;
+  return OP_COUNT;
+}
+
+const attr *op_attr(const op *o, const char *name) {
+  for (int i = 0; i < o->nattrs; i++)
+    if (strcmp(o->attrs[i].name, name) == 0)
+      return &o->attrs[i];
+  return NULL;
+}
+
+int64_t op_attr_int(const op *o, const char *name, int64_t fallback) {
+  const attr *a = op_attr(o, name);
+  if (!a)
+    return fallback;
+  if (a->kind == ATTR_INT || a->kind == ATTR_BOOL)
+    return a->i;
+  if (a->kind == ATTR_FLOAT)
+    return (int64_t)a->f;
+  return fallback;
+}
+
+double op_attr_float(const op *o, const char *name, double fallback) {
+  const attr *a = op_attr(o, name);
+  if (!a)
+    return fallback;
+  if (a->kind == ATTR_FLOAT)
+    return a->f;
+  if (a->kind == ATTR_INT || a->kind == ATTR_BOOL)
+    return (double)a->i;
+  return fallback;
+}

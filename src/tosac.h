@@ -1,0 +1,395 @@
+/* tosac.h: the map of the compiler. Shared types first, then each stage's entry points
+ * under its own comment. A stage's own header (frontend.h, partition.h, codegen.h, bundle.h)
+ * only re-exports what is here plus its private helpers' prototypes. */
+#ifndef TOSAC_H
+#define TOSAC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TOSAC_VERSION "0.1.0"
+#define TOSAC_MAX_RANK 8
+
+/* ---------------------------------------------------------------- support/arena.c */
+/* One arena per compile (graph, plans); everything is freed at once. */
+typedef struct arena arena;
+arena *arena_new(void);
+void arena_free(arena *a);
+void *arena_alloc(arena *a, size_t size);        /* zeroed, 16-byte aligned; aborts on OOM */
+char *arena_strdup(arena *a, const char *s);
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Grow an array held in the arena: returns a copy with room for new_cap elements. */
+void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
+/* Append one element to an arena vector (items, count, cap are lvalues). */
+#define ARENA_PUSH(ar, items, count, cap, value)                                              \
+  do {                                                                                       \
+    if ((count) == (cap)) {                                                                  \
+      size_t nc_ = (cap) ? (size_t)(cap) * 2 : 8;                                             \
+      (items) = arena_grow((ar), (items), sizeof(*(items)), (size_t)(count), nc_);            \
+      (cap) = nc_;                                                                           \
+    }                                                                                        \
+    (items)[(count)++] = (value);                                                            \
+  } while (0)
+
+/* ---------------------------------------------------------------- support/diag.c */
+/* A source file held in memory; every location points into one. */
+typedef struct source_file {
+  const char *path; /* as given on the command line ("<stdin>" for -) */
+  const char *text; /* NUL-terminated */
+  size_t len;
+} source_file;
+
+typedef struct src_loc {
+  const source_file *file; /* NULL: no location */
+  int line, col;           /* 1-based */
+} src_loc;
+
+/* Diagnostics go to `out` (stderr) as `path:line:col: error: message`, followed by the source
+ * line and a caret under the column. Stages never exit(); they report and return failure. */
+typedef struct diag_sink {
+  FILE *out;
+  int errors;
+  int max_errors; /* stop reporting after this many (0 = 20) */
+} diag_sink;
+
+void diag_init(diag_sink *d, FILE *out);
+void diag_error(diag_sink *d, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_note(diag_sink *d, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_verror(diag_sink *d, src_loc loc, const char *kind, const char *fmt, va_list ap);
+/* Errors without a source location print as `tosac: error: message`. */
+#define diag_error_noloc(d, ...) diag_error((d), (src_loc){0}, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- support/types.c */
+typedef enum elem_type {
+  ET_INVALID = 0,
+  ET_I1,
+  ET_I4,
+  ET_I8,
+  ET_I16,
+  ET_I32,
+  ET_I48,
+  ET_I64,
+  ET_F16,
+  ET_BF16,
+  ET_F32,
+  ET_F64,
+  ET_F8E4M3FN,
+  ET_F8E5M2,
+  ET_INDEX, /* only in tosa.const_shape */
+  ET_COUNT
+} elem_type;
+
+const char *elem_type_name(elem_type t); /* MLIR spelling: "f32", "i8", "bf16", ... */
+elem_type elem_type_parse(const char *s, size_t n); /* ET_INVALID if unknown */
+int elem_type_bits(elem_type t);                  /* 1, 4, 8, ... */
+int elem_type_bytes(elem_type t);                 /* storage bytes per element in buffers: i1 -> 1 */
+bool elem_type_is_float(elem_type t);
+bool elem_type_is_int(elem_type t); /* includes i1 */
+
+typedef struct tensor_type {
+  elem_type elem;
+  int rank;
+  int64_t dims[TOSAC_MAX_RANK];
+} tensor_type;
+
+int64_t tensor_numel(const tensor_type *t); /* product of dims (1 for rank 0) */
+int64_t tensor_bytes(const tensor_type *t); /* numel * elem_type_bytes */
+bool tensor_type_equal(const tensor_type *a, const tensor_type *b);
+/* "tensor<2x3xf32>" into buf; returns buf. */
+char *tensor_type_str(const tensor_type *t, char *buf, size_t size);
+/* Shape of broadcasting a and b per TOSA (equal ranks, dims equal or 1). false if incompatible. */
+bool tensor_broadcast_shape(const tensor_type *a, const tensor_type *b, tensor_type *out);
+
+/* ---------------------------------------------------------------- the graph */
+#define OP(e, name, fam, mn, mx) OP_##e,
+typedef enum op_kind {
+#include "ops.def"
+  OP_COUNT
+} op_kind;
+#undef OP
+
+typedef enum op_family {
+  FAM_CONST,       /* folded into the kernels that use it */
+  FAM_ELEMENTWISE, /* fusible pointwise ops with TOSA broadcasting */
+  FAM_COUNT
+} op_family;
+
+typedef struct op_info {
+  const char *name; /* "tosa.add" */
+  op_family family;
+  int min_operands, max_operands;
+} op_info;
+extern const op_info op_table[OP_COUNT];
+/* Look an op up by mnemonic ("tosa.add"); OP_COUNT if unknown. */
+op_kind op_lookup(const char *name, size_t n);
+
+/* Constant data: little-endian element bytes, elem_type_bytes() each, row-major.
+ * A splat stores one element and sets splat. */
+typedef struct dense_data {
+  tensor_type type;
+  const uint8_t *bytes;
+  size_t nbytes;
+  bool splat;
+} dense_data;
+
+/* Attributes are kept generically by name so later ops need no new parser code. */
+typedef enum attr_kind {
+  ATTR_INT,    /* 3 : i32, also enum-like keywords stored in s too */
+  ATTR_FLOAT,  /* 6.0 : f32 */
+  ATTR_BOOL,   /* true / false */
+  ATTR_INTS,   /* array<i64: 1, 2>, [1, 2] */
+  ATTR_FLOATS, /* array<f32: ...> */
+  ATTR_STR,    /* "PROPAGATE", SINGLE_ROUND, #tosa.rounding_mode<...> (the keyword) */
+  ATTR_TYPE,   /* acc_type = f32 */
+  ATTR_DENSE,  /* dense<...>, dense_resource<...> */
+} attr_kind;
+
+typedef struct attr {
+  const char *name;
+  attr_kind kind;
+  int64_t i;
+  double f;
+  elem_type type_elem; /* for ATTR_INT/ATTR_FLOAT: the declared type (i32, f32 ...); ATTR_TYPE */
+  int64_t *ints;
+  double *floats;
+  int n;
+  const char *s;
+  dense_data *dense;
+  src_loc loc;
+} attr;
+
+typedef struct op op;
+
+typedef struct value {
+  int id;           /* dense index in graph->values */
+  const char *name; /* SSA name without %, e.g. "arg0", "3" */
+  tensor_type type;
+  op *def;          /* NULL for function arguments */
+  int arg_index;    /* >= 0 for function arguments, else -1 */
+  src_loc loc;      /* where defined */
+  int nuses;        /* ops (and results) that read it */
+} value;
+
+struct op {
+  int id; /* dense index in graph->ops, a topological order */
+  op_kind kind;
+  src_loc loc;
+  value **operands;
+  int noperands;
+  value **results;
+  int nresults;
+  attr *attrs;
+  int nattrs;
+};
+
+/* Attribute access: NULL / fallback when absent. */
+const attr *op_attr(const op *o, const char *name);
+int64_t op_attr_int(const op *o, const char *name, int64_t fallback);
+double op_attr_float(const op *o, const char *name, double fallback);
+
+typedef struct graph {
+  arena *arena;
+  const source_file *file;
+  const char *entry; /* function name */
+  value **values;
+  int nvalues;
+  op **ops; /* topological order */
+  int nops;
+  value **args;
+  int nargs;
+  value **results;
+  int nresults;
+  src_loc *result_locs; /* location of each func.return operand */
+} graph;
+
+/* ---------------------------------------------------------------- targets (codegen/target.c) */
+typedef enum feature_mode { FEAT_ANY = 0, FEAT_ON, FEAT_OFF } feature_mode;
+
+typedef struct target_info {
+  const char *name;   /* "gfx90a" */
+  const char *family; /* "CDNA2", "RDNA3" */
+  int wave_size;
+  int lds_bytes;          /* per work-group */
+  int vgprs_per_simd;     /* register file per SIMD lane, for occupancy */
+  bool has_sramecc;       /* target-ID feature exists */
+  bool has_xnack;
+  bool has_mfma, has_wmma;
+  bool default_target;    /* in the default --offload-arch set */
+  unsigned elf_mach;      /* EF_AMDGPU_MACH value */
+} target_info;
+
+extern const target_info target_table[];
+extern const int target_count;
+const target_info *target_lookup(const char *name, size_t n);
+
+/* One requested target: processor plus target-ID features, e.g. gfx90a:sramecc+:xnack-. */
+typedef struct target_request {
+  const target_info *info;
+  feature_mode sramecc, xnack;
+  char id[64];       /* canonical target ID: "gfx90a:sramecc+:xnack-" */
+  char features[64]; /* LLVM feature string: "+sramecc,-xnack" */
+} target_request;
+
+/* Parse one target ID; on error writes a message (naming the known targets) to err. */
+bool target_parse(const char *s, target_request *out, char *err, size_t errsize);
+
+/* ---------------------------------------------------------------- frontend/ */
+typedef struct fe_options {
+  const char *entry; /* function to compile; NULL: the single public one */
+} fe_options;
+
+/* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
+graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
+
+/* ---------------------------------------------------------------- partition/ */
+typedef enum buffer_kind { BUF_INPUT, BUF_OUTPUT, BUF_INTERMEDIATE, BUF_WORKSPACE } buffer_kind;
+
+typedef struct part_buffer {
+  int id;
+  buffer_kind kind;
+  const value *v;   /* the graph value it holds */
+  int index;        /* graph argument / result index for inputs and outputs, else -1 */
+  int64_t bytes;
+  int64_t offset;   /* offset in the workspace arena (intermediates, workspaces), else 0 */
+  int64_t align;    /* 256 */
+} part_buffer;
+
+typedef enum kernel_family { KF_ELEMENTWISE, KF_COUNT } kernel_family;
+
+typedef struct part_kernel {
+  int id;
+  char name[64]; /* symbol: "tosac_k0_add" */
+  kernel_family family;
+  tensor_type iter; /* the iteration space: every output has this shape */
+  const op **ops;   /* ops fused into the kernel, topological; const ops they read included */
+  int nops;
+  int *in_bufs;     /* buffer ids read, in kernel argument order */
+  int nin;
+  const value **in_vals;
+  int *out_bufs;    /* buffer ids written, after the inputs in argument order */
+  int nout;
+  const value **out_vals;
+} part_kernel;
+
+typedef enum launch_kind { LAUNCH_KERNEL, LAUNCH_FILL, LAUNCH_COPY } launch_kind;
+
+typedef struct launch_node {
+  int id;
+  launch_kind kind;
+  int kernel;      /* LAUNCH_KERNEL: index into kernels */
+  int src_buf, dst_buf; /* LAUNCH_COPY: buffers; LAUNCH_FILL: dst_buf */
+  int *deps;       /* node ids that must finish first (transitively reduced) */
+  int ndeps;
+} launch_node;
+
+typedef struct partition_plan {
+  const target_request *target;
+  part_kernel *kernels;
+  int nkernels;
+  part_buffer *buffers;
+  int nbuffers;
+  launch_node *nodes;
+  int nnodes;
+  int *order; /* a topological order of nodes */
+  int64_t workspace_bytes;
+  int64_t workspace_align;
+} partition_plan;
+
+partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d);
+/* Human-readable dump for --emit=partitions. */
+void part_print(FILE *out, const graph *g, const partition_plan *p);
+
+/* ---------------------------------------------------------------- codegen/ */
+typedef struct cg_options {
+  int opt_level;           /* 0..3 */
+  int code_object_version; /* 4, 5, 6 */
+  bool embed_ir;           /* keep optimised bitcode */
+  bool want_llvm_ir;       /* keep textual IR (after O3) */
+  bool want_asm;           /* keep assembly */
+} cg_options;
+
+typedef struct cg_arg {
+  char name[48];
+  int64_t offset, size;
+  char value_kind[40];   /* "global_buffer", "by_value", "hidden_block_count_x", ... */
+  char address_space[16];
+  int buffer;            /* bound buffer id, -1 for hidden args and scalars */
+  char access[16];       /* "read_only" / "write_only" / "read_write" / "" (what codegen declared) */
+} cg_arg;
+
+typedef struct cg_kernel_info {
+  char name[64];
+  char symbol[72]; /* name + ".kd" */
+  int64_t kernarg_size, kernarg_align;
+  int64_t lds_bytes, private_bytes;
+  int sgpr, vgpr, agpr, sgpr_spill, vgpr_spill;
+  int wave_size, max_flat_wg;
+  cg_arg *args;
+  int nargs;
+  uint32_t block[3];     /* work-items per group */
+  uint32_t grid[3];      /* work-groups per dimension */
+  int64_t work_items;    /* useful work-items (elements / vector width) */
+  int vector_width;      /* elements per work-item access */
+} cg_kernel_info;
+
+typedef struct cg_result {
+  uint8_t *code_object;  /* linked ET_DYN ELF (malloc) */
+  size_t code_size;
+  uint8_t *bitcode;      /* optimised IR, when embed_ir (malloc) */
+  size_t bitcode_size;
+  char *llvm_ir;         /* when want_llvm_ir (malloc) */
+  char *asm_text;        /* when want_asm (malloc) */
+  cg_kernel_info *kernels; /* one per plan kernel, same order (malloc) */
+  int nkernels;
+  unsigned e_flags;
+  int abi_version;       /* EI_ABIVERSION */
+} cg_result;
+
+void cg_init(void); /* once per process: LLVM target initialisation */
+bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
+                diag_sink *d);
+void cg_result_free(cg_result *r);
+
+/* ---------------------------------------------------------------- bundle/ */
+#define BND_HOST_ID "host-x86_64-unknown-linux-gnu-"
+#define BND_ALIGN 4096
+
+typedef struct bnd_entry {
+  char id[128];          /* "hipv4-amdgcn-amd-amdhsa--gfx90a" */
+  const uint8_t *data;
+  size_t size;
+} bnd_entry;
+
+/* Serialise entries (host entry first is the caller's job) into a malloc'd buffer. */
+uint8_t *bnd_build(const bnd_entry *entries, int n, size_t align, size_t *out_size);
+/* Parse a bundle held in memory; entries point into data. false + message on malformed input. */
+bool bnd_parse(const uint8_t *data, size_t size, bnd_entry **entries, int *n, char *err,
+               size_t errsize);
+/* Entry IDs tosac uses. */
+void bnd_code_object_id(const target_request *t, char *buf, size_t size);
+void bnd_bitcode_id(const target_request *t, char *buf, size_t size);
+
+typedef struct bnd_manifest_input {
+  const graph *g;
+  const char *source_path;
+  const char *bundle_path;
+  int ntargets;
+  const target_request *targets;
+  const partition_plan **plans;
+  const cg_result *results;
+  const cg_options *cg;
+} bnd_manifest_input;
+
+/* Manifest JSON text (malloc), deterministic. */
+char *bnd_manifest_json(const bnd_manifest_input *in);
+
+/* Write bytes to path through a temporary file in the same directory and rename. */
+bool write_file_atomic(const char *path, const void *data, size_t size, char *err, size_t errsize);
+/* Read a whole file ("-" = stdin) into a NUL-terminated malloc'd buffer. */
+char *read_file(const char *path, size_t *size, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,69 @@
+/* emu.h: the emulator's face. tosac-run's driver (main.c, io.c, launch.c) uses emu_* to JIT a
+ * target's kernel module (the bitcode tosac embedded with --embed-ir) and run kernels with GPU
+ * semantics on the CPU; wave-level matrix ops are computed by matrix.c. */
+#ifndef TOSAC_EMU_H
+#define TOSAC_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the emulator must know about the target (from the manifest). */
+typedef struct emu_target {
+  char processor[32]; /* "gfx90a" */
+  int wave_size;      /* 64 on gfx9, 32 on gfx10+ */
+  int64_t lds_limit;  /* bytes per work-group */
+} emu_target;
+
+/* One device allocation. Every global access of a kernel must fall inside a bound buffer. */
+typedef struct emu_buffer {
+  const char *name; /* for error messages: "input 0", "workspace", ... */
+  void *base;       /* 256-byte aligned */
+  size_t size;
+} emu_buffer;
+
+typedef struct emu_launch {
+  const char *kernel;      /* function name (manifest "name") */
+  uint32_t block[3];       /* work-items per group */
+  uint32_t grid[3];        /* work-groups per dimension */
+  const uint8_t *kernarg;  /* kernarg segment laid out as the manifest's args say */
+  size_t kernarg_size;
+  int64_t lds_bytes;       /* static LDS of the kernel */
+  const emu_buffer *buffers; /* every buffer the launch may touch */
+  int nbuffers;
+} emu_launch;
+
+typedef struct emu_module emu_module;
+
+/* Re-target the AMDGPU bitcode to the host and JIT it. NULL + message in err on failure
+ * (unknown intrinsic, bad bitcode, ...). */
+emu_module *emu_load(const uint8_t *bitcode, size_t size, const emu_target *t, char *err,
+                     size_t errsize);
+/* Run one launch to completion. false + message naming the kernel, work-item and address when
+ * a check fires (out-of-bounds global or LDS access, partial-wave collective, divergent barrier). */
+bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize);
+void emu_free(emu_module *m);
+
+/* ---------------------------------------------------------------- matrix.c */
+/* A wave-level matrix instruction (MFMA on gfx9, WMMA on gfx11/gfx12), identified by its LLVM
+ * intrinsic name without the overload suffix, e.g. "llvm.amdgcn.mfma.f32.32x32x8f16" or
+ * "llvm.amdgcn.wmma.f32.16x16x16.f16". Operands are per lane: a[l], b[l], c[l] point at lane l's
+ * register values (as the IR passes them: vector elements packed in memory), d[l] receives the
+ * result. cbsz/abid/blgp are the MFMA modifiers (0 for WMMA); for WMMA, opsel/clamp go in abid. */
+typedef struct emu_matrix_call {
+  const char *intrinsic;
+  const char *processor; /* layouts differ between gfx1100 and gfx1200 */
+  int wave_size;
+  const void *const *a;
+  const void *const *b;
+  const void *const *c;
+  void *const *d;
+  int cbsz, abid, blgp;
+} emu_matrix_call;
+
+/* true if the intrinsic (for that processor) is emulated. */
+bool emu_matrix_supported(const char *intrinsic, const char *processor);
+/* Compute D = A x B + C for the whole wave. false + message if unsupported. */
+bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize);
+
+#endif
