@@ -70,13 +70,13 @@ deps:
 	fi
 
 run: deps
-	$(MAKE) all
+	$(MAKE) -j2 all
 	$(BUILD)/bin/tosac $(SAMPLE) -o $(BUILD)/sample.hipfb -v
 	@echo "wrote $(BUILD)/sample.hipfb and $(BUILD)/sample.json"
 	clang-offload-bundler-22 -type=o -list -input=$(BUILD)/sample.hipfb
 
 test: deps
-	$(MAKE) all
+	$(MAKE) -j2 all
 	TOSAC_BUILD=$(BUILD) tests/run-tests
 
 asan: deps

@@ -1,0 +1,147 @@
+/* fuse.c: many:1 fusion of elementwise chains into groups that become one kernel each. */
+#include "partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fuse_state {
+  const graph *g;
+  int *group_of; /* per op: union-find element id, -1 for constants */
+  int *parent;   /* union-find over provisional groups */
+  int ngroups;
+  char *seen;    /* scratch for reachability */
+} fuse_state;
+
+static int find(fuse_state *s, int x) {
+  while (s->parent[x] != x)
+    x = s->parent[x] = s->parent[s->parent[x]];
+  return x;
+}
+
+static int group_of_value(fuse_state *s, const value *v) {
+  if (!v->def || s->group_of[v->def->id] < 0)
+    return -1;
+  return find(s, s->group_of[v->def->id]);
+}
+
+static bool same_space(const tensor_type *a, const tensor_type *b) {
+  if (a->rank != b->rank)
+    return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+/* Does group `from` read, directly or through other groups, from group `to`?
+ * `skip_direct` ignores the direct edge from->to (merging two groups joined by it is fine). */
+static bool reaches(fuse_state *s, int from, int to, bool skip_direct) {
+  memset(s->seen, 0, (size_t)s->ngroups);
+  int *stack = malloc(sizeof(int) * (size_t)(s->ngroups + 1));
+  int sp = 0;
+  stack[sp++] = from;
+  s->seen[from] = 1;
+  bool found = false;
+  while (sp > 0 && !found) {
+    int x = stack[--sp];
+    for (int i = 0; i < s->g->nops && !found; i++) {
+      const op *o = s->g->ops[i];
+      if (s->group_of[o->id] < 0 || find(s, s->group_of[o->id]) != x)
+        continue;
+      for (int j = 0; j < o->noperands; j++) {
+        int h = group_of_value(s, o->operands[j]);
+        if (h < 0 || h == x || s->seen[h])
+          continue;
+        if (h == to) {
+          if (skip_direct && x == from)
+            continue;
+          found = true;
+          break;
+        }
+        s->seen[h] = 1;
+        stack[sp++] = h;
+      }
+    }
+  }
+  free(stack);
+  return found;
+}
+
+/* Try to put op o into a group of one of its producers, merging producer groups it connects. */
+static void place_op(fuse_state *s, const op *o) {
+  int gid = s->ngroups++;
+  s->parent[gid] = gid;
+  s->group_of[o->id] = gid;
+  const tensor_type *space = &o->results[0]->type;
+  for (int j = 0; j < o->noperands; j++) {
+    const value *v = o->operands[j];
+    int h = group_of_value(s, v);
+    int cur = find(s, gid);
+    if (h < 0 || h == cur || !same_space(&v->type, space))
+      continue;
+    /* Merging h and cur is legal when neither reaches the other through a third group. */
+    if (reaches(s, cur, h, true) || reaches(s, h, cur, true))
+      continue;
+    s->parent[cur] = h;
+  }
+}
+
+int part_fuse(arena *a, const graph *g, int *group_of) {
+  fuse_state s = {.g = g, .group_of = group_of};
+  s.parent = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
+  s.seen = arena_alloc(a, (size_t)(g->nops + 1));
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    group_of[o->id] = -1;
+    if (op_table[o->kind].family == FAM_ELEMENTWISE)
+      place_op(&s, o);
+  }
+  /* Renumber roots densely, then order groups topologically (smallest first op first). */
+  int *root_id = arena_alloc(a, sizeof(int) * (size_t)(s.ngroups + 1));
+  for (int i = 0; i < s.ngroups; i++)
+    root_id[i] = -1;
+  int n = 0;
+  for (int i = 0; i < g->nops; i++) {
+    int x = group_of[g->ops[i]->id];
+    if (x < 0)
+      continue;
+    int r = find(&s, x);
+    if (root_id[r] < 0)
+      root_id[r] = n++;
+    group_of[g->ops[i]->id] = root_id[r];
+  }
+  /* Kahn's algorithm over group edges; ties broken by number for determinism. */
+  char *edge = arena_alloc(a, (size_t)n * (size_t)n + 1);
+  int *indeg = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    int to = group_of[o->id];
+    if (to < 0)
+      continue;
+    for (int j = 0; j < o->noperands; j++) {
+      const value *v = o->operands[j];
+      int from = v->def ? group_of[v->def->id] : -1;
+      if (from >= 0 && from != to && !edge[from * n + to]) {
+        edge[from * n + to] = 1;
+        indeg[to]++;
+      }
+    }
+  }
+  int *rank = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  char *done = arena_alloc(a, (size_t)n + 1);
+  for (int k = 0; k < n; k++) {
+    int pick = -1;
+    for (int x = 0; x < n && pick < 0; x++)
+      if (!done[x] && indeg[x] == 0)
+        pick = x;
+    done[pick] = 1;
+    rank[pick] = k;
+    for (int y = 0; y < n; y++)
+      if (edge[pick * n + y])
+        indeg[y]--;
+  }
+  for (int i = 0; i < g->nops; i++)
+    if (group_of[g->ops[i]->id] >= 0)
+      group_of[g->ops[i]->id] = rank[group_of[g->ops[i]->id]];
+  return n;
+}

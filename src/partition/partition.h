@@ -1,0 +1,17 @@
+/* partition.h: the partition stage's face. Entry points are declared in tosac.h
+ * (part_plan, part_print); this header adds the helpers shared by the stage's files. */
+#ifndef TOSAC_PARTITION_H
+#define TOSAC_PARTITION_H
+
+#include "tosac.h"
+
+/* fuse.c: assign every non-constant op to a fusion group; returns the group count.
+ * group_of[op->id] is the group index (-1 for constants), groups numbered in launch order. */
+int part_fuse(arena *a, const graph *g, int *group_of);
+
+/* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
+ * launch positions; returns the workspace size. */
+int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first,
+                             const int *live_last);
+
+#endif

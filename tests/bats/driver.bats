@@ -1,0 +1,157 @@
+#!/usr/bin/env bats
+# The tosac command line: options, exit codes, output files, determinism, partitioning.
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  TOSAC="$ROOT/${TOSAC_BUILD:-build}/bin/tosac"
+  cd "$BATS_TEST_TMPDIR"
+  cat > add.mlir <<'M'
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tosa.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+M
+}
+
+@test "--help prints usage and exits 0" {
+  run "$TOSAC" --help
+  assert_success
+  assert_line --index 0 "usage: tosac [options] <input.mlir | ->"
+  assert_output --partial "--offload-arch=ID[,ID]"
+}
+
+@test "--version prints the version" {
+  run "$TOSAC" --version
+  assert_success
+  assert_output "tosac 0.1.0 (LLVM 22)"
+}
+
+@test "--print-targets lists the seven default targets" {
+  run "$TOSAC" --print-targets
+  assert_success
+  for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
+    assert_line --regexp "^$t .* yes$"
+  done
+}
+
+@test "no input is a usage error (exit 2)" {
+  run "$TOSAC"
+  assert_failure 2
+  assert_line --index 0 "tosac: error: no input file"
+}
+
+@test "an unknown option is a usage error (exit 2)" {
+  run "$TOSAC" --frobnicate add.mlir
+  assert_failure 2
+  assert_line --index 0 "tosac: error: unknown option '--frobnicate'"
+}
+
+@test "an unknown target is a usage error naming the known ones, and writes nothing" {
+  run "$TOSAC" add.mlir --offload-arch=gfx90a,gfx999 -o out.hipfb
+  assert_failure 2
+  assert_line --index 0 --partial "tosac: error: unknown target 'gfx999'"
+  assert_line --index 0 --partial "gfx1100"
+  [ ! -e out.hipfb ] && [ ! -e out.json ]
+}
+
+@test "an unreadable input is an error (exit 1)" {
+  run "$TOSAC" missing.mlir
+  assert_failure 1
+  assert_output "tosac: error: cannot read 'missing.mlir': No such file or directory"
+}
+
+@test "a bad -O level and a bad --emit are usage errors" {
+  run "$TOSAC" -O7 add.mlir
+  assert_failure 2
+  assert_line --index 0 "tosac: error: invalid optimisation level '-O7' (use -O0 to -O3)"
+  run "$TOSAC" --emit=pdf add.mlir
+  assert_failure 2
+  assert_line --index 0 "tosac: error: unknown --emit kind 'pdf' (use bundle, llvm, asm or partitions)"
+}
+
+@test "default outputs are named after the input, next to the bundle for the manifest" {
+  run "$TOSAC" add.mlir --offload-arch=gfx90a
+  assert_success
+  assert_output ""
+  [ -s add.hipfb ] && [ -s add.json ]
+  mkdir -p sub
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -o sub/model.hipfb
+  assert_success
+  [ -s sub/model.hipfb ] && [ -s sub/model.json ]
+}
+
+@test "input from standard input" {
+  run bash -c "'$TOSAC' - --offload-arch=gfx1030 -o s.hipfb < add.mlir"
+  assert_success
+  [ -s s.hipfb ] && [ -s s.json ]
+}
+
+@test "a failed compile leaves no output and does not touch an existing one" {
+  echo "previous" > bad.hipfb
+  echo "previous" > bad.json
+  printf 'func.func @main(%%a: tensor<2xf32>) -> tensor<2xf32> {\n  %%0 = tosa.bogus %%a : (tensor<2xf32>) -> tensor<2xf32>\n  return %%0 : tensor<2xf32>\n}\n' > bad.mlir
+  run "$TOSAC" bad.mlir -o bad.hipfb
+  assert_failure 1
+  [ "$(cat bad.hipfb)" = previous ] && [ "$(cat bad.json)" = previous ]
+  [ -z "$(ls | grep tmp)" ]
+}
+
+@test "two runs give byte-identical bundle and manifest" {
+  run "$TOSAC" add.mlir -o one.hipfb --embed-ir
+  assert_success
+  run "$TOSAC" add.mlir -o two.hipfb --embed-ir --manifest one2.json
+  assert_success
+  cmp one.hipfb two.hipfb
+  sed 's/two.hipfb/one.hipfb/' one2.json | cmp - one.json
+}
+
+@test "a chain of elementwise ops is one kernel; two independent chains are two" {
+  cat > chain.mlir <<'M'
+func.func @main(%a: tensor<4x8xf32>, %b: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  %0 = tosa.add %a, %b : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %1 = tosa.exp %0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = tosa.sigmoid %1 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+M
+  run "$TOSAC" chain.mlir --offload-arch=gfx90a -o chain.hipfb
+  assert_success
+  run /usr/bin/python3 -c 'import json,sys; m=json.load(open("chain.json")); t=m["targets"][0]; print(t["kernel_count"], len(t["launches"]), [o["op"] for o in t["kernels"][0]["ops"]])'
+  assert_output "1 1 ['tosa.add', 'tosa.exp', 'tosa.sigmoid']"
+  cat > two.mlir <<'M'
+func.func @main(%a: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %0 = tosa.exp %a : (tensor<16xf32>) -> tensor<16xf32>
+  %1 = tosa.abs %0 : (tensor<16xf32>) -> tensor<16xf32>
+  %2 = tosa.tanh %b : (tensor<16xf32>) -> tensor<16xf32>
+  return %1, %2 : tensor<16xf32>, tensor<16xf32>
+}
+M
+  run "$TOSAC" two.mlir --offload-arch=gfx1100 -o two.hipfb
+  assert_success
+  run /usr/bin/python3 -c 'import json; t=json.load(open("two.json"))["targets"][0]; print(t["kernel_count"], [l["deps"] for l in t["launches"]])'
+  assert_output "2 [[], []]"
+}
+
+@test "a broadcast to a larger shape starts a new kernel that depends on the first" {
+  cat > bc.mlir <<'M'
+func.func @main(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tosa.exp %a : (tensor<1x8xf32>) -> tensor<1x8xf32>
+  %1 = tosa.add %0, %b : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+M
+  run "$TOSAC" bc.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 2 kernels, 2 launches, workspace 256 bytes"
+  assert_line "  launch 1: kernel 1 after [0]"
+}
+
+@test "-v reports the stages" {
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -v -o v.hipfb
+  assert_success
+  assert_output --regexp "tosac: parse and verify +[0-9.]+ ms"
+  assert_output --regexp "tosac: codegen gfx90a +[0-9.]+ ms"
+  assert_output --partial "tosac: wrote v.hipfb"
+}
