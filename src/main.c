@@ -2,9 +2,11 @@
 #include "tosac.h"
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_TARGETS 32
 
@@ -15,6 +17,10 @@ typedef struct options {
   const char *output;
   const char *manifest;
   const char *entry;
+  const char *depfile;    /* -MF, or derived from the bundle name with -MD */
+  const char *dep_target; /* -MT */
+  bool write_depfile;     /* -MD or -MF */
+  int jobs;
   emit_kind emit;
   bool syntax_only, embed_ir, verbose;
   int opt_level, code_object_version;
@@ -39,6 +45,11 @@ static const char *usage_text =
     "  --embed-ir               store each target's optimised kernel IR in the bundle (for\n"
     "                           tosac-run)\n"
     "  -O0 -O1 -O2 -O3          LLVM optimisation level (default -O3)\n"
+    "  -j N                     compile N targets in parallel (default: number of cores)\n"
+    "  -MD                      also write a Make depfile (bundle stem + .d)\n"
+    "  -MF FILE                 write the depfile to FILE\n"
+    "  -MT TARGET               name TARGET as the depfile's target (default: bundle and\n"
+    "                           manifest)\n"
     "  --code-object-version=N  4, 5 or 6 (default 5)\n"
     "  --print-targets          list the known targets and exit\n"
     "  -v                       print the stages and their timings\n"
@@ -46,6 +57,11 @@ static const char *usage_text =
     "  --help                   print this help and exit\n"
     "\n"
     "exit status: 0 success, 1 input or compile error, 2 usage error\n";
+
+static int default_jobs(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
 
 static int usage_error(const char *fmt, const char *arg) {
   fputs("tosac: error: ", stderr);
@@ -105,10 +121,13 @@ static void print_targets(void) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
-  enum { OPT_MANIFEST = 256, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
+  enum { OPT_MANIFEST = 256, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
          OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
+      {"MD", no_argument, 0, OPT_MD},
+      {"MF", required_argument, 0, OPT_MF},
+      {"MT", required_argument, 0, OPT_MT},
       {"offload-arch", required_argument, 0, OPT_ARCH},
       {"emit", required_argument, 0, OPT_EMIT},
       {"entry", required_argument, 0, OPT_ENTRY},
@@ -119,13 +138,24 @@ static int parse_options(int argc, char **argv, options *o) {
       {"version", no_argument, 0, OPT_VERSION},
       {"help", no_argument, 0, OPT_HELP},
       {0, 0, 0, 0}};
-  *o = (options){.opt_level = 3, .code_object_version = 5};
+  *o = (options){.opt_level = 3, .code_object_version = 5, .jobs = default_jobs()};
   opterr = 0;
   int c, rc;
-  while ((c = getopt_long(argc, argv, ":o:O:v", longopts, NULL)) != -1) {
+  while ((c = getopt_long_only(argc, argv, ":o:O:j:v", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': o->output = optarg; break;
     case 'v': o->verbose = true; break;
+    case 'j': {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (*end || n < 1 || n > 256)
+        return usage_error("invalid job count '-j %s' (use 1 to 256)", optarg);
+      o->jobs = (int)n;
+      break;
+    }
+    case OPT_MD: o->write_depfile = true; break;
+    case OPT_MF: o->write_depfile = true; o->depfile = optarg; break;
+    case OPT_MT: o->dep_target = optarg; break;
     case 'O':
       if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '3')
         return usage_error("invalid optimisation level '-O%s' (use -O0 to -O3)", optarg);
@@ -217,6 +247,33 @@ static char *join_text(const options *o, cg_result *res, bool want_asm) {
   return s;
 }
 
+/* Make depfile: the outputs depend on the input graph (the only file tosac reads). */
+static int write_depfile(const options *o, const char *bundle, const char *manifest) {
+  if (!o->write_depfile)
+    return 0;
+  if (!strcmp(o->input, "-")) {
+    fprintf(stderr, "tosac: error: a depfile needs a named input file, not standard input\n");
+    return 1;
+  }
+  char *path = o->depfile ? strdup(o->depfile) : stem_with(bundle, ".d", true);
+  size_t n = strlen(bundle) + strlen(manifest) + strlen(o->input) +
+             (o->dep_target ? strlen(o->dep_target) : 0) + 16;
+  char *text = malloc(n);
+  if (o->dep_target)
+    snprintf(text, n, "%s: %s\n", o->dep_target, o->input);
+  else
+    snprintf(text, n, "%s %s: %s\n", bundle, manifest, o->input);
+  char err[512];
+  int rc = 0;
+  if (!write_file_atomic(path, text, strlen(text), err, sizeof err)) {
+    fprintf(stderr, "tosac: error: %s\n", err);
+    rc = 1;
+  }
+  free(text);
+  free(path);
+  return rc;
+}
+
 static int write_bundle(const options *o, const graph *g, const partition_plan **plans,
                         cg_result *res, const cg_options *cgo) {
   bnd_entry entries[1 + 2 * MAX_TARGETS];
@@ -249,14 +306,83 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
              !write_file_atomic(man, json, strlen(json), err, sizeof err)) {
     fprintf(stderr, "tosac: error: %s\n", err);
     rc = 1;
-  } else if (o->verbose) {
-    fprintf(stderr, "tosac: wrote %s (%zu bytes) and %s\n", out, size, man);
+  } else {
+    rc = write_depfile(o, out, man);
+    if (!rc && o->verbose)
+      fprintf(stderr, "tosac: wrote %s (%zu bytes) and %s\n", out, size, man);
   }
   free(bundle);
   free(json);
   free(out);
   free(man);
   return rc;
+}
+
+/* Targets compile in parallel threads; each has its own LLVM context inside cg_compile and
+ * its own diagnostics buffer, printed in target order so output does not depend on timing. */
+typedef struct cg_job {
+  const graph *g;
+  const partition_plan *plan;
+  const cg_options *cgo;
+  cg_result *res;
+  bool ok;
+  double ms;
+  char *diag_text;
+  size_t diag_len;
+} cg_job;
+
+typedef struct cg_pool {
+  cg_job *jobs;
+  int njobs, next;
+  pthread_mutex_t lock;
+} cg_pool;
+
+static void *cg_worker(void *arg) {
+  cg_pool *pool = arg;
+  for (;;) {
+    pthread_mutex_lock(&pool->lock);
+    int i = pool->next++;
+    pthread_mutex_unlock(&pool->lock);
+    if (i >= pool->njobs)
+      return NULL;
+    cg_job *j = &pool->jobs[i];
+    FILE *mem = open_memstream(&j->diag_text, &j->diag_len);
+    diag_sink d;
+    diag_init(&d, mem);
+    double t0 = now_ms();
+    j->ok = cg_compile(j->g, j->plan, j->cgo, j->res, &d) && d.errors == 0;
+    j->ms = now_ms() - t0;
+    fclose(mem);
+  }
+}
+
+static bool codegen_all(const options *o, const graph *g, const partition_plan **plans,
+                        const cg_options *cgo, cg_result *res) {
+  cg_job jobs[MAX_TARGETS];
+  for (int i = 0; i < o->ntargets; i++)
+    jobs[i] = (cg_job){.g = g, .plan = plans[i], .cgo = cgo, .res = &res[i]};
+  cg_pool pool = {.jobs = jobs, .njobs = o->ntargets};
+  pthread_mutex_init(&pool.lock, NULL);
+  int nthreads = o->jobs < o->ntargets ? o->jobs : o->ntargets;
+  pthread_t th[MAX_TARGETS];
+  int started = 0;
+  for (int i = 1; i < nthreads; i++)
+    if (pthread_create(&th[started], NULL, cg_worker, &pool) == 0)
+      started++;
+  cg_worker(&pool);
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  pthread_mutex_destroy(&pool.lock);
+  bool ok = true;
+  for (int i = 0; i < o->ntargets; i++) {
+    if (jobs[i].diag_len)
+      fputs(jobs[i].diag_text, stderr);
+    free(jobs[i].diag_text);
+    ok &= jobs[i].ok;
+    if (o->verbose)
+      fprintf(stderr, "tosac: codegen %-19s %8.1f ms\n", o->targets[i].id, jobs[i].ms);
+  }
+  return ok;
 }
 
 static int compile(const options *o, const graph *g, arena *a, diag_sink *d, double *t0) {
@@ -287,17 +413,9 @@ static int compile(const options *o, const graph *g, arena *a, diag_sink *d, dou
                     .embed_ir = o->embed_ir, .want_llvm_ir = o->emit == EMIT_LLVM,
                     .want_asm = o->emit == EMIT_ASM};
   cg_result res[MAX_TARGETS] = {0};
-  int rc = 0;
   cg_init();
-  for (int i = 0; i < o->ntargets && !rc; i++) {
-    if (!cg_compile(g, plans[i], &cgo, &res[i], d))
-      rc = 1;
-    if (o->verbose && !rc) {
-      char what[96];
-      snprintf(what, sizeof what, "codegen %s", o->targets[i].id);
-      stage_done(o, what, t0);
-    }
-  }
+  int rc = codegen_all(o, g, plans, &cgo, res) ? 0 : 1;
+  stage_done(o, "codegen (all targets)", t0);
   if (!rc && (o->emit == EMIT_LLVM || o->emit == EMIT_ASM)) {
     char *text = join_text(o, res, o->emit == EMIT_ASM);
     rc = write_text(o->output, text) ? 0 : 1;

@@ -155,3 +155,38 @@ M
   assert_output --regexp "tosac: codegen gfx90a +[0-9.]+ ms"
   assert_output --partial "tosac: wrote v.hipfb"
 }
+
+@test "-j 1 and -j 2 give byte-identical outputs" {
+  run "$TOSAC" add.mlir -j 1 -o j1.hipfb --manifest j.json
+  assert_success
+  cp j.json j1.json
+  run "$TOSAC" add.mlir -j 2 -o j1.hipfb --manifest j.json
+  assert_success
+  cmp j.json j1.json
+  run "$TOSAC" add.mlir -j 0
+  assert_failure 2
+  assert_line --index 0 "tosac: error: invalid job count '-j 0' (use 1 to 256)"
+}
+
+@test "-MD writes a depfile; -MF and -MT choose its name and target" {
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -o m.hipfb -MD
+  assert_success
+  assert_equal "$(cat m.d)" "m.hipfb m.json: add.mlir"
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -o m.hipfb -MF deps/x.d -MT model
+  assert_failure 1
+  mkdir deps
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -o m.hipfb -MF deps/x.d -MT model
+  assert_success
+  assert_equal "$(cat deps/x.d)" "model: add.mlir"
+}
+
+@test "a Makefile rebuilds the bundle only when the graph changes" {
+  printf 'TOSAC := %s\nm.hipfb: add.mlir\n\t$(TOSAC) add.mlir --offload-arch=gfx1030 -o m.hipfb -MD\n-include m.d\n' "$TOSAC" > Makefile
+  run make -s
+  assert_success
+  run make
+  assert_output --partial "is up to date"
+  sleep 1; touch add.mlir
+  run make
+  assert_output --partial "$TOSAC add.mlir"
+}
