@@ -1,0 +1,35 @@
+/* bundle.h: the bundle stage's interface: re-exports tosac.h's bnd_* API plus the helpers
+ * shared by bundle.c and manifest.c. */
+#ifndef TOSAC_BUNDLE_H
+#define TOSAC_BUNDLE_H
+
+#include "tosac.h"
+
+/* Magic at offset 0 of an uncompressed clang offload bundle (24 bytes, no NUL). */
+#define BND_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+#define BND_MAGIC_LEN 24
+/* comgr reads only the first 4096 bytes of a bundle to find its entries (AMDGPU.md 1.4). */
+#define BND_HIP_HEADER_LIMIT 4096
+/* bnd_parse refuses more entries than this: far beyond what a header in 4096 bytes can hold,
+ * small enough that a hostile count cannot make the reader allocate much. */
+#define BND_MAX_ENTRIES 4096
+
+/* Header bytes bnd_build writes for these entries (magic, count, records with IDs); 0 if
+ * the sum overflows. A bundle meant for hipModuleLoadData needs this <= BND_HIP_HEADER_LIMIT. */
+size_t bnd_header_size(const bnd_entry *entries, int n);
+
+/* Notes on the tosac.h API, which this file implements:
+ * - bnd_build: entries are written in the given order; each payload at
+ *   align_up(previous end, align) exactly like clang-offload-bundler-22 -bundle-align=align;
+ *   align 0 means 1. NULL on arithmetic overflow or an entry ID longer than 127 bytes.
+ * - bnd_parse: *entries is malloc'd (free() it; NULL when n == 0 or on error); each entry's
+ *   data points into `data`. Rejects bad magic, compressed (CCOB) bundles, truncated headers,
+ *   counts above BND_MAX_ENTRIES, IDs that are empty, too long or not printable ASCII,
+ *   duplicate IDs, payloads outside the file, inside the header, or overlapping each other.
+ * - bnd_code_object_id: "hipv4-amdgcn-amd-amdhsa--<target-id>" (what comgr matches).
+ * - bnd_bitcode_id: "openmp-amdgcn-amd-amdhsa--<target-id>" (docs/bundle.md says why).
+ * - bnd_manifest_json: NULL when a plan and its cg_result disagree on the number of kernels
+ *   (the manifest would bind names to the wrong launches) or on out of memory. Format:
+ *   docs/manifest.md, schema/manifest.schema.json. */
+
+#endif

@@ -1,0 +1,457 @@
+/* manifest.c: the JSON launch manifest (version 1): built as a cJSON tree in the documented key
+ * order, printed by our own deterministic 2-space printer. */
+#include "bundle/bundle.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MANIFEST_VERSION 1
+#define DEFAULT_CODE_OBJECT_VERSION 5
+
+/* ------------------------------------------------------------------ tree helpers */
+
+static cJSON *add_int(cJSON *obj, const char *key, int64_t v) {
+  return cJSON_AddNumberToObject(obj, key, (double)v);
+}
+
+static cJSON *add_str_or_null(cJSON *obj, const char *key, const char *s) {
+  return s ? cJSON_AddStringToObject(obj, key, s) : cJSON_AddNullToObject(obj, key);
+}
+
+static cJSON *int_array(const int64_t *v, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++)
+    cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+  return a;
+}
+
+static cJSON *shape_array(const tensor_type *t) { return int_array(t->dims, t->rank); }
+
+static cJSON *u32x3_array(const uint32_t v[3]) {
+  int64_t w[3] = {v[0], v[1], v[2]};
+  return int_array(w, 3);
+}
+
+/* "path:line:col", or NULL when the op carries no location. */
+static char *loc_string(src_loc loc, char *buf, size_t size) {
+  if (!loc.file || !loc.file->path)
+    return NULL;
+  snprintf(buf, size, "%s:%d:%d", loc.file->path, loc.line, loc.col);
+  return buf;
+}
+
+static const char *buffer_kind_name(buffer_kind k) {
+  static const char *const names[] = {
+      [BUF_INPUT] = "input",
+      [BUF_OUTPUT] = "output",
+      [BUF_INTERMEDIATE] = "intermediate",
+      [BUF_WORKSPACE] = "workspace",
+  };
+  return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k] : "unknown";
+}
+
+static const char *kernel_family_name(kernel_family f) {
+  static const char *const names[KF_COUNT] = {[KF_ELEMENTWISE] = "elementwise"};
+  return (unsigned)f < KF_COUNT && names[f] ? names[f] : "unknown";
+}
+
+/* ------------------------------------------------------------------ sections */
+
+static cJSON *graph_values(value *const *vals, int n, bool with_name) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) {
+    const value *v = vals[i];
+    cJSON *o = cJSON_CreateObject();
+    add_int(o, "index", i);
+    if (with_name)
+      cJSON_AddStringToObject(o, "name", v->name ? v->name : "");
+    cJSON_AddItemToObject(o, "shape", shape_array(&v->type));
+    cJSON_AddStringToObject(o, "element_type", elem_type_name(v->type.elem));
+    add_int(o, "bytes", tensor_bytes(&v->type));
+    cJSON_AddItemToArray(a, o);
+  }
+  return a;
+}
+
+static cJSON *buffer_json(const part_buffer *b) {
+  cJSON *o = cJSON_CreateObject();
+  add_int(o, "id", b->id);
+  cJSON_AddStringToObject(o, "kind", buffer_kind_name(b->kind));
+  add_int(o, "index", b->index);
+  add_int(o, "offset", b->offset);
+  add_int(o, "bytes", b->bytes);
+  if (b->v) {
+    cJSON_AddStringToObject(o, "element_type", elem_type_name(b->v->type.elem));
+    cJSON_AddItemToObject(o, "shape", shape_array(&b->v->type));
+  } else {
+    /* A pure workspace has no tensor behind it: raw bytes. */
+    cJSON_AddNullToObject(o, "element_type");
+    cJSON_AddNullToObject(o, "shape");
+  }
+  return o;
+}
+
+/* Every argument of the metadata note, as codegen copied it: explicit and hidden. */
+static cJSON *args_json(const cg_kernel_info *ki) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < ki->nargs; i++) {
+    const cg_arg *ar = &ki->args[i];
+    cJSON *o = cJSON_CreateObject();
+    add_int(o, "index", i);
+    if (ar->name[0])
+      cJSON_AddStringToObject(o, "name", ar->name);
+    add_int(o, "offset", ar->offset);
+    add_int(o, "size", ar->size);
+    cJSON_AddStringToObject(o, "value_kind", ar->value_kind);
+    if (ar->address_space[0])
+      cJSON_AddStringToObject(o, "address_space", ar->address_space);
+    if (ar->access[0])
+      cJSON_AddStringToObject(o, "access", ar->access);
+    if (ar->buffer >= 0)
+      add_int(o, "buffer", ar->buffer);
+    else
+      cJSON_AddNullToObject(o, "buffer");
+    cJSON_AddItemToArray(a, o);
+  }
+  return a;
+}
+
+static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
+  cJSON *o = cJSON_CreateObject();
+  add_int(o, "id", pk->id);
+  cJSON_AddStringToObject(o, "name", ki->name);
+  cJSON_AddStringToObject(o, "symbol", ki->symbol);
+  cJSON_AddStringToObject(o, "family", kernel_family_name(pk->family));
+  cJSON_AddItemToObject(o, "block", u32x3_array(ki->block));
+  cJSON_AddItemToObject(o, "grid", u32x3_array(ki->grid));
+  int64_t global[3];
+  for (int d = 0; d < 3; d++)
+    global[d] = (int64_t)ki->block[d] * ki->grid[d];
+  cJSON_AddItemToObject(o, "global", int_array(global, 3));
+  add_int(o, "lds_bytes", ki->lds_bytes);
+  add_int(o, "private_bytes", ki->private_bytes);
+  add_int(o, "kernarg_size", ki->kernarg_size);
+  add_int(o, "kernarg_align", ki->kernarg_align);
+  add_int(o, "max_flat_workgroup_size", ki->max_flat_wg);
+
+  cJSON *regs = cJSON_AddObjectToObject(o, "registers");
+  add_int(regs, "sgpr", ki->sgpr);
+  add_int(regs, "vgpr", ki->vgpr);
+  add_int(regs, "agpr", ki->agpr);
+  add_int(regs, "sgpr_spills", ki->sgpr_spill);
+  add_int(regs, "vgpr_spills", ki->vgpr_spill);
+
+  cJSON_AddItemToObject(o, "args", args_json(ki));
+
+  cJSON *tuning = cJSON_AddObjectToObject(o, "tuning");
+  add_int(tuning, "block_size", (int64_t)ki->block[0] * ki->block[1] * ki->block[2]);
+  add_int(tuning, "vector_width", ki->vector_width);
+  cJSON_AddNullToObject(o, "matrix_instruction"); /* no matrix kernels yet */
+
+  cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+  for (int i = 0; i < pk->nops; i++) {
+    const op *op_ = pk->ops[i];
+    char buf[1024];
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "op", (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?");
+    add_str_or_null(e, "loc", loc_string(op_->loc, buf, sizeof buf));
+    cJSON_AddItemToArray(ops, e);
+  }
+  return o;
+}
+
+/* Raw bit pattern of a fill value as "0x" + hex digits for the element width. A string, because
+ * f64/i64 patterns (e.g. -inf = 0xfff0000000000000) do not survive a JSON number. Fill nodes
+ * carry no value in the plan yet, so every fill is a zero fill. */
+static void fill_bits(const part_buffer *b, char *buf, size_t size) {
+  int bits = b->v ? elem_type_bits(b->v->type.elem) : 8;
+  int digits = bits < 8 ? 2 : (bits + 3) / 4;
+  snprintf(buf, size, "0x%0*x", digits, 0);
+}
+
+static const part_buffer *plan_buffer(const partition_plan *p, int id) {
+  return id >= 0 && id < p->nbuffers ? &p->buffers[id] : NULL;
+}
+
+static cJSON *launch_json(const partition_plan *p, const launch_node *ln) {
+  cJSON *o = cJSON_CreateObject();
+  add_int(o, "id", ln->id);
+  switch (ln->kind) {
+  case LAUNCH_KERNEL:
+    cJSON_AddStringToObject(o, "kind", "kernel");
+    add_int(o, "kernel", ln->kernel);
+    break;
+  case LAUNCH_FILL: {
+    const part_buffer *b = plan_buffer(p, ln->dst_buf);
+    char bits[32];
+    cJSON_AddStringToObject(o, "kind", "fill");
+    add_int(o, "buffer", ln->dst_buf);
+    add_int(o, "offset", 0);
+    add_int(o, "bytes", b ? b->bytes : 0);
+    add_str_or_null(o, "element_type", b && b->v ? elem_type_name(b->v->type.elem) : NULL);
+    add_int(o, "value", 0);
+    if (b) {
+      fill_bits(b, bits, sizeof bits);
+      cJSON_AddStringToObject(o, "bits", bits);
+    } else {
+      cJSON_AddStringToObject(o, "bits", "0x00");
+    }
+    break;
+  }
+  case LAUNCH_COPY: {
+    const part_buffer *b = plan_buffer(p, ln->dst_buf);
+    cJSON_AddStringToObject(o, "kind", "copy");
+    add_int(o, "src_buffer", ln->src_buf);
+    add_int(o, "dst_buffer", ln->dst_buf);
+    add_int(o, "bytes", b ? b->bytes : 0);
+    break;
+  }
+  }
+  cJSON *d = cJSON_AddArrayToObject(o, "deps");
+  for (int i = 0; i < ln->ndeps; i++)
+    cJSON_AddItemToArray(d, cJSON_CreateNumber(ln->deps[i]));
+  return o;
+}
+
+static void processor_of(const target_request *t, char *buf, size_t size) {
+  if (t->info && t->info->name) {
+    snprintf(buf, size, "%s", t->info->name);
+    return;
+  }
+  size_t n = strcspn(t->id, ":");
+  snprintf(buf, size, "%.*s", (int)n, t->id);
+}
+
+static cJSON *target_json(const bnd_manifest_input *in, int ti) {
+  const target_request *t = &in->targets[ti];
+  const partition_plan *p = in->plans[ti];
+  const cg_result *r = &in->results[ti];
+  char buf[160];
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "target_id", t->id);
+  processor_of(t, buf, sizeof buf);
+  cJSON_AddStringToObject(o, "processor", buf);
+  bnd_code_object_id(t, buf, sizeof buf);
+  cJSON_AddStringToObject(o, "bundle_entry_id", buf);
+  if (in->cg && in->cg->embed_ir && r->bitcode) {
+    bnd_bitcode_id(t, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "ir_entry_id", buf);
+  } else {
+    cJSON_AddNullToObject(o, "ir_entry_id");
+  }
+  snprintf(buf, sizeof buf, "0x%x", r->e_flags);
+  cJSON_AddStringToObject(o, "e_flags", buf);
+  add_int(o, "abi_version", r->abi_version);
+  add_int(o, "wavefront_size", t->info ? t->info->wave_size : 64);
+  add_int(o, "lds_limit", t->info ? t->info->lds_bytes : 65536);
+  add_int(o, "kernel_count", p->nkernels);
+  cJSON *ws = cJSON_AddObjectToObject(o, "workspace");
+  add_int(ws, "bytes", p->workspace_bytes);
+  add_int(ws, "alignment", p->workspace_align);
+
+  cJSON *bufs = cJSON_AddArrayToObject(o, "buffers");
+  for (int i = 0; i < p->nbuffers; i++)
+    cJSON_AddItemToArray(bufs, buffer_json(&p->buffers[i]));
+  cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+  for (int i = 0; i < p->nkernels; i++)
+    cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[i]));
+  cJSON *ls = cJSON_AddArrayToObject(o, "launches");
+  for (int i = 0; i < p->nnodes; i++)
+    cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i]));
+  cJSON *order = cJSON_AddArrayToObject(o, "order");
+  for (int i = 0; i < p->nnodes; i++)
+    cJSON_AddItemToArray(order, cJSON_CreateNumber(p->order[i]));
+  return o;
+}
+
+/* ------------------------------------------------------------------ printer */
+
+/* cJSON_Print indents with tabs and formats numbers its own way; the manifest is read by people
+ * and diffed between builds, so it gets a small printer with fixed rules: 2-space indent, arrays
+ * of scalars on one line, integral numbers without a fraction, keys in insertion order. */
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+  bool oom;
+} sbuf;
+
+static void sb_put(sbuf *s, const char *text, size_t n) {
+  if (s->oom)
+    return;
+  if (s->len + n + 1 > s->cap) {
+    size_t cap = s->cap ? s->cap : 4096;
+    while (s->len + n + 1 > cap)
+      cap *= 2;
+    char *np = realloc(s->p, cap);
+    if (!np) {
+      s->oom = true;
+      return;
+    }
+    s->p = np, s->cap = cap;
+  }
+  memcpy(s->p + s->len, text, n);
+  s->len += n;
+  s->p[s->len] = '\0';
+}
+
+static void sb_puts(sbuf *s, const char *text) { sb_put(s, text, strlen(text)); }
+
+static void sb_indent(sbuf *s, int depth) {
+  for (int i = 0; i < depth; i++)
+    sb_put(s, "  ", 2);
+}
+
+/* Length of the well-formed UTF-8 sequence at c (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *c) {
+  int n = *c < 0x80 ? 1 : (*c >> 5) == 0x6 ? 2 : (*c >> 4) == 0xe ? 3 : (*c >> 3) == 0x1e ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((c[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+static void print_string(sbuf *s, const char *str) {
+  sb_put(s, "\"", 1);
+  for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+    char esc[8];
+    int n = utf8_len(c);
+    if (n == 0) {
+      /* A path that is not UTF-8 would make the whole file invalid JSON. */
+      sb_puts(s, "\\ufffd");
+      continue;
+    }
+    if (n > 1) {
+      sb_put(s, (const char *)c, (size_t)n);
+      c += n - 1;
+      continue;
+    }
+    switch (*c) {
+    case '"': sb_puts(s, "\\\""); break;
+    case '\\': sb_puts(s, "\\\\"); break;
+    case '\n': sb_puts(s, "\\n"); break;
+    case '\r': sb_puts(s, "\\r"); break;
+    case '\t': sb_puts(s, "\\t"); break;
+    default:
+      if (*c < 0x20) {
+        snprintf(esc, sizeof esc, "\\u%04x", *c);
+        sb_puts(s, esc);
+      } else {
+        sb_put(s, (const char *)c, 1);
+      }
+    }
+  }
+  sb_put(s, "\"", 1);
+}
+
+static void print_number(sbuf *s, double d) {
+  char num[40];
+  if (!isfinite(d)) {
+    sb_puts(s, "null"); /* JSON has no inf/nan */
+    return;
+  }
+  if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+    snprintf(num, sizeof num, "%lld", (long long)d);
+  } else {
+    /* Shortest representation that reads back to the same double. */
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(num, sizeof num, "%.*g", prec, d);
+      if (strtod(num, NULL) == d)
+        break;
+    }
+  }
+  sb_puts(s, num);
+}
+
+static bool is_container(const cJSON *v) { return cJSON_IsArray(v) || cJSON_IsObject(v); }
+
+static void print_value(sbuf *s, const cJSON *v, int depth) {
+  if (cJSON_IsNull(v)) {
+    sb_puts(s, "null");
+  } else if (cJSON_IsTrue(v)) {
+    sb_puts(s, "true");
+  } else if (cJSON_IsFalse(v)) {
+    sb_puts(s, "false");
+  } else if (cJSON_IsNumber(v)) {
+    print_number(s, v->valuedouble);
+  } else if (cJSON_IsString(v)) {
+    print_string(s, v->valuestring);
+  } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+    bool obj = cJSON_IsObject(v);
+    const cJSON *c = v->child;
+    if (!c) {
+      sb_puts(s, obj ? "{}" : "[]");
+      return;
+    }
+    bool inline_ = !obj;
+    for (const cJSON *e = c; inline_ && e; e = e->next)
+      if (is_container(e))
+        inline_ = false;
+    sb_puts(s, obj ? "{" : "[");
+    for (const cJSON *e = c; e; e = e->next) {
+      if (inline_) {
+        if (e != c)
+          sb_puts(s, ", ");
+      } else {
+        sb_puts(s, e == c ? "\n" : ",\n");
+        sb_indent(s, depth + 1);
+      }
+      if (obj) {
+        print_string(s, e->string);
+        sb_puts(s, ": ");
+      }
+      print_value(s, e, depth + 1);
+    }
+    if (!inline_) {
+      sb_puts(s, "\n");
+      sb_indent(s, depth);
+    }
+    sb_puts(s, obj ? "}" : "]");
+  }
+}
+
+/* ------------------------------------------------------------------ entry point */
+
+char *bnd_manifest_json(const bnd_manifest_input *in) {
+  if (!in || !in->g || (in->ntargets > 0 && (!in->targets || !in->plans || !in->results)))
+    return NULL;
+  /* The kernel list comes from the plan, the facts about each kernel from codegen; they must
+   * describe the same kernels or the manifest would bind wrong names to wrong launches. */
+  for (int i = 0; i < in->ntargets; i++)
+    if (!in->plans[i] || in->plans[i]->nkernels != in->results[i].nkernels)
+      return NULL;
+  const graph *g = in->g;
+
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "format", "tosac-manifest");
+  add_int(root, "version", MANIFEST_VERSION);
+  cJSON *prod = cJSON_AddObjectToObject(root, "producer");
+  cJSON_AddStringToObject(prod, "name", "tosac");
+  cJSON_AddStringToObject(prod, "version", TOSAC_VERSION);
+  const char *src = in->source_path ? in->source_path : (g->file ? g->file->path : NULL);
+  add_str_or_null(root, "source", src);
+  add_str_or_null(root, "entry", g->entry);
+  add_str_or_null(root, "bundle", in->bundle_path);
+  add_int(root, "code_object_version",
+          in->cg && in->cg->code_object_version ? in->cg->code_object_version
+                                                : DEFAULT_CODE_OBJECT_VERSION);
+  cJSON_AddBoolToObject(root, "ir_embedded", in->cg && in->cg->embed_ir);
+  cJSON_AddItemToObject(root, "inputs", graph_values(g->args, g->nargs, true));
+  cJSON_AddItemToObject(root, "outputs", graph_values(g->results, g->nresults, false));
+  cJSON *consts = cJSON_AddObjectToObject(root, "constants");
+  cJSON_AddStringToObject(consts, "storage", "folded");
+  cJSON *targets = cJSON_AddArrayToObject(root, "targets");
+  for (int i = 0; i < in->ntargets; i++)
+    cJSON_AddItemToArray(targets, target_json(in, i));
+
+  sbuf s = {0};
+  print_value(&s, root, 0);
+  sb_puts(&s, "\n");
+  cJSON_Delete(root);
+  if (s.oom) {
+    free(s.p);
+    return NULL;
+  }
+  return s.p;
+}
