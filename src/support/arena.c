@@ -75,14 +75,17 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
 char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
 char *arena_printf(arena *a, const char *fmt, ...) {
-  va_list ap, ap2;
+  va_list ap;
   va_start(ap, fmt);
-  va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  char *tmp = NULL;
+  int n = vasprintf(&tmp, fmt, ap);
   va_end(ap);
-  char *p = arena_alloc(a, (size_t)n + 1);
-  vsnprintf(p, (size_t)n + 1, fmt, ap2);
-  va_end(ap2);
+  if (n < 0) {
+    fputs("tosac: error: out of memory\n", stderr);
+    abort();
+  }
+  char *p = arena_strndup(a, tmp, (size_t)n);
+  free(tmp);
   return p;
 }
 
