@@ -161,7 +161,9 @@ void run_format_element(const run_value *v, size_t i, char *buf, size_t size) {
   /* Shortest %g that round-trips: 9 digits always suffice for f32, 17 for f64, 5 for f16 and
    * 4 for bf16, so values print like iree ("0.1", "2.5") yet never lose bits. */
   int maxp = t == ET_F64 ? 17 : t == ET_F32 ? 9 : t == ET_F16 ? 5 : 4;
-  for (int prec = 1; prec <= maxp; prec++) {
+  /* Start with enough digits for the integer part so 65504 does not print as 6.55e+04. */
+  int int_digits = fabs(x) >= 1 ? (int)floor(log10(fabs(x))) + 1 : 1;
+  for (int prec = int_digits < maxp ? int_digits : maxp; prec <= maxp; prec++) {
     snprintf(buf, size, "%.*g", prec, x);
     if (reads_back(buf, t, p))
       return;
@@ -246,7 +248,7 @@ void run_cursor_free(run_file_cursor *c) {
   memset(c, 0, sizeof(*c));
 }
 
-static void list_push(run_value_list *l, run_value v) {
+void run_value_list_push(run_value_list *l, run_value v) {
   if (l->count == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 8;
     l->items = realloc(l->items, (size_t)l->cap * sizeof(*l->items));
@@ -366,7 +368,7 @@ static bool parse_file_spec(const char *spec, const tensor_type *hints, int nhin
       snprintf(err, errsize, "%s: %s", path, sub);
       return false;
     }
-    list_push(out, v);
+    run_value_list_push(out, v);
   } while (mode == '*' && cur->pos < cur->size);
   return true;
 }
@@ -402,7 +404,7 @@ bool run_parse_value(const char *spec, const tensor_type *hints, int nhints, run
       run_value_free(&v);
       return false;
     }
-    list_push(out, v);
+    run_value_list_push(out, v);
     return true;
   }
   run_value_init(&v, &t);
@@ -425,7 +427,7 @@ bool run_parse_value(const char *spec, const tensor_type *hints, int nhints, run
     run_value_free(&v);
     return false;
   }
-  list_push(out, v);
+  run_value_list_push(out, v);
   return true;
 }
 
@@ -615,13 +617,13 @@ uint8_t *run_npy_encode(const run_value *v, size_t *out_size) {
   return buf;
 }
 
-bool run_write_output(const char *spec, int index, const run_value *v, char *err,
-                      size_t errsize) {
+bool run_write_output(const char *spec, int index, const run_value *v, int64_t max_print,
+                      char *err, size_t errsize) {
   if (spec[0] == 0)
     return true;
   if (strcmp(spec, "-") == 0) {
     printf("result[%d]: hal.buffer_view\n", index);
-    run_print_value(stdout, v, 1024);
+    run_print_value(stdout, v, max_print);
     return true;
   }
   if ((spec[0] != '@' && spec[0] != '+') || !spec[1]) {

@@ -1,0 +1,264 @@
+/* launch.c: play one target's launch graph like a HIP client would: allocate the graph's buffers
+ * and the workspace, poison what kernels must write, then run fills, copies and kernels (with
+ * their kernarg segments) in the manifest's order through the emulator. */
+#include "run.h"
+#include "emu.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEVICE_ALIGN 256
+
+/* Like hipMalloc: 256-byte aligned; never NULL so even empty buffers have an address. */
+static void *device_alloc(size_t bytes) {
+  size_t rounded = (bytes + DEVICE_ALIGN - 1) / DEVICE_ALIGN * DEVICE_ALIGN;
+  void *p = aligned_alloc(DEVICE_ALIGN, rounded ? rounded : DEVICE_ALIGN);
+  if (!p) {
+    fprintf(stderr, "tosac-run: error: out of memory allocating %zu bytes\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
+static void fill_pattern(uint8_t *dst, size_t bytes, const void *elem, size_t esize) {
+  for (size_t i = 0; i + esize <= bytes; i += esize)
+    memcpy(dst + i, elem, esize);
+}
+
+/* Poison: a quiet NaN with a recognisable payload for floats, 0xCD bytes otherwise, so a kernel
+ * that forgets to write an element produces a value no correct result has. */
+static void poison(uint8_t *dst, size_t bytes, elem_type t) {
+  static const uint16_t f16 = 0x7e5d, bf16 = 0x7fde;
+  static const uint32_t f32 = 0x7fc0dead;
+  static const uint64_t f64 = 0x7ff8deaddeaddeadull;
+  switch (t) {
+  case ET_F16: fill_pattern(dst, bytes, &f16, 2); break;
+  case ET_BF16: fill_pattern(dst, bytes, &bf16, 2); break;
+  case ET_F32: fill_pattern(dst, bytes, &f32, 4); break;
+  case ET_F64: fill_pattern(dst, bytes, &f64, 8); break;
+  default: memset(dst, 0xcd, bytes); break;
+  }
+}
+
+static void put_le(uint8_t *p, uint64_t v, int64_t size) {
+  for (int64_t i = 0; i < size; i++)
+    p[i] = i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
+}
+
+/* Value the HIP runtime puts in a hidden argument (AMDGPU.md 2.6). Launches are always whole
+ * groups (global = block * grid), so remainders are 0; hipModuleLaunchKernel dispatches 3-D. */
+static uint64_t hidden_value(const run_kernel *k, const char *kind) {
+  static const char *const dims = "xyz";
+  for (int d = 0; d < 3; d++) {
+    char name[40];
+    snprintf(name, sizeof(name), "hidden_block_count_%c", dims[d]);
+    if (strcmp(kind, name) == 0)
+      return k->grid[d];
+    snprintf(name, sizeof(name), "hidden_group_size_%c", dims[d]);
+    if (strcmp(kind, name) == 0)
+      return k->block[d];
+  }
+  if (strcmp(kind, "hidden_grid_dims") == 0)
+    return 3;
+  return 0; /* remainders, global offsets, dynamic LDS size, and pointers we do not provide */
+}
+
+bool run_build_kernarg(const run_kernel *k, const uint64_t *addrs, int naddrs, uint8_t *out,
+                       char *err, size_t errsize) {
+  memset(out, 0, (size_t)k->kernarg_size);
+  for (int i = 0; i < k->nargs; i++) {
+    const run_arg *a = &k->args[i];
+    uint8_t *p = out + a->offset;
+    if (a->offset + a->size > k->kernarg_size) {
+      snprintf(err, errsize, "kernel %s: argument %d lies outside the kernarg segment", k->name,
+               a->index);
+      return false;
+    }
+    if (strncmp(a->value_kind, "hidden_", 7) == 0) {
+      put_le(p, hidden_value(k, a->value_kind), a->size);
+    } else if (strcmp(a->value_kind, "global_buffer") == 0 ||
+               (strcmp(a->value_kind, "by_value") == 0 && !a->has_value)) {
+      if (a->buffer < 0 || a->buffer >= naddrs) {
+        snprintf(err, errsize, "kernel %s: argument %d (%s) is bound to no buffer", k->name,
+                 a->index, a->value_kind);
+        return false;
+      }
+      if (a->size != 8) {
+        snprintf(err, errsize, "kernel %s: argument %d: a pointer takes 8 bytes, not %" PRId64,
+                 k->name, a->index, a->size);
+        return false;
+      }
+      put_le(p, addrs[a->buffer], 8);
+    } else if (strcmp(a->value_kind, "by_value") == 0) {
+      put_le(p, (uint64_t)a->value, a->size);
+    } else {
+      snprintf(err, errsize, "kernel %s: argument %d: value kind '%s' is not supported", k->name,
+               a->index, a->value_kind);
+      return false;
+    }
+  }
+  return true;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Device memory of one run: one allocation per graph input/output plus the workspace. */
+typedef struct device {
+  uint8_t **in, **out, *workspace;
+  uint64_t *addrs; /* per manifest buffer */
+  emu_buffer *bufs;
+  char (*names)[32];
+  int nbufs;
+} device;
+
+static void add_buffer(device *dev, void *base, size_t size, const char *kind, int index) {
+  char *name = dev->names[dev->nbufs];
+  if (index >= 0)
+    snprintf(name, 32, "%s %d", kind, index);
+  else
+    snprintf(name, 32, "%s", kind);
+  dev->bufs[dev->nbufs++] = (emu_buffer){name, base, size};
+}
+
+static void device_setup(device *dev, const run_manifest *m, const run_target *t,
+                         const run_value_list *inputs) {
+  int n = m->ninputs + m->noutputs + 1;
+  dev->in = calloc((size_t)m->ninputs + 1, sizeof(*dev->in));
+  dev->out = calloc((size_t)m->noutputs + 1, sizeof(*dev->out));
+  dev->bufs = calloc((size_t)n, sizeof(*dev->bufs));
+  dev->names = calloc((size_t)n, sizeof(*dev->names));
+  dev->addrs = calloc((size_t)t->nbuffers + 1, sizeof(*dev->addrs));
+  for (int i = 0; i < m->ninputs; i++) {
+    size_t bytes = (size_t)tensor_bytes(&m->inputs[i]);
+    dev->in[i] = device_alloc(bytes);
+    if (bytes)
+      memcpy(dev->in[i], inputs->items[i].data, bytes);
+    add_buffer(dev, dev->in[i], bytes, "input", i);
+  }
+  for (int i = 0; i < m->noutputs; i++) {
+    size_t bytes = (size_t)tensor_bytes(&m->outputs[i]);
+    dev->out[i] = device_alloc(bytes);
+    poison(dev->out[i], bytes, m->outputs[i].elem);
+    add_buffer(dev, dev->out[i], bytes, "output", i);
+  }
+  dev->workspace = device_alloc((size_t)t->workspace_bytes);
+  if (t->workspace_bytes > 0) {
+    memset(dev->workspace, 0xcd, (size_t)t->workspace_bytes);
+    add_buffer(dev, dev->workspace, (size_t)t->workspace_bytes, "workspace", -1);
+  }
+  for (int b = 0; b < t->nbuffers; b++) {
+    const run_buffer *buf = &t->buffers[b];
+    uint8_t *p = buf->kind == BUF_INPUT    ? dev->in[buf->index]
+                 : buf->kind == BUF_OUTPUT ? dev->out[buf->index]
+                                           : dev->workspace + buf->offset;
+    if (buf->kind == BUF_INTERMEDIATE || buf->kind == BUF_WORKSPACE)
+      poison(p, (size_t)buf->bytes, buf->type.elem);
+    dev->addrs[b] = (uint64_t)(uintptr_t)p;
+  }
+}
+
+static void device_free(device *dev, const run_manifest *m) {
+  for (int i = 0; i < m->ninputs; i++)
+    free(dev->in[i]);
+  for (int i = 0; i < m->noutputs; i++)
+    free(dev->out[i]);
+  free(dev->in);
+  free(dev->out);
+  free(dev->workspace);
+  free(dev->addrs);
+  free(dev->bufs);
+  free(dev->names);
+}
+
+static bool run_kernel_launch(emu_module *mod, const run_kernel *k, const device *dev,
+                              int naddrs, char *err, size_t errsize) {
+  size_t size = ((size_t)k->kernarg_size + 15) / 16 * 16;
+  uint8_t *kernarg = aligned_alloc(16, size ? size : 16);
+  bool ok = run_build_kernarg(k, dev->addrs, naddrs, kernarg, err, errsize);
+  if (ok) {
+    emu_launch l = {
+        .kernel = k->name,
+        .block = {k->block[0], k->block[1], k->block[2]},
+        .grid = {k->grid[0], k->grid[1], k->grid[2]},
+        .kernarg = kernarg,
+        .kernarg_size = (size_t)k->kernarg_size,
+        .lds_bytes = k->lds_bytes,
+        .buffers = dev->bufs,
+        .nbuffers = dev->nbufs,
+    };
+    ok = emu_run(mod, &l, err, errsize);
+  }
+  free(kernarg);
+  return ok;
+}
+
+bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitcode,
+                 size_t bitcode_size, const run_value_list *inputs, run_value_list *outputs,
+                 bool verbose, char *err, size_t errsize) {
+  emu_target et = {.wave_size = t->wavefront_size, .lds_limit = t->lds_limit};
+  snprintf(et.processor, sizeof(et.processor), "%s", t->processor);
+  double t0 = now_ms();
+  char sub[1024];
+  emu_module *mod = emu_load(bitcode, bitcode_size, &et, sub, sizeof(sub));
+  if (!mod) {
+    snprintf(err, errsize, "cannot load the kernel IR for %s: %s", t->target_id, sub);
+    return false;
+  }
+  if (verbose)
+    fprintf(stderr, "tosac-run: loaded the IR for %s (%zu bytes) in %.1f ms\n", t->target_id,
+            bitcode_size, now_ms() - t0);
+  device dev = {0};
+  device_setup(&dev, m, t, inputs);
+  bool ok = true;
+  for (int i = 0; ok && i < t->norder; i++) {
+    const run_launch *l = &t->launches[t->order[i]];
+    double start = now_ms();
+    switch (l->kind) {
+    case LAUNCH_FILL: {
+      uint8_t elem[8];
+      put_le(elem, l->bits, elem_type_bytes(l->fill_type));
+      uint8_t *dst = (uint8_t *)(uintptr_t)dev.addrs[l->buffer] + l->offset;
+      fill_pattern(dst, (size_t)l->bytes, elem, (size_t)elem_type_bytes(l->fill_type));
+      break;
+    }
+    case LAUNCH_COPY:
+      memmove((uint8_t *)(uintptr_t)dev.addrs[l->dst_buffer] + l->dst_offset,
+              (const uint8_t *)(uintptr_t)dev.addrs[l->src_buffer] + l->src_offset,
+              (size_t)l->bytes);
+      break;
+    case LAUNCH_KERNEL:
+      ok = run_kernel_launch(mod, &t->kernels[l->kernel], &dev, t->nbuffers, sub, sizeof(sub));
+      if (!ok)
+        snprintf(err, errsize, "launch %d: %s", l->id, sub);
+      break;
+    }
+    if (ok && verbose) {
+      if (l->kind == LAUNCH_KERNEL) {
+        const run_kernel *k = &t->kernels[l->kernel];
+        fprintf(stderr,
+                "tosac-run: launch %d: kernel %s grid %ux%ux%u block %ux%ux%u (%.2f ms)\n", l->id,
+                k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                k->block[2], now_ms() - start);
+      } else {
+        fprintf(stderr, "tosac-run: launch %d: %s of %" PRId64 " bytes\n", l->id,
+                l->kind == LAUNCH_FILL ? "fill" : "copy", l->bytes);
+      }
+    }
+  }
+  for (int i = 0; ok && i < m->noutputs; i++) {
+    run_value v;
+    run_value_init(&v, &m->outputs[i]);
+    if (v.bytes)
+      memcpy(v.data, dev.out[i], v.bytes);
+    run_value_list_push(outputs, v);
+  }
+  device_free(&dev, m);
+  emu_free(mod);
+  return ok;
+}
