@@ -1,0 +1,175 @@
+/* builder.c: the thin cg_ layer between kernel families and LLVM: ids, barriers, LDS, intrinsic
+ * calls checked against the target table, typed memory accesses. Kernels never test GPU names. */
+#include "codegen.h"
+
+#include <string.h>
+
+void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,
+                     const target_request *t, diag_sink *d) {
+  memset(cb, 0, sizeof *cb);
+  cb->ctx = ctx;
+  cb->mod = mod;
+  cb->tm = tm;
+  cb->target = t;
+  cb->diag = d;
+  cb->b = LLVMCreateBuilderInContext(ctx);
+  cb->i1 = LLVMInt1TypeInContext(ctx);
+  cb->i8 = LLVMInt8TypeInContext(ctx);
+  cb->i16 = LLVMInt16TypeInContext(ctx);
+  cb->i32 = LLVMInt32TypeInContext(ctx);
+  cb->i64 = LLVMInt64TypeInContext(ctx);
+  cb->f16 = LLVMHalfTypeInContext(ctx);
+  cb->bf16 = LLVMBFloatTypeInContext(ctx);
+  cb->f32 = LLVMFloatTypeInContext(ctx);
+  cb->f64 = LLVMDoubleTypeInContext(ctx);
+  cb->void_t = LLVMVoidTypeInContext(ctx);
+  cb->ptr_global = LLVMPointerTypeInContext(ctx, 1);
+  cb->ptr_const = LLVMPointerTypeInContext(ctx, 4);
+}
+
+void cg_builder_dispose(cg_builder *cb) {
+  if (cb->b)
+    LLVMDisposeBuilder(cb->b);
+  cb->b = NULL;
+}
+
+LLVMTypeRef cg_elem_type(cg_builder *cb, elem_type t) {
+  switch (t) {
+  case ET_I1: return cb->i1;
+  case ET_I8: return cb->i8;
+  case ET_I16: return cb->i16;
+  case ET_I32: return cb->i32;
+  case ET_I64: return cb->i64;
+  case ET_F16: return cb->f16;
+  case ET_BF16: return cb->bf16;
+  case ET_F32: return cb->f32;
+  case ET_F64: return cb->f64;
+  default: return NULL;
+  }
+}
+
+LLVMTypeRef cg_mem_type(cg_builder *cb, elem_type t) {
+  return t == ET_I1 ? cb->i8 : cg_elem_type(cb, t);
+}
+
+static void add_attr(cg_builder *cb, LLVMValueRef fn, unsigned idx, const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cb->ctx, kind, 0));
+}
+
+static void add_string_attr(cg_builder *cb, LLVMValueRef fn, const char *k, const char *v) {
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(cb->ctx, k, (unsigned)strlen(k), v,
+                                                    (unsigned)strlen(v)));
+}
+
+LLVMValueRef cg_kernel_begin(cg_builder *cb, const char *name, int nargs, const char *const *access,
+                             int max_wg) {
+  LLVMTypeRef params[64];
+  for (int i = 0; i < nargs; i++)
+    params[i] = cb->ptr_global;
+  LLVMTypeRef fty = LLVMFunctionType(cb->void_t, params, (unsigned)nargs, 0);
+  LLVMValueRef fn = LLVMAddFunction(cb->mod, name, fty);
+  LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
+  int nin = 0, nout = 0;
+  for (int i = 0; i < nargs; i++) {
+    unsigned idx = (unsigned)i + 1;
+    add_attr(cb, fn, idx, "noalias");
+    add_attr(cb, fn, idx, "noundef");
+    if (strcmp(access[i], "read_only") == 0)
+      add_attr(cb, fn, idx, "readonly");
+    else if (strcmp(access[i], "write_only") == 0)
+      add_attr(cb, fn, idx, "writeonly");
+    char pname[16];
+    bool in = strcmp(access[i], "read_only") == 0;
+    snprintf(pname, sizeof pname, "%s%d", in ? "in" : "out", in ? nin++ : nout++);
+    LLVMSetValueName2(LLVMGetParam(fn, (unsigned)i), pname, strlen(pname));
+  }
+  char wg[32];
+  snprintf(wg, sizeof wg, "1,%d", max_wg);
+  add_string_attr(cb, fn, "amdgpu-flat-work-group-size", wg);
+  add_string_attr(cb, fn, "uniform-work-group-size", "true");
+  cb->fn = fn;
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cb->ctx, fn, "entry");
+  LLVMPositionBuilderAtEnd(cb->b, entry);
+  return fn;
+}
+
+/* Intrinsic families that only some targets have; everything else under llvm.amdgcn.* used by
+ * the builder exists on every target in the table. */
+static const struct {
+  const char *prefix;
+  size_t offset; /* bool field of target_info that must be true */
+} intrinsic_requirements[] = {
+    {"llvm.amdgcn.mfma.", offsetof(target_info, has_mfma)},
+    {"llvm.amdgcn.smfmac.", offsetof(target_info, has_mfma)},
+    {"llvm.amdgcn.wmma.", offsetof(target_info, has_wmma)},
+    {"llvm.amdgcn.swmmac.", offsetof(target_info, has_wmma)},
+};
+
+bool cg_intrinsic_available(const target_info *t, const char *name) {
+  for (size_t i = 0; i < sizeof intrinsic_requirements / sizeof intrinsic_requirements[0]; i++)
+    if (strncmp(name, intrinsic_requirements[i].prefix, strlen(intrinsic_requirements[i].prefix)) == 0)
+      return *(const bool *)((const char *)t + intrinsic_requirements[i].offset);
+  return true;
+}
+
+LLVMValueRef cg_intrinsic(cg_builder *cb, const char *name, LLVMTypeRef *overloads, int noverloads,
+                          LLVMValueRef *args, int nargs) {
+  if (!cg_intrinsic_available(cb->target->info, name)) {
+    diag_error_noloc(cb->diag, "intrinsic %s is not available on %s", name, cb->target->id);
+    cb->failed = true;
+    return NULL;
+  }
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!id) {
+    diag_error_noloc(cb->diag, "unknown LLVM intrinsic %s", name);
+    cb->failed = true;
+    return NULL;
+  }
+  LLVMValueRef decl = LLVMGetIntrinsicDeclaration(cb->mod, id, overloads, (size_t)noverloads);
+  return LLVMBuildCall2(cb->b, LLVMGlobalGetValueType(decl), decl, args, (unsigned)nargs, "");
+}
+
+LLVMValueRef cg_thread_id_x(cg_builder *cb) {
+  return cg_intrinsic(cb, "llvm.amdgcn.workitem.id.x", NULL, 0, NULL, 0);
+}
+
+LLVMValueRef cg_group_id_x(cg_builder *cb) {
+  return cg_intrinsic(cb, "llvm.amdgcn.workgroup.id.x", NULL, 0, NULL, 0);
+}
+
+/* s.barrier alone does not order LDS accesses: the fences make LLVM wait for them first. */
+void cg_barrier(cg_builder *cb) {
+  unsigned ws = LLVMGetSyncScopeID(cb->ctx, "workgroup", 9);
+  LLVMBuildFenceSyncScope(cb->b, LLVMAtomicOrderingRelease, ws, "");
+  cg_intrinsic(cb, "llvm.amdgcn.s.barrier", NULL, 0, NULL, 0);
+  LLVMBuildFenceSyncScope(cb->b, LLVMAtomicOrderingAcquire, ws, "");
+}
+
+LLVMValueRef cg_lds_alloc(cg_builder *cb, const char *name, LLVMTypeRef ty, unsigned align) {
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, ty, name, 3);
+  LLVMSetInitializer(g, LLVMGetUndef(ty));
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetAlignment(g, align);
+  return g;
+}
+
+LLVMValueRef cg_load(cg_builder *cb, LLVMTypeRef ty, LLVMValueRef ptr, unsigned align) {
+  LLVMValueRef v = LLVMBuildLoad2(cb->b, ty, ptr, "");
+  LLVMSetAlignment(v, align);
+  return v;
+}
+
+void cg_store(cg_builder *cb, LLVMValueRef v, LLVMValueRef ptr, unsigned align) {
+  LLVMValueRef s = LLVMBuildStore(cb->b, v, ptr);
+  LLVMSetAlignment(s, align);
+}
+
+LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v) {
+  return LLVMConstReal(cg_elem_type(cb, t), v);
+}
+
+LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v) {
+  return LLVMConstInt(cg_elem_type(cb, t), (unsigned long long)v, 1);
+}

@@ -1,0 +1,76 @@
+/* codegen.h: the codegen stage's private interface (the public one is in tosac.h). */
+#ifndef TOSAC_CODEGEN_H
+#define TOSAC_CODEGEN_H
+
+#include "tosac.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+/* ---------------------------------------------------------------- builder.c */
+/* Everything a kernel family needs to emit IR for one target, in one place. */
+typedef struct cg_builder {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMTargetMachineRef tm;
+  const target_request *target;
+  diag_sink *diag;
+  LLVMValueRef fn; /* the kernel being built */
+  /* common types */
+  LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, void_t, ptr_global, ptr_const;
+  bool failed; /* an error was reported; the caller stops */
+} cg_builder;
+
+void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,
+                     const target_request *t, diag_sink *d);
+void cg_builder_dispose(cg_builder *cb);
+/* LLVM type of a buffer element / SSA value of elem_type (i1 in registers, i8 in memory). */
+LLVMTypeRef cg_elem_type(cg_builder *cb, elem_type t);
+LLVMTypeRef cg_mem_type(cg_builder *cb, elem_type t);
+/* Declare an amdgpu_kernel with one global pointer per buffer; access[i] is "read_only",
+ * "write_only" or "read_write". Sets flat work-group size bounds 1..max_wg. */
+LLVMValueRef cg_kernel_begin(cg_builder *cb, const char *name, int nargs, const char *const *access,
+                             int max_wg);
+/* Call an intrinsic after checking the target has it; NULL (and a diagnostic) if not. */
+LLVMValueRef cg_intrinsic(cg_builder *cb, const char *name, LLVMTypeRef *overloads, int noverloads,
+                          LLVMValueRef *args, int nargs);
+LLVMValueRef cg_thread_id_x(cg_builder *cb);  /* i32 */
+LLVMValueRef cg_group_id_x(cg_builder *cb);   /* i32 */
+void cg_barrier(cg_builder *cb);              /* workgroup fences around s.barrier */
+LLVMValueRef cg_lds_alloc(cg_builder *cb, const char *name, LLVMTypeRef ty, unsigned align);
+LLVMValueRef cg_load(cg_builder *cb, LLVMTypeRef ty, LLVMValueRef ptr, unsigned align);
+void cg_store(cg_builder *cb, LLVMValueRef v, LLVMValueRef ptr, unsigned align);
+/* Typed constant of elem_type from a double / integer. */
+LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v);
+LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v);
+/* Does the target support the named intrinsic? (target-table check, never aborts LLVM) */
+bool cg_intrinsic_available(const target_info *t, const char *name);
+
+/* ---------------------------------------------------------------- ew_ops.c */
+/* Dense data of a constant value (NULL if v is not defined by a const op). */
+const dense_data *cg_const_data(const value *v);
+bool cg_dense_int(const dense_data *d, int64_t idx, int64_t *out);
+bool cg_dense_float(const dense_data *d, int64_t idx, double *out);
+/* The scalar result of one elementwise op applied to its operands' scalar values. */
+LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *operands);
+
+/* ---------------------------------------------------------------- kernel_elementwise.c */
+bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p,
+                         const part_kernel *k, cg_kernel_info *info);
+
+/* ---------------------------------------------------------------- link.c / lld_shim.cpp */
+/* Link one relocatable object into a shared code object (ld.lld -shared), in process. */
+bool cg_link(const uint8_t *obj, size_t size, uint8_t **out, size_t *out_size, char *err,
+             size_t errsize);
+#ifdef __cplusplus
+extern "C"
+#endif
+    int cg_lld_main(int argc, const char **argv, char *err, size_t errsize, int *can_run_again);
+
+/* ---------------------------------------------------------------- metadata.c */
+/* Read the NT_AMDGPU_METADATA note of a linked code object and fill each kernel's info
+ * (matched by name); also e_flags and EI_ABIVERSION. */
+bool cg_read_metadata(const uint8_t *elf, size_t size, cg_result *r, char *err, size_t errsize);
+
+#endif

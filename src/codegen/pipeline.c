@@ -1,0 +1,206 @@
+/* pipeline.c: one plan to one linked code object: module setup, kernels, verify, optimise,
+ * emit (object, asm, IR, bitcode), link, read the metadata back. */
+#include "codegen.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AMDGPU_TRIPLE "amdgcn-amd-amdhsa"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init_llvm(void) {
+  LLVMInitializeAMDGPUTargetInfo();
+  LLVMInitializeAMDGPUTarget();
+  LLVMInitializeAMDGPUTargetMC();
+  LLVMInitializeAMDGPUAsmPrinter();
+}
+
+void cg_init(void) { pthread_once(&init_once, init_llvm); }
+
+/* LLVM reports backend errors (e.g. resource limits) through the context; without a handler
+ * it would exit the process. Keep the first error message for the diagnostic. */
+typedef struct llvm_diag_state {
+  char message[512];
+  bool error;
+} llvm_diag_state;
+
+static void on_llvm_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
+  llvm_diag_state *s = ctx;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || s->error)
+    return;
+  char *msg = LLVMGetDiagInfoDescription(info);
+  snprintf(s->message, sizeof s->message, "%s", msg);
+  LLVMDisposeMessage(msg);
+  s->error = true;
+}
+
+static char *dup_buffer(LLVMMemoryBufferRef buf, size_t *size, bool nul) {
+  size_t n = LLVMGetBufferSize(buf);
+  char *p = malloc(n + 1);
+  memcpy(p, LLVMGetBufferStart(buf), n);
+  if (nul)
+    p[n] = 0;
+  if (size)
+    *size = n;
+  return p;
+}
+
+static bool emit(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType kind,
+                 LLVMMemoryBufferRef *buf, diag_sink *d, const char *what) {
+  char *msg = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, kind, &msg, buf)) {
+    diag_error_noloc(d, "LLVM %s emission failed: %s", what, msg ? msg : "unknown error");
+    LLVMDisposeMessage(msg);
+    return false;
+  }
+  return true;
+}
+
+static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *p, cg_result *out) {
+  for (int i = 0; i < p->nkernels; i++) {
+    const part_kernel *k = &p->kernels[i];
+    cg_kernel_info *info = &out->kernels[i];
+    snprintf(info->name, sizeof info->name, "%s", k->name);
+    snprintf(info->symbol, sizeof info->symbol, "%s.kd", k->name);
+    bool ok;
+    switch (k->family) {
+    case KF_ELEMENTWISE: ok = cg_emit_elementwise(cb, g, p, k, info); break;
+    default:
+      diag_error_noloc(cb->diag, "kernel '%s': unsupported kernel family %d", k->name, (int)k->family);
+      ok = false;
+    }
+    if (!ok || cb->failed)
+      return false;
+  }
+  return true;
+}
+
+static bool optimise(LLVMModuleRef m, LLVMTargetMachineRef tm, int level, diag_sink *d) {
+  char pipeline[32];
+  snprintf(pipeline, sizeof pipeline, "default<O%d>", level < 0 ? 0 : level > 3 ? 3 : level);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (e) {
+    char *msg = LLVMGetErrorMessage(e);
+    diag_error_noloc(d, "LLVM optimisation failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return false;
+  }
+  return true;
+}
+
+bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
+                diag_sink *d) {
+  cg_init();
+  memset(out, 0, sizeof *out);
+  const target_request *t = p->target;
+  int cov = opt->code_object_version ? opt->code_object_version : 5;
+  if (cov < 4 || cov > 6) {
+    diag_error_noloc(d, "unsupported code object version %d (expected 4, 5 or 6)", cov);
+    return false;
+  }
+  char *err = NULL;
+  LLVMTargetRef target;
+  if (LLVMGetTargetFromTriple(AMDGPU_TRIPLE, &target, &err)) {
+    diag_error_noloc(d, "LLVM has no AMDGPU target: %s", err);
+    LLVMDisposeMessage(err);
+    return false;
+  }
+  LLVMCodeGenOptLevel cgl = opt->opt_level <= 0   ? LLVMCodeGenLevelNone
+                            : opt->opt_level == 1 ? LLVMCodeGenLevelLess
+                            : opt->opt_level == 2 ? LLVMCodeGenLevelDefault
+                                                  : LLVMCodeGenLevelAggressive;
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, AMDGPU_TRIPLE, t->info->name,
+                                                    t->features, cgl, LLVMRelocPIC,
+                                                    LLVMCodeModelDefault);
+  LLVMContextRef ctx = LLVMContextCreate();
+  llvm_diag_state lds = {0};
+  LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(g->entry ? g->entry : "tosac", ctx);
+  LLVMSetTarget(m, AMDGPU_TRIPLE);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(m, dl);
+  LLVMDisposeTargetData(dl);
+  LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26,
+                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx),
+                                                     (unsigned long long)cov * 100, 0)));
+
+  out->kernels = calloc(p->nkernels ? (size_t)p->nkernels : 1, sizeof(cg_kernel_info));
+  out->nkernels = p->nkernels;
+  cg_builder cb;
+  cg_builder_init(&cb, ctx, m, tm, t, d);
+  bool ok = build_kernels(&cb, g, p, out);
+  cg_builder_dispose(&cb);
+  LLVMMemoryBufferRef obj = NULL;
+  if (ok && LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
+    diag_error_noloc(d, "internal error: generated LLVM IR for %s is invalid: %s", t->id, err);
+    ok = false;
+  }
+  LLVMDisposeMessage(err);
+  err = NULL;
+  ok = ok && optimise(m, tm, opt->opt_level, d);
+  if (ok && opt->embed_ir) {
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
+    out->bitcode = (uint8_t *)dup_buffer(bc, &out->bitcode_size, false);
+    LLVMDisposeMemoryBuffer(bc);
+  }
+  if (ok && opt->want_llvm_ir) {
+    char *ir = LLVMPrintModuleToString(m);
+    out->llvm_ir = strdup(ir);
+    LLVMDisposeMessage(ir);
+  }
+  if (ok && opt->want_asm) {
+    /* Code generation rewrites the IR in place (control-flow annotation intrinsics), so a
+     * second emission must start from a copy. */
+    LLVMMemoryBufferRef as = NULL;
+    LLVMModuleRef copy = LLVMCloneModule(m);
+    ok = emit(tm, copy, LLVMAssemblyFile, &as, d, "assembly");
+    LLVMDisposeModule(copy);
+    if (ok) {
+      out->asm_text = dup_buffer(as, NULL, true);
+      LLVMDisposeMemoryBuffer(as);
+    }
+  }
+  ok = ok && emit(tm, m, LLVMObjectFile, &obj, d, "object");
+  if (ok && lds.error) {
+    diag_error_noloc(d, "LLVM code generation for %s failed: %s", t->id, lds.message);
+    ok = false;
+  }
+  if (ok) {
+    char lerr[1200];
+    ok = cg_link((const uint8_t *)LLVMGetBufferStart(obj), LLVMGetBufferSize(obj),
+                 &out->code_object, &out->code_size, lerr, sizeof lerr);
+    if (!ok)
+      diag_error_noloc(d, "linking the %s code object failed: %s", t->id, lerr);
+    if (ok && !(ok = cg_read_metadata(out->code_object, out->code_size, out, lerr, sizeof lerr)))
+      diag_error_noloc(d, "%s code object: %s", t->id, lerr);
+  }
+  if (obj)
+    LLVMDisposeMemoryBuffer(obj);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  LLVMDisposeTargetMachine(tm);
+  if (!ok)
+    cg_result_free(out);
+  return ok;
+}
+
+void cg_result_free(cg_result *r) {
+  if (!r)
+    return;
+  free(r->code_object);
+  free(r->bitcode);
+  free(r->llvm_ir);
+  free(r->asm_text);
+  for (int i = 0; i < r->nkernels; i++)
+    free(r->kernels[i].args);
+  free(r->kernels);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,85 @@
+/* target.c: the GPU target table and target-ID parsing (gfx90a:sramecc+:xnack-). */
+#include "codegen.h"
+
+#include <string.h>
+
+/* name, family, wave, LDS, VGPRs per SIMD lane, sramecc, xnack, mfma, wmma, default, mach */
+const target_info target_table[] = {
+    {"gfx908", "CDNA1", 64, 65536, 512, true, true, true, false, true, 0x30},
+    {"gfx90a", "CDNA2", 64, 65536, 512, true, true, true, false, true, 0x3f},
+    {"gfx942", "CDNA3", 64, 65536, 512, true, true, true, false, true, 0x4c},
+    {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f},
+    {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36},
+    {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41},
+    {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48},
+};
+const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
+
+const target_info *target_lookup(const char *name, size_t n) {
+  for (int i = 0; i < target_count; i++)
+    if (strlen(target_table[i].name) == n && memcmp(target_table[i].name, name, n) == 0)
+      return &target_table[i];
+  return NULL;
+}
+
+static void known_targets(char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (int i = 0; i < target_count && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", target_table[i].name);
+}
+
+bool target_parse(const char *s, target_request *out, char *err, size_t errsize) {
+  memset(out, 0, sizeof *out);
+  size_t plen = strcspn(s, ":");
+  out->info = target_lookup(s, plen);
+  if (!out->info) {
+    char known[256];
+    known_targets(known, sizeof known);
+    snprintf(err, errsize, "unknown target '%.*s'; known targets: %s", (int)plen, s, known);
+    return false;
+  }
+  const char *p = s + plen;
+  while (*p == ':') {
+    p++;
+    size_t flen = strcspn(p, ":");
+    char sign = flen ? p[flen - 1] : 0;
+    size_t nlen = flen ? flen - 1 : 0;
+    feature_mode *slot = NULL;
+    bool exists = false;
+    if (nlen == 7 && memcmp(p, "sramecc", 7) == 0)
+      slot = &out->sramecc, exists = out->info->has_sramecc;
+    else if (nlen == 5 && memcmp(p, "xnack", 5) == 0)
+      slot = &out->xnack, exists = out->info->has_xnack;
+    if (!slot || (sign != '+' && sign != '-')) {
+      snprintf(err, errsize,
+               "unknown target feature '%.*s' in '%s' (expected sramecc+, sramecc-, xnack+ or xnack-)",
+               (int)flen, p, s);
+      return false;
+    }
+    if (!exists) {
+      snprintf(err, errsize, "target '%s' has no '%.*s' feature", out->info->name, (int)nlen, p);
+      return false;
+    }
+    if (*slot != FEAT_ANY) {
+      snprintf(err, errsize, "target feature '%.*s' given twice in '%s'", (int)nlen, p, s);
+      return false;
+    }
+    *slot = sign == '+' ? FEAT_ON : FEAT_OFF;
+    p += flen;
+  }
+  /* Canonical ID and LLVM feature string list features alphabetically: sramecc, xnack. */
+  int n = snprintf(out->id, sizeof out->id, "%s", out->info->name);
+  if (out->sramecc != FEAT_ANY)
+    n += snprintf(out->id + n, sizeof out->id - (size_t)n, ":sramecc%c",
+                  out->sramecc == FEAT_ON ? '+' : '-');
+  if (out->xnack != FEAT_ANY)
+    snprintf(out->id + n, sizeof out->id - (size_t)n, ":xnack%c", out->xnack == FEAT_ON ? '+' : '-');
+  n = 0;
+  if (out->sramecc != FEAT_ANY)
+    n += snprintf(out->features, sizeof out->features, "%csramecc", out->sramecc == FEAT_ON ? '+' : '-');
+  if (out->xnack != FEAT_ANY)
+    snprintf(out->features + n, sizeof out->features - (size_t)n, "%s%cxnack", n ? "," : "",
+             out->xnack == FEAT_ON ? '+' : '-');
+  return true;
+}
