@@ -113,8 +113,14 @@ typedef enum op_kind {
 #undef OP
 
 typedef enum op_family {
-  FAM_CONST,       /* folded into the kernels that use it */
+  FAM_CONST,       /* folded into the kernels that use it, or a weights buffer */
   FAM_ELEMENTWISE, /* fusible pointwise ops with TOSA broadcasting */
+  FAM_MATMUL,      /* matmul, fully_connected, conv*: implicit GEMM with a fused epilogue */
+  FAM_REDUCTION,   /* reduce_*, argmax */
+  FAM_POOL,        /* avg_pool2d, max_pool2d */
+  FAM_DATA,        /* data movement: transpose, reshape, slice, pad, concat, tile, reverse,
+                      identity, gather, scatter, resize */
+  FAM_OTHER,       /* fft2d, rfft2d, control flow, custom: no kernel family yet */
   FAM_COUNT
 } op_family;
 
@@ -246,7 +252,17 @@ typedef struct fe_options {
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
 
 /* ---------------------------------------------------------------- partition/ */
-typedef enum buffer_kind { BUF_INPUT, BUF_OUTPUT, BUF_INTERMEDIATE, BUF_WORKSPACE } buffer_kind;
+typedef enum buffer_kind {
+  BUF_INPUT,
+  BUF_OUTPUT,
+  BUF_INTERMEDIATE,
+  BUF_WORKSPACE,
+  BUF_CONSTANT, /* bytes in the weights sidecar file at `offset` */
+} buffer_kind;
+
+/* Constants up to this size are folded into elementwise kernels' code; larger ones, and every
+ * constant operand of a non-elementwise op, live in the weights file. */
+#define PART_FOLD_LIMIT 4096
 
 typedef struct part_buffer {
   int id;
@@ -254,17 +270,27 @@ typedef struct part_buffer {
   const value *v;   /* the graph value it holds */
   int index;        /* graph argument / result index for inputs and outputs, else -1 */
   int64_t bytes;
-  int64_t offset;   /* offset in the workspace arena (intermediates, workspaces), else 0 */
+  int64_t offset;   /* workspace offset (intermediates, workspaces), weights file offset
+                       (constants), else 0 */
   int64_t align;    /* 256 */
 } part_buffer;
 
-typedef enum kernel_family { KF_ELEMENTWISE, KF_COUNT } kernel_family;
+typedef enum kernel_family {
+  KF_ELEMENTWISE, /* elementwise chains */
+  KF_GEMM,        /* matmul / convolution anchor + elementwise epilogue */
+  KF_REDUCTION,   /* reduction anchor */
+  KF_POOL,        /* pooling anchor */
+  KF_DATA,        /* data movement anchor */
+  KF_COUNT
+} kernel_family;
 
 typedef struct part_kernel {
   int id;
   char name[64]; /* symbol: "tosac_k0_add" */
   kernel_family family;
   tensor_type iter; /* the iteration space: every output has this shape */
+  const op *anchor; /* the non-elementwise op the kernel is built around (its result is the
+                       input of the epilogue ops that follow it in `ops`); NULL for KF_ELEMENTWISE */
   const op **ops;   /* ops fused into the kernel, topological; const ops they read included */
   int nops;
   int *in_bufs;     /* buffer ids read, in kernel argument order */
@@ -297,7 +323,11 @@ typedef struct partition_plan {
   int *order; /* a topological order of nodes */
   int64_t workspace_bytes;
   int64_t workspace_align;
+  int64_t weights_bytes; /* size of the weights file (same for every target's plan) */
 } partition_plan;
+
+/* The weights file: every BUF_CONSTANT's bytes (splats expanded) at its offset. malloc'd. */
+uint8_t *part_weights_image(const partition_plan *p, size_t *size);
 
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d);
 /* Human-readable dump for --emit=partitions. */

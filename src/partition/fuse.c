@@ -9,6 +9,7 @@ typedef struct fuse_state {
   int *group_of; /* per op: union-find element id, -1 for constants */
   int *parent;   /* union-find over provisional groups */
   int ngroups;
+  const op **anchor; /* per union-find root: the group's non-elementwise op, or NULL */
   char *seen;    /* scratch for reachability */
 } fuse_state;
 
@@ -67,21 +68,42 @@ static bool reaches(fuse_state *s, int from, int to, bool skip_direct) {
   return found;
 }
 
-/* Try to put op o into a group of one of its producers, merging producer groups it connects. */
+/* Anchors whose kernels apply elementwise consumers in registers before the store. */
+static bool takes_epilogue(const op *anchor) {
+  return op_table[anchor->kind].family == FAM_MATMUL;
+}
+
+/* A group holds at most one anchor, and elementwise ops join it only as its epilogue. */
+static bool compatible(fuse_state *s, int a, int b) {
+  const op *x = s->anchor[a], *y = s->anchor[b];
+  if (x && y)
+    return false;
+  const op *anc = x ? x : y;
+  return !anc || takes_epilogue(anc);
+}
+
+/* Try to put op o into a group of one of its producers, merging producer groups it connects.
+ * Non-elementwise ops start a group of their own: they never fuse with their producers. */
 static void place_op(fuse_state *s, const op *o) {
   int gid = s->ngroups++;
   s->parent[gid] = gid;
   s->group_of[o->id] = gid;
+  bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE;
+  s->anchor[gid] = elementwise ? NULL : o;
+  if (!elementwise || o->nresults != 1)
+    return;
   const tensor_type *space = &o->results[0]->type;
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
     int h = group_of_value(s, v);
     int cur = find(s, gid);
-    if (h < 0 || h == cur || !same_space(&v->type, space))
+    if (h < 0 || h == cur || !same_space(&v->type, space) || !compatible(s, cur, h))
       continue;
     /* Merging h and cur is legal when neither reaches the other through a third group. */
     if (reaches(s, cur, h, true) || reaches(s, h, cur, true))
       continue;
+    if (!s->anchor[h])
+      s->anchor[h] = s->anchor[cur];
     s->parent[cur] = h;
   }
 }
@@ -90,10 +112,11 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   fuse_state s = {.g = g, .group_of = group_of};
   s.parent = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
   s.seen = arena_alloc(a, (size_t)(g->nops + 1));
+  s.anchor = arena_alloc(a, sizeof(op *) * (size_t)(g->nops + 1));
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
     group_of[o->id] = -1;
-    if (op_table[o->kind].family == FAM_ELEMENTWISE)
+    if (op_table[o->kind].family != FAM_CONST)
       place_op(&s, o);
   }
   /* Renumber roots densely, then order groups topologically (smallest first op first). */

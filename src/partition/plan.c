@@ -1,6 +1,7 @@
 /* plan.c: turns fusion groups into kernels, buffers and a launch DAG for one target. */
 #include "partition.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct plan_builder {
@@ -54,7 +55,20 @@ static void kernel_name(part_kernel *k) {
   }
 }
 
-/* Collect a group's ops (with the constants they read) in topological order. */
+/* A constant is folded into the kernel's code when it is small and only elementwise ops read
+ * it; otherwise it is a weights buffer. Shape constants are always folded. */
+static bool folds(const op *reader, const value *v) {
+  if (!v->def || op_table[v->def->kind].family != FAM_CONST)
+    return false;
+  if (v->type.elem == ET_INDEX)
+    return true;
+  const attr *a = op_attr(v->def, "values");
+  bool splat = a && a->kind == ATTR_DENSE && a->dense && a->dense->splat;
+  return op_table[reader->kind].family == FAM_ELEMENTWISE &&
+         (splat || tensor_bytes(&v->type) <= PART_FOLD_LIMIT);
+}
+
+/* Collect a group's ops (with the constants they fold) in topological order. */
 static void collect_ops(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
   const graph *g = b->g;
   char *take = arena_alloc(b->a, (size_t)g->nops + 1);
@@ -63,11 +77,9 @@ static void collect_ops(plan_builder *b, const int *group_of, int grp, part_kern
     if (group_of[o->id] != grp)
       continue;
     take[o->id] = 1;
-    for (int j = 0; j < o->noperands; j++) {
-      const op *d = o->operands[j]->def;
-      if (d && op_table[d->kind].family == FAM_CONST)
-        take[d->id] = 1;
-    }
+    for (int j = 0; j < o->noperands; j++)
+      if (folds(o, o->operands[j]))
+        take[o->operands[j]->def->id] = 1;
   }
   k->ops = arena_alloc(b->a, sizeof(op *) * (size_t)(g->nops + 1));
   for (int i = 0; i < g->nops; i++)
@@ -84,9 +96,11 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       continue;
     for (int j = 0; j < o->noperands; j++) {
       const value *v = o->operands[j];
-      if (value_in_group(group_of, v, grp) || (v->def && op_table[v->def->kind].family == FAM_CONST))
+      if (value_in_group(group_of, v, grp) || folds(o, v))
         continue;
       int buf = b->buf_of_value[v->id];
+      if (buf < 0) /* a constant that lives in the weights file */
+        buf = b->buf_of_value[v->id] = add_buffer(b, BUF_CONSTANT, v, -1);
       bool dup = false;
       for (int x = 0; x < k->nin; x++)
         dup |= k->in_bufs[x] == buf;
@@ -192,15 +206,19 @@ static void build_edges(plan_builder *b) {
     p->order[i] = i;
 }
 
+static int result_buffer(const partition_plan *p, int r) {
+  for (int i = 0; i < p->nbuffers; i++)
+    if (p->buffers[i].kind == BUF_OUTPUT && p->buffers[i].index == r)
+      return i;
+  return -1;
+}
+
 /* Results that no kernel writes (arguments, repeated values) become copy nodes. */
 static void add_copies(plan_builder *b, int *node_cap) {
   const graph *g = b->g;
   for (int r = 0; r < g->nresults; r++) {
     const value *v = g->results[r];
-    int out = -1;
-    for (int i = 0; i < b->p->nbuffers; i++)
-      if (b->p->buffers[i].kind == BUF_OUTPUT && b->p->buffers[i].index == r)
-        out = i;
+    int out = result_buffer(b->p, r);
     int src = b->buf_of_value[v->id];
     if (src == out)
       continue;
@@ -208,6 +226,60 @@ static void add_copies(plan_builder *b, int *node_cap) {
     n->src_buf = src;
     n->dst_buf = out;
   }
+}
+
+static const op *find_anchor(const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++) {
+    op_family f = op_table[k->ops[i]->kind].family;
+    if (f != FAM_CONST && f != FAM_ELEMENTWISE)
+      return k->ops[i];
+  }
+  return NULL;
+}
+
+static kernel_family family_of(const op *anchor) {
+  switch (op_table[anchor->kind].family) {
+  case FAM_MATMUL: return KF_GEMM;
+  case FAM_REDUCTION: return KF_REDUCTION;
+  case FAM_POOL: return KF_POOL;
+  default: return KF_DATA;
+  }
+}
+
+/* Constants get weights-file offsets in value order, so every target's plan agrees. */
+static int64_t place_constants(partition_plan *p, const graph *g) {
+  int64_t off = 0;
+  for (int vid = 0; vid < g->nvalues; vid++)
+    for (int i = 0; i < p->nbuffers; i++) {
+      part_buffer *bf = &p->buffers[i];
+      if (bf->kind != BUF_CONSTANT || bf->v->id != vid)
+        continue;
+      bf->offset = off;
+      off += (bf->bytes + bf->align - 1) / bf->align * bf->align;
+    }
+  return off;
+}
+
+uint8_t *part_weights_image(const partition_plan *p, size_t *size) {
+  *size = (size_t)p->weights_bytes;
+  uint8_t *img = calloc(1, *size ? *size : 1);
+  if (!img)
+    return NULL;
+  for (int i = 0; i < p->nbuffers; i++) {
+    const part_buffer *bf = &p->buffers[i];
+    const attr *a = bf->kind == BUF_CONSTANT ? op_attr(bf->v->def, "values") : NULL;
+    if (!a || a->kind != ATTR_DENSE || !a->dense)
+      continue;
+    const dense_data *dd = a->dense;
+    if (!dd->splat) {
+      memcpy(img + bf->offset, dd->bytes, dd->nbytes < (size_t)bf->bytes ? dd->nbytes : (size_t)bf->bytes);
+      continue;
+    }
+    size_t es = dd->nbytes;
+    for (int64_t o = 0; es && o + (int64_t)es <= bf->bytes; o += (int64_t)es)
+      memcpy(img + bf->offset + o, dd->bytes, es);
+  }
+  return img;
 }
 
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
@@ -224,8 +296,10 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   for (int r = 0; r < g->nresults; r++) {
     int buf = add_buffer(&b, BUF_OUTPUT, g->results[r], r);
     const value *v = g->results[r];
-    /* The first result naming a computed value holds it; arguments and repeats are copied. */
-    if (v->arg_index < 0 && b.buf_of_value[v->id] < 0)
+    /* The first result naming a computed value holds it; arguments, constants and repeats
+     * are copied. */
+    bool is_const = v->def && op_table[v->def->kind].family == FAM_CONST;
+    if (v->arg_index < 0 && !is_const && b.buf_of_value[v->id] < 0)
       b.buf_of_value[v->id] = buf;
   }
 
@@ -236,35 +310,41 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   for (int grp = 0; grp < ngroups; grp++) {
     part_kernel *k = &p->kernels[p->nkernels];
     k->id = p->nkernels++;
-    k->family = KF_ELEMENTWISE;
     collect_ops(&b, group_of, grp, k);
     collect_io(&b, group_of, grp, k);
-    k->iter = k->out_vals[0]->type;
+    k->anchor = find_anchor(k);
+    k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
+    k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
     kernel_name(k);
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
   }
-  /* A result that is a constant needs a kernel too: give it one holding just the constant. */
+  /* A constant result is copied from the weights file when it lives there (or is large),
+   * else written by a kernel that holds just the constant. */
   for (int r = 0; r < g->nresults; r++) {
     const value *v = g->results[r];
-    if (!v->def || op_table[v->def->kind].family != FAM_CONST || b.buf_of_value[v->id] < 0)
+    if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type.elem == ET_INDEX)
       continue;
-    bool written = false;
-    for (int i = 0; i < p->nkernels; i++)
-      for (int o = 0; o < p->kernels[i].nout; o++)
-        written |= p->kernels[i].out_vals[o] == v;
-    if (written)
+    int out = result_buffer(p, r);
+    if (b.buf_of_value[v->id] >= 0)
+      continue; /* a weights buffer already, or an earlier result: add_copies handles it */
+    const attr *va = op_attr(v->def, "values");
+    bool splat = va && va->kind == ATTR_DENSE && va->dense && va->dense->splat;
+    if (!splat && tensor_bytes(&v->type) > PART_FOLD_LIMIT) {
+      b.buf_of_value[v->id] = add_buffer(&b, BUF_CONSTANT, v, -1);
       continue;
+    }
+    b.buf_of_value[v->id] = out;
+    p->kernels = arena_grow(a, p->kernels, sizeof(part_kernel), (size_t)p->nkernels,
+                            (size_t)p->nkernels + 2);
     part_kernel *k = &p->kernels[p->nkernels];
-    p->kernels = arena_grow(a, p->kernels, sizeof *k, (size_t)p->nkernels, (size_t)p->nkernels + 2);
-    k = &p->kernels[p->nkernels];
     k->id = p->nkernels++;
     k->family = KF_ELEMENTWISE;
     k->ops = arena_alloc(a, sizeof(op *));
     k->ops[k->nops++] = v->def;
     k->out_bufs = arena_alloc(a, sizeof(int));
     k->out_vals = arena_alloc(a, sizeof(value *));
-    k->out_bufs[0] = b.buf_of_value[v->id];
+    k->out_bufs[0] = out;
     k->out_vals[0] = v;
     k->nout = 1;
     k->iter = v->type;
@@ -288,12 +368,13 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     }
   }
   p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last);
+  p->weights_bytes = place_constants(p, g);
   build_edges(&b);
   return p;
 }
 
 static const char *buffer_kind_name(buffer_kind k) {
-  static const char *names[] = {"input", "output", "intermediate", "workspace"};
+  static const char *names[] = {"input", "output", "intermediate", "workspace", "constant"};
   return names[k];
 }
 
@@ -307,6 +388,8 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
             tensor_type_str(&bf->v->type, ty, sizeof ty), (long long)bf->bytes);
     if (bf->kind == BUF_INTERMEDIATE || bf->kind == BUF_WORKSPACE)
       fprintf(out, " at workspace+%lld", (long long)bf->offset);
+    if (bf->kind == BUF_CONSTANT)
+      fprintf(out, " at weights+%lld", (long long)bf->offset);
     fputc('\n', out);
   }
   for (int i = 0; i < p->nkernels; i++) {
