@@ -308,6 +308,10 @@ typedef struct launch_node {
   launch_kind kind;
   int kernel;      /* LAUNCH_KERNEL: index into kernels */
   int src_buf, dst_buf; /* LAUNCH_COPY: buffers; LAUNCH_FILL: dst_buf */
+  int64_t fill_offset, fill_bytes; /* LAUNCH_FILL: byte range of dst_buf */
+  elem_type fill_type;             /* LAUNCH_FILL: element type of the pattern */
+  double fill_value;               /* LAUNCH_FILL: the value, e.g. 0.0 or -inf */
+  uint64_t fill_bits;              /* LAUNCH_FILL: its bit pattern in fill_type */
   int *deps;       /* node ids that must finish first (transitively reduced) */
   int ndeps;
 } launch_node;

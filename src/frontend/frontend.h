@@ -1,0 +1,144 @@
+/* frontend.h: the frontend's face (fe_parse in tosac.h) plus the helpers its files share:
+ * lexer.c tokens, attrs.c types and attributes, dense.c literals, canon.c and verify.c. */
+#ifndef TOSAC_FRONTEND_H
+#define TOSAC_FRONTEND_H
+
+#include "tosac.h"
+
+/* ---------------------------------------------------------------- lexer.c */
+typedef enum fe_tok_kind {
+  T_EOF,
+  T_ERROR,  /* already reported by the lexer */
+  T_IDENT,  /* bare identifier, dots allowed: tosa.add, f32, dense */
+  T_VALUE,  /* %name or %name#N */
+  T_SYMBOL, /* @name */
+  T_HASH,   /* #alias, #tosa.rounding_mode */
+  T_BANG,   /* !tosa.shape */
+  T_CARET,  /* ^bb0 (block labels inside regions we skip) */
+  T_STRING, /* "..." (text includes the quotes) */
+  T_INT,    /* 12, -3, 0x7F800000 */
+  T_FLOAT,  /* 1.5, -2.0e+00 */
+  T_LPAREN,
+  T_RPAREN,
+  T_LBRACE,
+  T_RBRACE,
+  T_LBRACKET,
+  T_RBRACKET,
+  T_LANGLE,
+  T_RANGLE,
+  T_COMMA,
+  T_COLON,
+  T_EQUAL,
+  T_ARROW,
+  T_QUESTION,
+  T_STAR,
+  T_META_BEGIN, /* {-# */
+  T_META_END,   /* #-} */
+} fe_tok_kind;
+
+typedef struct fe_token {
+  fe_tok_kind kind;
+  const char *p; /* into the source text */
+  int n;
+  int line, col;
+} fe_token;
+
+typedef struct fe_lexer {
+  const source_file *src;
+  diag_sink *d;
+  const char *p, *end;
+  const char *line_start;
+  int line;
+} fe_lexer;
+
+void fe_lex_init(fe_lexer *lx, const source_file *src, diag_sink *d);
+fe_token fe_lex(fe_lexer *lx);
+const char *fe_tok_desc(fe_tok_kind k); /* "'('", "identifier", ... */
+
+/* ---------------------------------------------------------------- parser state (parser.c) */
+typedef struct fe_blob {
+  const char *name;
+  int nlen;
+  const uint8_t *bytes; /* element bytes, after the 4-byte alignment word */
+  size_t n;
+} fe_blob;
+
+typedef struct fe_parser {
+  arena *a;
+  const source_file *src;
+  diag_sink *d;
+  fe_lexer lx;
+  fe_token tok; /* current token; lx sits just after it */
+  const char *prev_end; /* end of the token consumed last (for raw attribute text) */
+  bool fatal;   /* stop: the error limit was reached or recovery is impossible */
+  fe_blob *blobs;
+  int nblobs, capblobs;
+} fe_parser;
+
+void fe_next(fe_parser *p);
+bool fe_accept(fe_parser *p, fe_tok_kind k);
+bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context);
+bool fe_tok_is(const fe_parser *p, const char *word); /* current token is this identifier */
+src_loc fe_loc(const fe_parser *p, fe_token t);
+/* Reports at loc and returns false; sets fatal when the error limit is reached. */
+bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "'foo'" style spelling of the current token for messages, in the arena. */
+const char *fe_tok_text(fe_parser *p, fe_token t);
+/* Skip one balanced group starting at the current ( [ { or < token. */
+bool fe_skip_group(fe_parser *p);
+
+/* ---------------------------------------------------------------- attrs.c */
+/* tensor<...> or !tosa.shape<N> (rank 1 of ET_INDEX). Dynamic, unranked and oversized types
+ * are reported. */
+bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc);
+/* A scalar element type (f32, i8) for attributes; ET_INVALID if the current token is not one. */
+elem_type fe_scalar_type(const fe_parser *p);
+bool fe_parse_attr_value(fe_parser *p, attr *out);
+/* { name = value, ... } appended to *attrs. */
+bool fe_parse_attr_dict(fe_parser *p, attr **attrs, int *n, int *cap);
+/* "tensor<2x3xf32>", "!tosa.shape<2>" */
+char *fe_type_str(const tensor_type *t, char *buf, size_t size);
+/* Checks numel/bytes limits; reports at loc. */
+bool fe_check_size(fe_parser *p, const tensor_type *t, src_loc loc);
+
+/* ---------------------------------------------------------------- dense.c */
+/* After the `dense` / `dense_resource` keyword (current token): literal and its `: type`. */
+bool fe_parse_dense(fe_parser *p, attr *out);
+bool fe_parse_dense_resource(fe_parser *p, attr *out);
+/* {-# dialect_resources: {...} #-} starting at T_META_BEGIN. */
+bool fe_parse_resources(fe_parser *p);
+/* Element i of a constant as an integer / double (splat aware). */
+int64_t fe_dense_int(const dense_data *dd, int64_t i);
+double fe_dense_float(const dense_data *dd, int64_t i);
+/* IEEE conversions with round-to-nearest-even (NaN stays NaN, overflow gives infinity). */
+uint16_t fe_f64_to_f16(double v);
+uint16_t fe_f64_to_bf16(double v);
+double fe_f16_to_f64(uint16_t h);
+double fe_bf16_to_f64(uint16_t h);
+
+/* Numeric tokens: integers (decimal or 0x hex, bits gets the raw value) and floats. */
+bool fe_tok_int(fe_parser *p, fe_token t, int64_t *v, uint64_t *bits, bool *hex);
+double fe_tok_float(fe_token t);
+/* A float element of type et from its raw bit pattern (hex literals). */
+double fe_bits_to_double(elem_type et, uint64_t bits);
+
+/* ---------------------------------------------------------------- canon.c, verify.c */
+/* Per-op view the parser hands to canonicalisation and verification. */
+typedef struct fe_opctx {
+  op *o;
+  src_loc *operand_locs; /* one per operand (kept parallel when operands are removed) */
+  src_loc name_loc;
+  tensor_type declared; /* result type from the signature */
+} fe_opctx;
+
+/* Bring the three syntax generations to one form (see canon.c); false after an error. */
+bool fe_canonicalize(fe_parser *p, fe_opctx *c);
+/* TOSA type and shape rules, table-driven by op_kind; false after an error. */
+bool fe_verify_op(fe_parser *p, fe_opctx *c);
+/* Attribute helpers on an op under construction. */
+attr *fe_find_attr(op *o, const char *name);
+void fe_remove_attr(op *o, const char *name);
+attr *fe_add_attr(fe_parser *p, op *o, const char *name, attr_kind kind);
+
+#endif

@@ -1,0 +1,742 @@
+/* parser.c: fe_parse. Scans the file's top level (modules, functions, aliases, resources),
+ * then parses the entry function's ops into a graph, canonicalising and verifying each op. */
+#include "frontend/frontend.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- token helpers */
+void fe_next(fe_parser *p) {
+  p->prev_end = p->tok.p + p->tok.n;
+  int before = p->d->errors;
+  p->tok = fe_lex(&p->lx);
+  if (p->tok.kind == T_ERROR && p->d->errors != before) {
+    int lim = p->d->max_errors ? p->d->max_errors : 20;
+    if (p->d->errors >= lim) p->fatal = true;
+  }
+}
+
+bool fe_accept(fe_parser *p, fe_tok_kind k) {
+  if (p->tok.kind != k) return false;
+  fe_next(p);
+  return true;
+}
+
+bool fe_tok_is(const fe_parser *p, const char *word) {
+  size_t n = strlen(word);
+  return p->tok.kind == T_IDENT && (size_t)p->tok.n == n && memcmp(p->tok.p, word, n) == 0;
+}
+
+src_loc fe_loc(const fe_parser *p, fe_token t) { return (src_loc){p->src, t.line, t.col}; }
+
+bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  diag_error(p->d, loc, "%s", buf);
+  int lim = p->d->max_errors ? p->d->max_errors : 20;
+  if (p->d->errors >= lim) p->fatal = true;
+  return false;
+}
+
+void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  diag_note(p->d, loc, "%s", buf);
+}
+
+const char *fe_tok_text(fe_parser *p, fe_token t) {
+  if (t.kind == T_EOF) return "end of file";
+  if (t.n > 40) return arena_printf(p->a, "'%.37s...'", t.p);
+  return arena_printf(p->a, "'%.*s'", t.n, t.p);
+}
+
+bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context) {
+  if (p->tok.kind == k) {
+    fe_next(p);
+    return true;
+  }
+  if (p->tok.kind == T_ERROR) return false; /* the lexer said why */
+  if (p->tok.kind == T_EOF)
+    return fe_error(p, fe_loc(p, p->tok), "unexpected end of file; expected %s %s", fe_tok_desc(k), context);
+  return fe_error(p, fe_loc(p, p->tok), "expected %s %s, found %s", fe_tok_desc(k), context,
+                  fe_tok_text(p, p->tok));
+}
+
+static fe_tok_kind closer_of(fe_tok_kind k) {
+  switch (k) {
+  case T_LPAREN: return T_RPAREN;
+  case T_LBRACKET: return T_RBRACKET;
+  case T_LBRACE: return T_RBRACE;
+  case T_LANGLE: return T_RANGLE;
+  default: return T_EOF;
+  }
+}
+
+bool fe_skip_group(fe_parser *p) {
+  fe_token open = p->tok;
+  fe_tok_kind close = closer_of(open.kind);
+  int depth = 0;
+  do {
+    if (p->tok.kind == T_EOF)
+      return fe_error(p, fe_loc(p, open), "unterminated %s: unexpected end of file", fe_tok_desc(open.kind));
+    if (p->tok.kind == open.kind) depth++;
+    if (p->tok.kind == close) depth--;
+    fe_next(p);
+  } while (depth > 0 && !p->fatal);
+  return !p->fatal;
+}
+
+static void skip_loc(fe_parser *p) {
+  if (fe_tok_is(p, "loc")) {
+    fe_next(p);
+    if (p->tok.kind == T_LPAREN) fe_skip_group(p);
+  }
+}
+
+/* Does token t start its line? (recovery resynchronises on op boundaries) */
+static bool starts_line(const fe_parser *p, fe_token t) {
+  for (const char *s = t.p; s > p->src->text && s[-1] != '\n'; s--)
+    if (s[-1] != ' ' && s[-1] != '\t' && s[-1] != '\r') return false;
+  return true;
+}
+
+/* ---------------------------------------------------------------- values by name */
+typedef struct vt_entry {
+  const char *name;
+  int len;
+  value *v;
+} vt_entry;
+
+typedef struct fn_state {
+  graph *g;
+  vt_entry *tab;
+  int tabcap, tabn;
+  int vcap, ocap, rcap;
+  tensor_type *res_types;
+  int nres_types;
+} fn_state;
+
+static uint32_t hash_name(const char *s, int n) {
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static vt_entry *vt_slot(fn_state *fs, const char *name, int len) {
+  uint32_t m = (uint32_t)fs->tabcap - 1;
+  for (uint32_t i = hash_name(name, len) & m;; i = (i + 1) & m) {
+    vt_entry *e = &fs->tab[i];
+    if (!e->name || (e->len == len && !memcmp(e->name, name, (size_t)len))) return e;
+  }
+}
+
+static value *vt_find(fn_state *fs, const char *name, int len) {
+  if (!fs->tabcap) return NULL;
+  vt_entry *e = vt_slot(fs, name, len);
+  return e->name ? e->v : NULL;
+}
+
+static void vt_put(fe_parser *p, fn_state *fs, const char *name, int len, value *v) {
+  if (2 * (fs->tabn + 1) > fs->tabcap) {
+    vt_entry *old = fs->tab;
+    int oldcap = fs->tabcap;
+    fs->tabcap = oldcap ? oldcap * 2 : 64;
+    fs->tab = arena_alloc(p->a, sizeof(vt_entry) * (size_t)fs->tabcap);
+    for (int i = 0; i < oldcap; i++)
+      if (old[i].name) *vt_slot(fs, old[i].name, old[i].len) = old[i];
+  }
+  vt_entry *e = vt_slot(fs, name, len);
+  if (!e->name) fs->tabn++;
+  *e = (vt_entry){name, len, v};
+}
+
+/* Define %name (token t, without the %); reports a redefinition. */
+static bool define_value(fe_parser *p, fn_state *fs, fe_token t, value *v) {
+  const char *name = t.p + 1;
+  int len = t.n - 1;
+  value *old = vt_find(fs, name, len);
+  if (old) {
+    fe_error(p, fe_loc(p, t), "redefinition of value '%.*s'", t.n, t.p);
+    fe_note(p, old->loc, "previous definition is here");
+    return false;
+  }
+  v->name = arena_strndup(p->a, name, (size_t)len);
+  v->loc = fe_loc(p, t);
+  vt_put(p, fs, v->name, len, v);
+  return true;
+}
+
+static value *poison_value(fe_parser *p) {
+  value *v = arena_alloc(p->a, sizeof *v);
+  v->id = -1; /* not in the graph: uses are skipped silently, the error was already reported */
+  v->arg_index = -1;
+  return v;
+}
+
+/* ---------------------------------------------------------------- top level */
+typedef struct fe_func {
+  fe_token name;
+  bool is_public, has_body;
+  fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
+  fe_token sig_tok;
+} fe_func;
+
+typedef struct top_state {
+  fe_func *funcs;
+  int nfuncs, cap;
+} top_state;
+
+/* Skip a type in a signature we are not compiling. */
+static bool skip_type(fe_parser *p) {
+  if (p->tok.kind != T_IDENT && p->tok.kind != T_BANG)
+    return fe_error(p, fe_loc(p, p->tok), "expected a type, found %s", fe_tok_text(p, p->tok));
+  fe_next(p);
+  return p->tok.kind == T_LANGLE ? fe_skip_group(p) : true;
+}
+
+static bool scan_func(fe_parser *p, top_state *ts) {
+  fe_func f = {.is_public = true};
+  fe_next(p);
+  if (fe_tok_is(p, "private") || fe_tok_is(p, "nested")) f.is_public = false;
+  if (fe_tok_is(p, "private") || fe_tok_is(p, "nested") || fe_tok_is(p, "public")) fe_next(p);
+  if (p->tok.kind != T_SYMBOL)
+    return fe_error(p, fe_loc(p, p->tok), "expected a function name (@name), found %s", fe_tok_text(p, p->tok));
+  f.name = p->tok;
+  fe_next(p);
+  f.sig_lx = p->lx;
+  f.sig_tok = p->tok;
+  if (p->tok.kind != T_LPAREN) return fe_expect(p, T_LPAREN, "to start the argument list");
+  if (!fe_skip_group(p)) return false;
+  if (fe_accept(p, T_ARROW)) {
+    if (p->tok.kind == T_LPAREN) {
+      if (!fe_skip_group(p)) return false;
+    } else if (!skip_type(p)) {
+      return false;
+    }
+  }
+  if (fe_tok_is(p, "attributes")) {
+    fe_next(p);
+    if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
+    if (!fe_skip_group(p)) return false;
+  }
+  if (p->tok.kind == T_LBRACE) {
+    f.has_body = true;
+    if (!fe_skip_group(p)) return false;
+  }
+  skip_loc(p);
+  ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, f);
+  return true;
+}
+
+static bool scan_top(fe_parser *p, top_state *ts) {
+  fe_token modules[16];
+  int depth = 0;
+  fe_next(p);
+  while (!p->fatal) {
+    fe_token t = p->tok;
+    switch (t.kind) {
+    case T_EOF:
+      if (depth > 0)
+        return fe_error(p, fe_loc(p, modules[depth - 1]), "unterminated 'module': unexpected end of file");
+      return true;
+    case T_ERROR: return false;
+    case T_META_BEGIN:
+      if (!fe_parse_resources(p)) return false;
+      continue;
+    case T_HASH: /* #alias = value: ignored, values are one per line */
+      fe_next(p);
+      if (!fe_expect(p, T_EQUAL, "after the attribute alias name")) return false;
+      while (p->tok.kind != T_EOF && p->tok.line == t.line && !p->fatal) {
+        if (closer_of(p->tok.kind) != T_EOF) {
+          if (!fe_skip_group(p)) return false;
+        } else {
+          fe_next(p);
+        }
+      }
+      continue;
+    case T_RBRACE:
+      if (depth == 0) return fe_error(p, fe_loc(p, t), "unexpected '}' at top level");
+      depth--;
+      fe_next(p);
+      skip_loc(p);
+      continue;
+    default: break;
+    }
+    if (fe_tok_is(p, "module") || fe_tok_is(p, "builtin.module")) {
+      if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
+      modules[depth++] = t;
+      fe_next(p);
+      if (p->tok.kind == T_SYMBOL) fe_next(p);
+      if (fe_tok_is(p, "attributes")) {
+        fe_next(p);
+        if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
+        if (!fe_skip_group(p)) return false;
+      }
+      if (!fe_expect(p, T_LBRACE, "to open the module body")) return false;
+      continue;
+    }
+    if (fe_tok_is(p, "func.func")) {
+      if (!scan_func(p, ts)) return false;
+      continue;
+    }
+    return fe_error(p, fe_loc(p, t), "expected 'func.func' or 'module' at top level, found %s", fe_tok_text(p, t));
+  }
+  return false;
+}
+
+/* ---------------------------------------------------------------- ops */
+/* Known ops the table does not implement yet: a clearer message than "unknown". */
+static const char *const later_ops[] = {
+    "tosa.argmax", "tosa.avg_pool2d", "tosa.conv2d", "tosa.conv3d", "tosa.depthwise_conv2d", "tosa.fft2d",
+    "tosa.matmul", "tosa.max_pool2d", "tosa.rfft2d", "tosa.transpose_conv2d", "tosa.fully_connected",
+    "tosa.arithmetic_right_shift", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv",
+    "tosa.div", "tosa.logical_and", "tosa.logical_left_shift", "tosa.logical_right_shift", "tosa.logical_or",
+    "tosa.logical_xor", "tosa.pow", "tosa.table", "tosa.bitwise_not", "tosa.clz", "tosa.cos", "tosa.sin",
+    "tosa.logical_not", "tosa.reduce_all", "tosa.reduce_any", "tosa.reduce_max", "tosa.reduce_min",
+    "tosa.reduce_product", "tosa.reduce_sum", "tosa.concat", "tosa.pad", "tosa.reshape", "tosa.reverse",
+    "tosa.slice", "tosa.tile", "tosa.transpose", "tosa.gather", "tosa.scatter", "tosa.resize", "tosa.rescale",
+    "tosa.identity", "tosa.custom", "tosa.cond_if", "tosa.while_loop", "tosa.yield", "tosa.variable",
+    "tosa.variable_read", "tosa.variable_write", "tosa.relu", "tosa.reluN", "tosa.apply_scale",
+    "tosa.concat_shape", "tosa.add_shape", "tosa.sub_shape", "tosa.mul_shape", "tosa.div_shape",
+    "tensor.empty", "tensor.cast", "func.call", "call",
+};
+
+static bool is_later_op(const char *s, int n) {
+  for (size_t i = 0; i < sizeof later_ops / sizeof later_ops[0]; i++)
+    if ((int)strlen(later_ops[i]) == n && !memcmp(later_ops[i], s, (size_t)n)) return true;
+  return false;
+}
+
+/* Skip to the next op: a line starting with %name, an op name or the body's closing '}'. */
+static void recover(fe_parser *p, int from_line) {
+  int depth = 0;
+  while (!p->fatal && p->tok.kind != T_EOF) {
+    fe_token t = p->tok;
+    bool fresh = t.line > from_line && depth == 0 && starts_line(p, t);
+    if (fresh && (t.kind == T_VALUE || t.kind == T_IDENT || t.kind == T_STRING || t.kind == T_RBRACE)) return;
+    if (t.kind == T_LPAREN || t.kind == T_LBRACKET || t.kind == T_LBRACE) depth++;
+    if ((t.kind == T_RPAREN || t.kind == T_RBRACKET || t.kind == T_RBRACE) && depth > 0) depth--;
+    fe_next(p);
+  }
+}
+
+typedef struct op_syntax {
+  fe_token results[16];
+  int nresults;
+  fe_token name;
+  fe_token *operands;
+  int noperands, capoperands;
+  attr *attrs;
+  int nattrs, capattrs;
+  tensor_type *in_types;
+  src_loc *in_locs;
+  int nin, ninl, capin, capinl;
+  bool has_sig_inputs;
+  tensor_type out_types[4];
+  int nout;
+  src_loc sig_loc;
+} op_syntax;
+
+static bool parse_type_list(fe_parser *p, op_syntax *s) {
+  fe_next(p); /* ( */
+  while (p->tok.kind != T_RPAREN) {
+    tensor_type t;
+    src_loc l;
+    if (!fe_parse_type(p, &t, &l)) return false;
+    ARENA_PUSH(p->a, s->in_types, s->nin, s->capin, t);
+    ARENA_PUSH(p->a, s->in_locs, s->ninl, s->capinl, l);
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  return fe_expect(p, T_RPAREN, "to close the operand types");
+}
+
+static bool parse_result_type(fe_parser *p, op_syntax *s) {
+  tensor_type t;
+  if (p->tok.kind == T_LPAREN) {
+    fe_next(p);
+    while (p->tok.kind != T_RPAREN) {
+      if (!fe_parse_type(p, &t, NULL)) return false;
+      if (s->nout < 4) s->out_types[s->nout] = t;
+      s->nout++;
+      if (!fe_accept(p, T_COMMA)) break;
+    }
+    return fe_expect(p, T_RPAREN, "to close the result types");
+  }
+  if (!fe_parse_type(p, &t, NULL)) return false;
+  s->out_types[0] = t;
+  s->nout = 1;
+  return true;
+}
+
+/* Everything after the op name: operands, properties, attributes, `: type`, loc. */
+static bool parse_op_syntax(fe_parser *p, op_syntax *s, op_kind kind) {
+  bool generic = s->name.kind == T_STRING;
+  if (generic && !fe_expect(p, T_LPAREN, "to start the operand list")) return false;
+  if (kind == OP_ARITH_CONST && !generic) { /* arith.constant dense<...> : tensor<...> */
+    attr a = {.name = "value"};
+    a.loc = fe_loc(p, p->tok);
+    if (!fe_parse_attr_value(p, &a)) return false;
+    if (a.kind != ATTR_DENSE)
+      return fe_error(p, a.loc, "arith.constant must hold a dense tensor literal (scalars are not supported)");
+    ARENA_PUSH(p->a, s->attrs, s->nattrs, s->capattrs, a);
+    s->out_types[0] = a.dense->type;
+    s->nout = 1;
+    skip_loc(p);
+    return true;
+  }
+  while (p->tok.kind == T_VALUE) {
+    ARENA_PUSH(p->a, s->operands, s->noperands, s->capoperands, p->tok);
+    fe_next(p);
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
+  for (;;) {
+    if (p->tok.kind == T_LANGLE) {
+      fe_next(p);
+      if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after '<' (properties are written <{...}>)");
+      if (!fe_parse_attr_dict(p, &s->attrs, &s->nattrs, &s->capattrs)) return false;
+      if (!fe_expect(p, T_RANGLE, "to close the properties '<{'")) return false;
+    } else if (p->tok.kind == T_LBRACE) {
+      if (!fe_parse_attr_dict(p, &s->attrs, &s->nattrs, &s->capattrs)) return false;
+    } else {
+      break;
+    }
+  }
+  if (!fe_expect(p, T_COLON, "before the operation's type")) return false;
+  s->sig_loc = fe_loc(p, p->tok);
+  if (p->tok.kind == T_LPAREN) {
+    s->has_sig_inputs = true;
+    if (!parse_type_list(p, s)) return false;
+    if (!fe_expect(p, T_ARROW, "after the operand types")) return false;
+    if (!parse_result_type(p, s)) return false;
+  } else {
+    if (!parse_result_type(p, s)) return false;
+  }
+  skip_loc(p);
+  return true;
+}
+
+static void define_poison(fe_parser *p, fn_state *fs, const op_syntax *s) {
+  for (int i = 0; i < s->nresults; i++) define_value(p, fs, s->results[i], poison_value(p));
+}
+
+static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
+  graph *g = fs->g;
+  fe_next(p);
+  fe_token ops[64];
+  int n = 0;
+  while (p->tok.kind == T_VALUE) {
+    if (n == 64) return fe_error(p, fe_loc(p, p->tok), "too many return values");
+    ops[n++] = p->tok;
+    fe_next(p);
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  tensor_type listed[64];
+  src_loc listed_loc[64];
+  int nlisted = 0;
+  if (fe_accept(p, T_COLON)) {
+    for (;;) {
+      if (nlisted == 64) return fe_error(p, fe_loc(p, p->tok), "too many return values");
+      if (!fe_parse_type(p, &listed[nlisted], &listed_loc[nlisted])) return false;
+      nlisted++;
+      if (!fe_accept(p, T_COMMA)) break;
+    }
+  }
+  skip_loc(p);
+  if (nlisted != n)
+    return fe_error(p, fe_loc(p, kw), "%.*s lists %d operand%s but %d type%s", kw.n, kw.p, n, n == 1 ? "" : "s", nlisted,
+                    nlisted == 1 ? "" : "s");
+  if (n != fs->nres_types)
+    return fe_error(p, fe_loc(p, kw), "%.*s has %d operand%s, but the function declares %d result%s", kw.n, kw.p, n,
+                    n == 1 ? "" : "s", fs->nres_types, fs->nres_types == 1 ? "" : "s");
+  g->results = arena_alloc(p->a, sizeof(value *) * (size_t)(n ? n : 1));
+  g->result_locs = arena_alloc(p->a, sizeof(src_loc) * (size_t)(n ? n : 1));
+  g->nresults = n;
+  bool ok = true;
+  for (int i = 0; i < n; i++) {
+    value *v = vt_find(fs, ops[i].p + 1, ops[i].n - 1);
+    g->result_locs[i] = fe_loc(p, ops[i]);
+    if (!v) {
+      ok = fe_error(p, fe_loc(p, ops[i]), "use of undefined value '%.*s'", ops[i].n, ops[i].p);
+      continue;
+    }
+    g->results[i] = v;
+    if (v->id < 0) continue;
+    v->nuses++;
+    char a[160], b[160];
+    if (!tensor_type_equal(&v->type, &listed[i])) {
+      ok = fe_error(p, listed_loc[i], "type %s listed for '%.*s' does not match its type %s",
+                    fe_type_str(&listed[i], a, sizeof a), ops[i].n, ops[i].p, fe_type_str(&v->type, b, sizeof b));
+      continue;
+    }
+    if (!tensor_type_equal(&v->type, &fs->res_types[i]))
+      ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
+                    ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
+                    fe_type_str(&fs->res_types[i], b, sizeof b));
+  }
+  if (p->tok.kind != T_RBRACE) {
+    if (p->tok.kind == T_EOF) return fe_expect(p, T_RBRACE, "to close the function body");
+    return fe_error(p, fe_loc(p, p->tok), "expected '}' after %.*s (it must be the last operation), found %s", kw.n,
+                    kw.p, fe_tok_text(p, p->tok));
+  }
+  return ok;
+}
+
+/* One op line. Returns false when the caller must resynchronise. *done after func.return. */
+static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
+  graph *g = fs->g;
+  op_syntax s = {0};
+  if (p->tok.kind == T_VALUE) {
+    for (;;) {
+      if (p->tok.kind != T_VALUE)
+        return fe_error(p, fe_loc(p, p->tok), "expected a result name, found %s", fe_tok_text(p, p->tok));
+      if (s.nresults == 16) return fe_error(p, fe_loc(p, p->tok), "too many results");
+      s.results[s.nresults++] = p->tok;
+      fe_next(p);
+      if (p->tok.kind == T_COLON) { /* %r:2 = ... packs two results; only the name matters here */
+        fe_next(p);
+        if (p->tok.kind != T_INT) return fe_expect(p, T_INT, "(result count) after ':'");
+        fe_next(p);
+      }
+      if (!fe_accept(p, T_COMMA)) break;
+    }
+    if (!fe_expect(p, T_EQUAL, "after the result names")) return false;
+  }
+  s.name = p->tok;
+  const char *nm = s.name.kind == T_STRING ? s.name.p + 1 : s.name.p;
+  int nlen = s.name.kind == T_STRING ? s.name.n - 2 : s.name.n;
+  src_loc name_loc = fe_loc(p, s.name);
+  if (s.name.kind != T_IDENT && s.name.kind != T_STRING) {
+    if (s.name.kind == T_EOF) return fe_expect(p, T_RBRACE, "to close the function body");
+    return fe_error(p, name_loc, "expected an operation name, found %s", fe_tok_text(p, s.name));
+  }
+  if (s.nresults == 0 && ((nlen == 11 && !memcmp(nm, "func.return", 11)) || (nlen == 6 && !memcmp(nm, "return", 6)))) {
+    *done = true;
+    return parse_return(p, fs, s.name);
+  }
+  op_kind kind = op_lookup(nm, (size_t)nlen);
+  if (kind == OP_COUNT) {
+    define_poison(p, fs, &s);
+    if (is_later_op(nm, nlen)) return fe_error(p, name_loc, "operation '%.*s' is not supported yet", nlen, nm);
+    return fe_error(p, name_loc, "unknown operation '%.*s'", nlen, nm);
+  }
+  fe_next(p);
+  if (!parse_op_syntax(p, &s, kind)) {
+    define_poison(p, fs, &s);
+    return false;
+  }
+  const op_info *info = &op_table[kind];
+  /* Operands by name. */
+  op *o = arena_alloc(p->a, sizeof *o);
+  o->kind = kind;
+  o->loc = name_loc;
+  o->noperands = s.noperands;
+  o->operands = arena_alloc(p->a, sizeof(value *) * (size_t)(s.noperands ? s.noperands : 1));
+  src_loc *olocs = arena_alloc(p->a, sizeof(src_loc) * (size_t)(s.noperands ? s.noperands : 1));
+  bool ok = true, poisoned = false;
+  for (int i = 0; i < s.noperands; i++) {
+    fe_token t = s.operands[i];
+    olocs[i] = fe_loc(p, t);
+    value *v = vt_find(fs, t.p + 1, t.n - 1);
+    if (!v) {
+      ok = fe_error(p, olocs[i], "use of undefined value '%.*s'", t.n, t.p);
+      poisoned = true;
+      continue;
+    }
+    if (v->id < 0) poisoned = true;
+    o->operands[i] = v;
+  }
+  o->attrs = s.attrs;
+  o->nattrs = s.nattrs;
+  /* The signature. */
+  if (s.nout != 1 || s.nresults != 1) {
+    if (s.nresults == 0) ok = fe_error(p, name_loc, "'%.*s' produces one result; give it a name (%%r = ...)", nlen, nm);
+    else if (s.nresults != 1) ok = fe_error(p, name_loc, "'%.*s' produces one result, not %d", nlen, nm, s.nresults);
+    else ok = fe_error(p, s.sig_loc, "'%.*s' produces one result, but its type lists %d", nlen, nm, s.nout);
+    define_poison(p, fs, &s);
+    return true;
+  }
+  if (s.noperands < info->min_operands || s.noperands > info->max_operands) {
+    if (info->min_operands == info->max_operands)
+      ok = fe_error(p, name_loc, "'%s' expects %d operand%s, found %d", info->name, info->min_operands,
+                    info->min_operands == 1 ? "" : "s", s.noperands);
+    else
+      ok = fe_error(p, name_loc, "'%s' expects %d to %d operands, found %d", info->name, info->min_operands,
+                    info->max_operands, s.noperands);
+    poisoned = true;
+  }
+  if (s.has_sig_inputs && s.nin != s.noperands) {
+    ok = fe_error(p, s.sig_loc, "'%.*s' has %d operand%s, but its type lists %d", nlen, nm, s.noperands,
+                  s.noperands == 1 ? "" : "s", s.nin);
+    poisoned = true;
+  }
+  for (int i = 0; !poisoned && s.has_sig_inputs && i < s.noperands; i++) {
+    char a[160], b[160];
+    if (!tensor_type_equal(&o->operands[i]->type, &s.in_types[i]))
+      ok = fe_error(p, s.in_locs[i], "operand %d is declared as %s, but '%.*s' has type %s", i,
+                    fe_type_str(&s.in_types[i], a, sizeof a), s.operands[i].n, s.operands[i].p,
+                    fe_type_str(&o->operands[i]->type, b, sizeof b));
+  }
+  value *r = arena_alloc(p->a, sizeof *r);
+  r->type = s.out_types[0];
+  r->arg_index = -1;
+  if (poisoned) r->id = -1;
+  define_value(p, fs, s.results[0], r);
+  if (poisoned || !ok) return true;
+  /* Canonical form, then the TOSA rules; the op joins the graph even after a verifier error
+   * (the graph is discarded then) so later ops still see its result. */
+  o->results = arena_alloc(p->a, sizeof(value *));
+  o->results[0] = r;
+  o->nresults = 1;
+  r->def = o;
+  fe_opctx c = {.o = o, .operand_locs = olocs, .name_loc = name_loc, .declared = r->type};
+  if (fe_canonicalize(p, &c)) fe_verify_op(p, &c);
+  for (int i = 0; i < o->noperands; i++) o->operands[i]->nuses++;
+  r->id = g->nvalues;
+  ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, r);
+  o->id = g->nops;
+  ARENA_PUSH(p->a, g->ops, g->nops, fs->ocap, o);
+  return true;
+}
+
+/* ---------------------------------------------------------------- the entry function */
+static bool parse_signature(fe_parser *p, fn_state *fs) {
+  graph *g = fs->g;
+  if (!fe_expect(p, T_LPAREN, "to start the argument list")) return false;
+  int acap = 0, rcap = 0;
+  while (p->tok.kind != T_RPAREN) {
+    fe_token nt = p->tok;
+    if (nt.kind != T_VALUE)
+      return fe_error(p, fe_loc(p, nt), "expected an argument name (%%arg0), found %s", fe_tok_text(p, nt));
+    fe_next(p);
+    if (!fe_expect(p, T_COLON, "after the argument name")) return false;
+    value *v = arena_alloc(p->a, sizeof *v);
+    if (!fe_parse_type(p, &v->type, NULL)) return false;
+    if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
+    skip_loc(p);
+    if (!define_value(p, fs, nt, v)) return false;
+    v->arg_index = g->nargs;
+    v->id = g->nvalues;
+    ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, v);
+    ARENA_PUSH(p->a, g->args, g->nargs, acap, v);
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  if (!fe_expect(p, T_RPAREN, "to close the argument list")) return false;
+  if (fe_accept(p, T_ARROW)) {
+    bool paren = fe_accept(p, T_LPAREN);
+    while (!paren || p->tok.kind != T_RPAREN) {
+      tensor_type t;
+      if (!fe_parse_type(p, &t, NULL)) return false;
+      ARENA_PUSH(p->a, fs->res_types, fs->nres_types, rcap, t);
+      if (!paren) break;
+      if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* result attributes */
+      if (!fe_accept(p, T_COMMA)) break;
+    }
+    if (paren && !fe_expect(p, T_RPAREN, "to close the result types")) return false;
+  }
+  if (fe_tok_is(p, "attributes")) {
+    fe_next(p);
+    if (p->tok.kind != T_LBRACE || !fe_skip_group(p)) return false;
+  }
+  return true;
+}
+
+static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
+  fn_state fs = {.g = g};
+  p->lx = f->sig_lx;
+  p->tok = f->sig_tok;
+  if (!parse_signature(p, &fs)) return false;
+  fe_token open = p->tok;
+  if (!fe_expect(p, T_LBRACE, "to open the function body")) return false;
+  bool done = false;
+  while (!done && !p->fatal) {
+    if (p->tok.kind == T_RBRACE) {
+      return fe_error(p, fe_loc(p, p->tok), "function @%.*s ends without func.return", f->name.n - 1, f->name.p + 1);
+    }
+    if (p->tok.kind == T_EOF) {
+      fe_error(p, fe_loc(p, open), "unterminated function body: unexpected end of file");
+      return false;
+    }
+    int line = p->tok.line;
+    if (!parse_op(p, &fs, &done) && !done) recover(p, line);
+  }
+  return !p->fatal;
+}
+
+/* Unused constants leave the graph (also those whose only reader took them as attributes);
+ * ids are renumbered densely. */
+static void drop_unused_consts(graph *g) {
+  int no = 0;
+  for (int i = 0; i < g->nops; i++) {
+    op *o = g->ops[i];
+    if (op_table[o->kind].family == FAM_CONST && o->results[0]->nuses == 0) {
+      o->results[0]->id = -1;
+      continue;
+    }
+    o->id = no;
+    g->ops[no++] = o;
+  }
+  g->nops = no;
+  int nv = 0;
+  for (int i = 0; i < g->nvalues; i++) {
+    if (g->values[i]->id < 0) continue;
+    g->values[i]->id = nv;
+    g->values[nv++] = g->values[i];
+  }
+  g->nvalues = nv;
+}
+
+static const fe_func *choose_entry(fe_parser *p, const top_state *ts, const fe_options *opt) {
+  if (opt && opt->entry) {
+    const char *e = opt->entry[0] == '@' ? opt->entry + 1 : opt->entry;
+    for (int i = 0; i < ts->nfuncs; i++) {
+      const fe_func *f = &ts->funcs[i];
+      if (f->has_body && (size_t)f->name.n - 1 == strlen(e) && !memcmp(f->name.p + 1, e, strlen(e))) return f;
+    }
+    diag_error_noloc(p->d, "no function named '@%s' in %s", e, p->src->path);
+    return NULL;
+  }
+  const fe_func *pick = NULL;
+  int npublic = 0;
+  char names[256] = "";
+  for (int i = 0; i < ts->nfuncs; i++) {
+    const fe_func *f = &ts->funcs[i];
+    if (!f->has_body || !f->is_public) continue;
+    if (npublic < 4) {
+      size_t l = strlen(names);
+      snprintf(names + l, sizeof names - l, "%s@%.*s", npublic ? ", " : "", f->name.n - 1 > 40 ? 40 : f->name.n - 1,
+               f->name.p + 1);
+    }
+    npublic++;
+    pick = f;
+  }
+  if (npublic == 1) return pick;
+  if (npublic == 0)
+    diag_error_noloc(p->d, "%s has no public function with a body to compile", p->src->path);
+  else
+    diag_error_noloc(p->d, "%s has %d public functions (%s%s); choose one with --entry NAME", p->src->path,
+                     npublic, names, npublic > 4 ? ", ..." : "");
+  return NULL;
+}
+
+graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
+  fe_parser p = {.a = a, .src = src, .d = d};
+  fe_lex_init(&p.lx, src, d);
+  int before = d->errors;
+  top_state ts = {0};
+  if (!scan_top(&p, &ts) || d->errors != before) return NULL;
+  const fe_func *f = choose_entry(&p, &ts, opt);
+  if (!f) return NULL;
+  graph *g = arena_alloc(a, sizeof *g);
+  g->arena = a;
+  g->file = src;
+  g->entry = arena_strndup(a, f->name.p + 1, (size_t)f->name.n - 1);
+  if (!parse_entry(&p, f, g) || d->errors != before) return NULL;
+  drop_unused_consts(g);
+  return g;
+}
