@@ -59,6 +59,18 @@ LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *operands);
 bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p,
                          const part_kernel *k, cg_kernel_info *info);
 
+/* The other kernel families, one file each (kernel_gemm.c, kernel_reduction.c, kernel_pool.c,
+ * kernel_data.c). Declared weak so the dispatch in pipeline.c can report a family whose
+ * generator is not linked in instead of failing the build. Same contract as
+ * cg_emit_elementwise: emit function k->name into cb's module and fill info's launch fields. */
+#define CG_EMITTER(name)                                                                       \
+  bool name(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,     \
+            cg_kernel_info *info) __attribute__((weak))
+CG_EMITTER(cg_emit_gemm);
+CG_EMITTER(cg_emit_reduction);
+CG_EMITTER(cg_emit_pool);
+CG_EMITTER(cg_emit_data);
+
 /* ---------------------------------------------------------------- link.c / lld_shim.cpp */
 /* Link one relocatable object into a shared code object (ld.lld -shared), in process. */
 bool cg_link(const uint8_t *obj, size_t size, uint8_t **out, size_t *out_size, char *err,

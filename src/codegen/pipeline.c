@@ -68,12 +68,23 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
     cg_kernel_info *info = &out->kernels[i];
     snprintf(info->name, sizeof info->name, "%s", k->name);
     snprintf(info->symbol, sizeof info->symbol, "%s.kd", k->name);
-    bool ok;
-    switch (k->family) {
-    case KF_ELEMENTWISE: ok = cg_emit_elementwise(cb, g, p, k, info); break;
-    default:
-      diag_error_noloc(cb->diag, "kernel '%s': unsupported kernel family %d", k->name, (int)k->family);
-      ok = false;
+    typedef bool (*emitter)(cg_builder *, const graph *, const partition_plan *,
+                            const part_kernel *, cg_kernel_info *);
+    static const struct { emitter fn; const char *name; } families[KF_COUNT] = {
+        [KF_ELEMENTWISE] = {cg_emit_elementwise, "elementwise"},
+        [KF_GEMM] = {cg_emit_gemm, "gemm"},
+        [KF_REDUCTION] = {cg_emit_reduction, "reduction"},
+        [KF_POOL] = {cg_emit_pool, "pool"},
+        [KF_DATA] = {cg_emit_data, "data movement"},
+    };
+    bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
+    if (ok) {
+      ok = families[k->family].fn(cb, g, p, k, info);
+    } else {
+      const op *o = k->anchor ? k->anchor : k->ops[0];
+      diag_error(cb->diag, o->loc, "no %s kernel generator for '%s' yet",
+                 (unsigned)k->family < KF_COUNT ? families[k->family].name : "?",
+                 op_table[o->kind].name);
     }
     if (!ok || cb->failed)
       return false;

@@ -283,7 +283,6 @@ uint8_t *part_weights_image(const partition_plan *p, size_t *size) {
 }
 
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
-  (void)d;
   partition_plan *p = arena_alloc(a, sizeof *p);
   p->target = t;
   p->workspace_align = 256;
@@ -313,6 +312,11 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     collect_ops(&b, group_of, grp, k);
     collect_io(&b, group_of, grp, k);
     k->anchor = find_anchor(k);
+    if (k->anchor && op_table[k->anchor->kind].family == FAM_OTHER) {
+      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled into a kernel yet",
+                 op_table[k->anchor->kind].name);
+      return NULL;
+    }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
     k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
     kernel_name(k);
