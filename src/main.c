@@ -16,6 +16,7 @@ typedef struct options {
   const char *input;
   const char *output;
   const char *manifest;
+  const char *weights; /* --weights; default: bundle stem + .weights */
   const char *entry;
   const char *depfile;    /* -MF, or derived from the bundle name with -MD */
   const char *dep_target; /* -MT */
@@ -36,6 +37,8 @@ static const char *usage_text =
     "options:\n"
     "  -o FILE                  bundle to write (default: input stem + .hipfb)\n"
     "  --manifest FILE          manifest to write (default: bundle stem + .json)\n"
+    "  --weights FILE           weights file for large constants (default: bundle stem +\n"
+    "                           .weights; written only when the graph has such constants)\n"
     "  --offload-arch=ID[,ID]   targets, repeatable; IDs like gfx90a or gfx90a:sramecc+:xnack-\n"
     "                           (default: every target --print-targets marks as default)\n"
     "  --emit=KIND              bundle (default), llvm, asm, partitions; llvm/asm/partitions\n"
@@ -121,10 +124,11 @@ static void print_targets(void) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
-  enum { OPT_MANIFEST = 256, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
+  enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
          OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
+      {"weights", required_argument, 0, OPT_WEIGHTS},
       {"MD", no_argument, 0, OPT_MD},
       {"MF", required_argument, 0, OPT_MF},
       {"MT", required_argument, 0, OPT_MT},
@@ -162,6 +166,7 @@ static int parse_options(int argc, char **argv, options *o) {
       o->opt_level = optarg[0] - '0';
       break;
     case OPT_MANIFEST: o->manifest = optarg; break;
+    case OPT_WEIGHTS: o->weights = optarg; break;
     case OPT_ARCH:
       if ((rc = add_targets(o, optarg)))
         return rc;
@@ -274,6 +279,27 @@ static int write_depfile(const options *o, const char *bundle, const char *manif
   return rc;
 }
 
+/* The manifest names the weights file relative to its own directory, so the three files can
+ * move together; a weights file elsewhere is named by its absolute path. */
+static char *path_from_manifest(const char *manifest, const char *file) {
+  const char *ms = strrchr(manifest, '/'), *fs = strrchr(file, '/');
+  size_t md = ms ? (size_t)(ms - manifest) : 0, fd = fs ? (size_t)(fs - file) : 0;
+  if (md == fd && strncmp(manifest, file, md) == 0)
+    return strdup(fs ? fs + 1 : file);
+  if (file[0] == '/')
+    return strdup(file);
+  char *dir = fs ? strndup(file, fd) : strdup(".");
+  char *real = realpath(dir, NULL);
+  free(dir);
+  if (!real)
+    return strdup(file);
+  size_t n = strlen(real) + strlen(fs ? fs : file) + 2;
+  char *out = malloc(n);
+  snprintf(out, n, "%s/%s", real, fs ? fs + 1 : file);
+  free(real);
+  return out;
+}
+
 static int write_bundle(const options *o, const graph *g, const partition_plan **plans,
                         cg_result *res, const cg_options *cgo) {
   bnd_entry entries[1 + 2 * MAX_TARGETS];
@@ -291,19 +317,28 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   }
   char *out = o->output ? strdup(o->output) : stem_with(o->input, ".hipfb", false);
   char *man = o->manifest ? strdup(o->manifest) : stem_with(out, ".json", true);
-  size_t size = 0;
+  size_t size = 0, wsize = 0;
   uint8_t *bundle = bnd_build(entries, n, BND_ALIGN, &size);
+  /* Every target's plan places the constants identically; the first one writes the file. */
+  uint8_t *weights = plans[0]->weights_bytes ? part_weights_image(plans[0], &wsize) : NULL;
+  char *wpath = !weights ? NULL : o->weights ? strdup(o->weights) : stem_with(out, ".weights", true);
+  char *wrel = wpath ? path_from_manifest(man, wpath) : NULL;
   bnd_manifest_input mi = {.g = g, .source_path = o->input, .bundle_path = out,
                            .ntargets = o->ntargets, .targets = o->targets, .plans = plans,
-                           .results = res, .cg = cgo};
+                           .results = res, .cg = cgo, .weights_path = wrel,
+                           .weights_bytes = (int64_t)wsize};
   char *json = bundle ? bnd_manifest_json(&mi) : NULL;
   char err[512];
   int rc = 0;
   if (!bundle || !json) {
     fprintf(stderr, "tosac: error: cannot build the bundle and manifest\n");
     rc = 1;
-  } else if (!write_file_atomic(out, bundle, size, err, sizeof err) ||
+  } else if ((plans[0]->weights_bytes && !weights) ||
+             (weights && !write_file_atomic(wpath, weights, wsize, err, sizeof err)) ||
+             !write_file_atomic(out, bundle, size, err, sizeof err) ||
              !write_file_atomic(man, json, strlen(json), err, sizeof err)) {
+    if (plans[0]->weights_bytes && !weights)
+      snprintf(err, sizeof err, "out of memory building the weights file");
     fprintf(stderr, "tosac: error: %s\n", err);
     rc = 1;
   } else {
@@ -313,6 +348,9 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   }
   free(bundle);
   free(json);
+  free(weights);
+  free(wpath);
+  free(wrel);
   free(out);
   free(man);
   return rc;

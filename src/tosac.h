@@ -232,6 +232,21 @@ extern const target_info target_table[];
 extern const int target_count;
 const target_info *target_lookup(const char *name, size_t n);
 
+/* Matrix instructions per target and operand type that the GEMM family may use (LLVM 22
+ * availability: shared docs amdgpu/mfma_avail.md, wmma_avail.md). An intrinsic a target lacks
+ * aborts LLVM, so the GEMM family only ever picks rows of this table. */
+typedef enum matrix_layout { MATRIX_MFMA = 1, MATRIX_WMMA_GFX11, MATRIX_WMMA_GFX12 } matrix_layout;
+typedef struct target_matrix {
+  const char *target;    /* processor name */
+  elem_type in;          /* A/B element type; accumulation is f32 (floats) or i32 (i8) */
+  matrix_layout layout;  /* lane layout family (AMDGPU.md §3.3, §3.5) */
+  int m, n, k;           /* one instruction: D[m][n] += A[m][k] * B[k][n] */
+  const char *intrinsic; /* LLVM name without overload suffix */
+  const char *mnemonic;  /* ISA mnemonic */
+} target_matrix;
+extern const target_matrix target_matrix_table[];
+extern const int target_matrix_count;
+
 /* One requested target: processor plus target-ID features, e.g. gfx90a:sramecc+:xnack-. */
 typedef struct target_request {
   const target_info *info;
@@ -344,7 +359,12 @@ typedef struct cg_options {
   bool embed_ir;           /* keep optimised bitcode */
   bool want_llvm_ir;       /* keep textual IR (after O3) */
   bool want_asm;           /* keep assembly */
+  const char *perf_config; /* GEMM tuning override (--perf-config, docs/gemm.md); NULL: heuristic */
 } cg_options;
+
+/* The --perf-config string for GEMM kernels (kernel_gemm.c). The emitters do not receive
+ * cg_options, so the driver also sets it here once, before any compile starts. */
+void cg_gemm_set_perf_config(const char *s);
 
 typedef struct cg_arg {
   char name[48];
@@ -368,7 +388,12 @@ typedef struct cg_kernel_info {
   uint32_t grid[3];      /* work-groups per dimension */
   int64_t work_items;    /* useful work-items (elements / vector width) */
   int vector_width;      /* elements per work-item access */
+  char tuning[128];      /* GEMM family: tile parameters as a small JSON object text, else "" */
+  char matrix_instruction[64]; /* GEMM family: "v_mfma_f32_32x32x8f16", "v_wmma_...", "fma" */
 } cg_kernel_info;
+
+/* Stages of cg_compile, indexes of cg_result.time_ms. */
+enum { CG_STAGE_IR, CG_STAGE_OPT, CG_STAGE_EMIT, CG_STAGE_LINK, CG_STAGE_META, CG_STAGE_COUNT };
 
 typedef struct cg_result {
   uint8_t *code_object;  /* linked ET_DYN ELF (malloc) */
@@ -381,6 +406,7 @@ typedef struct cg_result {
   int nkernels;
   unsigned e_flags;
   int abi_version;       /* EI_ABIVERSION */
+  double time_ms[CG_STAGE_COUNT]; /* wall time per stage of cg_compile (--time-report) */
 } cg_result;
 
 void cg_init(void); /* once per process: LLVM target initialisation */
@@ -403,6 +429,10 @@ uint8_t *bnd_build(const bnd_entry *entries, int n, size_t align, size_t *out_si
 /* Parse a bundle held in memory; entries point into data. false + message on malformed input. */
 bool bnd_parse(const uint8_t *data, size_t size, bnd_entry **entries, int *n, char *err,
                size_t errsize);
+/* A CCOB compressed bundle (AMDGPU.md 1.3, zstd) of version 2 or 3 holding `bundle`; malloc'd,
+ * NULL + message on error. bnd_parse reads these transparently. */
+uint8_t *bnd_compress(const uint8_t *bundle, size_t size, int version, size_t *out_size,
+                      char *err, size_t errsize);
 /* Entry IDs tosac uses. */
 void bnd_code_object_id(const target_request *t, char *buf, size_t size);
 void bnd_bitcode_id(const target_request *t, char *buf, size_t size);
@@ -416,6 +446,8 @@ typedef struct bnd_manifest_input {
   const partition_plan **plans;
   const cg_result *results;
   const cg_options *cg;
+  const char *weights_path; /* weights file as written (NULL when there are no constants) */
+  int64_t weights_bytes;
 } bnd_manifest_input;
 
 /* Manifest JSON text (malloc), deterministic. */

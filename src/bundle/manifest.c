@@ -48,6 +48,7 @@ static const char *buffer_kind_name(buffer_kind k) {
       [BUF_OUTPUT] = "output",
       [BUF_INTERMEDIATE] = "intermediate",
       [BUF_WORKSPACE] = "workspace",
+      [BUF_CONSTANT] = "constant",
   };
   return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k] : "unknown";
 }
@@ -442,7 +443,12 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   cJSON_AddItemToObject(root, "inputs", graph_values(g->args, g->nargs, true));
   cJSON_AddItemToObject(root, "outputs", graph_values(g->results, g->nresults, false));
   cJSON *consts = cJSON_AddObjectToObject(root, "constants");
-  cJSON_AddStringToObject(consts, "storage", "folded");
+  /* Small constants are folded into code; the rest live in one weights file that a client
+   * uploads once and binds per buffer at its offset. */
+  cJSON_AddStringToObject(consts, "storage", in->weights_path ? "weights_file" : "folded");
+  add_str_or_null(consts, "file", in->weights_path);
+  add_int(consts, "bytes", in->weights_path ? in->weights_bytes : 0);
+  add_int(consts, "alignment", 256);
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
   for (int i = 0; i < in->ntargets; i++)
     cJSON_AddItemToArray(targets, target_json(in, i));

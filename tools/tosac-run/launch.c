@@ -110,7 +110,7 @@ static double now_ms(void) {
 
 /* Device memory of one run: one allocation per graph input/output plus the workspace. */
 typedef struct device {
-  uint8_t **in, **out, *workspace;
+  uint8_t **in, **out, *workspace, *weights;
   uint64_t *addrs; /* per manifest buffer */
   emu_buffer *bufs;
   char (*names)[32];
@@ -128,7 +128,7 @@ static void add_buffer(device *dev, void *base, size_t size, const char *kind, i
 
 static void device_setup(device *dev, const run_manifest *m, const run_target *t,
                          const run_value_list *inputs) {
-  int n = m->ninputs + m->noutputs + 1;
+  int n = m->ninputs + m->noutputs + 2;
   dev->in = calloc((size_t)m->ninputs + 1, sizeof(*dev->in));
   dev->out = calloc((size_t)m->noutputs + 1, sizeof(*dev->out));
   dev->bufs = calloc((size_t)n, sizeof(*dev->bufs));
@@ -152,11 +152,18 @@ static void device_setup(device *dev, const run_manifest *m, const run_target *t
     memset(dev->workspace, 0xcd, (size_t)t->workspace_bytes);
     add_buffer(dev, dev->workspace, (size_t)t->workspace_bytes, "workspace", -1);
   }
+  /* Weights are uploaded once, as a client would, and bound per buffer at their offsets. */
+  dev->weights = device_alloc((size_t)m->weights_bytes);
+  if (m->weights_bytes > 0) {
+    memcpy(dev->weights, m->weights, (size_t)m->weights_bytes);
+    add_buffer(dev, dev->weights, (size_t)m->weights_bytes, "weights", -1);
+  }
   for (int b = 0; b < t->nbuffers; b++) {
     const run_buffer *buf = &t->buffers[b];
-    uint8_t *p = buf->kind == BUF_INPUT    ? dev->in[buf->index]
-                 : buf->kind == BUF_OUTPUT ? dev->out[buf->index]
-                                           : dev->workspace + buf->offset;
+    uint8_t *p = buf->kind == BUF_INPUT      ? dev->in[buf->index]
+                 : buf->kind == BUF_OUTPUT   ? dev->out[buf->index]
+                 : buf->kind == BUF_CONSTANT ? dev->weights + buf->offset
+                                             : dev->workspace + buf->offset;
     if (buf->kind == BUF_INTERMEDIATE || buf->kind == BUF_WORKSPACE)
       poison(p, (size_t)buf->bytes, buf->type.elem);
     dev->addrs[b] = (uint64_t)(uintptr_t)p;
@@ -171,6 +178,7 @@ static void device_free(device *dev, const run_manifest *m) {
   free(dev->in);
   free(dev->out);
   free(dev->workspace);
+  free(dev->weights);
   free(dev->addrs);
   free(dev->bufs);
   free(dev->names);

@@ -258,6 +258,28 @@ static int report(const options *o, const run_value_list *results,
   return all ? 0 : EXIT_RUN;
 }
 
+/* The weights file named by the manifest, relative to the manifest's directory. */
+static bool load_weights(run_manifest *m, const char *manifest_path, char **data) {
+  if (!m->weights_file[0])
+    return true;
+  const char *slash = strrchr(manifest_path, '/');
+  size_t dirlen = m->weights_file[0] == '/' || !slash ? 0 : (size_t)(slash - manifest_path + 1);
+  size_t n = dirlen + strlen(m->weights_file) + 1;
+  char *path = malloc(n), err[1024];
+  snprintf(path, n, "%.*s%s", (int)dirlen, manifest_path, m->weights_file);
+  size_t size = 0;
+  *data = read_file(path, &size, err, sizeof(err));
+  bool ok = *data != NULL;
+  if (!ok)
+    error("%s (the weights file the manifest names)", err);
+  else if ((int64_t)size != m->weights_bytes)
+    error("%s has %zu bytes; the manifest says %lld", path, size, (long long)m->weights_bytes);
+  ok = ok && (int64_t)size == m->weights_bytes;
+  m->weights = (const uint8_t *)*data;
+  free(path);
+  return ok;
+}
+
 static int run(const options *o) {
   char err[1024];
   int status = EXIT_RUN;
@@ -268,6 +290,7 @@ static int run(const options *o) {
   bnd_entry *entries = NULL;
   int nentries = 0;
   run_manifest m = {0};
+  char *weights = NULL;
   run_value_list inputs = {0}, expected = {0}, results = {0};
   if (!bundle) {
     error("%s", err);
@@ -290,7 +313,7 @@ static int run(const options *o) {
     goto done;
   }
   const run_target *t = select_target(&m, o->target, manifest_path);
-  if (!t)
+  if (!t || !load_weights(&m, manifest_path, &weights))
     goto done;
   if (!find_entry(entries, nentries, t->bundle_entry_id) && o->verbose)
     fprintf(stderr, "tosac-run: note: %s has no code object %s\n", o->bundle,
@@ -333,6 +356,7 @@ done:
   run_value_list_free(&expected);
   run_value_list_free(&results);
   run_manifest_free(&m);
+  free(weights);
   free(entries);
   free(manifest_text);
   free(bundle);

@@ -177,7 +177,8 @@ static bool read_buffers(reader *r, const cJSON *tj, const char *tw, const run_m
     return false;
   t->nbuffers = cJSON_GetArraySize(arr);
   t->buffers = calloc((size_t)t->nbuffers + 1, sizeof(*t->buffers));
-  static const char *const kinds[] = {"input", "output", "intermediate", "workspace"};
+  static const char *const kinds[] = {"input", "output", "intermediate", "workspace", "constant"};
+  const int nkinds = (int)(sizeof kinds / sizeof kinds[0]);
   for (int i = 0; i < t->nbuffers; i++) {
     const cJSON *bj = cJSON_GetArrayItem(arr, i);
     run_buffer *b = &t->buffers[i];
@@ -186,9 +187,9 @@ static bool read_buffers(reader *r, const cJSON *tj, const char *tw, const run_m
     if (!get_i32(r, bj, "id", i, i, &b->id) || !get_str(r, bj, "kind", kind, sizeof(kind), false))
       return false;
     int k = 0;
-    while (k < 4 && strcmp(kind, kinds[k]) != 0)
+    while (k < nkinds && strcmp(kind, kinds[k]) != 0)
       k++;
-    if (k == 4)
+    if (k == nkinds)
       return fail(r, "kind", "unknown buffer kind '%s'", kind);
     b->kind = (buffer_kind)k;
     if (!get_i32(r, bj, "index", -1, INT32_MAX, &b->index) ||
@@ -202,6 +203,10 @@ static bool read_buffers(reader *r, const cJSON *tj, const char *tw, const run_m
         return fail(r, "index", "%d is not a graph %s (there are %d)", b->index, kind, n);
       if (!tensor_type_equal(&b->type, &g[b->index]) || b->bytes != tensor_bytes(&b->type))
         return fail(r, NULL, "does not match the graph's %s %d", kind, b->index);
+    } else if (b->kind == BUF_CONSTANT) {
+      if (b->offset > m->weights_bytes || b->bytes > m->weights_bytes - b->offset)
+        return fail(r, "offset", "[%" PRId64 ", %" PRId64 ") lies outside the weights file (%" PRId64
+                    " bytes)", b->offset, b->offset + b->bytes, m->weights_bytes);
     } else if (b->offset > t->workspace_bytes || b->bytes > t->workspace_bytes - b->offset) {
       return fail(r, "offset", "[%" PRId64 ", %" PRId64 ") lies outside the workspace (%" PRId64
                   " bytes)", b->offset, b->offset + b->bytes, t->workspace_bytes);
@@ -426,6 +431,25 @@ static bool read_target(reader *r, const cJSON *tj, int ti, const run_manifest *
          read_launches(r, tj, tw, t);
 }
 
+/* constants: {storage, file, bytes, alignment}; the file holds every "constant" buffer. */
+static bool read_constants(reader *r, const cJSON *root, run_manifest *m) {
+  const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "constants");
+  snprintf(r->where, sizeof(r->where), "constants");
+  if (!cJSON_IsObject(c))
+    return fail(r, NULL, "missing or not an object");
+  const cJSON *file = cJSON_GetObjectItemCaseSensitive(c, "file");
+  if (file && cJSON_IsString(file)) {
+    if (!get_str(r, c, "file", m->weights_file, sizeof(m->weights_file), false) ||
+        !get_int(r, c, "bytes", 0, (int64_t)1 << 40, &m->weights_bytes))
+      return false;
+    if (!m->weights_file[0])
+      return fail(r, "file", "empty file name");
+  } else if (file && !cJSON_IsNull(file)) {
+    return fail(r, "file", "must be a string or null");
+  }
+  return true;
+}
+
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize) {
   memset(m, 0, sizeof(*m));
   reader r = {.err = err, .errsize = errsize};
@@ -459,7 +483,8 @@ bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t err
   }
   if (!get_str(&r, root, "entry", m->entry, sizeof(m->entry), false) ||
       !read_graph_values(&r, root, "inputs", &m->inputs, &m->ninputs) ||
-      !read_graph_values(&r, root, "outputs", &m->outputs, &m->noutputs))
+      !read_graph_values(&r, root, "outputs", &m->outputs, &m->noutputs) ||
+      !read_constants(&r, root, m))
     goto done;
   const cJSON *targets = get_array(&r, root, "targets");
   if (!targets)

@@ -143,6 +143,9 @@ typedef struct run_manifest {
   int noutputs;
   run_target *targets;
   int ntargets;
+  char weights_file[1024]; /* constants.file, relative to the manifest's directory; "" if none */
+  int64_t weights_bytes;
+  const uint8_t *weights;  /* the loaded weights file (set by the caller before run_execute) */
 } run_manifest;
 
 /* Parse and validate (types, ranges, ids, offsets, order). false + message on any defect. */
