@@ -1,0 +1,388 @@
+#!/usr/bin/python3
+"""oracle.py: run a TOSA 1.0 graph on the CPU with upstream MLIR (mlir-opt-22 + mlir-runner-22).
+
+The graph function keeps its name; an argument-free entry function is appended that builds each
+input as a constant, calls the graph and prints every result as raw bits (so the comparison with
+tosac is exact, not limited to the 6 digits printMemrefF32 shows). The printed text is parsed back
+into numpy arrays of the result element type.
+
+Element types as numpy arrays (the same convention check.py and the .npy files use):
+  f32 float32, f16 float16, f64 float64, i1 bool, i8 int8, i16 int16, i32 int32, i64 int64,
+  bf16 uint16 holding the raw bfloat16 bits (numpy has no bfloat16).
+
+Library:  results = oracle.run_file("g.mlir", [a, b])      CLI:  oracle.py g.mlir --input=@a.npy --output=@r.npy
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+LLVM_LIB = "/usr/lib/llvm-22/lib"
+MLIR_OPT = os.environ.get("TOSAC_MLIR_OPT", "mlir-opt-22")
+MLIR_RUNNER = os.environ.get("TOSAC_MLIR_RUNNER", "mlir-runner-22")
+
+# TOOLCHAIN.md §6, plus convert-elementwise-to-linalg (so arith.bitcast on whole tensors
+# bufferizes, for the bit-exact printing) and convert-bufferization-to-memref (a graph that returns
+# one of its arguments leaves a bufferization.clone behind that mlir-runner cannot parse).
+PIPELINE = ("builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,"
+            "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor,convert-elementwise-to-linalg),"
+            "one-shot-bufferize{bufferize-function-boundaries},buffer-deallocation-pipeline,"
+            "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
+            "math-extend-to-supported-types,convert-math-to-llvm,convert-math-to-libm,"
+            "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-to-llvm,"
+            "reconcile-unrealized-casts)")
+
+DTYPES = {
+    "f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "f64": np.dtype("<f8"),
+    "bf16": np.dtype("<u2"), "i1": np.dtype("bool"), "i8": np.dtype("i1"),
+    "i16": np.dtype("<i2"), "i32": np.dtype("<i4"), "i64": np.dtype("<i8"),
+}
+
+
+class OracleError(Exception):
+    """The graph could not be run (bad signature, bad input, MLIR failure)."""
+
+
+class TensorType:
+    """A static tensor type: element type name and shape."""
+
+    def __init__(self, elem, shape):
+        self.elem = elem
+        self.shape = tuple(shape)
+
+    @staticmethod
+    def parse(s):
+        m = re.fullmatch(r"\s*tensor<\s*([^,>]*?)\s*(?:,[^>]*)?>\s*", s)
+        if not m:
+            raise OracleError("not a tensor type: %r" % s)
+        parts = m.group(1).split("x")
+        elem = parts[-1]
+        if elem not in DTYPES:
+            raise OracleError("element type %s is not supported by the oracle" % elem)
+        dims = []
+        for d in parts[:-1]:
+            if not d.isdigit():
+                raise OracleError("dynamic or malformed dimension in %s" % s.strip())
+            dims.append(int(d))
+        return TensorType(elem, dims)
+
+    def with_elem(self, elem):
+        return TensorType(elem, self.shape)
+
+    def __str__(self):
+        return "tensor<" + "".join("%dx" % d for d in self.shape) + self.elem + ">"
+
+    @property
+    def dtype(self):
+        return DTYPES[self.elem]
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def _strip_comments(text):
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _balanced(text, start, open_ch="(", close_ch=")"):
+    """Index just past the bracket that closes the one at text[start]."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == open_ch:
+            depth += 1
+        elif c == close_ch:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise OracleError("unbalanced %s in the graph" % open_ch)
+
+
+def _split_top(s):
+    """Split on commas not nested in <>, (), [], {}."""
+    out, depth, cur = [], 0, []
+    for c in s:
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    if "".join(cur).strip():
+        out.append("".join(cur))
+    return out
+
+
+def functions(text):
+    """{name: is_private} for every func.func in the text."""
+    return {m.group(2): (m.group(1) or "").strip() == "private"
+            for m in re.finditer(r"func\.func\s+(private\s+|public\s+)?@([\w$.]+)\s*\(", text)}
+
+
+def signature(text, entry=None):
+    """(name, [arg TensorType], [result TensorType]) of the graph function."""
+    code = _strip_comments(text)
+    funcs = functions(code)
+    if entry is None:
+        if "main" in funcs:
+            entry = "main"
+        else:
+            public = [n for n, priv in funcs.items() if not priv]
+            if len(public) != 1:
+                raise OracleError("cannot tell which function is the graph (%s); pass entry="
+                                  % ", ".join(sorted(funcs)) if funcs else "no func.func in the graph")
+            entry = public[0]
+    m = re.search(r"func\.func\s+(?:private\s+|public\s+)?@" + re.escape(entry) + r"\s*\(", code)
+    if not m:
+        raise OracleError("no function @%s in the graph" % entry)
+    end = _balanced(code, m.end() - 1)
+    args = []
+    for a in _split_top(code[m.end():end - 1]):
+        t = re.search(r"tensor<[^>]*>", a)
+        if not t:
+            raise OracleError("argument %r of @%s is not a tensor" % (a.strip(), entry))
+        args.append(TensorType.parse(t.group(0)))
+    results = []
+    rm = re.match(r"\s*->\s*", code[end:])
+    if rm:
+        p = end + rm.end()
+        if code[p] == "(":
+            q = _balanced(code, p)
+            for r in _split_top(code[p + 1:q - 1]):
+                t = re.search(r"tensor<[^>]*>", r)
+                if not t:
+                    raise OracleError("result %r of @%s is not a tensor" % (r.strip(), entry))
+                results.append(TensorType.parse(t.group(0)))
+        else:
+            t = re.match(r"tensor<[^>]*>", code[p:])
+            if not t:
+                raise OracleError("result of @%s is not a tensor" % entry)
+            results.append(TensorType.parse(t.group(0)))
+    return entry, args, results
+
+
+def _nested_bools(a):
+    if a.ndim == 0:
+        return "true" if a else "false"
+    return "[" + ", ".join(_nested_bools(x) for x in a) + "]"
+
+
+def dense_literal(arr, t):
+    """The dense<...> attribute text holding arr as a value of type t."""
+    if t.elem == "i1":
+        # hex dense data for i1 is bit-packed; a nested literal list is unambiguous.
+        a = np.asarray(arr, dtype=bool).reshape(t.shape)
+        if a.size == 0:
+            return "dense<> : %s" % t
+        if a.ndim == 0:
+            return "dense<%s> : %s" % (_nested_bools(a), t)
+        return "dense<%s> : %s" % (_nested_bools(a), t)
+    raw = np.ascontiguousarray(arr, dtype=t.dtype).tobytes()
+    return 'dense<"0x%s"> : %s' % (raw.hex().upper(), t)
+
+
+def coerce_input(arr, t, index):
+    """Check an input against its argument type; bf16 may come as uint16 bits or as floats."""
+    a = np.asarray(arr)
+    if a.shape != t.shape:
+        raise OracleError("input %d has shape %s; the graph expects %s" % (index, a.shape, t))
+    if t.elem == "bf16" and a.dtype.kind == "f":
+        bits = a.astype(np.float32).view(np.uint32)
+        # round to nearest even, as a producer converting f32 to bf16 would
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return bits.astype(np.uint16)
+    if a.dtype != t.dtype:
+        ok = (a.dtype.kind == t.dtype.kind and a.dtype.itemsize == t.dtype.itemsize) or \
+             (t.elem == "bf16" and a.dtype.kind in "uiV" and a.dtype.itemsize == 2)
+        if not ok:
+            raise OracleError("input %d has dtype %s; the graph expects %s (%s)"
+                              % (index, a.dtype, t, t.dtype))
+        a = a.view(t.dtype) if a.dtype.kind == "V" else a.astype(t.dtype)
+    return a
+
+
+def _print_plan(t):
+    """(ops to turn result %r of type t into an integer tensor, printer, int type)."""
+    i32, i64 = t.with_elem("i32"), t.with_elem("i64")
+    if t.elem == "f32":
+        return [("bitcast", t, i32)], "printMemrefI32"
+    if t.elem in ("f16", "bf16"):
+        f32 = t.with_elem("f32")
+        return [("cast", t, f32), ("bitcast", f32, i32)], "printMemrefI32"
+    if t.elem == "f64":
+        return [("bitcast", t, i64)], "printMemrefI64"
+    if t.elem in ("i1", "i8", "i16"):
+        return [("cast", t, i32)], "printMemrefI32"
+    if t.elem == "i32":
+        return [], "printMemrefI32"
+    return [], "printMemrefI64"
+
+
+def wrap(text, inputs, entry=None):
+    """The graph text with an argument-free entry function appended; (text, entry name, results)."""
+    name, args, results = signature(text, entry)
+    if len(inputs) != len(args):
+        raise OracleError("@%s takes %d inputs; %d given" % (name, len(args), len(inputs)))
+    inputs = [coerce_input(a, t, i) for i, (a, t) in enumerate(zip(inputs, args))]
+    entry_name = "tosac_oracle_entry"
+    while "@" + entry_name in text:
+        entry_name += "_"
+    lines = []
+    for p in ("printMemrefI32", "printMemrefI64"):
+        if not re.search(r"func\.func\s+private\s+@" + p + r"\b", text):
+            lines.append("func.func private @%s(tensor<*x%s>)" % (p, "i" + p[-2:]))
+    lines.append("func.func @%s() {" % entry_name)
+    for i, (a, t) in enumerate(zip(inputs, args)):
+        lines.append('  %%in%d = "tosa.const"() <{values = %s}> : () -> %s' % (i, dense_literal(a, t), t))
+    ins = ", ".join("%%in%d" % i for i in range(len(args)))
+    fty = "(%s) -> (%s)" % (", ".join(map(str, args)), ", ".join(map(str, results)))
+    if results:
+        lines.append("  %%r:%d = func.call @%s(%s) : %s" % (len(results), name, ins, fty))
+    else:
+        lines.append("  func.call @%s(%s) : %s" % (name, ins, fty))
+    prints = []
+    for k, t in enumerate(results):
+        ops, printer = _print_plan(t)
+        cur = "%%r#%d" % k
+        for j, (kind, src, dst) in enumerate(ops):
+            nxt = "%%p%d_%d" % (k, j)
+            if kind == "bitcast":
+                lines.append("  %s = arith.bitcast %s : %s to %s" % (nxt, cur, src, dst))
+            else:
+                lines.append("  %s = tosa.cast %s : (%s) -> %s" % (nxt, cur, src, dst))
+            cur = nxt
+        ity = "tensor<*x%s>" % ("i" + printer[-2:])
+        dst = ops[-1][2] if ops else t
+        lines.append("  %%u%d = tensor.cast %s : %s to %s" % (k, cur, dst, ity))
+        prints.append("  func.call @%s(%%u%d) : (%s) -> ()" % (printer, k, ity))
+    # every computation happens before the first print (TOOLCHAIN pitfall 11)
+    lines += prints
+    lines.append("  return")
+    lines.append("}")
+    extra = "\n".join(lines) + "\n"
+
+    # Insert inside the module: before the resource section, and before an explicit module's '}'.
+    res_at = text.find("{-#")
+    body, tail = (text, "") if res_at < 0 else (text[:res_at], text[res_at:])
+    if re.match(r"\s*module\b", _strip_comments(body)):
+        close = body.rstrip().rfind("}")
+        body = body[:close] + extra + body[close:]
+    else:
+        body = body.rstrip() + "\n" + extra
+    return body + tail, entry_name, results
+
+
+def parse_printed(out, results):
+    """Numpy arrays from the printMemref text, one per result type."""
+    chunks = out.split("Unranked Memref")[1:]
+    if len(chunks) != len(results):
+        raise OracleError("expected %d printed results, got %d:\n%s" % (len(results), len(chunks), out[:2000]))
+    arrays = []
+    for k, (chunk, t) in enumerate(zip(chunks, results)):
+        m = re.search(r"sizes = \[([^\]]*)\].*?data =", chunk, re.S)
+        if not m:
+            raise OracleError("result %d: cannot parse the printed memref" % k)
+        sizes = tuple(int(x) for x in m.group(1).split(",") if x.strip())
+        if sizes != t.shape and not (t.shape == () and sizes in ((), (1,))):
+            raise OracleError("result %d: printed shape %s, expected %s" % (k, sizes, t))
+        vals = [int(x) for x in re.findall(r"-?\d+", chunk[m.end():])]
+        if len(vals) != t.numel:
+            raise OracleError("result %d: %d values printed, expected %d" % (k, len(vals), t.numel))
+        wide = np.array(vals, dtype=np.int64)
+        if t.elem == "f32":
+            a = wide.astype(np.uint32).view(np.float32) if wide.size else np.zeros(0, np.float32)
+        elif t.elem == "f16":
+            a = wide.astype(np.uint32).view(np.float32).astype(np.float16)
+        elif t.elem == "bf16":
+            a = (wide.astype(np.uint32) >> 16).astype(np.uint16)
+        elif t.elem == "f64":
+            a = wide.view(np.float64)
+        elif t.elem == "i1":
+            a = wide != 0
+        else:
+            a = wide.astype(t.dtype)
+        arrays.append(a.reshape(t.shape))
+    return arrays
+
+
+def run_text(text, inputs, entry=None, keep=None, timeout=600):
+    """Run the graph in `text` with the numpy `inputs`; a list of numpy results."""
+    wrapped, entry_name, results = wrap(text, inputs, entry)
+    if keep:
+        with open(keep, "w") as f:
+            f.write(wrapped)
+    libs = "%s/libmlir_runner_utils.so.22.1,%s/libmlir_c_runner_utils.so.22.1" % (LLVM_LIB, LLVM_LIB)
+    opt = subprocess.run([MLIR_OPT, "-", "--pass-pipeline=" + PIPELINE], input=wrapped,
+                         capture_output=True, text=True, timeout=timeout)
+    if opt.returncode != 0:
+        raise OracleError("mlir-opt-22 failed:\n" + opt.stderr[-4000:])
+    # math-extend-to-supported-types leaves `#arith.fastmath<contract>` on llvm.fpext/fptrunc,
+    # which mlir-runner cannot parse (the arith dialect is gone by then); it means nothing there.
+    lowered = re.sub(r" \{fastmath = #arith\.fastmath<[a-z, ]*>\}", "", opt.stdout)
+    run = subprocess.run([MLIR_RUNNER, "-e", entry_name, "-entry-point-result=void",
+                          "-shared-libs=" + libs], input=lowered, capture_output=True,
+                         text=True, timeout=timeout)
+    if run.returncode != 0:
+        raise OracleError("mlir-runner-22 failed (exit %d):\n%s" % (run.returncode, run.stderr[-4000:]))
+    return parse_printed(run.stdout, results)
+
+
+def run_file(path, inputs, entry=None, keep=None):
+    with open(path) as f:
+        return run_text(f.read(), inputs, entry, keep)
+
+
+def load_npy(path):
+    return np.load(path, allow_pickle=False)
+
+
+def save_npy(path, a):
+    np.save(path, np.asarray(a), allow_pickle=False)
+
+
+def _main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(description="Run a TOSA graph in the upstream MLIR CPU oracle.")
+    ap.add_argument("graph")
+    ap.add_argument("--input", action="append", default=[], help="@file.npy, one per argument")
+    ap.add_argument("--output", action="append", default=[], help="@file.npy, one per result")
+    ap.add_argument("--entry", default=None, help="graph function (default: @main or the only public one)")
+    ap.add_argument("--keep", default=None, help="write the wrapped module here")
+    ap.add_argument("--print", action="store_true", help="print the results")
+    o = ap.parse_args(argv)
+    try:
+        ins = []
+        for s in o.input:
+            if not s.startswith("@"):
+                raise OracleError("--input takes @file.npy, got %r" % s)
+            ins.append(load_npy(s[1:]))
+        res = run_file(o.graph, ins, o.entry, o.keep)
+    except (OracleError, OSError, ValueError) as e:
+        print("oracle: error: %s" % e, file=sys.stderr)
+        return 1
+    if len(o.output) > len(res):
+        print("oracle: error: %d --output given, the graph has %d results" % (len(o.output), len(res)),
+              file=sys.stderr)
+        return 2
+    for s, a in zip(o.output, res):
+        if s:
+            save_npy(s.lstrip("@"), a)
+    if o.print or not o.output:
+        for k, a in enumerate(res):
+            print("result[%d]: %s %s" % (k, "x".join(map(str, a.shape)) or "scalar", a.dtype))
+            print(np.array2string(a, threshold=64))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
