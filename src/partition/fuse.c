@@ -108,15 +108,33 @@ static void place_op(fuse_state *s, const op *o) {
   }
 }
 
+/* Ops whose results reach no graph result are dead: they get no group and no kernel. */
+static char *live_ops(arena *a, const graph *g) {
+  char *live = arena_alloc(a, (size_t)g->nops + 1);
+  char *needed = arena_alloc(a, (size_t)g->nvalues + 1);
+  for (int r = 0; r < g->nresults; r++)
+    needed[g->results[r]->id] = 1;
+  for (int i = g->nops - 1; i >= 0; i--) {
+    const op *o = g->ops[i];
+    for (int r = 0; r < o->nresults && !live[o->id]; r++)
+      live[o->id] = needed[o->results[r]->id];
+    for (int j = 0; live[o->id] && j < o->noperands; j++)
+      needed[o->operands[j]->id] = 1;
+  }
+  return live;
+}
+
 int part_fuse(arena *a, const graph *g, int *group_of) {
   fuse_state s = {.g = g, .group_of = group_of};
   s.parent = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
   s.seen = arena_alloc(a, (size_t)(g->nops + 1));
   s.anchor = arena_alloc(a, sizeof(op *) * (size_t)(g->nops + 1));
+  char *live = live_ops(a, g);
+  for (int i = 0; i < g->nops; i++)
+    group_of[i] = -1;
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
-    group_of[o->id] = -1;
-    if (op_table[o->kind].family != FAM_CONST)
+    if (op_table[o->kind].family != FAM_CONST && live[o->id])
       place_op(&s, o);
   }
   /* Renumber roots densely, then order groups topologically (smallest first op first). */
