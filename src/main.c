@@ -10,7 +10,7 @@
 
 #define MAX_TARGETS 32
 
-typedef enum emit_kind { EMIT_BUNDLE, EMIT_LLVM, EMIT_ASM, EMIT_PARTITIONS } emit_kind;
+typedef enum emit_kind { EMIT_BUNDLE, EMIT_LLVM, EMIT_ASM, EMIT_PARTITIONS, EMIT_DOT } emit_kind;
 
 typedef struct options {
   const char *input;
@@ -24,6 +24,9 @@ typedef struct options {
   int jobs;
   emit_kind emit;
   bool syntax_only, embed_ir, verbose;
+  bool time_report; /* --time-report */
+  int compress;     /* --compress[=v2|v3]: CCOB version, 0 = uncompressed */
+  const char *perf_config; /* --perf-config: GEMM tile parameters (docs/gemm.md) */
   int opt_level, code_object_version;
   int ntargets;
   target_request targets[MAX_TARGETS];
@@ -41,13 +44,14 @@ static const char *usage_text =
     "                           .weights; written only when the graph has such constants)\n"
     "  --offload-arch=ID[,ID]   targets, repeatable; IDs like gfx90a or gfx90a:sramecc+:xnack-\n"
     "                           (default: every target --print-targets marks as default)\n"
-    "  --emit=KIND              bundle (default), llvm, asm, partitions; llvm/asm/partitions\n"
-    "                           print to -o FILE or standard output\n"
+    "  --emit=KIND              bundle (default), llvm, asm, partitions, dot (Graphviz);\n"
+    "                           all but bundle print to -o FILE or standard output\n"
     "  --entry NAME             function to compile (default: the single public one)\n"
     "  --syntax-only            parse and verify only\n"
     "  --embed-ir               store each target's optimised kernel IR in the bundle (for\n"
     "                           tosac-run)\n"
     "  -O0 -O1 -O2 -O3          LLVM optimisation level (default -O3)\n"
+    "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"
     "  -j N                     compile N targets in parallel (default: number of cores)\n"
     "  -MD                      also write a Make depfile (bundle stem + .d)\n"
     "  -MF FILE                 write the depfile to FILE\n"
@@ -56,6 +60,9 @@ static const char *usage_text =
     "  --code-object-version=N  4, 5 or 6 (default 5)\n"
     "  --print-targets          list the known targets and exit\n"
     "  -v                       print the stages and their timings\n"
+    "  --time-report            print a table of per-stage and per-target times to stderr\n"
+    "  --compress[=v2|v3]       write a zstd-compressed (CCOB) bundle, version 2 by default\n"
+    "                           (HIP runtimes from ROCm 6.x; ROCm 5.x cannot read it)\n"
     "  --version                print the version and exit\n"
     "  --help                   print this help and exit\n"
     "\n"
@@ -79,8 +86,15 @@ static double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Driver stages as they finish, and each target's cg_compile stages, for --time-report. */
+static struct { const char *what; double ms; } stage_times[8];
+static int nstage_times;
+static double target_times[MAX_TARGETS][CG_STAGE_COUNT];
+
 static void stage_done(const options *o, const char *what, double *t0) {
   double t = now_ms();
+  if (nstage_times < (int)(sizeof stage_times / sizeof stage_times[0]))
+    stage_times[nstage_times].what = what, stage_times[nstage_times++].ms = t - *t0;
   if (o->verbose)
     fprintf(stderr, "tosac: %-28s %8.1f ms\n", what, t - *t0);
   *t0 = t;
@@ -125,7 +139,7 @@ static void print_targets(void) {
 
 static int parse_options(int argc, char **argv, options *o) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
-         OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP };
+         OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -137,8 +151,11 @@ static int parse_options(int argc, char **argv, options *o) {
       {"entry", required_argument, 0, OPT_ENTRY},
       {"syntax-only", no_argument, 0, OPT_SYNTAX},
       {"embed-ir", no_argument, 0, OPT_EMBED},
+      {"perf-config", required_argument, 0, OPT_PERF_CONFIG},
       {"code-object-version", required_argument, 0, OPT_COV},
       {"print-targets", no_argument, 0, OPT_PRINT_TARGETS},
+      {"time-report", no_argument, 0, OPT_TIME_REPORT},
+      {"compress", optional_argument, 0, OPT_COMPRESS},
       {"version", no_argument, 0, OPT_VERSION},
       {"help", no_argument, 0, OPT_HELP},
       {0, 0, 0, 0}};
@@ -176,16 +193,25 @@ static int parse_options(int argc, char **argv, options *o) {
       else if (!strcmp(optarg, "llvm")) o->emit = EMIT_LLVM;
       else if (!strcmp(optarg, "asm")) o->emit = EMIT_ASM;
       else if (!strcmp(optarg, "partitions")) o->emit = EMIT_PARTITIONS;
+      else if (!strcmp(optarg, "dot")) o->emit = EMIT_DOT;
       else
-        return usage_error("unknown --emit kind '%s' (use bundle, llvm, asm or partitions)", optarg);
+        return usage_error("unknown --emit kind '%s' (use bundle, llvm, asm, partitions or dot)", optarg);
       break;
     case OPT_ENTRY: o->entry = optarg; break;
     case OPT_SYNTAX: o->syntax_only = true; break;
     case OPT_EMBED: o->embed_ir = true; break;
+    case OPT_PERF_CONFIG: o->perf_config = optarg; break;
     case OPT_COV:
       if (strcmp(optarg, "4") && strcmp(optarg, "5") && strcmp(optarg, "6"))
         return usage_error("invalid code object version '%s' (use 4, 5 or 6)", optarg);
       o->code_object_version = optarg[0] - '0';
+      break;
+    case OPT_TIME_REPORT: o->time_report = true; break;
+    case OPT_COMPRESS:
+      if (!optarg || !strcmp(optarg, "v2")) o->compress = 2;
+      else if (!strcmp(optarg, "v3")) o->compress = 3;
+      else
+        return usage_error("invalid --compress version '%s' (use v2 or v3)", optarg);
       break;
     case OPT_PRINT_TARGETS: print_targets(); exit(0);
     case OPT_VERSION: printf("tosac %s (LLVM 22)\n", TOSAC_VERSION); exit(0);
@@ -300,6 +326,52 @@ static char *path_from_manifest(const char *manifest, const char *file) {
   return out;
 }
 
+/* Replace the bundle by its CCOB form (frees the original); NULL after reporting an error. */
+static uint8_t *compress_bundle(const options *o, uint8_t *bundle, size_t *size) {
+  char err[512];
+  size_t csize = 0;
+  uint8_t *c = bnd_compress(bundle, *size, o->compress, &csize, err, sizeof err);
+  if (!c)
+    fprintf(stderr, "tosac: error: %s\n", err);
+  else if (o->verbose)
+    fprintf(stderr, "tosac: compressed the bundle (CCOB v%d) from %zu to %zu bytes\n",
+            o->compress, *size, csize);
+  free(bundle);
+  *size = csize;
+  return c;
+}
+
+/* --time-report: wall time of the driver's stages, then each target's codegen stages (the
+ * targets run in parallel with -j, so their sum may exceed the codegen wall time). */
+static void print_time_report(const options *o, bool codegen_ran) {
+  static const char *const cg_names[CG_STAGE_COUNT] = {
+      [CG_STAGE_IR] = "IR build", [CG_STAGE_OPT] = "optimise", [CG_STAGE_EMIT] = "codegen",
+      [CG_STAGE_LINK] = "link", [CG_STAGE_META] = "metadata"};
+  double total = 0;
+  fputs("tosac: time report (ms, wall clock)\n", stderr);
+  fprintf(stderr, "  %-28s %10s\n", "stage", "ms");
+  for (int i = 0; i < nstage_times; i++) {
+    fprintf(stderr, "  %-28s %10.2f\n", stage_times[i].what, stage_times[i].ms);
+    total += stage_times[i].ms;
+  }
+  fprintf(stderr, "  %-28s %10.2f\n", "total", total);
+  if (!codegen_ran)
+    return;
+  fprintf(stderr, "  %-28s", "target");
+  for (int s = 0; s < CG_STAGE_COUNT; s++)
+    fprintf(stderr, " %10s", cg_names[s]);
+  fprintf(stderr, " %10s\n", "total");
+  for (int i = 0; i < o->ntargets; i++) {
+    double sum = 0;
+    fprintf(stderr, "  %-28s", o->targets[i].id);
+    for (int s = 0; s < CG_STAGE_COUNT; s++) {
+      fprintf(stderr, " %10.2f", target_times[i][s]);
+      sum += target_times[i][s];
+    }
+    fprintf(stderr, " %10.2f\n", sum);
+  }
+}
+
 static int write_bundle(const options *o, const graph *g, const partition_plan **plans,
                         cg_result *res, const cg_options *cgo) {
   bnd_entry entries[1 + 2 * MAX_TARGETS];
@@ -319,6 +391,8 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   char *man = o->manifest ? strdup(o->manifest) : stem_with(out, ".json", true);
   size_t size = 0, wsize = 0;
   uint8_t *bundle = bnd_build(entries, n, BND_ALIGN, &size);
+  if (bundle && o->compress)
+    bundle = compress_bundle(o, bundle, &size);
   /* Every target's plan places the constants identically; the first one writes the file. */
   uint8_t *weights = plans[0]->weights_bytes ? part_weights_image(plans[0], &wsize) : NULL;
   char *wpath = !weights ? NULL : o->weights ? strdup(o->weights) : stem_with(out, ".weights", true);
@@ -372,6 +446,7 @@ typedef struct cg_job {
 typedef struct cg_pool {
   cg_job *jobs;
   int njobs, next;
+  bool progress; /* stderr is a terminal: show "[k/n] target ..." while compiling */
   pthread_mutex_t lock;
 } cg_pool;
 
@@ -380,6 +455,8 @@ static void *cg_worker(void *arg) {
   for (;;) {
     pthread_mutex_lock(&pool->lock);
     int i = pool->next++;
+    if (i < pool->njobs && pool->progress) /* under the lock: lines never interleave */
+      fprintf(stderr, "\r\033[K[%d/%d] %s ...", i + 1, pool->njobs, pool->jobs[i].plan->target->id);
     pthread_mutex_unlock(&pool->lock);
     if (i >= pool->njobs)
       return NULL;
@@ -399,7 +476,7 @@ static bool codegen_all(const options *o, const graph *g, const partition_plan *
   cg_job jobs[MAX_TARGETS];
   for (int i = 0; i < o->ntargets; i++)
     jobs[i] = (cg_job){.g = g, .plan = plans[i], .cgo = cgo, .res = &res[i]};
-  cg_pool pool = {.jobs = jobs, .njobs = o->ntargets};
+  cg_pool pool = {.jobs = jobs, .njobs = o->ntargets, .progress = isatty(STDERR_FILENO)};
   pthread_mutex_init(&pool.lock, NULL);
   int nthreads = o->jobs < o->ntargets ? o->jobs : o->ntargets;
   pthread_t th[MAX_TARGETS];
@@ -411,6 +488,10 @@ static bool codegen_all(const options *o, const graph *g, const partition_plan *
   for (int i = 0; i < started; i++)
     pthread_join(th[i], NULL);
   pthread_mutex_destroy(&pool.lock);
+  if (pool.progress)
+    fputs("\r\033[K", stderr); /* erase the progress line before any diagnostics */
+  for (int i = 0; i < o->ntargets; i++)
+    memcpy(target_times[i], res[i].time_ms, sizeof target_times[i]);
   bool ok = true;
   for (int i = 0; i < o->ntargets; i++) {
     if (jobs[i].diag_len)
@@ -431,14 +512,14 @@ static int compile(const options *o, const graph *g, arena *a, diag_sink *d, dou
       return 1;
   }
   stage_done(o, "partition", t0);
-  if (o->emit == EMIT_PARTITIONS) {
+  if (o->emit == EMIT_PARTITIONS || o->emit == EMIT_DOT) {
     FILE *f = stdout;
     char *buf = NULL;
     size_t len = 0;
     if (o->output)
       f = open_memstream(&buf, &len);
     for (int i = 0; i < o->ntargets; i++)
-      part_print(f, g, plans[i]);
+      (o->emit == EMIT_DOT ? part_print_dot : part_print)(f, g, plans[i]);
     if (o->output) {
       fclose(f);
       bool ok = write_text(o->output, buf);
@@ -449,7 +530,8 @@ static int compile(const options *o, const graph *g, arena *a, diag_sink *d, dou
   }
   cg_options cgo = {.opt_level = o->opt_level, .code_object_version = o->code_object_version,
                     .embed_ir = o->embed_ir, .want_llvm_ir = o->emit == EMIT_LLVM,
-                    .want_asm = o->emit == EMIT_ASM};
+                    .want_asm = o->emit == EMIT_ASM, .perf_config = o->perf_config};
+  cg_gemm_set_perf_config(o->perf_config);
   cg_result res[MAX_TARGETS] = {0};
   cg_init();
   int rc = codegen_all(o, g, plans, &cgo, res) ? 0 : 1;
@@ -493,6 +575,8 @@ int main(int argc, char **argv) {
     rc = compile(&o, g, a, &d, &t0);
   if (!rc && d.errors)
     rc = 1;
+  if (o.time_report)
+    print_time_report(&o, nstage_times > 2);
   arena_free(a);
   free(text);
   return rc;

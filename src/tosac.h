@@ -299,6 +299,17 @@ typedef enum kernel_family {
   KF_COUNT
 } kernel_family;
 
+/* What a kernel computes when the partitioner expanded one reduction into several launches
+ * (partition/expand.c). Every other kernel is KR_PLAIN. */
+typedef enum kernel_role {
+  KR_PLAIN = 0, /* the whole op in one kernel */
+  KR_PARTIAL,   /* split_count chunks of the reduced axis, one partial result each, into a
+                   workspace buffer [split_count, outer*inner] of the accumulator type */
+  KR_COMBINE,   /* reduces that workspace over the chunks into the op's result */
+  KR_ATOMIC,    /* split_count chunks accumulate atomically into the result, which a fill node
+                   initialised to the op's identity; reads and writes its output */
+} kernel_role;
+
 typedef struct part_kernel {
   int id;
   char name[64]; /* symbol: "tosac_k0_add" */
@@ -314,6 +325,10 @@ typedef struct part_kernel {
   int *out_bufs;    /* buffer ids written, after the inputs in argument order */
   int nout;
   const value **out_vals;
+  kernel_role role;  /* KR_PLAIN unless expanded */
+  int split_count;   /* KR_PARTIAL / KR_COMBINE / KR_ATOMIC: chunks of the reduced axis */
+  int reuses;        /* 0, or 1 + the index of an earlier kernel with an identical spec: this
+                        launch runs that kernel's code (same name) with its own buffers */
 } part_kernel;
 
 typedef enum launch_kind { LAUNCH_KERNEL, LAUNCH_FILL, LAUNCH_COPY } launch_kind;
@@ -343,14 +358,19 @@ typedef struct partition_plan {
   int64_t workspace_bytes;
   int64_t workspace_align;
   int64_t weights_bytes; /* size of the weights file (same for every target's plan) */
+  int ndistinct;         /* kernels with code of their own (the others reuse one) */
 } partition_plan;
 
 /* The weights file: every BUF_CONSTANT's bytes (splats expanded) at its offset. malloc'd. */
 uint8_t *part_weights_image(const partition_plan *p, size_t *size);
 
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d);
+/* partition/expand.c: a reduction's input seen as [outer, r, inner] around its axis. */
+void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner);
 /* Human-readable dump for --emit=partitions. */
 void part_print(FILE *out, const graph *g, const partition_plan *p);
+/* Graphviz view for --emit=dot: ops grouped into kernels, dependencies dashed. */
+void part_print_dot(FILE *out, const graph *g, const partition_plan *p);
 
 /* ---------------------------------------------------------------- codegen/ */
 typedef struct cg_options {
@@ -410,6 +430,9 @@ typedef struct cg_result {
 } cg_result;
 
 void cg_init(void); /* once per process: LLVM target initialisation */
+/* codegen/kernel_reduction.c: the work-group tile of a reduction kernel (tx columns of inner x
+ * ty slices of r, tx*ty = 256); the partitioner's cost model counts work-groups with it. */
+void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty);
 bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
                 diag_sink *d);
 void cg_result_free(cg_result *r);

@@ -148,10 +148,14 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
 
   cJSON_AddItemToObject(o, "args", args_json(ki));
 
-  cJSON *tuning = cJSON_AddObjectToObject(o, "tuning");
+  /* GEMM kernels add their tile parameters (a JSON object text, docs/gemm.md) */
+  cJSON *tuning = ki->tuning[0] ? cJSON_Parse(ki->tuning) : NULL;
+  if (!tuning)
+    tuning = cJSON_CreateObject();
+  cJSON_AddItemToObject(o, "tuning", tuning);
   add_int(tuning, "block_size", (int64_t)ki->block[0] * ki->block[1] * ki->block[2]);
   add_int(tuning, "vector_width", ki->vector_width);
-  cJSON_AddNullToObject(o, "matrix_instruction"); /* no matrix kernels yet */
+  add_str_or_null(o, "matrix_instruction", ki->matrix_instruction[0] ? ki->matrix_instruction : NULL);
 
   cJSON *ops = cJSON_AddArrayToObject(o, "ops");
   for (int i = 0; i < pk->nops; i++) {
@@ -166,12 +170,13 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
 }
 
 /* Raw bit pattern of a fill value as "0x" + hex digits for the element width. A string, because
- * f64/i64 patterns (e.g. -inf = 0xfff0000000000000) do not survive a JSON number. Fill nodes
- * carry no value in the plan yet, so every fill is a zero fill. */
-static void fill_bits(const part_buffer *b, char *buf, size_t size) {
-  int bits = b->v ? elem_type_bits(b->v->type.elem) : 8;
+ * f64/i64 patterns (e.g. -inf = 0xfff0000000000000) do not survive a JSON number. */
+static void fill_bits(elem_type t, uint64_t v, char *buf, size_t size) {
+  int bits = t != ET_INVALID ? elem_type_bits(t) : 8;
   int digits = bits < 8 ? 2 : (bits + 3) / 4;
-  snprintf(buf, size, "0x%0*x", digits, 0);
+  if (bits < 64)
+    v &= ((uint64_t)1 << bits) - 1;
+  snprintf(buf, size, "0x%0*llx", digits, (unsigned long long)v);
 }
 
 static const part_buffer *plan_buffer(const partition_plan *p, int id) {
@@ -191,16 +196,16 @@ static cJSON *launch_json(const partition_plan *p, const launch_node *ln) {
     char bits[32];
     cJSON_AddStringToObject(o, "kind", "fill");
     add_int(o, "buffer", ln->dst_buf);
-    add_int(o, "offset", 0);
-    add_int(o, "bytes", b ? b->bytes : 0);
-    add_str_or_null(o, "element_type", b && b->v ? elem_type_name(b->v->type.elem) : NULL);
-    add_int(o, "value", 0);
-    if (b) {
-      fill_bits(b, bits, sizeof bits);
-      cJSON_AddStringToObject(o, "bits", bits);
-    } else {
-      cJSON_AddStringToObject(o, "bits", "0x00");
-    }
+    /* The plan's fill (value and range); a fill without a type or range covers the whole
+     * buffer with zeros of the buffer's element type. */
+    elem_type ft = ln->fill_type != ET_INVALID ? ln->fill_type : b && b->v ? b->v->type.elem : ET_INVALID;
+    int64_t bytes = ln->fill_bytes > 0 ? ln->fill_bytes : b ? b->bytes - ln->fill_offset : 0;
+    add_int(o, "offset", ln->fill_offset);
+    add_int(o, "bytes", bytes);
+    add_str_or_null(o, "element_type", ft != ET_INVALID ? elem_type_name(ft) : NULL);
+    cJSON_AddNumberToObject(o, "value", ln->fill_value); /* the exact pattern is in "bits" */
+    fill_bits(ft, ln->fill_bits, bits, sizeof bits);
+    cJSON_AddStringToObject(o, "bits", bits);
     break;
   }
   case LAUNCH_COPY: {
@@ -250,6 +255,7 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti) {
   add_int(o, "wavefront_size", t->info ? t->info->wave_size : 64);
   add_int(o, "lds_limit", t->info ? t->info->lds_bytes : 65536);
   add_int(o, "kernel_count", p->nkernels);
+  add_int(o, "distinct_kernels", p->ndistinct);
   cJSON *ws = cJSON_AddObjectToObject(o, "workspace");
   add_int(ws, "bytes", p->workspace_bytes);
   add_int(ws, "alignment", p->workspace_align);

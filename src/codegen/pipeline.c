@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define AMDGPU_TRIPLE "amdgcn-amd-amdhsa"
 
@@ -22,6 +23,15 @@ static void init_llvm(void) {
 }
 
 void cg_init(void) { pthread_once(&init_once, init_llvm); }
+
+/* Milliseconds since *t0, which moves to now: accumulates cg_result.time_ms per stage. */
+static double lap_ms(struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  double ms = (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+  *t0 = t;
+  return ms;
+}
 
 /* LLVM reports backend errors (e.g. resource limits) through the context; without a handler
  * it would exit the process. Keep the first error message for the diagnostic. */
@@ -62,10 +72,32 @@ static bool emit(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType k
   return true;
 }
 
+/* A deduplicated kernel launches its twin's code: same launch fields, its own buffers in the
+ * declared argument list (mapped position by position). */
+static void reuse_kernel(const part_kernel *twin, const cg_kernel_info *tinfo,
+                         const part_kernel *k, cg_kernel_info *info) {
+  *info = *tinfo;
+  info->args = calloc(tinfo->nargs ? (size_t)tinfo->nargs : 1, sizeof(cg_arg));
+  for (int a = 0; a < tinfo->nargs; a++) {
+    cg_arg arg = tinfo->args[a];
+    for (int i = 0; i < twin->nin; i++)
+      if (arg.buffer == twin->in_bufs[i] && i < k->nin)
+        arg.buffer = k->in_bufs[i];
+    for (int i = 0; i < twin->nout; i++)
+      if (tinfo->args[a].buffer == twin->out_bufs[i] && i < k->nout)
+        arg.buffer = k->out_bufs[i];
+    info->args[a] = arg;
+  }
+}
+
 static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *p, cg_result *out) {
   for (int i = 0; i < p->nkernels; i++) {
     const part_kernel *k = &p->kernels[i];
     cg_kernel_info *info = &out->kernels[i];
+    if (k->reuses) {
+      reuse_kernel(&p->kernels[k->reuses - 1], &out->kernels[k->reuses - 1], k, info);
+      continue;
+    }
     snprintf(info->name, sizeof info->name, "%s", k->name);
     snprintf(info->symbol, sizeof info->symbol, "%s.kd", k->name);
     typedef bool (*emitter)(cg_builder *, const graph *, const partition_plan *,
@@ -111,6 +143,9 @@ bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, 
                 diag_sink *d) {
   cg_init();
   memset(out, 0, sizeof *out);
+  struct timespec lap;
+  clock_gettime(CLOCK_MONOTONIC, &lap);
+  double ms[CG_STAGE_COUNT] = {0};
   const target_request *t = p->target;
   int cov = opt->code_object_version ? opt->code_object_version : 5;
   if (cov < 4 || cov > 6) {
@@ -156,7 +191,9 @@ bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, 
   }
   LLVMDisposeMessage(err);
   err = NULL;
+  ms[CG_STAGE_IR] = lap_ms(&lap);
   ok = ok && optimise(m, tm, opt->opt_level, d);
+  ms[CG_STAGE_OPT] = lap_ms(&lap);
   if (ok && opt->embed_ir) {
     LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
     out->bitcode = (uint8_t *)dup_buffer(bc, &out->bitcode_size, false);
@@ -184,12 +221,14 @@ bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, 
     diag_error_noloc(d, "LLVM code generation for %s failed: %s", t->id, lds.message);
     ok = false;
   }
+  ms[CG_STAGE_EMIT] = lap_ms(&lap);
   if (ok) {
     char lerr[1200];
     ok = cg_link((const uint8_t *)LLVMGetBufferStart(obj), LLVMGetBufferSize(obj),
                  &out->code_object, &out->code_size, lerr, sizeof lerr);
     if (!ok)
       diag_error_noloc(d, "linking the %s code object failed: %s", t->id, lerr);
+    ms[CG_STAGE_LINK] = lap_ms(&lap);
     if (ok && !(ok = cg_read_metadata(out->code_object, out->code_size, out, lerr, sizeof lerr)))
       diag_error_noloc(d, "%s code object: %s", t->id, lerr);
   }
@@ -198,8 +237,11 @@ bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, 
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   LLVMDisposeTargetMachine(tm);
+  ms[CG_STAGE_META] = lap_ms(&lap);
   if (!ok)
     cg_result_free(out);
+  else
+    memcpy(out->time_ms, ms, sizeof ms);
   return ok;
 }
 

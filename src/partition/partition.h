@@ -14,4 +14,11 @@ int part_fuse(arena *a, const graph *g, int *group_of);
 int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first,
                              const int *live_last);
 
+/* expand.c: expand large reductions into fill + atomic or partial + combine kernels, chosen
+ * per target; rewrites p's kernels and launch nodes (called before liveness and edges). */
+bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d);
+
+/* dedup.c: mark kernels whose specs equal an earlier kernel's (part_kernel.reuses). */
+void part_dedup(partition_plan *p);
+
 #endif

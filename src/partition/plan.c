@@ -150,6 +150,9 @@ static bool node_reads(const partition_plan *p, const launch_node *n, int buf) {
   for (int i = 0; i < k->nin; i++)
     if (k->in_bufs[i] == buf)
       return true;
+  for (int i = 0; k->role == KR_ATOMIC && i < k->nout; i++) /* accumulates into its output */
+    if (k->out_bufs[i] == buf)
+      return true;
   return false;
 }
 
@@ -357,6 +360,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     n->kernel = k->id;
   }
   add_copies(&b, &node_cap);
+  if (!part_expand(a, g, p, d)) /* large reductions: fill + atomic, or partial + combine */
+    return NULL;
 
   /* Liveness in launch positions: written by the producing node, last read by a later one. */
   int *first = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
@@ -374,6 +379,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last);
   p->weights_bytes = place_constants(p, g);
   build_edges(&b);
+  part_dedup(p);
   return p;
 }
 
@@ -419,6 +425,9 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
     const launch_node *n = &p->nodes[i];
     if (n->kind == LAUNCH_KERNEL)
       fprintf(out, "  launch %d: kernel %d", n->id, n->kernel);
+    else if (n->kind == LAUNCH_FILL)
+      fprintf(out, "  launch %d: fill b%d with 0x%llx", n->id, n->dst_buf,
+              (unsigned long long)n->fill_bits);
     else
       fprintf(out, "  launch %d: copy b%d -> b%d", n->id, n->src_buf, n->dst_buf);
     fprintf(out, " after [");

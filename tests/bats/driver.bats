@@ -68,7 +68,7 @@ M
   assert_line --index 0 "tosac: error: invalid optimisation level '-O7' (use -O0 to -O3)"
   run "$TOSAC" --emit=pdf add.mlir
   assert_failure 2
-  assert_line --index 0 "tosac: error: unknown --emit kind 'pdf' (use bundle, llvm, asm or partitions)"
+  assert_line --index 0 --regexp "^tosac: error: unknown --emit kind 'pdf' \(use bundle, llvm, asm, .*partitions.* or .*\)$"
 }
 
 @test "default outputs are named after the input, next to the bundle for the manifest" {
@@ -189,4 +189,66 @@ M
   sleep 1; touch add.mlir
   run make
   assert_output --partial "$TOSAC add.mlir"
+}
+
+@test "--emit=dot draws kernels as clusters with their ops and dependencies" {
+  cat > bc.mlir <<'M'
+func.func @main(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tosa.exp %a : (tensor<1x8xf32>) -> tensor<1x8xf32>
+  %1 = tosa.add %0, %b : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+M
+  run "$TOSAC" bc.mlir --offload-arch=gfx1100 --emit=dot
+  assert_success
+  assert_line --index 0 'digraph "gfx1100" {'
+  assert_line '  subgraph cluster_k0 {'
+  assert_line '    label="kernel 1: tosac_k1_add";'
+  assert_line '    op0 [label="tosa.exp\ntensor<1x8xf32>"];'
+  assert_line '  op0 -> op1;'
+  assert_line '  arg1 -> op1;'
+  assert_line '  op0 -> op1 [style=dashed, color=gray, constraint=false];'
+  assert_line '  op1 -> res0;'
+}
+
+@test "ops whose results are never used get no kernel" {
+  cat > dead.mlir <<'M'
+func.func @main(%a: tensor<9xf32>, %b: tensor<9xf32>) -> tensor<9xf32> {
+  %0 = tosa.exp %a : (tensor<9xf32>) -> tensor<9xf32>
+  %1 = tosa.abs %b : (tensor<9xf32>) -> tensor<9xf32>
+  return %1 : tensor<9xf32>
+}
+M
+  run "$TOSAC" dead.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
+  assert_line "  kernel 0 tosac_k0_abs over tensor<9xf32>"
+}
+
+@test "identical kernels are generated once and launched twice, and still compute right" {
+  cat > twin.mlir <<'M'
+func.func @main(%a: tensor<3x33xf32>, %b: tensor<3x33xf32>) -> (tensor<3x33xf32>, tensor<3x33xf32>) {
+  %0 = tosa.exp %a : (tensor<3x33xf32>) -> tensor<3x33xf32>
+  %1 = tosa.tanh %0 : (tensor<3x33xf32>) -> tensor<3x33xf32>
+  %2 = tosa.exp %b : (tensor<3x33xf32>) -> tensor<3x33xf32>
+  %3 = tosa.tanh %2 : (tensor<3x33xf32>) -> tensor<3x33xf32>
+  return %1, %3 : tensor<3x33xf32>, tensor<3x33xf32>
+}
+M
+  run "$TOSAC" twin.mlir --offload-arch=gfx90a,gfx1100 --embed-ir -o twin.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("twin.json"))["targets"]:
+    ks = t["kernels"]
+    print(t["kernel_count"], t["distinct_kernels"], ks[0]["name"] == ks[1]["name"],
+          [[a["buffer"] for a in k["args"] if a["buffer"] is not None] for k in ks])'
+  assert_line --index 0 "2 1 True [[0, 2], [1, 3]]"
+  assert_line --index 1 "2 1 True [[0, 2], [1, 3]]"
+  run llvm-readelf-22 --notes <(clang-offload-bundler-22 -type=o -unbundle -targets=hipv4-amdgcn-amd-amdhsa--gfx90a -input=twin.hipfb -output=/dev/stdout)
+  assert_equal "$(echo "$output" | grep -c '\.name: *tosac_k0')" 1
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" twin.mlir --targets gfx90a,gfx1100 --tosac "$TOSAC" \
+    --tosac-run "$ROOT/${TOSAC_BUILD:-build}/bin/tosac-run"
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
 }
