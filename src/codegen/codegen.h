@@ -60,16 +60,42 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
                          const part_kernel *k, cg_kernel_info *info);
 
 /* The other kernel families, one file each (kernel_gemm.c, kernel_reduction.c, kernel_pool.c,
- * kernel_data.c). Declared weak so the dispatch in pipeline.c can report a family whose
- * generator is not linked in instead of failing the build. Same contract as
- * cg_emit_elementwise: emit function k->name into cb's module and fill info's launch fields. */
+ * kernel_data.c). Same contract as cg_emit_elementwise: emit function k->name into cb's
+ * module and fill info's launch fields. */
 #define CG_EMITTER(name)                                                                       \
   bool name(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,     \
-            cg_kernel_info *info) __attribute__((weak))
+            cg_kernel_info *info)
 CG_EMITTER(cg_emit_gemm);
 CG_EMITTER(cg_emit_reduction);
 CG_EMITTER(cg_emit_pool);
 CG_EMITTER(cg_emit_data);
+
+/* ---------------------------------------------------------------- kernel_conv_direct.c */
+/* depthwise_conv2d, conv3d, transpose_conv2d (cg_emit_gemm routes them here): one work-item
+ * per output element, fused elementwise epilogue. Same contract as cg_emit_elementwise. */
+bool cg_emit_conv_direct(cg_builder *cb, const graph *g, const partition_plan *p,
+                         const part_kernel *k, cg_kernel_info *info);
+/* Shared by anchor kernels (one work-item per element of k->iter): */
+bool cg_op_is(const op *o, const char *mnemonic); /* by mnemonic, e.g. "tosa.conv3d" */
+/* Zero point from the canonical attribute, else from constant operand `operand` (-1: none). */
+int64_t cg_zero_point(const op *o, const char *name, int operand);
+/* Index type for k: i32 unless some element count needs i64. */
+LLVMTypeRef cg_anchor_index_type(cg_builder *cb, const part_kernel *k);
+/* Declare k's kernel (block work-items per group, 1-D grid over k->iter, info filled) and
+ * position the builder in the in-range body with k->iter's coordinates and the linear index.
+ * Returns the exit block (the body must branch there), NULL on error. */
+LLVMBasicBlockRef cg_anchor_kernel_begin(cg_builder *cb, const part_kernel *k, int block,
+                                         LLVMTypeRef it, LLVMValueRef *coords, LLVMValueRef *linear,
+                                         cg_kernel_info *info);
+/* Pointer to value v inside k: its kernel argument, or a constant global of its data. */
+LLVMValueRef cg_operand_ptr(cg_builder *cb, const part_kernel *k, const value *v);
+/* Load element `off` of a buffer of type t (i1 bytes become i1). */
+LLVMValueRef cg_load_elem(cg_builder *cb, elem_type t, LLVMValueRef base, LLVMValueRef off);
+/* Apply the elementwise ops after k->anchor to the anchor result `anchor_val` of the element at
+ * coords/linear (broadcast operands read from buffers or folded constants) and store every
+ * k->out_vals there. false (diagnosed, cb->failed) on error. */
+bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLVMValueRef anchor_val,
+                       LLVMValueRef const *coords, LLVMValueRef linear, LLVMTypeRef it);
 
 /* ---------------------------------------------------------------- link.c / lld_shim.cpp */
 /* Link one relocatable object into a shared code object (ld.lld -shared), in process. */

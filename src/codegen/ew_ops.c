@@ -1,8 +1,10 @@
 /* ew_ops.c: scalar semantics of the elementwise TOSA ops, matching MLIR's tosa-to-linalg and
  * tosa-to-arith lowering (the oracle) bit for bit where the oracle is deterministic. */
 #include "codegen.h"
+#include "ew_math.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- compile-time constants */
@@ -283,6 +285,232 @@ static bool nan_ignore(const op *o) {
   return a && a->s && strcmp(a->s, "IGNORE") == 0;
 }
 
+
+/* ---------------------------------------------------------------- integer and logical ops */
+
+static bool attr_bool(const op *o, const char *name) {
+  const attr *a = op_attr(o, name);
+  if (!a)
+    return false;
+  if (a->kind == ATTR_STR && a->s)
+    return strcmp(a->s, "true") == 0;
+  return a->i != 0;
+}
+
+/* Shifts by an amount outside [0, bits) are an ERROR in TOSA and poison in the oracle's
+ * arith.shli/shrui/shrsi; tosac defines them (amount read unsigned): logical shifts give 0,
+ * the arithmetic shift fills with the sign. No poison reaches the GPU. */
+static LLVMValueRef shift_op(ew *e, op_kind k, LLVMValueRef x, LLVMValueRef s, bool round) {
+  LLVMBuilderRef b = e->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  unsigned bits = LLVMGetIntTypeWidth(t);
+  LLVMValueRef zero = LLVMConstNull(t), one = LLVMConstInt(t, 1, 0);
+  LLVMValueRef in_range = LLVMBuildICmp(b, LLVMIntULT, s, LLVMConstInt(t, bits, 0), "");
+  LLVMValueRef safe = LLVMBuildSelect(b, in_range, s, LLVMConstInt(t, bits - 1, 0), "");
+  if (k == OP_LOGICAL_LEFT_SHIFT)
+    return LLVMBuildSelect(b, in_range, LLVMBuildShl(b, x, safe, ""), zero, "");
+  if (k == OP_LOGICAL_RIGHT_SHIFT)
+    return LLVMBuildSelect(b, in_range, LLVMBuildLShr(b, x, safe, ""), zero, "");
+  LLVMValueRef r = LLVMBuildAShr(b, x, safe, "");
+  if (!round)
+    return r;
+  /* round: add the last bit shifted out (x >> (s-1)) & 1 when s > 0, as MLIR lowers it */
+  LLVMValueRef pos = LLVMBuildICmp(b, LLVMIntNE, safe, zero, "");
+  LLVMValueRef sm1 = LLVMBuildSelect(b, pos, LLVMBuildSub(b, safe, one, ""), zero, "");
+  LLVMValueRef bit = LLVMBuildAnd(b, LLVMBuildAShr(b, x, sm1, ""), one, "");
+  return LLVMBuildAdd(b, r, LLVMBuildSelect(b, pos, bit, zero, ""), "");
+}
+
+/* Division truncating toward zero (arith.divsi). Defined where TOSA says ERROR (LLVM: UB, x86:
+ * a trap): x / 0 = x (divides by 1), INT_MIN / -1 wraps to INT_MIN (computed as 0 - x). */
+static LLVMValueRef int_div(ew *e, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = e->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef m1 = LLVMConstAllOnes(t);
+  LLVMValueRef special = LLVMBuildOr(b, LLVMBuildICmp(b, LLVMIntEQ, y, LLVMConstNull(t), ""),
+                                     LLVMBuildICmp(b, LLVMIntEQ, y, m1, ""), "");
+  LLVMValueRef d = LLVMBuildSelect(b, special, LLVMConstInt(t, 1, 0), y, "");
+  LLVMValueRef q = LLVMBuildSDiv(b, x, d, "");
+  LLVMValueRef neg = LLVMBuildSub(b, LLVMConstNull(t), x, "");
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, y, m1, ""), neg, q, "");
+}
+
+/* TABLE (MLIR's TableConverter): i8 -> i8 lookup at x + 128; i16 -> i32 with 7-bit linear
+ * interpolation between table[x+32768 >> 7] and the next entry (513-entry table). `tab` is a
+ * pointer to the table's elements. */
+static LLVMValueRef table_op(ew *e, const op *o, LLVMValueRef x, LLVMValueRef tab) {
+  LLVMBuilderRef b = e->b;
+  cg_builder *cb = e->cb;
+  elem_type tt = o->operands[1]->type.elem;
+  LLVMTypeRef et = cg_elem_type(cb, tt);
+  LLVMValueRef xi = LLVMBuildSExt(b, x, cb->i32, "");
+  if (o->operands[0]->type.elem == ET_I8) {
+    LLVMValueRef idx = LLVMBuildAdd(b, xi, LLVMConstInt(cb->i32, 128, 0), "");
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, et, tab, &idx, 1, "");
+    return cg_load(cb, et, p, (unsigned)elem_type_bytes(tt));
+  }
+  LLVMValueRef v = LLVMBuildAdd(b, xi, LLVMConstInt(cb->i32, 32768, 0), "");
+  LLVMValueRef idx = LLVMBuildLShr(b, v, LLVMConstInt(cb->i32, 7, 0), "");
+  LLVMValueRef frac = LLVMBuildAnd(b, v, LLVMConstInt(cb->i32, 127, 0), "");
+  LLVMValueRef idx1 = LLVMBuildAdd(b, idx, LLVMConstInt(cb->i32, 1, 0), "");
+  LLVMValueRef base = LLVMBuildSExt(b, cg_load(cb, et, LLVMBuildInBoundsGEP2(b, et, tab, &idx, 1, ""), 2),
+                                    cb->i32, "");
+  LLVMValueRef next = LLVMBuildSExt(b, cg_load(cb, et, LLVMBuildInBoundsGEP2(b, et, tab, &idx1, 1, ""), 2),
+                                    cb->i32, "");
+  LLVMValueRef r = LLVMBuildShl(b, base, LLVMConstInt(cb->i32, 7, 0), "");
+  r = LLVMBuildAdd(b, r, LLVMBuildMul(b, LLVMBuildSub(b, next, base, ""), frac, ""), "");
+  return LLVMBuildTrunc(b, r, cg_elem_type(cb, o->results[0]->type.elem), "");
+}
+
+/* A per-channel parameter array as an internal constant i32 global (one per op and name). */
+static LLVMValueRef channel_array(ew *e, const op *o, const char *what, const attr *a) {
+  char name[64];
+  snprintf(name, sizeof name, "tosac.rescale%d.%s", o->id, what);
+  LLVMValueRef g = LLVMGetNamedGlobal(e->cb->mod, name);
+  if (g)
+    return g;
+  LLVMValueRef *vals = malloc(sizeof(LLVMValueRef) * (size_t)(a->n ? a->n : 1));
+  for (int i = 0; i < a->n; i++)
+    vals[i] = LLVMConstInt(e->cb->i32, (unsigned long long)a->ints[i], 1);
+  LLVMValueRef init = LLVMConstArray2(e->cb->i32, vals, (uint64_t)a->n);
+  free(vals);
+  g = LLVMAddGlobalInAddressSpace(e->cb->mod, LLVMTypeOf(init), name, 4);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetAlignment(g, 4);
+  return g;
+}
+
+static int64_t first_int(const attr *a) {
+  if (!a)
+    return 0;
+  if (a->kind == ATTR_INTS)
+    return a->n > 0 ? a->ints[0] : 0;
+  return a->i;
+}
+
+/* RESCALE as MLIR's RescaleConverter + tosa.apply_scale (64-bit form) compute it: extend the
+ * input (zero-extend if input_unsigned), subtract input_zp in 32 bits (64 for i48), multiply
+ * in 64 bits, add (1 << shift) >> 1 (and +-2^30 when DOUBLE_ROUND and shift > 31), shift right
+ * arithmetically, truncate to 32 bits, add output_zp, saturate to the output range (unsigned
+ * if output_unsigned). Zero points of unsigned sides are read unsigned. With per_channel,
+ * `chan` is the element's index along the last dimension. */
+static LLVMValueRef rescale_op(ew *e, const op *o, LLVMValueRef x, LLVMValueRef chan) {
+  LLVMBuilderRef b = e->b;
+  cg_builder *cb = e->cb;
+  elem_type it = o->operands[0]->type.elem, rt = o->results[0]->type.elem;
+  int ibits = elem_type_bits(it), obits = elem_type_bits(rt);
+  bool in_u = attr_bool(o, "input_unsigned"), out_u = attr_bool(o, "output_unsigned");
+  const attr *ra = op_attr(o, "rounding_mode");
+  bool dbl = (ra && ra->s && strcmp(ra->s, "DOUBLE_ROUND") == 0) || attr_bool(o, "double_round");
+  int64_t izp = op_attr_int(o, "input_zp", 0), ozp = op_attr_int(o, "output_zp", 0);
+  if (in_u && ibits < 32)
+    izp &= ((int64_t)1 << ibits) - 1;
+  if (out_u && obits < 32)
+    ozp &= ((int64_t)1 << obits) - 1;
+  LLVMTypeRef vt = ibits > 32 ? cb->i64 : cb->i32;
+  LLVMValueRef v = x;
+  if (ibits < 32)
+    v = in_u ? LLVMBuildZExt(b, x, vt, "") : LLVMBuildSExt(b, x, vt, "");
+  else if (ibits > 32 && ibits < 64)
+    v = LLVMBuildSExt(b, x, vt, "");
+  v = LLVMBuildSub(b, v, LLVMConstInt(vt, (unsigned long long)izp, 1), "");
+
+  const attr *ma = op_attr(o, "multiplier"), *sa = op_attr(o, "shift");
+  LLVMValueRef mult, shift;
+  bool per_channel = attr_bool(o, "per_channel") && ma && ma->kind == ATTR_INTS && ma->n > 1 && chan;
+  if (per_channel) {
+    LLVMValueRef c = LLVMBuildZExtOrBitCast(b, chan, cb->i32, "");
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(chan)) > 32)
+      c = LLVMBuildTrunc(b, chan, cb->i32, "");
+    LLVMValueRef mg = channel_array(e, o, "multiplier", ma), sg = channel_array(e, o, "shift", sa);
+    mult = cg_load(cb, cb->i32, LLVMBuildInBoundsGEP2(b, cb->i32, mg, &c, 1, ""), 4);
+    shift = cg_load(cb, cb->i32, LLVMBuildInBoundsGEP2(b, cb->i32, sg, &c, 1, ""), 4);
+    /* the oracle reads the shift as i8 zero-extended */
+    shift = LLVMBuildAnd(b, shift, LLVMConstInt(cb->i32, 255, 0), "");
+  } else {
+    mult = LLVMConstInt(cb->i32, (unsigned long long)first_int(ma), 1);
+    shift = LLVMConstInt(cb->i32, (unsigned long long)(first_int(sa) & 255), 0);
+  }
+  LLVMValueRef v64 = vt == cb->i64 ? v : LLVMBuildSExt(b, v, cb->i64, "");
+  LLVMValueRef p = LLVMBuildMul(b, v64, LLVMBuildSExt(b, mult, cb->i64, ""), "");
+  LLVMValueRef sh64 = LLVMBuildZExt(b, shift, cb->i64, "");
+  LLVMValueRef one64 = LLVMConstInt(cb->i64, 1, 0);
+  LLVMValueRef round = LLVMBuildLShr(b, LLVMBuildShl(b, one64, sh64, ""), one64, "");
+  p = LLVMBuildAdd(b, p, round, "");
+  if (dbl) {
+    LLVMValueRef dir = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGE, v, LLVMConstNull(vt), ""),
+                                       LLVMConstInt(cb->i64, 1u << 30, 1),
+                                       LLVMConstInt(cb->i64, (unsigned long long)-(1ll << 30), 1), "");
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntSGT, shift, LLVMConstInt(cb->i32, 31, 0), "");
+    p = LLVMBuildSelect(b, big, LLVMBuildAdd(b, p, dir, ""), p, "");
+  }
+  LLVMValueRef r = LLVMBuildTrunc(b, LLVMBuildAShr(b, p, sh64, ""), cb->i32, "");
+  r = LLVMBuildAdd(b, r, LLVMConstInt(cb->i32, (unsigned long long)ozp, 1), "");
+  int64_t lo = -((int64_t)1 << (obits - 1)), hi = ((int64_t)1 << (obits - 1)) - 1;
+  if (out_u)
+    lo = 0, hi = obits >= 32 ? -1 : ((int64_t)1 << obits) - 1;
+  if (obits < 32 || out_u) {
+    r = smax(e, r, LLVMConstInt(cb->i32, (unsigned long long)lo, 1));
+    r = smin(e, r, LLVMConstInt(cb->i32, (unsigned long long)hi, 1));
+  }
+  LLVMTypeRef ot = cg_elem_type(cb, rt);
+  return obits < 32 ? LLVMBuildTrunc(b, r, ot, "") : obits > 32 ? LLVMBuildSExt(b, r, ot, "") : r;
+}
+
+/* The ops added for issue 8; NULL with *handled false if o is none of them. */
+static LLVMValueRef more_ops(ew *e, const op *o, LLVMValueRef *x, bool *handled) {
+  LLVMBuilderRef b = e->b;
+  cg_builder *cb = e->cb;
+  elem_type it = o->operands[0]->type.elem;
+  *handled = true;
+  switch (o->kind) {
+  case OP_BITWISE_AND:
+  case OP_LOGICAL_AND: return LLVMBuildAnd(b, x[0], x[1], "");
+  case OP_BITWISE_OR:
+  case OP_LOGICAL_OR: return LLVMBuildOr(b, x[0], x[1], "");
+  case OP_BITWISE_XOR:
+  case OP_LOGICAL_XOR: return LLVMBuildXor(b, x[0], x[1], "");
+  case OP_BITWISE_NOT:
+  case OP_LOGICAL_NOT: return LLVMBuildNot(b, x[0], "");
+  case OP_LOGICAL_LEFT_SHIFT:
+  case OP_LOGICAL_RIGHT_SHIFT:
+  case OP_ARITHMETIC_RIGHT_SHIFT:
+    return shift_op(e, o->kind, x[0], x[1], o->kind == OP_ARITHMETIC_RIGHT_SHIFT && attr_bool(o, "round"));
+  case OP_CLZ: {
+    LLVMTypeRef t = LLVMTypeOf(x[0]);
+    LLVMValueRef a[2] = {x[0], LLVMConstInt(cb->i1, 0, 0)};
+    return cg_intrinsic(cb, "llvm.ctlz", &t, 1, a, 2);
+  }
+  case OP_INTDIV: return int_div(e, x[0], x[1]);
+  case OP_TABLE: return table_op(e, o, x[0], x[1]);
+  case OP_RESCALE: return rescale_op(e, o, x[0], attr_bool(o, "per_channel") ? x[1] : NULL);
+  case OP_SIN:
+  case OP_COS:
+  case OP_POW: {
+    if (it == ET_F64) {
+      diag_error_noloc(cb->diag, "%s on f64 is not supported by the AMDGPU code generator",
+                       op_table[o->kind].name);
+      cb->failed = true;
+      return NULL;
+    }
+    LLVMValueRef w = widen(e, x[0], it), r;
+    if (o->kind == OP_SIN)
+      r = cg_math_sin_f32(cb, w);
+    else if (o->kind == OP_COS)
+      r = cg_math_cos_f32(cb, w);
+    else
+      r = cg_math_pow_f32(cb, w, widen(e, x[1], it));
+    return narrow(e, r, it);
+  }
+  default: *handled = false; return NULL;
+  }
+}
+
+/* Operand conventions beyond the op's data operands: for tosa.table, operands[1] is a pointer
+ * to the table's elements (global or constant address space); for tosa.rescale with
+ * per_channel, operands[1] is the element's index along the last dimension (any integer type). */
 LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *x) {
   ew E = {cb, cb->b}, *e = &E;
   LLVMBuilderRef b = cb->b;
@@ -359,9 +587,14 @@ LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *x) {
   case OP_GREATER_EQUAL:
     return fl ? LLVMBuildFCmp(b, LLVMRealOGE, x[0], x[1], "") : LLVMBuildICmp(b, LLVMIntSGE, x[0], x[1], "");
   case OP_CAST: return emit_cast(e, x[0], it, rt);
-  default:
+  default: {
+    bool handled;
+    LLVMValueRef r = more_ops(e, o, x, &handled);
+    if (handled || cb->failed)
+      return r;
     diag_error_noloc(cb->diag, "%s cannot be generated as an elementwise kernel", op_table[o->kind].name);
     cb->failed = true;
     return NULL;
+  }
   }
 }

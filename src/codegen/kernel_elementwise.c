@@ -39,6 +39,7 @@ typedef struct ew_kernel {
   int *src_of;        /* value id -> source index, -1 */
   bool *computed;     /* value id -> produced by a non-const op of this kernel */
   LLVMValueRef *cur;  /* value id -> scalar of the element being computed */
+  LLVMValueRef *table; /* value id -> pointer to a tosa.table operand's elements */
 } ew_kernel;
 
 static LLVMValueRef idx_const(ew_kernel *K, int64_t v) {
@@ -164,6 +165,8 @@ static int data_operands(const op *o) {
   switch (o->kind) {
   case OP_MUL: return 2;    /* third operand: the shift, read at compile time */
   case OP_NEGATE: return 1; /* zero points, read at compile time */
+  case OP_TABLE: return 1;  /* the table: passed as a pointer, indexed by the op itself */
+  case OP_RESCALE: return 1; /* TOSA 1.0 parameter operands, if still present, are attributes */
   default: return o->noperands;
   }
 }
@@ -195,6 +198,50 @@ static LLVMValueRef source_element(ew_kernel *K, ew_source *s, ew_mode mode, int
   return load_scalar(K, s, s->uniform ? idx_const(K, 0) : source_offset(K, s, idx));
 }
 
+/* Pointer to the elements of a tosa.table operand: its buffer argument, or the constant as an
+ * internal global (a splat table is expanded). NULL after a diagnostic. */
+static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
+  cg_builder *cb = K->cb;
+  if (K->table[v->id])
+    return K->table[v->id];
+  int si = K->src_of[v->id];
+  if (si >= 0 && K->src[si].ptr && !LLVMIsAGlobalVariable(K->src[si].ptr))
+    return K->table[v->id] = K->src[si].ptr;
+  const dense_data *d = cg_const_data(v);
+  int64_t numel = tensor_numel(&v->type);
+  int nb = elem_type_bytes(v->type.elem);
+  if (!d || (!d->splat && d->nbytes < (size_t)(numel * nb)) || (d->splat && d->nbytes < (size_t)nb)) {
+    diag_error_noloc(cb->diag, "kernel '%s': the table %%%s is neither an input nor a constant", K->k->name,
+                     v->name);
+    cb->failed = true;
+    return NULL;
+  }
+  char *bytes = malloc((size_t)(numel * nb) + 1);
+  for (int64_t i = 0; i < numel; i++)
+    memcpy(bytes + i * nb, d->bytes + (d->splat ? 0 : i * nb), (size_t)nb);
+  LLVMValueRef init = LLVMConstDataArray(cg_mem_type(cb, v->type.elem), bytes, (size_t)(numel * nb));
+  free(bytes);
+  char name[96];
+  snprintf(name, sizeof name, "%s.table%d", K->k->name, v->id);
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  LLVMSetAlignment(g, EW_VECTOR_BYTES);
+  return K->table[v->id] = g;
+}
+
+/* Index along the last dimension of a per-channel rescale's result for linear iteration
+ * index idx (the iteration space's last dim equals the result's unless that is 1). */
+static LLVMValueRef rescale_channel(ew_kernel *K, const op *o, LLVMValueRef idx) {
+  const tensor_type *t = &o->results[0]->type;
+  int64_t c = t->rank ? t->dims[t->rank - 1] : 1;
+  if (c <= 1)
+    return idx_const(K, 0);
+  return LLVMBuildURem(K->cb->b, idx, idx_const(K, c), "chan");
+}
+
 /* Compute every op of the kernel for one element; results land in K->cur. */
 static bool eval_element(ew_kernel *K, ew_mode mode, int j, LLVMValueRef idx) {
   memset(K->cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
@@ -213,6 +260,10 @@ static bool eval_element(ew_kernel *K, ew_mode mode, int j, LLVMValueRef idx) {
       }
       args[a] = K->cur[v->id];
     }
+    if (o->kind == OP_TABLE && o->noperands > 1 && !(args[1] = table_pointer(K, o->operands[1])))
+      return false;
+    if (o->kind == OP_RESCALE)
+      args[1] = rescale_channel(K, o, mode == AT_CHUNK ? LLVMBuildAdd(K->cb->b, idx, idx_const(K, j), "") : idx);
     LLVMValueRef r = cg_ew_op(K->cb, o, args);
     if (!r)
       return false;
@@ -350,6 +401,7 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
   K.src_of = malloc(sizeof(int) * (size_t)nv);
   K.computed = calloc((size_t)nv, sizeof(bool));
   K.cur = calloc((size_t)nv, sizeof(LLVMValueRef));
+  K.table = calloc((size_t)nv, sizeof(LLVMValueRef));
   for (int i = 0; i < nv; i++)
     K.src_of[i] = -1;
   bool ok = false;
@@ -445,5 +497,6 @@ done:
   free(K.src_of);
   free(K.computed);
   free(K.cur);
+  free(K.table);
   return ok;
 }

@@ -22,6 +22,10 @@ Keeping the comparison meaningful (each value carries a magnitude bound `mag` an
     is undone and drawn again, so every result keeps a tight tolerance;
   * the comments `// oracle: arg K LO HI` and `// oracle: result K err E` in the output tell
     check.py the input ranges and the extra absolute tolerance of each result.
+Also: sin, cos, pow(|x| + 0.5, constant) on floats; bitwise and/or/xor/not, logical shifts,
+arithmetic_right_shift (round true/false) by constant amounts in [0, bits), intdiv by nonzero
+constants and clz on i32; bitwise ops and shifts also on i8; i8 table lookups; rescale i8/i32 -> i8/i32 (single or double
+round); logical and/or/xor/not on i1.
 The ops used follow the TOSA 1.0 type support (no f16 <-> bf16 cast; integer add/sub/mul/max/min/abs on i32 only; clamp
 on floats and i8; negate with zero-point operands).
 
@@ -235,7 +239,7 @@ class Gen:
         e = x.elem
         one = ulp(e, 1.0)
         choices = ["abs", "negate", "exp", "log", "tanh", "sigmoid", "erf", "reciprocal", "rsqrt",
-                   "clamp"]
+                   "clamp", "sin", "cos", "pow"]
         if x.err == 0:
             choices += ["floor", "ceil"]
         op = self.rng.choice(choices)
@@ -258,11 +262,92 @@ class Gen:
             return self.unary("log", y, mag=m, err=y.err + 4 * ulp(e, max(m, 1.0)))
         if op in ("tanh", "sigmoid", "erf"):
             return self.unary(op, x, mag=1.0, err=1.2 * x.err + 4 * one)
+        if op in ("sin", "cos"):
+            if x.mag > 100:
+                x = self.clamp(x, -100.0, 100.0)
+            # the argument's own rounding (ulp of its magnitude) moves the result by as much
+            return self.unary(op, x, mag=1.0, err=x.err + ulp(e, x.mag) + 4 * one)
+        if op == "pow":
+            return self.pow(x)
         if op == "reciprocal":
             y = self.shifted_abs(x, 0.5)
             return self.unary(op, y, mag=2.0, err=4 * y.err + 4 * ulp(e, 2.0))
         y = self.shifted_abs(x, 0.25)
         return self.unary("rsqrt", y, mag=2.0, err=4 * y.err + 4 * ulp(e, 2.0))
+
+    def pow(self, x):
+        """pow(|x| + 0.5, k) for a constant exponent k: a positive base keeps it defined."""
+        e = x.elem
+        y = self.shifted_abs(x, 0.5)
+        k = self.rng.choice([-2.0, -1.0, 0.5, 1.5, 2.0, 3.0])
+        kc = self.scalar_const(e, k, len(x.shape))
+        lo, hi = 0.5, y.mag
+        mag = max(lo ** k, hi ** k)
+        slope = abs(k) * max(lo ** (k - 1), hi ** (k - 1))
+        return self.binary("pow", y, kc, mag=mag, err=slope * y.err + 4 * ulp(e, mag))
+
+    def int_bits(self, x, pool, full):
+        """Bitwise, shift, clz and intdiv steps on i32 / i8 (TOSA 1.0: all integer widths)."""
+        e, bits = x.elem, (32 if x.elem == "i32" else 8)
+        full_mag = 2.0 ** (bits - 1)
+        op = self.rng.choice(["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                              "logical_left_shift", "logical_right_shift", "arithmetic_right_shift",
+                              ] + (["clz", "intdiv"] if e == "i32" else []))
+        if op == "bitwise_not":
+            return self.unary(op, x, mag=x.mag + 1, err=0)
+        if op == "clz":
+            return self.unary(op, x, mag=32, err=0)
+        if op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            y = self.operand_like(x, pool, full)
+            return self.binary(op, x, y, mag=full_mag if op != "bitwise_and" else max(x.mag, y.mag), err=0)
+        if op == "intdiv":
+            d = self.rng.choice([v for v in range(-9, 10) if v != 0])
+            return self.binary(op, x, self.scalar_const(e, d, len(x.shape)), mag=x.mag, err=0)
+        amount = self.scalar_const(e, self.rng.randint(0, bits - 1), len(x.shape))
+        if op == "arithmetic_right_shift":
+            name = self.fresh()
+            rt = ttype(x.shape, e)
+            rnd = self.rng.choice(["true", "false"])
+            self.emit("%s = tosa.arithmetic_right_shift %s, %s {round = %s} : (%s, %s) -> %s"
+                      % (name, x.name, amount.name, rnd, x.ty, amount.ty, rt))
+            x.uses += 1
+            return Val(name, e, x.shape, x.mag, 0.0)
+        return self.binary(op, x, amount, mag=full_mag, err=0)
+
+    def table8(self, x):
+        """An i8 -> i8 lookup in a random constant 256-entry table."""
+        vals = [self.rng.randint(-128, 127) for _ in range(256)]
+        tname = self.fresh()
+        self.emit('%s = "tosa.const"() <{values = dense<[%s]> : tensor<256xi8>}> : () -> tensor<256xi8>'
+                  % (tname, ", ".join(map(str, vals))))
+        name = self.fresh()
+        self.emit("%s = tosa.table %s, %s : (%s, tensor<256xi8>) -> %s" % (name, x.name, tname, x.ty, x.ty))
+        x.uses += 1
+        return Val(name, "i8", x.shape, 128, 0.0)
+
+    def rescale(self, x, out):
+        """i8 or i32 -> out with random scale, shift, zero points and rounding mode."""
+        e = x.elem
+        zt = "i8" if e == "i8" else "i32"
+        izp = self.rng.randint(-20, 20) if e == "i8" else 0
+        ozp = self.rng.randint(-20, 20) if out == "i8" else 0
+        mult = self.rng.randint(1 << 30, (1 << 31) - 1)
+        shift = self.rng.randint(30, 40) if e == "i8" else self.rng.randint(28, 45)
+        mode = self.rng.choice(["SINGLE_ROUND", "DOUBLE_ROUND"])
+        names = []
+        for v, t in ((mult, "i32"), (shift, "i8"), (izp, zt), (ozp, "i8" if out == "i8" else "i32")):
+            n = self.fresh()
+            self.emit('%s = "tosa.const"() <{values = dense<%d> : tensor<1x%s>}> : () -> tensor<1x%s>'
+                      % (n, v, t, t))
+            names.append((n, "tensor<1x%s>" % t))
+        name = self.fresh()
+        rt = ttype(x.shape, out)
+        self.emit("%s = tosa.rescale %s, %s {input_unsigned = false, output_unsigned = false, "
+                  "per_channel = false, rounding_mode = %s, scale32 = true} : (%s, %s) -> %s"
+                  % (name, x.name, ", ".join(n for n, _ in names), mode, x.ty,
+                     ", ".join(t for _, t in names), rt))
+        x.uses += 1
+        return Val(name, out, x.shape, 128 if out == "i8" else 2.0 ** 31, 0.0)
 
     def operand_like(self, x, pool, full):
         """A second operand of x's type: from the chain, a new argument or a constant."""
@@ -297,6 +382,12 @@ class Gen:
                     op = self.rng.choice(["equal", "greater", "greater_equal"])
                     return self.binary(op, x, y, elem_out="i1", mag=1, err=0)
             return self.cast(x)
+        if e in ("i32", "i8") and self.rng.random() < 0.3:
+            if e == "i8" and self.rng.random() < 0.3:
+                return self.table8(x)
+            if self.rng.random() < 0.2:
+                return self.rescale(x, self.rng.choice(["i8", "i32"]))
+            return self.int_bits(x, pool, full)
         if e == "i32":
             if r < 0.55:
                 y = self.operand_like(x, pool, full)
@@ -317,7 +408,12 @@ class Gen:
             if r < 0.45:
                 return self.unary("negate", x, err=0)
             return self.cast(x)
-        # i1: select between two values of a random type, or cast
+        # i1: logical ops, select between two values of a random type, or cast
+        if r < 0.2:
+            op = self.rng.choice(["logical_and", "logical_or", "logical_xor", "logical_not"])
+            if op == "logical_not":
+                return self.unary(op, x, mag=1, err=0)
+            return self.binary(op, x, self.operand_like(x, pool, full), mag=1, err=0)
         if r < 0.6:
             t = self.rng.choice(["f32", "f32", "f16", "bf16", "i32"])
             cands = [v for v in pool if v.elem == t]
