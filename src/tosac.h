@@ -265,6 +265,8 @@ typedef struct fe_options {
 
 /* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
+/* Print the graph as canonical TOSA 1.0 (generic op form) that mlir-opt-22 parses. */
+void fe_print_tosa(FILE *out, const graph *g);
 
 /* ---------------------------------------------------------------- partition/ */
 typedef enum buffer_kind {
