@@ -1,0 +1,514 @@
+/* kernel_conv_direct.c: direct convolutions (depthwise_conv2d, conv3d, transpose_conv2d): one
+ * work-item per output element looping over the filter window with bounds-checked reads, plus
+ * the shared helpers every anchor kernel uses for its operands and fused elementwise epilogue. */
+#include "codegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CV_BLOCK 256
+
+/* ---------------------------------------------------------------- shared anchor helpers */
+
+bool cg_op_is(const op *o, const char *mnemonic) {
+  return o && strcmp(op_table[o->kind].name, mnemonic) == 0;
+}
+
+int64_t cg_zero_point(const op *o, const char *name, int operand) {
+  const attr *a = op_attr(o, name);
+  if (a)
+    return a->kind == ATTR_FLOAT ? (int64_t)a->f : a->i;
+  /* not canonicalised (TOSA 1.0 operand form): read the constant operand */
+  int64_t v = 0;
+  if (operand >= 0 && operand < o->noperands) {
+    const dense_data *d = cg_const_data(o->operands[operand]);
+    if (d && cg_dense_int(d, 0, &v))
+      return v;
+  }
+  return 0;
+}
+
+/* A private constant global holding v's data (splats expanded), in the constant address space. */
+static LLVMValueRef const_global(cg_builder *cb, const part_kernel *k, const value *v) {
+  const dense_data *d = cg_const_data(v);
+  int64_t numel = tensor_numel(&v->type);
+  int nb = elem_type_bytes(v->type.elem);
+  size_t bytes = (size_t)(numel * nb);
+  if (!d || (!d->splat && d->nbytes < bytes) || (d->splat && d->nbytes < (size_t)nb)) {
+    diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither a kernel argument nor a constant",
+                     k->name, v->name);
+    cb->failed = true;
+    return NULL;
+  }
+  char *data = malloc(bytes ? bytes : 1);
+  for (int64_t i = 0; i < numel; i++)
+    memcpy(data + i * nb, d->bytes + (d->splat ? 0 : i * nb), (size_t)nb);
+  LLVMValueRef init = LLVMConstDataArray(cg_mem_type(cb, v->type.elem), data, bytes);
+  free(data);
+  char name[96];
+  snprintf(name, sizeof name, "%s.v%d", k->name, v->id);
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  LLVMSetAlignment(g, 16);
+  return g;
+}
+
+LLVMValueRef cg_operand_ptr(cg_builder *cb, const part_kernel *k, const value *v) {
+  for (int i = 0; i < k->nin; i++)
+    if (k->in_vals[i] == v)
+      return LLVMGetParam(cb->fn, (unsigned)i);
+  return const_global(cb, k, v);
+}
+
+LLVMValueRef cg_load_elem(cg_builder *cb, elem_type t, LLVMValueRef base, LLVMValueRef off) {
+  LLVMTypeRef mt = cg_mem_type(cb, t);
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(cb->b, mt, base, &off, 1, "");
+  LLVMValueRef x = cg_load(cb, mt, p, (unsigned)elem_type_bytes(t));
+  return t == ET_I1 ? LLVMBuildICmp(cb->b, LLVMIntNE, x, LLVMConstNull(mt), "") : x;
+}
+
+/* Element offset of an operand of shape vt, broadcast (TOSA: dims of 1, missing leading dims)
+ * to the iteration space whose coordinates are coords[0..rank). */
+static LLVMValueRef broadcast_offset(cg_builder *cb, const tensor_type *vt, int rank,
+                                     LLVMValueRef const *coords, LLVMTypeRef it) {
+  LLVMValueRef off = LLVMConstInt(it, 0, 0);
+  int64_t stride = 1;
+  for (int d = vt->rank - 1; d >= 0; d--) {
+    int id = rank - vt->rank + d;
+    if (vt->dims[d] != 1 && id >= 0) {
+      LLVMValueRef c = coords[id];
+      if (stride != 1)
+        c = LLVMBuildMul(cb->b, c, LLVMConstInt(it, (unsigned long long)stride, 0), "");
+      off = LLVMBuildAdd(cb->b, off, c, "");
+    }
+    stride *= vt->dims[d];
+  }
+  return off;
+}
+
+bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLVMValueRef anchor_val,
+                       LLVMValueRef const *coords, LLVMValueRef linear, LLVMTypeRef it) {
+  LLVMValueRef *cur = calloc((size_t)g->nvalues, sizeof(LLVMValueRef));
+  bool ok = true;
+  cur[k->anchor->results[0]->id] = anchor_val;
+  int rank = k->iter.rank;
+  for (int oi = 0; oi < k->nops && ok; oi++) {
+    const op *o = k->ops[oi];
+    if (o == k->anchor || op_table[o->kind].family == FAM_CONST)
+      continue;
+    LLVMValueRef args[8];
+    /* canonical operands are all data (shifts and zero points became attributes) */
+    for (int a = 0; a < o->noperands && a < 8 && ok; a++) {
+      const value *v = o->operands[a];
+      if (!cur[v->id]) {
+        const dense_data *d = cg_const_data(v);
+        bool param = false;
+        for (int i = 0; i < k->nin; i++)
+          param |= k->in_vals[i] == v;
+        if (!param && d && (d->splat || tensor_numel(&v->type) == 1)) {
+          if (elem_type_is_float(v->type.elem)) {
+            double f = 0;
+            cg_dense_float(d, 0, &f);
+            cur[v->id] = cg_const_float(cb, v->type.elem, f);
+          } else {
+            int64_t x = 0;
+            cg_dense_int(d, 0, &x);
+            cur[v->id] = v->type.elem == ET_I1 ? LLVMConstInt(cb->i1, x != 0, 0)
+                                               : cg_const_int(cb, v->type.elem, x);
+          }
+        } else {
+          LLVMValueRef ptr = cg_operand_ptr(cb, k, v);
+          if (!ptr) {
+            ok = false;
+            break;
+          }
+          cur[v->id] = cg_load_elem(cb, v->type.elem, ptr, broadcast_offset(cb, &v->type, rank, coords, it));
+        }
+      }
+      args[a] = cur[v->id];
+    }
+    if (!ok)
+      break;
+    LLVMValueRef r = cg_ew_op(cb, o, args);
+    if (!r)
+      ok = false;
+    else
+      cur[o->results[0]->id] = r;
+  }
+  for (int o = 0; o < k->nout && ok; o++) {
+    const value *v = k->out_vals[o];
+    LLVMValueRef x = cur[v->id];
+    if (!x) {
+      diag_error_noloc(cb->diag, "kernel '%s': output %%%s is not computed by the kernel", k->name, v->name);
+      ok = false;
+      break;
+    }
+    if (v->type.elem == ET_I1)
+      x = LLVMBuildZExt(cb->b, x, cb->i8, "");
+    LLVMTypeRef mt = cg_mem_type(cb, v->type.elem);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(cb->b, mt, LLVMGetParam(cb->fn, (unsigned)(k->nin + o)),
+                                           &linear, 1, "");
+    cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type.elem));
+  }
+  free(cur);
+  if (!ok)
+    cb->failed = true;
+  return ok;
+}
+
+LLVMBasicBlockRef cg_anchor_kernel_begin(cg_builder *cb, const part_kernel *k, int block, LLVMTypeRef it,
+                                    LLVMValueRef *coords, LLVMValueRef *linear, cg_kernel_info *info) {
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, block);
+  int64_t n = tensor_numel(&k->iter);
+  int64_t groups = (n + block - 1) / block;
+  info->block[0] = (uint32_t)block, info->block[1] = 1, info->block[2] = 1;
+  info->grid[0] = (uint32_t)(groups > 0 ? groups : 1), info->grid[1] = 1, info->grid[2] = 1;
+  info->work_items = n;
+  info->vector_width = 1;
+  info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
+  info->nargs = nargs;
+  for (int i = 0; i < nargs; i++) {
+    cg_arg *a = &info->args[i];
+    snprintf(a->name, sizeof a->name, "%s%d", i < k->nin ? "in" : "out", i < k->nin ? i : i - k->nin);
+    a->buffer = i < k->nin ? k->in_bufs[i] : k->out_bufs[i - k->nin];
+    snprintf(a->access, sizeof a->access, "%s", access[i]);
+  }
+  free(access);
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef tid = cg_thread_id_x(cb), gid = cg_group_id_x(cb);
+  if (!tid || !gid)
+    return NULL;
+  tid = LLVMBuildZExt(b, tid, it, "");
+  gid = LLVMBuildZExt(b, gid, it, "");
+  LLVMValueRef idx = LLVMBuildAdd(b, LLVMBuildMul(b, gid, LLVMConstInt(it, (unsigned long long)block, 0), ""),
+                                  tid, "idx");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, idx, LLVMConstInt(it, (unsigned long long)n, 0), ""),
+                  body, exit);
+  LLVMPositionBuilderAtEnd(b, exit);
+  LLVMBuildRetVoid(b);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef r = idx;
+  for (int d = k->iter.rank - 1; d >= 0; d--) {
+    LLVMValueRef dim = LLVMConstInt(it, (unsigned long long)k->iter.dims[d], 0);
+    coords[d] = d == 0 ? r : LLVMBuildURem(b, r, dim, "");
+    if (d > 0)
+      r = LLVMBuildUDiv(b, r, dim, "");
+  }
+  *linear = idx;
+  return exit;
+}
+
+LLVMTypeRef cg_anchor_index_type(cg_builder *cb, const part_kernel *k) {
+  int64_t big = tensor_numel(&k->iter) + 4 * CV_BLOCK;
+  for (int i = 0; i < k->nin; i++)
+    big = tensor_numel(&k->in_vals[i]->type) > big ? tensor_numel(&k->in_vals[i]->type) : big;
+  return big < ((int64_t)1 << 30) ? cb->i32 : cb->i64;
+}
+
+/* ---------------------------------------------------------------- loops and guards */
+
+typedef struct cv_loop {
+  LLVMBasicBlockRef pre, head;
+  LLVMValueRef iv, acc, acc0;
+} cv_loop;
+
+/* Counted loop 0 .. n-1 (n >= 1) carrying one accumulator. */
+static void loop_open(cg_builder *cb, cv_loop *L, LLVMTypeRef it, LLVMValueRef acc0) {
+  L->pre = LLVMGetInsertBlock(cb->b);
+  L->head = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "loop");
+  LLVMBuildBr(cb->b, L->head);
+  LLVMPositionBuilderAtEnd(cb->b, L->head);
+  L->iv = LLVMBuildPhi(cb->b, it, "i");
+  L->acc = LLVMBuildPhi(cb->b, LLVMTypeOf(acc0), "acc");
+  L->acc0 = acc0;
+}
+
+static LLVMValueRef loop_close(cg_builder *cb, cv_loop *L, int64_t n, LLVMValueRef acc_next) {
+  LLVMBuilderRef b = cb->b;
+  LLVMTypeRef it = LLVMTypeOf(L->iv);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMValueRef next = LLVMBuildAdd(b, L->iv, LLVMConstInt(it, 1, 0), "");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "loop_end");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(it, (unsigned long long)n, 0), ""),
+                  L->head, exit);
+  LLVMValueRef iv_in[2] = {LLVMConstInt(it, 0, 0), next}, acc_in[2] = {L->acc0, acc_next};
+  LLVMBasicBlockRef from[2] = {L->pre, latch};
+  LLVMAddIncoming(L->iv, iv_in, from, 2);
+  LLVMAddIncoming(L->acc, acc_in, from, 2);
+  LLVMPositionBuilderAtEnd(b, exit);
+  return acc_next;
+}
+
+typedef struct cv_guard {
+  LLVMBasicBlockRef from, merge;
+  LLVMValueRef acc_in;
+} cv_guard;
+
+/* if (cond) { ... } carrying one accumulator around the skipped region. */
+static void guard_open(cg_builder *cb, cv_guard *G, LLVMValueRef cond, LLVMValueRef acc) {
+  G->from = LLVMGetInsertBlock(cb->b);
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "inside");
+  G->merge = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "merge");
+  G->acc_in = acc;
+  LLVMBuildCondBr(cb->b, cond, then, G->merge);
+  LLVMPositionBuilderAtEnd(cb->b, then);
+}
+
+static LLVMValueRef guard_close(cg_builder *cb, cv_guard *G, LLVMValueRef acc_then) {
+  LLVMBasicBlockRef then_end = LLVMGetInsertBlock(cb->b);
+  LLVMBuildBr(cb->b, G->merge);
+  LLVMPositionBuilderAtEnd(cb->b, G->merge);
+  LLVMValueRef phi = LLVMBuildPhi(cb->b, LLVMTypeOf(acc_then), "acc");
+  LLVMValueRef in[2] = {G->acc_in, acc_then};
+  LLVMBasicBlockRef from[2] = {G->from, then_end};
+  LLVMAddIncoming(phi, in, from, 2);
+  return phi;
+}
+
+/* ---------------------------------------------------------------- the convolutions */
+
+typedef enum { CV_DEPTHWISE, CV_CONV3D, CV_TRANSPOSE } cv_kind;
+
+typedef struct cv {
+  cg_builder *cb;
+  const part_kernel *k;
+  const op *o;
+  cv_kind kind;
+  LLVMTypeRef it;
+  int ns;                                 /* spatial dims: 2 or 3 */
+  int64_t in_sp[3], out_sp[3], ker[3], stride[3], dil[3], pad[3]; /* pad: before, or out_pad */
+  int64_t IC, OC, M;
+  elem_type in_t, w_t, bias_t, out_t, acc_t;
+  int64_t izp, wzp;
+  LLVMValueRef in, w, bias; /* pointers */
+  LLVMTypeRef acc_ty;
+  bool bias_last; /* bias added after rounding the sum to the output type (see finish) */
+} cv;
+
+static LLVMValueRef ic(cv *C, int64_t v) { return LLVMConstInt(C->it, (unsigned long long)v, 1); }
+
+static int64_t attr_at(const op *o, const char *name, int i, int64_t fallback) {
+  const attr *a = op_attr(o, name);
+  return a && a->kind == ATTR_INTS && i < a->n ? a->ints[i] : fallback;
+}
+
+/* One operand of the product, in the accumulator type with its zero point removed. */
+static LLVMValueRef to_acc(cv *C, LLVMValueRef x, elem_type t, int64_t zp) {
+  LLVMBuilderRef b = C->cb->b;
+  if (elem_type_is_float(t))
+    return t == C->acc_t ? x : LLVMBuildFPExt(b, x, C->acc_ty, "");
+  x = LLVMBuildSExt(b, x, C->acc_ty, "");
+  return zp ? LLVMBuildSub(b, x, LLVMConstInt(C->acc_ty, (unsigned long long)zp, 1), "") : x;
+}
+
+static LLVMValueRef mac(cv *C, LLVMValueRef acc, LLVMValueRef x, LLVMValueRef w) {
+  LLVMBuilderRef b = C->cb->b;
+  x = to_acc(C, x, C->in_t, C->izp);
+  w = to_acc(C, w, C->w_t, C->wzp);
+  if (elem_type_is_float(C->acc_t))
+    return LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, x, w, ""), "");
+  return LLVMBuildAdd(b, acc, LLVMBuildMul(b, x, w, ""), "");
+}
+
+static LLVMValueRef bias_value(cv *C, LLVMValueRef oc, LLVMTypeRef to) {
+  const value *bv = C->o->operands[2];
+  LLVMValueRef off = tensor_numel(&bv->type) == 1 ? ic(C, 0) : oc;
+  LLVMValueRef x = cg_load_elem(C->cb, C->bias_t, C->bias, off);
+  if (elem_type_is_float(C->bias_t))
+    return LLVMTypeOf(x) == to ? x : LLVMBuildFPExt(C->cb->b, x, to, "");
+  return LLVMBuildSExtOrBitCast(C->cb->b, x, to, "");
+}
+
+/* The accumulator (the bias already in it unless bias_last) to the output element. The oracle
+ * rounds a depthwise sum, and a strided transpose_conv2d sum (it decomposes into a conv2d with a
+ * zero bias), to the output type before adding the bias in the output type; the others start
+ * from the bias and round once. Following it keeps f16/bf16 results within an ulp of it. */
+static LLVMValueRef finish(cv *C, LLVMValueRef acc, LLVMValueRef och) {
+  LLVMBuilderRef b = C->cb->b;
+  LLVMTypeRef out_ty = cg_elem_type(C->cb, C->out_t);
+  if (C->acc_t != C->out_t)
+    acc = elem_type_is_float(C->out_t) ? LLVMBuildFPTrunc(b, acc, out_ty, "") : LLVMBuildTrunc(b, acc, out_ty, "");
+  if (!C->bias_last)
+    return acc;
+  LLVMValueRef bias = bias_value(C, och, out_ty);
+  return elem_type_is_float(C->out_t) ? LLVMBuildFAdd(b, acc, bias, "") : LLVMBuildAdd(b, acc, bias, "");
+}
+
+static LLVMValueRef and3(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef c) {
+  return a ? LLVMBuildAnd(b, a, c, "") : c;
+}
+
+/* 0 <= v < n */
+static LLVMValueRef in_range(cv *C, LLVMValueRef v, int64_t n) {
+  return LLVMBuildICmp(C->cb->b, LLVMIntULT, v, ic(C, n), ""); /* negative wraps to huge */
+}
+
+/* Offset of input element (n, pos[0..ns), c) in NHWC / NDHWC. */
+static LLVMValueRef input_offset(cv *C, LLVMValueRef n, LLVMValueRef *pos, LLVMValueRef c, int64_t ch) {
+  LLVMBuilderRef b = C->cb->b;
+  LLVMValueRef off = n;
+  for (int s = 0; s < C->ns; s++)
+    off = LLVMBuildAdd(b, LLVMBuildMul(b, off, ic(C, C->in_sp[s]), ""), pos[s], "");
+  return LLVMBuildAdd(b, LLVMBuildMul(b, off, ic(C, ch), ""), c, "");
+}
+
+/* Depthwise: out[n, y, x, c*M + m] = sum_{ky,kx} in[n, iy, ix, c] * w[ky, kx, c, m], then + bias
+ * (the oracle adds the bias after the sum, so this order keeps f32 results bit-close). */
+static LLVMValueRef emit_depthwise(cv *C, LLVMValueRef *oc) {
+  cg_builder *cb = C->cb;
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef n = oc[0], och = oc[3];
+  LLVMValueRef c = LLVMBuildUDiv(b, och, ic(C, C->M), ""), m = LLVMBuildURem(b, och, ic(C, C->M), "");
+  LLVMValueRef acc = LLVMConstNull(C->acc_ty);
+  cv_loop L[2];
+  LLVMValueRef pos[2], inb = NULL;
+  for (int s = 0; s < 2; s++) {
+    loop_open(cb, &L[s], C->it, s == 0 ? acc : L[0].acc);
+    pos[s] = LLVMBuildAdd(b, LLVMBuildMul(b, oc[1 + s], ic(C, C->stride[s]), ""),
+                          LLVMBuildSub(b, LLVMBuildMul(b, L[s].iv, ic(C, C->dil[s]), ""), ic(C, C->pad[s]), ""),
+                          "");
+    inb = and3(b, inb, in_range(C, pos[s], C->in_sp[s]));
+  }
+  LLVMValueRef off = LLVMBuildSelect(b, inb, input_offset(C, n, pos, c, C->IC), ic(C, 0), "");
+  LLVMValueRef x = cg_load_elem(cb, C->in_t, C->in, off);
+  LLVMValueRef woff = LLVMBuildAdd(b, LLVMBuildMul(b, L[0].iv, ic(C, C->ker[1]), ""), L[1].iv, "");
+  woff = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, woff, ic(C, C->IC), ""), c, ""),
+                                      ic(C, C->M), ""),
+                      m, "");
+  LLVMValueRef w = cg_load_elem(cb, C->w_t, C->w, woff);
+  acc = LLVMBuildSelect(b, inb, mac(C, L[1].acc, x, w), L[1].acc, "");
+  acc = loop_close(cb, &L[1], C->ker[1], acc);
+  acc = loop_close(cb, &L[0], C->ker[0], acc);
+  return finish(C, acc, och);
+}
+
+/* conv3d (gather form) and transpose_conv2d (scatter turned into gather: input row iy feeds
+ * output row oy when oy = iy*stride + out_pad_top + ky). Inner loop over input channels. */
+static LLVMValueRef emit_general(cv *C, LLVMValueRef *oc) {
+  cg_builder *cb = C->cb;
+  LLVMBuilderRef b = cb->b;
+  int ns = C->ns;
+  LLVMValueRef n = oc[0], och = oc[ns + 1];
+  bool tr = C->kind == CV_TRANSPOSE;
+  LLVMValueRef acc = C->bias_last ? LLVMConstNull(C->acc_ty) : bias_value(C, och, C->acc_ty);
+  cv_loop L[3];
+  LLVMValueRef pos[3], inb = NULL;
+  for (int s = 0; s < ns; s++) {
+    loop_open(cb, &L[s], C->it, s == 0 ? acc : L[s - 1].acc);
+    if (!tr) {
+      pos[s] = LLVMBuildAdd(b, LLVMBuildMul(b, oc[1 + s], ic(C, C->stride[s]), ""),
+                            LLVMBuildSub(b, LLVMBuildMul(b, L[s].iv, ic(C, C->dil[s]), ""), ic(C, C->pad[s]), ""),
+                            "");
+      inb = and3(b, inb, in_range(C, pos[s], C->in_sp[s]));
+    } else {
+      LLVMValueRef t = LLVMBuildSub(b, LLVMBuildSub(b, oc[1 + s], ic(C, C->pad[s]), ""), L[s].iv, "");
+      LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGE, t, ic(C, 0), "");
+      if (C->stride[s] != 1) {
+        ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, t, ic(C, C->stride[s]), ""),
+                                               ic(C, 0), ""), "");
+        t = LLVMBuildSDiv(b, t, ic(C, C->stride[s]), "");
+      }
+      pos[s] = t;
+      inb = and3(b, inb, LLVMBuildAnd(b, ok, in_range(C, t, C->in_sp[s]), ""));
+    }
+  }
+  cv_guard G;
+  guard_open(cb, &G, inb, L[ns - 1].acc);
+  LLVMValueRef base = input_offset(C, n, pos, ic(C, 0), C->IC);
+  /* weight [OC, k0, .., k(ns-1), IC] */
+  LLVMValueRef wbase = och;
+  for (int s = 0; s < ns; s++)
+    wbase = LLVMBuildAdd(b, LLVMBuildMul(b, wbase, ic(C, C->ker[s]), ""), L[s].iv, "");
+  wbase = LLVMBuildMul(b, wbase, ic(C, C->IC), "");
+  cv_loop Lc;
+  loop_open(cb, &Lc, C->it, G.acc_in);
+  LLVMValueRef x = cg_load_elem(cb, C->in_t, C->in, LLVMBuildAdd(b, base, Lc.iv, ""));
+  LLVMValueRef w = cg_load_elem(cb, C->w_t, C->w, LLVMBuildAdd(b, wbase, Lc.iv, ""));
+  acc = loop_close(cb, &Lc, C->IC, mac(C, Lc.acc, x, w));
+  acc = guard_close(cb, &G, acc);
+  for (int s = ns - 1; s >= 0; s--)
+    acc = loop_close(cb, &L[s], C->ker[s], acc);
+  return finish(C, acc, och);
+}
+
+static bool describe(cv *C) {
+  const op *o = C->o;
+  cg_builder *cb = C->cb;
+  const tensor_type *in = &o->operands[0]->type, *w = &o->operands[1]->type, *out = &o->results[0]->type;
+  C->kind = cg_op_is(o, "tosa.depthwise_conv2d") ? CV_DEPTHWISE
+            : cg_op_is(o, "tosa.conv3d")         ? CV_CONV3D
+                                                 : CV_TRANSPOSE;
+  C->ns = C->kind == CV_CONV3D ? 3 : 2;
+  if (o->noperands < 3 || in->rank != C->ns + 2 || w->rank != C->ns + 2 || out->rank != C->ns + 2) {
+    diag_error(cb->diag, o->loc, "%s: unexpected operand shapes for the convolution kernel",
+               op_table[o->kind].name);
+    return false;
+  }
+  C->in_t = in->elem, C->w_t = w->elem, C->bias_t = o->operands[2]->type.elem, C->out_t = out->elem;
+  C->IC = in->dims[C->ns + 1];
+  C->OC = out->dims[C->ns + 1];
+  for (int s = 0; s < C->ns; s++) {
+    C->in_sp[s] = in->dims[1 + s];
+    C->out_sp[s] = out->dims[1 + s];
+    C->stride[s] = attr_at(o, "stride", s, 1);
+    C->dil[s] = attr_at(o, "dilation", s, 1);
+    C->pad[s] = attr_at(o, C->kind == CV_TRANSPOSE ? "out_pad" : "pad", 2 * s, 0);
+    C->ker[s] = C->kind == CV_DEPTHWISE ? w->dims[s] : w->dims[1 + s];
+  }
+  C->M = C->kind == CV_DEPTHWISE ? w->dims[3] : 1;
+  const attr *acc = op_attr(o, "acc_type");
+  C->acc_t = acc && acc->kind == ATTR_TYPE ? acc->type_elem
+             : elem_type_is_float(C->out_t) ? ET_F32
+                                             : ET_I32;
+  if (C->in_t == ET_I8 && C->acc_t != ET_I32)
+    C->acc_t = ET_I32;
+  C->izp = elem_type_is_float(C->in_t) ? 0 : cg_zero_point(o, "input_zp", 3);
+  C->wzp = elem_type_is_float(C->w_t) ? 0 : cg_zero_point(o, "weight_zp", 4);
+  bool types_ok = (C->in_t == ET_I8 && C->w_t == ET_I8 && C->out_t == ET_I32) ||
+                  (elem_type_is_float(C->in_t) && C->in_t != ET_F64 && C->w_t == C->in_t &&
+                   elem_type_is_float(C->acc_t) && C->out_t == C->in_t);
+  if (!types_ok) {
+    diag_error(cb->diag, o->loc, "%s: %s x %s -> %s (acc_type %s) is not supported by the direct convolution kernel",
+               op_table[o->kind].name, elem_type_name(C->in_t), elem_type_name(C->w_t),
+               elem_type_name(C->out_t), elem_type_name(C->acc_t));
+    return false;
+  }
+  C->acc_ty = cg_elem_type(cb, C->acc_t);
+  C->bias_last = C->kind == CV_DEPTHWISE ||
+                 (C->kind == CV_TRANSPOSE && (C->stride[0] != 1 || C->stride[1] != 1));
+  return true;
+}
+
+bool cg_emit_conv_direct(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
+                         cg_kernel_info *info) {
+  (void)p;
+  cv C = {.cb = cb, .k = k, .o = k->anchor};
+  if (!describe(&C)) {
+    cb->failed = true;
+    return false;
+  }
+  C.it = cg_anchor_index_type(cb, k);
+  LLVMValueRef coords[TOSAC_MAX_RANK], linear;
+  LLVMBasicBlockRef exit = cg_anchor_kernel_begin(cb, k, CV_BLOCK, C.it, coords, &linear, info);
+  if (!exit)
+    return false;
+  C.in = cg_operand_ptr(cb, k, C.o->operands[0]);
+  C.w = cg_operand_ptr(cb, k, C.o->operands[1]);
+  C.bias = cg_operand_ptr(cb, k, C.o->operands[2]);
+  if (!C.in || !C.w || !C.bias)
+    return false;
+  LLVMValueRef acc = C.kind == CV_DEPTHWISE ? emit_depthwise(&C, coords) : emit_general(&C, coords);
+  if (!cg_epilogue_store(cb, g, k, acc, coords, linear, C.it))
+    return false;
+  LLVMBuildBr(cb->b, exit);
+  return !cb->failed;
+}
