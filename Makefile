@@ -14,10 +14,9 @@ LLVM_LDFLAGS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null)
 LLVM_LIBS    := $(shell $(LLVM_CONFIG) --libs 2>/dev/null)
 LLVM_INC     := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
 
-CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) $(SAN)
-CXXFLAGS ?= -O2 -g
-CXXFLAGS += -std=c++17 -Wall -Wextra -I$(LLVM_INC) -fno-exceptions -fno-rtti $(SAN)
+OPTFLAGS ?= -O2 -g
+CFLAGS   := $(OPTFLAGS) -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) $(SAN)
+CXXFLAGS := $(OPTFLAGS) -std=c++17 -Wall -Wextra -I$(LLVM_INC) -fno-exceptions -fno-rtti $(SAN)
 LDLIBS   := $(LLVM_LDFLAGS) -llldELF -llldCommon $(LLVM_LIBS) -lcjson -lmsgpackc -lzstd -lz -lm -lpthread
 
 LIB_SRC  := $(sort $(wildcard src/support/*.c src/frontend/*.c src/partition/*.c src/codegen/*.c src/bundle/*.c))
@@ -80,7 +79,7 @@ test: deps
 	TOSAC_BUILD=$(BUILD) tests/run-tests
 
 asan: deps
-	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" CFLAGS="-O1 -g" CXXFLAGS="-O1 -g" all
+	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" OPTFLAGS="-O1 -g" all
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TOSAC_BUILD=build-asan tests/run-tests
 
 bench: all
@@ -103,3 +102,59 @@ all: $(UNIT_BIN)
 $(BUILD)/bin/test-%: $(BUILD)/obj/tests/unit/%.o $(RUN_LIBOBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+
+# Build and deployment kit (issue 7): CCOB hashes use libmd's MD5 (libmd0 is already loaded by
+# LLVM's dependencies); tosac-hip-run builds against Debian's HIP 5.2 headers.
+DEB_PKGS += libmd-dev libamdhip64-dev
+LDLIBS   += -lmd
+
+# tosac-bundle (list / extract / info / verify); its logic without main.c is also linked into
+# test-bundle_tool, the fuzz loop.
+BTOOL_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tools/tosac-bundle/*.c)))
+BTOOL_LIBOBJ := $(filter-out $(BUILD)/obj/tools/tosac-bundle/main.o,$(BTOOL_OBJ))
+all: $(BUILD)/bin/tosac-bundle
+$(BUILD)/bin/tosac-bundle: $(BTOOL_OBJ) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+$(BUILD)/bin/test-bundle_tool: $(BUILD)/obj/tests/unit/bundle_tool.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+
+# tosac-hip-run: a plain C client of the HIP module API (docs/hip-run.md). host.c holds its
+# GPU-free logic (no HIP headers), unit-tested by test-hip_host. Built when the HIP headers
+# are installed (make deps installs libamdhip64-dev).
+HIPRUN_HOST := $(BUILD)/obj/tools/tosac-hip-run/host.o
+$(BUILD)/obj/tools/tosac-hip-run/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__
+ifneq ($(wildcard /usr/include/hip/hip_runtime_api.h),)
+all: $(BUILD)/bin/tosac-hip-run
+endif
+$(BUILD)/bin/tosac-hip-run: $(BUILD)/obj/tools/tosac-hip-run/main.o $(HIPRUN_HOST) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $^ -o $@ -lamdhip64 -lcjson -lzstd -lz -lmd -lm
+$(BUILD)/bin/test-hip_host: $(BUILD)/obj/tests/unit/hip_host.o $(HIPRUN_HOST)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $^ -o $@ -lcjson -lm
+-include $(BTOOL_OBJ:.o=.d) $(BUILD)/obj/tools/tosac-hip-run/main.d $(HIPRUN_HOST:.o=.d)
+
+# make install PREFIX=/opt/tosac [DESTDIR=...]: binaries, man pages, the manifest schema.
+PREFIX ?= /usr/local
+.PHONY: install
+install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tosac
+	install -m 755 $^ $(DESTDIR)$(PREFIX)/bin/
+	if [ -x $(BUILD)/bin/tosac-hip-run ]; then install -m 755 $(BUILD)/bin/tosac-hip-run $(DESTDIR)$(PREFIX)/bin/; fi
+	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 schema/manifest.schema.json $(DESTDIR)$(PREFIX)/share/tosac/
+
+# Parser fuzzing (libFuzzer, clang-22): `make fuzz FUZZ_SECONDS=600`. Crashing inputs land in
+# $(BUILD)/fuzz/crash-*; copy them into tests/fuzz/regress/ (they are replayed by frontend_fuzz.bats).
+FUZZ_SECONDS ?= 600
+FUZZ_SRC := tests/fuzz/fuzz_parser.c $(sort $(wildcard src/frontend/*.c src/support/*.c))
+.PHONY: fuzz
+$(BUILD)/bin/fuzz-parser: $(FUZZ_SRC) src/tosac.h src/ops.def src/frontend/frontend.h
+	@mkdir -p $(dir $@)
+	clang-22 -std=c17 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined $(FUZZ_SRC) -o $@ -lm
+fuzz: $(BUILD)/bin/fuzz-parser
+	@mkdir -p $(BUILD)/fuzz/corpus
+	cd $(BUILD)/fuzz && $(abspath $(BUILD))/bin/fuzz-parser -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	  -rss_limit_mb=2048 corpus $(abspath tests/fuzz/seeds) $(wildcard $(abspath tests/fuzz/regress))

@@ -10,7 +10,7 @@
 
 #define MAX_TARGETS 32
 
-typedef enum emit_kind { EMIT_BUNDLE, EMIT_LLVM, EMIT_ASM, EMIT_PARTITIONS, EMIT_DOT } emit_kind;
+typedef enum emit_kind { EMIT_BUNDLE, EMIT_LLVM, EMIT_ASM, EMIT_PARTITIONS, EMIT_DOT, EMIT_TOSA } emit_kind;
 
 typedef struct options {
   const char *input;
@@ -44,7 +44,8 @@ static const char *usage_text =
     "                           .weights; written only when the graph has such constants)\n"
     "  --offload-arch=ID[,ID]   targets, repeatable; IDs like gfx90a or gfx90a:sramecc+:xnack-\n"
     "                           (default: every target --print-targets marks as default)\n"
-    "  --emit=KIND              bundle (default), llvm, asm, partitions, dot (Graphviz);\n"
+    "  --emit=KIND              bundle (default), llvm, asm, partitions, dot (Graphviz),\n"
+    "                           tosa (the graph as canonical TOSA 1.0 MLIR);\n"
     "                           all but bundle print to -o FILE or standard output\n"
     "  --entry NAME             function to compile (default: the single public one)\n"
     "  --syntax-only            parse and verify only\n"
@@ -194,8 +195,9 @@ static int parse_options(int argc, char **argv, options *o) {
       else if (!strcmp(optarg, "asm")) o->emit = EMIT_ASM;
       else if (!strcmp(optarg, "partitions")) o->emit = EMIT_PARTITIONS;
       else if (!strcmp(optarg, "dot")) o->emit = EMIT_DOT;
+      else if (!strcmp(optarg, "tosa")) o->emit = EMIT_TOSA;
       else
-        return usage_error("unknown --emit kind '%s' (use bundle, llvm, asm, partitions or dot)", optarg);
+        return usage_error("unknown --emit kind '%s' (use bundle, llvm, asm, partitions, dot or tosa)", optarg);
       break;
     case OPT_ENTRY: o->entry = optarg; break;
     case OPT_SYNTAX: o->syntax_only = true; break;
@@ -571,7 +573,11 @@ int main(int argc, char **argv) {
   stage_done(&o, "parse and verify", &t0);
   if (!g || d.errors)
     rc = 1;
-  else if (!o.syntax_only)
+  else if (o.emit == EMIT_TOSA && !o.syntax_only) { /* the graph as canonical TOSA 1.0 */
+    FILE *f = o.output && strcmp(o.output, "-") ? fopen(o.output, "w") : stdout;
+    if (!f) fprintf(stderr, "tosac: error: cannot write %s\n", o.output), rc = 1;
+    else fe_print_tosa(f, g), rc = f != stdout ? (fclose(f) ? 1 : 0) : (fflush(f) ? 1 : 0);
+  } else if (!o.syntax_only)
     rc = compile(&o, g, a, &d, &t0);
   if (!rc && d.errors)
     rc = 1;

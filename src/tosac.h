@@ -190,6 +190,9 @@ struct op {
   int nresults;
   attr *attrs;
   int nattrs;
+  struct graph **regions; /* cond_if: then, else; while_loop: cond, body (block arguments are the
+                             region graph's args, the tosa.yield operands its results) */
+  int nregions;
 };
 
 /* Attribute access: NULL / fallback when absent. */

@@ -178,6 +178,45 @@ static bool check_overlaps_and_duplicates(const bnd_entry *es, int n, const uint
   return ok;
 }
 
+/* CCOB: decompress, parse the inner bundle, then move the entry array and the decompressed
+ * bytes into one allocation so the caller's single free() releases both. */
+static bool parse_compressed(const uint8_t *data, size_t size, bnd_entry **entries, int *n,
+                             char *err, size_t errsize) {
+  char sub[400];
+  size_t usize = 0;
+  uint8_t *plain = bnd_decompress(data, size, &usize, NULL, sub, sizeof sub);
+  if (!plain)
+    return fail(err, errsize, "compressed (CCOB) bundle: %s", sub);
+  if (usize >= 4 && memcmp(plain, "CCOB", 4) == 0) {
+    free(plain);
+    return fail(err, errsize, "compressed (CCOB) bundle holds another compressed bundle");
+  }
+  bnd_entry *es = NULL;
+  int count = 0;
+  if (!bnd_parse(plain, usize, &es, &count, sub, sizeof sub)) {
+    free(plain);
+    return fail(err, errsize, "compressed (CCOB) bundle: %s", sub);
+  }
+  size_t head = sizeof(bnd_entry) * (size_t)count;
+  bnd_entry *block = malloc(head + usize);
+  if (!block) {
+    free(es);
+    free(plain);
+    return fail(err, errsize, "out of memory for a %zu-byte decompressed bundle", usize);
+  }
+  uint8_t *copy = (uint8_t *)block + head;
+  memcpy(copy, plain, usize);
+  for (int i = 0; i < count; i++) {
+    block[i] = es[i];
+    block[i].data = es[i].data ? copy + (es[i].data - plain) : NULL;
+  }
+  free(es);
+  free(plain);
+  *entries = block;
+  *n = count;
+  return true;
+}
+
 bool bnd_parse(const uint8_t *data, size_t size, bnd_entry **entries, int *n, char *err,
                size_t errsize) {
   if (entries)
@@ -187,8 +226,7 @@ bool bnd_parse(const uint8_t *data, size_t size, bnd_entry **entries, int *n, ch
   if (!entries || !n || (!data && size))
     return fail(err, errsize, "bnd_parse: invalid arguments");
   if (size >= 4 && memcmp(data, "CCOB", 4) == 0)
-    return fail(err, errsize, "compressed (CCOB) bundle: decompress it first "
-                              "(clang-offload-bundler-22 -list/-unbundle read it)");
+    return parse_compressed(data, size, entries, n, err, errsize);
   if (size < BND_FIXED_HEADER)
     return fail(err, errsize, "not an offload bundle: %zu bytes, shorter than the %d-byte header",
                 size, BND_FIXED_HEADER);

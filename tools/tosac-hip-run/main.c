@@ -1,0 +1,277 @@
+/* main.c: tosac-hip-run, the reference HIP client: runs a tosac bundle + manifest on a GPU with the
+ * HIP module API only (docs/hip-run.md). GPU-free decisions live in host.c. */
+#include "host.h"
+#include "tosac.h"
+
+#include <hip/hip_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_SKIP 77 /* no GPU: the automake/Bats convention for "skipped" */
+#define MAX_FILES 64
+
+static const char *usage_text =
+    "usage: tosac-hip-run BUNDLE [--manifest M] [--input X.npy]... [--output Y.npy]...\n"
+    "                     [--weights W] [--streams N] [--device N]\n"
+    "\n"
+    "Runs a tosac bundle on the first (or --device N) HIP GPU: picks the manifest target that\n"
+    "matches the device's gcnArchName, loads its code object with hipModuleLoadData, uploads the\n"
+    "inputs (.npy, in graph argument order) and the weights file, plays the launch graph on N\n"
+    "streams (default 2) with events for cross-stream dependencies, times every kernel and\n"
+    "writes the outputs (.npy, in result order).\n"
+    "\n"
+    "exit status: 0 success, 1 error, 2 usage error, 77 no HIP device\n";
+
+typedef struct opts {
+  const char *bundle, *manifest, *weights;
+  const char *inputs[MAX_FILES], *outputs[MAX_FILES];
+  int ninputs, noutputs, streams, device;
+} opts;
+
+#define HIP_CHECK(call)                                                                        \
+  do {                                                                                         \
+    hipError_t e_ = (call);                                                                    \
+    if (e_ != hipSuccess) {                                                                    \
+      fprintf(stderr, "tosac-hip-run: error: %s failed: %s\n", #call, hipGetErrorString(e_)); \
+      exit(1);                                                                                 \
+    }                                                                                          \
+  } while (0)
+
+static void die(const char *fmt, const char *a, const char *b) {
+  fputs("tosac-hip-run: error: ", stderr);
+  fprintf(stderr, fmt, a, b);
+  fputc('\n', stderr);
+  exit(1);
+}
+
+static int parse_args(int argc, char **argv, opts *o) {
+  *o = (opts){.streams = 2};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help")) {
+      fputs(usage_text, stdout);
+      exit(0);
+    } else if (!strcmp(a, "--manifest") && v) {
+      o->manifest = v, i++;
+    } else if (!strcmp(a, "--weights") && v) {
+      o->weights = v, i++;
+    } else if (!strcmp(a, "--input") && v && o->ninputs < MAX_FILES) {
+      o->inputs[o->ninputs++] = v, i++;
+    } else if (!strcmp(a, "--output") && v && o->noutputs < MAX_FILES) {
+      o->outputs[o->noutputs++] = v, i++;
+    } else if (!strcmp(a, "--streams") && v && atoi(v) >= 1 && atoi(v) <= 16) {
+      o->streams = atoi(v), i++;
+    } else if (!strcmp(a, "--device") && v && atoi(v) >= 0) {
+      o->device = atoi(v), i++;
+    } else if (a[0] != '-' && !o->bundle) {
+      o->bundle = a;
+    } else {
+      fprintf(stderr, "tosac-hip-run: error: unexpected argument '%s'\n%s", a, usage_text);
+      return 2;
+    }
+  }
+  if (!o->bundle) {
+    fprintf(stderr, "tosac-hip-run: error: no bundle given\n%s", usage_text);
+    return 2;
+  }
+  return 0;
+}
+
+/* "dir/model.hipfb" -> "dir/model.json" */
+static char *default_manifest(const char *bundle) {
+  size_t n = strlen(bundle);
+  const char *dot = strrchr(bundle, '.'), *slash = strrchr(bundle, '/');
+  if (dot && (!slash || dot > slash))
+    n = (size_t)(dot - bundle);
+  char *s = malloc(n + 6);
+  memcpy(s, bundle, n);
+  strcpy(s + n, ".json");
+  return s;
+}
+
+static uint8_t *slurp(const char *path, size_t *size) {
+  char err[512];
+  uint8_t *d = (uint8_t *)read_file(path, size, err, sizeof err);
+  if (!d)
+    die("%s%s", err, "");
+  return d;
+}
+
+int main(int argc, char **argv) {
+  opts o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc)
+    return rc;
+  char err[600];
+  char *mpath = o.manifest ? strdup(o.manifest) : default_manifest(o.bundle);
+  size_t msize, bsize;
+  char *mtext = (char *)slurp(mpath, &msize);
+  hr_manifest m;
+  if (!hr_manifest_parse(mtext, &m, err, sizeof err))
+    die("%s: %s", mpath, err);
+  uint8_t *bundle = slurp(o.bundle, &bsize);
+  bnd_entry *entries;
+  int nentries;
+  if (!bnd_parse(bundle, bsize, &entries, &nentries, err, sizeof err))
+    die("%s: %s", o.bundle, err);
+  if (o.ninputs != m.ninputs) {
+    fprintf(stderr, "tosac-hip-run: error: the graph takes %d inputs, %d given\n", m.ninputs,
+            o.ninputs);
+    return 1;
+  }
+  uint8_t *in_files[MAX_FILES];
+  hr_npy in_npy[MAX_FILES];
+  for (int i = 0; i < o.ninputs; i++) {
+    size_t n;
+    in_files[i] = slurp(o.inputs[i], &n);
+    if (!hr_npy_parse(in_files[i], n, &in_npy[i], err, sizeof err) ||
+        !hr_npy_matches(&in_npy[i], &m.inputs[i], err, sizeof err))
+      die("%s: %s", o.inputs[i], err);
+  }
+
+  /* Without a GPU everything above still ran: arguments, manifest, bundle and inputs are
+   * checked before the skip. */
+  int ndev = 0;
+  hipError_t e = hipGetDeviceCount(&ndev);
+  if (e != hipSuccess || ndev == 0 || o.device >= ndev) {
+    fprintf(stderr, "tosac-hip-run: no usable HIP device (%s, %d device%s); nothing was run\n",
+            e != hipSuccess ? hipGetErrorString(e) : "hipGetDeviceCount succeeded", ndev,
+            ndev == 1 ? "" : "s");
+    return EXIT_SKIP;
+  }
+  HIP_CHECK(hipSetDevice(o.device));
+  hipDeviceProp_t prop;
+  HIP_CHECK(hipGetDeviceProperties(&prop, o.device));
+  int ti = hr_select_target(&m, prop.gcnArchName);
+  if (ti < 0)
+    die("no target in the manifest runs on this device (%s%s)", prop.gcnArchName,
+        "; compile with --offload-arch for it");
+  const hr_target *t = &m.targets[ti];
+  const bnd_entry *co = NULL;
+  for (int i = 0; i < nentries; i++)
+    if (!strcmp(entries[i].id, t->bundle_entry_id))
+      co = &entries[i];
+  if (!co)
+    die("the bundle has no entry %s%s", t->bundle_entry_id, "");
+  fprintf(stderr, "tosac-hip-run: device %d %s: target %s\n", o.device, prop.gcnArchName,
+          t->target_id);
+
+  /* The code object alone (a bare AMDGPU ELF is accepted by hipModuleLoadData, AMDGPU.md 1.4),
+   * copied so it is suitably aligned. */
+  void *image = malloc(co->size);
+  memcpy(image, co->data, co->size);
+  hipModule_t mod;
+  HIP_CHECK(hipModuleLoadData(&mod, image));
+  hipFunction_t *fn = calloc((size_t)t->nkernels + 1, sizeof *fn);
+  for (int k = 0; k < t->nkernels; k++)
+    HIP_CHECK(hipModuleGetFunction(&fn[k], mod, t->kernels[k].name));
+
+  /* Device memory: one allocation per input and output, one workspace, one weights buffer. */
+  uint64_t in_addr[MAX_FILES] = {0}, out_addr[MAX_FILES] = {0}, ws = 0, weights = 0;
+  for (int i = 0; i < m.ninputs; i++) {
+    void *p;
+    HIP_CHECK(hipMalloc(&p, (size_t)m.inputs[i].bytes + 1));
+    HIP_CHECK(hipMemcpyHtoD(p, (void *)in_npy[i].data, (size_t)m.inputs[i].bytes));
+    in_addr[i] = (uint64_t)(uintptr_t)p;
+  }
+  for (int i = 0; i < m.noutputs && i < MAX_FILES; i++) {
+    void *p;
+    HIP_CHECK(hipMalloc(&p, (size_t)m.outputs[i].bytes + 1));
+    out_addr[i] = (uint64_t)(uintptr_t)p;
+  }
+  if (t->workspace_bytes) {
+    void *p;
+    HIP_CHECK(hipMalloc(&p, (size_t)t->workspace_bytes)); /* >= 256-byte aligned */
+    ws = (uint64_t)(uintptr_t)p;
+  }
+  if (m.weights_bytes) {
+    const char *wpath = o.weights ? o.weights : m.weights_file;
+    size_t wsize;
+    uint8_t *w = slurp(wpath, &wsize);
+    if (wsize < (size_t)m.weights_bytes)
+      die("%s is shorter than the manifest's constants.bytes%s", wpath, "");
+    void *p;
+    HIP_CHECK(hipMalloc(&p, wsize));
+    HIP_CHECK(hipMemcpyHtoD(p, w, wsize));
+    weights = (uint64_t)(uintptr_t)p;
+    free(w);
+  }
+  uint64_t *addr = calloc((size_t)t->nbuffers + 1, sizeof *addr);
+  hr_buffer_addresses(t, in_addr, out_addr, ws, weights, addr);
+
+  /* Streams and events: launch i runs on stream[i] after waiting for the done events of its
+   * deps on other streams; kernels are bracketed by timing events. */
+  int *stream = calloc((size_t)t->nlaunches + 1, sizeof *stream);
+  hr_schedule(t, o.streams, stream);
+  hipStream_t streams[16];
+  for (int s = 0; s < o.streams; s++)
+    HIP_CHECK(hipStreamCreate(&streams[s]));
+  hipEvent_t *done = calloc((size_t)t->nlaunches + 1, sizeof *done);
+  hipEvent_t *start = calloc((size_t)t->nlaunches + 1, sizeof *start);
+  for (int n = 0; n < t->nlaunches; n++) {
+    HIP_CHECK(hipEventCreate(&done[n]));
+    HIP_CHECK(hipEventCreate(&start[n]));
+  }
+  for (int i = 0; i < t->nlaunches; i++) {
+    int id = t->order[i];
+    const hr_launch *l = &t->launches[id];
+    hipStream_t st = streams[stream[id]];
+    for (int d = 0; d < l->ndeps; d++)
+      if (hr_needs_wait(t, stream, id, d))
+        HIP_CHECK(hipStreamWaitEvent(st, done[l->deps[d]], 0));
+    HIP_CHECK(hipEventRecord(start[id], st));
+    if (l->kind == HR_FILL) {
+      void *dst = (void *)(uintptr_t)(addr[l->buffer] + (uint64_t)l->offset);
+      hr_fill_plan fp = hr_plan_fill(l);
+      if (fp.width == 8)
+        HIP_CHECK(hipMemsetD8Async(dst, (unsigned char)fp.value, fp.count, st));
+      else if (fp.width == 16)
+        HIP_CHECK(hipMemsetD16Async(dst, (unsigned short)fp.value, fp.count, st));
+      else if (fp.width == 32)
+        HIP_CHECK(hipMemsetD32Async(dst, (int)fp.value, fp.count, st));
+      else { /* 64-bit pattern: upload a host image of it (kept until the final sync) */
+        uint64_t *img = malloc(fp.count * 8 + 8);
+        for (size_t k = 0; k < fp.count; k++)
+          img[k] = l->bits;
+        HIP_CHECK(hipMemcpyHtoD(dst, img, fp.count * 8)); /* synchronous: img is freed next */
+        free(img);
+      }
+    } else if (l->kind == HR_COPY) {
+      HIP_CHECK(hipMemcpyDtoDAsync((void *)(uintptr_t)addr[l->dst_buffer],
+                                   (void *)(uintptr_t)addr[l->src_buffer], (size_t)l->bytes, st));
+    } else {
+      const hr_kernel *k = &t->kernels[l->kernel];
+      uint8_t args[4096] __attribute__((aligned(16)));
+      size_t size = hr_pack_kernargs(k, addr, t->nbuffers, args, sizeof args, err, sizeof err);
+      if (!size)
+        die("%s%s", err, "");
+      void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                       HIP_LAUNCH_PARAM_END};
+      HIP_CHECK(hipModuleLaunchKernel(fn[l->kernel], k->grid[0], k->grid[1], k->grid[2],
+                                      k->block[0], k->block[1], k->block[2], 0, st, NULL, extra));
+    }
+    HIP_CHECK(hipEventRecord(done[id], st));
+  }
+  for (int s = 0; s < o.streams; s++)
+    HIP_CHECK(hipStreamSynchronize(streams[s]));
+  for (int n = 0; n < t->nlaunches; n++) {
+    const hr_launch *l = &t->launches[n];
+    if (l->kind != HR_KERNEL)
+      continue;
+    float ms = 0;
+    HIP_CHECK(hipEventElapsedTime(&ms, start[n], done[n]));
+    printf("kernel %s: %.3f ms\n", t->kernels[l->kernel].name, ms);
+  }
+  for (int i = 0; i < o.noutputs && i < m.noutputs; i++) {
+    size_t bytes = (size_t)m.outputs[i].bytes, fsize;
+    void *host = malloc(bytes + 1);
+    HIP_CHECK(hipMemcpyDtoH(host, (void *)(uintptr_t)out_addr[i], bytes));
+    uint8_t *f = hr_npy_encode(&m.outputs[i], host, &fsize);
+    if (!write_file_atomic(o.outputs[i], f, fsize, err, sizeof err))
+      die("%s%s", err, "");
+    free(f);
+    free(host);
+  }
+  HIP_CHECK(hipModuleUnload(mod));
+  return 0;
+}
