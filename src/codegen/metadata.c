@@ -102,7 +102,67 @@ static bool fill_kernel(const msgpack_object *km, cg_kernel_info *k, char *err, 
   return true;
 }
 
+/* msgpack-c allocates whatever an array or map header claims before reading the elements, so
+ * a hostile note could ask for gigabytes. Walk the encoding first: every element takes at least
+ * one byte, so no count may exceed the bytes left, and nesting is bounded. */
+static bool msgpack_sane(const uint8_t *p, size_t size) {
+  size_t pos = 0, pending = 1;
+  unsigned depth_items = 0;
+  while (pending > 0) {
+    if (pos >= size || ++depth_items > (1u << 22))
+      return false;
+    uint8_t b = p[pos++];
+    size_t len = 0, count = 0, need;
+    if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+      need = 0;
+    else if (b >= 0x80 && b <= 0x8f)
+      need = 0, count = 2u * (b & 0x0f);
+    else if (b >= 0x90 && b <= 0x9f)
+      need = 0, count = b & 0x0f;
+    else if (b >= 0xa0 && b <= 0xbf)
+      need = 0, len = b & 0x1f;
+    else {
+      static const struct { uint8_t tag, hdr, fixed, lenbytes, items; } forms[] = {
+          {0xc4, 1, 0, 1, 0}, {0xc5, 2, 0, 2, 0}, {0xc6, 4, 0, 4, 0}, {0xc7, 2, 0, 1, 0},
+          {0xc8, 3, 0, 2, 0}, {0xc9, 5, 0, 4, 0}, {0xca, 0, 4, 0, 0}, {0xcb, 0, 8, 0, 0},
+          {0xcc, 0, 1, 0, 0}, {0xcd, 0, 2, 0, 0}, {0xce, 0, 4, 0, 0}, {0xcf, 0, 8, 0, 0},
+          {0xd0, 0, 1, 0, 0}, {0xd1, 0, 2, 0, 0}, {0xd2, 0, 4, 0, 0}, {0xd3, 0, 8, 0, 0},
+          {0xd4, 0, 2, 0, 0}, {0xd5, 0, 3, 0, 0}, {0xd6, 0, 5, 0, 0}, {0xd7, 0, 9, 0, 0},
+          {0xd8, 0, 17, 0, 0}, {0xd9, 1, 0, 1, 0}, {0xda, 2, 0, 2, 0}, {0xdb, 4, 0, 4, 0},
+          {0xdc, 2, 0, 2, 1}, {0xdd, 4, 0, 4, 1}, {0xde, 2, 0, 2, 2}, {0xdf, 4, 0, 4, 2}};
+      int f = -1;
+      for (int i = 0; i < (int)(sizeof forms / sizeof forms[0]); i++)
+        if (forms[i].tag == b)
+          f = i;
+      if (f < 0)
+        return false;
+      need = forms[f].fixed;
+      if (forms[f].lenbytes) {
+        if (size - pos < forms[f].hdr)
+          return false;
+        size_t n = 0;
+        for (int i = 0; i < forms[f].lenbytes; i++)
+          n = n << 8 | p[pos + (size_t)i];
+        pos += forms[f].hdr;
+        if (forms[f].items)
+          count = n * forms[f].items;
+        else
+          len = n; /* for ext forms, hdr already covers the type byte */
+      }
+    }
+    if (size - pos < need + len || count > size - pos)
+      return false;
+    pos += need + len;
+    pending = pending - 1 + count;
+  }
+  return true;
+}
+
 static bool parse_note(const uint8_t *desc, size_t size, cg_result *r, char *err, size_t errsize) {
+  if (!msgpack_sane(desc, size)) {
+    snprintf(err, errsize, "malformed AMDGPU metadata note (msgpack)");
+    return false;
+  }
   msgpack_unpacked up;
   msgpack_unpacked_init(&up);
   size_t off = 0;
