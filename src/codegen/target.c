@@ -83,3 +83,51 @@ bool target_parse(const char *s, target_request *out, char *err, size_t errsize)
              out->xnack == FEAT_ON ? '+' : '-');
   return true;
 }
+
+/* Matrix instructions the GEMM family may use, one row per target, operand type and shape; the
+ * preferred shape of a (target, type) comes first. Verified against LLVM 22 availability. */
+#define MFMA(t, et, m, n, k, intr, mn) {t, et, MATRIX_MFMA, m, n, k, "llvm.amdgcn.mfma." intr, mn}
+#define WMMA(t, lay, et, intr, mn) {t, et, lay, 16, 16, 16, "llvm.amdgcn.wmma." intr, mn}
+const target_matrix target_matrix_table[] = {
+    MFMA("gfx908", ET_F32, 32, 32, 2, "f32.32x32x2f32", "v_mfma_f32_32x32x2f32"),
+    MFMA("gfx908", ET_F32, 16, 16, 4, "f32.16x16x4f32", "v_mfma_f32_16x16x4f32"),
+    MFMA("gfx908", ET_F16, 32, 32, 8, "f32.32x32x8f16", "v_mfma_f32_32x32x8f16"),
+    MFMA("gfx908", ET_F16, 16, 16, 16, "f32.16x16x16f16", "v_mfma_f32_16x16x16f16"),
+    MFMA("gfx908", ET_BF16, 32, 32, 4, "f32.32x32x4bf16", "v_mfma_f32_32x32x4bf16"),
+    MFMA("gfx908", ET_BF16, 16, 16, 8, "f32.16x16x8bf16", "v_mfma_f32_16x16x8bf16"),
+    MFMA("gfx908", ET_I8, 32, 32, 8, "i32.32x32x8i8", "v_mfma_i32_32x32x8i8"),
+    MFMA("gfx908", ET_I8, 16, 16, 16, "i32.16x16x16i8", "v_mfma_i32_16x16x16i8"),
+    MFMA("gfx90a", ET_F32, 32, 32, 2, "f32.32x32x2f32", "v_mfma_f32_32x32x2f32"),
+    MFMA("gfx90a", ET_F32, 16, 16, 4, "f32.16x16x4f32", "v_mfma_f32_16x16x4f32"),
+    MFMA("gfx90a", ET_F16, 32, 32, 8, "f32.32x32x8f16", "v_mfma_f32_32x32x8f16"),
+    MFMA("gfx90a", ET_F16, 16, 16, 16, "f32.16x16x16f16", "v_mfma_f32_16x16x16f16"),
+    MFMA("gfx90a", ET_BF16, 32, 32, 8, "f32.32x32x8bf16.1k", "v_mfma_f32_32x32x8bf16_1k"),
+    MFMA("gfx90a", ET_BF16, 16, 16, 16, "f32.16x16x16bf16.1k", "v_mfma_f32_16x16x16bf16_1k"),
+    MFMA("gfx90a", ET_I8, 32, 32, 8, "i32.32x32x8i8", "v_mfma_i32_32x32x8i8"),
+    MFMA("gfx90a", ET_I8, 16, 16, 16, "i32.16x16x16i8", "v_mfma_i32_16x16x16i8"),
+    MFMA("gfx942", ET_F32, 32, 32, 2, "f32.32x32x2f32", "v_mfma_f32_32x32x2_f32"),
+    MFMA("gfx942", ET_F32, 16, 16, 4, "f32.16x16x4f32", "v_mfma_f32_16x16x4_f32"),
+    MFMA("gfx942", ET_F16, 32, 32, 8, "f32.32x32x8f16", "v_mfma_f32_32x32x8_f16"),
+    MFMA("gfx942", ET_F16, 16, 16, 16, "f32.16x16x16f16", "v_mfma_f32_16x16x16_f16"),
+    MFMA("gfx942", ET_BF16, 32, 32, 8, "f32.32x32x8bf16.1k", "v_mfma_f32_32x32x8_bf16"),
+    MFMA("gfx942", ET_BF16, 16, 16, 16, "f32.16x16x16bf16.1k", "v_mfma_f32_16x16x16_bf16"),
+    MFMA("gfx942", ET_I8, 32, 32, 16, "i32.32x32x16.i8", "v_mfma_i32_32x32x16_i8"),
+    MFMA("gfx942", ET_I8, 16, 16, 32, "i32.16x16x32.i8", "v_mfma_i32_16x16x32_i8"),
+    MFMA("gfx950", ET_F32, 32, 32, 2, "f32.32x32x2f32", "v_mfma_f32_32x32x2_f32"),
+    MFMA("gfx950", ET_F32, 16, 16, 4, "f32.16x16x4f32", "v_mfma_f32_16x16x4_f32"),
+    MFMA("gfx950", ET_F16, 32, 32, 16, "f32.32x32x16.f16", "v_mfma_f32_32x32x16_f16"),
+    MFMA("gfx950", ET_F16, 16, 16, 32, "f32.16x16x32.f16", "v_mfma_f32_16x16x32_f16"),
+    MFMA("gfx950", ET_BF16, 32, 32, 16, "f32.32x32x16.bf16", "v_mfma_f32_32x32x16_bf16"),
+    MFMA("gfx950", ET_BF16, 16, 16, 32, "f32.16x16x32.bf16", "v_mfma_f32_16x16x32_bf16"),
+    MFMA("gfx950", ET_I8, 32, 32, 32, "i32.32x32x32.i8", "v_mfma_i32_32x32x32_i8"),
+    MFMA("gfx950", ET_I8, 16, 16, 64, "i32.16x16x64.i8", "v_mfma_i32_16x16x64_i8"),
+    WMMA("gfx1100", MATRIX_WMMA_GFX11, ET_F16, "f32.16x16x16.f16", "v_wmma_f32_16x16x16_f16"),
+    WMMA("gfx1100", MATRIX_WMMA_GFX11, ET_BF16, "f32.16x16x16.bf16", "v_wmma_f32_16x16x16_bf16"),
+    WMMA("gfx1100", MATRIX_WMMA_GFX11, ET_I8, "i32.16x16x16.iu8", "v_wmma_i32_16x16x16_iu8"),
+    WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_F16, "f32.16x16x16.f16", "v_wmma_f32_16x16x16_f16"),
+    WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_BF16, "f32.16x16x16.bf16", "v_wmma_f32_16x16x16_bf16"),
+    WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_I8, "i32.16x16x16.iu8", "v_wmma_i32_16x16x16_iu8"),
+};
+#undef MFMA
+#undef WMMA
+const int target_matrix_count = (int)(sizeof target_matrix_table / sizeof target_matrix_table[0]);

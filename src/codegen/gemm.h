@@ -1,0 +1,77 @@
+/* gemm.h: the GEMM core shared by the matrix kernel family (matmul, fully_connected, conv2d and,
+ * later, conv3d): tile parameters, the matrix-instruction abstraction, and the operand-staging
+ * interface through which an op describes how to read its A and B operands. */
+#ifndef TOSAC_GEMM_H
+#define TOSAC_GEMM_H
+
+#include "codegen.h"
+
+/* ---------------------------------------------------------------- matrix instruction (gemm_mma.c) */
+/* One wave-level multiply-accumulate step D[m][n] += A[m][k] * B[k][n], either a real matrix
+ * instruction (row of target_matrix_table) or the FMA fallback, in which each lane owns a
+ * tm x tn micro-tile of a (lanes_m*tm) x (lanes_n*tn) wave-instruction tile and k = 1. */
+typedef struct gemm_mma {
+  const target_matrix *row; /* NULL: FMA fallback */
+  elem_type in;             /* A/B element type */
+  bool int_acc;             /* i32 accumulation (i8) else f32 */
+  int m, n, k;              /* tile of one step */
+  int kl;                   /* A (and B) elements per lane per step */
+  int chunk;                /* contiguous k elements per LDS read (kl / chunk reads) */
+  int nacc;                 /* accumulators per lane */
+  int tm, tn, lanes_m;      /* FMA: micro-tile and lane grid (lanes_n = wave / lanes_m) */
+  int a_zp, b_zp;           /* FMA, integers: zero points subtracted before the product */
+  char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
+} gemm_mma;
+
+/* Pick the instruction for operand type `in` on target t: shape 32 or 16 (0: the preferred one
+ * that fits M/N), or the FMA path if force_fma, if the type has no matrix instruction there, or
+ * if zero points are non-zero (raw i8 products would need correction terms). */
+bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_fma, int64_t M,
+                     int64_t N, gemm_mma *out);
+
+/* Per-lane position helpers; lane is the lane id inside the wave (i32 value). */
+typedef struct gemm_lane {
+  LLVMValueRef row;  /* A/B row (m or n) of this lane inside one step tile */
+  LLVMValueRef kofs; /* k offset of element 0 of this lane */
+} gemm_lane;
+gemm_lane gemm_mma_lane(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, bool is_b);
+/* k offset of element e (compile time part relative to kofs; chunk-aligned). */
+int gemm_mma_kstep(const gemm_mma *mm, int e);
+/* Row and column (inside the step tile) of accumulator e of this lane. */
+void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int e,
+                      LLVMValueRef *row, LLVMValueRef *col);
+/* Accumulator vector type and its zero. */
+LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm);
+/* D = A*B + C for one step; a/b hold kl elements each as <kl x mem type> (bf16 as i16). */
+LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef b,
+                           LLVMValueRef c);
+
+/* ---------------------------------------------------------------- tiles (gemm_tiles.c) */
+typedef struct gemm_params {
+  int bm, bn, bk;  /* work-group tile */
+  int wm, wn;      /* wave tile (multiples of the instruction tile) */
+  int shape;       /* requested instruction shape (32, 16) or 0 */
+  bool fma;        /* force the FMA path */
+  int va, vb;      /* global vector width (elements) of A and B staging */
+} gemm_params;
+
+/* Problem summary that drives the heuristic. */
+typedef struct gemm_problem {
+  int64_t batch, m, n, k;
+  elem_type in;
+  bool zero_points;      /* a non-zero zero point: FMA path */
+  int64_t a_contig, b_contig; /* length of the contiguous run along the staged dimension */
+  bool b_kcontig;        /* B is [n][k] (weights) rather than [k][n] (matmul) */
+} gemm_problem;
+
+/* Default parameters for a problem on target t, then overridden by perf_config (may be NULL).
+ * false + a message in err if the override is malformed or infeasible. */
+bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char *perf_config,
+                        gemm_params *out, gemm_mma *mma, char *err, size_t errsize);
+/* LDS bytes of the two staging buffers (A and B, rows padded by 16 bytes). */
+int gemm_lds_bytes(const gemm_params *p, elem_type t);
+#define GEMM_LDS_PAD_BYTES 16
+/* {"bm":..,...} into buf (<= 128 bytes). */
+void gemm_params_json(const gemm_params *p, const gemm_mma *mm, int waves, char *buf, size_t size);
+
+#endif

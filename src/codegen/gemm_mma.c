@@ -1,0 +1,207 @@
+/* gemm_mma.c: the matrix-instruction abstraction of the GEMM core: which instruction a target
+ * and type get, where each lane's A/B elements and accumulators sit (AMD's lane layouts,
+ * AMDGPU.md §3.3/§3.5), and one multiply-accumulate step (MFMA, WMMA or per-lane FMA). */
+#include "gemm.h"
+
+#include <string.h>
+
+static int mem_bits(elem_type t) { return elem_type_bytes(t) * 8; }
+
+bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_fma, int64_t M,
+                     int64_t N, gemm_mma *out) {
+  memset(out, 0, sizeof *out);
+  out->in = in;
+  out->int_acc = elem_type_is_int(in);
+  const target_matrix *best = NULL;
+  if (!force_fma) {
+    int want = shape ? shape : (M >= 32 && N >= 32 ? 32 : 16);
+    for (int i = 0; i < target_matrix_count; i++) {
+      const target_matrix *r = &target_matrix_table[i];
+      if (strcmp(r->target, t->name) != 0 || r->in != in)
+        continue;
+      /* the table lists availability; cg_intrinsic_available is the builder's own guard */
+      if (!cg_intrinsic_available(t, r->intrinsic))
+        continue;
+      if (!best || (r->m == want && best->m != want))
+        best = r;
+    }
+    if (shape && best && best->m != shape)
+      return false;
+  }
+  out->row = best;
+  if (!best) { /* FMA: lanes_m x lanes_n lanes, each a 4x4 micro-tile */
+    out->tm = out->tn = 4;
+    out->lanes_m = 8;
+    out->m = out->lanes_m * out->tm;
+    out->n = (t->wave_size / out->lanes_m) * out->tn;
+    out->k = 1;
+    out->kl = out->chunk = 1;
+    out->nacc = out->tm * out->tn;
+    snprintf(out->name, sizeof out->name, "fma");
+    return true;
+  }
+  out->m = best->m, out->n = best->n, out->k = best->k;
+  switch (best->layout) {
+  case MATRIX_MFMA:
+    out->kl = best->k * best->m / 64;
+    out->chunk = out->kl;
+    out->nacc = best->m * best->n / 64;
+    break;
+  case MATRIX_WMMA_GFX11: /* all 16 k per lane, both half-waves hold copies */
+    out->kl = out->chunk = 16;
+    out->nacc = 8;
+    break;
+  case MATRIX_WMMA_GFX12: /* half-waves split k in 64-bit chunks */
+    out->kl = 8;
+    out->chunk = 64 / mem_bits(in) < out->kl ? 64 / mem_bits(in) : out->kl;
+    out->nacc = 8;
+    break;
+  }
+  snprintf(out->name, sizeof out->name, "%s", best->mnemonic);
+  return true;
+}
+
+static LLVMValueRef c32(cg_builder *cb, int64_t v) { return LLVMConstInt(cb->i32, (unsigned long long)v, 0); }
+
+gemm_lane gemm_mma_lane(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, bool is_b) {
+  LLVMBuilderRef b = cb->b;
+  gemm_lane r;
+  if (!mm->row) {
+    r.row = is_b ? LLVMBuildUDiv(b, lane, c32(cb, mm->lanes_m), "")
+                 : LLVMBuildURem(b, lane, c32(cb, mm->lanes_m), "");
+    r.kofs = c32(cb, 0);
+    return r;
+  }
+  switch (mm->row->layout) {
+  case MATRIX_MFMA:
+    r.row = LLVMBuildURem(b, lane, c32(cb, mm->m), "");
+    r.kofs = LLVMBuildMul(b, LLVMBuildUDiv(b, lane, c32(cb, mm->m), ""), c32(cb, mm->kl), "");
+    break;
+  case MATRIX_WMMA_GFX11:
+    r.row = LLVMBuildURem(b, lane, c32(cb, 16), "");
+    r.kofs = c32(cb, 0);
+    break;
+  default:
+    r.row = LLVMBuildURem(b, lane, c32(cb, 16), "");
+    r.kofs = LLVMBuildMul(b, LLVMBuildUDiv(b, lane, c32(cb, 16), ""), c32(cb, mm->chunk), "");
+    break;
+  }
+  return r;
+}
+
+int gemm_mma_kstep(const gemm_mma *mm, int e) {
+  if (mm->row && mm->row->layout == MATRIX_WMMA_GFX12)
+    return (e / mm->chunk) * mm->chunk * 2 + e % mm->chunk;
+  return e;
+}
+
+void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int e,
+                      LLVMValueRef *row, LLVMValueRef *col) {
+  LLVMBuilderRef b = cb->b;
+  if (!mm->row) {
+    int lanes_n = mm->n / mm->tn;
+    LLVMValueRef lm = LLVMBuildURem(b, lane, c32(cb, mm->lanes_m), "");
+    LLVMValueRef ln = LLVMBuildUDiv(b, lane, c32(cb, mm->lanes_m), "");
+    *row = LLVMBuildAdd(b, lm, c32(cb, mm->lanes_m * (e / mm->tn)), "");
+    *col = LLVMBuildAdd(b, ln, c32(cb, lanes_n * (e % mm->tn)), "");
+    return;
+  }
+  LLVMValueRef half = LLVMBuildUDiv(b, lane, c32(cb, 16), "");
+  switch (mm->row->layout) {
+  case MATRIX_MFMA: {
+    int ng = 64 / mm->n;
+    LLVMValueRef s = LLVMBuildAdd(b, LLVMBuildUDiv(b, lane, c32(cb, mm->n), ""), c32(cb, (e / 4) * ng), "");
+    *row = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(cb, 4), ""), c32(cb, e % 4), "");
+    *col = LLVMBuildURem(b, lane, c32(cb, mm->n), "");
+    break;
+  }
+  case MATRIX_WMMA_GFX11:
+    *row = LLVMBuildAdd(b, half, c32(cb, 2 * e), "");
+    *col = LLVMBuildURem(b, lane, c32(cb, 16), "");
+    break;
+  default:
+    *row = LLVMBuildAdd(b, LLVMBuildMul(b, half, c32(cb, 8), ""), c32(cb, e), "");
+    *col = LLVMBuildURem(b, lane, c32(cb, 16), "");
+    break;
+  }
+}
+
+LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm) {
+  return LLVMVectorType(mm->int_acc ? cb->i32 : cb->f32, (unsigned)mm->nacc);
+}
+
+/* <kl x mem type> -> the intrinsic's operand type (AMDGPU.md §3.2). */
+static LLVMValueRef operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v) {
+  LLVMBuilderRef b = cb->b;
+  switch (mm->in) {
+  case ET_F32: return LLVMBuildExtractElement(b, v, c32(cb, 0), "");
+  case ET_F16: return v;
+  case ET_BF16:
+    if (mm->row->layout == MATRIX_MFMA && mm->kl == 8) /* gfx950's K-doubled forms take bfloat */
+      return LLVMBuildBitCast(b, v, LLVMVectorType(cb->bf16, 8), "");
+    return v;
+  case ET_I8:
+    if (mm->kl == 4)
+      return LLVMBuildBitCast(b, v, cb->i32, "");
+    if (mm->kl == 8 && mm->row->layout == MATRIX_MFMA)
+      return LLVMBuildBitCast(b, v, cb->i64, "");
+    return LLVMBuildBitCast(b, v, LLVMVectorType(cb->i32, (unsigned)(mm->kl / 4)), "");
+  default: return v;
+  }
+}
+
+/* FMA fallback: a = <tm x mem>, b = <tn x mem>; zero points are subtracted in i32. */
+static LLVMValueRef fma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef bv,
+                             LLVMValueRef c, int a_zp, int b_zp) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef av[8], bw[8];
+  for (int i = 0; i < mm->tm; i++) {
+    LLVMValueRef x = LLVMBuildExtractElement(b, a, c32(cb, i), "");
+    if (mm->int_acc)
+      x = LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, a_zp), "");
+    else if (mm->in != ET_F32)
+      x = LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
+    av[i] = x;
+  }
+  for (int j = 0; j < mm->tn; j++) {
+    LLVMValueRef x = LLVMBuildExtractElement(b, bv, c32(cb, j), "");
+    if (mm->int_acc)
+      x = LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, b_zp), "");
+    else if (mm->in != ET_F32)
+      x = LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
+    bw[j] = x;
+  }
+  for (int i = 0; i < mm->tm; i++)
+    for (int j = 0; j < mm->tn; j++) {
+      LLVMValueRef idx = c32(cb, i * mm->tn + j);
+      LLVMValueRef acc = LLVMBuildExtractElement(b, c, idx, "");
+      if (mm->int_acc) {
+        acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, av[i], bw[j], ""), "");
+      } else {
+        LLVMValueRef args[3] = {av[i], bw[j], acc};
+        LLVMTypeRef ft = cb->f32;
+        acc = cg_intrinsic(cb, "llvm.fmuladd", &ft, 1, args, 3);
+      }
+      c = LLVMBuildInsertElement(b, c, acc, idx, "");
+    }
+  return c;
+}
+
+LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef b,
+                           LLVMValueRef c) {
+  if (!mm->row)
+    return fma_step(cb, mm, a, b, c, mm->a_zp, mm->b_zp);
+  LLVMValueRef ao = operand(cb, mm, a), bo = operand(cb, mm, b);
+  LLVMTypeRef ot[2] = {LLVMTypeOf(c), LLVMTypeOf(ao)};
+  if (mm->row->layout == MATRIX_MFMA) {
+    LLVMValueRef args[6] = {ao, bo, c, c32(cb, 0), c32(cb, 0), c32(cb, 0)};
+    return cg_intrinsic(cb, mm->row->intrinsic, NULL, 0, args, 6);
+  }
+  if (mm->int_acc) {
+    LLVMValueRef t1 = LLVMConstInt(cb->i1, 1, 0), f1 = LLVMConstInt(cb->i1, 0, 0);
+    LLVMValueRef args[6] = {t1, ao, t1, bo, c, f1};
+    return cg_intrinsic(cb, mm->row->intrinsic, ot, 2, args, 6);
+  }
+  LLVMValueRef args[3] = {ao, bo, c};
+  return cg_intrinsic(cb, mm->row->intrinsic, ot, 2, args, 3);
+}

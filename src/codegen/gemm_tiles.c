@@ -1,0 +1,149 @@
+/* gemm_tiles.c: tile parameters of the GEMM core: the per-shape/type/target heuristic, the
+ * --perf-config override (format in docs/gemm.md), feasibility checks and the manifest text. */
+#include "gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GEMM_MAX_THREADS 1024
+
+static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/* Widest power-of-two vector of at most 16 bytes that divides the contiguous run and the tile. */
+static int vector_width(elem_type t, int64_t contig, int tile) {
+  int v = 16 / elem_type_bytes(t);
+  while (v > 1 && (contig % v != 0 || tile % v != 0))
+    v /= 2;
+  return v;
+}
+
+int gemm_lds_bytes(const gemm_params *p, elem_type t) {
+  int es = elem_type_bytes(t);
+  return 2 * (p->bm + p->bn) * (p->bk * es + GEMM_LDS_PAD_BYTES);
+}
+
+typedef struct overrides {
+  int bm, bn, bk, wm, wn, shape, va, vb;
+  bool fma;
+} overrides;
+
+static bool parse_config(const char *s, overrides *o, char *err, size_t errsize) {
+  memset(o, 0, sizeof *o);
+  while (s && *s) {
+    size_t n = strcspn(s, ",");
+    const char *eq = memchr(s, '=', n);
+    if (!eq) {
+      snprintf(err, errsize, "--perf-config: expected key=value, found '%.*s'", (int)n, s);
+      return false;
+    }
+    size_t kl = (size_t)(eq - s);
+    char val[32];
+    snprintf(val, sizeof val, "%.*s", (int)(n - kl - 1), eq + 1);
+    char *end;
+    long v = strtol(val, &end, 10);
+    bool num = *val && !*end && v > 0 && v <= 4096;
+#define KEY(name) (kl == strlen(name) && memcmp(s, name, kl) == 0)
+    if (KEY("mma") && strcmp(val, "fma") == 0)
+      o->fma = true;
+    else if (KEY("mma") && num && (v == 16 || v == 32))
+      o->shape = (int)v;
+    else if (num && KEY("bm")) o->bm = (int)v;
+    else if (num && KEY("bn")) o->bn = (int)v;
+    else if (num && KEY("bk")) o->bk = (int)v;
+    else if (num && KEY("wm")) o->wm = (int)v;
+    else if (num && KEY("wn")) o->wn = (int)v;
+    else if (num && KEY("va")) o->va = (int)v;
+    else if (num && KEY("vb")) o->vb = (int)v;
+    else {
+      snprintf(err, errsize,
+               "--perf-config: bad entry '%.*s' (keys: bm, bn, bk, wm, wn, va, vb = positive "
+               "integers; mma = 32, 16 or fma)",
+               (int)n, s);
+      return false;
+    }
+#undef KEY
+    s += n;
+    if (*s == ',')
+      s++;
+  }
+  return true;
+}
+
+bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char *perf_config,
+                        gemm_params *out, gemm_mma *mm, char *err, size_t errsize) {
+  overrides o;
+  if (!parse_config(perf_config, &o, err, errsize))
+    return false;
+  if (!gemm_mma_select(t, pb->in, o.shape, o.fma || pb->zero_points, pb->m, pb->n, mm)) {
+    snprintf(err, errsize, "--perf-config: %s has no %dx%d matrix instruction for %s", t->name,
+             o.shape, o.shape, elem_type_name(pb->in));
+    return false;
+  }
+  memset(out, 0, sizeof *out);
+  out->shape = o.shape;
+  out->fma = !mm->row;
+  /* wave tile: about 64x64 outputs (<= 128 accumulators), shrunk to the problem */
+  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget */
+  bool wmma = mm->row && mm->row->layout != MATRIX_MFMA;
+  int rep_m = mm->row ? (wmma ? 32 : 64) / mm->m : 1, rep_n = mm->row ? 64 / mm->n : 1;
+  out->wm = (int)(mm->m * (rep_m < 1 ? 1 : rep_m));
+  out->wn = (int)(mm->n * (rep_n < 1 ? 1 : rep_n));
+  if (out->wm > round_up(pb->m, mm->m))
+    out->wm = (int)round_up(pb->m, mm->m);
+  if (out->wn > round_up(pb->n, mm->n))
+    out->wn = (int)round_up(pb->n, mm->n);
+  /* 2x2 waves unless the problem is smaller than that */
+  out->bm = out->wm * (pb->m > out->wm ? 2 : 1);
+  out->bn = out->wn * (pb->n > out->wn ? 2 : 1);
+  /* K step: 64 bytes of K per row (16 f32, 32 f16/bf16, 64 i8), whole instructions, not far
+   * beyond K itself */
+  int bk = 64 / elem_type_bytes(pb->in);
+  if (bk < mm->k)
+    bk = mm->k;
+  int kmin = 16 / elem_type_bytes(pb->in);
+  int64_t kneed = round_up(pb->k, mm->k > kmin ? mm->k : kmin);
+  if (bk > kneed)
+    bk = (int)kneed;
+  out->bk = (int)round_up(bk, mm->k);
+  if (o.bm) out->bm = o.bm;
+  if (o.bn) out->bn = o.bn;
+  if (o.bk) out->bk = o.bk;
+  if (o.wm) out->wm = o.wm;
+  if (o.wn) out->wn = o.wn;
+  out->va = o.va ? o.va : vector_width(pb->in, pb->a_contig, out->bk);
+  out->vb = o.vb ? o.vb : vector_width(pb->in, pb->b_contig, pb->b_kcontig ? out->bk : out->bn);
+
+  /* feasibility */
+  int waves = (out->bm / (out->wm ? out->wm : 1)) * (out->bn / (out->wn ? out->wn : 1));
+  const char *why = NULL;
+  if (out->wm % mm->m || out->wn % mm->n)
+    why = "the wave tile must be a multiple of the instruction tile";
+  else if (out->bm % out->wm || out->bn % out->wn)
+    why = "the work-group tile must be a multiple of the wave tile";
+  else if (out->bk % mm->k || (out->bk * elem_type_bytes(pb->in)) % 16)
+    why = "bk must be a multiple of the instruction's k and of 16 bytes";
+  else if (waves * t->wave_size > GEMM_MAX_THREADS)
+    why = "too many waves per work-group";
+  else if (gemm_lds_bytes(out, pb->in) > t->lds_bytes)
+    why = "the LDS buffers exceed the target's LDS";
+  else if (out->va * elem_type_bytes(pb->in) > 16 || out->vb * elem_type_bytes(pb->in) > 16 ||
+           (out->va & (out->va - 1)) || (out->vb & (out->vb - 1)))
+    why = "va/vb must be powers of two of at most 16 bytes";
+  else if (pb->a_contig % out->va || out->bk % out->va)
+    why = "va must divide the contiguous run of A and bk";
+  else if (pb->b_contig % out->vb || (pb->b_kcontig ? out->bk : out->bn) % out->vb)
+    why = "vb must divide the contiguous run of B and its tile";
+  if (why) {
+    snprintf(err, errsize, "--perf-config: bm=%d,bn=%d,bk=%d,wm=%d,wn=%d is infeasible on %s: %s",
+             out->bm, out->bn, out->bk, out->wm, out->wn, t->name, why);
+    return false;
+  }
+  return true;
+}
+
+void gemm_params_json(const gemm_params *p, const gemm_mma *mm, int waves, char *buf, size_t size) {
+  snprintf(buf, size,
+           "{\"bm\":%d,\"bn\":%d,\"bk\":%d,\"wm\":%d,\"wn\":%d,\"waves\":%d,\"mma\":\"%dx%dx%d\","
+           "\"va\":%d,\"vb\":%d,\"lds_buffers\":2}",
+           p->bm, p->bn, p->bk, p->wm, p->wn, waves, mm->m, mm->n, mm->k, p->va, p->vb);
+}

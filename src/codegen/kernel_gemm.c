@@ -1,0 +1,713 @@
+/* kernel_gemm.c: the matrix kernel family: tosa.matmul, tosa.fully_connected and tosa.conv2d
+ * (implicit GEMM) on the GEMM core of gemm.h. One work-group computes a bm x bn tile of
+ * C[batch][m][n] = sum_k A(m,k) * B(k,n); operands are staged through two LDS buffers (the next
+ * K tile is loaded into registers while the current one computes, one barrier per K step), the
+ * waves multiply with the target's matrix instruction and the fused elementwise epilogue runs on
+ * the accumulators before the only global store. */
+#include "gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { GK_MATMUL, GK_FC, GK_CONV2D } gemm_op;
+
+/* Process-wide --perf-config (see tosac.h: the emitters do not receive cg_options). */
+static const char *perf_config_override;
+void cg_gemm_set_perf_config(const char *s) { perf_config_override = s; }
+
+typedef struct conv_geom {
+  int64_t ih, iw, ic, oh, ow, kh, kw, sy, sx, dy, dx, pt, pl;
+} conv_geom;
+
+typedef struct gk {
+  cg_builder *cb;
+  const graph *g;
+  const part_kernel *k;
+  const op *anchor;
+  gemm_op kind;
+  gemm_problem pb;
+  gemm_params P;
+  gemm_mma mm;
+  conv_geom cv;
+  elem_type out_t; /* anchor result type */
+  int a_zp, b_zp;
+  int es;          /* bytes per operand element */
+  LLVMTypeRef mem; /* operand element type in memory/LDS (bf16 as i16) */
+  LLVMValueRef a_ptr, b_ptr, bias_ptr;
+  int sa;            /* LDS row stride in bytes */
+  int buf_bytes;     /* one LDS buffer (A then B) */
+  int threads, waves, wgn;
+  LLVMValueRef lds, tid, lane, wave_m0, wave_n0, m0, n0, batch;
+  /* per-thread staging slots */
+  int na, nb;
+  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
+  LLVMValueRef *cv_iy0, *cv_ix0, *cv_base;
+} gk;
+
+static LLVMValueRef c32(gk *K, int64_t v) { return LLVMConstInt(K->cb->i32, (unsigned long long)v, 1); }
+
+static const char *anchor_name(const op *o) { return op_table[o->kind].name; }
+
+/* ---------------------------------------------------------------- problem extraction */
+
+static int64_t ints_at(const op *o, const char *name, int i, int64_t fallback) {
+  const attr *a = op_attr(o, name);
+  return a && a->kind == ATTR_INTS && i < a->n ? a->ints[i] : fallback;
+}
+
+static bool describe(gk *K) {
+  const op *o = K->anchor;
+  cg_builder *cb = K->cb;
+  const char *nm = anchor_name(o);
+  gemm_problem *pb = &K->pb;
+  if (strcmp(nm, "tosa.matmul") == 0)
+    K->kind = GK_MATMUL;
+  else if (strcmp(nm, "tosa.fully_connected") == 0)
+    K->kind = GK_FC;
+  else if (strcmp(nm, "tosa.conv2d") == 0)
+    K->kind = GK_CONV2D;
+  else {
+    diag_error(cb->diag, o->loc, "%s: no GEMM kernel generator for this op yet", nm);
+    return false;
+  }
+  int need = K->kind == GK_MATMUL ? 2 : 3;
+  if (o->noperands < need || o->nresults < 1) {
+    diag_error(cb->diag, o->loc, "%s: expected %d operands after canonicalisation", nm, need);
+    return false;
+  }
+  const tensor_type *a = &o->operands[0]->type, *b = &o->operands[1]->type, *r = &o->results[0]->type;
+  pb->in = a->elem;
+  K->out_t = r->elem;
+  if (b->elem != a->elem || !(a->elem == ET_F32 || a->elem == ET_F16 || a->elem == ET_BF16 || a->elem == ET_I8)) {
+    diag_error(cb->diag, o->loc, "%s: operand types %s x %s are not supported by the GEMM generator "
+               "(f32, f16, bf16, i8 with equal operand types)", nm, elem_type_name(a->elem),
+               elem_type_name(b->elem));
+    return false;
+  }
+  if (elem_type_is_int(a->elem) ? r->elem != ET_I32
+                                : !(r->elem == ET_F32 || r->elem == ET_F16 || r->elem == ET_BF16)) {
+    diag_error(cb->diag, o->loc, "%s: result type %s is not supported by the GEMM generator", nm,
+               elem_type_name(r->elem));
+    return false;
+  }
+  const char *zpa = K->kind == GK_MATMUL ? "a_zp" : "input_zp";
+  const char *zpb = K->kind == GK_MATMUL ? "b_zp" : "weight_zp";
+  K->a_zp = (int)op_attr_int(o, zpa, 0);
+  K->b_zp = (int)op_attr_int(o, zpb, 0);
+  pb->zero_points = elem_type_is_int(a->elem) && (K->a_zp || K->b_zp);
+  switch (K->kind) {
+  case GK_MATMUL:
+    pb->batch = a->dims[0], pb->m = a->dims[1], pb->k = a->dims[2], pb->n = b->dims[2];
+    pb->a_contig = pb->k, pb->b_contig = pb->n, pb->b_kcontig = false;
+    break;
+  case GK_FC:
+    pb->batch = 1, pb->m = a->dims[0], pb->k = a->dims[1], pb->n = b->dims[0];
+    pb->a_contig = pb->k, pb->b_contig = pb->k, pb->b_kcontig = true;
+    break;
+  case GK_CONV2D: {
+    conv_geom *c = &K->cv;
+    c->ih = a->dims[1], c->iw = a->dims[2], c->ic = a->dims[3];
+    c->kh = b->dims[1], c->kw = b->dims[2];
+    c->oh = r->dims[1], c->ow = r->dims[2];
+    c->pt = ints_at(o, "pad", 0, 0), c->pl = ints_at(o, "pad", 2, 0);
+    c->sy = ints_at(o, "stride", 0, 1), c->sx = ints_at(o, "stride", 1, 1);
+    c->dy = ints_at(o, "dilation", 0, 1), c->dx = ints_at(o, "dilation", 1, 1);
+    pb->batch = 1, pb->m = a->dims[0] * c->oh * c->ow, pb->n = b->dims[0];
+    pb->k = c->kh * c->kw * c->ic;
+    pb->a_contig = c->ic, pb->b_contig = pb->k, pb->b_kcontig = true;
+    break;
+  }
+  }
+  int64_t biggest = tensor_numel(a) > tensor_numel(b) ? tensor_numel(a) : tensor_numel(b);
+  if (tensor_numel(r) > biggest)
+    biggest = tensor_numel(r);
+  if (biggest >= ((int64_t)1 << 31) - 4096) {
+    diag_error(cb->diag, o->loc, "%s: tensors of 2^31 elements or more are not supported yet", nm);
+    return false;
+  }
+  return true;
+}
+
+static int param_of(gk *K, const value *v) {
+  for (int i = 0; i < K->k->nin; i++)
+    if (K->k->in_vals[i] == v)
+      return i;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- staging: global -> LDS */
+
+static LLVMValueRef gep8(gk *K, LLVMValueRef base, LLVMValueRef byte) {
+  return LLVMBuildInBoundsGEP2(K->cb->b, K->cb->i8, base, &byte, 1, "");
+}
+
+static LLVMValueRef gep_el(gk *K, LLVMValueRef base, LLVMValueRef idx) {
+  return LLVMBuildInBoundsGEP2(K->cb->b, K->mem, base, &idx, 1, "");
+}
+
+static unsigned al(int bytes) { return (unsigned)(bytes >= 16 ? 16 : bytes); }
+
+/* Loop-invariant part of each staging slot: which A row / B row and k column a thread moves. */
+static void plan_slots(gk *K) {
+  LLVMBuilderRef b = K->cb->b;
+  const gemm_params *P = &K->P;
+  int T = K->threads;
+  int a_total = P->bm * P->bk / P->va;
+  K->na = (a_total + T - 1) / T;
+  K->a_row_ok = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  K->a_row = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  K->a_kc = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  K->cv_iy0 = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  K->cv_ix0 = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  K->cv_base = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  int per_row = P->bk / P->va;
+  for (int s = 0; s < K->na; s++) {
+    LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
+    K->a_row[s] = LLVMBuildUDiv(b, c, c32(K, per_row), "");
+    K->a_kc[s] = LLVMBuildMul(b, LLVMBuildURem(b, c, c32(K, per_row), ""), c32(K, P->va), "");
+    LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
+    K->a_row_ok[s] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, c, c32(K, a_total), ""),
+                                  LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""), "");
+    if (K->kind == GK_CONV2D) {
+      const conv_geom *cv = &K->cv;
+      LLVMValueRef ow = LLVMBuildURem(b, m, c32(K, cv->ow), "");
+      LLVMValueRef t = LLVMBuildUDiv(b, m, c32(K, cv->ow), "");
+      LLVMValueRef oh = LLVMBuildURem(b, t, c32(K, cv->oh), "");
+      LLVMValueRef nb = LLVMBuildUDiv(b, t, c32(K, cv->oh), "");
+      K->cv_iy0[s] = LLVMBuildSub(b, LLVMBuildMul(b, oh, c32(K, cv->sy), ""), c32(K, cv->pt), "");
+      K->cv_ix0[s] = LLVMBuildSub(b, LLVMBuildMul(b, ow, c32(K, cv->sx), ""), c32(K, cv->pl), "");
+      K->cv_base[s] = LLVMBuildMul(b, nb, c32(K, cv->ih * cv->iw * cv->ic), "");
+    }
+  }
+  bool kc = K->pb.b_kcontig;
+  int b_total = P->bn * P->bk / P->vb;
+  K->nb = (b_total + T - 1) / T;
+  K->b_row_ok = calloc((size_t)K->nb, sizeof(LLVMValueRef));
+  K->b_row = calloc((size_t)K->nb, sizeof(LLVMValueRef));
+  K->b_kc = calloc((size_t)K->nb, sizeof(LLVMValueRef));
+  per_row = kc ? P->bk / P->vb : P->bn / P->vb;
+  for (int s = 0; s < K->nb; s++) {
+    LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
+    LLVMValueRef q = LLVMBuildUDiv(b, c, c32(K, per_row), "");
+    LLVMValueRef rem = LLVMBuildMul(b, LLVMBuildURem(b, c, c32(K, per_row), ""), c32(K, P->vb), "");
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, c, c32(K, b_total), "");
+    /* kc: q = n row, rem = k column; else q = k row, rem = n column */
+    K->b_row[s] = kc ? q : rem;
+    K->b_kc[s] = kc ? rem : q;
+    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
+    K->b_row_ok[s] = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
+  }
+}
+
+/* Load one chunk (v elements, a whole vector or nothing: the contiguous run is a multiple of v)
+ * at element offset off if ok, else the fill value (0, or the zero point for the FMA path). */
+static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMValueRef ok, int v,
+                               int fill) {
+  LLVMBuilderRef b = K->cb->b;
+  LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)v);
+  LLVMValueRef safe = LLVMBuildSelect(b, ok, off, c32(K, 0), "");
+  LLVMValueRef x = cg_load(K->cb, vt, gep_el(K, ptr, safe), al(v * K->es));
+  LLVMValueRef f = LLVMConstNull(vt);
+  if (fill) {
+    LLVMValueRef e = LLVMConstInt(K->mem, (unsigned long long)fill, 1);
+    LLVMValueRef el[16];
+    for (int i = 0; i < v; i++)
+      el[i] = e;
+    f = LLVMConstVector(el, (unsigned)v);
+  }
+  return LLVMBuildSelect(b, ok, x, f, "");
+}
+
+/* Global loads of K tile kt into registers (av[na], bv[nb]). */
+static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv) {
+  LLVMBuilderRef b = K->cb->b;
+  const gemm_params *P = &K->P;
+  const gemm_problem *pb = &K->pb;
+  LLVMValueRef k0 = LLVMBuildMul(b, kt, c32(K, P->bk), "");
+  int fa = K->mm.row ? 0 : K->a_zp, fb = K->mm.row ? 0 : K->b_zp;
+  for (int s = 0; s < K->na; s++) {
+    LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
+    LLVMValueRef ok = LLVMBuildAnd(b, K->a_row_ok[s], LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
+    LLVMValueRef off;
+    if (K->kind == GK_CONV2D) {
+      const conv_geom *cv = &K->cv;
+      LLVMValueRef tap = LLVMBuildUDiv(b, k, c32(K, cv->ic), "");
+      LLVMValueRef ic = LLVMBuildURem(b, k, c32(K, cv->ic), "");
+      LLVMValueRef kw = LLVMBuildURem(b, tap, c32(K, cv->kw), "");
+      LLVMValueRef kh = LLVMBuildUDiv(b, tap, c32(K, cv->kw), "");
+      LLVMValueRef iy = LLVMBuildAdd(b, K->cv_iy0[s], LLVMBuildMul(b, kh, c32(K, cv->dy), ""), "");
+      LLVMValueRef ix = LLVMBuildAdd(b, K->cv_ix0[s], LLVMBuildMul(b, kw, c32(K, cv->dx), ""), "");
+      /* unsigned compares reject negative coordinates too */
+      ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, iy, c32(K, cv->ih), ""), "");
+      ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, ix, c32(K, cv->iw), ""), "");
+      LLVMValueRef pix = LLVMBuildAdd(b, LLVMBuildMul(b, iy, c32(K, cv->iw), ""), ix, "");
+      off = LLVMBuildAdd(b, K->cv_base[s], LLVMBuildAdd(b, LLVMBuildMul(b, pix, c32(K, cv->ic), ""), ic, ""), "");
+    } else {
+      LLVMValueRef row = m;
+      if (K->kind == GK_MATMUL)
+        row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), m, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, pb->k), ""), k, "");
+    }
+    av[s] = load_chunk(K, K->a_ptr, off, ok, P->va, fa);
+  }
+  for (int s = 0; s < K->nb; s++) {
+    LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
+    LLVMValueRef ok = LLVMBuildAnd(b, K->b_row_ok[s], LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
+    LLVMValueRef off;
+    if (pb->b_kcontig) {
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, pb->k), ""), k, "");
+    } else {
+      LLVMValueRef krow = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, krow, c32(K, pb->n), ""), n, "");
+    }
+    bv[s] = load_chunk(K, K->b_ptr, off, ok, P->vb, fb);
+  }
+}
+
+/* LDS layout per buffer: A rows (m, k contiguous) then B rows (n, k contiguous), each row
+ * bk elements + 16 bytes of padding so that lanes reading the same k of consecutive rows hit
+ * different banks. */
+static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv) {
+  LLVMBuilderRef b = K->cb->b;
+  const gemm_params *P = &K->P;
+  LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
+  for (int s = 0; s < K->na; s++) {
+    LLVMValueRef byte = LLVMBuildAdd(b, base, LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, K->sa), ""),
+                                                           LLVMBuildMul(b, K->a_kc[s], c32(K, K->es), ""), ""), "");
+    /* slots past the tile (the thread count does not divide it) write into the padding of the
+     * last row, which no fragment read touches */
+    if ((P->bm * P->bk / P->va) % K->threads) {
+      LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, K->a_row[s], c32(K, P->bm), "");
+      LLVMValueRef pad = LLVMBuildAdd(b, base, c32(K, (int64_t)(P->bm - 1) * K->sa + P->bk * K->es), "");
+      byte = LLVMBuildSelect(b, in, byte, pad, "");
+    }
+    cg_store(K->cb, av[s], gep8(K, K->lds, byte), al(P->va * K->es));
+  }
+  LLVMValueRef bbase = LLVMBuildAdd(b, base, c32(K, (int64_t)P->bm * K->sa), "");
+  bool kc = K->pb.b_kcontig;
+  int b_total = P->bn * P->bk / P->vb;
+  for (int s = 0; s < K->nb; s++) {
+    LLVMValueRef in = NULL;
+    if (b_total % K->threads)
+      in = LLVMBuildICmp(b, LLVMIntULT, kc ? K->b_row[s] : K->b_kc[s], c32(K, kc ? P->bn : P->bk), "");
+    LLVMValueRef pad = LLVMBuildAdd(b, bbase, c32(K, (int64_t)(P->bn - 1) * K->sa + P->bk * K->es), "");
+    if (kc) {
+      LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, K->b_row[s], c32(K, K->sa), ""),
+                                                              LLVMBuildMul(b, K->b_kc[s], c32(K, K->es), ""), ""), "");
+      if (in)
+        byte = LLVMBuildSelect(b, in, byte, pad, "");
+      cg_store(K->cb, bv[s], gep8(K, K->lds, byte), al(P->vb * K->es));
+    } else { /* matmul B is n-contiguous in memory: transpose element by element */
+      for (int j = 0; j < P->vb; j++) {
+        LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
+        LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
+                                                                LLVMBuildMul(b, K->b_kc[s], c32(K, K->es), ""), ""), "");
+        if (in)
+          byte = LLVMBuildSelect(b, in, byte, pad, "");
+        LLVMValueRef x = LLVMBuildExtractElement(b, bv[s], c32(K, j), "");
+        cg_store(K->cb, x, gep8(K, K->lds, byte), (unsigned)K->es);
+      }
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- compute one LDS buffer */
+
+/* kl elements of one A (is_b false) or B fragment for step kk of instruction tile t. */
+static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, bool is_b, int t, int kk) {
+  LLVMBuilderRef b = K->cb->b;
+  const gemm_mma *mm = &K->mm;
+  LLVMValueRef region = is_b ? LLVMBuildAdd(b, bufbase, c32(K, (int64_t)K->P.bm * K->sa), "") : bufbase;
+  LLVMValueRef w0 = is_b ? K->wave_n0 : K->wave_m0;
+  int step = is_b ? mm->n : mm->m;
+  LLVMValueRef row = LLVMBuildAdd(b, w0, LLVMBuildAdd(b, ln->row, c32(K, (int64_t)t * step), ""), "");
+  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one k */
+    int nr = is_b ? mm->tn : mm->tm, stride = is_b ? mm->n / mm->tn : mm->lanes_m;
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)nr));
+    for (int i = 0; i < nr; i++) {
+      LLVMValueRef r = LLVMBuildAdd(b, row, c32(K, (int64_t)i * stride), "");
+      LLVMValueRef byte = LLVMBuildAdd(b, region, LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(K, K->sa), ""),
+                                                               c32(K, (int64_t)kk * K->es), ""), "");
+      v = LLVMBuildInsertElement(b, v, cg_load(K->cb, K->mem, gep8(K, K->lds, byte), (unsigned)K->es), c32(K, i), "");
+    }
+    return v;
+  }
+  LLVMValueRef rowbyte = LLVMBuildAdd(b, region, LLVMBuildMul(b, row, c32(K, K->sa), ""), "");
+  LLVMValueRef kbyte = LLVMBuildMul(b, ln->kofs, c32(K, K->es), "");
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)mm->kl));
+  LLVMTypeRef ct = LLVMVectorType(K->mem, (unsigned)mm->chunk);
+  for (int e = 0; e < mm->kl; e += mm->chunk) {
+    int kc = kk + gemm_mma_kstep(mm, e);
+    LLVMValueRef byte = LLVMBuildAdd(b, rowbyte, LLVMBuildAdd(b, kbyte, c32(K, (int64_t)kc * K->es), ""), "");
+    LLVMValueRef x = cg_load(K->cb, ct, gep8(K, K->lds, byte), al(mm->chunk * K->es));
+    for (int i = 0; i < mm->chunk; i++)
+      v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, i), ""), c32(K, e + i), "");
+  }
+  return v;
+}
+
+static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
+  LLVMBuilderRef b = K->cb->b;
+  const gemm_mma *mm = &K->mm;
+  int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n;
+  LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
+  gemm_lane la = gemm_mma_lane(K->cb, mm, K->lane, false), lb = gemm_mma_lane(K->cb, mm, K->lane, true);
+  LLVMValueRef *fa = calloc((size_t)rm, sizeof(LLVMValueRef)), *fb = calloc((size_t)rn, sizeof(LLVMValueRef));
+  for (int kk = 0; kk < K->P.bk; kk += mm->k) {
+    for (int i = 0; i < rm; i++)
+      fa[i] = fragment(K, base, &la, false, i, kk);
+    for (int j = 0; j < rn; j++)
+      fb[j] = fragment(K, base, &lb, true, j, kk);
+    for (int i = 0; i < rm; i++)
+      for (int j = 0; j < rn; j++)
+        acc[i * rn + j] = gemm_mma_step(K->cb, mm, fa[i], fb[j], acc[i * rn + j]);
+  }
+  free(fa);
+  free(fb);
+}
+
+/* ---------------------------------------------------------------- epilogue */
+
+static int data_operands(const op *o) {
+  if (strcmp(anchor_name(o), "tosa.mul") == 0)
+    return 2;
+  if (strcmp(anchor_name(o), "tosa.negate") == 0)
+    return 1;
+  return o->noperands;
+}
+
+/* Element offset into value v (broadcast against the iteration shape) of linear index lin. */
+static LLVMValueRef bcast_offset(gk *K, const value *v, LLVMValueRef lin) {
+  LLVMBuilderRef b = K->cb->b;
+  const tensor_type *it = &K->k->iter, *vt = &v->type;
+  if (tensor_numel(vt) == tensor_numel(it))
+    return lin;
+  if (tensor_numel(vt) == 1)
+    return c32(K, 0);
+  int pad = it->rank - vt->rank;
+  LLVMValueRef off = c32(K, 0);
+  int64_t inner = 1, vstride = 1;
+  for (int d = it->rank - 1; d >= 0; d--) {
+    int64_t vd = d >= pad ? vt->dims[d - pad] : 1;
+    if (vd != 1) {
+      LLVMValueRef idx = LLVMBuildURem(b, LLVMBuildUDiv(b, lin, c32(K, inner), ""), c32(K, it->dims[d]), "");
+      off = LLVMBuildAdd(b, off, LLVMBuildMul(b, idx, c32(K, vstride), ""), "");
+      vstride *= vd;
+    }
+    inner *= it->dims[d];
+  }
+  return off;
+}
+
+static LLVMValueRef const_global(gk *K, const value *v, const dense_data *d) {
+  char name[96];
+  snprintf(name, sizeof name, "%s.const%d", K->k->name, v->id);
+  LLVMValueRef g = LLVMGetNamedGlobal(K->cb->mod, name);
+  if (g)
+    return g;
+  LLVMTypeRef mt = cg_mem_type(K->cb, v->type.elem);
+  size_t nbytes = (size_t)tensor_numel(&v->type) * (size_t)elem_type_bytes(v->type.elem);
+  LLVMValueRef init = LLVMConstDataArray(mt, (const char *)d->bytes, nbytes);
+  g = LLVMAddGlobalInAddressSpace(K->cb->mod, LLVMTypeOf(init), name, 4);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetAlignment(g, 16);
+  return g;
+}
+
+/* Scalar (register type) of value v at linear output index lin, from a buffer or a constant. */
+static LLVMValueRef read_value(gk *K, const value *v, LLVMValueRef lin) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  elem_type et = v->type.elem;
+  LLVMTypeRef mt = cg_mem_type(cb, et);
+  LLVMValueRef ptr = NULL;
+  int pi = param_of(K, v);
+  if (pi >= 0) {
+    ptr = LLVMGetParam(cb->fn, (unsigned)pi);
+  } else {
+    const dense_data *d = cg_const_data(v);
+    if (!d) {
+      diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither an input nor computed", K->k->name, v->name);
+      cb->failed = true;
+      return NULL;
+    }
+    if (d->splat || tensor_numel(&v->type) == 1) {
+      if (elem_type_is_float(et)) {
+        double f = 0;
+        cg_dense_float(d, 0, &f);
+        return cg_const_float(cb, et, f);
+      }
+      int64_t i = 0;
+      cg_dense_int(d, 0, &i);
+      return LLVMConstInt(cg_elem_type(cb, et), (unsigned long long)i, 1);
+    }
+    ptr = const_global(K, v, d);
+  }
+  LLVMValueRef off = bcast_offset(K, v, lin);
+  LLVMValueRef x = cg_load(cb, mt, LLVMBuildInBoundsGEP2(b, mt, ptr, &off, 1, ""), (unsigned)elem_type_bytes(et));
+  if (et == ET_I1)
+    x = LLVMBuildICmp(b, LLVMIntNE, x, LLVMConstNull(mt), "");
+  return x;
+}
+
+/* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n). */
+static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef row = m;
+  if (K->kind == GK_MATMUL)
+    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
+  LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
+  LLVMValueRef x = accv;
+  if (K->bias_ptr) {
+    const value *bv = K->anchor->operands[2];
+    LLVMValueRef bi = tensor_numel(&bv->type) == 1 ? c32(K, 0) : n;
+    LLVMTypeRef bt = cg_mem_type(cb, bv->type.elem);
+    LLVMValueRef bias = cg_load(cb, bt, LLVMBuildInBoundsGEP2(b, bt, K->bias_ptr, &bi, 1, ""),
+                                (unsigned)elem_type_bytes(bv->type.elem));
+    if (K->mm.int_acc)
+      x = LLVMBuildAdd(b, x, LLVMBuildSExtOrBitCast(b, bias, cb->i32, ""), "");
+    else
+      x = LLVMBuildFAdd(b, x, bv->type.elem == ET_F32 ? bias : LLVMBuildFPExt(b, bias, cb->f32, ""), "");
+  }
+  if (K->out_t == ET_F16 || K->out_t == ET_BF16)
+    x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
+  memset(cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
+  cur[K->anchor->results[0]->id] = x;
+  for (int oi = 0; oi < K->k->nops; oi++) {
+    const op *o = K->k->ops[oi];
+    if (o == K->anchor || op_table[o->kind].family == FAM_CONST)
+      continue;
+    LLVMValueRef args[8];
+    int na = data_operands(o);
+    for (int a = 0; a < na && a < 8; a++) {
+      const value *v = o->operands[a];
+      if (!cur[v->id])
+        cur[v->id] = read_value(K, v, lin);
+      if (!cur[v->id])
+        return false;
+      args[a] = cur[v->id];
+    }
+    LLVMValueRef r = cg_ew_op(cb, o, args);
+    if (!r)
+      return false;
+    cur[o->results[0]->id] = r;
+  }
+  for (int o = 0; o < K->k->nout; o++) {
+    const value *v = K->k->out_vals[o];
+    LLVMValueRef y = cur[v->id] ? cur[v->id] : read_value(K, v, lin);
+    if (!y)
+      return false;
+    elem_type et = v->type.elem;
+    if (et == ET_I1)
+      y = LLVMBuildZExt(b, y, cb->i8, "");
+    LLVMTypeRef mt = cg_mem_type(cb, et);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)), &lin, 1, "");
+    cg_store(cb, y, p, (unsigned)elem_type_bytes(et));
+  }
+  return true;
+}
+
+static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_mma *mm = &K->mm;
+  int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n;
+  bool guard = K->pb.m % K->P.bm || K->pb.n % K->P.bn;
+  LLVMValueRef *cur = calloc((size_t)K->g->nvalues, sizeof(LLVMValueRef));
+  bool ok = true;
+  for (int i = 0; i < rm && ok; i++)
+    for (int j = 0; j < rn && ok; j++)
+      for (int e = 0; e < mm->nacc && ok; e++) {
+        LLVMValueRef r, c;
+        gemm_mma_acc_pos(cb, mm, K->lane, e, &r, &c);
+        LLVMValueRef m = LLVMBuildAdd(b, LLVMBuildAdd(b, K->m0, K->wave_m0, ""),
+                                      LLVMBuildAdd(b, r, c32(K, (int64_t)i * mm->m), ""), "");
+        LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildAdd(b, K->n0, K->wave_n0, ""),
+                                      LLVMBuildAdd(b, c, c32(K, (int64_t)j * mm->n), ""), "");
+        LLVMValueRef x = LLVMBuildExtractElement(b, acc[i * rn + j], c32(K, e), "");
+        LLVMBasicBlockRef next = NULL;
+        if (guard) {
+          LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
+          next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "next");
+          LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""),
+                                         LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
+          LLVMBuildCondBr(b, in, body, next);
+          LLVMPositionBuilderAtEnd(b, body);
+        }
+        ok = epilogue_element(K, x, m, n, cur) && !cb->failed;
+        if (guard && ok) {
+          LLVMBuildBr(b, next);
+          LLVMPositionBuilderAtEnd(b, next);
+        }
+      }
+  free(cur);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- kernel */
+
+static void fn_attr(cg_builder *cb, const char *key, const char *v) {
+  LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(cb->ctx, key, (unsigned)strlen(key), v, (unsigned)strlen(v)));
+}
+
+/* The exact work-group size lets LLVM use the whole register budget (GEMM.md §1.7); the default
+ * tiles hold <= 64 accumulators per lane, so 2 waves per SIMD fit without spills. */
+static void set_wg_size(cg_builder *cb, int threads) {
+  char v[32];
+  snprintf(v, sizeof v, "%d,%d", threads, threads);
+  fn_attr(cb, "amdgpu-flat-work-group-size", v);
+  fn_attr(cb, "amdgpu-waves-per-eu", "2");
+}
+
+static bool emit_body(gk *K, cg_kernel_info *info) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_params *P = &K->P;
+  const gemm_problem *pb = &K->pb;
+  const target_info *t = cb->target->info;
+  int wgm = P->bm / P->wm;
+  K->wgn = P->bn / P->wn;
+  K->waves = wgm * K->wgn;
+  K->threads = K->waves * t->wave_size;
+  K->es = elem_type_bytes(pb->in);
+  K->mem = pb->in == ET_BF16 ? cb->i16 : cg_elem_type(cb, pb->in);
+  K->sa = P->bk * K->es + GEMM_LDS_PAD_BYTES;
+  K->buf_bytes = (P->bm + P->bn) * K->sa;
+  int64_t tiles_m = (pb->m + P->bm - 1) / P->bm, tiles_n = (pb->n + P->bn - 1) / P->bn;
+  int64_t groups = pb->batch * tiles_m * tiles_n;
+  int nk = (int)((pb->k + P->bk - 1) / P->bk);
+
+  int nargs = K->k->nin + K->k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < K->k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, K->k->name, nargs, access, K->threads);
+  set_wg_size(cb, K->threads);
+  int pa = param_of(K, K->anchor->operands[0]), pbp = param_of(K, K->anchor->operands[1]);
+  int pc = K->kind == GK_MATMUL ? -2 : param_of(K, K->anchor->operands[2]);
+  if (pa < 0 || pbp < 0 || pc == -1) {
+    diag_error(cb->diag, K->anchor->loc, "%s: operands must be kernel buffers", anchor_name(K->anchor));
+    free(access);
+    return false;
+  }
+  K->a_ptr = LLVMGetParam(cb->fn, (unsigned)pa);
+  K->b_ptr = LLVMGetParam(cb->fn, (unsigned)pbp);
+  K->bias_ptr = pc >= 0 ? LLVMGetParam(cb->fn, (unsigned)pc) : NULL;
+
+  char lname[96];
+  snprintf(lname, sizeof lname, "%s.lds", K->k->name);
+  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)(2 * K->buf_bytes)), 16);
+
+  K->tid = cg_thread_id_x(cb);
+  LLVMValueRef gid = cg_group_id_x(cb);
+  if (!K->tid || !gid) {
+    free(access);
+    return false;
+  }
+  K->lane = LLVMBuildURem(b, K->tid, c32(K, t->wave_size), "lane");
+  LLVMValueRef wave = LLVMBuildUDiv(b, K->tid, c32(K, t->wave_size), "wave");
+  K->wave_m0 = LLVMBuildMul(b, LLVMBuildUDiv(b, wave, c32(K, K->wgn), ""), c32(K, P->wm), "");
+  K->wave_n0 = LLVMBuildMul(b, LLVMBuildURem(b, wave, c32(K, K->wgn), ""), c32(K, P->wn), "");
+  LLVMValueRef tn = LLVMBuildURem(b, gid, c32(K, tiles_n), "");
+  LLVMValueRef rest = LLVMBuildUDiv(b, gid, c32(K, tiles_n), "");
+  K->m0 = LLVMBuildMul(b, LLVMBuildURem(b, rest, c32(K, tiles_m), ""), c32(K, P->bm), "m0");
+  K->n0 = LLVMBuildMul(b, tn, c32(K, P->bn), "n0");
+  K->batch = LLVMBuildUDiv(b, rest, c32(K, tiles_m), "batch");
+  plan_slots(K);
+
+  LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
+  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n, nacc = rm * rn;
+  LLVMValueRef *acc = calloc((size_t)nacc, sizeof(LLVMValueRef));
+  LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
+
+  /* prologue: tile 0 into buffer 0 */
+  load_tile(K, c32(K, 0), av, bv);
+  store_tile(K, c32(K, 0), av, bv);
+  cg_barrier(cb);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef kt = LLVMBuildPhi(b, cb->i32, "kt");
+  for (int i = 0; i < nacc; i++)
+    acc[i] = phis[i] = LLVMBuildPhi(b, acc_t, "acc");
+  LLVMValueRef next = LLVMBuildAdd(b, kt, c32(K, 1), "");
+  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntULT, next, c32(K, nk), "");
+  /* prefetch the next tile (the last iteration reloads its own: in bounds, never stored to a
+   * buffer anyone reads) while this one computes */
+  load_tile(K, LLVMBuildSelect(b, more, next, kt, ""), av, bv);
+  compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
+  store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
+  cg_barrier(cb);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMBuildCondBr(b, more, loop, done);
+  LLVMValueRef kin[2] = {c32(K, 0), next};
+  LLVMBasicBlockRef kbb[2] = {pre, latch};
+  LLVMAddIncoming(kt, kin, kbb, 2);
+  for (int i = 0; i < nacc; i++) {
+    LLVMValueRef in[2] = {LLVMConstNull(acc_t), acc[i]};
+    LLVMAddIncoming(phis[i], in, kbb, 2);
+  }
+  LLVMPositionBuilderAtEnd(b, done);
+  bool ok = !cb->failed && emit_epilogue(K, acc);
+  if (ok)
+    LLVMBuildRetVoid(b);
+
+  info->block[0] = (uint32_t)K->threads, info->block[1] = 1, info->block[2] = 1;
+  info->grid[0] = (uint32_t)groups, info->grid[1] = 1, info->grid[2] = 1;
+  info->work_items = groups * K->threads;
+  info->vector_width = 1;
+  info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
+  info->nargs = nargs;
+  for (int i = 0; i < nargs; i++) {
+    cg_arg *a = &info->args[i];
+    snprintf(a->name, sizeof a->name, "%s%d", i < K->k->nin ? "in" : "out", i < K->k->nin ? i : i - K->k->nin);
+    a->buffer = i < K->k->nin ? K->k->in_bufs[i] : K->k->out_bufs[i - K->k->nin];
+    snprintf(a->access, sizeof a->access, "%s", access[i]);
+  }
+  gemm_params_json(P, &K->mm, K->waves, info->tuning, sizeof info->tuning);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
+  free(access);
+  free(av);
+  free(bv);
+  free(acc);
+  free(phis);
+  return ok;
+}
+
+bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
+                  cg_kernel_info *info) {
+  if (cg_op_is(k->anchor, "tosa.depthwise_conv2d") || cg_op_is(k->anchor, "tosa.conv3d") ||
+      cg_op_is(k->anchor, "tosa.transpose_conv2d"))
+    return cg_emit_conv_direct(cb, g, p, k, info); /* kernel_conv_direct.c */
+  (void)p;
+  gk K = {.cb = cb, .g = g, .k = k, .anchor = k->anchor};
+  bool ok = false;
+  char err[256];
+  if (!K.anchor) {
+    diag_error_noloc(cb->diag, "kernel '%s': GEMM kernel without an anchor op", k->name);
+    goto out;
+  }
+  if (!describe(&K))
+    goto out;
+  if (!gemm_params_choose(cb->target->info, &K.pb, perf_config_override, &K.P, &K.mm, err, sizeof err)) {
+    diag_error(cb->diag, K.anchor->loc, "%s", err);
+    goto out;
+  }
+  K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
+  ok = emit_body(&K, info);
+out:
+  if (!ok)
+    cb->failed = true;
+  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row_ok), free(K.b_row), free(K.b_kc);
+  free(K.cv_iy0), free(K.cv_ix0), free(K.cv_base);
+  return ok;
+}
