@@ -162,7 +162,66 @@ static bool canon_clamp(fe_parser *p, fe_opctx *c) {
   return true;
 }
 
+attr *fe_set_int(fe_parser *p, op *o, const char *name, int64_t v, elem_type et) {
+  attr *old = fe_find_attr(o, name);
+  src_loc at = old ? old->loc : o->loc;
+  fe_remove_attr(o, name);
+  attr *a = fe_add_attr(p, o, name, ATTR_INT);
+  a->i = v;
+  a->type_elem = et;
+  a->loc = at;
+  return a;
+}
+
+attr *fe_set_float(fe_parser *p, op *o, const char *name, double v, elem_type et) {
+  attr *old = fe_find_attr(o, name);
+  src_loc at = old ? old->loc : o->loc;
+  fe_remove_attr(o, name);
+  attr *a = fe_add_attr(p, o, name, ATTR_FLOAT);
+  a->f = v;
+  a->type_elem = et;
+  a->loc = at;
+  return a;
+}
+
+attr *fe_set_ints(fe_parser *p, op *o, const char *name, const int64_t *v, int n) {
+  int64_t *copy = arena_alloc(p->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (n) memcpy(copy, v, sizeof(int64_t) * (size_t)n);
+  attr *old = fe_find_attr(o, name);
+  src_loc at = old ? old->loc : o->loc;
+  fe_remove_attr(o, name);
+  attr *a = fe_add_attr(p, o, name, ATTR_INTS);
+  a->ints = copy;
+  a->n = n;
+  a->type_elem = ET_I64;
+  a->loc = at;
+  return a;
+}
+
+attr *fe_set_str(fe_parser *p, op *o, const char *name, const char *s) {
+  attr *old = fe_find_attr(o, name);
+  src_loc at = old ? old->loc : o->loc;
+  fe_remove_attr(o, name);
+  attr *a = fe_add_attr(p, o, name, ATTR_STR);
+  a->s = s;
+  a->loc = at;
+  return a;
+}
+
+attr *fe_set_bool(fe_parser *p, op *o, const char *name, bool v) {
+  attr *old = fe_find_attr(o, name);
+  src_loc at = old ? old->loc : o->loc;
+  fe_remove_attr(o, name);
+  attr *a = fe_add_attr(p, o, name, ATTR_BOOL);
+  a->i = v;
+  a->loc = at;
+  return a;
+}
+
 bool fe_canonicalize(fe_parser *p, fe_opctx *c) {
+  bool handled = false;
+  bool ok = fe_canon_more(p, c, &handled);
+  if (handled) return ok;
   switch (c->o->kind) {
   case OP_CONST:
   case OP_ARITH_CONST:

@@ -124,12 +124,20 @@ double fe_tok_float(fe_token t);
 double fe_bits_to_double(elem_type et, uint64_t bits);
 
 /* ---------------------------------------------------------------- canon.c, verify.c */
+/* Ops canonicalisation inserts before the op it canonicalises (the input slice of the
+ * floor-to-exact conv/pool geometry fix); the parser adds them to the graph first. */
+#define FE_MAX_PRE_OPS 4
+
 /* Per-op view the parser hands to canonicalisation and verification. */
 typedef struct fe_opctx {
   op *o;
   src_loc *operand_locs; /* one per operand (kept parallel when operands are removed) */
   src_loc name_loc;
   tensor_type declared; /* result type from the signature */
+  tensor_type *declared_all; /* every result type (multi-result ops), ndeclared of them */
+  int ndeclared;
+  op *pre_ops[FE_MAX_PRE_OPS];
+  int npre;
 } fe_opctx;
 
 /* Bring the three syntax generations to one form (see canon.c); false after an error. */
@@ -140,5 +148,31 @@ bool fe_verify_op(fe_parser *p, fe_opctx *c);
 attr *fe_find_attr(op *o, const char *name);
 void fe_remove_attr(op *o, const char *name);
 attr *fe_add_attr(fe_parser *p, op *o, const char *name, attr_kind kind);
+/* Replace (or add) an attribute of one kind. */
+attr *fe_set_int(fe_parser *p, op *o, const char *name, int64_t v, elem_type et);
+attr *fe_set_float(fe_parser *p, op *o, const char *name, double v, elem_type et);
+attr *fe_set_ints(fe_parser *p, op *o, const char *name, const int64_t *v, int n);
+attr *fe_set_str(fe_parser *p, op *o, const char *name, const char *s);
+attr *fe_set_bool(fe_parser *p, op *o, const char *name, bool v);
+
+/* canon_ops.c: the ops beyond the first elementwise set (dispatched from fe_canonicalize). */
+bool fe_canon_more(fe_parser *p, fe_opctx *c, bool *handled);
+
+/* verify_ops.c rules and the helpers they share with verify.c. */
+typedef bool (*fe_verify_fn)(fe_parser *p, fe_opctx *c);
+fe_verify_fn fe_verify_rule_more(op_kind k);
+bool fe_check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask);
+bool fe_check_same_elem(fe_parser *p, const fe_opctx *c, int a, int b);
+bool fe_broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_type *out);
+bool fe_check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inferred);
+bool fe_same_typed(fe_parser *p, fe_opctx *c, unsigned mask, elem_type res);
+const char *fe_type_set_str(fe_parser *p, unsigned mask);
+#define FE_M(t) (1u << (t))
+#define FE_FLOATS (FE_M(ET_F16) | FE_M(ET_BF16) | FE_M(ET_F32))
+#define FE_F8 (FE_M(ET_F8E4M3FN) | FE_M(ET_F8E5M2))
+#define FE_INTS (FE_M(ET_I8) | FE_M(ET_I16) | FE_M(ET_I32))
+
+/* print.c */
+void fe_print_tosa(FILE *out, const graph *g);
 
 #endif

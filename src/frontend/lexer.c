@@ -106,6 +106,13 @@ fe_token fe_lex(fe_lexer *lx) {
   }
   if (c == '"') {
     lx->p++;
+    /* Fast path for long hex literals: find the closing quote with memchr, then make sure no
+     * newline or escape lies before it (both are rare; the loop below handles them). */
+    const char *q = memchr(lx->p, '"', (size_t)(lx->end - lx->p));
+    if (q && !memchr(lx->p, '\n', (size_t)(q - lx->p)) && !memchr(lx->p, '\\', (size_t)(q - lx->p))) {
+      lx->p = q + 1;
+      return make(lx, T_STRING, start, line, col);
+    }
     while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
       if (*lx->p == '\\' && lx->p + 1 < lx->end && lx->p[1] != '\n') lx->p++;
       lx->p++;

@@ -114,6 +114,8 @@ typedef struct vt_entry {
 
 typedef struct fn_state {
   graph *g;
+  struct fn_state *parent; /* enclosing scope (regions see the values defined around them) */
+  bool in_region;          /* the block ends with tosa.yield, not func.return */
   vt_entry *tab;
   int tabcap, tabn;
   int vcap, ocap, rcap;
@@ -135,10 +137,18 @@ static vt_entry *vt_slot(fn_state *fs, const char *name, int len) {
   }
 }
 
-static value *vt_find(fn_state *fs, const char *name, int len) {
+static value *vt_find_local(fn_state *fs, const char *name, int len) {
   if (!fs->tabcap) return NULL;
   vt_entry *e = vt_slot(fs, name, len);
   return e->name ? e->v : NULL;
+}
+
+static value *vt_find(fn_state *fs, const char *name, int len) {
+  for (; fs; fs = fs->parent) {
+    value *v = vt_find_local(fs, name, len);
+    if (v) return v;
+  }
+  return NULL;
 }
 
 static void vt_put(fe_parser *p, fn_state *fs, const char *name, int len, value *v) {
@@ -159,7 +169,7 @@ static void vt_put(fe_parser *p, fn_state *fs, const char *name, int len, value 
 static bool define_value(fe_parser *p, fn_state *fs, fe_token t, value *v) {
   const char *name = t.p + 1;
   int len = t.n - 1;
-  value *old = vt_find(fs, name, len);
+  value *old = vt_find_local(fs, name, len);
   if (old) {
     fe_error(p, fe_loc(p, t), "redefinition of value '%.*s'", t.n, t.p);
     fe_note(p, old->loc, "previous definition is here");
@@ -290,19 +300,16 @@ static bool scan_top(fe_parser *p, top_state *ts) {
 }
 
 /* ---------------------------------------------------------------- ops */
-/* Known ops the table does not implement yet: a clearer message than "unknown". */
+/* Ops that exist in the TOSA dialect (extensions after TOSA 1.0, shape arithmetic) or in
+ * neighbouring dialects, but not in the TOSA 1.0 profile tosac compiles: a clearer message
+ * than "unknown". */
 static const char *const later_ops[] = {
-    "tosa.argmax", "tosa.avg_pool2d", "tosa.conv2d", "tosa.conv3d", "tosa.depthwise_conv2d", "tosa.fft2d",
-    "tosa.matmul", "tosa.max_pool2d", "tosa.rfft2d", "tosa.transpose_conv2d", "tosa.fully_connected",
-    "tosa.arithmetic_right_shift", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv",
-    "tosa.div", "tosa.logical_and", "tosa.logical_left_shift", "tosa.logical_right_shift", "tosa.logical_or",
-    "tosa.logical_xor", "tosa.pow", "tosa.table", "tosa.bitwise_not", "tosa.clz", "tosa.cos", "tosa.sin",
-    "tosa.logical_not", "tosa.reduce_all", "tosa.reduce_any", "tosa.reduce_max", "tosa.reduce_min",
-    "tosa.reduce_product", "tosa.reduce_sum", "tosa.concat", "tosa.pad", "tosa.reshape", "tosa.reverse",
-    "tosa.slice", "tosa.tile", "tosa.transpose", "tosa.gather", "tosa.scatter", "tosa.resize", "tosa.rescale",
-    "tosa.identity", "tosa.custom", "tosa.cond_if", "tosa.while_loop", "tosa.yield", "tosa.variable",
-    "tosa.variable_read", "tosa.variable_write", "tosa.relu", "tosa.reluN", "tosa.apply_scale",
-    "tosa.concat_shape", "tosa.add_shape", "tosa.sub_shape", "tosa.mul_shape", "tosa.div_shape",
+    "tosa.matmul_t", "tosa.matmul_t_block_scaled", "tosa.row_gather", "tosa.row_gather_block_scaled",
+    "tosa.reshape_block_scaled", "tosa.avg_pool2d_adaptive", "tosa.max_pool2d_adaptive", "tosa.conv2d_block_scaled",
+    "tosa.cast_to_block_scaled", "tosa.cast_from_block_scaled", "tosa.assert_equal_shape", "tosa.dim",
+    "tosa.apply_scale", "tosa.concat_shape", "tosa.add_shape", "tosa.sub_shape", "tosa.mul_shape", "tosa.div_shape",
+    "tosa.div_floor_shape", "tosa.div_ceil_shape", "tosa.mod_shape", "tosa.max_shape", "tosa.min_shape",
+    "tosa.exp2_shape", "tosa.log2_ceil_shape", "tosa.log2_floor_shape", "tosa.slice_shape",
     "tensor.empty", "tensor.cast", "func.call", "call",
 };
 
@@ -337,9 +344,14 @@ typedef struct op_syntax {
   src_loc *in_locs;
   int nin, ninl, capin, capinl;
   bool has_sig_inputs;
-  tensor_type out_types[4];
+  tensor_type out_types[64];
   int nout;
   src_loc sig_loc;
+  int rcount[16]; /* results each name stands for (%r:3) */
+  graph *regions[2];
+  int nregions;
+  fe_token *rargs; /* custom cond_if / while_loop: (%a = %x, ...) block argument names */
+  int nrargs, caprargs;
 } op_syntax;
 
 static bool parse_type_list(fe_parser *p, op_syntax *s) {
@@ -361,7 +373,7 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
     fe_next(p);
     while (p->tok.kind != T_RPAREN) {
       if (!fe_parse_type(p, &t, NULL)) return false;
-      if (s->nout < 4) s->out_types[s->nout] = t;
+      if (s->nout < 64) s->out_types[s->nout] = t;
       s->nout++;
       if (!fe_accept(p, T_COMMA)) break;
     }
@@ -373,9 +385,115 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
   return true;
 }
 
+static bool parse_op(fe_parser *p, fn_state *fs, bool *done);
+static void drop_unused_consts(graph *g);
+
+static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t) {
+  graph *rg = fs->g;
+  value *v = arena_alloc(p->a, sizeof *v);
+  v->type = *t;
+  if (!define_value(p, fs, name, v)) return false;
+  int acap = rg->nargs, vcap = rg->nvalues; /* exact sizes: ARENA_PUSH grows on equality */
+  v->arg_index = rg->nargs;
+  v->id = rg->nvalues;
+  ARENA_PUSH(p->a, rg->values, rg->nvalues, vcap, v);
+  ARENA_PUSH(p->a, rg->args, rg->nargs, acap, v);
+  return true;
+}
+
+/* { [^bb0(%a: T, ...):] ops... tosa.yield ... } into a region graph. Block arguments come from
+ * the label or, in the custom cond_if / while_loop form, from the names and types written before
+ * the region. */
+static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_token *names, const tensor_type *types,
+                         int nargs) {
+  graph *rg = arena_alloc(p->a, sizeof *rg);
+  rg->arena = p->a;
+  rg->file = p->src;
+  fn_state fs = {.g = rg, .parent = outer, .in_region = true};
+  fe_token open = p->tok;
+  if (!fe_expect(p, T_LBRACE, "to open the region")) return false;
+  if (p->tok.kind == T_CARET) {
+    fe_next(p);
+    if (fe_accept(p, T_LPAREN)) {
+      while (p->tok.kind == T_VALUE) {
+        fe_token nt = p->tok;
+        tensor_type t;
+        fe_next(p);
+        if (!fe_expect(p, T_COLON, "after the block argument name") || !fe_parse_type(p, &t, NULL)) return false;
+        skip_loc(p);
+        if (!region_arg(p, &fs, nt, &t)) return false;
+        if (!fe_accept(p, T_COMMA)) break;
+      }
+      if (!fe_expect(p, T_RPAREN, "to close the block arguments")) return false;
+    }
+    if (!fe_expect(p, T_COLON, "after the block label")) return false;
+  } else {
+    for (int i = 0; i < nargs; i++)
+      if (!region_arg(p, &fs, names[i], &types[i])) return false;
+  }
+  fs.vcap = rg->nvalues; /* region_arg allocated exactly: the next push grows the array */
+  bool done = false;
+  while (!done && !p->fatal) {
+    if (p->tok.kind == T_RBRACE) return fe_error(p, fe_loc(p, p->tok), "region ends without tosa.yield");
+    if (p->tok.kind == T_EOF) return fe_error(p, fe_loc(p, open), "unterminated region: unexpected end of file");
+    int line = p->tok.line;
+    if (!parse_op(p, &fs, &done) && !done) recover(p, line);
+  }
+  if (p->fatal) return false;
+  drop_unused_consts(rg);
+  *out = rg;
+  return fe_expect(p, T_RBRACE, "to close the region");
+}
+
+/* Custom forms:  tosa.cond_if %c [(%a = %x, ...)] : tensor<i1> [(types)] -> types {..} else {..}
+ *                tosa.while_loop (%a = %x, ...) : (types) -> types {..} do {..} */
+static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind kind) {
+  if (kind == OP_COND_IF) {
+    if (p->tok.kind != T_VALUE) return fe_expect(p, T_VALUE, "(the condition) after 'tosa.cond_if'");
+    ARENA_PUSH(p->a, s->operands, s->noperands, s->capoperands, p->tok);
+    fe_next(p);
+  }
+  if (fe_accept(p, T_LPAREN)) {
+    while (p->tok.kind == T_VALUE) {
+      ARENA_PUSH(p->a, s->rargs, s->nrargs, s->caprargs, p->tok);
+      fe_next(p);
+      if (!fe_expect(p, T_EQUAL, "after the region argument name")) return false;
+      if (p->tok.kind != T_VALUE) return fe_expect(p, T_VALUE, "after '='");
+      ARENA_PUSH(p->a, s->operands, s->noperands, s->capoperands, p->tok);
+      fe_next(p);
+      if (!fe_accept(p, T_COMMA)) break;
+    }
+    if (!fe_expect(p, T_RPAREN, "to close the region arguments")) return false;
+  }
+  if (!fe_expect(p, T_COLON, "before the operation's type")) return false;
+  s->sig_loc = fe_loc(p, p->tok);
+  if (kind == OP_COND_IF && p->tok.kind != T_LPAREN) {
+    tensor_type t;
+    src_loc l;
+    if (!fe_parse_type(p, &t, &l)) return false;
+    ARENA_PUSH(p->a, s->in_types, s->nin, s->capin, t);
+    ARENA_PUSH(p->a, s->in_locs, s->ninl, s->capinl, l);
+  }
+  if (p->tok.kind == T_LPAREN && !parse_type_list(p, s)) return false;
+  s->has_sig_inputs = s->nin == s->noperands;
+  if (fe_accept(p, T_ARROW) && !parse_result_type(p, s)) return false;
+  int first = kind == OP_COND_IF ? 1 : 0;
+  const tensor_type *rt = s->nin > first ? s->in_types + first : NULL;
+  int nr = s->nrargs <= s->nin - first ? s->nrargs : 0;
+  if (!parse_region(p, fs, &s->regions[0], s->rargs, rt, nr)) return false;
+  const char *kw = kind == OP_COND_IF ? "else" : "do";
+  if (!fe_tok_is(p, kw)) return fe_error(p, fe_loc(p, p->tok), "expected '%s' and the second region, found %s", kw, fe_tok_text(p, p->tok));
+  fe_next(p);
+  if (!parse_region(p, fs, &s->regions[1], s->rargs, rt, nr)) return false;
+  s->nregions = 2;
+  skip_loc(p);
+  return true;
+}
+
 /* Everything after the op name: operands, properties, attributes, `: type`, loc. */
-static bool parse_op_syntax(fe_parser *p, op_syntax *s, op_kind kind) {
+static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind kind) {
   bool generic = s->name.kind == T_STRING;
+  if (!generic && (kind == OP_COND_IF || kind == OP_WHILE_LOOP)) return parse_control_flow(p, fs, s, kind);
   if (generic && !fe_expect(p, T_LPAREN, "to start the operand list")) return false;
   if (kind == OP_ARITH_CONST && !generic) { /* arith.constant dense<...> : tensor<...> */
     attr a = {.name = "value"};
@@ -403,6 +521,15 @@ static bool parse_op_syntax(fe_parser *p, op_syntax *s, op_kind kind) {
       if (!fe_expect(p, T_RANGLE, "to close the properties '<{'")) return false;
     } else if (p->tok.kind == T_LBRACE) {
       if (!fe_parse_attr_dict(p, &s->attrs, &s->nattrs, &s->capattrs)) return false;
+    } else if (p->tok.kind == T_LPAREN && generic) { /* ({region}, {region}) */
+      fe_next(p);
+      while (p->tok.kind == T_LBRACE) {
+        if (s->nregions == 2) return fe_error(p, fe_loc(p, p->tok), "an operation has at most 2 regions");
+        if (!parse_region(p, fs, &s->regions[s->nregions], NULL, NULL, 0)) return false;
+        s->nregions++;
+        if (!fe_accept(p, T_COMMA)) break;
+      }
+      if (!fe_expect(p, T_RPAREN, "to close the region list")) return false;
     } else {
       break;
     }
@@ -427,7 +554,9 @@ static void define_poison(fe_parser *p, fn_state *fs, const op_syntax *s) {
 
 static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
   graph *g = fs->g;
+  bool generic = kw.kind == T_STRING;
   fe_next(p);
+  if (generic && !fe_expect(p, T_LPAREN, "to start the operand list")) return false;
   fe_token ops[64];
   int n = 0;
   while (p->tok.kind == T_VALUE) {
@@ -436,22 +565,29 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     fe_next(p);
     if (!fe_accept(p, T_COMMA)) break;
   }
+  if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
   tensor_type listed[64];
   src_loc listed_loc[64];
   int nlisted = 0;
   if (fe_accept(p, T_COLON)) {
-    for (;;) {
+    bool paren = generic && fe_accept(p, T_LPAREN);
+    while (!paren || p->tok.kind != T_RPAREN) {
       if (nlisted == 64) return fe_error(p, fe_loc(p, p->tok), "too many return values");
       if (!fe_parse_type(p, &listed[nlisted], &listed_loc[nlisted])) return false;
       nlisted++;
       if (!fe_accept(p, T_COMMA)) break;
+    }
+    if (paren) {
+      if (!fe_expect(p, T_RPAREN, "to close the operand types") || !fe_expect(p, T_ARROW, "after the operand types") ||
+          !fe_expect(p, T_LPAREN, "(no results)") || !fe_expect(p, T_RPAREN, "(no results)"))
+        return false;
     }
   }
   skip_loc(p);
   if (nlisted != n)
     return fe_error(p, fe_loc(p, kw), "%.*s lists %d operand%s but %d type%s", kw.n, kw.p, n, n == 1 ? "" : "s", nlisted,
                     nlisted == 1 ? "" : "s");
-  if (n != fs->nres_types)
+  if (!fs->in_region && n != fs->nres_types)
     return fe_error(p, fe_loc(p, kw), "%.*s has %d operand%s, but the function declares %d result%s", kw.n, kw.p, n,
                     n == 1 ? "" : "s", fs->nres_types, fs->nres_types == 1 ? "" : "s");
   g->results = arena_alloc(p->a, sizeof(value *) * (size_t)(n ? n : 1));
@@ -474,7 +610,7 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
                     fe_type_str(&listed[i], a, sizeof a), ops[i].n, ops[i].p, fe_type_str(&v->type, b, sizeof b));
       continue;
     }
-    if (!tensor_type_equal(&v->type, &fs->res_types[i]))
+    if (!fs->in_region && !tensor_type_equal(&v->type, &fs->res_types[i]))
       ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
                     ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
                     fe_type_str(&fs->res_types[i], b, sizeof b));
@@ -491,22 +627,29 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   graph *g = fs->g;
   op_syntax s = {0};
+  int total = 0;
   if (p->tok.kind == T_VALUE) {
     for (;;) {
       if (p->tok.kind != T_VALUE)
         return fe_error(p, fe_loc(p, p->tok), "expected a result name, found %s", fe_tok_text(p, p->tok));
       if (s.nresults == 16) return fe_error(p, fe_loc(p, p->tok), "too many results");
+      s.rcount[s.nresults] = 1;
       s.results[s.nresults++] = p->tok;
       fe_next(p);
-      if (p->tok.kind == T_COLON) { /* %r:2 = ... packs two results; only the name matters here */
+      if (p->tok.kind == T_COLON) { /* %r:2 = ... packs two results, used as %r#0 and %r#1 */
         fe_next(p);
+        int64_t n = 0;
         if (p->tok.kind != T_INT) return fe_expect(p, T_INT, "(result count) after ':'");
+        if (!fe_tok_int(p, p->tok, &n, NULL, NULL) || n < 1 || n > 64)
+          return fe_error(p, fe_loc(p, p->tok), "result count %s must be in 1..64", fe_tok_text(p, p->tok));
+        s.rcount[s.nresults - 1] = (int)n;
         fe_next(p);
       }
       if (!fe_accept(p, T_COMMA)) break;
     }
     if (!fe_expect(p, T_EQUAL, "after the result names")) return false;
   }
+  for (int i = 0; i < s.nresults; i++) total += s.rcount[i];
   s.name = p->tok;
   const char *nm = s.name.kind == T_STRING ? s.name.p + 1 : s.name.p;
   int nlen = s.name.kind == T_STRING ? s.name.n - 2 : s.name.n;
@@ -515,18 +658,24 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     if (s.name.kind == T_EOF) return fe_expect(p, T_RBRACE, "to close the function body");
     return fe_error(p, name_loc, "expected an operation name, found %s", fe_tok_text(p, s.name));
   }
-  if (s.nresults == 0 && ((nlen == 11 && !memcmp(nm, "func.return", 11)) || (nlen == 6 && !memcmp(nm, "return", 6)))) {
+  bool is_ret = (nlen == 11 && !memcmp(nm, "func.return", 11)) || (nlen == 6 && !memcmp(nm, "return", 6));
+  bool is_yield = nlen == 10 && !memcmp(nm, "tosa.yield", 10);
+  if (s.nresults == 0 && (is_ret || is_yield)) {
+    if (is_yield != fs->in_region)
+      return fe_error(p, name_loc, "'%.*s' %s", nlen, nm,
+                      is_yield ? "outside a cond_if / while_loop region" : "inside a region (use tosa.yield)");
     *done = true;
     return parse_return(p, fs, s.name);
   }
   op_kind kind = op_lookup(nm, (size_t)nlen);
   if (kind == OP_COUNT) {
     define_poison(p, fs, &s);
-    if (is_later_op(nm, nlen)) return fe_error(p, name_loc, "operation '%.*s' is not supported yet", nlen, nm);
+    if (is_later_op(nm, nlen))
+      return fe_error(p, name_loc, "operation '%.*s' is not supported (it is not part of TOSA 1.0)", nlen, nm);
     return fe_error(p, name_loc, "unknown operation '%.*s'", nlen, nm);
   }
   fe_next(p);
-  if (!parse_op_syntax(p, &s, kind)) {
+  if (!parse_op_syntax(p, fs, &s, kind)) {
     define_poison(p, fs, &s);
     return false;
   }
@@ -537,6 +686,9 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   o->loc = name_loc;
   o->noperands = s.noperands;
   o->operands = arena_alloc(p->a, sizeof(value *) * (size_t)(s.noperands ? s.noperands : 1));
+  o->regions = s.nregions ? arena_alloc(p->a, sizeof(graph *) * (size_t)s.nregions) : NULL;
+  for (int i = 0; i < s.nregions; i++) o->regions[i] = s.regions[i];
+  o->nregions = s.nregions;
   src_loc *olocs = arena_alloc(p->a, sizeof(src_loc) * (size_t)(s.noperands ? s.noperands : 1));
   bool ok = true, poisoned = false;
   for (int i = 0; i < s.noperands; i++) {
@@ -554,10 +706,18 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   o->attrs = s.attrs;
   o->nattrs = s.nattrs;
   /* The signature. */
-  if (s.nout != 1 || s.nresults != 1) {
-    if (s.nresults == 0) ok = fe_error(p, name_loc, "'%.*s' produces one result; give it a name (%%r = ...)", nlen, nm);
-    else if (s.nresults != 1) ok = fe_error(p, name_loc, "'%.*s' produces one result, not %d", nlen, nm, s.nresults);
-    else ok = fe_error(p, s.sig_loc, "'%.*s' produces one result, but its type lists %d", nlen, nm, s.nout);
+  bool multi = info->family == FAM_OTHER;
+  if (s.nout > 64) {
+    define_poison(p, fs, &s);
+    return fe_error(p, s.sig_loc, "'%.*s' has more than 64 results", nlen, nm);
+  }
+  if (multi ? (total != s.nout) : (s.nout != 1 || total != 1)) {
+    if (total == 0 && s.nout > 0)
+      ok = fe_error(p, name_loc, "'%.*s' produces %d result%s; give %s a name (%%r = ...)", nlen, nm, s.nout,
+                    s.nout == 1 ? "" : "s", s.nout == 1 ? "it" : "them");
+    else if (!multi && total != 1) ok = fe_error(p, name_loc, "'%.*s' produces one result, not %d", nlen, nm, total);
+    else ok = fe_error(p, s.sig_loc, "'%.*s' has %d result name%s, but its type lists %d", nlen, nm, total,
+                       total == 1 ? "" : "s", s.nout);
     define_poison(p, fs, &s);
     return true;
   }
@@ -577,28 +737,53 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   for (int i = 0; !poisoned && s.has_sig_inputs && i < s.noperands; i++) {
     char a[160], b[160];
-    if (!tensor_type_equal(&o->operands[i]->type, &s.in_types[i]))
+    if (!tensor_type_equal(&o->operands[i]->type, &s.in_types[i])) {
       ok = fe_error(p, s.in_locs[i], "operand %d is declared as %s, but '%.*s' has type %s", i,
                     fe_type_str(&s.in_types[i], a, sizeof a), s.operands[i].n, s.operands[i].p,
                     fe_type_str(&o->operands[i]->type, b, sizeof b));
+      fe_note(p, o->operands[i]->loc, "operand defined here");
+    }
   }
-  value *r = arena_alloc(p->a, sizeof *r);
-  r->type = s.out_types[0];
-  r->arg_index = -1;
-  if (poisoned) r->id = -1;
-  define_value(p, fs, s.results[0], r);
+  /* Results: %r for one, %r#k for a packed group. */
+  o->nresults = s.nout;
+  o->results = arena_alloc(p->a, sizeof(value *) * (size_t)(s.nout ? s.nout : 1));
+  for (int i = 0, k = 0; i < s.nresults; i++) {
+    for (int j = 0; j < s.rcount[i]; j++, k++) {
+      value *r = arena_alloc(p->a, sizeof *r);
+      r->type = s.out_types[k];
+      r->arg_index = -1;
+      if (poisoned) r->id = -1;
+      fe_token t = s.results[i];
+      if (s.rcount[i] > 1) {
+        char *nmk = arena_printf(p->a, "%.*s#%d", t.n, t.p, j);
+        t.p = nmk;
+        t.n = (int)strlen(nmk);
+      }
+      define_value(p, fs, t, r);
+      o->results[k] = r;
+    }
+  }
   if (poisoned || !ok) return true;
   /* Canonical form, then the TOSA rules; the op joins the graph even after a verifier error
    * (the graph is discarded then) so later ops still see its result. */
-  o->results = arena_alloc(p->a, sizeof(value *));
-  o->results[0] = r;
-  o->nresults = 1;
-  r->def = o;
-  fe_opctx c = {.o = o, .operand_locs = olocs, .name_loc = name_loc, .declared = r->type};
+  for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
+  fe_opctx c = {.o = o, .operand_locs = olocs, .name_loc = name_loc, .declared = s.nout ? s.out_types[0] : (tensor_type){0},
+                .declared_all = s.out_types, .ndeclared = s.nout};
   if (fe_canonicalize(p, &c)) fe_verify_op(p, &c);
+  for (int k = 0; k < c.npre; k++) { /* ops canonicalisation inserted before this one */
+    op *pre = c.pre_ops[k];
+    for (int i = 0; i < pre->noperands; i++) pre->operands[i]->nuses++;
+    value *pr = pre->results[0];
+    pr->id = g->nvalues;
+    ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, pr);
+    pre->id = g->nops;
+    ARENA_PUSH(p->a, g->ops, g->nops, fs->ocap, pre);
+  }
   for (int i = 0; i < o->noperands; i++) o->operands[i]->nuses++;
-  r->id = g->nvalues;
-  ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, r);
+  for (int k = 0; k < o->nresults; k++) {
+    o->results[k]->id = g->nvalues;
+    ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, o->results[k]);
+  }
   o->id = g->nops;
   ARENA_PUSH(p->a, g->ops, g->nops, fs->ocap, o);
   return true;

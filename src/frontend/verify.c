@@ -6,13 +6,13 @@
 
 #define M(t) (1u << (t))
 #define FLOATS (M(ET_F16) | M(ET_BF16) | M(ET_F32))
-#define CAST_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1))
-#define ALL_TYPES (CAST_TYPES)
+#define CAST_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1) | M(ET_F8E4M3FN) | M(ET_F8E5M2))
+#define ALL_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1))
 
 static const char *op_name(const op *o) { return op_table[o->kind].name; }
 static const tensor_type *in_type(const fe_opctx *c, int i) { return &c->o->operands[i]->type; }
 
-static const char *type_set_str(fe_parser *p, unsigned mask) {
+const char *fe_type_set_str(fe_parser *p, unsigned mask) {
   char buf[128] = "";
   size_t n = 0;
   for (int t = 1; t < ET_COUNT; t++)
@@ -20,14 +20,14 @@ static const char *type_set_str(fe_parser *p, unsigned mask) {
   return arena_strdup(p->a, buf);
 }
 
-static bool check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask) {
+bool fe_check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask) {
   elem_type et = in_type(c, i)->elem;
   if (mask & M(et)) return true;
   return fe_error(p, c->operand_locs[i], "'%s' does not support element type %s (operand %d, '%%%s'); expected %s",
-                  op_name(c->o), elem_type_name(et), i, c->o->operands[i]->name, type_set_str(p, mask));
+                  op_name(c->o), elem_type_name(et), i, c->o->operands[i]->name, fe_type_set_str(p, mask));
 }
 
-static bool check_same_elem(fe_parser *p, const fe_opctx *c, int a, int b) {
+bool fe_check_same_elem(fe_parser *p, const fe_opctx *c, int a, int b) {
   elem_type x = in_type(c, a)->elem, y = in_type(c, b)->elem;
   if (x == y) return true;
   return fe_error(p, c->operand_locs[b], "'%s' operands must have the same element type, found %s and %s",
@@ -35,7 +35,7 @@ static bool check_same_elem(fe_parser *p, const fe_opctx *c, int a, int b) {
 }
 
 /* TOSA broadcasting over operands first..first+n-1: equal ranks, each dim equal or 1. */
-static bool broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_type *out) {
+bool fe_broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_type *out) {
   *out = *in_type(c, first);
   char x[160], y[160];
   for (int k = first + 1; k < first + n; k++) {
@@ -58,7 +58,7 @@ static bool broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_
   return true;
 }
 
-static bool check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inferred) {
+bool fe_check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inferred) {
   if (tensor_type_equal(&c->declared, inferred)) return true;
   char x[160], y[160];
   return fe_error(p, c->name_loc, "'%s' result type %s does not match the inferred type %s", op_name(c->o),
@@ -68,22 +68,22 @@ static bool check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inf
 /* ---------------------------------------------------------------- rules */
 /* Elementwise op whose operands share one element type from `mask`; the result type is the
  * broadcast shape with element type `res` (ET_INVALID: the operands'). */
-static bool same_typed(fe_parser *p, fe_opctx *c, unsigned mask, elem_type res) {
+bool fe_same_typed(fe_parser *p, fe_opctx *c, unsigned mask, elem_type res) {
   int n = c->o->noperands;
   for (int i = 0; i < n; i++) {
-    if (!check_elem(p, c, i, mask)) return false;
-    if (i > 0 && !check_same_elem(p, c, 0, i)) return false;
+    if (!fe_check_elem(p, c, i, mask)) return false;
+    if (i > 0 && !fe_check_same_elem(p, c, 0, i)) return false;
   }
   tensor_type t;
-  if (!broadcast(p, c, 0, n, &t)) return false;
+  if (!fe_broadcast(p, c, 0, n, &t)) return false;
   if (res != ET_INVALID) t.elem = res;
-  return check_result(p, c, &t);
+  return fe_check_result(p, c, &t);
 }
 
-static bool v_arith(fe_parser *p, fe_opctx *c) { return same_typed(p, c, FLOATS | M(ET_I32), ET_INVALID); }
-static bool v_float_unary(fe_parser *p, fe_opctx *c) { return same_typed(p, c, FLOATS, ET_INVALID); }
-static bool v_abs(fe_parser *p, fe_opctx *c) { return same_typed(p, c, FLOATS | M(ET_I32), ET_INVALID); }
-static bool v_compare(fe_parser *p, fe_opctx *c) { return same_typed(p, c, FLOATS | M(ET_I32), ET_I1); }
+static bool v_arith(fe_parser *p, fe_opctx *c) { return fe_same_typed(p, c, FLOATS | M(ET_I32), ET_INVALID); }
+static bool v_float_unary(fe_parser *p, fe_opctx *c) { return fe_same_typed(p, c, FLOATS, ET_INVALID); }
+static bool v_abs(fe_parser *p, fe_opctx *c) { return fe_same_typed(p, c, FLOATS | M(ET_I32), ET_INVALID); }
+static bool v_compare(fe_parser *p, fe_opctx *c) { return fe_same_typed(p, c, FLOATS | M(ET_I32), ET_I1); }
 
 static bool v_mul(fe_parser *p, fe_opctx *c) {
   elem_type et = in_type(c, 0)->elem;
@@ -95,7 +95,7 @@ static bool v_mul(fe_parser *p, fe_opctx *c) {
                     (long long)shift, elem_type_name(et));
   if (shift < 0 || shift > 63)
     return fe_error(p, sh->loc, "'tosa.mul' shift must be in [0, 63], found %lld", (long long)shift);
-  return same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16) | M(ET_I32), is_int ? ET_I32 : ET_INVALID);
+  return fe_same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16) | M(ET_I32), is_int ? ET_I32 : ET_INVALID);
 }
 
 static bool v_negate(fe_parser *p, fe_opctx *c) {
@@ -107,7 +107,7 @@ static bool v_negate(fe_parser *p, fe_opctx *c) {
       return fe_error(p, a->loc, "'tosa.negate' %s must be 0 for %s tensors, found %lld", zps[k], elem_type_name(et),
                       (long long)a->i);
   }
-  return same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16) | M(ET_I32), ET_INVALID);
+  return fe_same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16) | M(ET_I32), ET_INVALID);
 }
 
 static bool v_clamp(fe_parser *p, fe_opctx *c) {
@@ -116,31 +116,31 @@ static bool v_clamp(fe_parser *p, fe_opctx *c) {
     bool bad = lo->kind == ATTR_FLOAT ? lo->f > hi->f : lo->i > hi->i;
     if (bad) return fe_error(p, lo->loc, "'tosa.clamp' min_val is greater than max_val");
   }
-  return same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16), ET_INVALID);
+  return fe_same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16), ET_INVALID);
 }
 
 static bool v_select(fe_parser *p, fe_opctx *c) {
   if (in_type(c, 0)->elem != ET_I1)
     return fe_error(p, c->operand_locs[0], "'tosa.select' condition must have element type i1, found %s",
                     elem_type_name(in_type(c, 0)->elem));
-  if (!check_elem(p, c, 1, ALL_TYPES) || !check_same_elem(p, c, 1, 2)) return false;
+  if (!fe_check_elem(p, c, 1, ALL_TYPES) || !fe_check_same_elem(p, c, 1, 2)) return false;
   tensor_type t;
-  if (!broadcast(p, c, 0, 3, &t)) return false;
+  if (!fe_broadcast(p, c, 0, 3, &t)) return false;
   t.elem = in_type(c, 1)->elem;
-  return check_result(p, c, &t);
+  return fe_check_result(p, c, &t);
 }
 
 static bool v_cast(fe_parser *p, fe_opctx *c) {
-  if (!check_elem(p, c, 0, CAST_TYPES)) return false;
+  if (!fe_check_elem(p, c, 0, CAST_TYPES)) return false;
   elem_type from = in_type(c, 0)->elem, to = c->declared.elem;
   if (!(CAST_TYPES & M(to)))
     return fe_error(p, c->name_loc, "'tosa.cast' cannot produce element type %s; expected %s", elem_type_name(to),
-                    type_set_str(p, CAST_TYPES));
+                    fe_type_set_str(p, CAST_TYPES));
   if (from == to)
     return fe_error(p, c->name_loc, "'tosa.cast' from %s to the same type; remove the cast", elem_type_name(from));
   tensor_type t = *in_type(c, 0);
   t.elem = to;
-  return check_result(p, c, &t);
+  return fe_check_result(p, c, &t);
 }
 
 static bool v_const(fe_parser *p, fe_opctx *c) {
@@ -164,6 +164,7 @@ static const verify_fn rules[OP_COUNT] = {
 
 bool fe_verify_op(fe_parser *p, fe_opctx *c) {
   verify_fn f = rules[c->o->kind];
+  if (!f) f = fe_verify_rule_more(c->o->kind);
   if (!f) return fe_error(p, c->name_loc, "operation '%s' has no verifier rule yet", op_name(c->o));
   return f(p, c);
 }

@@ -94,9 +94,6 @@ MFMA_FMA=gfx908,gfx90a,gfx942,gfx950,gfx1030
 @test "matmul i8 on WMMA targets (gfx1100, gfx1200)" {
   graph mm_i8w matmul i8 1,20,40,24
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$BATS_FILE_TMPDIR/mm_i8w.mlir" --targets=gfx1100,gfx1200
-  if [[ "$output" == *"(signedness) -1 not allowed"* ]]; then
-    skip "tosac-run passes the WMMA iu8 i1 sign flags sign-extended (retarget.c rewrite_matrix)"
-  fi
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }

@@ -680,7 +680,10 @@ static void rewrite_matrix(rt *r, LLVMValueRef call, const char *name) {
   int cbsz = 0, abid = 0, blgp = 0;
   long long iv[8] = {0};
   for (int i = 0; i < ni; i++)
-    iv[i] = LLVMIsAConstantInt(ints[i]) ? LLVMConstIntGetSExtValue(ints[i]) : 0;
+    /* i1 flags (WMMA signedness, clamp, opsel) are 0/1: zero-extend; MFMA modifiers are i32. */
+    iv[i] = !LLVMIsAConstantInt(ints[i]) ? 0
+            : LLVMTypeOf(ints[i]) == r->i1 ? (long long)LLVMConstIntGetZExtValue(ints[i])
+                                           : LLVMConstIntGetSExtValue(ints[i]);
   if (mfma) {
     cbsz = (int)iv[0], abid = (int)iv[1], blgp = (int)iv[2];
   } else if (ni == 1) {
