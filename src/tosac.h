@@ -19,6 +19,8 @@ typedef struct arena arena;
 arena *arena_new(void);
 void arena_free(arena *a);
 void *arena_alloc(arena *a, size_t size);        /* zeroed, 16-byte aligned; aborts on OOM */
+void *arena_alloc_raw(arena *a, size_t size);    /* the same, not zeroed: for bytes about to be
+                                                    overwritten (decoded constants) */
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -120,7 +122,8 @@ typedef enum op_family {
   FAM_POOL,        /* avg_pool2d, max_pool2d */
   FAM_DATA,        /* data movement: transpose, reshape, slice, pad, concat, tile, reverse,
                       identity, gather, scatter, resize */
-  FAM_OTHER,       /* fft2d, rfft2d, control flow, custom: no kernel family yet */
+  FAM_OTHER,       /* control flow (folded by the frontend), custom: no kernel family */
+  FAM_FFT,         /* fft2d, rfft2d */
   FAM_COUNT
 } op_family;
 
@@ -268,6 +271,9 @@ typedef struct fe_options {
 
 /* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
+/* frontend/fold_control.c (called by fe_parse): inline cond_if branches with constant conditions
+ * and unroll while_loops whose condition is constant in every iteration; false (diagnosed) else. */
+bool fe_fold_control(graph *g, diag_sink *d);
 /* Print the graph as canonical TOSA 1.0 (generic op form) that mlir-opt-22 parses. */
 void fe_print_tosa(FILE *out, const graph *g);
 
@@ -301,6 +307,7 @@ typedef enum kernel_family {
   KF_REDUCTION,   /* reduction anchor */
   KF_POOL,        /* pooling anchor */
   KF_DATA,        /* data movement anchor */
+  KF_FFT,         /* fft2d / rfft2d anchor (direct DFT) */
   KF_COUNT
 } kernel_family;
 

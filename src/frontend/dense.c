@@ -258,7 +258,7 @@ static bool decode_hex(fe_parser *p, fe_token t, uint8_t **out, size_t *n) {
   if (len % 2)
     return fe_error(p, fe_loc(p, t), "hexadecimal literal has an odd number of digits (%zu)", len);
   size_t nb = len / 2;
-  uint8_t *b = arena_alloc(p->a, nb ? nb : 1);
+  uint8_t *b = arena_alloc_raw(p->a, nb ? nb : 1); /* every byte is written below */
   uint8_t bad = 0;
   for (size_t i = 0; i < nb; i++) {
     uint8_t h = hex_table[s[2 * i]], l = hex_table[s[2 * i + 1]];

@@ -42,6 +42,12 @@ void arena_free(arena *a) {
 }
 
 void *arena_alloc(arena *a, size_t size) {
+  void *p = arena_alloc_raw(a, size);
+  memset(p, 0, size);
+  return p;
+}
+
+void *arena_alloc_raw(arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   arena_block *b = a->head;
   if (!b || b->size - b->used < size) {
@@ -61,7 +67,6 @@ void *arena_alloc(arena *a, size_t size) {
   }
   void *p = b->data + b->used;
   b->used += size;
-  memset(p, 0, size);
   return p;
 }
 

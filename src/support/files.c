@@ -15,13 +15,17 @@ char *read_file(const char *path, size_t *size, char *err, size_t errsize) {
     snprintf(err, errsize, "cannot read '%s': %s", path, strerror(errno));
     return NULL;
   }
-  struct stat st;
+  struct stat st = {0};
   if (!is_stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
     snprintf(err, errsize, "cannot read '%s': Is a directory", path);
     fclose(f);
     return NULL;
   }
-  size_t cap = 1 << 16, n = 0;
+  /* A regular file is read into one allocation of its size: no regrowth copies. */
+  size_t cap = !is_stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+                   ? (size_t)st.st_size + 1
+                   : 1 << 16,
+         n = 0;
   char *buf = malloc(cap + 1);
   for (;;) {
     if (!buf) {
