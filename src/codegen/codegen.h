@@ -69,6 +69,7 @@ CG_EMITTER(cg_emit_gemm);
 CG_EMITTER(cg_emit_reduction);
 CG_EMITTER(cg_emit_pool);
 CG_EMITTER(cg_emit_data);
+CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
 /* depthwise_conv2d, conv3d, transpose_conv2d (cg_emit_gemm routes them here): one work-item

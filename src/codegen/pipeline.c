@@ -108,6 +108,7 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
         [KF_REDUCTION] = {cg_emit_reduction, "reduction"},
         [KF_POOL] = {cg_emit_pool, "pool"},
         [KF_DATA] = {cg_emit_data, "data movement"},
+        [KF_FFT] = {cg_emit_fft, "fft"},
     };
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {

@@ -706,7 +706,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   o->attrs = s.attrs;
   o->nattrs = s.nattrs;
   /* The signature. */
-  bool multi = info->family == FAM_OTHER;
+  bool multi = info->family == FAM_OTHER || info->family == FAM_FFT;
   if (s.nout > 64) {
     define_poison(p, fs, &s);
     return fe_error(p, s.sig_loc, "'%.*s' has more than 64 results", nlen, nm);
@@ -923,5 +923,6 @@ graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_si
   g->entry = arena_strndup(a, f->name.p + 1, (size_t)f->name.n - 1);
   if (!parse_entry(&p, f, g) || d->errors != before) return NULL;
   drop_unused_consts(g);
+  if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;
 }

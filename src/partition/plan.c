@@ -30,6 +30,9 @@ static bool escapes(const graph *g, const int *group_of, const value *v, int grp
       return true;
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
+    if (group_of[o->id] < 0 && part_is_view(o) && o->operands[0] == v &&
+        escapes(g, group_of, o->results[0], grp)) /* read through an alias (views.c) */
+      return true;
     if (group_of[o->id] == grp || group_of[o->id] < 0)
       continue;
     for (int j = 0; j < o->noperands; j++)
@@ -98,12 +101,13 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       const value *v = o->operands[j];
       if (value_in_group(group_of, v, grp) || folds(o, v))
         continue;
-      int buf = b->buf_of_value[v->id];
+      const value *root = part_view_root(v); /* a view reads its root's bytes (views.c) */
+      int buf = b->buf_of_value[root->id];
       if (buf < 0) /* a constant that lives in the weights file */
-        buf = b->buf_of_value[v->id] = add_buffer(b, BUF_CONSTANT, v, -1);
+        buf = b->buf_of_value[root->id] = add_buffer(b, BUF_CONSTANT, root, -1);
       bool dup = false;
       for (int x = 0; x < k->nin; x++)
-        dup |= k->in_bufs[x] == buf;
+        dup |= k->in_vals[x] == v;
       if (dup)
         continue;
       ARENA_PUSH(b->a, k->in_bufs, k->nin, incap, buf);
@@ -222,7 +226,7 @@ static void add_copies(plan_builder *b, int *node_cap) {
   for (int r = 0; r < g->nresults; r++) {
     const value *v = g->results[r];
     int out = result_buffer(b->p, r);
-    int src = b->buf_of_value[v->id];
+    int src = b->buf_of_value[part_view_root(v)->id];
     if (src == out)
       continue;
     launch_node *n = add_node(b, LAUNCH_COPY, node_cap);
@@ -245,6 +249,7 @@ static kernel_family family_of(const op *anchor) {
   case FAM_MATMUL: return KF_GEMM;
   case FAM_REDUCTION: return KF_REDUCTION;
   case FAM_POOL: return KF_POOL;
+  case FAM_FFT: return KF_FFT;
   default: return KF_DATA;
   }
 }
@@ -297,7 +302,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     b.buf_of_value[g->args[i]->id] = add_buffer(&b, BUF_INPUT, g->args[i], i);
   for (int r = 0; r < g->nresults; r++) {
     int buf = add_buffer(&b, BUF_OUTPUT, g->results[r], r);
-    const value *v = g->results[r];
+    const value *v = part_view_root(g->results[r]); /* its producer writes the result */
     /* The first result naming a computed value holds it; arguments, constants and repeats
      * are copied. */
     bool is_const = v->def && op_table[v->def->kind].family == FAM_CONST;
@@ -316,8 +321,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     collect_io(&b, group_of, grp, k);
     k->anchor = find_anchor(k);
     if (k->anchor && op_table[k->anchor->kind].family == FAM_OTHER) {
-      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled into a kernel yet",
-                 op_table[k->anchor->kind].name);
+      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled%s", op_table[k->anchor->kind].name,
+                 k->anchor->nregions ? ": " FE_CONTROL_NOT_CONSTANT : " into a kernel yet");
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
@@ -329,7 +334,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   /* A constant result is copied from the weights file when it lives there (or is large),
    * else written by a kernel that holds just the constant. */
   for (int r = 0; r < g->nresults; r++) {
-    const value *v = g->results[r];
+    const value *v = part_view_root(g->results[r]);
     if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type.elem == ET_INDEX)
       continue;
     int out = result_buffer(p, r);

@@ -1,0 +1,536 @@
+/* fold_control.c: compile-time control flow. tosa.cond_if with a constant condition becomes the
+ * taken branch's ops; tosa.while_loop whose condition is a constant in every iteration is unrolled
+ * (up to FOLD_MAX_ITERATIONS). Kernels never branch on data, so anything else is an error. */
+#include "frontend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Unrolling bounds: iterations of one loop, and ops the unrolled graph may reach. */
+#define FOLD_MAX_ITERATIONS 256
+#define FOLD_MAX_OPS 200000
+/* Constants computed at compile time (loop counters, conditions) stay this small. */
+#define FOLD_MAX_CONST_ELEMS 4096
+
+/* value* -> pointer, open addressing (keys are never removed, only overwritten). */
+typedef struct ptr_map {
+  const void **keys;
+  void **vals;
+  size_t cap, n;
+} ptr_map;
+
+typedef struct folder {
+  arena *a;
+  diag_sink *d;
+  op **ops; /* the graph being built */
+  int nops, ocap;
+  ptr_map remap;  /* original value -> the value standing for it now */
+  ptr_map consts; /* value -> dense_data computed at compile time, or &no_const */
+  bool failed;
+} folder;
+
+static const dense_data no_const; /* memo marker: not a compile-time constant */
+
+static size_t ptr_hash(const void *p, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static void *map_get(const ptr_map *m, const void *k) {
+  if (!m->cap)
+    return NULL;
+  for (size_t i = ptr_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->keys[i])
+      return NULL;
+    if (m->keys[i] == k)
+      return m->vals[i];
+  }
+}
+
+static void map_put(arena *a, ptr_map *m, const void *k, void *v) {
+  if (2 * (m->n + 1) > m->cap) {
+    ptr_map old = *m;
+    m->cap = old.cap ? old.cap * 2 : 256;
+    m->n = 0;
+    m->keys = arena_alloc(a, sizeof(void *) * m->cap);
+    m->vals = arena_alloc(a, sizeof(void *) * m->cap);
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.keys[i])
+        map_put(a, m, old.keys[i], old.vals[i]);
+  }
+  size_t i = ptr_hash(k, m->cap);
+  while (m->keys[i] && m->keys[i] != k)
+    i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i])
+    m->n++;
+  m->keys[i] = k;
+  m->vals[i] = v;
+}
+
+static value *mapped(folder *F, value *v) {
+  value *r = map_get(&F->remap, v);
+  return r ? r : v;
+}
+
+/* ---------------------------------------------------------------- compile-time evaluation */
+
+static const dense_data *const_value(folder *F, value *v);
+
+static bool evaluable_type(elem_type t) {
+  return t == ET_I1 || t == ET_I8 || t == ET_I16 || t == ET_I32 || t == ET_I64 || t == ET_F32;
+}
+
+/* Wrap an integer to the width of t (two's complement), as the hardware would. */
+static int64_t wrap(elem_type t, int64_t v) {
+  if (t == ET_I1)
+    return v != 0;
+  int bits = elem_type_bits(t);
+  if (bits >= 64)
+    return v;
+  uint64_t u = (uint64_t)v & ((1ull << bits) - 1);
+  if (u >> (bits - 1))
+    u |= ~0ull << bits;
+  return (int64_t)u;
+}
+
+static void put_elem(dense_data *d, int64_t i, int64_t iv, float fv) {
+  int eb = elem_type_bytes(d->type.elem);
+  uint8_t *dst = (uint8_t *)d->bytes + i * eb;
+  if (d->type.elem == ET_F32) {
+    memcpy(dst, &fv, 4);
+    return;
+  }
+  uint64_t u = (uint64_t)wrap(d->type.elem, iv);
+  for (int b = 0; b < eb; b++)
+    dst[b] = (uint8_t)(u >> (8 * b));
+}
+
+/* Index into operand t of the element at out's linear index i (TOSA broadcasting: equal ranks,
+ * dims of 1 repeat). */
+static int64_t bcast_index(const tensor_type *out, const tensor_type *t, int64_t i) {
+  if (t->rank != out->rank)
+    return tensor_numel(t) == 1 ? 0 : i;
+  int64_t idx = 0, stride = 1;
+  for (int d = out->rank - 1; d >= 0; d--) {
+    int64_t c = i % out->dims[d];
+    i /= out->dims[d];
+    if (t->dims[d] != 1)
+      idx += c * stride;
+    stride *= t->dims[d];
+  }
+  return idx;
+}
+
+/* One element of op o from its operands' elements (ints in iv, f32 in fv). false: o is not
+ * evaluated at compile time (unsupported op or an undefined case like division by zero). */
+static bool eval_elem(const op *o, elem_type in_t, elem_type out_t, const int64_t *iv, const float *fv,
+                      int64_t *ri, float *rf) {
+  bool fl = in_t == ET_F32;
+  switch (o->kind) {
+  /* integer arithmetic in uint64_t: wraps like the hardware instead of overflowing */
+  case OP_ADD: *ri = (int64_t)((uint64_t)iv[0] + (uint64_t)iv[1]), *rf = fv[0] + fv[1]; return true;
+  case OP_SUB: *ri = (int64_t)((uint64_t)iv[0] - (uint64_t)iv[1]), *rf = fv[0] - fv[1]; return true;
+  case OP_MUL: {
+    int64_t shift = op_attr_int(o, "shift", 0);
+    if (fl) {
+      *rf = fv[0] * fv[1];
+      return true;
+    }
+    if (shift < 0 || shift > 62)
+      return false;
+    int64_t p = (int64_t)((uint64_t)iv[0] * (uint64_t)iv[1]);
+    *ri = shift ? (p + ((int64_t)1 << (shift - 1))) >> shift : p;
+    return true;
+  }
+  case OP_MAXIMUM: *ri = iv[0] > iv[1] ? iv[0] : iv[1], *rf = fmaxf(fv[0], fv[1]); return !fl || (!isnan(fv[0]) && !isnan(fv[1]));
+  case OP_MINIMUM: *ri = iv[0] < iv[1] ? iv[0] : iv[1], *rf = fminf(fv[0], fv[1]); return !fl || (!isnan(fv[0]) && !isnan(fv[1]));
+  case OP_NEGATE:
+    if (op_attr_int(o, "input1_zp", 0) || op_attr_int(o, "output_zp", 0))
+      return false;
+    *ri = (int64_t)(0 - (uint64_t)iv[0]), *rf = -fv[0];
+    return true;
+  case OP_ABS: *ri = iv[0] < 0 ? (int64_t)(0 - (uint64_t)iv[0]) : iv[0], *rf = fabsf(fv[0]); return true;
+  case OP_EQUAL: *ri = fl ? fv[0] == fv[1] : iv[0] == iv[1]; return true;
+  case OP_GREATER: *ri = fl ? fv[0] > fv[1] : iv[0] > iv[1]; return true;
+  case OP_GREATER_EQUAL: *ri = fl ? fv[0] >= fv[1] : iv[0] >= iv[1]; return true;
+  case OP_LOGICAL_AND: *ri = iv[0] && iv[1]; return true;
+  case OP_LOGICAL_OR: *ri = iv[0] || iv[1]; return true;
+  case OP_LOGICAL_XOR: *ri = (iv[0] != 0) != (iv[1] != 0); return true;
+  case OP_LOGICAL_NOT: *ri = !iv[0]; return true;
+  case OP_BITWISE_AND: *ri = iv[0] & iv[1]; return !fl;
+  case OP_BITWISE_OR: *ri = iv[0] | iv[1]; return !fl;
+  case OP_BITWISE_XOR: *ri = iv[0] ^ iv[1]; return !fl;
+  case OP_BITWISE_NOT: *ri = ~iv[0]; return !fl;
+  case OP_INTDIV:
+    if (fl || iv[1] == 0 || (iv[1] == -1 && iv[0] == INT64_MIN))
+      return false;
+    *ri = iv[0] / iv[1];
+    return true;
+  case OP_SELECT: *ri = iv[0] ? iv[1] : iv[2], *rf = iv[0] ? fv[1] : fv[2]; return true;
+  case OP_IDENTITY:
+  case OP_RESHAPE: *ri = iv[0], *rf = fv[0]; return true;
+  case OP_CLAMP:
+    if (fl) {
+      double lo = op_attr_float(o, "min_val", -INFINITY), hi = op_attr_float(o, "max_val", INFINITY);
+      *rf = isnan(fv[0]) ? fv[0] : fv[0] < lo ? (float)lo : fv[0] > hi ? (float)hi : fv[0];
+    } else {
+      int64_t lo = op_attr_int(o, "min_val", INT64_MIN), hi = op_attr_int(o, "max_val", INT64_MAX);
+      *ri = iv[0] < lo ? lo : iv[0] > hi ? hi : iv[0];
+    }
+    return true;
+  case OP_CAST:
+    if (out_t == ET_F32) {
+      *rf = fl ? fv[0] : (float)iv[0];
+      return true;
+    }
+    if (out_t == ET_I1) {
+      *ri = fl ? fv[0] != 0 : iv[0] != 0;
+      return true;
+    }
+    if (fl) { /* round to nearest even, saturate */
+      if (isnan(fv[0]))
+        return false;
+      double r = nearbyint((double)fv[0]);
+      int bits = elem_type_bits(out_t);
+      double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits - 1) - 1;
+      *ri = (int64_t)(r < lo ? lo : r > hi ? hi : r);
+      return true;
+    }
+    *ri = iv[0]; /* integer narrowing wraps */
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Result of a pure op whose operands are all compile-time constants; NULL if it is not one. */
+static const dense_data *eval_op(folder *F, const op *o) {
+  if (o->nresults != 1 || o->noperands < 1 || o->noperands > 3 || o->nregions)
+    return NULL;
+  const tensor_type *out = &o->results[0]->type;
+  int64_t n = tensor_numel(out);
+  if (!evaluable_type(out->elem) || n > FOLD_MAX_CONST_ELEMS)
+    return NULL;
+  const dense_data *in[3];
+  elem_type in_t = ET_INVALID;
+  for (int i = 0; i < o->noperands; i++) {
+    value *v = o->operands[i];
+    if (!evaluable_type(v->type.elem) || !(in[i] = const_value(F, v)))
+      return NULL;
+    in_t = v->type.elem; /* the last operand: for select the chosen values, not the condition */
+  }
+  if (o->kind == OP_RESHAPE && tensor_numel(&o->operands[0]->type) != n)
+    return NULL;
+  dense_data *r = arena_alloc(F->a, sizeof *r);
+  r->type = *out;
+  r->nbytes = (size_t)(n * elem_type_bytes(out->elem));
+  r->bytes = arena_alloc(F->a, r->nbytes ? r->nbytes : 1);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t iv[3] = {0};
+    float fv[3] = {0};
+    for (int j = 0; j < o->noperands; j++) {
+      const tensor_type *t = &o->operands[j]->type;
+      int64_t k = o->kind == OP_RESHAPE ? i : bcast_index(out, t, i);
+      iv[j] = fe_dense_int(in[j], k);
+      fv[j] = (float)fe_dense_float(in[j], k);
+    }
+    int64_t ri = 0;
+    float rf = 0;
+    if (!eval_elem(o, in_t, out->elem, iv, fv, &ri, &rf))
+      return NULL;
+    put_elem(r, i, ri, rf);
+  }
+  return r;
+}
+
+/* The data of v if it is known at compile time (a constant, or an evaluable op of constants). */
+static const dense_data *const_value(folder *F, value *v) {
+  if (!v->def)
+    return NULL;
+  if (op_table[v->def->kind].family == FAM_CONST) {
+    const attr *a = op_attr(v->def, "values");
+    if (!a)
+      a = op_attr(v->def, "value");
+    return a && a->kind == ATTR_DENSE ? a->dense : NULL;
+  }
+  const dense_data *m = map_get(&F->consts, v);
+  if (m)
+    return m == &no_const ? NULL : m;
+  map_put(F->a, &F->consts, v, (void *)&no_const); /* also stops cycles */
+  const dense_data *r = eval_op(F, v->def);
+  if (r)
+    map_put(F->a, &F->consts, v, (void *)r);
+  return r;
+}
+
+/* ---------------------------------------------------------------- building the graph */
+
+static void push_op(folder *F, op *o) {
+  if (F->nops >= FOLD_MAX_OPS && !F->failed) {
+    diag_error(F->d, o->loc, "unrolling control flow makes more than %d operations", FOLD_MAX_OPS);
+    F->failed = true;
+  }
+  if (!F->failed)
+    ARENA_PUSH(F->a, F->ops, F->nops, F->ocap, o);
+}
+
+static value *new_value(folder *F, const value *like, op *def) {
+  value *v = arena_alloc(F->a, sizeof *v);
+  v->name = like->name;
+  v->type = like->type;
+  v->def = def;
+  v->arg_index = -1;
+  v->loc = like->loc;
+  return v;
+}
+
+/* A tosa.const op holding d, standing for value like. */
+static value *const_op(folder *F, const op *at, const value *like, const dense_data *d) {
+  op *c = arena_alloc(F->a, sizeof *c);
+  c->kind = OP_CONST;
+  c->loc = at->loc;
+  c->attrs = arena_alloc(F->a, sizeof(attr));
+  c->attrs[0] = (attr){.name = "values", .kind = ATTR_DENSE, .dense = (dense_data *)d, .loc = at->loc};
+  c->nattrs = 1;
+  c->results = arena_alloc(F->a, sizeof(value *));
+  c->results[0] = new_value(F, like, c);
+  c->nresults = 1;
+  push_op(F, c);
+  return c->results[0];
+}
+
+static void emit_op(folder *F, op *o, bool clone);
+
+/* Inline region rg with its block arguments bound to args; out[i] gets its i-th yielded value. */
+static void inline_region(folder *F, const op *owner, graph *rg, value **args, int nargs, value **out) {
+  if (rg->nargs > nargs) {
+    diag_error(F->d, owner->loc, "'%s': a region takes %d arguments but the operation passes %d",
+               op_table[owner->kind].name, rg->nargs, nargs);
+    F->failed = true;
+    return;
+  }
+  for (int i = 0; i < rg->nargs; i++)
+    map_put(F->a, &F->remap, rg->args[i], args[i]);
+  for (int i = 0; i < rg->nops && !F->failed; i++)
+    emit_op(F, rg->ops[i], true);
+  for (int i = 0; i < rg->nresults && out; i++)
+    out[i] = mapped(F, rg->results[i]);
+}
+
+/* Is v a constant boolean? *truth gets it. */
+static bool const_bool(folder *F, value *v, bool *truth) {
+  const dense_data *d = const_value(F, v);
+  if (!d || tensor_numel(&v->type) != 1)
+    return false;
+  *truth = fe_dense_int(d, 0) != 0;
+  return true;
+}
+
+static value **mapped_operands(folder *F, const op *o, int from) {
+  int n = o->noperands - from;
+  value **a = arena_alloc(F->a, sizeof(value *) * (size_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; i++)
+    a[i] = mapped(F, o->operands[from + i]);
+  return a;
+}
+
+/* false: the condition is not a compile-time constant (nothing emitted). */
+static bool fold_if(folder *F, op *o) {
+  bool truth;
+  if (o->nregions != 2 || !const_bool(F, mapped(F, o->operands[0]), &truth))
+    return false;
+  value **res = arena_alloc(F->a, sizeof(value *) * (size_t)(o->nresults + 1));
+  graph *rg = o->regions[truth ? 0 : 1];
+  inline_region(F, o, rg, mapped_operands(F, o, 1), o->noperands - 1, res);
+  for (int i = 0; i < o->nresults && !F->failed; i++)
+    map_put(F->a, &F->remap, o->results[i], res[i]);
+  return true;
+}
+
+/* false: the condition is not a compile-time constant in some iteration (the caller drops what
+ * the earlier iterations emitted). */
+static bool fold_while(folder *F, op *o) {
+  int n = o->noperands;
+  value **cur = mapped_operands(F, o, 0);
+  for (int iter = 0; !F->failed; iter++) {
+    /* Evaluate the condition on ops emitted into a scratch list that is then dropped. */
+    op **saved = F->ops;
+    int saved_n = F->nops, saved_cap = F->ocap;
+    F->ops = NULL, F->nops = 0, F->ocap = 0;
+    value *c = NULL;
+    if (o->nregions == 2)
+      inline_region(F, o, o->regions[0], cur, n, &c);
+    F->ops = saved, F->nops = saved_n, F->ocap = saved_cap;
+    if (F->failed)
+      return true;
+    bool go;
+    if (!c || !const_bool(F, c, &go))
+      return false;
+    if (!go)
+      break;
+    if (iter == FOLD_MAX_ITERATIONS) {
+      diag_error(F->d, o->loc, "'tosa.while_loop' runs more than %d iterations (tosac unrolls loops at "
+                 "compile time up to that bound)", FOLD_MAX_ITERATIONS);
+      F->failed = true;
+      return true;
+    }
+    value **next = arena_alloc(F->a, sizeof(value *) * (size_t)(n > 0 ? n : 1));
+    inline_region(F, o, o->regions[1], cur, n, next);
+    cur = next;
+  }
+  for (int i = 0; i < o->nresults && i < n && !F->failed; i++)
+    map_put(F->a, &F->remap, o->results[i], cur[i]);
+  return true;
+}
+
+/* Rewire the values a kept op's regions capture from outside (they may stand for folded ones). */
+static void rewire_regions(folder *F, op *o) {
+  for (int r = 0; r < o->nregions; r++) {
+    graph *rg = o->regions[r];
+    for (int i = 0; i < rg->nops; i++) {
+      for (int j = 0; j < rg->ops[i]->noperands; j++)
+        rg->ops[i]->operands[j] = mapped(F, rg->ops[i]->operands[j]);
+      rewire_regions(F, rg->ops[i]);
+    }
+    for (int i = 0; i < rg->nresults; i++)
+      rg->results[i] = mapped(F, rg->results[i]);
+  }
+}
+
+/* Emit o into the graph being built: control flow folded; region ops cloned (a loop body is
+ * inlined many times) and replaced by constants when they compute one. */
+static void emit_op(folder *F, op *o, bool clone) {
+  if (o->kind == OP_COND_IF || o->kind == OP_WHILE_LOOP) {
+    int mark = F->nops;
+    if ((o->kind == OP_COND_IF ? fold_if(F, o) : fold_while(F, o)) || F->failed)
+      return;
+    F->nops = mark;
+    if (clone) { /* inside inlined control flow: keeping it would need a copy of its regions */
+      diag_error(F->d, o->loc, "operation '%s' cannot be compiled: " FE_CONTROL_NOT_CONSTANT,
+                 op_table[o->kind].name);
+      F->failed = true;
+      return;
+    }
+    rewire_regions(F, o); /* stays in the graph: printable, rejected by the partitioner */
+  }
+  if (!clone) { /* a top-level op: emitted once, operands rewired in place */
+    for (int i = 0; i < o->noperands; i++)
+      o->operands[i] = mapped(F, o->operands[i]);
+    push_op(F, o);
+    return;
+  }
+  op *c = arena_alloc(F->a, sizeof *c);
+  *c = *o;
+  c->operands = mapped_operands(F, o, 0);
+  c->results = arena_alloc(F->a, sizeof(value *) * (size_t)(o->nresults + 1));
+  for (int i = 0; i < o->nresults; i++)
+    c->results[i] = new_value(F, o->results[i], c);
+  if (op_table[o->kind].family != FAM_CONST && o->nresults == 1) {
+    const dense_data *d = const_value(F, c->results[0]);
+    if (d) {
+      map_put(F->a, &F->remap, o->results[0], const_op(F, o, o->results[0], d));
+      return;
+    }
+  }
+  push_op(F, c);
+  for (int i = 0; i < o->nresults; i++)
+    map_put(F->a, &F->remap, o->results[i], c->results[i]);
+}
+
+/* Values of the enclosing graph that o's regions read are needed when o is. */
+static void need_captured(folder *F, ptr_map *needed, const op *o) {
+  for (int r = 0; r < o->nregions; r++) {
+    const graph *rg = o->regions[r];
+    for (int i = 0; i < rg->nops; i++) {
+      for (int j = 0; j < rg->ops[i]->noperands; j++)
+        map_put(F->a, needed, rg->ops[i]->operands[j], (void *)1);
+      need_captured(F, needed, rg->ops[i]);
+    }
+    for (int i = 0; i < rg->nresults; i++)
+      map_put(F->a, needed, rg->results[i], (void *)1);
+  }
+}
+
+/* Uses of top-level values (those in `top`) inside o's regions, as the parser counted them. */
+static void count_captured(folder *F, const ptr_map *top, const op *o) {
+  for (int r = 0; r < o->nregions; r++) {
+    const graph *rg = o->regions[r];
+    for (int i = 0; i < rg->nops; i++) {
+      for (int j = 0; j < rg->ops[i]->noperands; j++)
+        if (map_get(top, rg->ops[i]->operands[j]))
+          rg->ops[i]->operands[j]->nuses++;
+      count_captured(F, top, rg->ops[i]);
+    }
+    for (int i = 0; i < rg->nresults; i++)
+      if (map_get(top, rg->results[i]))
+        rg->results[i]->nuses++;
+  }
+}
+
+/* Keep the ops some result needs; renumber ops and values densely and recount uses. */
+static void rebuild(folder *F, graph *g) {
+  char *live = arena_alloc(F->a, (size_t)F->nops + 1);
+  ptr_map needed = {0};
+  for (int r = 0; r < g->nresults; r++)
+    map_put(F->a, &needed, g->results[r], (void *)1);
+  for (int i = F->nops - 1; i >= 0; i--) {
+    op *o = F->ops[i];
+    for (int r = 0; r < o->nresults && !live[i]; r++)
+      live[i] = map_get(&needed, o->results[r]) != NULL;
+    for (int j = 0; live[i] && j < o->noperands; j++)
+      map_put(F->a, &needed, o->operands[j], (void *)1);
+    if (live[i])
+      need_captured(F, &needed, o);
+  }
+  int vcap = 0, ocap = 0;
+  g->values = NULL, g->nvalues = 0;
+  g->ops = NULL, g->nops = 0;
+  for (int i = 0; i < g->nargs; i++) {
+    g->args[i]->nuses = 0;
+    g->args[i]->id = g->nvalues;
+    ARENA_PUSH(F->a, g->values, g->nvalues, vcap, g->args[i]);
+  }
+  for (int i = 0; i < F->nops; i++) {
+    op *o = F->ops[i];
+    if (!live[i])
+      continue;
+    o->id = g->nops;
+    ARENA_PUSH(F->a, g->ops, g->nops, ocap, o);
+    for (int r = 0; r < o->nresults; r++) {
+      o->results[r]->nuses = 0;
+      o->results[r]->id = g->nvalues;
+      ARENA_PUSH(F->a, g->values, g->nvalues, vcap, o->results[r]);
+    }
+  }
+  ptr_map top = {0};
+  for (int i = 0; i < g->nvalues; i++)
+    map_put(F->a, &top, g->values[i], (void *)1);
+  for (int i = 0; i < g->nops; i++) {
+    for (int j = 0; j < g->ops[i]->noperands; j++)
+      g->ops[i]->operands[j]->nuses++;
+    count_captured(F, &top, g->ops[i]);
+  }
+  for (int r = 0; r < g->nresults; r++)
+    g->results[r]->nuses++;
+}
+
+bool fe_fold_control(graph *g, diag_sink *d) {
+  bool any = false;
+  for (int i = 0; i < g->nops && !any; i++)
+    any = g->ops[i]->kind == OP_COND_IF || g->ops[i]->kind == OP_WHILE_LOOP;
+  if (!any)
+    return true;
+  folder F = {.a = g->arena, .d = d};
+  for (int i = 0; i < g->nops && !F.failed; i++)
+    emit_op(&F, g->ops[i], false);
+  if (F.failed)
+    return false;
+  for (int r = 0; r < g->nresults; r++)
+    g->results[r] = mapped(&F, g->results[r]);
+  rebuild(&F, g);
+  return true;
+}
