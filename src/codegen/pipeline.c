@@ -72,6 +72,23 @@ static bool emit(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType k
   return true;
 }
 
+/* Element types without an LLVM counterpart here (f8, i4, i48 ...) are refused at the op that
+ * uses them, before any family emitter could meet them. */
+static bool types_supported(cg_builder *cb, const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++) {
+    const op *o = k->ops[i];
+    for (int j = 0; j < o->noperands + o->nresults; j++) {
+      const value *v = j < o->noperands ? o->operands[j] : o->results[j - o->noperands];
+      if (v->type.elem == ET_INDEX || cg_elem_type(cb, v->type.elem))
+        continue;
+      diag_error(cb->diag, o->loc, "'%s' on element type %s cannot be compiled yet",
+                 op_table[o->kind].name, elem_type_name(v->type.elem));
+      return false;
+    }
+  }
+  return true;
+}
+
 /* A deduplicated kernel launches its twin's code: same launch fields, its own buffers in the
  * declared argument list (mapped position by position). */
 static void reuse_kernel(const part_kernel *twin, const cg_kernel_info *tinfo,
@@ -98,6 +115,8 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
       reuse_kernel(&p->kernels[k->reuses - 1], &out->kernels[k->reuses - 1], k, info);
       continue;
     }
+    if (!types_supported(cb, k))
+      return false;
     snprintf(info->name, sizeof info->name, "%s", k->name);
     snprintf(info->symbol, sizeof info->symbol, "%s.kd", k->name);
     typedef bool (*emitter)(cg_builder *, const graph *, const partition_plan *,

@@ -26,14 +26,14 @@ M
 
 @test "2023-24 form: 3-operand conv2d, mul with a shift attribute, clamp min_fp/max_fp, value=" {
   cat > b.mlir <<'M'
-func.func @main(%x: tensor<1x9x9x3xf32>) -> tensor<1x4x4x5xf32> {
+func.func @main(%x: tensor<1x9x9x3xf32>) -> tensor<1x5x5x5xf32> {
   %w = "tosa.const"() {value = dense<[[[[0.5, -0.25, 1.0]]], [[[1.0, 0.0, -1.0]]], [[[0.25, 0.25, 0.25]]], [[[-0.5, 2.0, 0.0]]], [[[0.0, 0.0, 1.5]]]]> : tensor<5x1x1x3xf32>} : () -> tensor<5x1x1x3xf32>
   %b = "tosa.const"() {value = dense<[0.1, -0.2, 0.3, 0.0, 1.0]> : tensor<5xf32>} : () -> tensor<5xf32>
-  %c = tosa.conv2d %x, %w, %b {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x9x9x3xf32>, tensor<5x1x1x3xf32>, tensor<5xf32>) -> tensor<1x4x4x5xf32>
+  %c = tosa.conv2d %x, %w, %b {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x9x9x3xf32>, tensor<5x1x1x3xf32>, tensor<5xf32>) -> tensor<1x5x5x5xf32>
   %s = "tosa.const"() {value = dense<2.0> : tensor<1x1x1x1xf32>} : () -> tensor<1x1x1x1xf32>
-  %m = tosa.mul %c, %s {shift = 0 : i8} : (tensor<1x4x4x5xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x5xf32>
-  %r = tosa.clamp %m {min_fp = 0.0 : f32, max_fp = 3.0 : f32, min_int = 0 : i64, max_int = 3 : i64} : (tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
-  return %r : tensor<1x4x4x5xf32>
+  %m = tosa.mul %c, %s {shift = 0 : i8} : (tensor<1x5x5x5xf32>, tensor<1x1x1x1xf32>) -> tensor<1x5x5x5xf32>
+  %r = tosa.clamp %m {min_fp = 0.0 : f32, max_fp = 3.0 : f32, min_int = 0 : i64, max_int = 3 : i64} : (tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32>
+  return %r : tensor<1x5x5x5xf32>
 }
 M
   run $CHECK b.mlir --targets gfx90a,gfx1030,gfx1100
