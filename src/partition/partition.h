@@ -6,7 +6,8 @@
 #include "tosac.h"
 
 /* fuse.c: assign every non-constant op to a fusion group; returns the group count.
- * group_of[op->id] is the group index (-1 for constants), groups numbered in launch order. */
+ * group_of[op->id] is the group index (-1 for constants, views and dead ops), groups numbered in
+ * launch order. */
 int part_fuse(arena *a, const graph *g, int *group_of);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
@@ -20,5 +21,12 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d);
 
 /* dedup.c: mark kernels whose specs equal an earlier kernel's (part_kernel.reuses). */
 void part_dedup(partition_plan *p);
+
+/* views.c: reshape, identity and unit-dim transposes alias their input's buffer (no kernel).
+ * part_view_root follows a chain of views to the value that owns the bytes. TOSAC_NO_FUSION=1
+ * (a debugging aid, read by part_fusion_disabled) turns views and every fusion off. */
+bool part_is_view(const op *o);
+const value *part_view_root(const value *v);
+bool part_fusion_disabled(void);
 
 #endif

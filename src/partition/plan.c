@@ -10,6 +10,13 @@ typedef struct plan_builder {
   partition_plan *p;
   int *buf_of_value; /* value id -> buffer id holding it, -1 if none */
   int nbuf_cap;
+  struct reader_summary *readers; /* per value id: who reads it outside its kernel */
+  int *result_buf;  /* graph result index -> its BUF_OUTPUT buffer */
+  int *group_start; /* group g's ops are group_ops[group_start[g] .. group_start[g + 1]) */
+  const op **group_ops;
+  int *op_pos;      /* op id -> index in g->ops */
+  int *op_stamp;    /* op id -> 1 + the group that last took it (collect_ops) */
+  int *val_stamp;   /* value id -> 1 + the group that last read it as an input (collect_io) */
 } plan_builder;
 
 static int add_buffer(plan_builder *b, buffer_kind kind, const value *v, int index) {
@@ -23,23 +30,52 @@ static bool value_in_group(const int *group_of, const value *v, int grp) {
   return v->def && group_of[v->def->id] == grp;
 }
 
-/* A value leaves its group when it is a graph result or read by an op of another group. */
-static bool escapes(const graph *g, const int *group_of, const value *v, int grp) {
+/* Who reads each value outside its producer's kernel, summarised once for the whole graph:
+ * a graph result, or read by up to two distinct groups (enough to answer "a group other than
+ * this one"). A view's readers count as readers of the value it aliases (views.c). */
+typedef struct reader_summary {
+  int g1;     /* first reading group, -1 none */
+  bool multi; /* a second, different group reads it too */
+  bool result;
+} reader_summary;
+
+static void summary_add(reader_summary *s, int grp) {
+  if (s->g1 < 0)
+    s->g1 = grp;
+  else if (s->g1 != grp)
+    s->multi = true;
+}
+
+static reader_summary *summarise_readers(arena *a, const graph *g, const int *group_of) {
+  reader_summary *rs = arena_alloc(a, sizeof *rs * (size_t)(g->nvalues + 1));
+  for (int i = 0; i < g->nvalues; i++)
+    rs[i].g1 = -1;
   for (int i = 0; i < g->nresults; i++)
-    if (g->results[i] == v)
-      return true;
-  for (int i = 0; i < g->nops; i++) {
+    rs[g->results[i]->id].result = true;
+  /* Reverse topological order: a view's result is complete before it flows into its input. */
+  for (int i = g->nops - 1; i >= 0; i--) {
     const op *o = g->ops[i];
-    if (group_of[o->id] < 0 && part_is_view(o) && o->operands[0] == v &&
-        escapes(g, group_of, o->results[0], grp)) /* read through an alias (views.c) */
-      return true;
-    if (group_of[o->id] == grp || group_of[o->id] < 0)
+    if (group_of[o->id] < 0) {
+      if (!part_is_view(o))
+        continue;
+      const reader_summary *s = &rs[o->results[0]->id];
+      reader_summary *t = &rs[o->operands[0]->id];
+      t->result |= s->result;
+      if (s->g1 >= 0)
+        summary_add(t, s->g1);
+      t->multi |= s->multi;
       continue;
+    }
     for (int j = 0; j < o->noperands; j++)
-      if (o->operands[j] == v)
-        return true;
+      summary_add(&rs[o->operands[j]->id], group_of[o->id]);
   }
-  return false;
+  return rs;
+}
+
+/* A value leaves its group when it is a graph result or read by an op of another group. */
+static bool escapes(const plan_builder *b, const value *v, int grp) {
+  const reader_summary *s = &b->readers[v->id];
+  return s->result || (s->g1 >= 0 && (s->multi || s->g1 != grp));
 }
 
 static void kernel_name(part_kernel *k) {
@@ -71,27 +107,64 @@ static bool folds(const op *reader, const value *v) {
          (splat || tensor_bytes(&v->type) <= PART_FOLD_LIMIT);
 }
 
+/* Each group's ops in graph order, bucketed once (CSR form) so that collecting a kernel's ops
+ * costs its own size, not the graph's. */
+static void bucket_groups(plan_builder *b, const int *group_of, int ngroups) {
+  const graph *g = b->g;
+  b->group_start = arena_alloc(b->a, sizeof(int) * (size_t)(ngroups + 2));
+  b->group_ops = arena_alloc(b->a, sizeof(op *) * (size_t)(g->nops + 1));
+  b->op_pos = arena_alloc(b->a, sizeof(int) * (size_t)(g->nops + 1));
+  b->op_stamp = arena_alloc(b->a, sizeof(int) * (size_t)(g->nops + 1));
+  b->val_stamp = arena_alloc(b->a, sizeof(int) * (size_t)(g->nvalues + 1));
+  for (int i = 0; i < g->nops; i++) {
+    b->op_pos[g->ops[i]->id] = i;
+    if (group_of[g->ops[i]->id] >= 0)
+      b->group_start[group_of[g->ops[i]->id] + 1]++;
+  }
+  for (int grp = 0; grp < ngroups; grp++)
+    b->group_start[grp + 1] += b->group_start[grp];
+  int *fill = arena_alloc(b->a, sizeof(int) * (size_t)(ngroups + 1));
+  for (int i = 0; i < g->nops; i++) {
+    int grp = group_of[g->ops[i]->id];
+    if (grp >= 0)
+      b->group_ops[b->group_start[grp] + fill[grp]++] = g->ops[i];
+  }
+}
+
+static int cmp_op_pos(const void *x, const void *y) {
+  int a = *(const int *)x, c = *(const int *)y;
+  return (a > c) - (a < c);
+}
+
 /* Collect a group's ops (with the constants they fold) in topological order. */
 static void collect_ops(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
   const graph *g = b->g;
-  char *take = arena_alloc(b->a, (size_t)g->nops + 1);
-  for (int i = 0; i < g->nops; i++) {
-    const op *o = g->ops[i];
-    if (group_of[o->id] != grp)
-      continue;
-    take[o->id] = 1;
-    for (int j = 0; j < o->noperands; j++)
-      if (folds(o, o->operands[j]))
-        take[o->operands[j]->def->id] = 1;
+  const op *const *mine = b->group_ops + b->group_start[grp];
+  int n = b->group_start[grp + 1] - b->group_start[grp];
+  int count = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < mine[i]->noperands; j++)
+      count += folds(mine[i], mine[i]->operands[j]);
+  int *pos = malloc(sizeof(int) * (size_t)(n + count + 1)), npos = 0;
+  for (int i = 0; i < n; i++) {
+    const op *o = mine[i];
+    if (b->op_stamp[o->id] != grp + 1)
+      b->op_stamp[o->id] = grp + 1, pos[npos++] = b->op_pos[o->id];
+    for (int j = 0; j < o->noperands; j++) {
+      const op *c = folds(o, o->operands[j]) ? o->operands[j]->def : NULL;
+      if (c && b->op_stamp[c->id] != grp + 1)
+        b->op_stamp[c->id] = grp + 1, pos[npos++] = b->op_pos[c->id];
+    }
   }
-  k->ops = arena_alloc(b->a, sizeof(op *) * (size_t)(g->nops + 1));
-  for (int i = 0; i < g->nops; i++)
-    if (take[g->ops[i]->id])
-      k->ops[k->nops++] = g->ops[i];
+  qsort(pos, (size_t)npos, sizeof *pos, cmp_op_pos);
+  k->ops = arena_alloc(b->a, sizeof(op *) * (size_t)(npos + 1));
+  for (int i = 0; i < npos; i++)
+    k->ops[k->nops++] = g->ops[pos[i]];
+  free(pos);
+  (void)group_of;
 }
 
 static void collect_io(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
-  const graph *g = b->g;
   int incap = 0, outcap = 0, invcap = 0, outvcap = 0;
   for (int i = 0; i < k->nops; i++) {
     const op *o = k->ops[i];
@@ -105,18 +178,16 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       int buf = b->buf_of_value[root->id];
       if (buf < 0) /* a constant that lives in the weights file */
         buf = b->buf_of_value[root->id] = add_buffer(b, BUF_CONSTANT, root, -1);
-      bool dup = false;
-      for (int x = 0; x < k->nin; x++)
-        dup |= k->in_vals[x] == v;
-      if (dup)
-        continue;
+      if (b->val_stamp[v->id] == grp + 1)
+        continue; /* already an input of this kernel */
+      b->val_stamp[v->id] = grp + 1;
       ARENA_PUSH(b->a, k->in_bufs, k->nin, incap, buf);
       k->nin--;
       ARENA_PUSH(b->a, k->in_vals, k->nin, invcap, v);
     }
     for (int r = 0; r < o->nresults; r++) {
       const value *v = o->results[r];
-      if (!escapes(g, group_of, v, grp))
+      if (!escapes(b, v, grp))
         continue;
       int buf = b->buf_of_value[v->id];
       if (buf < 0)
@@ -134,90 +205,225 @@ static launch_node *add_node(plan_builder *b, launch_kind kind, int *cap) {
   return &b->p->nodes[b->p->nnodes - 1];
 }
 
-/* Node ids that write / read each buffer, for dependency edges. */
-static bool node_writes(const partition_plan *p, const launch_node *n, int buf) {
-  if (n->kind != LAUNCH_KERNEL)
-    return n->dst_buf == buf;
-  const part_kernel *k = &p->kernels[n->kernel];
-  for (int i = 0; i < k->nout; i++)
-    if (k->out_bufs[i] == buf)
-      return true;
-  return false;
+/* ---------------------------------------------------------------- launch dependencies
+ * Two launches conflict when one writes bytes the other reads or writes. Rather than test every
+ * pair of launches against every pair of buffers, each memory location keeps its last writer
+ * and the readers since that write (the classic scoreboard): a launch depends on the last
+ * writer of what it reads, and on the last writer and readers of what it writes. Those edges
+ * have the same transitive closure as the all-pairs relation, so the transitive reduction
+ * below (unique for a DAG) is the same set of edges.
+ * Locations: each buffer outside the workspace on its own; workspace bytes as the elementary
+ * segments between all intermediate buffers' boundaries. A zero-byte workspace buffer touches
+ * no bytes, yet the pairwise rule made it overlap any buffer strictly around its offset; those
+ * rare accesses are matched against a log of all workspace accesses to keep that rule. */
+typedef struct loc_state {
+  int writer; /* last node that wrote it, -1 none */
+  int *readers, nreaders, cap;
+} loc_state;
+
+typedef struct ws_access {
+  int node, buf;
+  bool write;
+} ws_access;
+
+typedef struct edge_builder {
+  const partition_plan *p;
+  loc_state *per_buf; /* buffers outside the workspace, and zero-byte workspace buffers */
+  loc_state *segs;    /* workspace elementary segments */
+  int nsegs;
+  int *seg_lo, *seg_hi; /* per buffer: its segment range in the workspace */
+  int *preds, npreds, pred_cap;
+  int *pred_stamp; /* node id + 1 when already a predecessor of the current node */
+  ws_access *log;  /* every workspace access, for zero-byte buffers */
+  int nlog, log_cap;
+  bool any_zero;
+} edge_builder;
+
+static bool in_workspace(const part_buffer *bf) {
+  return bf->kind == BUF_INTERMEDIATE || bf->kind == BUF_WORKSPACE;
 }
 
-static bool node_reads(const partition_plan *p, const launch_node *n, int buf) {
+static void add_pred(edge_builder *e, int j, int i) {
+  if (i < 0 || i >= j || e->pred_stamp[i] == j + 1)
+    return;
+  e->pred_stamp[i] = j + 1;
+  if (e->npreds == e->pred_cap) {
+    e->pred_cap = e->pred_cap ? 2 * e->pred_cap : 16;
+    e->preds = realloc(e->preds, sizeof(int) * (size_t)e->pred_cap);
+  }
+  e->preds[e->npreds++] = i;
+}
+
+static void touch(edge_builder *e, loc_state *s, int j, bool write) {
+  add_pred(e, j, s->writer);
+  if (!write) {
+    if (s->nreaders == s->cap) {
+      s->cap = s->cap ? 2 * s->cap : 4;
+      s->readers = realloc(s->readers, sizeof(int) * (size_t)s->cap);
+    }
+    s->readers[s->nreaders++] = j;
+    return;
+  }
+  for (int r = 0; r < s->nreaders; r++)
+    add_pred(e, j, s->readers[r]);
+  s->nreaders = 0;
+  s->writer = j;
+}
+
+/* The pairwise overlap rule of two workspace buffers, used for zero-byte ones. */
+static bool ws_overlap(const part_buffer *x, const part_buffer *y) {
+  return x->id == y->id || (x->offset < y->offset + y->bytes && y->offset < x->offset + x->bytes);
+}
+
+static void access_buf(edge_builder *e, int j, int buf, bool write) {
+  if (buf < 0) /* a copy of a value no buffer holds (a shape constant) */
+    return;
+  const part_buffer *bf = &e->p->buffers[buf];
+  if (!in_workspace(bf) || bf->bytes <= 0) {
+    touch(e, &e->per_buf[buf], j, write);
+  } else {
+    for (int s = e->seg_lo[buf]; s < e->seg_hi[buf]; s++)
+      touch(e, &e->segs[s], j, write);
+  }
+  if (!in_workspace(bf) || !e->any_zero)
+    return;
+  /* Zero-byte buffers against the log (both directions), then log this access. */
+  for (int l = 0; l < e->nlog; l++) {
+    const ws_access *w = &e->log[l];
+    const part_buffer *other = &e->p->buffers[w->buf];
+    if ((bf->bytes <= 0 || other->bytes <= 0) && w->buf != buf && (write || w->write) &&
+        ws_overlap(bf, other))
+      add_pred(e, j, w->node);
+  }
+  if (e->nlog == e->log_cap) {
+    e->log_cap = e->log_cap ? 2 * e->log_cap : 64;
+    e->log = realloc(e->log, sizeof(ws_access) * (size_t)e->log_cap);
+  }
+  e->log[e->nlog++] = (ws_access){j, buf, write};
+}
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, c = *(const int64_t *)y;
+  return (a > c) - (a < c);
+}
+
+/* Elementary segments of the workspace: between consecutive distinct buffer boundaries. */
+static void make_segments(edge_builder *e) {
+  const partition_plan *p = e->p;
+  int64_t *cut = malloc(sizeof(int64_t) * (size_t)(2 * p->nbuffers + 1));
+  int ncut = 0;
+  for (int x = 0; x < p->nbuffers; x++) {
+    const part_buffer *bf = &p->buffers[x];
+    if (!in_workspace(bf))
+      continue;
+    if (bf->bytes <= 0) {
+      e->any_zero = true;
+      continue;
+    }
+    cut[ncut++] = bf->offset;
+    cut[ncut++] = bf->offset + bf->bytes;
+  }
+  qsort(cut, (size_t)ncut, sizeof *cut, cmp_i64);
+  int n = 0;
+  for (int i = 0; i < ncut; i++)
+    if (n == 0 || cut[n - 1] != cut[i])
+      cut[n++] = cut[i];
+  e->segs = calloc((size_t)n + 1, sizeof(loc_state));
+  e->nsegs = n + 1;
+  for (int s = 0; s <= n; s++)
+    e->segs[s].writer = -1;
+  for (int x = 0; x < p->nbuffers; x++) {
+    const part_buffer *bf = &p->buffers[x];
+    if (!in_workspace(bf) || bf->bytes <= 0)
+      continue;
+    int64_t end = bf->offset + bf->bytes;
+    e->seg_lo[x] = (int)((int64_t *)bsearch(&bf->offset, cut, (size_t)n, sizeof *cut, cmp_i64) - cut);
+    e->seg_hi[x] = (int)((int64_t *)bsearch(&end, cut, (size_t)n, sizeof *cut, cmp_i64) - cut);
+  }
+  free(cut);
+}
+
+/* Every buffer a node reads, then every buffer it writes; an atomic kernel also reads its
+ * output. */
+static void node_accesses(edge_builder *e, int j) {
+  const partition_plan *p = e->p;
+  const launch_node *n = &p->nodes[j];
   if (n->kind == LAUNCH_COPY)
-    return n->src_buf == buf;
-  if (n->kind != LAUNCH_KERNEL)
-    return false;
+    access_buf(e, j, n->src_buf, false);
+  if (n->kind != LAUNCH_KERNEL) {
+    access_buf(e, j, n->dst_buf, true);
+    return;
+  }
   const part_kernel *k = &p->kernels[n->kernel];
   for (int i = 0; i < k->nin; i++)
-    if (k->in_bufs[i] == buf)
-      return true;
+    access_buf(e, j, k->in_bufs[i], false);
   for (int i = 0; k->role == KR_ATOMIC && i < k->nout; i++) /* accumulates into its output */
-    if (k->out_bufs[i] == buf)
-      return true;
-  return false;
+    access_buf(e, j, k->out_bufs[i], false);
+  for (int i = 0; i < k->nout; i++)
+    access_buf(e, j, k->out_bufs[i], true);
 }
 
-static bool overlaps(const part_buffer *x, const part_buffer *y) {
-  bool ws = (x->kind == BUF_INTERMEDIATE || x->kind == BUF_WORKSPACE) &&
-            (y->kind == BUF_INTERMEDIATE || y->kind == BUF_WORKSPACE);
-  return x->id == y->id ||
-         (ws && x->offset < y->offset + y->bytes && y->offset < x->offset + x->bytes);
+static int cmp_int_desc(const void *x, const void *y) {
+  int a = *(const int *)x, c = *(const int *)y;
+  return (a < c) - (a > c);
 }
 
-/* Edges: read-after-write on every buffer, and write-after-read / write-after-write where the
- * workspace reuses bytes; then the transitive reduction keeps only the minimal ones. */
+/* Conflict edges, then their transitive reduction: a predecessor is dropped when a later
+ * predecessor already depends on it. Ancestor sets are bitsets of the nodes before each node
+ * (n^2/2 bits in all); nodes are already in a topological order. */
 static void build_edges(plan_builder *b) {
   partition_plan *p = b->p;
   int n = p->nnodes;
-  char *dep = arena_alloc(b->a, (size_t)n * (size_t)n + 1);
+  edge_builder e = {.p = p};
+  e.per_buf = calloc((size_t)p->nbuffers + 1, sizeof(loc_state));
+  for (int x = 0; x < p->nbuffers; x++)
+    e.per_buf[x].writer = -1;
+  e.seg_lo = calloc((size_t)p->nbuffers + 1, sizeof(int));
+  e.seg_hi = calloc((size_t)p->nbuffers + 1, sizeof(int));
+  e.pred_stamp = calloc((size_t)n + 1, sizeof(int));
+  make_segments(&e);
+  size_t *anc_at = malloc(sizeof(size_t) * (size_t)(n + 1));
+  size_t total = 0;
   for (int j = 0; j < n; j++)
-    for (int i = 0; i < j; i++)
-      for (int x = 0; x < p->nbuffers && !dep[j * n + i]; x++)
-        for (int y = 0; y < p->nbuffers && !dep[j * n + i]; y++) {
-          if (!overlaps(&p->buffers[x], &p->buffers[y]))
-            continue;
-          const launch_node *a = &p->nodes[i], *c = &p->nodes[j];
-          bool raw = node_writes(p, a, x) && node_reads(p, c, y);
-          bool war = node_reads(p, a, x) && node_writes(p, c, y);
-          bool waw = node_writes(p, a, x) && node_writes(p, c, y);
-          if (raw || war || waw)
-            dep[j * n + i] = 1;
-        }
-  /* Reachability closure (nodes are already in a topological order), then reduction. */
-  char *reach = arena_alloc(b->a, (size_t)n * (size_t)n + 1);
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < j; i++)
-      if (dep[j * n + i]) {
-        reach[j * n + i] = 1;
-        for (int k = 0; k < i; k++)
-          reach[j * n + k] |= reach[i * n + k];
-      }
+    anc_at[j] = total, total += ((size_t)j + 63) / 64;
+  uint64_t *anc = calloc(total + 1, sizeof(uint64_t));
   for (int j = 0; j < n; j++) {
+    e.npreds = 0;
+    node_accesses(&e, j);
+    qsort(e.preds, (size_t)e.npreds, sizeof(int), cmp_int_desc);
+    uint64_t *mine = anc + anc_at[j];
     launch_node *nd = &p->nodes[j];
-    int cap = 0;
-    for (int i = 0; i < j; i++) {
-      if (!dep[j * n + i])
-        continue;
-      bool implied = false;
-      for (int k = i + 1; k < j && !implied; k++)
-        implied = dep[j * n + k] && reach[k * n + i];
-      if (!implied)
-        ARENA_PUSH(b->a, nd->deps, nd->ndeps, cap, i);
+    int kept = 0;
+    for (int q = 0; q < e.npreds; q++) {
+      int i = e.preds[q];
+      if (mine[i / 64] >> (i % 64) & 1)
+        continue; /* implied by a later predecessor */
+      const uint64_t *theirs = anc + anc_at[i];
+      for (size_t w = 0; w < ((size_t)i + 63) / 64; w++)
+        mine[w] |= theirs[w];
+      mine[i / 64] |= (uint64_t)1 << (i % 64);
+      e.preds[kept++] = i;
     }
+    nd->deps = arena_alloc(b->a, sizeof(int) * (size_t)(kept + 1));
+    for (int q = kept - 1; q >= 0; q--) /* ascending */
+      nd->deps[nd->ndeps++] = e.preds[q];
   }
+  free(anc);
+  free(anc_at);
+  for (int x = 0; x < p->nbuffers; x++)
+    free(e.per_buf[x].readers);
+  for (int s = 0; s < e.nsegs; s++)
+    free(e.segs[s].readers);
+  free(e.segs);
+  free(e.per_buf);
+  free(e.seg_lo);
+  free(e.seg_hi);
+  free(e.pred_stamp);
+  free(e.preds);
+  free(e.log);
   p->order = arena_alloc(b->a, sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
     p->order[i] = i;
-}
-
-static int result_buffer(const partition_plan *p, int r) {
-  for (int i = 0; i < p->nbuffers; i++)
-    if (p->buffers[i].kind == BUF_OUTPUT && p->buffers[i].index == r)
-      return i;
-  return -1;
 }
 
 /* Results that no kernel writes (arguments, repeated values) become copy nodes. */
@@ -225,7 +431,7 @@ static void add_copies(plan_builder *b, int *node_cap) {
   const graph *g = b->g;
   for (int r = 0; r < g->nresults; r++) {
     const value *v = g->results[r];
-    int out = result_buffer(b->p, r);
+    int out = b->result_buf[r];
     int src = b->buf_of_value[part_view_root(v)->id];
     if (src == out)
       continue;
@@ -254,17 +460,53 @@ static kernel_family family_of(const op *anchor) {
   }
 }
 
+/* Liveness in launch positions: written first by the producing node, last read by a later one.
+ * One pass over the nodes' reads and writes. */
+static void liveness(const partition_plan *p, int *first, int *last) {
+  for (int x = 0; x < p->nbuffers; x++)
+    first[x] = p->nnodes, last[x] = -1;
+  for (int i = 0; i < p->nnodes; i++) {
+    const launch_node *n = &p->nodes[i];
+    if (n->kind == LAUNCH_COPY && n->src_buf >= 0) /* -1: a value no buffer holds */
+      last[n->src_buf] = i;
+    if (n->kind != LAUNCH_KERNEL) {
+      if (n->dst_buf >= 0 && i < first[n->dst_buf])
+        first[n->dst_buf] = i;
+      continue;
+    }
+    const part_kernel *k = &p->kernels[n->kernel];
+    for (int j = 0; j < k->nin; j++)
+      last[k->in_bufs[j]] = i;
+    for (int j = 0; j < k->nout; j++) {
+      if (i < first[k->out_bufs[j]])
+        first[k->out_bufs[j]] = i;
+      if (k->role == KR_ATOMIC) /* accumulates into its output */
+        last[k->out_bufs[j]] = i;
+    }
+  }
+}
+
+static int cmp_const_buf(const void *x, const void *y) {
+  const part_buffer *a = *(const part_buffer *const *)x, *c = *(const part_buffer *const *)y;
+  if (a->v->id != c->v->id)
+    return (a->v->id > c->v->id) - (a->v->id < c->v->id);
+  return (a->id > c->id) - (a->id < c->id);
+}
+
 /* Constants get weights-file offsets in value order, so every target's plan agrees. */
 static int64_t place_constants(partition_plan *p, const graph *g) {
+  part_buffer **cs = malloc(sizeof(part_buffer *) * (size_t)(p->nbuffers + 1));
+  int n = 0;
+  for (int i = 0; i < p->nbuffers; i++)
+    if (p->buffers[i].kind == BUF_CONSTANT && p->buffers[i].v->id < g->nvalues)
+      cs[n++] = &p->buffers[i];
+  qsort(cs, (size_t)n, sizeof *cs, cmp_const_buf);
   int64_t off = 0;
-  for (int vid = 0; vid < g->nvalues; vid++)
-    for (int i = 0; i < p->nbuffers; i++) {
-      part_buffer *bf = &p->buffers[i];
-      if (bf->kind != BUF_CONSTANT || bf->v->id != vid)
-        continue;
-      bf->offset = off;
-      off += (bf->bytes + bf->align - 1) / bf->align * bf->align;
-    }
+  for (int i = 0; i < n; i++) {
+    cs[i]->offset = off;
+    off += (cs[i]->bytes + cs[i]->align - 1) / cs[i]->align * cs[i]->align;
+  }
+  free(cs);
   return off;
 }
 
@@ -300,8 +542,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     b.buf_of_value[i] = -1;
   for (int i = 0; i < g->nargs; i++)
     b.buf_of_value[g->args[i]->id] = add_buffer(&b, BUF_INPUT, g->args[i], i);
+  b.result_buf = arena_alloc(a, sizeof(int) * (size_t)(g->nresults + 1));
   for (int r = 0; r < g->nresults; r++) {
-    int buf = add_buffer(&b, BUF_OUTPUT, g->results[r], r);
+    int buf = b.result_buf[r] = add_buffer(&b, BUF_OUTPUT, g->results[r], r);
     const value *v = part_view_root(g->results[r]); /* its producer writes the result */
     /* The first result naming a computed value holds it; arguments, constants and repeats
      * are copied. */
@@ -312,6 +555,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
 
   int *group_of = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
   int ngroups = part_fuse(a, g, group_of);
+  b.readers = summarise_readers(a, g, group_of);
+  bucket_groups(&b, group_of, ngroups);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
   int node_cap = 0;
   for (int grp = 0; grp < ngroups; grp++) {
@@ -337,7 +582,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     const value *v = part_view_root(g->results[r]);
     if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type.elem == ET_INDEX)
       continue;
-    int out = result_buffer(p, r);
+    int out = b.result_buf[r];
     if (b.buf_of_value[v->id] >= 0)
       continue; /* a weights buffer already, or an earlier result: add_copies handles it */
     const attr *va = op_attr(v->def, "values");
@@ -368,19 +613,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   if (!part_expand(a, g, p, d)) /* large reductions: fill + atomic, or partial + combine */
     return NULL;
 
-  /* Liveness in launch positions: written by the producing node, last read by a later one. */
   int *first = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   int *last = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
-  for (int x = 0; x < p->nbuffers; x++) {
-    first[x] = p->nnodes;
-    last[x] = -1;
-    for (int i = 0; i < p->nnodes; i++) {
-      if (node_writes(p, &p->nodes[i], x) && i < first[x])
-        first[x] = i;
-      if (node_reads(p, &p->nodes[i], x))
-        last[x] = i;
-    }
-  }
+  liveness(p, first, last);
   p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last);
   p->weights_bytes = place_constants(p, g);
   build_edges(&b);
