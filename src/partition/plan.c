@@ -156,7 +156,8 @@ static void collect_ops(plan_builder *b, const int *group_of, int grp, part_kern
         b->op_stamp[c->id] = grp + 1, pos[npos++] = b->op_pos[c->id];
     }
   }
-  qsort(pos, (size_t)npos, sizeof *pos, cmp_op_pos);
+  if (npos > 1)
+    qsort(pos, (size_t)npos, sizeof *pos, cmp_op_pos);
   k->ops = arena_alloc(b->a, sizeof(op *) * (size_t)(npos + 1));
   for (int i = 0; i < npos; i++)
     k->ops[k->nops++] = g->ops[pos[i]];
@@ -323,7 +324,8 @@ static void make_segments(edge_builder *e) {
     cut[ncut++] = bf->offset;
     cut[ncut++] = bf->offset + bf->bytes;
   }
-  qsort(cut, (size_t)ncut, sizeof *cut, cmp_i64);
+  if (ncut > 1)
+    qsort(cut, (size_t)ncut, sizeof *cut, cmp_i64);
   int n = 0;
   for (int i = 0; i < ncut; i++)
     if (n == 0 || cut[n - 1] != cut[i])
@@ -390,7 +392,8 @@ static void build_edges(plan_builder *b) {
   for (int j = 0; j < n; j++) {
     e.npreds = 0;
     node_accesses(&e, j);
-    qsort(e.preds, (size_t)e.npreds, sizeof(int), cmp_int_desc);
+    if (e.npreds > 1)
+      qsort(e.preds, (size_t)e.npreds, sizeof(int), cmp_int_desc);
     uint64_t *mine = anc + anc_at[j];
     launch_node *nd = &p->nodes[j];
     int kept = 0;
@@ -500,7 +503,8 @@ static int64_t place_constants(partition_plan *p, const graph *g) {
   for (int i = 0; i < p->nbuffers; i++)
     if (p->buffers[i].kind == BUF_CONSTANT && p->buffers[i].v->id < g->nvalues)
       cs[n++] = &p->buffers[i];
-  qsort(cs, (size_t)n, sizeof *cs, cmp_const_buf);
+  if (n > 1)
+    qsort(cs, (size_t)n, sizeof *cs, cmp_const_buf);
   int64_t off = 0;
   for (int i = 0; i < n; i++) {
     cs[i]->offset = off;
