@@ -198,3 +198,17 @@ print('ok')"
     assert_output "ok"
   done
 }
+
+@test "ResNet-18's strided 1x1 conv (27x27x128 -> 14x14x256) runs on MFMA targets (fiber stacks hold the host frames)" {
+  cat > "$BATS_TEST_TMPDIR/c1.mlir" <<'M'
+func.func @main(%x: tensor<1x27x27x128xf32>, %w: tensor<256x1x1x128xf32>, %b: tensor<256xf32>) -> tensor<1x14x14x256xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x27x27x128xf32>, tensor<256x1x1x128xf32>, tensor<256xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x14x14x256xf32>
+  return %0 : tensor<1x14x14x256xf32>
+}
+M
+  # K = 128 products: allow 1e-4 absolute on top of the f32 default for the summation order.
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$BATS_TEST_TMPDIR/c1.mlir" --targets=gfx90a,gfx942 --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}

@@ -7,7 +7,7 @@
 
 #include <llvm-c/Core.h>
 
-#define EMU_FIBER_STACK (64 * 1024)
+#define EMU_FIBER_STACK (256 * 1024)
 #define EMU_MAX_WAVE 64
 
 /* Wave-level operations a lane hands to the runtime. Matrix instructions are

@@ -21,12 +21,15 @@ bool emu_stacks_reserve(emu_stacks *s, int count) {
   if (count <= s->count)
     return true;
   emu_stacks_release(s);
+  /* The guard is larger than any one frame the host code makes (MFMA kernels pass their
+   * operands through stack slots), so an overflow cannot jump over it into a neighbour. */
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  page = page > 64 * 1024 ? page : 64 * 1024;
   size_t each = EMU_FIBER_STACK + page;
   uint8_t *base = emu_map_low(each * (size_t)count);
   if (!base)
     return false;
-  /* The lowest page of each stack traps an overflow instead of corrupting the neighbour. */
+  /* The lowest pages of each stack trap an overflow instead of corrupting the neighbour. */
   for (int i = 0; i < count; i++)
     mprotect(base + (size_t)i * each, page, PROT_NONE);
   s->base = base;
