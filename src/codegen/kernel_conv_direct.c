@@ -132,6 +132,8 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
     }
     if (!ok)
       break;
+    if (o->kind == OP_RESCALE) /* per-channel parameters: the channel coordinate */
+      args[1] = rank ? coords[rank - 1] : LLVMConstInt(it, 0, 0);
     LLVMValueRef r = cg_ew_op(cb, o, args);
     if (!r)
       ok = false;

@@ -492,6 +492,11 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
         return false;
       args[a] = cur[v->id];
     }
+    if (o->kind == OP_RESCALE) { /* per-channel parameters: the output's last-dim index */
+      const tensor_type *rt = &o->results[0]->type;
+      int64_t c = rt->rank ? rt->dims[rt->rank - 1] : 1;
+      args[1] = c > 1 ? LLVMBuildURem(b, lin, c32(K, c), "chan") : c32(K, 0);
+    }
     LLVMValueRef r = cg_ew_op(cb, o, args);
     if (!r)
       return false;

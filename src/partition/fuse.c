@@ -128,6 +128,9 @@ static void place_op(fuse_state *s, const op *o) {
     int cur = find(s, gid);
     if (h < 0 || h == cur || !same_space(&v->type, space) || !compatible(s, cur, h))
       continue;
+    /* A table lookup needs its table as a pointer, which only elementwise kernels pass. */
+    if (o->kind == OP_TABLE && (s->anchor[h] || s->anchor[cur]))
+      continue;
     /* Merging h and cur is legal when neither reaches the other through a third group. */
     if (reaches(s, cur, h, true) || reaches(s, h, cur, true) || view_conflict(s, cur, h))
       continue;
