@@ -58,8 +58,40 @@ char *read_file(const char *path, size_t *size, char *err, size_t errsize) {
   return buf;
 }
 
+/* Devices, pipes and terminals (/dev/null, /dev/stdout) are written in place: renaming a
+ * temporary file over them would replace the device with a regular file. */
+static bool write_in_place(const char *path, const void *data, size_t size, char *err,
+                           size_t errsize) {
+  int fd = open(path, O_WRONLY | O_TRUNC);
+  const char *p = data;
+  size_t left = size;
+  while (fd >= 0 && left > 0) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      break;
+    p += w;
+    left -= (size_t)w;
+  }
+  bool ok = fd >= 0 && left == 0;
+  if (fd >= 0 && close(fd) != 0)
+    ok = false;
+  if (!ok)
+    snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+  return ok;
+}
+
 bool write_file_atomic(const char *path, const void *data, size_t size, char *err,
                        size_t errsize) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      snprintf(err, errsize, "cannot write '%s': Is a directory", path);
+      return false;
+    }
+    return write_in_place(path, data, size, err, errsize);
+  }
   size_t len = strlen(path);
   char *tmp = malloc(len + 16);
   if (!tmp) {

@@ -273,3 +273,12 @@ for t in json.load(open("twin.json"))["targets"]:
   done
   [ "$crashes" -eq 0 ]
 }
+
+@test "writing to a device (-o /dev/null) writes in place and leaves the device alone" {
+  run "$TOSAC" add.mlir --offload-arch=gfx90a --emit=partitions -o /dev/null
+  assert_success
+  [ -c /dev/null ]
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -o /dev/null --manifest m.json
+  assert_success
+  [ -c /dev/null ] && [ -s m.json ]
+}
