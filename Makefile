@@ -82,7 +82,8 @@ asan: deps
 	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" OPTFLAGS="-O1 -g" all
 	# use_sigaltstack=0: ASan's own per-thread alternate signal stack fails to unmap when
 	# LLVM's codegen threads exit ("unable to unmap"); nothing of ours uses it.
-	ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TOSAC_BUILD=build-asan tests/run-tests
+	ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  TOSAC_SAN="-fsanitize=address,undefined" TOSAC_BUILD=build-asan tests/run-tests
 
 bench: all
 	tests/bench/run $(BUILD)

@@ -137,6 +137,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tosac-hip-run: no usable HIP device (%s, %d device%s); nothing was run\n",
             e != hipSuccess ? hipGetErrorString(e) : "hipGetDeviceCount succeeded", ndev,
             ndev == 1 ? "" : "s");
+    for (int i = 0; i < o.ninputs; i++)
+      free(in_files[i]);
+    free(entries);
+    free(bundle);
+    hr_manifest_free(&m);
+    free(mtext);
+    free(mpath);
     return EXIT_SKIP;
   }
   HIP_CHECK(hipSetDevice(o.device));
