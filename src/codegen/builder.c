@@ -2,6 +2,7 @@
  * calls checked against the target table, typed memory accesses. Kernels never test GPU names. */
 #include "codegen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,
@@ -172,4 +173,22 @@ LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v) {
 
 LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v) {
   return LLVMConstInt(cg_elem_type(cb, t), (unsigned long long)v, 1);
+}
+
+void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t groups,
+                  int64_t work_items, int vector_width, const char *const *access) {
+  info->block[0] = (uint32_t)block, info->block[1] = 1, info->block[2] = 1;
+  info->grid[0] = (uint32_t)(groups > 0 ? groups : 1), info->grid[1] = 1, info->grid[2] = 1;
+  info->work_items = work_items;
+  info->vector_width = vector_width;
+  int nargs = k->nin + k->nout;
+  info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
+  info->nargs = nargs;
+  for (int i = 0; i < nargs; i++) {
+    cg_arg *a = &info->args[i];
+    bool in = i < k->nin;
+    snprintf(a->name, sizeof a->name, "%s%d", in ? "in" : "out", in ? i : i - k->nin);
+    a->buffer = in ? k->in_bufs[i] : k->out_bufs[i - k->nin];
+    snprintf(a->access, sizeof a->access, "%s", access[i]);
+  }
 }

@@ -32,6 +32,11 @@ LLVMTypeRef cg_mem_type(cg_builder *cb, elem_type t);
  * "write_only" or "read_write". Sets flat work-group size bounds 1..max_wg. */
 LLVMValueRef cg_kernel_begin(cg_builder *cb, const char *name, int nargs, const char *const *access,
                              int max_wg);
+/* Launch fields of a 1-D kernel over k's buffers: `groups` work-groups of `block` work-items,
+ * and the declared arguments (one pointer per buffer, inputs then outputs, with their access)
+ * that the metadata reader later binds to the note's argument list. */
+void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t groups,
+                  int64_t work_items, int vector_width, const char *const *access);
 /* Call an intrinsic after checking the target has it; NULL (and a diagnostic) if not. */
 LLVMValueRef cg_intrinsic(cg_builder *cb, const char *name, LLVMTypeRef *overloads, int noverloads,
                           LLVMValueRef *args, int nargs);

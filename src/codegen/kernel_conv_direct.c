@@ -170,18 +170,7 @@ LLVMBasicBlockRef cg_anchor_kernel_begin(cg_builder *cb, const part_kernel *k, i
   cg_kernel_begin(cb, k->name, nargs, access, block);
   int64_t n = tensor_numel(&k->iter);
   int64_t groups = (n + block - 1) / block;
-  info->block[0] = (uint32_t)block, info->block[1] = 1, info->block[2] = 1;
-  info->grid[0] = (uint32_t)(groups > 0 ? groups : 1), info->grid[1] = 1, info->grid[2] = 1;
-  info->work_items = n;
-  info->vector_width = 1;
-  info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
-  info->nargs = nargs;
-  for (int i = 0; i < nargs; i++) {
-    cg_arg *a = &info->args[i];
-    snprintf(a->name, sizeof a->name, "%s%d", i < k->nin ? "in" : "out", i < k->nin ? i : i - k->nin);
-    a->buffer = i < k->nin ? k->in_bufs[i] : k->out_bufs[i - k->nin];
-    snprintf(a->access, sizeof a->access, "%s", access[i]);
-  }
+  cg_launch_1d(info, k, block, groups, n, 1, access);
   free(access);
   LLVMBuilderRef b = cb->b;
   LLVMValueRef tid = cg_thread_id_x(cb), gid = cg_group_id_x(cb);

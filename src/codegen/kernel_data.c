@@ -740,18 +740,7 @@ bool cg_emit_data(cg_builder *cb, const graph *g, const partition_plan *p, const
     }
   }
   if (ok) {
-    info->block[0] = DM_BLOCK, info->block[1] = 1, info->block[2] = 1;
-    info->grid[0] = (uint32_t)(groups > 0 ? groups : 1), info->grid[1] = 1, info->grid[2] = 1;
-    info->work_items = items;
-    info->vector_width = K.vw;
-    info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
-    info->nargs = nargs;
-    for (int i = 0; i < nargs; i++) {
-      cg_arg *x = &info->args[i];
-      snprintf(x->name, sizeof x->name, "%s%d", i < k->nin ? "in" : "out", i < k->nin ? i : i - k->nin);
-      x->buffer = i < k->nin ? k->in_bufs[i] : k->out_bufs[i - k->nin];
-      snprintf(x->access, sizeof x->access, "%s", access[i]);
-    }
+    cg_launch_1d(info, k, DM_BLOCK, groups, items, K.vw, access);
   }
   if (!ok)
     cb->failed = true;

@@ -474,18 +474,7 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
   LLVMPositionBuilderAtEnd(b, exit);
   LLVMBuildRetVoid(b);
 
-  info->block[0] = EW_BLOCK, info->block[1] = 1, info->block[2] = 1;
-  info->grid[0] = (uint32_t)(groups > 0 ? groups : 1), info->grid[1] = 1, info->grid[2] = 1;
-  info->work_items = items;
-  info->vector_width = K.vw;
-  info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
-  info->nargs = nargs;
-  for (int i = 0; i < nargs; i++) {
-    cg_arg *a = &info->args[i];
-    snprintf(a->name, sizeof a->name, "%s%d", i < k->nin ? "in" : "out", i < k->nin ? i : i - k->nin);
-    a->buffer = i < k->nin ? k->in_bufs[i] : k->out_bufs[i - k->nin];
-    snprintf(a->access, sizeof a->access, "%s", access[i]);
-  }
+  cg_launch_1d(info, k, EW_BLOCK, groups, items, K.vw, access);
   ok = true;
 done:
   if (!ok && !cb->failed && K.cb->diag->errors == 0)

@@ -666,18 +666,7 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   if (ok)
     LLVMBuildRetVoid(b);
 
-  info->block[0] = (uint32_t)K->threads, info->block[1] = 1, info->block[2] = 1;
-  info->grid[0] = (uint32_t)groups, info->grid[1] = 1, info->grid[2] = 1;
-  info->work_items = groups * K->threads;
-  info->vector_width = 1;
-  info->args = calloc((size_t)nargs + 1, sizeof(cg_arg));
-  info->nargs = nargs;
-  for (int i = 0; i < nargs; i++) {
-    cg_arg *a = &info->args[i];
-    snprintf(a->name, sizeof a->name, "%s%d", i < K->k->nin ? "in" : "out", i < K->k->nin ? i : i - K->k->nin);
-    a->buffer = i < K->k->nin ? K->k->in_bufs[i] : K->k->out_bufs[i - K->k->nin];
-    snprintf(a->access, sizeof a->access, "%s", access[i]);
-  }
+  cg_launch_1d(info, K->k, K->threads, groups, groups * K->threads, 1, access);
   gemm_params_json(P, &K->mm, K->waves, info->tuning, sizeof info->tuning);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
   free(access);
