@@ -27,6 +27,7 @@ typedef struct options {
   bool time_report; /* --time-report */
   int compress;     /* --compress[=v2|v3]: CCOB version, 0 = uncompressed */
   const char *perf_config; /* --perf-config: GEMM tile parameters (docs/gemm.md) */
+  part_init_mode init;     /* --init: fill nodes (memset) or init kernels */
   int opt_level, code_object_version;
   int ntargets;
   target_request targets[MAX_TARGETS];
@@ -53,7 +54,10 @@ static const char *usage_text =
     "                           tosac-run)\n"
     "  -O0 -O1 -O2 -O3          LLVM optimisation level (default -O3)\n"
     "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"
-    "  -j N                     compile N targets in parallel (default: number of cores)\n"
+    "  --init=memset|kernel     initialise accumulated outputs with fill nodes in the launch\n"
+    "                           graph (default) or with generated init kernels\n"
+    "  -j N                     code generation threads; the kernels of every target are\n"
+    "                           compiled in parallel (default: number of cores)\n"
     "  -MD                      also write a Make depfile (bundle stem + .d)\n"
     "  -MF FILE                 write the depfile to FILE\n"
     "  -MT TARGET               name TARGET as the depfile's target (default: bundle and\n"
@@ -140,7 +144,7 @@ static void print_targets(void) {
 
 static int parse_options(int argc, char **argv, options *o) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
-         OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG };
+         OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -153,6 +157,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"syntax-only", no_argument, 0, OPT_SYNTAX},
       {"embed-ir", no_argument, 0, OPT_EMBED},
       {"perf-config", required_argument, 0, OPT_PERF_CONFIG},
+      {"init", required_argument, 0, OPT_INIT},
       {"code-object-version", required_argument, 0, OPT_COV},
       {"print-targets", no_argument, 0, OPT_PRINT_TARGETS},
       {"time-report", no_argument, 0, OPT_TIME_REPORT},
@@ -203,6 +208,12 @@ static int parse_options(int argc, char **argv, options *o) {
     case OPT_SYNTAX: o->syntax_only = true; break;
     case OPT_EMBED: o->embed_ir = true; break;
     case OPT_PERF_CONFIG: o->perf_config = optarg; break;
+    case OPT_INIT:
+      if (!strcmp(optarg, "memset")) o->init = PART_INIT_MEMSET;
+      else if (!strcmp(optarg, "kernel")) o->init = PART_INIT_KERNEL;
+      else
+        return usage_error("unknown --init mode '%s' (use memset or kernel)", optarg);
+      break;
     case OPT_COV:
       if (strcmp(optarg, "4") && strcmp(optarg, "5") && strcmp(optarg, "6"))
         return usage_error("invalid code object version '%s' (use 4, 5 or 6)", optarg);
@@ -343,8 +354,9 @@ static uint8_t *compress_bundle(const options *o, uint8_t *bundle, size_t *size)
   return c;
 }
 
-/* --time-report: wall time of the driver's stages, then each target's codegen stages (the
- * targets run in parallel with -j, so their sum may exceed the codegen wall time). */
+/* --time-report: wall time of the driver's stages, then each target's codegen stages: the sum
+ * of the wall times its work items spent in each stage on their threads (with -j they run in
+ * parallel, so the targets' sum may exceed the codegen wall time). */
 static void print_time_report(const options *o, bool codegen_ran) {
   static const char *const cg_names[CG_STAGE_COUNT] = {
       [CG_STAGE_IR] = "IR build", [CG_STAGE_OPT] = "optimise", [CG_STAGE_EMIT] = "codegen",
@@ -374,6 +386,59 @@ static void print_time_report(const options *o, bool codegen_ran) {
   }
 }
 
+static int cmp_piece(const void *a, const void *b) {
+  const file_piece *x = a, *y = b;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The weights file as pieces written straight from the decoded constants, so the constant
+ * bytes are never copied into a second image (part_weights_image's layout: non-splats copied
+ * up to the buffer size, splats repeated whole elements). NULL when pieces overlap, where the
+ * image keeps the last writer's bytes. */
+static file_piece *weight_pieces(const partition_plan *p, int *n) {
+  file_piece *v = malloc(sizeof *v * (size_t)(p->nbuffers + 1));
+  int k = 0;
+  for (int i = 0; v && i < p->nbuffers; i++) {
+    const part_buffer *bf = &p->buffers[i];
+    const attr *a = bf->kind == BUF_CONSTANT ? op_attr(bf->v->def, "values") : NULL;
+    if (!a || a->kind != ATTR_DENSE || !a->dense)
+      continue;
+    const dense_data *dd = a->dense;
+    size_t room = (size_t)bf->bytes, es = dd->nbytes;
+    size_t span = dd->splat ? (es ? room / es * es : 0) : (es < room ? es : room);
+    if (span)
+      v[k++] = (file_piece){(size_t)bf->offset, span, dd->bytes, dd->splat ? es : span};
+  }
+  if (v && k > 1)
+    qsort(v, (size_t)k, sizeof *v, cmp_piece);
+  for (int i = 1; v && i < k; i++) {
+    if (v[i].offset < v[i - 1].offset + v[i - 1].span) {
+      free(v);
+      return NULL;
+    }
+  }
+  *n = k;
+  return v;
+}
+
+/* The weights file from pieces, or through part_weights_image when they overlap. */
+static bool write_weights(const partition_plan *p, const char *path, char *err, size_t errsize) {
+  int n = 0;
+  file_piece *pieces = weight_pieces(p, &n);
+  if (pieces) {
+    bool ok = write_file_pieces(path, (size_t)p->weights_bytes, pieces, n, err, errsize);
+    free(pieces);
+    return ok;
+  }
+  size_t size = 0;
+  uint8_t *img = part_weights_image(p, &size);
+  bool ok = img && write_file_atomic(path, img, size, err, errsize);
+  if (!img)
+    snprintf(err, errsize, "out of memory building the weights file");
+  free(img);
+  return ok;
+}
+
 static int write_bundle(const options *o, const graph *g, const partition_plan **plans,
                         cg_result *res, const cg_options *cgo) {
   bnd_entry entries[1 + 2 * MAX_TARGETS];
@@ -396,7 +461,8 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   if (bundle && o->compress)
     bundle = compress_bundle(o, bundle, &size);
   /* Every target's plan places the constants identically; the first one writes the file. */
-  uint8_t *weights = plans[0]->weights_bytes ? part_weights_image(plans[0], &wsize) : NULL;
+  bool weights = plans[0]->weights_bytes > 0;
+  wsize = weights ? (size_t)plans[0]->weights_bytes : 0;
   char *wpath = !weights ? NULL : o->weights ? strdup(o->weights) : stem_with(out, ".weights", true);
   char *wrel = wpath ? path_from_manifest(man, wpath) : NULL;
   bnd_manifest_input mi = {.g = g, .source_path = o->input, .bundle_path = out,
@@ -409,12 +475,9 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   if (!bundle || !json) {
     fprintf(stderr, "tosac: error: cannot build the bundle and manifest\n");
     rc = 1;
-  } else if ((plans[0]->weights_bytes && !weights) ||
-             (weights && !write_file_atomic(wpath, weights, wsize, err, sizeof err)) ||
+  } else if ((weights && !write_weights(plans[0], wpath, err, sizeof err)) ||
              !write_file_atomic(out, bundle, size, err, sizeof err) ||
              !write_file_atomic(man, json, strlen(json), err, sizeof err)) {
-    if (plans[0]->weights_bytes && !weights)
-      snprintf(err, sizeof err, "out of memory building the weights file");
     fprintf(stderr, "tosac: error: %s\n", err);
     rc = 1;
   } else {
@@ -424,7 +487,6 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   }
   free(bundle);
   free(json);
-  free(weights);
   free(wpath);
   free(wrel);
   free(out);
@@ -432,82 +494,33 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   return rc;
 }
 
-/* Targets compile in parallel threads; each has its own LLVM context inside cg_compile and
- * its own diagnostics buffer, printed in target order so output does not depend on timing. */
-typedef struct cg_job {
-  const graph *g;
-  const partition_plan *plan;
-  const cg_options *cgo;
-  cg_result *res;
-  bool ok;
-  double ms;
-  char *diag_text;
-  size_t diag_len;
-} cg_job;
-
-typedef struct cg_pool {
-  cg_job *jobs;
-  int njobs, next;
-  bool progress; /* stderr is a terminal: show "[k/n] target ..." while compiling */
-  pthread_mutex_t lock;
-} cg_pool;
-
-static void *cg_worker(void *arg) {
-  cg_pool *pool = arg;
-  for (;;) {
-    pthread_mutex_lock(&pool->lock);
-    int i = pool->next++;
-    if (i < pool->njobs && pool->progress) /* under the lock: lines never interleave */
-      fprintf(stderr, "\r\033[K[%d/%d] %s ...", i + 1, pool->njobs, pool->jobs[i].plan->target->id);
-    pthread_mutex_unlock(&pool->lock);
-    if (i >= pool->njobs)
-      return NULL;
-    cg_job *j = &pool->jobs[i];
-    FILE *mem = open_memstream(&j->diag_text, &j->diag_len);
-    diag_sink d;
-    diag_init(&d, mem);
-    double t0 = now_ms();
-    j->ok = cg_compile(j->g, j->plan, j->cgo, j->res, &d) && d.errors == 0;
-    j->ms = now_ms() - t0;
-    fclose(mem);
-  }
-}
-
+/* Work items (chunks of kernels, of every target) compile in parallel threads inside
+ * cg_compile_targets; each target's diagnostics come back as text, printed in target order so
+ * output does not depend on timing. */
 static bool codegen_all(const options *o, const graph *g, const partition_plan **plans,
                         const cg_options *cgo, cg_result *res) {
-  cg_job jobs[MAX_TARGETS];
-  for (int i = 0; i < o->ntargets; i++)
-    jobs[i] = (cg_job){.g = g, .plan = plans[i], .cgo = cgo, .res = &res[i]};
-  cg_pool pool = {.jobs = jobs, .njobs = o->ntargets, .progress = isatty(STDERR_FILENO)};
-  pthread_mutex_init(&pool.lock, NULL);
-  int nthreads = o->jobs < o->ntargets ? o->jobs : o->ntargets;
-  pthread_t th[MAX_TARGETS];
-  int started = 0;
-  for (int i = 1; i < nthreads; i++)
-    if (pthread_create(&th[started], NULL, cg_worker, &pool) == 0)
-      started++;
-  cg_worker(&pool);
-  for (int i = 0; i < started; i++)
-    pthread_join(th[i], NULL);
-  pthread_mutex_destroy(&pool.lock);
-  if (pool.progress)
-    fputs("\r\033[K", stderr); /* erase the progress line before any diagnostics */
-  for (int i = 0; i < o->ntargets; i++)
-    memcpy(target_times[i], res[i].time_ms, sizeof target_times[i]);
-  bool ok = true;
+  char *diag[MAX_TARGETS];
+  bool ok = cg_compile_targets(g, plans, o->ntargets, cgo, o->jobs, isatty(STDERR_FILENO), res,
+                               diag);
   for (int i = 0; i < o->ntargets; i++) {
-    if (jobs[i].diag_len)
-      fputs(jobs[i].diag_text, stderr);
-    free(jobs[i].diag_text);
-    ok &= jobs[i].ok;
+    memcpy(target_times[i], res[i].time_ms, sizeof target_times[i]);
+    if (diag[i])
+      fputs(diag[i], stderr);
+    free(diag[i]);
+    double ms = 0;
+    for (int s = 0; s < CG_STAGE_COUNT; s++)
+      ms += res[i].time_ms[s];
     if (o->verbose)
-      fprintf(stderr, "tosac: codegen %-19s %8.1f ms\n", o->targets[i].id, jobs[i].ms);
+      fprintf(stderr, "tosac: codegen %-19s %8.1f ms in %d work items\n", o->targets[i].id, ms,
+              res[i].work_items);
   }
   return ok;
 }
 
 static int compile(const options *o, const graph *g, arena *a, diag_sink *d, double *t0) {
   const partition_plan *plans[MAX_TARGETS];
+  part_set_init_mode(o->init);
+  cg_gemm_set_perf_config(o->perf_config); /* the split-K cost model sees the same tiles */
   for (int i = 0; i < o->ntargets; i++) {
     plans[i] = part_plan(a, g, &o->targets[i], d);
     if (!plans[i])
@@ -559,12 +572,14 @@ int main(int argc, char **argv) {
   double t0 = now_ms();
   char err[512];
   size_t len = 0;
-  char *text = read_file(o.input, &len, err, sizeof err);
+  bool mapped = false;
+  char *text = source_load(o.input, &len, &mapped, err, sizeof err);
   if (!text) {
     fprintf(stderr, "tosac: error: %s\n", err);
     return 1;
   }
-  source_file src = {.path = strcmp(o.input, "-") ? o.input : "<stdin>", .text = text, .len = len};
+  source_file src = {.path = strcmp(o.input, "-") ? o.input : "<stdin>", .text = text, .len = len,
+                     .mapped = mapped};
   diag_sink d;
   diag_init(&d, stderr);
   arena *a = arena_new();
@@ -584,6 +599,6 @@ int main(int argc, char **argv) {
   if (o.time_report)
     print_time_report(&o, nstage_times > 2);
   arena_free(a);
-  free(text);
+  source_unload(text, len, mapped);
   return rc;
 }

@@ -43,6 +43,7 @@ typedef struct source_file {
   const char *path; /* as given on the command line ("<stdin>" for -) */
   const char *text; /* NUL-terminated */
   size_t len;
+  bool mapped; /* text is a private read-only file mapping (source_load): pages may be dropped */
 } source_file;
 
 typedef struct src_loc {
@@ -312,11 +313,15 @@ typedef enum kernel_family {
   KF_POOL,        /* pooling anchor */
   KF_DATA,        /* data movement anchor */
   KF_FFT,         /* fft2d / rfft2d anchor (direct DFT) */
+  KF_FILL,        /* --init=kernel: writes a fill pattern over a byte range (no anchor op) */
   KF_COUNT
 } kernel_family;
 
-/* What a kernel computes when the partitioner expanded one reduction into several launches
- * (partition/expand.c). Every other kernel is KR_PLAIN. */
+/* What a kernel computes when the partitioner expanded one reduction, or one GEMM (split-K,
+ * partition/splitk.c), into several launches (partition/expand.c). Every other kernel is
+ * KR_PLAIN. For a GEMM, KR_PARTIAL sums split_count chunks of K into a workspace
+ * [split_count, <result shape>] of the accumulator type (f32 / i32), and KR_COMBINE adds those
+ * partials, then applies the bias and the fused epilogue. */
 typedef enum kernel_role {
   KR_PLAIN = 0, /* the whole op in one kernel */
   KR_PARTIAL,   /* split_count chunks of the reduced axis, one partial result each, into a
@@ -345,6 +350,9 @@ typedef struct part_kernel {
   int split_count;   /* KR_PARTIAL / KR_COMBINE / KR_ATOMIC: chunks of the reduced axis */
   int reuses;        /* 0, or 1 + the index of an earlier kernel with an identical spec: this
                         launch runs that kernel's code (same name) with its own buffers */
+  int64_t fill_offset; /* KF_FILL: byte offset in out_bufs[0]; iter is [elements] of the fill
+                          type; the pattern follows from ops (the op whose output it initialises) */
+  uint64_t fill_bits;  /* KF_FILL: the element's bit pattern */
 } part_kernel;
 
 typedef enum launch_kind { LAUNCH_KERNEL, LAUNCH_FILL, LAUNCH_COPY } launch_kind;
@@ -381,6 +389,10 @@ typedef struct partition_plan {
 uint8_t *part_weights_image(const partition_plan *p, size_t *size);
 
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d);
+/* How outputs that kernels accumulate into are initialised (--init): fill nodes in the launch
+ * DAG (default), or one generated init kernel (KF_FILL) per fill. Set once, before part_plan. */
+typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init_mode;
+void part_set_init_mode(part_init_mode m);
 /* partition/expand.c: a reduction's input seen as [outer, r, inner] around its axis. */
 void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner);
 /* Human-readable dump for --emit=partitions. */
@@ -424,7 +436,7 @@ typedef struct cg_kernel_info {
   uint32_t grid[3];      /* work-groups per dimension */
   int64_t work_items;    /* useful work-items (elements / vector width) */
   int vector_width;      /* elements per work-item access */
-  char tuning[128];      /* GEMM family: tile parameters as a small JSON object text, else "" */
+  char tuning[192];      /* GEMM family: tile parameters as a small JSON object text, else "" */
   char matrix_instruction[64]; /* GEMM family: "v_mfma_f32_32x32x8f16", "v_wmma_...", "fma" */
 } cg_kernel_info;
 
@@ -442,15 +454,28 @@ typedef struct cg_result {
   int nkernels;
   unsigned e_flags;
   int abi_version;       /* EI_ABIVERSION */
-  double time_ms[CG_STAGE_COUNT]; /* wall time per stage of cg_compile (--time-report) */
+  double time_ms[CG_STAGE_COUNT]; /* per stage: sum of its work items' wall times (--time-report) */
+  int work_items;        /* LLVM modules the kernels were compiled in (chunks, see -v) */
 } cg_result;
 
 void cg_init(void); /* once per process: LLVM target initialisation */
 /* codegen/kernel_reduction.c: the work-group tile of a reduction kernel (tx columns of inner x
  * ty slices of r, tx*ty = 256); the partitioner's cost model counts work-groups with it. */
 void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty);
+/* codegen/kernel_gemm.c: work-group tiles of a GEMM's output (batch x M tiles x N tiles), K
+ * steps with the default (or --perf-config) tile on t, and K, for the split-K cost model
+ * (partition/splitk.c); false when the op has no GEMM kernel. */
+bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
+                   int64_t *k);
 bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
                 diag_sink *d);
+/* codegen/schedule.c: compile plans[0..n) (one per target) on up to `jobs` threads, the kernels
+ * of every target split into work items; the output does not depend on jobs. diag_text[i]: the
+ * diagnostics of target i (malloc, NULL if none), to print in target order. progress: show
+ * "[k/n] target ..." on stderr. True if every target compiled. */
+bool cg_compile_targets(const graph *g, const partition_plan *const *plans, int n,
+                        const cg_options *opt, int jobs, bool progress, cg_result *out,
+                        char **diag_text);
 void cg_result_free(cg_result *r);
 
 /* ---------------------------------------------------------------- bundle/ */
@@ -496,5 +521,25 @@ char *bnd_manifest_json(const bnd_manifest_input *in);
 bool write_file_atomic(const char *path, const void *data, size_t size, char *err, size_t errsize);
 /* Read a whole file ("-" = stdin) into a NUL-terminated malloc'd buffer. */
 char *read_file(const char *path, size_t *size, char *err, size_t errsize);
+/* A piece of a file written by write_file_pieces: `size` bytes of data repeated to fill `span`
+ * bytes at `offset` (a splat), or copied once when span == size. Gaps are written as zeros. */
+typedef struct file_piece {
+  size_t offset, span;
+  const void *data;
+  size_t size;
+} file_piece;
+/* write_file_atomic for a file of `total` bytes made of pieces sorted by offset, written
+ * straight from their buffers (no image of the whole file in memory). */
+bool write_file_pieces(const char *path, size_t total, const file_piece *pieces, int n, char *err,
+                       size_t errsize);
+/* Source text of a file ("-" = stdin): a regular, non-empty file is mapped private and
+ * read-only (*mapped = true), anything else is read into a malloc'd buffer; NUL-terminated
+ * either way. Free with source_unload. */
+char *source_load(const char *path, size_t *size, bool *mapped, char *err, size_t errsize);
+void source_unload(char *text, size_t size, bool mapped);
+/* Drop the whole pages inside [from, to) of a mapped source from memory (the kernel re-reads
+ * them from the file if they are touched again); returns the new low mark (to rounded down to
+ * a page, or from). A no-op returning from for a text that is not mapped. */
+const char *source_release(const source_file *src, const char *from, const char *to);
 
 #endif

@@ -75,6 +75,8 @@ CG_EMITTER(cg_emit_reduction);
 CG_EMITTER(cg_emit_pool);
 CG_EMITTER(cg_emit_data);
 CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
+CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> result */
+CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
 /* depthwise_conv2d, conv3d, transpose_conv2d (cg_emit_gemm routes them here): one work-item
@@ -104,13 +106,64 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
                        LLVMValueRef const *coords, LLVMValueRef linear, LLVMTypeRef it);
 
 /* ---------------------------------------------------------------- link.c / lld_shim.cpp */
-/* Link one relocatable object into a shared code object (ld.lld -shared), in process. */
-bool cg_link(const uint8_t *obj, size_t size, uint8_t **out, size_t *out_size, char *err,
+typedef struct cg_object {
+  uint8_t *data; /* malloc */
+  size_t size;
+} cg_object;
+/* Link relocatable objects, in this order, into one shared code object (ld.lld -shared), in
+ * process; calls are serialised (lld is not thread-safe). */
+bool cg_link(const cg_object *objs, int n, uint8_t **out, size_t *out_size, char *err,
              size_t errsize);
+/* note_merge.c: give objs[0] one metadata note listing every object's kernels (in order) and
+ * drop the others' notes from the link (SHF_EXCLUDE). Patches the objects in place. */
+bool cg_merge_metadata_notes(cg_object *objs, int n, char *err, size_t errsize);
 #ifdef __cplusplus
 extern "C"
 #endif
     int cg_lld_main(int argc, const char **argv, char *err, size_t errsize, int *can_run_again);
+
+/* ---------------------------------------------------------------- pipeline.c / schedule.c */
+/* A work item: a contiguous range of one target's plan kernels (twins that reuse another
+ * kernel's code are skipped), compiled in one LLVM module, optimised and emitted as one
+ * relocatable object on whichever thread takes it. The ranges depend on the plan only, never
+ * on -j, so the linked code object does not either. */
+typedef struct cg_chunk {
+  int target;      /* index into cg_batch.plans */
+  int first, end;  /* plan kernels [first, end) */
+  int cost;        /* estimate, for the queue order (largest first) */
+  cg_object obj;
+  cg_object bitcode; /* optimised module, when the target's IR is wanted (cg_need_ir) */
+  char *diag_text;   /* diagnostics (memstream) */
+  size_t diag_len;
+  bool ok;
+  double ms[CG_STAGE_COUNT];
+} cg_chunk;
+
+typedef struct cg_batch {
+  const graph *g;
+  const partition_plan *const *plans;
+  int ntargets;
+  const cg_options *opt;
+  cg_result *out; /* one per target */
+} cg_batch;
+
+/* One per thread, reused by every work item the thread runs: an LLVM context and, created on
+ * first use, a target machine per target of the batch. */
+typedef struct cg_thread {
+  LLVMContextRef ctx;
+  LLVMTargetMachineRef *tms;
+  int ntms;
+} cg_thread;
+
+/* Split plan p's kernels into chunks (at most max); returns their number (>= 1). */
+int cg_plan_chunks(const partition_plan *p, int target, cg_chunk *chunks, int max);
+void cg_compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t);
+/* All of target's chunks are done: link, read the metadata, build the IR outputs, sum times.
+ * Appends the target's diagnostics (the chunks' in order, up to the first failed one) to
+ * diag. */
+bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int nchunks, cg_thread *t,
+                      FILE *diag);
+void cg_thread_dispose(cg_thread *t);
 
 /* ---------------------------------------------------------------- metadata.c */
 /* Read the NT_AMDGPU_METADATA note of a linked code object and fill each kernel's info

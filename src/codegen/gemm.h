@@ -17,6 +17,9 @@ typedef struct gemm_mma {
   int m, n, k;              /* tile of one step */
   int kl;                   /* A (and B) elements per lane per step */
   int chunk;                /* contiguous k elements per LDS read (kl / chunk reads) */
+  int pack;                 /* MFMA: consecutive k steps fed by one LDS read of pack*kl elements
+                             * (<= 16 bytes); lanes own pack*kl contiguous k, the same permutation
+                             * of k for A and B, so the sum is unchanged (GEMM.md §1.2) */
   int nacc;                 /* accumulators per lane */
   int tm, tn, lanes_m;      /* FMA: micro-tile and lane grid (lanes_n = wave / lanes_m) */
   int a_zp, b_zp;           /* FMA, integers: zero points subtracted before the product */
@@ -35,6 +38,8 @@ typedef struct gemm_lane {
   LLVMValueRef kofs; /* k offset of element 0 of this lane */
 } gemm_lane;
 gemm_lane gemm_mma_lane(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, bool is_b);
+/* Set mm->pack for K tile bk: as many k steps per 16-byte LDS read as bk allows (MFMA only). */
+void gemm_mma_set_pack(gemm_mma *mm, int bk);
 /* k offset of element e (compile time part relative to kofs; chunk-aligned). */
 int gemm_mma_kstep(const gemm_mma *mm, int e);
 /* Row and column (inside the step tile) of accumulator e of this lane. */
@@ -45,6 +50,15 @@ LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm);
 /* D = A*B + C for one step; a/b hold kl elements each as <kl x mem type> (bf16 as i16). */
 LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef b,
                            LLVMValueRef c);
+
+/* Order one main-loop iteration for the matrix pipe (MFMA only; sched.group.barrier, GEMM.md
+ * §1.6): the fragment reads, the `first` MFMAs that consume them, then the global loads of the
+ * next tile, the other MFMAs, and the LDS writes of the loaded tile spread over the last quarter
+ * of them. The loads come after the last wait for a fragment read: llvm-mca counts global loads in
+ * lgkmcnt as well, so an LDS wait behind a global load would stall for its whole latency there.
+ * Counts are per-thread instruction counts of one iteration. */
+void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
+                       int nwrite);
 
 /* ---------------------------------------------------------------- tiles (gemm_tiles.c) */
 typedef struct gemm_params {

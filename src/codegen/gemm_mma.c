@@ -35,12 +35,13 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
     out->m = out->lanes_m * out->tm;
     out->n = (t->wave_size / out->lanes_m) * out->tn;
     out->k = 1;
-    out->kl = out->chunk = 1;
+    out->kl = out->chunk = out->pack = 1;
     out->nacc = out->tm * out->tn;
     snprintf(out->name, sizeof out->name, "fma");
     return true;
   }
   out->m = best->m, out->n = best->n, out->k = best->k;
+  out->pack = 1;
   switch (best->layout) {
   case MATRIX_MFMA:
     out->kl = best->k * best->m / 64;
@@ -75,7 +76,7 @@ gemm_lane gemm_mma_lane(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, b
   switch (mm->row->layout) {
   case MATRIX_MFMA:
     r.row = LLVMBuildURem(b, lane, c32(cb, mm->m), "");
-    r.kofs = LLVMBuildMul(b, LLVMBuildUDiv(b, lane, c32(cb, mm->m), ""), c32(cb, mm->kl), "");
+    r.kofs = LLVMBuildMul(b, LLVMBuildUDiv(b, lane, c32(cb, mm->m), ""), c32(cb, mm->kl * mm->pack), "");
     break;
   case MATRIX_WMMA_GFX11:
     r.row = LLVMBuildURem(b, lane, c32(cb, 16), "");
@@ -87,6 +88,15 @@ gemm_lane gemm_mma_lane(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, b
     break;
   }
   return r;
+}
+
+void gemm_mma_set_pack(gemm_mma *mm, int bk) {
+  mm->pack = 1;
+  if (!mm->row || mm->row->layout != MATRIX_MFMA)
+    return;
+  int bytes = mm->kl * elem_type_bytes(mm->in);
+  while (bytes * mm->pack * 2 <= 16 && bk % (mm->k * mm->pack * 2) == 0)
+    mm->pack *= 2;
 }
 
 int gemm_mma_kstep(const gemm_mma *mm, int e) {
@@ -204,4 +214,33 @@ LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, L
   }
   LLVMValueRef args[3] = {ao, bo, c};
   return cg_intrinsic(cb, mm->row->intrinsic, ot, 2, args, 3);
+}
+
+/* sched.group.barrier masks (AMDGPUUsage) */
+enum { SG_MFMA = 0x8, SG_VMEM_READ = 0x20, SG_DS_READ = 0x100, SG_DS_WRITE = 0x200 };
+
+static void sched_group(cg_builder *cb, int mask, int count) {
+  if (count <= 0)
+    return;
+  LLVMValueRef args[3] = {c32(cb, mask), c32(cb, count), c32(cb, 0)};
+  cg_intrinsic(cb, "llvm.amdgcn.sched.group.barrier", NULL, 0, args, 3);
+}
+
+void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
+                       int nwrite) {
+  if (!mm->row || mm->row->layout != MATRIX_MFMA)
+    return;
+  if (first > nmma)
+    first = nmma;
+  int rest = nmma - first, tail = rest / 4 < nwrite ? rest / 4 : nwrite;
+  if (tail < 1)
+    tail = rest ? 1 : 0;
+  sched_group(cb, SG_DS_READ, nread);
+  sched_group(cb, SG_MFMA, first);
+  sched_group(cb, SG_VMEM_READ, nvmem);
+  sched_group(cb, SG_MFMA, rest - tail);
+  for (int i = 0; i < tail; i++) {
+    sched_group(cb, SG_DS_WRITE, nwrite * (i + 1) / tail - nwrite * i / tail);
+    sched_group(cb, SG_MFMA, 1);
+  }
 }

@@ -69,6 +69,49 @@ static bool parse_config(const char *s, overrides *o, char *err, size_t errsize)
   return true;
 }
 
+/* LDS that resident work-groups share: a CU's on gfx9 (the per-group limit), a WGP's on RDNA in
+ * WGP mode (twice the per-group limit); 4 SIMDs either way. */
+static int lds_pool(const target_info *t) { return t->wave_size == 32 ? 2 * t->lds_bytes : t->lds_bytes; }
+
+/* Waves per SIMD that the LDS use of one work-group allows. */
+static int lds_waves(const target_info *t, const gemm_params *p, elem_type in) {
+  int groups = lds_pool(t) / gemm_lds_bytes(p, in);
+  return groups * (p->bm / p->wm) * (p->bn / p->wn) / 4;
+}
+
+/* The default tiles (docs/gemm.md "Defaults"). Large MFMA problems get GEMM.md §6 row 1's shape:
+ * 8 waves of 128x64 (128 accumulators, 2 waves/SIMD by registers) on a 256x256 tile; others 2x2
+ * waves of 64x64. The K step starts at 64 bytes per row and halves until the LDS of the double
+ * buffer leaves room for 2 waves per SIMD. */
+static void default_tiles(const target_info *t, const gemm_problem *pb, const gemm_mma *mm,
+                          gemm_params *out) {
+  bool wmma = mm->row && mm->row->layout != MATRIX_MFMA;
+  bool mfma = mm->row && !wmma;
+  int64_t big_tiles = pb->batch * ((pb->m + 255) / 256) * ((pb->n + 255) / 256);
+  bool big = mfma && pb->m >= 256 && pb->n >= 256 && big_tiles >= 32;
+  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget */
+  int rep_m = mm->row ? (big ? 128 : wmma ? 32 : 64) / mm->m : 1, rep_n = mm->row ? 64 / mm->n : 1;
+  out->wm = (int)(mm->m * (rep_m < 1 ? 1 : rep_m));
+  out->wn = (int)(mm->n * (rep_n < 1 ? 1 : rep_n));
+  if (out->wm > round_up(pb->m, mm->m))
+    out->wm = (int)round_up(pb->m, mm->m);
+  if (out->wn > round_up(pb->n, mm->n))
+    out->wn = (int)round_up(pb->n, mm->n);
+  /* 2x2 waves (2x4 for the large shape) unless the problem is smaller than that */
+  out->bm = out->wm * (pb->m > out->wm ? 2 : 1);
+  out->bn = out->wn * (pb->n > out->wn ? (big ? 4 : 2) : 1);
+  int es = elem_type_bytes(pb->in);
+  int kmin = 16 / es > mm->k ? 16 / es : mm->k; /* one 16-byte row chunk, one instruction */
+  int bk = 64 / es > mm->k ? 64 / es : mm->k;
+  out->bk = bk;
+  while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, pb->in) < 2)
+    out->bk = bk /= 2;
+  /* not far beyond K itself */
+  int64_t kneed = round_up(pb->k, kmin);
+  if (out->bk > kneed)
+    out->bk = (int)round_up(kneed, mm->k);
+}
+
 bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char *perf_config,
                         gemm_params *out, gemm_mma *mm, char *err, size_t errsize) {
   overrides o;
@@ -82,34 +125,13 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   memset(out, 0, sizeof *out);
   out->shape = o.shape;
   out->fma = !mm->row;
-  /* wave tile: about 64x64 outputs (<= 128 accumulators), shrunk to the problem */
-  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget */
-  bool wmma = mm->row && mm->row->layout != MATRIX_MFMA;
-  int rep_m = mm->row ? (wmma ? 32 : 64) / mm->m : 1, rep_n = mm->row ? 64 / mm->n : 1;
-  out->wm = (int)(mm->m * (rep_m < 1 ? 1 : rep_m));
-  out->wn = (int)(mm->n * (rep_n < 1 ? 1 : rep_n));
-  if (out->wm > round_up(pb->m, mm->m))
-    out->wm = (int)round_up(pb->m, mm->m);
-  if (out->wn > round_up(pb->n, mm->n))
-    out->wn = (int)round_up(pb->n, mm->n);
-  /* 2x2 waves unless the problem is smaller than that */
-  out->bm = out->wm * (pb->m > out->wm ? 2 : 1);
-  out->bn = out->wn * (pb->n > out->wn ? 2 : 1);
-  /* K step: 64 bytes of K per row (16 f32, 32 f16/bf16, 64 i8), whole instructions, not far
-   * beyond K itself */
-  int bk = 64 / elem_type_bytes(pb->in);
-  if (bk < mm->k)
-    bk = mm->k;
-  int kmin = 16 / elem_type_bytes(pb->in);
-  int64_t kneed = round_up(pb->k, mm->k > kmin ? mm->k : kmin);
-  if (bk > kneed)
-    bk = (int)kneed;
-  out->bk = (int)round_up(bk, mm->k);
+  default_tiles(t, pb, mm, out);
   if (o.bm) out->bm = o.bm;
   if (o.bn) out->bn = o.bn;
   if (o.bk) out->bk = o.bk;
   if (o.wm) out->wm = o.wm;
   if (o.wn) out->wn = o.wn;
+  gemm_mma_set_pack(mm, out->bk);
   out->va = o.va ? o.va : vector_width(pb->in, pb->a_contig, out->bk);
   out->vb = o.vb ? o.vb : vector_width(pb->in, pb->b_contig, pb->b_kcontig ? out->bk : out->bn);
 
@@ -144,6 +166,6 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
 void gemm_params_json(const gemm_params *p, const gemm_mma *mm, int waves, char *buf, size_t size) {
   snprintf(buf, size,
            "{\"bm\":%d,\"bn\":%d,\"bk\":%d,\"wm\":%d,\"wn\":%d,\"waves\":%d,\"mma\":\"%dx%dx%d\","
-           "\"va\":%d,\"vb\":%d,\"lds_buffers\":2}",
-           p->bm, p->bn, p->bk, p->wm, p->wn, waves, mm->m, mm->n, mm->k, p->va, p->vb);
+           "\"kpack\":%d,\"va\":%d,\"vb\":%d,\"lds_buffers\":2}",
+           p->bm, p->bn, p->bk, p->wm, p->wn, waves, mm->m, mm->n, mm->k, mm->pack, p->va, p->vb);
 }

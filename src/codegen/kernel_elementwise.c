@@ -1,6 +1,8 @@
 /* kernel_elementwise.c: the elementwise kernel family. A 1-D grid in which each work-item
  * computes `vector_width` consecutive elements of the iteration space: 128-bit loads/stores on
- * the full-shape buffers, TOSA broadcasting for the others, a bounds-checked scalar tail. */
+ * the full-shape buffers, TOSA broadcasting for the others, a bounds-checked scalar tail.
+ * A tosa.transpose in the kernel (fused as an index map, partition/fuse.c) is no computation:
+ * its result is a source that reads the transpose's input buffer through permuted strides. */
 #include "codegen.h"
 
 #include <stdlib.h>
@@ -13,6 +15,8 @@
  * dims are collapsed into groups that are either all broadcast or all full for this input. */
 typedef struct ew_source {
   const value *v;
+  const op *perm;      /* a transpose read as an index map: v is its result, ptr its input */
+  bool unused;         /* an input only transposes read: never loaded directly */
   elem_type et;
   LLVMTypeRef mem_t;   /* element type in memory (i1 -> i8) */
   LLVMValueRef ptr;    /* buffer argument or constant global; NULL for a splat constant */
@@ -48,39 +52,61 @@ static LLVMValueRef idx_const(ew_kernel *K, int64_t v) {
 
 /* ---------------------------------------------------------------- sources */
 
-static void plan_indexing(ew_kernel *K, ew_source *s) {
+/* Stride in elements of every iteration dim in source s's memory (0: broadcast): s->v's
+ * row-major layout aligned to the trailing iteration dims, or for an index-map transpose its
+ * input's row-major layout permuted by perms. */
+static void dim_strides(ew_kernel *K, const ew_source *s, int64_t *stride) {
   const tensor_type *it = &K->k->iter, *vt = &s->v->type;
+  const tensor_type *mem = s->perm ? &s->perm->operands[0]->type : vt;
+  int64_t ms[TOSAC_MAX_RANK], vs[TOSAC_MAX_RANK], acc = 1;
+  for (int d = mem->rank - 1; d >= 0; d--)
+    ms[d] = acc, acc *= mem->dims[d];
+  const attr *p = s->perm ? op_attr(s->perm, "perms") : NULL;
+  for (int d = 0; d < vt->rank; d++)
+    vs[d] = p ? ms[p->ints[d]] : ms[d];
   int pad = it->rank - vt->rank;
+  for (int d = 0; d < it->rank; d++) {
+    int64_t vd = d >= pad ? vt->dims[d - pad] : 1;
+    stride[d] = vd == 1 ? 0 : vs[d - pad];
+  }
+}
+
+/* The iteration dims (size-1 dims dropped) collapse into groups, each all broadcast or one
+ * evenly strided run in memory; a plain source has at most one group of each kind in a row. */
+static void plan_indexing(ew_kernel *K, ew_source *s) {
+  const tensor_type *it = &K->k->iter;
+  int64_t stride[TOSAC_MAX_RANK];
+  dim_strides(K, s, stride);
   s->ngroups = 0;
   for (int d = 0; d < it->rank; d++) {
-    int64_t id = it->dims[d], vd = d >= pad ? vt->dims[d - pad] : 1;
+    int64_t id = it->dims[d];
     if (id == 1)
       continue;
-    bool bc = vd == 1;
-    if (s->ngroups && s->gbcast[s->ngroups - 1] == bc) {
-      s->gsize[s->ngroups - 1] *= id;
+    bool bc = stride[d] == 0;
+    int last = s->ngroups - 1;
+    if (last >= 0 && s->gbcast[last] == bc && (bc || s->gstride[last] == stride[d] * id)) {
+      s->gsize[last] *= id;
+      s->gstride[last] = stride[d];
     } else {
       s->gsize[s->ngroups] = id;
       s->gbcast[s->ngroups] = bc;
+      s->gstride[s->ngroups] = stride[d];
       s->ngroups++;
     }
   }
-  int64_t inner = 1, stride = 1;
+  int64_t inner = 1;
   bool any_full = false, any_bcast = false;
   for (int gi = s->ngroups - 1; gi >= 0; gi--) {
     s->ginner[gi] = inner;
-    s->gstride[gi] = s->gbcast[gi] ? 0 : stride;
     inner *= s->gsize[gi];
-    if (!s->gbcast[gi])
-      stride *= s->gsize[gi];
     any_full |= !s->gbcast[gi];
     any_bcast |= s->gbcast[gi];
   }
-  s->full = !any_bcast;
+  s->full = !any_bcast && (s->ngroups == 0 || (s->ngroups == 1 && s->gstride[0] == 1));
   s->uniform = !any_full;
   int last = s->ngroups - 1;
   bool inner_multiple = last >= 0 && s->gsize[last] % K->vw == 0;
-  s->vec_contig = s->full || (inner_multiple && !s->gbcast[last]);
+  s->vec_contig = s->full || (inner_multiple && !s->gbcast[last] && s->gstride[last] == 1);
   s->vec_same = s->uniform || (inner_multiple && s->gbcast[last]);
 }
 
@@ -181,6 +207,42 @@ static ew_source *new_source(ew_kernel *K, const value *v) {
   return s;
 }
 
+/* Every transpose of the kernel becomes a source of its own, keyed by its result: the buffer
+ * of its input (a kernel input: fusion never puts a transpose with its producer) read
+ * through permuted strides. An input that only transposes read is never loaded directly. */
+static bool index_map_sources(ew_kernel *K) {
+  const part_kernel *k = K->k;
+  bool *direct = calloc((size_t)K->g->nvalues + 1, sizeof(bool));
+  for (int oi = 0; oi < k->nops; oi++) {
+    const op *o = k->ops[oi];
+    if (op_table[o->kind].family != FAM_CONST && o->kind != OP_TRANSPOSE)
+      for (int a = 0; a < o->noperands; a++)
+        direct[o->operands[a]->id] = true;
+  }
+  for (int i = 0; i < k->nout; i++)
+    direct[k->out_vals[i]->id] = true;
+  bool ok = true;
+  for (int oi = 0; oi < k->nops && ok; oi++) {
+    const op *t = k->ops[oi];
+    if (t->kind != OP_TRANSPOSE)
+      continue;
+    int si = K->src_of[t->operands[0]->id];
+    if (si < 0 || !K->src[si].ptr || t->operands[0]->type.rank != t->results[0]->type.rank) {
+      diag_error(K->cb->diag, t->loc, "kernel '%s': tosa.transpose is fused but its input is not a kernel input",
+                 k->name);
+      ok = false;
+      break;
+    }
+    K->src[si].unused = !direct[t->operands[0]->id];
+    LLVMValueRef ptr = K->src[si].ptr;
+    ew_source *s = new_source(K, t->results[0]);
+    s->ptr = ptr;
+    s->perm = t;
+  }
+  free(direct);
+  return ok;
+}
+
 /* ---------------------------------------------------------------- per-element evaluation */
 
 typedef enum { AT_CHUNK, AT_INDEX } ew_mode;
@@ -247,8 +309,8 @@ static bool eval_element(ew_kernel *K, ew_mode mode, int j, LLVMValueRef idx) {
   memset(K->cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
-    if (op_table[o->kind].family == FAM_CONST)
-      continue;
+    if (op_table[o->kind].family == FAM_CONST || o->kind == OP_TRANSPOSE)
+      continue; /* a transpose's result is a source (index_map_sources) */
     LLVMValueRef args[8];
     int na = data_operands(o);
     for (int a = 0; a < na && a < 8; a++) {
@@ -291,7 +353,7 @@ static void emit_fast_path(ew_kernel *K, LLVMValueRef base) {
   int vw = K->vw;
   for (int i = 0; i < K->nsrc; i++) {
     ew_source *s = &K->src[i];
-    if (!s->ptr)
+    if (!s->ptr || s->unused)
       continue;
     if (s->vec_same) {
       s->chunk = load_scalar(K, s, s->uniform ? idx_const(K, 0) : source_offset(K, s, base));
@@ -417,12 +479,14 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
     s->ptr = LLVMGetParam(cb->fn, (unsigned)i);
   }
   for (int oi = 0; oi < k->nops; oi++)
-    if (op_table[k->ops[oi]->kind].family != FAM_CONST)
+    if (op_table[k->ops[oi]->kind].family != FAM_CONST && k->ops[oi]->kind != OP_TRANSPOSE)
       for (int r = 0; r < k->ops[oi]->nresults; r++)
         K.computed[k->ops[oi]->results[r]->id] = true;
+  if (!index_map_sources(&K))
+    goto done;
   for (int oi = 0; oi < k->nops; oi++) {
     const op *o = k->ops[oi];
-    if (op_table[o->kind].family == FAM_CONST)
+    if (op_table[o->kind].family == FAM_CONST || o->kind == OP_TRANSPOSE)
       continue;
     for (int a = 0; a < data_operands(o); a++) {
       const value *v = o->operands[a];
@@ -442,7 +506,7 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
   int64_t groups = (items + EW_BLOCK - 1) / EW_BLOCK;
   K.it = (groups + 1) * EW_BLOCK * K.vw < ((int64_t)1 << 31) ? cb->i32 : cb->i64;
   for (int i = 0; i < K.nsrc; i++)
-    if (K.src[i].ptr || !K.src[i].splat)
+    if ((K.src[i].ptr || !K.src[i].splat) && !K.src[i].unused)
       plan_indexing(&K, &K.src[i]);
 
   LLVMBuilderRef b = cb->b;

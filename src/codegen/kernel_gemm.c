@@ -3,7 +3,9 @@
  * C[batch][m][n] = sum_k A(m,k) * B(k,n); operands are staged through two LDS buffers (the next
  * K tile is loaded into registers while the current one computes, one barrier per K step), the
  * waves multiply with the target's matrix instruction and the fused elementwise epilogue runs on
- * the accumulators before the only global store. */
+ * the accumulators before the only global store. A split-K GEMM (role KR_PARTIAL) sums one chunk
+ * of K per work-group and stores the raw accumulators to a workspace instead; its combine kernel
+ * (kernel_gemm_combine.c) adds the chunks and runs the epilogue. */
 #include "gemm.h"
 
 #include <stdlib.h>
@@ -38,6 +40,7 @@ typedef struct gk {
   int buf_bytes;     /* one LDS buffer (A then B) */
   int threads, waves, wgn;
   LLVMValueRef lds, tid, lane, wave_m0, wave_n0, m0, n0, batch;
+  LLVMValueRef split_idx; /* KR_PARTIAL: which chunk of K this work-group sums */
   /* per-thread staging slots */
   int na, nb;
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
@@ -55,9 +58,12 @@ static int64_t ints_at(const op *o, const char *name, int i, int64_t fallback) {
   return a && a->kind == ATTR_INTS && i < a->n ? a->ints[i] : fallback;
 }
 
-static bool describe(gk *K) {
+#define DESCRIBE_FAIL(d, loc, ...) (void)((d) ? (diag_error((d), (loc), __VA_ARGS__), 0) : 0)
+
+/* The GEMM problem of K->anchor; diagnostics go to d (NULL: silent, for the partitioner's
+ * split-K query). */
+static bool describe(gk *K, diag_sink *d) {
   const op *o = K->anchor;
-  cg_builder *cb = K->cb;
   const char *nm = anchor_name(o);
   gemm_problem *pb = &K->pb;
   if (strcmp(nm, "tosa.matmul") == 0)
@@ -67,26 +73,26 @@ static bool describe(gk *K) {
   else if (strcmp(nm, "tosa.conv2d") == 0)
     K->kind = GK_CONV2D;
   else {
-    diag_error(cb->diag, o->loc, "%s: no GEMM kernel generator for this op yet", nm);
+    DESCRIBE_FAIL(d, o->loc, "%s: no GEMM kernel generator for this op yet", nm);
     return false;
   }
   int need = K->kind == GK_MATMUL ? 2 : 3;
   if (o->noperands < need || o->nresults < 1) {
-    diag_error(cb->diag, o->loc, "%s: expected %d operands after canonicalisation", nm, need);
+    DESCRIBE_FAIL(d, o->loc, "%s: expected %d operands after canonicalisation", nm, need);
     return false;
   }
   const tensor_type *a = &o->operands[0]->type, *b = &o->operands[1]->type, *r = &o->results[0]->type;
   pb->in = a->elem;
   K->out_t = r->elem;
   if (b->elem != a->elem || !(a->elem == ET_F32 || a->elem == ET_F16 || a->elem == ET_BF16 || a->elem == ET_I8)) {
-    diag_error(cb->diag, o->loc, "%s: operand types %s x %s are not supported by the GEMM generator "
+    DESCRIBE_FAIL(d, o->loc, "%s: operand types %s x %s are not supported by the GEMM generator "
                "(f32, f16, bf16, i8 with equal operand types)", nm, elem_type_name(a->elem),
                elem_type_name(b->elem));
     return false;
   }
   if (elem_type_is_int(a->elem) ? r->elem != ET_I32
                                 : !(r->elem == ET_F32 || r->elem == ET_F16 || r->elem == ET_BF16)) {
-    diag_error(cb->diag, o->loc, "%s: result type %s is not supported by the GEMM generator", nm,
+    DESCRIBE_FAIL(d, o->loc, "%s: result type %s is not supported by the GEMM generator", nm,
                elem_type_name(r->elem));
     return false;
   }
@@ -122,7 +128,7 @@ static bool describe(gk *K) {
   if (tensor_numel(r) > biggest)
     biggest = tensor_numel(r);
   if (biggest >= ((int64_t)1 << 31) - 4096) {
-    diag_error(cb->diag, o->loc, "%s: tensors of 2^31 elements or more are not supported yet", nm);
+    DESCRIBE_FAIL(d, o->loc, "%s: tensors of 2^31 elements or more are not supported yet", nm);
     return false;
   }
   return true;
@@ -225,9 +231,15 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   const gemm_problem *pb = &K->pb;
   LLVMValueRef k0 = LLVMBuildMul(b, kt, c32(K, P->bk), "");
   int fa = K->mm.row ? 0 : K->a_zp, fb = K->mm.row ? 0 : K->b_zp;
+  /* masks that tile-multiple problems never need are left out (no selects after the loads) */
+  LLVMValueRef yes = LLVMConstInt(K->cb->i1, 1, 0);
+  bool k_in = pb->k % P->bk == 0;
+  bool a_in = (P->bm * P->bk / P->va) % K->threads == 0 && pb->m % P->bm == 0;
+  bool b_in = (P->bn * P->bk / P->vb) % K->threads == 0 && pb->n % P->bn == 0;
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, K->a_row_ok[s], LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef ok = LLVMBuildAnd(b, a_in ? yes : K->a_row_ok[s],
+                                   k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
     LLVMValueRef off;
     if (K->kind == GK_CONV2D) {
@@ -253,7 +265,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   }
   for (int s = 0; s < K->nb; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, K->b_row_ok[s], LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef ok = LLVMBuildAnd(b, b_in ? yes : K->b_row_ok[s],
+                                   k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
     LLVMValueRef off;
     if (pb->b_kcontig) {
@@ -336,16 +349,33 @@ static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, b
   }
   LLVMValueRef rowbyte = LLVMBuildAdd(b, region, LLVMBuildMul(b, row, c32(K, K->sa), ""), "");
   LLVMValueRef kbyte = LLVMBuildMul(b, ln->kofs, c32(K, K->es), "");
-  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)mm->kl));
-  LLVMTypeRef ct = LLVMVectorType(K->mem, (unsigned)mm->chunk);
-  for (int e = 0; e < mm->kl; e += mm->chunk) {
+  /* pack k steps at once: one (up to 16-byte) read of kl*pack contiguous elements */
+  int kl = mm->kl * mm->pack, chunk = mm->chunk * mm->pack;
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)kl));
+  LLVMTypeRef ct = LLVMVectorType(K->mem, (unsigned)chunk);
+  for (int e = 0; e < kl; e += chunk) {
     int kc = kk + gemm_mma_kstep(mm, e);
     LLVMValueRef byte = LLVMBuildAdd(b, rowbyte, LLVMBuildAdd(b, kbyte, c32(K, (int64_t)kc * K->es), ""), "");
-    LLVMValueRef x = cg_load(K->cb, ct, gep8(K, K->lds, byte), al(mm->chunk * K->es));
-    for (int i = 0; i < mm->chunk; i++)
+    LLVMValueRef x = cg_load(K->cb, ct, gep8(K, K->lds, byte), al(chunk * K->es));
+    if (chunk == kl) {
+      v = x;
+      continue;
+    }
+    for (int i = 0; i < chunk; i++)
       v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, i), ""), c32(K, e + i), "");
   }
   return v;
+}
+
+/* Elements [p*kl, (p+1)*kl) of a packed fragment: the operand of k step p. */
+static LLVMValueRef pack_part(gk *K, LLVMValueRef v, int p) {
+  const gemm_mma *mm = &K->mm;
+  if (mm->pack == 1)
+    return v;
+  LLVMValueRef idx[16];
+  for (int i = 0; i < mm->kl; i++)
+    idx[i] = c32(K, (int64_t)p * mm->kl + i);
+  return LLVMBuildShuffleVector(K->cb->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(idx, (unsigned)mm->kl), "");
 }
 
 static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
@@ -355,14 +385,21 @@ static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
   LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
   gemm_lane la = gemm_mma_lane(K->cb, mm, K->lane, false), lb = gemm_mma_lane(K->cb, mm, K->lane, true);
   LLVMValueRef *fa = calloc((size_t)rm, sizeof(LLVMValueRef)), *fb = calloc((size_t)rn, sizeof(LLVMValueRef));
-  for (int kk = 0; kk < K->P.bk; kk += mm->k) {
+  for (int kk = 0; kk < K->P.bk; kk += mm->k * mm->pack) {
     for (int i = 0; i < rm; i++)
       fa[i] = fragment(K, base, &la, false, i, kk);
     for (int j = 0; j < rn; j++)
       fb[j] = fragment(K, base, &lb, true, j, kk);
-    for (int i = 0; i < rm; i++)
-      for (int j = 0; j < rn; j++)
-        acc[i * rn + j] = gemm_mma_step(K->cb, mm, fa[i], fb[j], acc[i * rn + j]);
+    /* k step outer, (m, n) inner: consecutive MFMAs write different accumulators */
+    /* each step: row 0 and column 0 first, so that every fragment is in use after rm+rn-1
+     * instructions (gemm_mma_pipeline issues the global loads after that) */
+    for (int p = 0; p < mm->pack; p++)
+      for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < rm; i++)
+          for (int j = 0; j < rn; j++)
+            if ((i == 0 || j == 0) == (pass == 0))
+              acc[i * rn + j] = gemm_mma_step(K->cb, mm, pack_part(K, fa[i], p), pack_part(K, fb[j], p),
+                                              acc[i * rn + j]);
   }
   free(fa);
   free(fb);
@@ -454,6 +491,18 @@ static LLVMValueRef read_value(gk *K, const value *v, LLVMValueRef lin) {
   return x;
 }
 
+/* Split-K (KR_PARTIAL): the raw accumulator goes to partials[split][lin] of the workspace, in
+ * the accumulator type; bias, casts and the fused ops run once, in the combine kernel. */
+static bool store_partial(gk *K, LLVMValueRef accv, LLVMValueRef lin) {
+  LLVMBuilderRef b = K->cb->b;
+  int64_t numel = K->pb.batch * K->pb.m * K->pb.n;
+  LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, K->split_idx, c32(K, numel), ""), lin, "");
+  LLVMTypeRef at = K->mm.int_acc ? K->cb->i32 : K->cb->f32;
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(b, at, LLVMGetParam(K->cb->fn, (unsigned)K->k->nin), &off, 1, "");
+  cg_store(K->cb, accv, p, 4);
+  return true;
+}
+
 /* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n). */
 static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
   cg_builder *cb = K->cb;
@@ -462,6 +511,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   if (K->kind == GK_MATMUL)
     row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
   LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
+  if (K->k->role == KR_PARTIAL)
+    return store_partial(K, accv, lin);
   LLVMValueRef x = accv;
   if (K->bias_ptr) {
     const value *bv = K->anchor->operands[2];
@@ -549,6 +600,10 @@ static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
           LLVMBuildBr(b, next);
           LLVMPositionBuilderAtEnd(b, next);
         }
+        /* one accumulator tile at a time: without this fence the scheduler hoists every
+         * store address of the tile grid and the epilogue, not the loop, sets the VGPR peak */
+        if (ok && e == mm->nacc - 1 && rm * rn > 1)
+          cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
       }
   free(cur);
   return ok;
@@ -587,6 +642,11 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   int64_t tiles_m = (pb->m + P->bm - 1) / P->bm, tiles_n = (pb->n + P->bn - 1) / P->bn;
   int64_t groups = pb->batch * tiles_m * tiles_n;
   int nk = (int)((pb->k + P->bk - 1) / P->bk);
+  /* Split-K: split_count chunks of `steps` K tiles each (the last one shorter), one more grid
+   * dimension folded into the 1-D grid as its slowest index. */
+  bool partial = K->k->role == KR_PARTIAL;
+  int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
+  int steps = (nk + split - 1) / split;
 
   int nargs = K->k->nin + K->k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
@@ -595,7 +655,7 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   cg_kernel_begin(cb, K->k->name, nargs, access, K->threads);
   set_wg_size(cb, K->threads);
   int pa = param_of(K, K->anchor->operands[0]), pbp = param_of(K, K->anchor->operands[1]);
-  int pc = K->kind == GK_MATMUL ? -2 : param_of(K, K->anchor->operands[2]);
+  int pc = K->kind == GK_MATMUL || partial ? -2 : param_of(K, K->anchor->operands[2]);
   if (pa < 0 || pbp < 0 || pc == -1) {
     diag_error(cb->diag, K->anchor->loc, "%s: operands must be kernel buffers", anchor_name(K->anchor));
     free(access);
@@ -615,6 +675,17 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
     free(access);
     return false;
   }
+  /* K tiles [kbeg, kbeg + count) of this work-group; count <= 0 only for a split the problem
+   * cannot fill, which runs one all-zero step and stores zeros */
+  LLVMValueRef kbeg = c32(K, 0), count = c32(K, nk);
+  K->split_idx = c32(K, 0);
+  if (partial) {
+    K->split_idx = LLVMBuildUDiv(b, gid, c32(K, groups), "split");
+    gid = LLVMBuildURem(b, gid, c32(K, groups), "");
+    kbeg = LLVMBuildMul(b, K->split_idx, c32(K, steps), "kbeg");
+    LLVMValueRef left = LLVMBuildSub(b, c32(K, nk), kbeg, "");
+    count = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, left, c32(K, steps), ""), left, c32(K, steps), "count");
+  }
   K->lane = LLVMBuildURem(b, K->tid, c32(K, t->wave_size), "lane");
   LLVMValueRef wave = LLVMBuildUDiv(b, K->tid, c32(K, t->wave_size), "wave");
   K->wave_m0 = LLVMBuildMul(b, LLVMBuildUDiv(b, wave, c32(K, K->wgn), ""), c32(K, P->wm), "");
@@ -632,8 +703,8 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
   LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
 
-  /* prologue: tile 0 into buffer 0 */
-  load_tile(K, c32(K, 0), av, bv);
+  /* prologue: the first tile into buffer 0 */
+  load_tile(K, kbeg, av, bv);
   store_tile(K, c32(K, 0), av, bv);
   cg_barrier(cb);
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
@@ -645,12 +716,15 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   for (int i = 0; i < nacc; i++)
     acc[i] = phis[i] = LLVMBuildPhi(b, acc_t, "acc");
   LLVMValueRef next = LLVMBuildAdd(b, kt, c32(K, 1), "");
-  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntULT, next, c32(K, nk), "");
+  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, count, "");
   /* prefetch the next tile (the last iteration reloads its own: in bounds, never stored to a
-   * buffer anyone reads) while this one computes */
-  load_tile(K, LLVMBuildSelect(b, more, next, kt, ""), av, bv);
+   * buffer anyone reads) while this one computes; kt counts from this group's first tile */
+  load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
   compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
   store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
+  int kgroups = P->bk / (K->mm.k * K->mm.pack), step = nacc * K->mm.pack;
+  gemm_mma_pipeline(cb, &K->mm, K->na + K->nb, kgroups * (rm + rn), kgroups * step,
+                    (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (pb->b_kcontig ? 1 : P->vb));
   cg_barrier(cb);
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMBuildCondBr(b, more, loop, done);
@@ -666,8 +740,12 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   if (ok)
     LLVMBuildRetVoid(b);
 
+  groups *= split;
   cg_launch_1d(info, K->k, K->threads, groups, groups * K->threads, 1, access);
   gemm_params_json(P, &K->mm, K->waves, info->tuning, sizeof info->tuning);
+  size_t tl = strlen(info->tuning);
+  if (partial && tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d}", split);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
   free(access);
   free(av);
@@ -682,6 +760,8 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   if (cg_op_is(k->anchor, "tosa.depthwise_conv2d") || cg_op_is(k->anchor, "tosa.conv3d") ||
       cg_op_is(k->anchor, "tosa.transpose_conv2d"))
     return cg_emit_conv_direct(cb, g, p, k, info); /* kernel_conv_direct.c */
+  if (k->role == KR_COMBINE)
+    return cg_emit_gemm_combine(cb, g, p, k, info); /* kernel_gemm_combine.c */
   (void)p;
   gk K = {.cb = cb, .g = g, .k = k, .anchor = k->anchor};
   bool ok = false;
@@ -690,7 +770,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
     diag_error_noloc(cb->diag, "kernel '%s': GEMM kernel without an anchor op", k->name);
     goto out;
   }
-  if (!describe(&K))
+  if (!describe(&K, cb->diag))
     goto out;
   if (!gemm_params_choose(cb->target->info, &K.pb, perf_config_override, &K.P, &K.mm, err, sizeof err)) {
     diag_error(cb->diag, K.anchor->loc, "%s", err);
@@ -704,4 +784,19 @@ out:
   free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row_ok), free(K.b_row), free(K.b_kc);
   free(K.cv_iy0), free(K.cv_ix0), free(K.cv_base);
   return ok;
+}
+
+bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
+                   int64_t *k) {
+  gk K = {.anchor = anchor};
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  if (!anchor || !describe(&K, NULL) ||
+      !gemm_params_choose(t, &K.pb, perf_config_override, &P, &mm, err, sizeof err))
+    return false;
+  *tiles = K.pb.batch * ((K.pb.m + P.bm - 1) / P.bm) * ((K.pb.n + P.bn - 1) / P.bn);
+  *ksteps = (K.pb.k + P.bk - 1) / P.bk;
+  *k = K.pb.k;
+  return true;
 }

@@ -1,9 +1,14 @@
-/* pipeline.c: one plan to one linked code object: module setup, kernels, verify, optimise,
- * emit (object, asm, IR, bitcode), link, read the metadata back. */
+/* pipeline.c: one plan to one linked code object. Each chunk of kernels (a work item, see
+ * cg_chunk) gets its module, kernels, verification, optimisation and object; once a target's
+ * chunks are done, its objects are linked in chunk order, the metadata is read back and, when
+ * asked for, the chunks' optimised modules are linked into one for the IR, bitcode and asm
+ * outputs. schedule.c runs the work items on threads. */
 #include "codegen.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
@@ -107,14 +112,15 @@ static void reuse_kernel(const part_kernel *twin, const cg_kernel_info *tinfo,
   }
 }
 
-static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *p, cg_result *out) {
-  for (int i = 0; i < p->nkernels; i++) {
+/* Emit plan kernels [first, end) into cb's module; twins are filled in later by
+ * cg_finish_target, once every chunk (and so every twin's original) is done. */
+static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *p, cg_result *out,
+                          int first, int end) {
+  for (int i = first; i < end; i++) {
     const part_kernel *k = &p->kernels[i];
     cg_kernel_info *info = &out->kernels[i];
-    if (k->reuses) {
-      reuse_kernel(&p->kernels[k->reuses - 1], &out->kernels[k->reuses - 1], k, info);
+    if (k->reuses)
       continue;
-    }
     if (!types_supported(cb, k))
       return false;
     snprintf(info->name, sizeof info->name, "%s", k->name);
@@ -128,6 +134,7 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
         [KF_POOL] = {cg_emit_pool, "pool"},
         [KF_DATA] = {cg_emit_data, "data movement"},
         [KF_FFT] = {cg_emit_fft, "fft"},
+        [KF_FILL] = {cg_emit_fill, "fill"},
     };
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {
@@ -159,37 +166,69 @@ static bool optimise(LLVMModuleRef m, LLVMTargetMachineRef tm, int level, diag_s
   return true;
 }
 
-bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
-                diag_sink *d) {
-  cg_init();
-  memset(out, 0, sizeof *out);
-  struct timespec lap;
-  clock_gettime(CLOCK_MONOTONIC, &lap);
-  double ms[CG_STAGE_COUNT] = {0};
-  const target_request *t = p->target;
-  int cov = opt->code_object_version ? opt->code_object_version : 5;
-  if (cov < 4 || cov > 6) {
-    diag_error_noloc(d, "unsupported code object version %d (expected 4, 5 or 6)", cov);
-    return false;
+/* A chunk costs about one GEMM kernel at most: GEMM (and direct conv) kernels take most of
+ * LLVM's time and go alone, the cheap families are grouped so per-module overhead (pass
+ * pipeline and code generator set-up, one more object to link) stays small. */
+enum { CHUNK_COST = 8 };
+
+static int kernel_cost(const part_kernel *k) { return k->family == KF_GEMM ? CHUNK_COST : 1; }
+
+int cg_plan_chunks(const partition_plan *p, int target, cg_chunk *chunks, int max) {
+  int n = 0, first = 0, acc = 0;
+  for (int i = 0; i < p->nkernels; i++) {
+    const part_kernel *k = &p->kernels[i];
+    if (k->reuses)
+      continue;
+    int c = kernel_cost(k);
+    if (acc > 0 && acc + c > CHUNK_COST && n + 1 < max) {
+      chunks[n++] = (cg_chunk){.target = target, .first = first, .end = i, .cost = acc};
+      first = i;
+      acc = 0;
+    }
+    acc += c;
   }
+  chunks[n++] = (cg_chunk){.target = target, .first = first, .end = p->nkernels, .cost = acc};
+  return n;
+}
+
+static LLVMTargetMachineRef thread_tm(cg_thread *t, const cg_batch *b, int target, diag_sink *d) {
+  if (!t->tms) {
+    t->tms = calloc((size_t)b->ntargets, sizeof *t->tms);
+    t->ntms = b->ntargets;
+  }
+  if (t->tms[target])
+    return t->tms[target];
   char *err = NULL;
-  LLVMTargetRef target;
-  if (LLVMGetTargetFromTriple(AMDGPU_TRIPLE, &target, &err)) {
+  LLVMTargetRef target_ref;
+  if (LLVMGetTargetFromTriple(AMDGPU_TRIPLE, &target_ref, &err)) {
     diag_error_noloc(d, "LLVM has no AMDGPU target: %s", err);
     LLVMDisposeMessage(err);
-    return false;
+    return NULL;
   }
-  LLVMCodeGenOptLevel cgl = opt->opt_level <= 0   ? LLVMCodeGenLevelNone
-                            : opt->opt_level == 1 ? LLVMCodeGenLevelLess
-                            : opt->opt_level == 2 ? LLVMCodeGenLevelDefault
-                                                  : LLVMCodeGenLevelAggressive;
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, AMDGPU_TRIPLE, t->info->name,
-                                                    t->features, cgl, LLVMRelocPIC,
-                                                    LLVMCodeModelDefault);
-  LLVMContextRef ctx = LLVMContextCreate();
-  llvm_diag_state lds = {0};
-  LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
-  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(g->entry ? g->entry : "tosac", ctx);
+  int level = b->opt->opt_level;
+  LLVMCodeGenOptLevel cgl = level <= 0   ? LLVMCodeGenLevelNone
+                            : level == 1 ? LLVMCodeGenLevelLess
+                            : level == 2 ? LLVMCodeGenLevelDefault
+                                         : LLVMCodeGenLevelAggressive;
+  const target_request *tr = b->plans[target]->target;
+  t->tms[target] = LLVMCreateTargetMachine(target_ref, AMDGPU_TRIPLE, tr->info->name,
+                                           tr->features, cgl, LLVMRelocPIC, LLVMCodeModelDefault);
+  return t->tms[target];
+}
+
+void cg_thread_dispose(cg_thread *t) {
+  for (int i = 0; i < t->ntms; i++)
+    if (t->tms[i])
+      LLVMDisposeTargetMachine(t->tms[i]);
+  free(t->tms);
+  if (t->ctx)
+    LLVMContextDispose(t->ctx);
+  memset(t, 0, sizeof *t);
+}
+
+static LLVMModuleRef new_module(LLVMContextRef ctx, LLVMTargetMachineRef tm, const char *name,
+                                int cov) {
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, ctx);
   LLVMSetTarget(m, AMDGPU_TRIPLE);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
   LLVMSetModuleDataLayout(m, dl);
@@ -197,74 +236,183 @@ bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, 
   LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26,
                     LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx),
                                                      (unsigned long long)cov * 100, 0)));
+  return m;
+}
 
-  out->kernels = calloc(p->nkernels ? (size_t)p->nkernels : 1, sizeof(cg_kernel_info));
-  out->nkernels = p->nkernels;
+static bool need_ir(const cg_options *o) { return o->embed_ir || o->want_llvm_ir || o->want_asm; }
+
+/* Kernels [c->first, c->end) of one target: IR, verify, optimise, object (and bitcode). */
+static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sink *d) {
+  struct timespec lap;
+  clock_gettime(CLOCK_MONOTONIC, &lap);
+  const partition_plan *p = b->plans[c->target];
+  int cov = b->opt->code_object_version ? b->opt->code_object_version : 5;
+  if (cov < 4 || cov > 6) {
+    diag_error_noloc(d, "unsupported code object version %d (expected 4, 5 or 6)", cov);
+    return false;
+  }
+  LLVMTargetMachineRef tm = thread_tm(t, b, c->target, d);
+  if (!tm)
+    return false;
+  llvm_diag_state lds = {0};
+  LLVMContextSetDiagnosticHandler(t->ctx, on_llvm_diagnostic, &lds);
+  LLVMModuleRef m = new_module(t->ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
   cg_builder cb;
-  cg_builder_init(&cb, ctx, m, tm, t, d);
-  bool ok = build_kernels(&cb, g, p, out);
+  cg_builder_init(&cb, t->ctx, m, tm, p->target, d);
+  bool ok = build_kernels(&cb, b->g, p, &b->out[c->target], c->first, c->end);
   cg_builder_dispose(&cb);
-  LLVMMemoryBufferRef obj = NULL;
+  char *err = NULL;
   if (ok && LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
-    diag_error_noloc(d, "internal error: generated LLVM IR for %s is invalid: %s", t->id, err);
+    diag_error_noloc(d, "internal error: generated LLVM IR for %s is invalid: %s", p->target->id,
+                     err);
     ok = false;
   }
   LLVMDisposeMessage(err);
-  err = NULL;
-  ms[CG_STAGE_IR] = lap_ms(&lap);
-  ok = ok && optimise(m, tm, opt->opt_level, d);
-  ms[CG_STAGE_OPT] = lap_ms(&lap);
-  if (ok && opt->embed_ir) {
+  c->ms[CG_STAGE_IR] = lap_ms(&lap);
+  ok = ok && optimise(m, tm, b->opt->opt_level, d);
+  c->ms[CG_STAGE_OPT] = lap_ms(&lap);
+  if (ok && need_ir(b->opt)) {
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
+    c->bitcode.data = (uint8_t *)dup_buffer(bc, &c->bitcode.size, false);
+    LLVMDisposeMemoryBuffer(bc);
+  }
+  LLVMMemoryBufferRef obj = NULL;
+  ok = ok && emit(tm, m, LLVMObjectFile, &obj, d, "object");
+  if (ok && lds.error) {
+    diag_error_noloc(d, "LLVM code generation for %s failed: %s", p->target->id, lds.message);
+    ok = false;
+  }
+  if (obj) {
+    c->obj.data = (uint8_t *)dup_buffer(obj, &c->obj.size, false);
+    LLVMDisposeMemoryBuffer(obj);
+  }
+  LLVMDisposeModule(m);
+  LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
+  c->ms[CG_STAGE_EMIT] = lap_ms(&lap);
+  return ok;
+}
+
+void cg_compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t) {
+  FILE *mem = open_memstream(&c->diag_text, &c->diag_len);
+  diag_sink d;
+  diag_init(&d, mem);
+  c->ok = compile_chunk(b, c, t, &d) && d.errors == 0;
+  fclose(mem);
+}
+
+/* The chunks' optimised modules linked (in chunk order) into one module: the target's
+ * --emit=llvm text, --embed-ir bitcode and --emit=asm text stay one module each. */
+static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, cg_thread *t,
+                       diag_sink *d) {
+  cg_result *out = &b->out[target];
+  const char *id = b->plans[target]->target->id;
+  LLVMModuleRef m = NULL;
+  bool ok = true;
+  for (int i = 0; i < n && ok; i++) {
+    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
+        (const char *)chunks[i].bitcode.data, chunks[i].bitcode.size, "chunk", 0);
+    LLVMModuleRef cm = NULL;
+    ok = !LLVMParseBitcodeInContext2(t->ctx, mb, &cm);
+    LLVMDisposeMemoryBuffer(mb);
+    if (ok && m)
+      ok = !LLVMLinkModules2(m, cm); /* consumes cm */
+    else if (ok)
+      m = cm;
+    if (!ok)
+      diag_error_noloc(d, "internal error: cannot link the %s kernel modules", id);
+  }
+  if (ok && b->opt->embed_ir) {
     LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
     out->bitcode = (uint8_t *)dup_buffer(bc, &out->bitcode_size, false);
     LLVMDisposeMemoryBuffer(bc);
   }
-  if (ok && opt->want_llvm_ir) {
+  if (ok && b->opt->want_llvm_ir) {
     char *ir = LLVMPrintModuleToString(m);
     out->llvm_ir = strdup(ir);
     LLVMDisposeMessage(ir);
   }
-  if (ok && opt->want_asm) {
-    /* Code generation rewrites the IR in place (control-flow annotation intrinsics), so a
-     * second emission must start from a copy. */
+  if (ok && b->opt->want_asm) {
+    llvm_diag_state lds = {0};
+    LLVMContextSetDiagnosticHandler(t->ctx, on_llvm_diagnostic, &lds);
     LLVMMemoryBufferRef as = NULL;
-    LLVMModuleRef copy = LLVMCloneModule(m);
-    ok = emit(tm, copy, LLVMAssemblyFile, &as, d, "assembly");
-    LLVMDisposeModule(copy);
+    ok = emit(thread_tm(t, b, target, d), m, LLVMAssemblyFile, &as, d, "assembly");
+    LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
     if (ok) {
       out->asm_text = dup_buffer(as, NULL, true);
       LLVMDisposeMemoryBuffer(as);
     }
   }
-  ok = ok && emit(tm, m, LLVMObjectFile, &obj, d, "object");
-  if (ok && lds.error) {
-    diag_error_noloc(d, "LLVM code generation for %s failed: %s", t->id, lds.message);
-    ok = false;
+  if (m)
+    LLVMDisposeModule(m);
+  return ok;
+}
+
+/* Link the chunks' objects into the code object and read its metadata back. */
+static bool link_target(const cg_batch *b, int target, cg_chunk *chunks, int n, diag_sink *d,
+                        double *ms) {
+  struct timespec lap;
+  clock_gettime(CLOCK_MONOTONIC, &lap);
+  cg_result *out = &b->out[target];
+  const char *id = b->plans[target]->target->id;
+  cg_object *objs = malloc((size_t)n * sizeof *objs);
+  for (int i = 0; i < n; i++)
+    objs[i] = chunks[i].obj;
+  char lerr[1200];
+  bool ok = cg_merge_metadata_notes(objs, n, lerr, sizeof lerr);
+  chunks[0].obj = objs[0]; /* possibly reallocated */
+  ok = ok && cg_link(objs, n, &out->code_object, &out->code_size, lerr, sizeof lerr);
+  free(objs);
+  if (!ok)
+    diag_error_noloc(d, "linking the %s code object failed: %s", id, lerr);
+  ms[CG_STAGE_LINK] += lap_ms(&lap);
+  if (ok && !(ok = cg_read_metadata(out->code_object, out->code_size, out, lerr, sizeof lerr)))
+    diag_error_noloc(d, "%s code object: %s", id, lerr);
+  ms[CG_STAGE_META] += lap_ms(&lap);
+  return ok;
+}
+
+bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int n, cg_thread *t,
+                      FILE *diag) {
+  const partition_plan *p = b->plans[target];
+  cg_result *out = &b->out[target];
+  double ms[CG_STAGE_COUNT] = {0};
+  bool ok = true;
+  /* Diagnostics as a one-module compile gave them: up to the first kernel that failed. */
+  for (int i = 0; i < n && ok; i++) {
+    if (chunks[i].diag_len)
+      fwrite(chunks[i].diag_text, 1, chunks[i].diag_len, diag);
+    ok = chunks[i].ok;
   }
-  ms[CG_STAGE_EMIT] = lap_ms(&lap);
-  if (ok) {
-    char lerr[1200];
-    ok = cg_link((const uint8_t *)LLVMGetBufferStart(obj), LLVMGetBufferSize(obj),
-                 &out->code_object, &out->code_size, lerr, sizeof lerr);
-    if (!ok)
-      diag_error_noloc(d, "linking the %s code object failed: %s", t->id, lerr);
-    ms[CG_STAGE_LINK] = lap_ms(&lap);
-    if (ok && !(ok = cg_read_metadata(out->code_object, out->code_size, out, lerr, sizeof lerr)))
-      diag_error_noloc(d, "%s code object: %s", t->id, lerr);
+  for (int i = 0; i < n; i++)
+    for (int s = 0; s < CG_STAGE_COUNT; s++)
+      ms[s] += chunks[i].ms[s];
+  for (int i = 0; ok && i < p->nkernels; i++) {
+    const part_kernel *k = &p->kernels[i];
+    if (k->reuses)
+      reuse_kernel(&p->kernels[k->reuses - 1], &out->kernels[k->reuses - 1], k, &out->kernels[i]);
   }
-  if (obj)
-    LLVMDisposeMemoryBuffer(obj);
-  LLVMDisposeModule(m);
-  LLVMContextDispose(ctx);
-  LLVMDisposeTargetMachine(tm);
-  ms[CG_STAGE_META] = lap_ms(&lap);
+  diag_sink d;
+  diag_init(&d, diag);
+  ok = ok && link_target(b, target, chunks, n, &d, ms);
+  struct timespec lap;
+  clock_gettime(CLOCK_MONOTONIC, &lap);
+  ok = ok && (!need_ir(b->opt) || ir_outputs(b, target, chunks, n, t, &d));
+  ms[CG_STAGE_EMIT] += lap_ms(&lap);
+  for (int i = 0; i < n; i++) {
+    free(chunks[i].obj.data);
+    free(chunks[i].bitcode.data);
+    free(chunks[i].diag_text);
+    chunks[i].obj.data = chunks[i].bitcode.data = NULL;
+    chunks[i].diag_text = NULL;
+  }
+  ok = ok && d.errors == 0;
   if (!ok)
     cg_result_free(out);
   else
     memcpy(out->time_ms, ms, sizeof ms);
+  out->work_items = n;
   return ok;
 }
-
 void cg_result_free(cg_result *r) {
   if (!r)
     return;

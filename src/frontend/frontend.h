@@ -43,17 +43,40 @@ typedef struct fe_token {
   int line, col;
 } fe_token;
 
+/* String literals of at least FE_LONG_STRING bytes (hex constants) are read once: the lexer
+ * scans them in chunks, decodes a "0x..." one right away while its text is still in cache
+ * (fe_hex_decode, which releases the text behind it), and remembers where each one ends and what
+ * it decoded to. The parser's second pass over the entry function steps over them without
+ * reading the text again, and dense.c takes the decoded bytes. Shared by every copy of a lexer. */
+#define FE_LONG_STRING (64 * 1024)
+/* Text is released in steps of this many bytes (each madvise costs a TLB flush). */
+#define FE_RELEASE_STEP (4 * 1024 * 1024)
+typedef struct fe_long_string {
+  const char *start, *end; /* the opening quote; just after the closing quote */
+  uint8_t *bytes;          /* "0x..." with an even digit count: the decoded digits, else NULL */
+  size_t nbytes;
+  bool valid; /* every digit was a hex digit (else dense.c decodes again to report where) */
+} fe_long_string;
+typedef struct fe_lex_memo {
+  arena *a;
+  fe_long_string *v;
+  int n, cap;
+} fe_lex_memo;
+
 typedef struct fe_lexer {
   const source_file *src;
   diag_sink *d;
   const char *p, *end;
   const char *line_start;
   int line;
+  fe_lex_memo *memo; /* NULL: no memo */
 } fe_lexer;
 
 void fe_lex_init(fe_lexer *lx, const source_file *src, diag_sink *d);
 fe_token fe_lex(fe_lexer *lx);
 const char *fe_tok_desc(fe_tok_kind k); /* "'('", "identifier", ... */
+/* The long string literal that starts at `start`, if the lexer has seen one there. */
+const fe_long_string *fe_lex_long_string(const fe_lexer *lx, const char *start);
 
 /* ---------------------------------------------------------------- parser state (parser.c) */
 typedef struct fe_blob {
@@ -88,6 +111,27 @@ const char *fe_tok_text(fe_parser *p, fe_token t);
 /* Skip one balanced group starting at the current ( [ { or < token. */
 bool fe_skip_group(fe_parser *p);
 
+/* Skip a trailing loc(...) if the current token starts one. */
+void fe_skip_loc(fe_parser *p);
+
+/* ---------------------------------------------------------------- module.c */
+typedef struct fe_func {
+  fe_token name;
+  bool is_public, has_body;
+  fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
+  fe_token sig_tok;
+} fe_func;
+
+typedef struct fe_top {
+  fe_func *funcs;
+  int nfuncs, cap;
+} fe_top;
+
+/* The whole file's top level into ts (function bodies are skipped); false after an error. */
+bool fe_scan_top(fe_parser *p, fe_top *ts);
+/* --entry NAME, else the single public function with a body; NULL after reporting why not. */
+const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt);
+
 /* ---------------------------------------------------------------- attrs.c */
 /* tensor<...> or !tosa.shape<N> (rank 1 of ET_INDEX). Dynamic, unranked and oversized types
  * are reported. */
@@ -108,6 +152,9 @@ bool fe_parse_dense(fe_parser *p, attr *out);
 bool fe_parse_dense_resource(fe_parser *p, attr *out);
 /* {-# dialect_resources: {...} #-} starting at T_META_BEGIN. */
 bool fe_parse_resources(fe_parser *p);
+/* n pairs of hex digits at s into b, releasing the text behind (mapped sources); true when every
+ * character was a hex digit. */
+bool fe_hex_decode(const source_file *src, const char *s, size_t n, uint8_t *b);
 /* Element i of a constant as an integer / double (splat aware). */
 int64_t fe_dense_int(const dense_data *dd, int64_t i);
 double fe_dense_float(const dense_data *dd, int64_t i);

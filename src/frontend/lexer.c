@@ -1,6 +1,7 @@
 /* lexer.c: turns MLIR text into tokens, on demand, keeping line and column for diagnostics. */
 #include "frontend/frontend.h"
 
+#include <limits.h>
 #include <string.h>
 
 void fe_lex_init(fe_lexer *lx, const source_file *src, diag_sink *d) {
@@ -10,6 +11,7 @@ void fe_lex_init(fe_lexer *lx, const source_file *src, diag_sink *d) {
   lx->end = src->text + src->len;
   lx->line_start = src->text;
   lx->line = 1;
+  lx->memo = NULL;
 }
 
 static bool is_id_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -69,6 +71,89 @@ static fe_token lex_number(fe_lexer *lx, const char *start, int line, int col) {
   return make(lx, is_float ? T_FLOAT : T_INT, start, line, col);
 }
 
+/* ---------------------------------------------------------------- string literals */
+const fe_long_string *fe_lex_long_string(const fe_lexer *lx, const char *start) {
+  const fe_lex_memo *m = lx->memo;
+  if (!m || !m->n) return NULL;
+  int lo = 0, hi = m->n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (m->v[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m->n && m->v[lo].start == start ? &m->v[lo] : NULL;
+}
+
+/* A long string seen for the first time: decode it now if it is hex, and remember it. */
+static void remember_long(fe_lexer *lx, const char *start, const char *end) {
+  fe_lex_memo *m = lx->memo;
+  const char *d = start + 1;
+  size_t len = (size_t)(end - 1 - d);
+  if (!m || (m->n && m->v[m->n - 1].start >= start)) { /* kept sorted: the first pass runs forward */
+    source_release(lx->src, d, end);
+    return;
+  }
+  fe_long_string ls = {.start = start, .end = end};
+  if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X') && len % 2 == 0) {
+    ls.nbytes = (len - 2) / 2;
+    ls.bytes = arena_alloc_raw(m->a, ls.nbytes ? ls.nbytes : 1); /* every byte is written */
+    ls.valid = fe_hex_decode(lx->src, d + 2, ls.nbytes, ls.bytes);
+  } else {
+    source_release(lx->src, d, end);
+  }
+  ARENA_PUSH(m->a, m->v, m->n, m->cap, ls);
+}
+
+/* Chunks small enough to stay in cache between the three memchr scans. */
+#define SCAN_CHUNK (256 * 1024)
+
+/* The closing quote of a string that has no newline or escape before it, or NULL (the caller's
+ * slow path handles those, and unterminated strings). Long strings are scanned chunk by chunk
+ * and their pages released behind the scan, so a 100 MB constant never is resident at once. */
+static const char *scan_plain(fe_lexer *lx, const char *s) {
+  const char *low = s; /* released below this mark */
+  for (const char *p = s; p < lx->end;) {
+    size_t n = (size_t)(lx->end - p) < SCAN_CHUNK ? (size_t)(lx->end - p) : SCAN_CHUNK;
+    const char *q = memchr(p, '"', n);
+    size_t m = q ? (size_t)(q - p) : n;
+    if (memchr(p, '\n', m) || memchr(p, '\\', m)) return NULL;
+    if (q) return q; /* the caller releases the rest once it is decoded */
+    p += n;
+    if (p - low >= FE_RELEASE_STEP) low = source_release(lx->src, low, p);
+  }
+  return NULL;
+}
+
+static fe_token lex_string(fe_lexer *lx, const char *start, int line, int col) {
+  const fe_long_string *known = fe_lex_long_string(lx, start);
+  if (known) {
+    lx->p = known->end; /* no newline inside: line and column stay right */
+    return make(lx, T_STRING, start, line, col);
+  }
+  lx->p = start + 1;
+  const char *q = scan_plain(lx, lx->p);
+  if (q) {
+    if (q - start >= INT_MAX) {
+      lx->p = q + 1;
+      diag_error(lx->d, (src_loc){lx->src, line, col}, "string literal is longer than 2 GiB");
+      return make(lx, T_ERROR, start, line, col);
+    }
+    lx->p = q + 1;
+    if (lx->p - start >= FE_LONG_STRING) remember_long(lx, start, lx->p);
+    return make(lx, T_STRING, start, line, col);
+  }
+  while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
+    if (*lx->p == '\\' && lx->p + 1 < lx->end && lx->p[1] != '\n') lx->p++;
+    lx->p++;
+  }
+  if (lx->p >= lx->end || *lx->p != '"') {
+    diag_error(lx->d, (src_loc){lx->src, line, col}, "unterminated string literal");
+    return make(lx, T_ERROR, start, line, col);
+  }
+  lx->p++;
+  return make(lx, T_STRING, start, line, col);
+}
+
 fe_token fe_lex(fe_lexer *lx) {
   skip_space(lx);
   const char *start = lx->p;
@@ -104,26 +189,7 @@ fe_token fe_lex(fe_lexer *lx) {
     fe_tok_kind k = c == '%' ? T_VALUE : c == '@' ? T_SYMBOL : c == '!' ? T_BANG : c == '^' ? T_CARET : T_HASH;
     return make(lx, k, start, line, col);
   }
-  if (c == '"') {
-    lx->p++;
-    /* Fast path for long hex literals: find the closing quote with memchr, then make sure no
-     * newline or escape lies before it (both are rare; the loop below handles them). */
-    const char *q = memchr(lx->p, '"', (size_t)(lx->end - lx->p));
-    if (q && !memchr(lx->p, '\n', (size_t)(q - lx->p)) && !memchr(lx->p, '\\', (size_t)(q - lx->p))) {
-      lx->p = q + 1;
-      return make(lx, T_STRING, start, line, col);
-    }
-    while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
-      if (*lx->p == '\\' && lx->p + 1 < lx->end && lx->p[1] != '\n') lx->p++;
-      lx->p++;
-    }
-    if (lx->p >= lx->end || *lx->p != '"') {
-      diag_error(lx->d, (src_loc){lx->src, line, col}, "unterminated string literal");
-      return make(lx, T_ERROR, start, line, col);
-    }
-    lx->p++;
-    return make(lx, T_STRING, start, line, col);
-  }
+  if (c == '"') return lex_string(lx, start, line, col);
   if (c == '{' && nx + 1 < lx->end && nx[0] == '-' && nx[1] == '#') {
     lx->p += 3;
     return make(lx, T_META_BEGIN, start, line, col);

@@ -1,5 +1,6 @@
-/* parser.c: fe_parse. Scans the file's top level (modules, functions, aliases, resources),
- * then parses the entry function's ops into a graph, canonicalising and verifying each op. */
+/* parser.c: fe_parse. module.c scans the file's top level (modules, functions, aliases,
+ * resources) and picks the entry function; this file parses the entry function's ops into a
+ * graph, canonicalising and verifying each op, and holds the token helpers both share. */
 #include "frontend/frontend.h"
 
 #include <string.h>
@@ -91,7 +92,7 @@ bool fe_skip_group(fe_parser *p) {
   return !p->fatal;
 }
 
-static void skip_loc(fe_parser *p) {
+void fe_skip_loc(fe_parser *p) {
   if (fe_tok_is(p, "loc")) {
     fe_next(p);
     if (p->tok.kind == T_LPAREN) fe_skip_group(p);
@@ -186,117 +187,6 @@ static value *poison_value(fe_parser *p) {
   v->id = -1; /* not in the graph: uses are skipped silently, the error was already reported */
   v->arg_index = -1;
   return v;
-}
-
-/* ---------------------------------------------------------------- top level */
-typedef struct fe_func {
-  fe_token name;
-  bool is_public, has_body;
-  fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
-  fe_token sig_tok;
-} fe_func;
-
-typedef struct top_state {
-  fe_func *funcs;
-  int nfuncs, cap;
-} top_state;
-
-/* Skip a type in a signature we are not compiling. */
-static bool skip_type(fe_parser *p) {
-  if (p->tok.kind != T_IDENT && p->tok.kind != T_BANG)
-    return fe_error(p, fe_loc(p, p->tok), "expected a type, found %s", fe_tok_text(p, p->tok));
-  fe_next(p);
-  return p->tok.kind == T_LANGLE ? fe_skip_group(p) : true;
-}
-
-static bool scan_func(fe_parser *p, top_state *ts) {
-  fe_func f = {.is_public = true};
-  fe_next(p);
-  if (fe_tok_is(p, "private") || fe_tok_is(p, "nested")) f.is_public = false;
-  if (fe_tok_is(p, "private") || fe_tok_is(p, "nested") || fe_tok_is(p, "public")) fe_next(p);
-  if (p->tok.kind != T_SYMBOL)
-    return fe_error(p, fe_loc(p, p->tok), "expected a function name (@name), found %s", fe_tok_text(p, p->tok));
-  f.name = p->tok;
-  fe_next(p);
-  f.sig_lx = p->lx;
-  f.sig_tok = p->tok;
-  if (p->tok.kind != T_LPAREN) return fe_expect(p, T_LPAREN, "to start the argument list");
-  if (!fe_skip_group(p)) return false;
-  if (fe_accept(p, T_ARROW)) {
-    if (p->tok.kind == T_LPAREN) {
-      if (!fe_skip_group(p)) return false;
-    } else if (!skip_type(p)) {
-      return false;
-    }
-  }
-  if (fe_tok_is(p, "attributes")) {
-    fe_next(p);
-    if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
-    if (!fe_skip_group(p)) return false;
-  }
-  if (p->tok.kind == T_LBRACE) {
-    f.has_body = true;
-    if (!fe_skip_group(p)) return false;
-  }
-  skip_loc(p);
-  ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, f);
-  return true;
-}
-
-static bool scan_top(fe_parser *p, top_state *ts) {
-  fe_token modules[16];
-  int depth = 0;
-  fe_next(p);
-  while (!p->fatal) {
-    fe_token t = p->tok;
-    switch (t.kind) {
-    case T_EOF:
-      if (depth > 0)
-        return fe_error(p, fe_loc(p, modules[depth - 1]), "unterminated 'module': unexpected end of file");
-      return true;
-    case T_ERROR: return false;
-    case T_META_BEGIN:
-      if (!fe_parse_resources(p)) return false;
-      continue;
-    case T_HASH: /* #alias = value: ignored, values are one per line */
-      fe_next(p);
-      if (!fe_expect(p, T_EQUAL, "after the attribute alias name")) return false;
-      while (p->tok.kind != T_EOF && p->tok.line == t.line && !p->fatal) {
-        if (closer_of(p->tok.kind) != T_EOF) {
-          if (!fe_skip_group(p)) return false;
-        } else {
-          fe_next(p);
-        }
-      }
-      continue;
-    case T_RBRACE:
-      if (depth == 0) return fe_error(p, fe_loc(p, t), "unexpected '}' at top level");
-      depth--;
-      fe_next(p);
-      skip_loc(p);
-      continue;
-    default: break;
-    }
-    if (fe_tok_is(p, "module") || fe_tok_is(p, "builtin.module")) {
-      if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
-      modules[depth++] = t;
-      fe_next(p);
-      if (p->tok.kind == T_SYMBOL) fe_next(p);
-      if (fe_tok_is(p, "attributes")) {
-        fe_next(p);
-        if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
-        if (!fe_skip_group(p)) return false;
-      }
-      if (!fe_expect(p, T_LBRACE, "to open the module body")) return false;
-      continue;
-    }
-    if (fe_tok_is(p, "func.func")) {
-      if (!scan_func(p, ts)) return false;
-      continue;
-    }
-    return fe_error(p, fe_loc(p, t), "expected 'func.func' or 'module' at top level, found %s", fe_tok_text(p, t));
-  }
-  return false;
 }
 
 /* ---------------------------------------------------------------- ops */
@@ -420,7 +310,7 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
         tensor_type t;
         fe_next(p);
         if (!fe_expect(p, T_COLON, "after the block argument name") || !fe_parse_type(p, &t, NULL)) return false;
-        skip_loc(p);
+        fe_skip_loc(p);
         if (!region_arg(p, &fs, nt, &t)) return false;
         if (!fe_accept(p, T_COMMA)) break;
       }
@@ -486,7 +376,7 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
   fe_next(p);
   if (!parse_region(p, fs, &s->regions[1], s->rargs, rt, nr)) return false;
   s->nregions = 2;
-  skip_loc(p);
+  fe_skip_loc(p);
   return true;
 }
 
@@ -504,7 +394,7 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     ARENA_PUSH(p->a, s->attrs, s->nattrs, s->capattrs, a);
     s->out_types[0] = a.dense->type;
     s->nout = 1;
-    skip_loc(p);
+    fe_skip_loc(p);
     return true;
   }
   while (p->tok.kind == T_VALUE) {
@@ -544,7 +434,7 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
   } else {
     if (!parse_result_type(p, s)) return false;
   }
-  skip_loc(p);
+  fe_skip_loc(p);
   return true;
 }
 
@@ -583,7 +473,7 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
         return false;
     }
   }
-  skip_loc(p);
+  fe_skip_loc(p);
   if (nlisted != n)
     return fe_error(p, fe_loc(p, kw), "%.*s lists %d operand%s but %d type%s", kw.n, kw.p, n, n == 1 ? "" : "s", nlisted,
                     nlisted == 1 ? "" : "s");
@@ -803,7 +693,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     value *v = arena_alloc(p->a, sizeof *v);
     if (!fe_parse_type(p, &v->type, NULL)) return false;
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
-    skip_loc(p);
+    fe_skip_loc(p);
     if (!define_value(p, fs, nt, v)) return false;
     v->arg_index = g->nargs;
     v->id = g->nvalues;
@@ -876,46 +766,15 @@ static void drop_unused_consts(graph *g) {
   g->nvalues = nv;
 }
 
-static const fe_func *choose_entry(fe_parser *p, const top_state *ts, const fe_options *opt) {
-  if (opt && opt->entry) {
-    const char *e = opt->entry[0] == '@' ? opt->entry + 1 : opt->entry;
-    for (int i = 0; i < ts->nfuncs; i++) {
-      const fe_func *f = &ts->funcs[i];
-      if (f->has_body && (size_t)f->name.n - 1 == strlen(e) && !memcmp(f->name.p + 1, e, strlen(e))) return f;
-    }
-    diag_error_noloc(p->d, "no function named '@%s' in %s", e, p->src->path);
-    return NULL;
-  }
-  const fe_func *pick = NULL;
-  int npublic = 0;
-  char names[256] = "";
-  for (int i = 0; i < ts->nfuncs; i++) {
-    const fe_func *f = &ts->funcs[i];
-    if (!f->has_body || !f->is_public) continue;
-    if (npublic < 4) {
-      size_t l = strlen(names);
-      snprintf(names + l, sizeof names - l, "%s@%.*s", npublic ? ", " : "", f->name.n - 1 > 40 ? 40 : f->name.n - 1,
-               f->name.p + 1);
-    }
-    npublic++;
-    pick = f;
-  }
-  if (npublic == 1) return pick;
-  if (npublic == 0)
-    diag_error_noloc(p->d, "%s has no public function with a body to compile", p->src->path);
-  else
-    diag_error_noloc(p->d, "%s has %d public functions (%s%s); choose one with --entry NAME", p->src->path,
-                     npublic, names, npublic > 4 ? ", ..." : "");
-  return NULL;
-}
-
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
   fe_parser p = {.a = a, .src = src, .d = d};
   fe_lex_init(&p.lx, src, d);
+  fe_lex_memo memo = {.a = a}; /* long strings the scan saw: the second pass steps over them */
+  p.lx.memo = &memo;
   int before = d->errors;
-  top_state ts = {0};
-  if (!scan_top(&p, &ts) || d->errors != before) return NULL;
-  const fe_func *f = choose_entry(&p, &ts, opt);
+  fe_top ts = {0};
+  if (!fe_scan_top(&p, &ts) || d->errors != before) return NULL;
+  const fe_func *f = fe_choose_entry(&p, &ts, opt);
   if (!f) return NULL;
   graph *g = arena_alloc(a, sizeof *g);
   g->arena = a;

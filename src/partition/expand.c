@@ -1,5 +1,7 @@
-/* expand.c: 1:many expansion of large reductions, chosen per target: fill + atomic partial
- * reduction where the target has the atomic, else partial reduction into a workspace + combine. */
+/* expand.c: 1:many expansion, chosen per target: large reductions become fill + atomic partial
+ * reduction where the target has the atomic, else partial reduction into a workspace + combine;
+ * GEMMs whose tiles cannot fill the GPU become split-K GEMM + combine (splitk.c). With
+ * --init=kernel every fill node then becomes an init kernel. */
 #include "partition.h"
 
 #include <stdlib.h>
@@ -45,7 +47,10 @@ void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *
   }
 }
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK } expansion;
+
+static part_init_mode init_mode = PART_INIT_MEMSET;
+void part_set_init_mode(part_init_mode m) { init_mode = m; }
 
 /* The atomic form needs a hardware read-modify-write in the result's own type: integer add /
  * max / min on i32 everywhere, float add on f32 only where it is native. */
@@ -77,6 +82,13 @@ static int64_t split_min(void) {
  * about two work-groups per CU run. argmax (value + index) is never split. */
 static expansion choose(const target_info *t, const part_kernel *k, int *split) {
   const op *o = k->anchor;
+  if (k->family == KF_GEMM) {
+    int cus;
+    bool f32_add;
+    target_facts(t, &cus, &f32_add);
+    *split = part_splitk_choose(t, k, cus);
+    return *split >= 2 ? EX_SPLITK : EX_NONE;
+  }
   if (k->family != KF_REDUCTION || !o || strcmp(op_table[o->kind].name, "tosa.argmax") == 0)
     return EX_NONE;
   int64_t outer, r, inner;
@@ -135,6 +147,67 @@ static void renumber(part_kernel *k, int id, const char *suffix) {
   k->id = id;
 }
 
+/* The init kernel replacing fill node f (position at): the same pattern over the same bytes.
+ * Its op is the one whose output it initialises (the first later kernel writing the buffer),
+ * which also keeps deduplication sound: the pattern follows from that op and its types. */
+static part_kernel init_kernel(arena *a, const partition_plan *p, const launch_node *f, int at) {
+  const part_buffer *b = &p->buffers[f->dst_buf];
+  part_kernel k = {0};
+  k.family = KF_FILL;
+  k.iter.elem = f->fill_type != ET_INVALID ? f->fill_type : b->v->type.elem;
+  k.iter.rank = 1;
+  int64_t bytes = f->fill_bytes > 0 ? f->fill_bytes : b->bytes - f->fill_offset;
+  k.iter.dims[0] = bytes / elem_type_bytes(k.iter.elem);
+  k.fill_offset = f->fill_offset;
+  k.fill_bits = f->fill_bits;
+  k.out_bufs = arena_alloc(a, sizeof(int));
+  k.out_vals = arena_alloc(a, sizeof(value *));
+  k.out_bufs[0] = f->dst_buf;
+  k.out_vals[0] = b->v;
+  k.nout = 1;
+  k.ops = arena_alloc(a, sizeof(op *));
+  for (int j = at + 1; j < p->nnodes && !k.nops; j++) {
+    const launch_node *n = &p->nodes[j];
+    const part_kernel *w = n->kind == LAUNCH_KERNEL ? &p->kernels[n->kernel] : NULL;
+    for (int o = 0; w && o < w->nout && !k.nops; o++)
+      if (w->out_bufs[o] == f->dst_buf && w->nops)
+        k.ops[k.nops++] = w->anchor ? w->anchor : w->ops[0];
+  }
+  const char *nm = k.nops ? op_table[k.ops[0]->kind].name : "fill";
+  const char *dot = strchr(nm, '.');
+  snprintf(k.name, sizeof k.name, "tosac_k0_%s_init", dot ? dot + 1 : nm);
+  return k;
+}
+
+/* --init=kernel: every fill node becomes the launch of an init kernel writing the same
+ * pattern. Kernels are renumbered in launch order, so their names stay ordered. */
+static bool fills_to_kernels(arena *a, partition_plan *p) {
+  int nfill = 0;
+  for (int i = 0; i < p->nnodes; i++)
+    nfill += p->nodes[i].kind == LAUNCH_FILL;
+  if (init_mode != PART_INIT_KERNEL || nfill == 0)
+    return true;
+  part_kernel *nk = arena_alloc(a, sizeof(part_kernel) * (size_t)(p->nkernels + nfill + 1));
+  int m = 0;
+  for (int i = 0; i < p->nnodes; i++) {
+    launch_node *n = &p->nodes[i];
+    if (n->kind == LAUNCH_KERNEL) {
+      nk[m] = p->kernels[n->kernel];
+      n->kernel = m;
+    } else if (n->kind == LAUNCH_FILL) {
+      nk[m] = init_kernel(a, p, n, i);
+      *n = (launch_node){.id = n->id, .kind = LAUNCH_KERNEL, .kernel = m, .src_buf = -1, .dst_buf = -1};
+    } else {
+      continue;
+    }
+    renumber(&nk[m], m, "");
+    m++;
+  }
+  p->kernels = nk;
+  p->nkernels = m;
+  return true;
+}
+
 bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   (void)g, (void)d;
   int n = p->nkernels;
@@ -143,14 +216,14 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   int extra = 0;
   for (int i = 0; i < n; i++) {
     how[i] = choose(p->target->info, &p->kernels[i], &split[i]);
-    extra += how[i] == EX_PARTIAL;
+    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK;
   }
   if (extra == 0) {
     bool any = false;
     for (int i = 0; i < n; i++)
       any |= how[i] != EX_NONE;
     if (!any)
-      return true;
+      return fills_to_kernels(a, p);
   }
   /* New kernel list: a partial kernel is followed by its combine kernel. */
   part_kernel *nk = arena_alloc(a, sizeof(part_kernel) * (size_t)(n + extra + 1));
@@ -171,6 +244,13 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       nk[m].split_count = split[i];
       renumber(&nk[m], m, "_atomic");
       m++;
+      continue;
+    }
+    if (how[i] == EX_SPLITK) {
+      part_splitk_kernels(a, p, &bcap, &k, split[i], &nk[m], &nk[m + 1]);
+      renumber(&nk[m], m, "_splitk");
+      renumber(&nk[m + 1], m + 1, "_combine");
+      m += 2;
       continue;
     }
     /* The workspace holds [split, outer*inner] partials in the accumulator type. */
@@ -209,17 +289,27 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
    * initialisation), the combine right after its partial. Edges come later from buffers. */
   int ncap = 0, nn = 0;
   launch_node *nodes = NULL;
+  /* inited[b]: b was filled and only accumulating kernels wrote it since, so a further
+   * accumulator into b needs no second fill (initialised exactly once, before the first) */
+  bool *inited = arena_alloc(a, sizeof(bool) * (size_t)(p->nbuffers + 1));
   for (int i = 0; i < p->nnodes; i++) {
     launch_node o = p->nodes[i];
     o.deps = NULL, o.ndeps = 0;
     if (o.kind != LAUNCH_KERNEL) {
+      if (o.dst_buf >= 0)
+        inited[o.dst_buf] = false;
       o.id = nn;
       ARENA_PUSH(a, nodes, nn, ncap, o);
       continue;
     }
     int old = o.kernel;
     const part_kernel *k = &nk[first_new[old]];
-    if (how[old] == EX_ATOMIC) {
+    int nwriters = how[old] == EX_ATOMIC ? 0 : how[old] == EX_NONE ? 1 : 2;
+    for (int w = 0; w < nwriters; w++) /* a plain write ends an accumulation */
+      for (int j = 0; j < k[w].nout; j++)
+        inited[k[w].out_bufs[j]] = false;
+    if (how[old] == EX_ATOMIC && !inited[k->out_bufs[0]]) {
+      inited[k->out_bufs[0]] = true;
       launch_node f = {.id = nn, .kind = LAUNCH_FILL, .kernel = -1, .src_buf = -1,
                        .dst_buf = k->out_bufs[0], .fill_offset = 0,
                        .fill_bytes = p->buffers[k->out_bufs[0]].bytes};
@@ -229,7 +319,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     o.id = nn;
     o.kernel = first_new[old];
     ARENA_PUSH(a, nodes, nn, ncap, o);
-    if (how[old] == EX_PARTIAL) {
+    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK) {
       o.id = nn;
       o.kernel = first_new[old] + 1;
       ARENA_PUSH(a, nodes, nn, ncap, o);
@@ -239,5 +329,5 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   p->nkernels = m;
   p->nodes = nodes;
   p->nnodes = nn;
-  return true;
+  return fills_to_kernels(a, p);
 }

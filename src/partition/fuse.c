@@ -1,19 +1,59 @@
-/* fuse.c: many:1 fusion of elementwise chains (epilogues, recomputed broadcast producers) into
- * groups that become one kernel each. */
+/* fuse.c: many:1 fusion of elementwise chains (epilogues, recomputed broadcast producers,
+ * transposes read as index maps) into groups that become one kernel each.
+ *
+ * Cost: every decision looks only at the ops involved and their neighbours. Groups are a
+ * union-find with per-group op lists and memory-read lists that concatenate in O(1); the one
+ * global question, "would this merge create a cycle between kernels", is a backward walk
+ * pruned by op position and capped by REACH_BUDGET, so the whole stage is O(n log n) in the
+ * number of ops (docs/partitioning.md, "Cost of the partitioner"). */
 #include "partition.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Operand edges a cycle query may examine before it gives up and refuses the merge. */
+#define REACH_BUDGET 4096
+
+/* Per-group singly linked lists of op-level edges, concatenated when groups merge. */
+typedef struct edge_list {
+  int *head, *tail; /* per group */
+  int *next, *target; /* per entry; target: the op at the other end */
+} edge_list;
+
 typedef struct fuse_state {
   const graph *g;
   int *group_of; /* per op: union-find element id, -1 for constants, views and dead ops */
-  int *parent;   /* union-find over provisional groups */
+  int *parent;   /* union-find over provisional groups (no rank: the root is the merge target,
+                    which the recomputation pass's visiting order depends on) */
   int ngroups;
-  const op **anchor; /* per union-find root: the group's non-elementwise op, or NULL */
-  char *seen;    /* scratch for reachability */
-  int *recomputed; /* per union-find root: cost of the small producers it recomputes */
   bool nofuse;   /* TOSAC_NO_FUSION: every op is a kernel of its own */
+  /* per op / value, computed once */
+  char *is_view;   /* op id: part_is_view */
+  char *is_map;    /* op id: a transpose read as an index map by elementwise consumers */
+  int *root_def;   /* value id: op id of the producer of its view root, -1 none */
+  char *is_result; /* value id: a function result */
+  int *use_start, *uses; /* value id -> reader op ids (CSR) */
+  /* per union-find root */
+  const op **anchor; /* the group's non-elementwise op, or NULL */
+  char *has_map;     /* holds an index-map transpose: elementwise kernels only */
+  int *recomputed;   /* cost of the small producers it recomputes */
+  int64_t *space;    /* elements of its largest op result */
+  int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
+  int next_ord;
+  edge_list ins, outs; /* operand reads across groups: by reading / by producing group */
+  int nedges;
+  int *op_head, *op_tail, *op_next; /* its ops, linked by op id */
+  /* memory reads: an op reading a view, or an index-map transpose reading its input, reads
+   * another group's bytes from memory; entry e is listed by reader and by producer group */
+  int *mr_reader, *mr_producer; /* op ids */
+  int *rd_head, *rd_tail, *rd_next, *nrd; /* entries by reading group */
+  int *pr_head, *pr_tail, *pr_next, *npr; /* entries by producing group */
+  int nmr;
+  /* cycle query scratch */
+  int *visit, stamp, *stack;
+  int *nb_seen, nb_stamp, *nbr;
+  int *setb, *setf;
+  int64_t *keys;
 } fuse_state;
 
 static int find(fuse_state *s, int x) {
@@ -24,10 +64,10 @@ static int find(fuse_state *s, int x) {
 
 /* The group that writes v's bytes: a view's value belongs to the producer of its root. */
 static int group_of_value(fuse_state *s, const value *v) {
-  v = part_view_root(v);
-  if (!v->def || s->group_of[v->def->id] < 0)
+  int d = s->root_def[v->id];
+  if (d < 0 || s->group_of[d] < 0)
     return -1;
-  return find(s, s->group_of[v->def->id]);
+  return find(s, s->group_of[d]);
 }
 
 static bool same_space(const tensor_type *a, const tensor_type *b) {
@@ -39,38 +79,162 @@ static bool same_space(const tensor_type *a, const tensor_type *b) {
   return true;
 }
 
-/* Does group `from` read, directly or through other groups, from group `to`?
- * `skip_direct` ignores the direct edge from->to (merging two groups joined by it is fine). */
-static bool reaches(fuse_state *s, int from, int to, bool skip_direct) {
-  memset(s->seen, 0, (size_t)s->ngroups);
-  int *stack = malloc(sizeof(int) * (size_t)(s->ngroups + 1));
+/* Concatenate list `from` onto list `to` (head/tail arrays per group, next per element). */
+static void list_append(int *head, int *tail, int *next, int to, int from) {
+  if (head[from] < 0)
+    return;
+  if (head[to] < 0)
+    head[to] = head[from];
+  else
+    next[tail[to]] = head[from];
+  tail[to] = tail[from];
+}
+
+/* Group `child` joins group `root` (root stays the union-find root). */
+static void merge(fuse_state *s, int child, int root) {
+  s->parent[child] = root;
+  if (!s->anchor[root])
+    s->anchor[root] = s->anchor[child];
+  s->has_map[root] |= s->has_map[child];
+  if (s->space[child] > s->space[root])
+    s->space[root] = s->space[child];
+  list_append(s->ins.head, s->ins.tail, s->ins.next, root, child);
+  list_append(s->outs.head, s->outs.tail, s->outs.next, root, child);
+  list_append(s->op_head, s->op_tail, s->op_next, root, child);
+  list_append(s->rd_head, s->rd_tail, s->rd_next, root, child);
+  list_append(s->pr_head, s->pr_tail, s->pr_next, root, child);
+  s->nrd[root] += s->nrd[child];
+  s->npr[root] += s->npr[child];
+}
+
+/* ---------------------------------------------------------------- legality of a merge
+ * place_op merges the group `cur` holding the newest op o with a group h that o reads. The
+ * group graph is a DAG and h -> cur is an edge, so the merge is legal unless
+ *   - h also reaches cur through a third group (the merged kernel would both feed and read
+ *     that group's kernel): order_for_merge;
+ *   - cur reads h's bytes from memory (through a view or as a transposed index map): the
+ *     merged kernel would read bytes it is still writing: reads_from_memory;
+ *   - h feeds cur's anchor: an elementwise op would become a prologue of a GEMM, which no
+ *     epilogue-taking kernel implements: feeds_anchor.
+ * The mirrored conditions (cur reaching h) would close a cycle with h -> cur and cannot hold.
+ *
+ * Groups keep a topological order `ord` (dynamic topological sort, Pearce & Kelly 2006): a
+ * path from h to cur only runs through groups ordered between them, so the search for it
+ * stays inside that window, and a legal merge reorders only the window's ancestors of cur and
+ * descendants of h. Groups are not contiguous in op order, so op positions cannot bound it. */
+
+/* The distinct other groups adjacent to z through edge list l (ins: producers, outs:
+ * consumers) into s->nbr; entries that became internal or duplicate are dropped for good, so
+ * walking a large group's list costs its external neighbours, amortised. */
+static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
+  int n = 0, prev = -1;
+  s->nb_stamp++;
+  for (int e = l->head[z]; e >= 0; e = l->next[e]) {
+    --*budget;
+    int p = find(s, s->group_of[l->target[e]]);
+    if (p == z || s->nb_seen[p] == s->nb_stamp) { /* unlink e */
+      if (prev < 0)
+        l->head[z] = l->next[e];
+      else
+        l->next[prev] = l->next[e];
+      continue;
+    }
+    s->nb_seen[p] = s->nb_stamp;
+    s->nbr[n++] = p;
+    prev = e;
+  }
+  if (prev >= 0)
+    l->tail[z] = prev;
+  return n;
+}
+
+/* Groups reachable from `from` along l whose ord lies strictly inside (lo, hi), into set
+ * (from included). Returns false when it meets `avoid` other than through the direct edge
+ * from -> avoid, or when the budget is spent. */
+static bool window(fuse_state *s, edge_list *l, int from, int avoid, int lo, int hi, int *set,
+                   int *nset, int *budget) {
+  s->stamp++;
+  s->visit[from] = s->stamp;
   int sp = 0;
-  stack[sp++] = from;
-  s->seen[from] = 1;
-  bool found = false;
-  while (sp > 0 && !found) {
-    int x = stack[--sp];
-    for (int i = 0; i < s->g->nops && !found; i++) {
-      const op *o = s->g->ops[i];
-      if (s->group_of[o->id] < 0 || find(s, s->group_of[o->id]) != x)
-        continue;
-      for (int j = 0; j < o->noperands; j++) {
-        int h = group_of_value(s, o->operands[j]);
-        if (h < 0 || h == x || s->seen[h])
-          continue;
-        if (h == to) {
-          if (skip_direct && x == from)
-            continue;
-          found = true;
-          break;
-        }
-        s->seen[h] = 1;
-        stack[sp++] = h;
+  s->stack[sp++] = from;
+  *nset = 0;
+  while (sp > 0) {
+    int z = s->stack[--sp];
+    set[(*nset)++] = z;
+    int n = neighbours(s, l, z, budget);
+    if (*budget < 0)
+      return false;
+    for (int i = 0; i < n; i++) {
+      int p = s->nbr[i];
+      if (p == avoid) {
+        if (z == from)
+          continue; /* the edge being contracted */
+        return false;
       }
+      if (s->visit[p] == s->stamp || s->ord[p] <= lo || s->ord[p] >= hi)
+        continue;
+      s->visit[p] = s->stamp;
+      s->stack[sp++] = p;
     }
   }
-  free(stack);
-  return found;
+  return true;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* Sort a set of groups by ord, as (ord << 32 | group) keys. */
+static void sort_by_ord(fuse_state *s, const int *set, int n, int64_t *key) {
+  for (int i = 0; i < n; i++)
+    key[i] = (int64_t)s->ord[set[i]] << 32 | set[i];
+  qsort(key, (size_t)n, sizeof *key, cmp_i64);
+}
+
+/* Can h and cur merge without a cycle? If so, renumber the window so that the ancestors of
+ * cur (B) precede the descendants of h (F) on the same ords, and return true; the merged
+ * group then takes cur's new ord. An exhausted budget refuses the merge (a missed fusion,
+ * never a wrong plan). */
+static bool order_for_merge(fuse_state *s, int cur, int h) {
+  int budget = REACH_BUDGET, nb, nf;
+  int lo = s->ord[h], hi = s->ord[cur];
+  if (!window(s, &s->ins, cur, h, lo, hi, s->setb, &nb, &budget) ||
+      !window(s, &s->outs, h, cur, lo, hi, s->setf, &nf, &budget))
+    return false;
+  int64_t *kb = s->keys, *kf = s->keys + nb, *pool = s->keys + nb + nf;
+  sort_by_ord(s, s->setb, nb, kb);
+  sort_by_ord(s, s->setf, nf, kf);
+  for (int i = 0; i < nb + nf; i++)
+    pool[i] = i < nb ? kb[i] >> 32 : kf[i - nb] >> 32;
+  qsort(pool, (size_t)(nb + nf), sizeof *pool, cmp_i64);
+  for (int i = 0; i < nb; i++)
+    s->ord[kb[i] & 0xffffffff] = (int)pool[i];
+  for (int i = 0; i < nf; i++)
+    s->ord[kf[i] & 0xffffffff] = (int)pool[nb + i];
+  return true;
+}
+
+/* Does group cur read group h's bytes from memory? Walks the shorter of the two lists. */
+static bool reads_from_memory(fuse_state *s, int cur, int h) {
+  if (s->nrd[cur] <= s->npr[h]) {
+    for (int e = s->rd_head[cur]; e >= 0; e = s->rd_next[e])
+      if (find(s, s->group_of[s->mr_producer[e]]) == h)
+        return true;
+  } else {
+    for (int e = s->pr_head[h]; e >= 0; e = s->pr_next[e])
+      if (find(s, s->group_of[s->mr_reader[e]]) == cur)
+        return true;
+  }
+  return false;
+}
+
+static bool feeds_anchor(fuse_state *s, int cur, int h) {
+  const op *a = s->anchor[cur];
+  for (int j = 0; a && j < a->noperands; j++)
+    if (group_of_value(s, a->operands[j]) == h)
+      return true;
+  return false;
 }
 
 /* Anchors whose kernels apply elementwise consumers in registers before the store. */
@@ -78,51 +242,83 @@ static bool takes_epilogue(const op *anchor) {
   return op_table[anchor->kind].family == FAM_MATMUL;
 }
 
-/* A group holds at most one anchor, and elementwise ops join it only as its epilogue. */
+/* A group holds at most one anchor, and elementwise ops join it only as its epilogue; an
+ * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
   const op *x = s->anchor[a], *y = s->anchor[b];
   if (x && y)
+    return false;
+  if ((x && s->has_map[b]) || (y && s->has_map[a]))
     return false;
   const op *anc = x ? x : y;
   return !anc || takes_epilogue(anc);
 }
 
-/* An op never shares a kernel with the producer of a view it reads: the kernel would read
- * through the alias bytes that it is itself still writing. */
-static bool view_conflict(fuse_state *s, int a, int b) {
-  for (int i = 0; i < s->g->nops; i++) {
-    const op *o = s->g->ops[i];
-    if (s->group_of[o->id] < 0)
-      continue;
-    int x = find(s, s->group_of[o->id]);
-    if (x != a && x != b)
-      continue;
-    for (int j = 0; j < o->noperands; j++) {
-      const value *v = o->operands[j];
-      if (!v->def || !part_is_view(v->def))
-        continue;
-      int h = group_of_value(s, v);
-      if (h == a || h == b)
-        return true;
-    }
-  }
-  return false;
+/* ---------------------------------------------------------------- placement */
+
+static void edge_add(edge_list *l, int grp, int e, int target) {
+  l->target[e] = target;
+  l->next[e] = -1;
+  if (l->head[grp] < 0)
+    l->head[grp] = e;
+  else
+    l->next[l->tail[grp]] = e;
+  l->tail[grp] = e;
 }
 
-/* Try to put op o into a group of one of its producers, merging producer groups it connects.
- * Non-elementwise ops start a group of their own: they never fuse with their producers. */
-static void place_op(fuse_state *s, const op *o) {
+static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
+  int d = s->root_def[v->id];
+  if (d < 0 || s->group_of[d] < 0)
+    return; /* a constant or an argument */
+  int e = s->nmr++, rg = s->group_of[reader->id], pg = find(s, s->group_of[d]);
+  s->mr_reader[e] = reader->id;
+  s->mr_producer[e] = d;
+  s->rd_next[e] = s->pr_next[e] = -1;
+  s->rd_head[rg] < 0 ? (s->rd_head[rg] = e) : (s->rd_next[s->rd_tail[rg]] = e);
+  s->rd_tail[rg] = e;
+  s->pr_head[pg] < 0 ? (s->pr_head[pg] = e) : (s->pr_next[s->pr_tail[pg]] = e);
+  s->pr_tail[pg] = e;
+  s->nrd[rg]++;
+  s->npr[pg]++;
+}
+
+static int new_group(fuse_state *s, const op *o) {
   int gid = s->ngroups++;
   s->parent[gid] = gid;
   s->group_of[o->id] = gid;
+  s->op_head[gid] = s->op_tail[gid] = o->id;
+  s->op_next[o->id] = -1;
+  s->rd_head[gid] = s->pr_head[gid] = -1;
+  s->ins.head[gid] = s->outs.head[gid] = -1;
+  s->ord[gid] = s->next_ord++;
+  s->space[gid] = o->nresults ? tensor_numel(&o->results[0]->type) : 0;
   bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE;
-  s->anchor[gid] = elementwise ? NULL : o;
-  if (!elementwise || o->nresults != 1 || s->nofuse)
+  s->anchor[gid] = elementwise || s->is_map[o->id] ? NULL : o;
+  s->has_map[gid] = s->is_map[o->id];
+  for (int j = 0; j < o->noperands; j++) {
+    const value *v = o->operands[j];
+    int d = s->root_def[v->id];
+    if (d >= 0 && s->group_of[d] >= 0) {
+      edge_add(&s->ins, gid, s->nedges++, d);
+      edge_add(&s->outs, find(s, s->group_of[d]), s->nedges++, o->id);
+    }
+    if (s->is_map[o->id] || (v->def && s->is_view[v->def->id]))
+      add_memory_read(s, o, v);
+  }
+  return gid;
+}
+
+/* Try to put op o into a group of one of its producers, merging producer groups it connects.
+ * Non-elementwise ops (and index-map transposes) start a group of their own: they never fuse
+ * with their producers. */
+static void place_op(fuse_state *s, const op *o) {
+  int gid = new_group(s, o);
+  if (op_table[o->kind].family != FAM_ELEMENTWISE || o->nresults != 1 || s->nofuse)
     return;
   const tensor_type *space = &o->results[0]->type;
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
-    if (v->def && part_is_view(v->def))
+    if (v->def && s->is_view[v->def->id])
       continue; /* a view is read from memory: its producer stays a kernel of its own */
     int h = group_of_value(s, v);
     int cur = find(s, gid);
@@ -131,12 +327,11 @@ static void place_op(fuse_state *s, const op *o) {
     /* A table lookup needs its table as a pointer, which only elementwise kernels pass. */
     if (o->kind == OP_TABLE && (s->anchor[h] || s->anchor[cur]))
       continue;
-    /* Merging h and cur is legal when neither reaches the other through a third group. */
-    if (reaches(s, cur, h, true) || reaches(s, h, cur, true) || view_conflict(s, cur, h))
+    if (feeds_anchor(s, cur, h) || reads_from_memory(s, cur, h) || !order_for_merge(s, cur, h))
       continue;
-    if (!s->anchor[h])
-      s->anchor[h] = s->anchor[cur];
-    s->parent[cur] = h;
+    int at = s->ord[cur];
+    merge(s, cur, h);
+    s->ord[h] = at;
   }
 }
 
@@ -148,8 +343,11 @@ static void place_op(fuse_state *s, const op *o) {
 #define RECOMPUTE_MAX_COST 8       /* per consuming kernel, in the units of recompute_cost */
 #define RECOMPUTE_MAX_ELEMS 65536  /* largest value recomputed */
 
-/* ALU cost of evaluating o once; -1: never recomputed (lookups, per-channel rescale). */
-static int recompute_cost(const op *o) {
+/* ALU cost of evaluating o once; -1: never recomputed (lookups, per-channel rescale). An
+ * index-map transpose costs nothing: its consumer reads the input through broadcast strides. */
+static int recompute_cost(const fuse_state *s, const op *o) {
+  if (s->is_map[o->id])
+    return 0;
   switch (o->kind) {
   case OP_EXP: case OP_LOG: case OP_TANH: case OP_SIGMOID: case OP_ERF: case OP_POW:
   case OP_SIN: case OP_COS: case OP_RECIPROCAL: case OP_RSQRT: case OP_INTDIV: case OP_DIV:
@@ -161,50 +359,24 @@ static int recompute_cost(const op *o) {
   }
 }
 
-static bool is_result(const graph *g, const value *v) {
-  for (int r = 0; r < g->nresults; r++)
-    if (g->results[r] == v)
-      return true;
-  return false;
-}
-
-/* Elements of group x's iteration space: its largest op result. */
-static int64_t group_space(fuse_state *s, int x) {
-  int64_t n = 0;
-  for (int i = 0; i < s->g->nops; i++) {
-    const op *o = s->g->ops[i];
-    if (s->group_of[o->id] >= 0 && find(s, s->group_of[o->id]) == x && o->nresults &&
-        tensor_numel(&o->results[0]->type) > n)
-      n = tensor_numel(&o->results[0]->type);
-  }
-  return n;
-}
-
 /* The single group that reads group h's values, when h qualifies for recomputation; -1 else.
  * A value read by several kernels is materialised once instead: recomputing it in each would
  * multiply the work and still not save its producer's launch. */
 static int recompute_target(fuse_state *s, int h, int *cost) {
-  const graph *g = s->g;
   int target = -1;
   *cost = 0;
-  for (int i = 0; i < g->nops; i++) {
-    const op *o = g->ops[i];
-    if (s->group_of[o->id] < 0 || find(s, s->group_of[o->id]) != h)
-      continue;
-    int c = recompute_cost(o);
-    if (c < 0 || o->nresults != 1 || is_result(g, o->results[0]) ||
+  for (int oi = s->op_head[h]; oi >= 0; oi = s->op_next[oi]) {
+    const op *o = s->g->ops[oi];
+    int c = recompute_cost(s, o);
+    if (c < 0 || o->nresults != 1 || s->is_result[o->results[0]->id] ||
         tensor_numel(&o->results[0]->type) > RECOMPUTE_MAX_ELEMS)
       return -1;
     *cost += c;
-    for (int k = 0; k < g->nops; k++) {
-      const op *u = g->ops[k];
-      bool reads = false;
-      for (int j = 0; j < u->noperands; j++)
-        reads |= u->operands[j] == o->results[0];
-      if (!reads)
-        continue;
+    int v = o->results[0]->id;
+    for (int k = s->use_start[v]; k < s->use_start[v + 1]; k++) {
+      const op *u = s->g->ops[s->uses[k]];
       if (s->group_of[u->id] < 0) {
-        if (part_is_view(u))
+        if (s->is_view[u->id])
           return -1; /* read from memory through an alias */
         continue;    /* dead */
       }
@@ -219,6 +391,9 @@ static int recompute_target(fuse_state *s, int h, int *cost) {
   return target;
 }
 
+/* No cycle or memory-read check is needed: every reader of h is an elementwise op of t (no
+ * view, no transpose), so a path between h and t through a third group, or t's bytes read
+ * from memory by h, would close a cycle. */
 static bool try_recompute(fuse_state *s, int h) {
   if (s->anchor[h])
     return false;
@@ -226,15 +401,15 @@ static bool try_recompute(fuse_state *s, int h) {
   int t = recompute_target(s, h, &cost);
   if (t < 0 || !compatible(s, h, t) || s->recomputed[t] + s->recomputed[h] + cost > RECOMPUTE_MAX_COST)
     return false;
-  if (group_space(s, h) >= group_space(s, t))
+  if (s->space[h] >= s->space[t])
     return false;
-  if (reaches(s, t, h, true) || reaches(s, h, t, true) || view_conflict(s, h, t))
-    return false;
-  s->parent[h] = t;
+  merge(s, h, t);
   s->recomputed[t] += s->recomputed[h] + cost;
   return true;
 }
 
+/* Passes over all groups until nothing changes; each pass is linear, and a pass only repeats
+ * when a merge enabled another one (a chain of ever larger broadcasts), so there are few. */
 static void recompute_small_groups(fuse_state *s) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -243,6 +418,8 @@ static void recompute_small_groups(fuse_state *s) {
         changed = true;
   }
 }
+
+/* ---------------------------------------------------------------- per-graph facts */
 
 /* Ops whose results reach no graph result are dead: they get no group and no kernel. */
 static char *live_ops(arena *a, const graph *g) {
@@ -260,69 +437,218 @@ static char *live_ops(arena *a, const graph *g) {
   return live;
 }
 
+/* Readers of every value (CSR), view flags and view roots, result flags. */
+static void index_graph(arena *a, fuse_state *s) {
+  const graph *g = s->g;
+  s->is_view = arena_alloc(a, (size_t)g->nops + 1);
+  s->root_def = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  s->is_result = arena_alloc(a, (size_t)g->nvalues + 1);
+  s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
+  int *root = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
+  for (int i = 0; i < g->nvalues; i++)
+    root[i] = i;
+  for (int r = 0; r < g->nresults; r++)
+    s->is_result[g->results[r]->id] = 1;
+  int nuses = 0;
+  for (int i = 0; i < g->nops; i++) { /* topological: a view's operand root is known */
+    const op *o = g->ops[i];
+    s->is_view[o->id] = part_is_view(o);
+    if (s->is_view[o->id])
+      root[o->results[0]->id] = root[o->operands[0]->id];
+    for (int j = 0; j < o->noperands; j++)
+      s->use_start[o->operands[j]->id + 1]++;
+    nuses += o->noperands;
+  }
+  for (int i = 0; i < g->nvalues; i++) {
+    const value *rv = g->values[root[i]];
+    s->root_def[i] = rv->def ? rv->def->id : -1;
+    s->use_start[i + 1] += s->use_start[i];
+  }
+  s->uses = arena_alloc(a, sizeof(int) * (size_t)(nuses + 1));
+  int *fill = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  for (int i = 0; i < g->nops; i++)
+    for (int j = 0; j < g->ops[i]->noperands; j++) {
+      int v = g->ops[i]->operands[j]->id;
+      s->uses[s->use_start[v] + fill[v]++] = g->ops[i]->id;
+    }
+}
+
+/* Does u read its operand j as data that an elementwise kernel indexes per element (not a
+ * table, shift or zero point read at compile time or through a pointer)? */
+static bool reads_as_element(const op *u, int j) {
+  switch (u->kind) {
+  case OP_MUL: return j < 2;
+  case OP_NEGATE: case OP_TABLE: case OP_RESCALE: return j == 0;
+  default: return true;
+  }
+}
+
+/* A transpose whose result only elementwise ops read (and is no function result) is an index
+ * map: its consumers' kernel reads the input through permuted strides instead of a copy. */
+static bool index_map(fuse_state *s, const char *live, const op *o) {
+  if (o->kind != OP_TRANSPOSE || s->nofuse || s->is_view[o->id] || o->nresults != 1 ||
+      o->noperands != 1 || o->results[0]->type.elem == ET_INDEX)
+    return false;
+  int v = o->results[0]->id, nlive = 0;
+  if (s->is_result[v])
+    return false;
+  for (int k = s->use_start[v]; k < s->use_start[v + 1]; k++) {
+    const op *u = s->g->ops[s->uses[k]];
+    if (!live[u->id])
+      continue;
+    if (op_table[u->kind].family != FAM_ELEMENTWISE)
+      return false;
+    for (int j = 0; j < u->noperands; j++)
+      if (u->operands[j]->id == v && !reads_as_element(u, j))
+        return false;
+    nlive++;
+  }
+  return nlive > 0;
+}
+
+/* ---------------------------------------------------------------- groups in launch order */
+
+/* Min-heap of group numbers, for Kahn's algorithm with ties broken by number. */
+static void heap_push(int *h, int *n, int x) {
+  int i = (*n)++;
+  for (; i > 0 && h[(i - 1) / 2] > x; i = (i - 1) / 2)
+    h[i] = h[(i - 1) / 2];
+  h[i] = x;
+}
+
+static int heap_pop(int *h, int *n) {
+  int top = h[0], x = h[--*n], i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= *n)
+      break;
+    if (c + 1 < *n && h[c + 1] < h[c])
+      c++;
+    if (h[c] >= x)
+      break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (*n > 0)
+    h[i] = x;
+  return top;
+}
+
+/* Number groups 0..n-1 topologically: among the groups whose producers are all numbered, the
+ * one whose first op comes first. Edges are counted with multiplicity (one per operand read
+ * across groups), which leaves the order unchanged and needs no deduplication. */
+static void order_groups(arena *a, const graph *g, int *group_of, int n, const int *root_def) {
+  int *start = arena_alloc(a, sizeof(int) * (size_t)(n + 2));
+  int *indeg = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  int *fill = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  int *adj = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < g->nops; i++) {
+      const op *o = g->ops[i];
+      int to = group_of[o->id];
+      for (int j = 0; to >= 0 && j < o->noperands; j++) {
+        int d = root_def[o->operands[j]->id];
+        int from = d >= 0 ? group_of[d] : -1;
+        if (from < 0 || from == to)
+          continue;
+        if (pass)
+          adj[start[from] + fill[from]++] = to;
+        else
+          start[from + 1]++, indeg[to]++;
+      }
+    }
+    if (!pass) {
+      for (int x = 0; x < n; x++)
+        start[x + 1] += start[x];
+      adj = arena_alloc(a, sizeof(int) * (size_t)(start[n] + 1));
+    }
+  }
+  int *heap = arena_alloc(a, sizeof(int) * (size_t)(n + 1)), nheap = 0;
+  int *rank = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  for (int x = 0; x < n; x++)
+    if (indeg[x] == 0)
+      heap_push(heap, &nheap, x);
+  for (int k = 0; k < n; k++) {
+    int pick = heap_pop(heap, &nheap);
+    rank[pick] = k;
+    for (int e = start[pick]; e < start[pick + 1]; e++)
+      if (--indeg[adj[e]] == 0)
+        heap_push(heap, &nheap, adj[e]);
+  }
+  for (int i = 0; i < g->nops; i++)
+    if (group_of[g->ops[i]->id] >= 0)
+      group_of[g->ops[i]->id] = rank[group_of[g->ops[i]->id]];
+}
+
+static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
+
 int part_fuse(arena *a, const graph *g, int *group_of) {
   fuse_state s = {.g = g, .group_of = group_of};
-  s.parent = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
-  s.seen = arena_alloc(a, (size_t)(g->nops + 1));
-  s.anchor = arena_alloc(a, sizeof(op *) * (size_t)(g->nops + 1));
-  s.recomputed = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
+  size_t n = (size_t)g->nops + 1;
   s.nofuse = part_fusion_disabled();
+  index_graph(a, &s);
+  s.parent = zalloc(a, n, sizeof(int));
+  s.anchor = zalloc(a, n, sizeof(op *));
+  s.has_map = zalloc(a, n, 1);
+  s.is_map = zalloc(a, n, 1);
+  s.recomputed = zalloc(a, n, sizeof(int));
+  s.space = zalloc(a, n, sizeof(int64_t));
+  s.ord = zalloc(a, n, sizeof(int));
+  s.nb_seen = zalloc(a, n, sizeof(int));
+  s.nbr = zalloc(a, n, sizeof(int));
+  s.setb = zalloc(a, n, sizeof(int));
+  s.setf = zalloc(a, n, sizeof(int));
+  s.keys = zalloc(a, 2 * n, sizeof(int64_t));
+  size_t nedge = 2 * (size_t)s.use_start[g->nvalues] + 1;
+  edge_list *ls[2] = {&s.ins, &s.outs};
+  for (int i = 0; i < 2; i++) {
+    ls[i]->head = zalloc(a, n, sizeof(int));
+    ls[i]->tail = zalloc(a, n, sizeof(int));
+    ls[i]->next = zalloc(a, nedge, sizeof(int));
+    ls[i]->target = zalloc(a, nedge, sizeof(int));
+  }
+  s.op_head = zalloc(a, n, sizeof(int));
+  s.op_tail = zalloc(a, n, sizeof(int));
+  s.op_next = zalloc(a, n, sizeof(int));
+  s.rd_head = zalloc(a, n, sizeof(int));
+  s.rd_tail = zalloc(a, n, sizeof(int));
+  s.pr_head = zalloc(a, n, sizeof(int));
+  s.pr_tail = zalloc(a, n, sizeof(int));
+  s.nrd = zalloc(a, n, sizeof(int));
+  s.npr = zalloc(a, n, sizeof(int));
+  size_t nmr = (size_t)s.use_start[g->nvalues] + 1; /* at most one entry per operand */
+  s.mr_reader = zalloc(a, nmr, sizeof(int));
+  s.mr_producer = zalloc(a, nmr, sizeof(int));
+  s.rd_next = zalloc(a, nmr, sizeof(int));
+  s.pr_next = zalloc(a, nmr, sizeof(int));
+  s.visit = zalloc(a, n, sizeof(int));
+  s.stack = zalloc(a, n, sizeof(int));
   char *live = live_ops(a, g);
-  for (int i = 0; i < g->nops; i++)
+  for (int i = 0; i < g->nops; i++) {
     group_of[i] = -1;
+    s.is_map[g->ops[i]->id] = index_map(&s, live, g->ops[i]);
+  }
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
-    if (op_table[o->kind].family != FAM_CONST && live[o->id] && !part_is_view(o))
+    if (op_table[o->kind].family != FAM_CONST && live[o->id] && !s.is_view[o->id])
       place_op(&s, o);
   }
   if (!s.nofuse)
     recompute_small_groups(&s);
-  /* Renumber roots densely, then order groups topologically (smallest first op first). */
-  int *root_id = arena_alloc(a, sizeof(int) * (size_t)(s.ngroups + 1));
+  /* Renumber roots densely in order of their first op, then order groups topologically. */
+  int *root_id = zalloc(a, (size_t)s.ngroups + 1, sizeof(int));
   for (int i = 0; i < s.ngroups; i++)
     root_id[i] = -1;
-  int n = 0;
+  int ng = 0;
   for (int i = 0; i < g->nops; i++) {
     int x = group_of[g->ops[i]->id];
     if (x < 0)
       continue;
     int r = find(&s, x);
     if (root_id[r] < 0)
-      root_id[r] = n++;
+      root_id[r] = ng++;
     group_of[g->ops[i]->id] = root_id[r];
   }
-  /* Kahn's algorithm over group edges; ties broken by number for determinism. */
-  char *edge = arena_alloc(a, (size_t)n * (size_t)n + 1);
-  int *indeg = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
-  for (int i = 0; i < g->nops; i++) {
-    const op *o = g->ops[i];
-    int to = group_of[o->id];
-    if (to < 0)
-      continue;
-    for (int j = 0; j < o->noperands; j++) {
-      const value *v = part_view_root(o->operands[j]);
-      int from = v->def ? group_of[v->def->id] : -1;
-      if (from >= 0 && from != to && !edge[from * n + to]) {
-        edge[from * n + to] = 1;
-        indeg[to]++;
-      }
-    }
-  }
-  int *rank = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
-  char *done = arena_alloc(a, (size_t)n + 1);
-  for (int k = 0; k < n; k++) {
-    int pick = -1;
-    for (int x = 0; x < n && pick < 0; x++)
-      if (!done[x] && indeg[x] == 0)
-        pick = x;
-    done[pick] = 1;
-    rank[pick] = k;
-    for (int y = 0; y < n; y++)
-      if (edge[pick * n + y])
-        indeg[y]--;
-  }
-  for (int i = 0; i < g->nops; i++)
-    if (group_of[g->ops[i]->id] >= 0)
-      group_of[g->ops[i]->id] = rank[group_of[g->ops[i]->id]];
-  return n;
+  order_groups(a, g, group_of, ng, s.root_def);
+  return ng;
 }

@@ -444,10 +444,15 @@ static void add_copies(plan_builder *b, int *node_cap) {
   }
 }
 
+/* The op a kernel is built around: its first non-elementwise op. Transposes that fusion put
+ * into an elementwise kernel (index maps, fuse.c) are read through strides, not anchors. */
 static const op *find_anchor(const part_kernel *k) {
+  bool elementwise = false;
+  for (int i = 0; i < k->nops; i++)
+    elementwise |= op_table[k->ops[i]->kind].family == FAM_ELEMENTWISE;
   for (int i = 0; i < k->nops; i++) {
     op_family f = op_table[k->ops[i]->kind].family;
-    if (f != FAM_CONST && f != FAM_ELEMENTWISE)
+    if (f != FAM_CONST && f != FAM_ELEMENTWISE && !(elementwise && k->ops[i]->kind == OP_TRANSPOSE))
       return k->ops[i];
   }
   return NULL;

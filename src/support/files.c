@@ -1,20 +1,18 @@
-/* files.c: whole-file reads and crash-safe writes (temporary name, then rename). */
+/* files.c: whole-file reads, mapped source text, and crash-safe writes (temporary name, then
+ * rename). */
 #include "tosac.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *read_file(const char *path, size_t *size, char *err, size_t errsize) {
-  bool is_stdin = strcmp(path, "-") == 0;
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errsize, "cannot read '%s': %s", path, strerror(errno));
-    return NULL;
-  }
+/* The rest of stream f (closed afterwards unless it is stdin). */
+static char *read_stream(FILE *f, bool is_stdin, const char *path, size_t *size, char *err,
+                         size_t errsize) {
   struct stat st = {0};
   if (!is_stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
     snprintf(err, errsize, "cannot read '%s': Is a directory", path);
@@ -58,23 +56,118 @@ char *read_file(const char *path, size_t *size, char *err, size_t errsize) {
   return buf;
 }
 
-/* Devices, pipes and terminals (/dev/null, /dev/stdout) are written in place: renaming a
- * temporary file over them would replace the device with a regular file. */
-static bool write_in_place(const char *path, const void *data, size_t size, char *err,
-                           size_t errsize) {
-  int fd = open(path, O_WRONLY | O_TRUNC);
+char *read_file(const char *path, size_t *size, char *err, size_t errsize) {
+  bool is_stdin = strcmp(path, "-") == 0;
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errsize, "cannot read '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  return read_stream(f, is_stdin, path, size, err, errsize);
+}
+
+/* ---------------------------------------------------------------- source text */
+static size_t page_size(void) {
+  static size_t ps;
+  if (!ps) {
+    long v = sysconf(_SC_PAGESIZE);
+    ps = v > 0 ? (size_t)v : 4096;
+  }
+  return ps;
+}
+
+/* The mapping is one page longer than the file when the file fills its last page, so the
+ * byte after the text is a readable NUL either way: the kernel zero-fills the rest of the
+ * file's last page, and an anonymous page reserved under the mapping supplies the NUL when
+ * there is no rest. */
+static size_t mapping_size(size_t len) {
+  size_t ps = page_size();
+  return (len + 1 + ps - 1) / ps * ps;
+}
+
+static char *map_text(int fd, size_t len) {
+  size_t total = mapping_size(len);
+  char *base = mmap(NULL, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED)
+    return NULL;
+  if (mmap(base, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    munmap(base, total);
+    return NULL;
+  }
+  return base;
+}
+
+char *source_load(const char *path, size_t *size, bool *mapped, char *err, size_t errsize) {
+  *mapped = false;
+  struct stat st;
+  int fd = strcmp(path, "-") ? open(path, O_RDONLY) : -1;
+  /* Only non-empty regular files are mapped (mmap of length 0 fails, and /proc files report
+   * size 0); if mapping fails for any reason the read path still works. */
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < SIZE_MAX / 2) {
+    char *text = map_text(fd, (size_t)st.st_size);
+    if (text) {
+      close(fd);
+      /* Read once, front to back: ask for read-ahead and no lingering pages. */
+      madvise(text, (size_t)st.st_size, MADV_SEQUENTIAL);
+      *mapped = true;
+      *size = (size_t)st.st_size;
+      return text;
+    }
+  }
+  /* A named pipe is read through the descriptor already open: reopening it could lose what
+   * the writer sent. */
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+  if (f)
+    return read_stream(f, false, path, size, err, errsize);
+  if (fd >= 0)
+    close(fd);
+  return read_file(path, size, err, errsize);
+}
+
+void source_unload(char *text, size_t size, bool mapped) {
+  if (mapped)
+    munmap(text, mapping_size(size));
+  else
+    free(text);
+}
+
+const char *source_release(const source_file *src, const char *from, const char *to) {
+  if (!src->mapped || to <= from)
+    return from;
+  uintptr_t ps = page_size(), lo = ((uintptr_t)from + ps - 1) & ~(ps - 1), hi = (uintptr_t)to & ~(ps - 1);
+  if (hi <= lo)
+    return from;
+  /* Private, read-only and never written: dropping the pages loses nothing, a later read
+   * (a diagnostic's source line) faults them back in from the file. */
+  madvise((void *)lo, hi - lo, MADV_DONTNEED);
+  return (const char *)hi;
+}
+
+static bool write_all(int fd, const void *data, size_t size) {
   const char *p = data;
-  size_t left = size;
-  while (fd >= 0 && left > 0) {
-    ssize_t w = write(fd, p, left);
+  while (size > 0) {
+    ssize_t w = write(fd, p, size);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
-      break;
+      return false;
     p += w;
-    left -= (size_t)w;
+    size -= (size_t)w;
   }
-  bool ok = fd >= 0 && left == 0;
+  return true;
+}
+
+/* What goes into the file, written to an open descriptor. */
+typedef bool (*file_writer)(int fd, const void *ctx);
+
+/* Devices, pipes and terminals (/dev/null, /dev/stdout) are written in place: renaming a
+ * temporary file over them would replace the device with a regular file. */
+static bool write_in_place(const char *path, file_writer fill, const void *ctx, char *err,
+                           size_t errsize) {
+  int fd = open(path, O_WRONLY | O_TRUNC);
+  errno = 0;
+  bool ok = fd >= 0 && fill(fd, ctx);
   if (fd >= 0 && close(fd) != 0)
     ok = false;
   if (!ok)
@@ -82,15 +175,15 @@ static bool write_in_place(const char *path, const void *data, size_t size, char
   return ok;
 }
 
-bool write_file_atomic(const char *path, const void *data, size_t size, char *err,
-                       size_t errsize) {
+static bool write_via_temp(const char *path, file_writer fill, const void *ctx, char *err,
+                           size_t errsize) {
   struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) {
       snprintf(err, errsize, "cannot write '%s': Is a directory", path);
       return false;
     }
-    return write_in_place(path, data, size, err, errsize);
+    return write_in_place(path, fill, ctx, err, errsize);
   }
   size_t len = strlen(path);
   char *tmp = malloc(len + 16);
@@ -105,21 +198,12 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *er
     free(tmp);
     return false;
   }
-  const char *p = data;
-  size_t left = size;
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      break;
-    p += w;
-    left -= (size_t)w;
-  }
+  errno = 0;
+  bool ok = fill(fd, ctx);
   /* mkstemp creates 0600; outputs get the usual umask-derived mode like any compiler output. */
   mode_t mask = umask(0);
   umask(mask);
-  bool ok = left == 0 && fchmod(fd, 0666 & ~mask) == 0;
+  ok = ok && fchmod(fd, 0666 & ~mask) == 0;
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, path) != 0) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
@@ -129,4 +213,70 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *er
   }
   free(tmp);
   return true;
+}
+
+typedef struct bytes_ctx {
+  const void *data;
+  size_t size;
+} bytes_ctx;
+
+static bool write_bytes(int fd, const void *ctx) {
+  const bytes_ctx *b = ctx;
+  return write_all(fd, b->data, b->size);
+}
+
+bool write_file_atomic(const char *path, const void *data, size_t size, char *err,
+                       size_t errsize) {
+  bytes_ctx b = {data, size};
+  return write_via_temp(path, write_bytes, &b, err, errsize);
+}
+
+typedef struct pieces_ctx {
+  size_t total;
+  const file_piece *pieces;
+  int n;
+} pieces_ctx;
+
+/* `span` bytes of `size`-byte data repeated (a zero gap is data = NULL). Written through one
+ * 64 KiB buffer of whole repeats. */
+static bool write_repeated(int fd, const void *data, size_t size, size_t span) {
+  unsigned char buf[1 << 16];
+  if (data && (size == 0 || size > sizeof buf))
+    return false; /* elements are at most 8 bytes */
+  size_t fill = data ? sizeof buf / size * size : sizeof buf;
+  if (!data)
+    memset(buf, 0, fill);
+  for (size_t o = 0; data && o < fill; o += size)
+    memcpy(buf + o, data, size);
+  while (span > 0) {
+    size_t n = span < fill ? span : fill;
+    if (!write_all(fd, buf, n))
+      return false;
+    span -= n;
+  }
+  return true;
+}
+
+static bool write_pieces(int fd, const void *ctx) {
+  const pieces_ctx *c = ctx;
+  size_t at = 0;
+  for (int i = 0; i < c->n; i++) {
+    const file_piece *pc = &c->pieces[i];
+    if (pc->offset < at || pc->offset + pc->span > c->total)
+      return false; /* overlapping or out of range: a caller bug */
+    if (pc->offset > at && !write_repeated(fd, NULL, 0, pc->offset - at))
+      return false;
+    bool ok = pc->span == pc->size ? write_all(fd, pc->data, pc->size)
+                                   : write_repeated(fd, pc->data, pc->size, pc->span);
+    if (!ok)
+      return false;
+    at = pc->offset + pc->span;
+  }
+  return at == c->total || write_repeated(fd, NULL, 0, c->total - at);
+}
+
+bool write_file_pieces(const char *path, size_t total, const file_piece *pieces, int n, char *err,
+                       size_t errsize) {
+  pieces_ctx c = {total, pieces, n};
+  return write_via_temp(path, write_pieces, &c, err, errsize);
 }

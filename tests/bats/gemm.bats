@@ -212,3 +212,52 @@ M
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }
+
+@test "large-GEMM default (256x256 tile, 8 waves of 128x64, k-packed fragments) matches the oracle, masked and mask-free" {
+  # 16 x 260x300 outputs: 64 work-group tiles of 256x256, none a tile multiple (masked loads)
+  graph big_f16 matmul f16 16,260,40,300
+  oracle big_f16 gfx908,gfx90a,gfx942,gfx950
+  # 32 x 256x256 outputs, K = 16: tile multiples, the loads carry no masks
+  graph big_bf16 matmul bf16 32,256,16,256
+  oracle big_bf16 gfx90a,gfx942
+  graph big_f32 matmul f32 32,256,8,256
+  oracle big_f32 gfx908,gfx942
+  graph big_i8 matmul i8 32,256,32,256
+  oracle big_i8 gfx90a,gfx942,gfx950
+}
+
+@test "large f16 GEMM on CDNA: 2 waves/SIMD from the code object's registers and LDS, no spills, ds_read_b128 in the loop" {
+  graph sq_f16 matmul f16 1,2048,2048,2048
+  run "$TOSAC" "$BATS_FILE_TMPDIR/sq_f16.mlir" --offload-arch=gfx908,gfx90a,gfx942,gfx950 \
+    -o "$BATS_FILE_TMPDIR/sq.hipfb" --manifest="$BATS_FILE_TMPDIR/sq.json"
+  assert_success
+  cd "$BATS_FILE_TMPDIR"
+  for t in gfx908 gfx90a gfx942 gfx950; do
+    clang-offload-bundler-22 -type=o -unbundle -input=sq.hipfb -targets="hipv4-amdgcn-amd-amdhsa--$t" -output=sq_$t.co
+    llvm-readelf-22 --notes sq_$t.co > sq_$t.notes
+    llvm-objdump-22 -d sq_$t.co > sq_$t.dis
+  done
+  run /usr/bin/python3 - <<'PY'
+import json, re
+man = {t["processor"]: t for t in json.load(open("sq.json"))["targets"]}
+for t in ("gfx908", "gfx90a", "gfx942", "gfx950"):
+    note = open(f"sq_{t}.notes").read()
+    get = lambda k: int(re.search(rf"\.{k}:\s+(\d+)", note).group(1))
+    v, a, lds = get("vgpr_count"), get("agpr_count"), get("group_segment_fixed_size")
+    assert get("vgpr_spill_count") == get("sgpr_spill_count") == get("private_segment_fixed_size") == 0, t
+    tun = man[t]["kernels"][0]["tuning"]
+    assert (tun["bm"], tun["bn"], tun["wm"], tun["wn"], tun["waves"]) == (256, 256, 128, 64, 8), (t, tun)
+    # occupancy: registers (gfx908: two 256-entry files; else one 512-entry file, granule 8) and
+    # LDS (64 KiB per CU, gfx950 160 KiB; 8 waves per group on 4 SIMDs)
+    regs = 256 // max(v, a) if t == "gfx908" else 512 // (-(-v // 8) * 8)
+    pool = 163840 if t == "gfx950" else 65536
+    occ = min(regs, pool // lds * tun["waves"] // 4)
+    assert occ >= 2, (t, v, a, lds, occ)
+    dis = open(f"sq_{t}.dis").read()
+    assert "ds_read_b128" in dis and "ds_read2_b64" not in dis, t
+    print(t, v, a, lds, occ)
+PY
+  assert_success
+  assert_line --regexp '^gfx908 [0-9]+ 128 49152 2$'
+  assert_line --regexp '^gfx942 [0-9]+ 0 49152 2$'
+}

@@ -231,3 +231,84 @@ M
   run plan_summary sh.json
   assert_output "4 [['exp'], ['add'], ['reduce_sum'], ['mul']] [[], [0], [], [0, 2]] 512"
 }
+
+# kernel families, in plan order (first target)
+families() {
+  /usr/bin/python3 -c '
+import json, sys
+print(*[k["family"] for k in json.load(open(sys.argv[1]))["targets"][0]["kernels"]])' "$1"
+}
+
+@test "transpose + add + relu is one kernel: the transpose is an index map (rank-4 permutation, broadcast operand)" {
+  cat > tar.mlir <<'M'
+// oracle: arg 0 -1 1
+// oracle: arg 1 -1 1
+func.func @main(%x: tensor<2x3x4x5xf32>, %b: tensor<1x1x5x3xf32>) -> tensor<2x4x5x3xf32> {
+  %0 = "tosa.transpose"(%x) <{perms = array<i32: 0, 2, 3, 1>}> : (tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32>
+  %1 = "tosa.add"(%0, %b) : (tensor<2x4x5x3xf32>, tensor<1x1x5x3xf32>) -> tensor<2x4x5x3xf32>
+  %2 = "tosa.clamp"(%1) <{max_val = 3.40282347e+38 : f32, min_val = 0.0 : f32}> : (tensor<2x4x5x3xf32>) -> tensor<2x4x5x3xf32>
+  return %2 : tensor<2x4x5x3xf32>
+}
+M
+  run "$TOSAC" tar.mlir --offload-arch=gfx90a,gfx1030 -o tar.hipfb
+  assert_success
+  run plan_summary tar.json
+  assert_output "1 [['transpose', 'add', 'clamp']] [[]] 0"
+  run families tar.json
+  assert_output "elementwise"
+  # without fusion the transpose is a data-movement kernel of its own again
+  TOSAC_NO_FUSION=1 run "$TOSAC" tar.mlir --offload-arch=gfx90a -o nf.hipfb
+  assert_success
+  run families nf.json
+  assert_output "data elementwise elementwise"
+  run "${CHECK[@]}" tar.mlir --targets gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "index-map transposes: a computed input, an input read both directly and transposed, a broadcast transposed value" {
+  # %t reads exp's result from memory through permuted strides; %c is transposed to
+  # [1,3,1,2] and broadcast over the [5,3,4,2] iteration space of the same kernel; %y is read
+  # directly and transposed in one kernel.
+  cat > maps.mlir <<'M'
+// oracle: arg 0 -1 1
+// oracle: arg 1 -1 1
+// oracle: arg 2 -1 1
+func.func @main(%x: tensor<4x3x2x5xf32>, %y: tensor<5x5xf32>, %c: tensor<2x1x3x1xf32>) -> (tensor<5x3x4x2xf32>, tensor<5x5xf32>) {
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %e = "tosa.exp"(%x) : (tensor<4x3x2x5xf32>) -> tensor<4x3x2x5xf32>
+  %t = "tosa.transpose"(%e) <{perms = array<i32: 3, 1, 0, 2>}> : (tensor<4x3x2x5xf32>) -> tensor<5x3x4x2xf32>
+  %ct = "tosa.transpose"(%c) <{perms = array<i32: 1, 2, 3, 0>}> : (tensor<2x1x3x1xf32>) -> tensor<1x3x1x2xf32>
+  %m = "tosa.mul"(%t, %ct, %z) : (tensor<5x3x4x2xf32>, tensor<1x3x1x2xf32>, tensor<1xi8>) -> tensor<5x3x4x2xf32>
+  %yt = "tosa.transpose"(%y) <{perms = array<i32: 1, 0>}> : (tensor<5x5xf32>) -> tensor<5x5xf32>
+  %s = "tosa.sub"(%yt, %y) : (tensor<5x5xf32>, tensor<5x5xf32>) -> tensor<5x5xf32>
+  return %m, %s : tensor<5x3x4x2xf32>, tensor<5x5xf32>
+}
+M
+  run "$TOSAC" maps.mlir --offload-arch=gfx942 -o maps.hipfb
+  assert_success
+  run plan_summary maps.json
+  assert_output "3 [['exp'], ['transpose', 'transpose', 'mul'], ['transpose', 'sub']] [[], [0], []] 512"
+  run "${CHECK[@]}" maps.mlir --targets gfx942,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "a transpose stays a kernel of its own when a matmul reads it or it is a graph result" {
+  cat > keep.mlir <<'M'
+func.func @main(%a: tensor<1x8x4xf32>, %b: tensor<1x8x8xf32>, %x: tensor<4x6xf32>) -> (tensor<1x4x8xf32>, tensor<6x4xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %at = "tosa.transpose"(%a) <{perms = array<i32: 0, 2, 1>}> : (tensor<1x8x4xf32>) -> tensor<1x4x8xf32>
+  %m = "tosa.matmul"(%at, %b, %z, %z) : (tensor<1x4x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
+  %r = "tosa.tanh"(%m) : (tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %xt = "tosa.transpose"(%x) <{perms = array<i32: 1, 0>}> : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  return %r, %xt : tensor<1x4x8xf32>, tensor<6x4xf32>
+}
+M
+  run "$TOSAC" keep.mlir --offload-arch=gfx90a -o keep.hipfb
+  assert_success
+  run plan_summary keep.json
+  assert_output "3 [['transpose'], ['matmul', 'tanh'], ['transpose']] [[], [0], []] 256"
+  run families keep.json
+  assert_output "data gemm data"
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# Compile speed (issue 9): kernel deduplication of repeated blocks, -j N output equal to -j 1,
-# the --time-report stages, and partitioning staying near-linear on a large generated graph.
+# Compile speed (issue 9): kernel deduplication of repeated blocks, -j N output equal to -j 1
+# (also for one target whose kernels are compiled in several work items), the --time-report
+# stages, and partitioning staying near-linear on a large generated graph.
 
 setup() {
   bats_load_library bats-support
@@ -62,7 +63,7 @@ gfx1100 2 1 ['tosac_k0_conv2d_clamp.kd', 'tosac_k0_conv2d_clamp.kd']"
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
-@test "-j 2 writes the same bundle, manifest and weights as -j 1 on a multi-kernel graph" {
+@test "-j 2 and -j 3 write the same bundle, manifest and weights as -j 1 on multi-kernel graphs" {
   two_conv_blocks
   cat > m.mlir <<'M'
 func.func @main(%a: tensor<4x8x16xf32>, %b: tensor<4x8x16xf32>) -> (tensor<4x8x16xf32>, tensor<4x8x1xf32>) {
@@ -77,16 +78,98 @@ func.func @main(%a: tensor<4x8x16xf32>, %b: tensor<4x8x16xf32>) -> (tensor<4x8x1
 }
 M
   for g in g m; do
-    for j in 1 2; do
+    for j in 1 2 3; do
       run "$TOSAC" $g.mlir -j $j --offload-arch=gfx908,gfx90a,gfx1030,gfx1100 -o $g-j$j.hipfb
       assert_success
     done
-    cmp $g-j1.hipfb $g-j2.hipfb
-    cmp $g-j1.json <(sed "s/$g-j2/$g-j1/g" $g-j2.json)
+    for j in 2 3; do
+      cmp $g-j1.hipfb $g-j$j.hipfb
+      cmp $g-j1.json <(sed "s/$g-j$j/$g-j1/g" $g-j$j.json)
+    done
   done
   cmp g-j1.weights g-j2.weights
+  cmp g-j1.weights g-j3.weights
   run /usr/bin/python3 -c 'import json; print(json.load(open("m-j1.json"))["targets"][0]["kernel_count"] >= 5)'
   assert_output True
+}
+
+# Three conv2d + clamp blocks of different shapes (three distinct GEMM kernels, each a work item
+# of its own), then exp and reduce_sum: one target's kernels are compiled in 4 LLVM modules.
+three_conv_blocks() {
+  /usr/bin/python3 - <<'PY' > g3.mlir
+import numpy as np
+rng = np.random.default_rng(11)
+def hx(a): return '"0x' + a.astype("<f4").tobytes().hex().upper() + '"'
+X = "tensor<1x8x8x8xf32>"
+print("func.func @main(%%x: %s) -> (%s, tensor<1x8x8x1xf32>) {" % (X, X))
+print('  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>')
+prev = "%x"
+for i, (ci, co, k) in enumerate([(8, 16, 3), (16, 8, 1), (8, 8, 3)]):
+    W, B = "tensor<%dx%dx%dx%dxf32>" % (co, k, k, ci), "tensor<%dxf32>" % co
+    I, O = "tensor<1x8x8x%dxf32>" % ci, "tensor<1x8x8x%dxf32>" % co
+    w = rng.standard_normal((co, k, k, ci)).astype(np.float32) * 0.3
+    b = rng.standard_normal(co).astype(np.float32)
+    p = k // 2
+    print('  %%w%d = "tosa.const"() <{values = dense<%s> : %s}> : () -> %s' % (i, hx(w), W, W))
+    print('  %%b%d = "tosa.const"() <{values = dense<%s> : %s}> : () -> %s' % (i, hx(b), B, B))
+    print('  %%c%d = tosa.conv2d %s, %%w%d, %%b%d, %%zp, %%zp {acc_type = f32, dilation = array<i64: 1, 1>, '
+          'pad = array<i64: %d, %d, %d, %d>, stride = array<i64: 1, 1>} : (%s, %s, %s, tensor<1xf32>, '
+          'tensor<1xf32>) -> %s' % (i, prev, i, i, p, p, p, p, I, W, B, O))
+    print('  %%r%d = tosa.clamp %%c%d {max_val = 6.0 : f32, min_val = 0.0 : f32} : (%s) -> %s' % (i, i, O, O))
+    prev = "%%r%d" % i
+print('  %%s = tosa.reduce_sum %s {axis = 3 : i32} : (%s) -> tensor<1x8x8x1xf32>' % (prev, X))
+print('  %%e = tosa.exp %s : (%s) -> %s' % (prev, X, X))
+print("  return %%e, %%s : %s, tensor<1x8x8x1xf32>\n}" % X)
+PY
+}
+
+@test "one target's kernels compile in parallel work items: -j 1/2/3 agree, one metadata note, oracle match" {
+  three_conv_blocks
+  for j in 1 2 3; do
+    run "$TOSAC" g3.mlir -j $j -v --offload-arch=gfx90a -o g3-j$j.hipfb
+    assert_success
+    assert_line --regexp "^tosac: codegen gfx90a +[0-9.]+ ms in 4 work items$"
+  done
+  for j in 2 3; do
+    cmp g3-j1.hipfb g3-j$j.hipfb
+    cmp g3-j1.json <(sed "s/g3-j$j/g3-j1/g" g3-j$j.json)
+  done
+  # the four objects' metadata notes are merged into one listing all four kernels, in order
+  clang-offload-bundler-22 -type=o -input=g3-j2.hipfb -unbundle -output=co.o \
+    -targets=hipv4-amdgcn-amd-amdhsa--gfx90a
+  run bash -c "llvm-readelf-22 --notes co.o | grep -c NT_AMDGPU_METADATA"
+  assert_output "1"
+  run bash -c "llvm-readelf-22 --notes co.o | sed -n 's/^    \.name: *//p'"
+  assert_output "tosac_k0_conv2d_clamp
+tosac_k1_conv2d_clamp
+tosac_k2_conv2d_clamp_exp
+tosac_k3_reduce_sum"
+  run bash -c "llvm-readelf-22 --dyn-syms co.o | grep -o 'tosac_k[0-9a-z_]*\.kd' | sort | tr '\n' ' '"
+  assert_output "tosac_k0_conv2d_clamp.kd tosac_k1_conv2d_clamp.kd tosac_k2_conv2d_clamp_exp.kd tosac_k3_reduce_sum.kd "
+  run "${CHECK[@]}" g3.mlir --targets gfx90a
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "--emit=llvm and --emit=asm of a target compiled in several work items are one module, equal for any -j" {
+  three_conv_blocks
+  for j in 1 2 3; do
+    run "$TOSAC" g3.mlir -j $j --offload-arch=gfx1100 --emit=llvm -o g3-j$j.ll
+    assert_success
+  done
+  cmp g3-j1.ll g3-j2.ll
+  cmp g3-j1.ll g3-j3.ll
+  run grep -c '^target triple = "amdgcn-amd-amdhsa"$' g3-j1.ll
+  assert_output "1"
+  run bash -c "grep -o '^define amdgpu_kernel void @[a-z0-9_]*' g3-j1.ll | sed 's/.*@//' | tr '\n' ' '"
+  assert_output "tosac_k0_conv2d_clamp tosac_k1_conv2d_clamp tosac_k2_conv2d_clamp_exp tosac_k3_reduce_sum "
+  for j in 1 2; do
+    run "$TOSAC" g3.mlir -j $j --offload-arch=gfx1100 --emit=asm -o g3-j$j.s
+    assert_success
+  done
+  cmp g3-j1.s g3-j2.s
+  run grep -c '^amdhsa.kernels:' g3-j1.s
+  assert_output "1"
 }
 
 @test "--time-report lists every driver stage and every target's codegen stages" {

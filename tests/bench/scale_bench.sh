@@ -1,7 +1,10 @@
 #!/bin/bash
-# scale_bench.sh [BUILD]: frontend and partitioner time on generated 10,000-op graphs, to show
-# that no stage grows quadratically: a chain of 10,000 kernels (transpose, transpose, add), and
-# the same at 2,500 ops for the growth factor (4x the ops should cost about 4x, not 16x).
+# scale_bench.sh [BUILD]: frontend and partitioner time on generated graphs of 1,000, 10,000 and
+# 20,000 ops, to show that no stage grows quadratically (20x the ops should cost about 20x, not
+# 400x). The graph is a chain of 10-op blocks that exercises every partitioner rule: a transpose
+# kernel, a transpose fused as an index map into an add, a reduction, a [8,1] reciprocal
+# recomputed in its consumer's kernel, a multiply + exp chain, and two reshapes (views) that
+# the next block reads from memory. Each block becomes 5 kernels.
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 B="${1:-${TOSAC_BUILD:-build}}"  # a directory, absolute or relative to the repository root
@@ -9,31 +12,47 @@ case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
 TOSAC="$B/bin/tosac"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-gen() { # gen N FILE: N ops, N kernels
+gen() { # gen N FILE: N ops in blocks of 10
   /usr/bin/python3 - "$1" > "$2" <<'PY'
 import sys
-n = int(sys.argv[1]) // 3
-T, TT = "tensor<4x8xf32>", "tensor<8x4xf32>"
+n = int(sys.argv[1]) // 10
+T, TT, R, F = "tensor<8x16xf32>", "tensor<16x8xf32>", "tensor<8x1xf32>", "tensor<128xf32>"
+S1, S2 = "!tosa.shape<1>", "!tosa.shape<2>"
 print("func.func @main(%%x: %s) -> %s {" % (T, T))
-prev = "%x"
+print('  %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>')
+print('  %%flat = "tosa.const_shape"() <{values = dense<[128]> : tensor<1xindex>}> : () -> %s' % S1)
+print('  %%back = "tosa.const_shape"() <{values = dense<[8, 16]> : tensor<2xindex>}> : () -> %s' % S2)
+p = "%x"
 for i in range(n):
-    print('  %%t%d = tosa.transpose %s {perms = array<i32: 1, 0>} : (%s) -> %s' % (i, prev, T, TT))
-    print('  %%u%d = tosa.transpose %%t%d {perms = array<i32: 1, 0>} : (%s) -> %s' % (i, i, TT, T))
-    print('  %%a%d = tosa.add %%u%d, %s : (%s, %s) -> %s' % (i, i, prev, T, T, T))
-    prev = "%%a%d" % i
-print("  return %s : %s\n}" % (prev, T))
+    ops = [
+        ('t', '"tosa.transpose"(%s) <{perms = array<i32: 1, 0>}> : (%s) -> %s' % (p, T, TT)),
+        ('u', '"tosa.transpose"(%%t%d) <{perms = array<i32: 1, 0>}> : (%s) -> %s' % (i, TT, T)),
+        ('a', '"tosa.add"(%%u%d, %s) : (%s, %s) -> %s' % (i, p, T, T, T)),
+        ('r', '"tosa.reduce_sum"(%%a%d) <{axis = 1 : i32}> : (%s) -> %s' % (i, T, R)),
+        ('q', '"tosa.reciprocal"(%%r%d) : (%s) -> %s' % (i, R, R)),
+        ('m', '"tosa.mul"(%%a%d, %%q%d, %%z) : (%s, %s, tensor<1xi8>) -> %s' % (i, i, T, R, T)),
+        ('e', '"tosa.exp"(%%m%d) : (%s) -> %s' % (i, T, T)),
+        ('f', '"tosa.reshape"(%%e%d, %%flat) : (%s, %s) -> %s' % (i, T, S1, F)),
+        ('g', '"tosa.reshape"(%%f%d, %%back) : (%s, %s) -> %s' % (i, F, S2, T)),
+        ('h', '"tosa.tanh"(%%g%d) : (%s) -> %s' % (i, T, T)),
+    ]
+    for name, text in ops:
+        print('  %%%s%d = %s' % (name, i, text))
+    p = "%%h%d" % i
+print("  return %s : %s\n}" % (p, T))
 PY
 }
-for n in 2500 10000; do
+for n in 1000 10000 20000; do
   gen $n "$TMP/g$n.mlir"
   for arch in gfx90a "gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200"; do
     echo "\$ $TOSAC g$n.mlir --offload-arch=$arch --emit=partitions --time-report -o /dev/null   # $n ops"
     /usr/bin/time -o "$TMP/t" -f '%e %M' "$TOSAC" "$TMP/g$n.mlir" --offload-arch=$arch \
-      --emit=partitions --time-report -o /dev/null 2> "$TMP/r"
+      --emit=partitions --time-report -o "$TMP/plan.txt" 2> "$TMP/r"
     read -r wall peak < "$TMP/t"
     parse=$(awk '/parse and verify/{print $4}' "$TMP/r")
     part=$(awk '/^  partition /{print $2}' "$TMP/r")
-    printf '   %s targets: parse %s ms, partition %s ms, wall %s s, peak RSS %s KiB\n' \
-      "$(echo "$arch" | tr ',' '\n' | wc -l)" "$parse" "$part" "$wall" "$peak"
+    kernels=$(awk 'NR == 1 {print $3}' "$TMP/plan.txt")
+    printf '   %s targets: %s kernels per target, parse %s ms, partition %s ms, wall %s s, peak RSS %s KiB\n' \
+      "$(echo "$arch" | tr ',' '\n' | wc -l)" "$kernels" "$parse" "$part" "$wall" "$peak"
   done
 done

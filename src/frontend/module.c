@@ -1,0 +1,139 @@
+/* module.c: the file's top level, scanned once: modules, attribute aliases, the resource
+ * section, and each func.func's name, visibility and where its signature starts (its body is
+ * skipped here and parsed by parser.c only for the entry function); then the entry choice. */
+#include "frontend/frontend.h"
+
+#include <string.h>
+
+static bool is_open(fe_tok_kind k) { return k == T_LPAREN || k == T_LBRACKET || k == T_LBRACE || k == T_LANGLE; }
+
+/* Skip a type in a signature we are not compiling. */
+static bool skip_type(fe_parser *p) {
+  if (p->tok.kind != T_IDENT && p->tok.kind != T_BANG)
+    return fe_error(p, fe_loc(p, p->tok), "expected a type, found %s", fe_tok_text(p, p->tok));
+  fe_next(p);
+  return p->tok.kind == T_LANGLE ? fe_skip_group(p) : true;
+}
+
+static bool scan_func(fe_parser *p, fe_top *ts) {
+  fe_func f = {.is_public = true};
+  fe_next(p);
+  if (fe_tok_is(p, "private") || fe_tok_is(p, "nested")) f.is_public = false;
+  if (fe_tok_is(p, "private") || fe_tok_is(p, "nested") || fe_tok_is(p, "public")) fe_next(p);
+  if (p->tok.kind != T_SYMBOL)
+    return fe_error(p, fe_loc(p, p->tok), "expected a function name (@name), found %s", fe_tok_text(p, p->tok));
+  f.name = p->tok;
+  fe_next(p);
+  f.sig_lx = p->lx;
+  f.sig_tok = p->tok;
+  if (p->tok.kind != T_LPAREN) return fe_expect(p, T_LPAREN, "to start the argument list");
+  if (!fe_skip_group(p)) return false;
+  if (fe_accept(p, T_ARROW)) {
+    if (p->tok.kind == T_LPAREN) {
+      if (!fe_skip_group(p)) return false;
+    } else if (!skip_type(p)) {
+      return false;
+    }
+  }
+  if (fe_tok_is(p, "attributes")) {
+    fe_next(p);
+    if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
+    if (!fe_skip_group(p)) return false;
+  }
+  if (p->tok.kind == T_LBRACE) {
+    f.has_body = true;
+    if (!fe_skip_group(p)) return false;
+  }
+  fe_skip_loc(p);
+  ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, f);
+  return true;
+}
+
+bool fe_scan_top(fe_parser *p, fe_top *ts) {
+  fe_token modules[16];
+  int depth = 0;
+  fe_next(p);
+  while (!p->fatal) {
+    fe_token t = p->tok;
+    switch (t.kind) {
+    case T_EOF:
+      if (depth > 0)
+        return fe_error(p, fe_loc(p, modules[depth - 1]), "unterminated 'module': unexpected end of file");
+      return true;
+    case T_ERROR: return false;
+    case T_META_BEGIN:
+      if (!fe_parse_resources(p)) return false;
+      continue;
+    case T_HASH: /* #alias = value: ignored, values are one per line */
+      fe_next(p);
+      if (!fe_expect(p, T_EQUAL, "after the attribute alias name")) return false;
+      while (p->tok.kind != T_EOF && p->tok.line == t.line && !p->fatal) {
+        if (is_open(p->tok.kind)) {
+          if (!fe_skip_group(p)) return false;
+        } else {
+          fe_next(p);
+        }
+      }
+      continue;
+    case T_RBRACE:
+      if (depth == 0) return fe_error(p, fe_loc(p, t), "unexpected '}' at top level");
+      depth--;
+      fe_next(p);
+      fe_skip_loc(p);
+      continue;
+    default: break;
+    }
+    if (fe_tok_is(p, "module") || fe_tok_is(p, "builtin.module")) {
+      if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
+      modules[depth++] = t;
+      fe_next(p);
+      if (p->tok.kind == T_SYMBOL) fe_next(p);
+      if (fe_tok_is(p, "attributes")) {
+        fe_next(p);
+        if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
+        if (!fe_skip_group(p)) return false;
+      }
+      if (!fe_expect(p, T_LBRACE, "to open the module body")) return false;
+      continue;
+    }
+    if (fe_tok_is(p, "func.func")) {
+      if (!scan_func(p, ts)) return false;
+      continue;
+    }
+    return fe_error(p, fe_loc(p, t), "expected 'func.func' or 'module' at top level, found %s", fe_tok_text(p, t));
+  }
+  return false;
+}
+
+const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt) {
+  if (opt && opt->entry) {
+    const char *e = opt->entry[0] == '@' ? opt->entry + 1 : opt->entry;
+    for (int i = 0; i < ts->nfuncs; i++) {
+      const fe_func *f = &ts->funcs[i];
+      if (f->has_body && (size_t)f->name.n - 1 == strlen(e) && !memcmp(f->name.p + 1, e, strlen(e))) return f;
+    }
+    diag_error_noloc(p->d, "no function named '@%s' in %s", e, p->src->path);
+    return NULL;
+  }
+  const fe_func *pick = NULL;
+  int npublic = 0;
+  char names[256] = "";
+  for (int i = 0; i < ts->nfuncs; i++) {
+    const fe_func *f = &ts->funcs[i];
+    if (!f->has_body || !f->is_public) continue;
+    if (npublic < 4) {
+      size_t l = strlen(names);
+      snprintf(names + l, sizeof names - l, "%s@%.*s", npublic ? ", " : "", f->name.n - 1 > 40 ? 40 : f->name.n - 1,
+               f->name.p + 1);
+    }
+    npublic++;
+    pick = f;
+  }
+  if (npublic == 1) return pick;
+  if (npublic == 0)
+    diag_error_noloc(p->d, "%s has no public function with a body to compile", p->src->path);
+  else
+    diag_error_noloc(p->d, "%s has %d public functions (%s%s); choose one with --entry NAME", p->src->path,
+                     npublic, names, npublic > 4 ? ", ..." : "");
+  return NULL;
+}
