@@ -511,8 +511,8 @@ static bool codegen_all(const options *o, const graph *g, const partition_plan *
     for (int s = 0; s < CG_STAGE_COUNT; s++)
       ms += res[i].time_ms[s];
     if (o->verbose)
-      fprintf(stderr, "tosac: codegen %-19s %8.1f ms in %d work items\n", o->targets[i].id, ms,
-              res[i].work_items);
+      fprintf(stderr, "tosac: codegen %-19s %8.1f ms in %d work item%s\n", o->targets[i].id, ms,
+              res[i].work_items, res[i].work_items == 1 ? "" : "s");
   }
   return ok;
 }

@@ -304,6 +304,8 @@ typedef struct part_buffer {
   int64_t offset;   /* workspace offset (intermediates, workspaces), weights file offset
                        (constants), else 0 */
   int64_t align;    /* 256 */
+  int inplace;      /* 0, or 1 + the id of the input buffer whose bytes this intermediate
+                       overwrites in place (same offset; partition/inplace.c) */
 } part_buffer;
 
 typedef enum kernel_family {

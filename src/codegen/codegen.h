@@ -79,7 +79,7 @@ CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> 
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
-/* depthwise_conv2d, conv3d, transpose_conv2d (cg_emit_gemm routes them here): one work-item
+/* depthwise_conv2d (cg_emit_gemm routes it here): one work-item
  * per output element, fused elementwise epilogue. Same contract as cg_emit_elementwise. */
 bool cg_emit_conv_direct(cg_builder *cb, const graph *g, const partition_plan *p,
                          const part_kernel *k, cg_kernel_info *info);

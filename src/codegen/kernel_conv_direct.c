@@ -1,6 +1,8 @@
-/* kernel_conv_direct.c: direct convolutions (depthwise_conv2d, conv3d, transpose_conv2d): one
- * work-item per output element looping over the filter window with bounds-checked reads, plus
- * the shared helpers every anchor kernel uses for its operands and fused elementwise epilogue. */
+/* kernel_conv_direct.c: the direct depthwise_conv2d kernel (one work-item per output element
+ * looping over the filter window with bounds-checked reads; a depthwise convolution sums over
+ * taps only, never over channels, so there is no matrix for a matrix instruction: conv2d,
+ * conv3d and transpose_conv2d are implicit GEMMs in kernel_gemm.c), plus the shared helpers
+ * every anchor kernel uses for its operands and fused elementwise epilogue. */
 #include "codegen.h"
 
 #include <stdlib.h>
@@ -239,50 +241,20 @@ static LLVMValueRef loop_close(cg_builder *cb, cv_loop *L, int64_t n, LLVMValueR
   return acc_next;
 }
 
-typedef struct cv_guard {
-  LLVMBasicBlockRef from, merge;
-  LLVMValueRef acc_in;
-} cv_guard;
-
-/* if (cond) { ... } carrying one accumulator around the skipped region. */
-static void guard_open(cg_builder *cb, cv_guard *G, LLVMValueRef cond, LLVMValueRef acc) {
-  G->from = LLVMGetInsertBlock(cb->b);
-  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "inside");
-  G->merge = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "merge");
-  G->acc_in = acc;
-  LLVMBuildCondBr(cb->b, cond, then, G->merge);
-  LLVMPositionBuilderAtEnd(cb->b, then);
-}
-
-static LLVMValueRef guard_close(cg_builder *cb, cv_guard *G, LLVMValueRef acc_then) {
-  LLVMBasicBlockRef then_end = LLVMGetInsertBlock(cb->b);
-  LLVMBuildBr(cb->b, G->merge);
-  LLVMPositionBuilderAtEnd(cb->b, G->merge);
-  LLVMValueRef phi = LLVMBuildPhi(cb->b, LLVMTypeOf(acc_then), "acc");
-  LLVMValueRef in[2] = {G->acc_in, acc_then};
-  LLVMBasicBlockRef from[2] = {G->from, then_end};
-  LLVMAddIncoming(phi, in, from, 2);
-  return phi;
-}
-
 /* ---------------------------------------------------------------- the convolutions */
-
-typedef enum { CV_DEPTHWISE, CV_CONV3D, CV_TRANSPOSE } cv_kind;
 
 typedef struct cv {
   cg_builder *cb;
   const part_kernel *k;
   const op *o;
-  cv_kind kind;
   LLVMTypeRef it;
-  int ns;                                 /* spatial dims: 2 or 3 */
-  int64_t in_sp[3], out_sp[3], ker[3], stride[3], dil[3], pad[3]; /* pad: before, or out_pad */
+  int ns;                                 /* spatial dims: 2 */
+  int64_t in_sp[3], out_sp[3], ker[3], stride[3], dil[3], pad[3]; /* pad: before */
   int64_t IC, OC, M;
   elem_type in_t, w_t, bias_t, out_t, acc_t;
   int64_t izp, wzp;
   LLVMValueRef in, w, bias; /* pointers */
   LLVMTypeRef acc_ty;
-  bool bias_last; /* bias added after rounding the sum to the output type (see finish) */
 } cv;
 
 static LLVMValueRef ic(cv *C, int64_t v) { return LLVMConstInt(C->it, (unsigned long long)v, 1); }
@@ -319,17 +291,13 @@ static LLVMValueRef bias_value(cv *C, LLVMValueRef oc, LLVMTypeRef to) {
   return LLVMBuildSExtOrBitCast(C->cb->b, x, to, "");
 }
 
-/* The accumulator (the bias already in it unless bias_last) to the output element. The oracle
- * rounds a depthwise sum, and a strided transpose_conv2d sum (it decomposes into a conv2d with a
- * zero bias), to the output type before adding the bias in the output type; the others start
- * from the bias and round once. Following it keeps f16/bf16 results within an ulp of it. */
+/* The sum to the output element. The oracle rounds a depthwise sum to the output type before
+ * adding the bias in the output type; following it keeps f16/bf16 results within an ulp. */
 static LLVMValueRef finish(cv *C, LLVMValueRef acc, LLVMValueRef och) {
   LLVMBuilderRef b = C->cb->b;
   LLVMTypeRef out_ty = cg_elem_type(C->cb, C->out_t);
   if (C->acc_t != C->out_t)
     acc = elem_type_is_float(C->out_t) ? LLVMBuildFPTrunc(b, acc, out_ty, "") : LLVMBuildTrunc(b, acc, out_ty, "");
-  if (!C->bias_last)
-    return acc;
   LLVMValueRef bias = bias_value(C, och, out_ty);
   return elem_type_is_float(C->out_t) ? LLVMBuildFAdd(b, acc, bias, "") : LLVMBuildAdd(b, acc, bias, "");
 }
@@ -382,63 +350,11 @@ static LLVMValueRef emit_depthwise(cv *C, LLVMValueRef *oc) {
   return finish(C, acc, och);
 }
 
-/* conv3d (gather form) and transpose_conv2d (scatter turned into gather: input row iy feeds
- * output row oy when oy = iy*stride + out_pad_top + ky). Inner loop over input channels. */
-static LLVMValueRef emit_general(cv *C, LLVMValueRef *oc) {
-  cg_builder *cb = C->cb;
-  LLVMBuilderRef b = cb->b;
-  int ns = C->ns;
-  LLVMValueRef n = oc[0], och = oc[ns + 1];
-  bool tr = C->kind == CV_TRANSPOSE;
-  LLVMValueRef acc = C->bias_last ? LLVMConstNull(C->acc_ty) : bias_value(C, och, C->acc_ty);
-  cv_loop L[3];
-  LLVMValueRef pos[3], inb = NULL;
-  for (int s = 0; s < ns; s++) {
-    loop_open(cb, &L[s], C->it, s == 0 ? acc : L[s - 1].acc);
-    if (!tr) {
-      pos[s] = LLVMBuildAdd(b, LLVMBuildMul(b, oc[1 + s], ic(C, C->stride[s]), ""),
-                            LLVMBuildSub(b, LLVMBuildMul(b, L[s].iv, ic(C, C->dil[s]), ""), ic(C, C->pad[s]), ""),
-                            "");
-      inb = and3(b, inb, in_range(C, pos[s], C->in_sp[s]));
-    } else {
-      LLVMValueRef t = LLVMBuildSub(b, LLVMBuildSub(b, oc[1 + s], ic(C, C->pad[s]), ""), L[s].iv, "");
-      LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGE, t, ic(C, 0), "");
-      if (C->stride[s] != 1) {
-        ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, t, ic(C, C->stride[s]), ""),
-                                               ic(C, 0), ""), "");
-        t = LLVMBuildSDiv(b, t, ic(C, C->stride[s]), "");
-      }
-      pos[s] = t;
-      inb = and3(b, inb, LLVMBuildAnd(b, ok, in_range(C, t, C->in_sp[s]), ""));
-    }
-  }
-  cv_guard G;
-  guard_open(cb, &G, inb, L[ns - 1].acc);
-  LLVMValueRef base = input_offset(C, n, pos, ic(C, 0), C->IC);
-  /* weight [OC, k0, .., k(ns-1), IC] */
-  LLVMValueRef wbase = och;
-  for (int s = 0; s < ns; s++)
-    wbase = LLVMBuildAdd(b, LLVMBuildMul(b, wbase, ic(C, C->ker[s]), ""), L[s].iv, "");
-  wbase = LLVMBuildMul(b, wbase, ic(C, C->IC), "");
-  cv_loop Lc;
-  loop_open(cb, &Lc, C->it, G.acc_in);
-  LLVMValueRef x = cg_load_elem(cb, C->in_t, C->in, LLVMBuildAdd(b, base, Lc.iv, ""));
-  LLVMValueRef w = cg_load_elem(cb, C->w_t, C->w, LLVMBuildAdd(b, wbase, Lc.iv, ""));
-  acc = loop_close(cb, &Lc, C->IC, mac(C, Lc.acc, x, w));
-  acc = guard_close(cb, &G, acc);
-  for (int s = ns - 1; s >= 0; s--)
-    acc = loop_close(cb, &L[s], C->ker[s], acc);
-  return finish(C, acc, och);
-}
-
 static bool describe(cv *C) {
   const op *o = C->o;
   cg_builder *cb = C->cb;
   const tensor_type *in = &o->operands[0]->type, *w = &o->operands[1]->type, *out = &o->results[0]->type;
-  C->kind = cg_op_is(o, "tosa.depthwise_conv2d") ? CV_DEPTHWISE
-            : cg_op_is(o, "tosa.conv3d")         ? CV_CONV3D
-                                                 : CV_TRANSPOSE;
-  C->ns = C->kind == CV_CONV3D ? 3 : 2;
+  C->ns = 2;
   if (o->noperands < 3 || in->rank != C->ns + 2 || w->rank != C->ns + 2 || out->rank != C->ns + 2) {
     diag_error(cb->diag, o->loc, "%s: unexpected operand shapes for the convolution kernel",
                op_table[o->kind].name);
@@ -452,10 +368,10 @@ static bool describe(cv *C) {
     C->out_sp[s] = out->dims[1 + s];
     C->stride[s] = attr_at(o, "stride", s, 1);
     C->dil[s] = attr_at(o, "dilation", s, 1);
-    C->pad[s] = attr_at(o, C->kind == CV_TRANSPOSE ? "out_pad" : "pad", 2 * s, 0);
-    C->ker[s] = C->kind == CV_DEPTHWISE ? w->dims[s] : w->dims[1 + s];
+    C->pad[s] = attr_at(o, "pad", 2 * s, 0);
+    C->ker[s] = w->dims[s]; /* [KH, KW, C, M] */
   }
-  C->M = C->kind == CV_DEPTHWISE ? w->dims[3] : 1;
+  C->M = w->dims[3];
   const attr *acc = op_attr(o, "acc_type");
   C->acc_t = acc && acc->kind == ATTR_TYPE ? acc->type_elem
              : elem_type_is_float(C->out_t) ? ET_F32
@@ -474,8 +390,6 @@ static bool describe(cv *C) {
     return false;
   }
   C->acc_ty = cg_elem_type(cb, C->acc_t);
-  C->bias_last = C->kind == CV_DEPTHWISE ||
-                 (C->kind == CV_TRANSPOSE && (C->stride[0] != 1 || C->stride[1] != 1));
   return true;
 }
 
@@ -497,7 +411,7 @@ bool cg_emit_conv_direct(cg_builder *cb, const graph *g, const partition_plan *p
   C.bias = cg_operand_ptr(cb, k, C.o->operands[2]);
   if (!C.in || !C.w || !C.bias)
     return false;
-  LLVMValueRef acc = C.kind == CV_DEPTHWISE ? emit_depthwise(&C, coords) : emit_general(&C, coords);
+  LLVMValueRef acc = emit_depthwise(&C, coords);
   if (!cg_epilogue_store(cb, g, k, acc, coords, linear, C.it))
     return false;
   LLVMBuildBr(cb->b, exit);

@@ -1,25 +1,22 @@
-/* kernel_gemm.c: the matrix kernel family: tosa.matmul, tosa.fully_connected and tosa.conv2d
- * (implicit GEMM) on the GEMM core of gemm.h. One work-group computes a bm x bn tile of
+/* kernel_gemm.c: the matrix kernel family: tosa.matmul, tosa.fully_connected and the
+ * convolutions conv2d, conv3d and transpose_conv2d (implicit GEMMs, index maps in gemm_conv.c)
+ * on the GEMM core of gemm.h. One work-group computes a bm x bn tile of
  * C[batch][m][n] = sum_k A(m,k) * B(k,n); operands are staged through two LDS buffers (the next
  * K tile is loaded into registers while the current one computes, one barrier per K step), the
  * waves multiply with the target's matrix instruction and the fused elementwise epilogue runs on
  * the accumulators before the only global store. A split-K GEMM (role KR_PARTIAL) sums one chunk
  * of K per work-group and stores the raw accumulators to a workspace instead; its combine kernel
  * (kernel_gemm_combine.c) adds the chunks and runs the epilogue. */
-#include "gemm.h"
+#include "gemm_conv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { GK_MATMUL, GK_FC, GK_CONV2D } gemm_op;
+typedef enum { GK_MATMUL, GK_FC, GK_CONV } gemm_op;
 
 /* Process-wide --perf-config (see tosac.h: the emitters do not receive cg_options). */
 static const char *perf_config_override;
 void cg_gemm_set_perf_config(const char *s) { perf_config_override = s; }
-
-typedef struct conv_geom {
-  int64_t ih, iw, ic, oh, ow, kh, kw, sy, sx, dy, dx, pt, pl;
-} conv_geom;
 
 typedef struct gk {
   cg_builder *cb;
@@ -30,7 +27,9 @@ typedef struct gk {
   gemm_problem pb;
   gemm_params P;
   gemm_mma mm;
-  conv_geom cv;
+  gemm_conv cv;
+  gemm_conv_phase ph; /* transpose_conv2d: this work-group's output phase */
+  bool bias_last;     /* bias added after rounding to the result type (strided transpose) */
   elem_type out_t; /* anchor result type */
   int a_zp, b_zp;
   int es;          /* bytes per operand element */
@@ -44,7 +43,7 @@ typedef struct gk {
   /* per-thread staging slots */
   int na, nb;
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
-  LLVMValueRef *cv_iy0, *cv_ix0, *cv_base;
+  gemm_conv_row *cv_rows;
 } gk;
 
 static LLVMValueRef c32(gk *K, int64_t v) { return LLVMConstInt(K->cb->i32, (unsigned long long)v, 1); }
@@ -52,11 +51,6 @@ static LLVMValueRef c32(gk *K, int64_t v) { return LLVMConstInt(K->cb->i32, (uns
 static const char *anchor_name(const op *o) { return op_table[o->kind].name; }
 
 /* ---------------------------------------------------------------- problem extraction */
-
-static int64_t ints_at(const op *o, const char *name, int i, int64_t fallback) {
-  const attr *a = op_attr(o, name);
-  return a && a->kind == ATTR_INTS && i < a->n ? a->ints[i] : fallback;
-}
 
 #define DESCRIBE_FAIL(d, loc, ...) (void)((d) ? (diag_error((d), (loc), __VA_ARGS__), 0) : 0)
 
@@ -70,8 +64,8 @@ static bool describe(gk *K, diag_sink *d) {
     K->kind = GK_MATMUL;
   else if (strcmp(nm, "tosa.fully_connected") == 0)
     K->kind = GK_FC;
-  else if (strcmp(nm, "tosa.conv2d") == 0)
-    K->kind = GK_CONV2D;
+  else if (gemm_conv_is(o))
+    K->kind = GK_CONV;
   else {
     DESCRIBE_FAIL(d, o->loc, "%s: no GEMM kernel generator for this op yet", nm);
     return false;
@@ -110,17 +104,15 @@ static bool describe(gk *K, diag_sink *d) {
     pb->batch = 1, pb->m = a->dims[0], pb->k = a->dims[1], pb->n = b->dims[0];
     pb->a_contig = pb->k, pb->b_contig = pb->k, pb->b_kcontig = true;
     break;
-  case GK_CONV2D: {
-    conv_geom *c = &K->cv;
-    c->ih = a->dims[1], c->iw = a->dims[2], c->ic = a->dims[3];
-    c->kh = b->dims[1], c->kw = b->dims[2];
-    c->oh = r->dims[1], c->ow = r->dims[2];
-    c->pt = ints_at(o, "pad", 0, 0), c->pl = ints_at(o, "pad", 2, 0);
-    c->sy = ints_at(o, "stride", 0, 1), c->sx = ints_at(o, "stride", 1, 1);
-    c->dy = ints_at(o, "dilation", 0, 1), c->dx = ints_at(o, "dilation", 1, 1);
-    pb->batch = 1, pb->m = a->dims[0] * c->oh * c->ow, pb->n = b->dims[0];
-    pb->k = c->kh * c->kw * c->ic;
-    pb->a_contig = c->ic, pb->b_contig = pb->k, pb->b_kcontig = true;
+  case GK_CONV: {
+    char err[160];
+    if (!gemm_conv_describe(o, &K->cv, pb, err, sizeof err)) {
+      DESCRIBE_FAIL(d, o->loc, "%s", err);
+      return false;
+    }
+    /* the oracle lowers a strided transpose_conv2d to a conv2d with a zero bias, rounds, then
+     * adds the bias in the result type; doing the same keeps f16/bf16 within its tolerance */
+    K->bias_last = K->cv.transpose && K->cv.phases > 1;
     break;
   }
   }
@@ -163,9 +155,7 @@ static void plan_slots(gk *K) {
   K->a_row_ok = calloc((size_t)K->na, sizeof(LLVMValueRef));
   K->a_row = calloc((size_t)K->na, sizeof(LLVMValueRef));
   K->a_kc = calloc((size_t)K->na, sizeof(LLVMValueRef));
-  K->cv_iy0 = calloc((size_t)K->na, sizeof(LLVMValueRef));
-  K->cv_ix0 = calloc((size_t)K->na, sizeof(LLVMValueRef));
-  K->cv_base = calloc((size_t)K->na, sizeof(LLVMValueRef));
+  K->cv_rows = calloc((size_t)K->na, sizeof(gemm_conv_row));
   int per_row = P->bk / P->va;
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
@@ -174,16 +164,8 @@ static void plan_slots(gk *K) {
     LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
     K->a_row_ok[s] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, c, c32(K, a_total), ""),
                                   LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""), "");
-    if (K->kind == GK_CONV2D) {
-      const conv_geom *cv = &K->cv;
-      LLVMValueRef ow = LLVMBuildURem(b, m, c32(K, cv->ow), "");
-      LLVMValueRef t = LLVMBuildUDiv(b, m, c32(K, cv->ow), "");
-      LLVMValueRef oh = LLVMBuildURem(b, t, c32(K, cv->oh), "");
-      LLVMValueRef nb = LLVMBuildUDiv(b, t, c32(K, cv->oh), "");
-      K->cv_iy0[s] = LLVMBuildSub(b, LLVMBuildMul(b, oh, c32(K, cv->sy), ""), c32(K, cv->pt), "");
-      K->cv_ix0[s] = LLVMBuildSub(b, LLVMBuildMul(b, ow, c32(K, cv->sx), ""), c32(K, cv->pl), "");
-      K->cv_base[s] = LLVMBuildMul(b, nb, c32(K, cv->ih * cv->iw * cv->ic), "");
-    }
+    if (K->kind == GK_CONV)
+      gemm_conv_row_init(K->cb, &K->cv, &K->ph, m, &K->cv_rows[s]);
   }
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
@@ -242,19 +224,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
     LLVMValueRef off;
-    if (K->kind == GK_CONV2D) {
-      const conv_geom *cv = &K->cv;
-      LLVMValueRef tap = LLVMBuildUDiv(b, k, c32(K, cv->ic), "");
-      LLVMValueRef ic = LLVMBuildURem(b, k, c32(K, cv->ic), "");
-      LLVMValueRef kw = LLVMBuildURem(b, tap, c32(K, cv->kw), "");
-      LLVMValueRef kh = LLVMBuildUDiv(b, tap, c32(K, cv->kw), "");
-      LLVMValueRef iy = LLVMBuildAdd(b, K->cv_iy0[s], LLVMBuildMul(b, kh, c32(K, cv->dy), ""), "");
-      LLVMValueRef ix = LLVMBuildAdd(b, K->cv_ix0[s], LLVMBuildMul(b, kw, c32(K, cv->dx), ""), "");
-      /* unsigned compares reject negative coordinates too */
-      ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, iy, c32(K, cv->ih), ""), "");
-      ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, ix, c32(K, cv->iw), ""), "");
-      LLVMValueRef pix = LLVMBuildAdd(b, LLVMBuildMul(b, iy, c32(K, cv->iw), ""), ix, "");
-      off = LLVMBuildAdd(b, K->cv_base[s], LLVMBuildAdd(b, LLVMBuildMul(b, pix, c32(K, cv->ic), ""), ic, ""), "");
+    if (K->kind == GK_CONV) {
+      off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
       LLVMValueRef row = m;
       if (K->kind == GK_MATMUL)
@@ -269,7 +240,9 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
     LLVMValueRef off;
-    if (pb->b_kcontig) {
+    if (K->kind == GK_CONV) {
+      off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
+    } else if (pb->b_kcontig) {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, pb->k), ""), k, "");
     } else {
       LLVMValueRef krow = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k, "");
@@ -503,7 +476,8 @@ static bool store_partial(gk *K, LLVMValueRef accv, LLVMValueRef lin) {
   return true;
 }
 
-/* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n). */
+/* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n); for a
+ * convolution m is the output pixel (gemm_conv_out_pixel). */
 static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
@@ -514,6 +488,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   if (K->k->role == KR_PARTIAL)
     return store_partial(K, accv, lin);
   LLVMValueRef x = accv;
+  if (K->bias_last && (K->out_t == ET_F16 || K->out_t == ET_BF16))
+    x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
   if (K->bias_ptr) {
     const value *bv = K->anchor->operands[2];
     LLVMValueRef bi = tensor_numel(&bv->type) == 1 ? c32(K, 0) : n;
@@ -522,10 +498,12 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
                                 (unsigned)elem_type_bytes(bv->type.elem));
     if (K->mm.int_acc)
       x = LLVMBuildAdd(b, x, LLVMBuildSExtOrBitCast(b, bias, cb->i32, ""), "");
+    else if (LLVMTypeOf(x) != cb->f32) /* bias_last: add in the result type */
+      x = LLVMBuildFAdd(b, x, LLVMTypeOf(bias) == LLVMTypeOf(x) ? bias : LLVMBuildFPTrunc(b, bias, LLVMTypeOf(x), ""), "");
     else
       x = LLVMBuildFAdd(b, x, bv->type.elem == ET_F32 ? bias : LLVMBuildFPExt(b, bias, cb->f32, ""), "");
   }
-  if (K->out_t == ET_F16 || K->out_t == ET_BF16)
+  if ((K->out_t == ET_F16 || K->out_t == ET_BF16) && LLVMTypeOf(x) == cb->f32)
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
   memset(cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
   cur[K->anchor->results[0]->id] = x;
@@ -573,7 +551,7 @@ static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
   LLVMBuilderRef b = cb->b;
   const gemm_mma *mm = &K->mm;
   int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n;
-  bool guard = K->pb.m % K->P.bm || K->pb.n % K->P.bn;
+  bool guard = K->pb.m % K->P.bm || K->pb.n % K->P.bn || K->cv.transpose;
   LLVMValueRef *cur = calloc((size_t)K->g->nvalues, sizeof(LLVMValueRef));
   bool ok = true;
   for (int i = 0; i < rm && ok; i++)
@@ -587,11 +565,13 @@ static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
                                       LLVMBuildAdd(b, c, c32(K, (int64_t)j * mm->n), ""), "");
         LLVMValueRef x = LLVMBuildExtractElement(b, acc[i * rn + j], c32(K, e), "");
         LLVMBasicBlockRef next = NULL;
+        LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""),
+                                       LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
+        if (K->kind == GK_CONV) /* transpose: rows past this phase's outputs are skipped */
+          m = gemm_conv_out_pixel(cb, &K->cv, &K->ph, m, &in);
         if (guard) {
           LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
           next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "next");
-          LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""),
-                                         LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
           LLVMBuildCondBr(b, in, body, next);
           LLVMPositionBuilderAtEnd(b, body);
         }
@@ -640,7 +620,8 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->sa = P->bk * K->es + GEMM_LDS_PAD_BYTES;
   K->buf_bytes = (P->bm + P->bn) * K->sa;
   int64_t tiles_m = (pb->m + P->bm - 1) / P->bm, tiles_n = (pb->n + P->bn - 1) / P->bn;
-  int64_t groups = pb->batch * tiles_m * tiles_n;
+  /* transpose_conv2d: its output phases are the slowest grid index (K->batch below) */
+  int64_t groups = pb->batch * (K->kind == GK_CONV ? K->cv.phases : 1) * tiles_m * tiles_n;
   int nk = (int)((pb->k + P->bk - 1) / P->bk);
   /* Split-K: split_count chunks of `steps` K tiles each (the last one shorter), one more grid
    * dimension folded into the 1-D grid as its slowest index. */
@@ -654,16 +635,14 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
     access[i] = i < K->k->nin ? "read_only" : "write_only";
   cg_kernel_begin(cb, K->k->name, nargs, access, K->threads);
   set_wg_size(cb, K->threads);
-  int pa = param_of(K, K->anchor->operands[0]), pbp = param_of(K, K->anchor->operands[1]);
-  int pc = K->kind == GK_MATMUL || partial ? -2 : param_of(K, K->anchor->operands[2]);
-  if (pa < 0 || pbp < 0 || pc == -1) {
-    diag_error(cb->diag, K->anchor->loc, "%s: operands must be kernel buffers", anchor_name(K->anchor));
+  /* kernel arguments, or constants folded into the code object (small weights) */
+  K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
+  K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
+  K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
+  if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial)) {
     free(access);
     return false;
   }
-  K->a_ptr = LLVMGetParam(cb->fn, (unsigned)pa);
-  K->b_ptr = LLVMGetParam(cb->fn, (unsigned)pbp);
-  K->bias_ptr = pc >= 0 ? LLVMGetParam(cb->fn, (unsigned)pc) : NULL;
 
   char lname[96];
   snprintf(lname, sizeof lname, "%s.lds", K->k->name);
@@ -695,6 +674,10 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->m0 = LLVMBuildMul(b, LLVMBuildURem(b, rest, c32(K, tiles_m), ""), c32(K, P->bm), "m0");
   K->n0 = LLVMBuildMul(b, tn, c32(K, P->bn), "n0");
   K->batch = LLVMBuildUDiv(b, rest, c32(K, tiles_m), "batch");
+  if (K->kind == GK_CONV)
+    gemm_conv_phase_init(cb, &K->cv, K->batch, &K->ph);
+  if (K->kind == GK_CONV && K->cv.transpose) /* never split (cg_gemm_shape): count was nk */
+    count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
   plan_slots(K);
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
@@ -757,8 +740,8 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
 
 bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
                   cg_kernel_info *info) {
-  if (cg_op_is(k->anchor, "tosa.depthwise_conv2d") || cg_op_is(k->anchor, "tosa.conv3d") ||
-      cg_op_is(k->anchor, "tosa.transpose_conv2d"))
+  /* depthwise convolutions reduce over taps only, never over channels: no matrix to multiply */
+  if (cg_op_is(k->anchor, "tosa.depthwise_conv2d"))
     return cg_emit_conv_direct(cb, g, p, k, info); /* kernel_conv_direct.c */
   if (k->role == KR_COMBINE)
     return cg_emit_gemm_combine(cb, g, p, k, info); /* kernel_gemm_combine.c */
@@ -782,7 +765,7 @@ out:
   if (!ok)
     cb->failed = true;
   free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row_ok), free(K.b_row), free(K.b_kc);
-  free(K.cv_iy0), free(K.cv_ix0), free(K.cv_base);
+  free(K.cv_rows);
   return ok;
 }
 
@@ -792,7 +775,8 @@ bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64
   gemm_params P;
   gemm_mma mm;
   char err[256];
-  if (!anchor || !describe(&K, NULL) ||
+  /* transpose_conv2d never splits K: its phases already multiply the work-groups */
+  if (!anchor || !describe(&K, NULL) || (K.kind == GK_CONV && K.cv.transpose) ||
       !gemm_params_choose(t, &K.pb, perf_config_override, &P, &mm, err, sizeof err))
     return false;
   *tiles = K.pb.batch * ((K.pb.m + P.bm - 1) / P.bm) * ((K.pb.n + P.bn - 1) / P.bn);

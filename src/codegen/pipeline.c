@@ -167,11 +167,14 @@ static bool optimise(LLVMModuleRef m, LLVMTargetMachineRef tm, int level, diag_s
 }
 
 /* A chunk costs about one GEMM kernel at most: GEMM (and direct conv) kernels take most of
- * LLVM's time and go alone, the cheap families are grouped so per-module overhead (pass
- * pipeline and code generator set-up, one more object to link) stays small. */
+ * LLVM's time and go alone, the cheap ones (split-K combine kernels too) are grouped so
+ * per-module overhead (pass pipeline and code generator set-up, one more object to link)
+ * stays small. */
 enum { CHUNK_COST = 8 };
 
-static int kernel_cost(const part_kernel *k) { return k->family == KF_GEMM ? CHUNK_COST : 1; }
+static int kernel_cost(const part_kernel *k) {
+  return k->family == KF_GEMM && k->role != KR_COMBINE ? CHUNK_COST : 1;
+}
 
 int cg_plan_chunks(const partition_plan *p, int target, cg_chunk *chunks, int max) {
   int n = 0, first = 0, acc = 0;
@@ -320,6 +323,10 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
       m = cm;
     if (!ok)
       diag_error_noloc(d, "internal error: cannot link the %s kernel modules", id);
+  }
+  if (ok) { /* the identifier came from the bitcode buffer's name; keep the chunks' one */
+    const char *name = b->g->entry ? b->g->entry : "tosac";
+    LLVMSetModuleIdentifier(m, name, strlen(name));
   }
   if (ok && b->opt->embed_ir) {
     LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);

@@ -2,10 +2,10 @@
  * transposes read as index maps) into groups that become one kernel each.
  *
  * Cost: every decision looks only at the ops involved and their neighbours. Groups are a
- * union-find with per-group op lists and memory-read lists that concatenate in O(1); the one
- * global question, "would this merge create a cycle between kernels", is a backward walk
- * pruned by op position and capped by REACH_BUDGET, so the whole stage is O(n log n) in the
- * number of ops (docs/partitioning.md, "Cost of the partitioner"). */
+ * union-find with per-group op, edge and memory-read lists that concatenate in O(1); the one
+ * global question, "would this merge create a cycle between kernels", searches only the groups
+ * between the two in a topological order kept across merges, capped by REACH_BUDGET
+ * (docs/partitioning.md, "Cost of the partitioner"). */
 #include "partition.h"
 
 #include <stdlib.h>

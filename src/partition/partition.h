@@ -11,9 +11,16 @@
 int part_fuse(arena *a, const graph *g, int *group_of);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
- * launch positions; returns the workspace size. */
+ * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's
+ * offset (part_inplace_pairs). Returns the workspace size. */
 int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first,
-                             const int *live_last);
+                             const int *live_last, const int *inplace_of);
+
+/* inplace.c: for every intermediate a kernel writes, the input buffer dying at that kernel
+ * whose bytes it may overwrite element for element (inplace_of[buf], -1 none);
+ * docs/partitioning.md "In-place reuse". */
+void part_inplace_pairs(const graph *g, const partition_plan *p, const int *first, const int *last,
+                        int *inplace_of);
 
 /* expand.c: expand large reductions into fill + atomic or partial + combine kernels, chosen
  * per target; rewrites p's kernels and launch nodes (called before liveness and edges). */

@@ -625,7 +625,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   int *first = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   int *last = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   liveness(p, first, last);
-  p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last);
+  int *inplace_of = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
+  part_inplace_pairs(g, p, first, last, inplace_of);
+  p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last, inplace_of);
   p->weights_bytes = place_constants(p, g);
   build_edges(&b);
   part_dedup(p);
@@ -647,6 +649,8 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
             tensor_type_str(&bf->v->type, ty, sizeof ty), (long long)bf->bytes);
     if (bf->kind == BUF_INTERMEDIATE || bf->kind == BUF_WORKSPACE)
       fprintf(out, " at workspace+%lld", (long long)bf->offset);
+    if (bf->inplace)
+      fprintf(out, " (in place of b%d)", bf->inplace - 1);
     if (bf->kind == BUF_CONSTANT)
       fprintf(out, " at weights+%lld", (long long)bf->offset);
     fputc('\n', out);

@@ -123,14 +123,15 @@ M
 }
 
 @test "workspace reuse on a chain: the workspace is the largest live set, not the sum" {
-  # transpose -> tanh -> transpose -> tanh: three 8 KiB intermediates, at most two live at once
+  # transpose -> reverse -> transpose -> reverse: three 8 KiB intermediates, at most two live
+  # at once (data-movement kernels: a transpose read by tanh would fuse as an index map)
   cat > chain.mlir <<'M'
 // oracle: arg 0 -1 1
 func.func @main(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %0 = "tosa.transpose"(%x) <{perms = array<i32: 1, 0>}> : (tensor<64x32xf32>) -> tensor<32x64xf32>
-  %1 = "tosa.tanh"(%0) : (tensor<32x64xf32>) -> tensor<32x64xf32>
+  %1 = "tosa.reverse"(%0) <{axis = 0 : i32}> : (tensor<32x64xf32>) -> tensor<32x64xf32>
   %2 = "tosa.transpose"(%1) <{perms = array<i32: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-  %3 = "tosa.tanh"(%2) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+  %3 = "tosa.reverse"(%2) <{axis = 1 : i32}> : (tensor<64x32xf32>) -> tensor<64x32xf32>
   return %3 : tensor<64x32xf32>
 }
 M
@@ -311,4 +312,188 @@ M
   assert_output "3 [['transpose'], ['matmul', 'tanh'], ['transpose']] [[], [0], []] 256"
   run families keep.json
   assert_output "data gemm data"
+}
+
+# ---------------------------------------------------------------- in-place reuse (buffers.c, inplace.c)
+
+# max_pool2d -> conv2d + residual add of the pool's result -> (reshape view) tanh -> reduce_sum:
+# the conv epilogue reads the pooled value element for element and it dies there, so its
+# result overwrites it; the tanh kernel then overwrites the conv result the same way.
+inplace_chain_graph() {
+  cat > chain.mlir <<'M'
+// oracle: arg 0 -1 1
+// oracle: arg 1 -0.5 0.5
+// oracle: arg 2 -1 1
+// oracle: arg 3 -1 1
+func.func @main(%x: tensor<1x8x8x16xf32>, %w: tensor<16x1x1x16xf32>, %b: tensor<16xf32>, %y: tensor<1x16x16x16xf32>) -> tensor<1x1x16xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %p = "tosa.max_pool2d"(%y) <{kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}> : (tensor<1x16x16x16xf32>) -> tensor<1x8x8x16xf32>
+  %c = "tosa.conv2d"(%x, %w, %b, %z, %z) <{acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}> : (tensor<1x8x8x16xf32>, tensor<16x1x1x16xf32>, tensor<16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x16xf32>
+  %s = "tosa.add"(%c, %p) : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %sh = "tosa.const_shape"() <{values = dense<[1, 64, 16]> : tensor<3xindex>}> : () -> !tosa.shape<3>
+  %r = "tosa.reshape"(%s, %sh) : (tensor<1x8x8x16xf32>, !tosa.shape<3>) -> tensor<1x64x16xf32>
+  %t = "tosa.tanh"(%r) : (tensor<1x64x16xf32>) -> tensor<1x64x16xf32>
+  %u = "tosa.reduce_sum"(%t) <{axis = 1 : i32}> : (tensor<1x64x16xf32>) -> tensor<1x1x16xf32>
+  return %u : tensor<1x1x16xf32>
+}
+M
+}
+
+@test "in-place: a chain of kernels overwrites each dying input, halving the workspace" {
+  inplace_chain_graph
+  TOSAC_NO_INPLACE=1 run "$TOSAC" chain.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line --index 0 "target gfx90a: 4 kernels, 4 launches, workspace 8192 bytes"
+  assert_line "  buffer 6 intermediate tensor<1x8x8x16xf32> 4096 bytes at workspace+4096"
+  run "$TOSAC" chain.mlir --offload-arch=gfx90a,gfx1030 --emit=partitions
+  assert_success
+  assert_line --index 0 "target gfx90a: 4 kernels, 4 launches, workspace 4096 bytes"
+  assert_line "target gfx1030: 4 kernels, 4 launches, workspace 4096 bytes"
+  assert_line --index 6 "  buffer 5 intermediate tensor<1x8x8x16xf32> 4096 bytes at workspace+0"
+  assert_line --index 7 "  buffer 6 intermediate tensor<1x8x8x16xf32> 4096 bytes at workspace+0 (in place of b5)"
+  assert_line --index 8 "  buffer 7 intermediate tensor<1x64x16xf32> 4096 bytes at workspace+0 (in place of b6)"
+  assert_line "    reads b0 b1 b2 b5; writes b6"
+  assert_line "    reads b6; writes b7"
+  run "${CHECK[@]}" chain.mlir --targets gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "in-place: refused for a broadcast operand, an index-map transpose, an anchor operand and an input read later" {
+  # k1 reads %a [1,16] broadcast over [4,16] (both 256 bytes once aligned), k4 reads %p through
+  # the transpose's permuted strides, k6's conv reads %q as its input as well as in the residual
+  # add, and %m is still read by k11 after the sigmoid kernel k9: none may be overwritten.
+  cat > refuse.mlir <<'M'
+// oracle: arg 0 -1 1
+// oracle: arg 1 -1 1
+// oracle: arg 2 -0.5 0.5
+// oracle: arg 3 -1 1
+func.func @main(%x: tensor<4x16xf32>, %y: tensor<1x16x8x8xf32>, %w: tensor<8x1x1x8xf32>, %v: tensor<8x16xf32>) -> (tensor<1x16xf32>, tensor<1x1x8x8xf32>, tensor<1x1xf32>, tensor<1x1xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %b = "tosa.const"() <{values = dense<0.5> : tensor<8xf32>}> : () -> tensor<8xf32>
+  %a = "tosa.reduce_max"(%v) <{axis = 0 : i32}> : (tensor<8x16xf32>) -> tensor<1x16xf32>
+  %o = "tosa.add"(%x, %a) : (tensor<4x16xf32>, tensor<1x16xf32>) -> tensor<4x16xf32>
+  %r0 = "tosa.reduce_sum"(%o) <{axis = 0 : i32}> : (tensor<4x16xf32>) -> tensor<1x16xf32>
+  %p = "tosa.max_pool2d"(%y) <{kernel = array<i64: 2, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 1>}> : (tensor<1x16x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %t = "tosa.transpose"(%p) <{perms = array<i32: 0, 2, 1, 3>}> : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %e = "tosa.exp"(%t) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %q = "tosa.max_pool2d"(%e) <{kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}> : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = "tosa.conv2d"(%q, %w, %b, %z, %z) <{acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}> : (tensor<1x8x8x8xf32>, tensor<8x1x1x8xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x8xf32>
+  %s = "tosa.add"(%c, %q) : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %r1 = "tosa.reduce_sum"(%s) <{axis = 1 : i32}> : (tensor<1x8x8x8xf32>) -> tensor<1x1x8x8xf32>
+  %m = "tosa.reduce_min"(%v) <{axis = 1 : i32}> : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  %n = "tosa.sigmoid"(%m) : (tensor<8x1xf32>) -> tensor<8x1xf32>
+  %r2 = "tosa.reduce_max"(%n) <{axis = 0 : i32}> : (tensor<8x1xf32>) -> tensor<1x1xf32>
+  %r3 = "tosa.reduce_sum"(%m) <{axis = 0 : i32}> : (tensor<8x1xf32>) -> tensor<1x1xf32>
+  return %r0, %r1, %r2, %r3 : tensor<1x16xf32>, tensor<1x1x8x8xf32>, tensor<1x1xf32>, tensor<1x1xf32>
+}
+M
+  run "$TOSAC" refuse.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line --index 0 "target gfx90a: 12 kernels, 12 launches, workspace 4096 bytes"
+  refute_output --partial "in place"
+  assert_line "    reads b0 b8; writes b9"
+  assert_line "  buffer 9 intermediate tensor<4x16xf32> 256 bytes at workspace+256"
+  assert_line "    reads b10; writes b11"
+  assert_line "  buffer 11 intermediate tensor<1x8x8x8xf32> 2048 bytes at workspace+2048"
+  assert_line "    reads b12 b2 b13; writes b14"
+  assert_line "  buffer 14 intermediate tensor<1x8x8x8xf32> 2048 bytes at workspace+2048"
+  assert_line "    reads b15; writes b16"
+  assert_line "  buffer 16 intermediate tensor<8x1xf32> 32 bytes at workspace+256"
+  run "${CHECK[@]}" refuse.mlir --targets gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "in-place: the overwriting kernel waits for the input's earlier readers (write-after-read edge)" {
+  # %p is read by reduce_sum (k1) and, last, by the conv's residual sub (k2), which overwrites
+  # it: k2, otherwise independent of k1, must now run after it.
+  cat > war.mlir <<'M'
+// oracle: arg 0 -1 1
+// oracle: arg 1 -0.5 0.5
+// oracle: arg 2 -1 1
+func.func @main(%x: tensor<1x8x8x16xf32>, %w: tensor<16x1x1x16xf32>, %y: tensor<1x16x16x16xf32>) -> (tensor<1x1x8x16xf32>, tensor<1x64x16xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %b = "tosa.const"() <{values = dense<0.25> : tensor<16xf32>}> : () -> tensor<16xf32>
+  %p = "tosa.max_pool2d"(%y) <{kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}> : (tensor<1x16x16x16xf32>) -> tensor<1x8x8x16xf32>
+  %r = "tosa.reduce_sum"(%p) <{axis = 1 : i32}> : (tensor<1x8x8x16xf32>) -> tensor<1x1x8x16xf32>
+  %c = "tosa.conv2d"(%x, %w, %b, %z, %z) <{acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}> : (tensor<1x8x8x16xf32>, tensor<16x1x1x16xf32>, tensor<16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x16xf32>
+  %s = "tosa.sub"(%c, %p) : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %sh = "tosa.const_shape"() <{values = dense<[1, 64, 16]> : tensor<3xindex>}> : () -> !tosa.shape<3>
+  %v = "tosa.reshape"(%s, %sh) : (tensor<1x8x8x16xf32>, !tosa.shape<3>) -> tensor<1x64x16xf32>
+  %t = "tosa.tanh"(%v) : (tensor<1x64x16xf32>) -> tensor<1x64x16xf32>
+  return %r, %t : tensor<1x1x8x16xf32>, tensor<1x64x16xf32>
+}
+M
+  TOSAC_NO_INPLACE=1 run "$TOSAC" war.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line "  launch 2: kernel 2 after [0]"
+  run "$TOSAC" war.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line "  buffer 7 intermediate tensor<1x8x8x16xf32> 4096 bytes at workspace+0 (in place of b5)"
+  assert_line "    reads b5; writes b3"
+  assert_line "  launch 1: kernel 1 after [0]"
+  assert_line "  launch 2: kernel 2 after [1]"
+  run "${CHECK[@]}" war.mlir --targets gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "in-place: a split-K workspace is placed by its first write, not its buffer id" {
+  # The partials buffer (b8) is created after every intermediate but written by launch 1, while
+  # %q (b5, launches 0..3) is live: it must not land on b5's bytes (it did, at workspace+256).
+  cat > order.mlir <<'M'
+// oracle: arg 0 -0.01 0.01
+// oracle: arg 1 -1 1
+// oracle: arg 2 -1 1
+func.func @main(%x: tensor<1x8x4096xf32>, %w: tensor<1x4096x8xf32>, %y: tensor<1x32x48xf32>) -> (tensor<1x1x8xf32>, tensor<1x1x48xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %q = "tosa.exp"(%y) : (tensor<1x32x48xf32>) -> tensor<1x32x48xf32>
+  %m = "tosa.matmul"(%x, %w, %z, %z) : (tensor<1x8x4096xf32>, tensor<1x4096x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8xf32>
+  %r = "tosa.reduce_max"(%q) <{axis = 1 : i32}> : (tensor<1x32x48xf32>) -> tensor<1x1x48xf32>
+  %d = "tosa.reduce_sum"(%m) <{axis = 1 : i32}> : (tensor<1x8x8xf32>) -> tensor<1x1x8xf32>
+  %e = "tosa.exp"(%d) : (tensor<1x1x8xf32>) -> tensor<1x1x8xf32>
+  return %e, %r : tensor<1x1x8xf32>, tensor<1x1x48xf32>
+}
+M
+  TOSAC_SPLIT_K=4 run "$TOSAC" order.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line --index 0 "target gfx90a: 6 kernels, 6 launches, workspace 7424 bytes"
+  assert_line "  buffer 5 intermediate tensor<1x32x48xf32> 6144 bytes at workspace+0"
+  assert_line "  buffer 8 workspace tensor<4x1x8x8xf32> 1024 bytes at workspace+6144"
+  TOSAC_SPLIT_K=4 run "${CHECK[@]}" order.mlir --targets gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "dot view: split-K kernels are linked without a self-edge; views are labelled as views of their root" {
+  cat > sk.mlir <<'M'
+func.func @main(%a: tensor<1x32x4096xf32>, %b: tensor<1x4096x48xf32>, %c: tensor<2x3xf32>) -> (tensor<1x32x48xf32>, tensor<6xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = "tosa.matmul"(%a, %b, %z, %z) : (tensor<1x32x4096xf32>, tensor<1x4096x48xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x32x48xf32>
+  %sh = "tosa.const_shape"() <{values = dense<[6]> : tensor<1xindex>}> : () -> !tosa.shape<1>
+  %r = "tosa.reshape"(%c, %sh) : (tensor<2x3xf32>, !tosa.shape<1>) -> tensor<6xf32>
+  %e = "tosa.exp"(%r) : (tensor<6xf32>) -> tensor<6xf32>
+  return %m, %e : tensor<1x32x48xf32>, tensor<6xf32>
+}
+M
+  TOSAC_SPLIT_K=4 run "$TOSAC" sk.mlir --offload-arch=gfx90a --emit=dot
+  assert_success
+  assert_line "    label=\"kernel 0: tosac_k0_matmul_splitk\";"
+  assert_line "    label=\"kernel 1: tosac_k1_matmul_combine\";"
+  # one node per kernel for the matmul both kernels implement, linked by data and launch edges
+  assert_line "    k0_op0 [label=\"tosa.matmul\\ntensor<1x32x48xf32>\"];"
+  assert_line "    k1_op0 [label=\"tosa.matmul\\ntensor<1x32x48xf32>\"];"
+  assert_line "  k0_op0 -> k1_op0 [label=\"splitk_partials_k0\\ntensor<4x1x32x48xf32>\"];"
+  assert_line "  k0_op0 -> k1_op0 [style=dashed, color=gray, constraint=false];"
+  assert_line "  k1_op0 -> res0;"
+  # no edge from a node to itself
+  run awk '/ -> / { s = $1; d = $3; sub(/[;\[].*/, "", d); if (s == d) print "self-edge: " $0 }' <<<"$output"
+  assert_output ""
+  # the reshape is a view node fed by its root, not an undeclared constant
+  TOSAC_SPLIT_K=4 run "$TOSAC" sk.mlir --offload-arch=gfx90a --emit=dot
+  assert_line "  view1 [shape=box, style=dashed, label=\"tosa.reshape\\nview of input %c\\ntensor<6xf32>\"];"
+  assert_line "  arg2 -> view1 [style=dashed];"
+  assert_line "  view1 -> k2_op2;"
+  refute_output --partial "const1"
 }

@@ -181,14 +181,16 @@ for key, desc, build, tys in SHAPES:
             md = metadata(asm[t], k["name"])
             tun = k["tuning"]
             wpw = tun.get("waves", 1)
-            if t.startswith("gfx9") and t != "gfx908":
-                arch = md["accum_offset"] if md["agpr"] else md["vgpr"]
-            else:
-                arch = md["vgpr"]
+            # arch VGPRs: the assembler's .num_vgpr symbol (.vgpr_count is max(VGPR, AGPR) on
+            # gfx908 and the unified total on gfx90a+)
+            nv = re.search(rf"\.set {re.escape(k['name'])}\.num_vgpr, (\d+)", asm[t])
+            arch = int(nv.group(1)) if nv else md["vgpr"]
             occ, _ = occupancy(t, md, arch, wpw)
             insts, nmma, nblocks = main_loop(asm[t], k["name"])
             est = mca(t, insts) if t.startswith("gfx9") else None
-            util = f"{est[0]:.1f}" if est else ("n/a" if not t.startswith("gfx9") else "hang")
+            # n/a: no matrix-pipe model (RDNA); noloop: the K loop was fully unrolled (few K tiles)
+            util = (f"{est[0]:.1f}" if est else "n/a" if not t.startswith("gfx9")
+                    else "noloop" if not insts else "hang")
             ksteps = tun.get("unroll", 1)
             tn = f"{tun['bm']}x{tun['bn']}x{tun['bk']}/{tun['wm']}x{tun['wn']}" + (
                 f" split{tun['split_k']}" if "split_k" in tun else "")

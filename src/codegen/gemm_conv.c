@@ -1,0 +1,185 @@
+/* gemm_conv.c: the index maps of convolutions as implicit GEMMs (gemm_conv.h). Divisors are
+ * compile-time constants wherever possible: rows and taps are decomposed with the padded
+ * per-phase extents, so only the phase's own first tap and origin are run-time values. */
+#include "gemm_conv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static LLVMValueRef k32(cg_builder *cb, int64_t v) { return LLVMConstInt(cb->i32, (unsigned long long)v, 1); }
+
+static int64_t ints_at(const op *o, const char *name, int i, int64_t fallback) {
+  const attr *a = op_attr(o, name);
+  return a && a->kind == ATTR_INTS && i < a->n ? a->ints[i] : fallback;
+}
+
+bool gemm_conv_is(const op *o) {
+  return cg_op_is(o, "tosa.conv2d") || cg_op_is(o, "tosa.conv3d") || cg_op_is(o, "tosa.transpose_conv2d");
+}
+
+bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize) {
+  const tensor_type *a = &o->operands[0]->type, *w = &o->operands[1]->type, *r = &o->results[0]->type;
+  memset(c, 0, sizeof *c);
+  c->ns = cg_op_is(o, "tosa.conv3d") ? 3 : 2;
+  c->transpose = cg_op_is(o, "tosa.transpose_conv2d");
+  int ns = c->ns;
+  if (a->rank != ns + 2 || w->rank != ns + 2 || r->rank != ns + 2) {
+    snprintf(err, errsize, "%s: unexpected operand ranks for a convolution", op_table[o->kind].name);
+    return false;
+  }
+  c->batch = a->dims[0], c->ic = a->dims[ns + 1], c->oc = w->dims[0];
+  c->phases = 1;
+  int64_t rows = c->batch, taps = 1;
+  for (int d = 0; d < ns; d++) {
+    c->in[d] = a->dims[1 + d], c->out[d] = r->dims[1 + d], c->ker[d] = w->dims[1 + d];
+    c->stride[d] = ints_at(o, "stride", d, 1);
+    c->dil[d] = c->transpose ? 1 : ints_at(o, "dilation", d, 1);
+    c->pad[d] = ints_at(o, c->transpose ? "out_pad" : "pad", 2 * d, 0);
+    if (c->stride[d] < 1 || c->dil[d] < 1) {
+      snprintf(err, errsize, "%s: stride and dilation must be positive", op_table[o->kind].name);
+      return false;
+    }
+    if (c->transpose) {
+      c->taps[d] = (c->ker[d] + c->stride[d] - 1) / c->stride[d];
+      c->q[d] = (c->out[d] + c->stride[d] - 1) / c->stride[d];
+      c->phases *= (int)c->stride[d];
+    } else {
+      c->taps[d] = c->ker[d], c->q[d] = c->out[d];
+    }
+    rows *= c->q[d], taps *= c->taps[d];
+  }
+  pb->batch = 1, pb->m = rows, pb->n = c->oc, pb->k = taps * c->ic;
+  /* transposed weights are gathered tap by tap: only runs of IC are contiguous */
+  pb->a_contig = c->ic, pb->b_contig = c->transpose ? c->ic : pb->k, pb->b_kcontig = true;
+  return true;
+}
+
+void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph) {
+  LLVMBuilderRef b = cb->b;
+  memset(ph, 0, sizeof *ph);
+  if (!c->transpose)
+    return;
+  LLVMValueRef rest = phase;
+  for (int d = c->ns - 1; d >= 0; d--) {
+    int64_t s = c->stride[d];
+    ph->p[d] = d ? LLVMBuildURem(b, rest, k32(cb, s), "phase") : rest;
+    rest = LLVMBuildUDiv(b, rest, k32(cb, s), "");
+    /* u = p - out_pad + bias >= 0 with bias a multiple of s: r = u mod s is the first tap whose
+     * input row is a whole number, off = (p - out_pad - r) / s the input row of q = 0 */
+    int64_t bias = s * ((c->pad[d] < 0 ? -c->pad[d] : c->pad[d]) / s + 1);
+    LLVMValueRef u = LLVMBuildAdd(b, ph->p[d], k32(cb, bias - c->pad[d]), "");
+    ph->r[d] = LLVMBuildURem(b, u, k32(cb, s), "tap0");
+    ph->off[d] = LLVMBuildSub(b, LLVMBuildUDiv(b, u, k32(cb, s), ""), k32(cb, bias / s), "off");
+  }
+}
+
+LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, int bk) {
+  LLVMBuilderRef b = cb->b;
+  int64_t row = c->ic; /* K elements per tap of dim 0 */
+  for (int d = 1; d < c->ns; d++)
+    row *= c->taps[d];
+  /* taps of dim 0 in this phase: ceil((ker - r) / stride), >= 0 because r < stride */
+  LLVMValueRef n0 = LLVMBuildUDiv(b, LLVMBuildSub(b, k32(cb, c->ker[0] + c->stride[0] - 1), ph->r[0], ""),
+                                  k32(cb, c->stride[0]), "taps0");
+  return LLVMBuildUDiv(b, LLVMBuildAdd(b, LLVMBuildMul(b, n0, k32(cb, row), ""), k32(cb, bk - 1), ""),
+                       k32(cb, bk), "ktiles");
+}
+
+/* m -> (batch, per-dim row index) with the compile-time extents c->q. */
+static LLVMValueRef split_rows(cg_builder *cb, const gemm_conv *c, LLVMValueRef m, LLVMValueRef *q) {
+  LLVMValueRef rest = m;
+  for (int d = c->ns - 1; d >= 0; d--) {
+    q[d] = LLVMBuildURem(cb->b, rest, k32(cb, c->q[d]), "");
+    rest = LLVMBuildUDiv(cb->b, rest, k32(cb, c->q[d]), "");
+  }
+  return rest;
+}
+
+void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
+                        gemm_conv_row *row) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef q[3];
+  LLVMValueRef n = split_rows(cb, c, m, q);
+  int64_t image = c->ic;
+  for (int d = 0; d < c->ns; d++) {
+    image *= c->in[d];
+    row->pos0[d] = c->transpose ? LLVMBuildAdd(b, q[d], ph->off[d], "")
+                                : LLVMBuildSub(b, LLVMBuildMul(b, q[d], k32(cb, c->stride[d]), ""),
+                                               k32(cb, c->pad[d]), "");
+  }
+  row->base = LLVMBuildMul(b, n, k32(cb, image), "");
+}
+
+/* k -> (per-dim tap index, input channel). */
+static LLVMValueRef split_k(cg_builder *cb, const gemm_conv *c, LLVMValueRef k, LLVMValueRef *t) {
+  LLVMValueRef tap = LLVMBuildUDiv(cb->b, k, k32(cb, c->ic), "");
+  for (int d = c->ns - 1; d >= 0; d--) {
+    t[d] = d ? LLVMBuildURem(cb->b, tap, k32(cb, c->taps[d]), "") : tap;
+    tap = LLVMBuildUDiv(cb->b, tap, k32(cb, c->taps[d]), "");
+  }
+  return LLVMBuildURem(cb->b, k, k32(cb, c->ic), "");
+}
+
+/* Transpose: kernel tap of tap index t in dim d, and *ok &= it lies inside the kernel. */
+static LLVMValueRef kernel_tap(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, int d,
+                               LLVMValueRef t, LLVMValueRef *ok) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef kt = LLVMBuildAdd(b, ph->r[d], LLVMBuildMul(b, t, k32(cb, c->stride[d]), ""), "");
+  if (c->ker[d] % c->stride[d]) /* else every phase has all taps[d] taps */
+    *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, kt, k32(cb, c->ker[d]), ""), "");
+  return kt;
+}
+
+LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
+                                const gemm_conv_row *row, LLVMValueRef k, LLVMValueRef *ok) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef t[3];
+  LLVMValueRef ch = split_k(cb, c, k, t);
+  LLVMValueRef pix = k32(cb, 0);
+  for (int d = 0; d < c->ns; d++) {
+    LLVMValueRef pos;
+    if (c->transpose) {
+      kernel_tap(cb, c, ph, d, t[d], ok);
+      pos = LLVMBuildSub(b, row->pos0[d], t[d], ""); /* taps walk the input backwards */
+    } else {
+      pos = LLVMBuildAdd(b, row->pos0[d], LLVMBuildMul(b, t[d], k32(cb, c->dil[d]), ""), "");
+    }
+    /* unsigned compares reject negative positions too */
+    *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, pos, k32(cb, c->in[d]), ""), "");
+    pix = LLVMBuildAdd(b, LLVMBuildMul(b, pix, k32(cb, c->in[d]), ""), pos, "");
+  }
+  return LLVMBuildAdd(b, row->base, LLVMBuildAdd(b, LLVMBuildMul(b, pix, k32(cb, c->ic), ""), ch, ""), "");
+}
+
+LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
+                                LLVMValueRef n, LLVMValueRef k, LLVMValueRef *ok) {
+  LLVMBuilderRef b = cb->b;
+  if (!c->transpose) { /* weights [OC][taps..][IC] are exactly B^T */
+    int64_t K = c->ic;
+    for (int d = 0; d < c->ns; d++)
+      K *= c->ker[d];
+    return LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, K), ""), k, "");
+  }
+  LLVMValueRef t[3];
+  LLVMValueRef ch = split_k(cb, c, k, t);
+  LLVMValueRef off = n;
+  for (int d = 0; d < c->ns; d++)
+    off = LLVMBuildAdd(b, LLVMBuildMul(b, off, k32(cb, c->ker[d]), ""), kernel_tap(cb, c, ph, d, t[d], ok), "");
+  return LLVMBuildAdd(b, LLVMBuildMul(b, off, k32(cb, c->ic), ""), ch, "");
+}
+
+LLVMValueRef gemm_conv_out_pixel(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
+                                 LLVMValueRef m, LLVMValueRef *ok) {
+  if (!c->transpose)
+    return m;
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef q[3];
+  LLVMValueRef pix = split_rows(cb, c, m, q);
+  for (int d = 0; d < c->ns; d++) {
+    LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, q[d], k32(cb, c->stride[d]), ""), ph->p[d], "");
+    if (c->out[d] % c->stride[d]) /* else q < ceil(out/stride) already keeps o inside */
+      *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, o, k32(cb, c->out[d]), ""), "");
+    pix = LLVMBuildAdd(b, LLVMBuildMul(b, pix, k32(cb, c->out[d]), ""), o, "");
+  }
+  return pix;
+}

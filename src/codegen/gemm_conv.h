@@ -1,0 +1,62 @@
+/* gemm_conv.h: convolutions as implicit GEMMs for kernel_gemm.c (conv2d, conv3d,
+ * transpose_conv2d). No im2col buffer exists: these helpers turn a GEMM row m and reduction
+ * index k into input and weight element offsets while the operands are staged. */
+#ifndef TOSAC_GEMM_CONV_H
+#define TOSAC_GEMM_CONV_H
+
+#include "gemm.h"
+
+/* Geometry of an NHWC/NDHWC convolution seen as C[m][n] = sum_k A(m,k) B(k,n) with
+ * m = (batch, output position), n = output channel, k = (kernel tap, input channel).
+ * transpose_conv2d is decomposed by output phase: outputs with (oy mod sy, ox mod sx) =
+ * (py, px) form a stride-1 convolution over the input with the taps ky = ry + j*sy (ry =
+ * (py - out_pad_top) mod sy) read backwards (iy = qy + off_y - j). All phases run in one kernel
+ * (the phase is the slowest grid index) over the same padded K = taps[0]*taps[1]*IC; a tap past
+ * the kernel (ry + j*sy >= KH) is masked to zero in both operands (docs/gemm.md). */
+typedef struct gemm_conv {
+  int ns;                   /* spatial dims: 2 or 3 */
+  bool transpose;           /* transpose_conv2d */
+  int64_t batch, ic, oc;
+  int64_t in[3], out[3], ker[3], stride[3], dil[3];
+  int64_t pad[3];           /* conv: padding before; transpose: out_pad before */
+  int64_t taps[3];          /* taps per dim walked by k: ker (conv), ceil(ker/stride) (transpose) */
+  int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
+  int phases;               /* 1, or sy*sx for transpose_conv2d */
+} gemm_conv;
+
+/* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
+bool gemm_conv_is(const op *o);
+/* Fill c and pb's M, N, K and contiguous runs from conv anchor o (operands already checked to
+ * be rank ns+2 by the caller's type checks); false + message in err on a bad shape. */
+bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize);
+
+/* Per-work-group values of the phase this group computes (transpose only; zero otherwise). */
+typedef struct gemm_conv_phase {
+  LLVMValueRef p[3];   /* output phase per dim */
+  LLVMValueRef r[3];   /* first kernel tap of the phase */
+  LLVMValueRef off[3]; /* input position of q = 0, j = 0 */
+} gemm_conv_phase;
+void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph);
+
+/* K tiles of bk elements this phase needs (transpose): K is ordered (tap_y, tap_x, ic), so a
+ * phase with fewer y taps stops early; its missing x taps stay masked inside the tiles. */
+LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, int bk);
+
+/* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset. */
+typedef struct gemm_conv_row {
+  LLVMValueRef pos0[3], base;
+} gemm_conv_row;
+void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
+                        gemm_conv_row *row);
+
+/* Input element offset of (row, k); *ok &= the tap lies inside the image (and the kernel). */
+LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
+                                const gemm_conv_row *row, LLVMValueRef k, LLVMValueRef *ok);
+/* Weight element offset of (output channel n, k); *ok &= the tap lies inside the kernel. */
+LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
+                                LLVMValueRef n, LLVMValueRef k, LLVMValueRef *ok);
+/* Output pixel (linear over batch and spatial dims) of GEMM row m; *ok &= it exists. */
+LLVMValueRef gemm_conv_out_pixel(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
+                                 LLVMValueRef m, LLVMValueRef *ok);
+
+#endif
