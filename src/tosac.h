@@ -349,6 +349,8 @@ typedef struct part_kernel {
   int nout;
   const value **out_vals;
   kernel_role role;  /* KR_PLAIN unless expanded */
+  bool args_alias;   /* an output is written in place of an input (inplace.c): the kernel's
+                        pointer arguments may alias, so codegen drops noalias */
   int split_count;   /* KR_PARTIAL / KR_COMBINE / KR_ATOMIC: chunks of the reduced axis */
   int reuses;        /* 0, or 1 + the index of an earlier kernel with an identical spec: this
                         launch runs that kernel's code (same name) with its own buffers */

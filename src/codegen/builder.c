@@ -75,7 +75,8 @@ LLVMValueRef cg_kernel_begin(cg_builder *cb, const char *name, int nargs, const 
   int nin = 0, nout = 0;
   for (int i = 0; i < nargs; i++) {
     unsigned idx = (unsigned)i + 1;
-    add_attr(cb, fn, idx, "noalias");
+    if (!cb->args_alias)
+      add_attr(cb, fn, idx, "noalias");
     add_attr(cb, fn, idx, "noundef");
     if (strcmp(access[i], "read_only") == 0)
       add_attr(cb, fn, idx, "readonly");

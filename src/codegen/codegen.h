@@ -19,7 +19,8 @@ typedef struct cg_builder {
   LLVMValueRef fn; /* the kernel being built */
   /* common types */
   LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, void_t, ptr_global, ptr_const;
-  bool failed; /* an error was reported; the caller stops */
+  bool failed;     /* an error was reported; the caller stops */
+  bool args_alias; /* the next kernel's pointer arguments may alias (in-place buffers) */
 } cg_builder;
 
 void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,

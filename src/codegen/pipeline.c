@@ -138,6 +138,7 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
     };
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {
+      cb->args_alias = k->args_alias;
       ok = families[k->family].fn(cb, g, p, k, info);
     } else {
       const op *o = k->anchor ? k->anchor : k->ops[0];

@@ -160,3 +160,14 @@ void part_inplace_pairs(const graph *g, const partition_plan *p, const int *firs
   free(dep);
   free(taken);
 }
+
+void part_mark_aliasing(partition_plan *p, const int *inplace_of) {
+  for (int i = 0; i < p->nkernels; i++) {
+    part_kernel *k = &p->kernels[i];
+    for (int j = 0; j < k->nout; j++) {
+      int c = inplace_of[k->out_bufs[j]];
+      for (int x = 0; x < k->nin && c >= 0; x++)
+        k->args_alias |= k->in_bufs[x] == c;
+    }
+  }
+}

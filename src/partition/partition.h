@@ -21,6 +21,8 @@ int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first
  * docs/partitioning.md "In-place reuse". */
 void part_inplace_pairs(const graph *g, const partition_plan *p, const int *first, const int *last,
                         int *inplace_of);
+/* Sets args_alias on every kernel that writes an output in place of one of its inputs. */
+void part_mark_aliasing(partition_plan *p, const int *inplace_of);
 
 /* expand.c: expand large reductions into fill + atomic or partial + combine kernels, chosen
  * per target; rewrites p's kernels and launch nodes (called before liveness and edges). */

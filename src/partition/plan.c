@@ -628,6 +628,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   int *inplace_of = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   part_inplace_pairs(g, p, first, last, inplace_of);
   p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last, inplace_of);
+  part_mark_aliasing(p, inplace_of);
   p->weights_bytes = place_constants(p, g);
   build_edges(&b);
   part_dedup(p);

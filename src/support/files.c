@@ -175,9 +175,50 @@ static bool write_in_place(const char *path, file_writer fill, const void *ctx, 
   return ok;
 }
 
+/* Where the symlink `path` points, relative targets taken from the link's directory; NULL if
+ * path is not a symlink. Malloc'd. */
+static char *link_target(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+    return NULL;
+  char *real = realpath(path, NULL); /* the whole chain, when its end exists */
+  if (real)
+    return real;
+  char target[4096];
+  ssize_t n = readlink(path, target, sizeof target - 1);
+  if (n <= 0)
+    return NULL;
+  target[n] = 0;
+  const char *slash = strrchr(path, '/');
+  size_t dir = target[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+  char *out = malloc(dir + (size_t)n + 1);
+  if (out)
+    snprintf(out, dir + (size_t)n + 1, "%.*s%s", (int)dir, path, target);
+  return out;
+}
+
 static bool write_via_temp(const char *path, file_writer fill, const void *ctx, char *err,
                            size_t errsize) {
   struct stat st;
+  /* A symlink (/dev/stdout -> /proc/self/fd/1 redirected to a file, a link to a build output)
+   * is followed: renaming the temporary over the link itself would replace the link. A chain
+   * of dangling links is followed a bounded number of times. */
+  char *target = link_target(path);
+  for (int hops = 0; target; hops++) {
+    char *next = link_target(target);
+    if (!next) {
+      bool ok = write_via_temp(target, fill, ctx, err, errsize);
+      free(target);
+      return ok;
+    }
+    free(target);
+    target = next;
+    if (hops == 40) {
+      free(target);
+      snprintf(err, errsize, "cannot write '%s': Too many levels of symbolic links", path);
+      return false;
+    }
+  }
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) {
       snprintf(err, errsize, "cannot write '%s': Is a directory", path);

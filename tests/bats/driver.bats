@@ -284,3 +284,17 @@ for t in json.load(open("twin.json"))["targets"]:
   assert_success
   [ -c /dev/null ] && [ -s m.json ]
 }
+
+@test "writing through a symlink replaces its target, never the link (/dev/stdout redirected to a file)" {
+  mkdir out
+  ln -s out/real.hipfb link.hipfb
+  run "$TOSAC" add.mlir --offload-arch=gfx90a -o link.hipfb --manifest m.json
+  assert_success
+  [ -L link.hipfb ] && [ -s out/real.hipfb ]
+  run clang-offload-bundler-22 -list -type=o -input=out/real.hipfb
+  assert_line "hipv4-amdgcn-amd-amdhsa--gfx90a"
+  # stdout redirected to a file: /dev/stdout -> /proc/self/fd/1 -> that file
+  "$TOSAC" add.mlir --offload-arch=gfx90a -o /dev/stdout --manifest m2.json > viastdout.hipfb
+  [ -L /dev/stdout ]
+  cmp viastdout.hipfb out/real.hipfb
+}

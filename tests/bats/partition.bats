@@ -359,6 +359,20 @@ M
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
+@test "in-place: kernels writing over an input drop noalias on their pointer arguments; others keep it" {
+  inplace_chain_graph
+  run "$TOSAC" chain.mlir --offload-arch=gfx90a --emit=llvm -o chain.ll
+  assert_success
+  # kernels 0 (pool) and 3 (reduce) keep noalias; 1 (conv + add over b5) and 2 (tanh over b6) drop it
+  run bash -c 'grep "^define" chain.ll | sed -E "s/^define [^@]*@([a-z0-9_]+)\(.*/\1 /" | tr -d "\n"; echo;
+               grep "^define" chain.ll | awk "{print (index(\$0, \"noalias\") ? \"noalias\" : \"may-alias\")}" | tr "\n" " "'
+  assert_line --index 1 "noalias may-alias may-alias noalias "
+  TOSAC_NO_INPLACE=1 run "$TOSAC" chain.mlir --offload-arch=gfx90a --emit=llvm -o plain.ll
+  assert_success
+  run bash -c 'grep "^define" plain.ll | grep -vc noalias'
+  assert_output "0"
+}
+
 @test "in-place: refused for a broadcast operand, an index-map transpose, an anchor operand and an input read later" {
   # k1 reads %a [1,16] broadcast over [4,16] (both 256 bytes once aligned), k4 reads %p through
   # the transpose's permuted strides, k6's conv reads %q as its input as well as in the residual
