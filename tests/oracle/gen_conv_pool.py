@@ -68,7 +68,8 @@ def conv_types():
     if dt == "i8":
         return "i8", "i32", "i32"  # elem, acc, out/bias
     if dt == "f16":
-        return "f16", ["f16", "f32"][ri(0, 1)] if kind != "tconv" else "f32", "f16"
+        # GEMM convolutions accumulate in f32 whatever acc_type says (docs/kernels-conv-pool.md)
+        return "f16", ["f16", "f32"][ri(0, 1)] if kind not in ("tconv", "conv3d") else "f32", "f16"
     return dt, "f32", dt
 
 
