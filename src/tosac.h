@@ -82,6 +82,8 @@ typedef enum elem_type {
   ET_F64,
   ET_F8E4M3FN,
   ET_F8E5M2,
+  ET_F8E4M3FNUZ, /* AMD's gfx942 encodings: bias 8/16, 0x80 the only NaN, no -0 or Inf */
+  ET_F8E5M2FNUZ,
   ET_INDEX, /* only in tosa.const_shape */
   ET_COUNT
 } elem_type;
@@ -92,6 +94,7 @@ int elem_type_bits(elem_type t);                  /* 1, 4, 8, ... */
 int elem_type_bytes(elem_type t);                 /* storage bytes per element in buffers: i1 -> 1 */
 bool elem_type_is_float(elem_type t);
 bool elem_type_is_int(elem_type t); /* includes i1 */
+bool elem_type_is_f8(elem_type t);  /* f8E4M3FN, f8E5M2 and their FNUZ forms */
 
 typedef struct tensor_type {
   elem_type elem;

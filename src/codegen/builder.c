@@ -50,7 +50,7 @@ LLVMTypeRef cg_elem_type(cg_builder *cb, elem_type t) {
 }
 
 LLVMTypeRef cg_mem_type(cg_builder *cb, elem_type t) {
-  return t == ET_I1 ? cb->i8 : cg_elem_type(cb, t);
+  return t == ET_I1 || elem_type_is_f8(t) ? cb->i8 : cg_elem_type(cb, t); /* f8: raw bytes */
 }
 
 static void add_attr(cg_builder *cb, LLVMValueRef fn, unsigned idx, const char *name) {

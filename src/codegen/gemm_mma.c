@@ -156,7 +156,10 @@ static LLVMValueRef operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v) 
     if (mm->kl == 8 && mm->row->layout == MATRIX_MFMA)
       return LLVMBuildBitCast(b, v, cb->i64, "");
     return LLVMBuildBitCast(b, v, LLVMVectorType(cb->i32, (unsigned)(mm->kl / 4)), "");
-  default: return v;
+  default:
+    if (elem_type_is_f8(mm->in)) /* 8 fp8/bf8 bytes per lane as one i64 */
+      return LLVMBuildBitCast(b, v, cb->i64, "");
+    return v;
   }
 }
 

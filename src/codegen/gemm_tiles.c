@@ -122,6 +122,12 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
              o.shape, o.shape, elem_type_name(pb->in));
     return false;
   }
+  if (elem_type_is_f8(pb->in) && !mm->row) { /* no byte-float FMA fallback */
+    snprintf(err, errsize, "%s inputs need an fp8 matrix instruction and %s has none "
+             "(f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950)",
+             elem_type_name(pb->in), t->name);
+    return false;
+  }
   memset(out, 0, sizeof *out);
   out->shape = o.shape;
   out->fma = !mm->row;

@@ -78,9 +78,10 @@ static bool describe(gk *K, diag_sink *d) {
   const tensor_type *a = &o->operands[0]->type, *b = &o->operands[1]->type, *r = &o->results[0]->type;
   pb->in = a->elem;
   K->out_t = r->elem;
-  if (b->elem != a->elem || !(a->elem == ET_F32 || a->elem == ET_F16 || a->elem == ET_BF16 || a->elem == ET_I8)) {
+  if (b->elem != a->elem || !(a->elem == ET_F32 || a->elem == ET_F16 || a->elem == ET_BF16 ||
+                              a->elem == ET_I8 || (elem_type_is_f8(a->elem) && K->kind == GK_MATMUL))) {
     DESCRIBE_FAIL(d, o->loc, "%s: operand types %s x %s are not supported by the GEMM generator "
-               "(f32, f16, bf16, i8 with equal operand types)", nm, elem_type_name(a->elem),
+               "(f32, f16, bf16, i8 with equal operand types; 8-bit floats in matmul only)", nm, elem_type_name(a->elem),
                elem_type_name(b->elem));
     return false;
   }
@@ -616,7 +617,7 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->waves = wgm * K->wgn;
   K->threads = K->waves * t->wave_size;
   K->es = elem_type_bytes(pb->in);
-  K->mem = pb->in == ET_BF16 ? cb->i16 : cg_elem_type(cb, pb->in);
+  K->mem = pb->in == ET_BF16 ? cb->i16 : elem_type_is_f8(pb->in) ? cb->i8 : cg_elem_type(cb, pb->in);
   K->sa = P->bk * K->es + GEMM_LDS_PAD_BYTES;
   K->buf_bytes = (P->bm + P->bn) * K->sa;
   int64_t tiles_m = (pb->m + P->bm - 1) / P->bm, tiles_n = (pb->n + P->bn - 1) / P->bn;

@@ -132,7 +132,7 @@ static void default_str(fe_parser *p, op *o, const char *name, const char *dflt)
 static void default_acc(fe_parser *p, op *o, elem_type in) {
   attr *a = fe_find_attr(o, "acc_type");
   if (a && a->kind == ATTR_TYPE) return;
-  elem_type acc = in == ET_I16 ? ET_I48 : elem_type_is_int(in) ? ET_I32 : (in == ET_F8E4M3FN || in == ET_F8E5M2) ? ET_F16 : ET_F32;
+  elem_type acc = in == ET_I16 ? ET_I48 : elem_type_is_int(in) ? ET_I32 : elem_type_is_f8(in) ? ET_F16 : ET_F32;
   fe_remove_attr(o, "acc_type");
   attr *n = fe_add_attr(p, o, "acc_type", ATTR_TYPE);
   n->type_elem = acc;

@@ -82,6 +82,36 @@ static double small_to_f64(uint32_t h, int ebits, int mbits, bool fn) {
   return sign ? -r : r;
 }
 
+/* AMD's FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ): bias 2^(ebits-1), every exponent code is
+ * finite, 0x80 is the only NaN (there is no -0) and overflow gives NaN, as MLIR's APFloat does. */
+static uint32_t f64_to_fnuz(double v, int ebits, int mbits) {
+  if (isnan(v)) return 0x80;
+  int bias = 1 << (ebits - 1);
+  double a = fabs(v), maxv = ldexp(2.0 - ldexp(1.0, -mbits), (1 << ebits) - 1 - bias);
+  if (a == 0) return 0;
+  int e;
+  frexp(a, &e);
+  int ue = e - 1 < 1 - bias ? 1 - bias : e - 1;
+  double q = nearbyint(ldexp(a, mbits - ue)); /* round to nearest even */
+  if (ldexp(q, ue - mbits) > maxv) return 0x80;
+  if (q == 0) return 0;
+  if (q >= ldexp(1.0, mbits + 1)) {
+    q /= 2;
+    ue++;
+  }
+  uint32_t r = q < ldexp(1.0, mbits) ? (uint32_t)q
+                                     : (uint32_t)(ue + bias) << mbits | ((uint32_t)q & ((1u << mbits) - 1));
+  return (v < 0 ? 0x80 : 0) | r;
+}
+
+static double fnuz_to_f64(uint32_t b, int ebits, int mbits) {
+  if (b == 0x80) return NAN;
+  int bias = 1 << (ebits - 1);
+  uint32_t e = (b >> mbits) & ((1u << ebits) - 1), m = b & ((1u << mbits) - 1);
+  double r = e ? ldexp((double)(m | 1u << mbits), (int)e - bias - mbits) : ldexp((double)m, 1 - bias - mbits);
+  return b & 0x80 ? -r : r;
+}
+
 uint16_t fe_f64_to_f16(double v) { return (uint16_t)f64_to_small(v, 5, 10, false); }
 uint16_t fe_f64_to_bf16(double v) { return (uint16_t)f64_to_small(v, 8, 7, false); }
 double fe_f16_to_f64(uint16_t h) { return small_to_f64(h, 5, 10, false); }
@@ -104,6 +134,8 @@ double fe_bits_to_double(elem_type et, uint64_t bits) {
   case ET_BF16: return fe_bf16_to_f64((uint16_t)bits);
   case ET_F8E4M3FN: return small_to_f64((uint32_t)bits & 0xff, 4, 3, true);
   case ET_F8E5M2: return small_to_f64((uint32_t)bits & 0xff, 5, 2, false);
+  case ET_F8E4M3FNUZ: return fnuz_to_f64((uint32_t)bits & 0xff, 4, 3);
+  case ET_F8E5M2FNUZ: return fnuz_to_f64((uint32_t)bits & 0xff, 5, 2);
   default: return (double)bits;
   }
 }
@@ -188,6 +220,8 @@ static bool store_elem(fe_parser *p, fe_token t, elem_type et, uint8_t *dst) {
     case ET_BF16: put_le(dst, fe_f64_to_bf16(v), 2); return true;
     case ET_F8E4M3FN: dst[0] = (uint8_t)f64_to_small(v, 4, 3, true); return true;
     case ET_F8E5M2: dst[0] = (uint8_t)f64_to_small(v, 5, 2, false); return true;
+    case ET_F8E4M3FNUZ: dst[0] = (uint8_t)f64_to_fnuz(v, 4, 3); return true;
+    case ET_F8E5M2FNUZ: dst[0] = (uint8_t)f64_to_fnuz(v, 5, 2); return true;
     default: return fe_error(p, fe_loc(p, t), "unsupported float element type %s", elem_type_name(et));
     }
   }

@@ -216,7 +216,7 @@ bool fe_same_typed(fe_parser *p, fe_opctx *c, unsigned mask, elem_type res);
 const char *fe_type_set_str(fe_parser *p, unsigned mask);
 #define FE_M(t) (1u << (t))
 #define FE_FLOATS (FE_M(ET_F16) | FE_M(ET_BF16) | FE_M(ET_F32))
-#define FE_F8 (FE_M(ET_F8E4M3FN) | FE_M(ET_F8E5M2))
+#define FE_F8 (FE_M(ET_F8E4M3FN) | FE_M(ET_F8E5M2) | FE_M(ET_F8E4M3FNUZ) | FE_M(ET_F8E5M2FNUZ))
 #define FE_INTS (FE_M(ET_I8) | FE_M(ET_I16) | FE_M(ET_I32))
 
 /* print.c */

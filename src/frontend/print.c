@@ -98,6 +98,10 @@ static void float_out(FILE *out, double v, elem_type et) {
     return;
   }
   int hexd = elem_type_bits(et) / 4;
+  if (et == ET_F8E4M3FNUZ || et == ET_F8E5M2FNUZ) { /* finite or NaN: 0x80 */
+    fputs("0x80", out);
+    return;
+  }
   if (et == ET_F8E4M3FN || et == ET_F8E5M2) {
     fprintf(out, "0x%02X", (unsigned)(et == ET_F8E5M2 ? (isnan(v) ? 0x7E : v > 0 ? 0x7C : 0xFC) : (v > 0 ? 0x7F : 0xFF)));
     return;

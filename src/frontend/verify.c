@@ -6,7 +6,7 @@
 
 #define M(t) (1u << (t))
 #define FLOATS (M(ET_F16) | M(ET_BF16) | M(ET_F32))
-#define CAST_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1) | M(ET_F8E4M3FN) | M(ET_F8E5M2))
+#define CAST_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1) | M(ET_F8E4M3FN) | M(ET_F8E5M2) | M(ET_F8E4M3FNUZ) | M(ET_F8E5M2FNUZ))
 #define ALL_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1))
 
 static const char *op_name(const op *o) { return op_table[o->kind].name; }

@@ -132,7 +132,9 @@ static bool gemm_result_ok(elem_type in, elem_type out) {
   case ET_BF16: return out == ET_F32 || out == ET_BF16;
   case ET_F32: return out == ET_F32;
   case ET_F8E4M3FN:
-  case ET_F8E5M2: return out == ET_F16 || out == ET_F32;
+  case ET_F8E5M2:
+  case ET_F8E4M3FNUZ:
+  case ET_F8E5M2FNUZ: return out == ET_F16 || out == ET_F32;
   default: return false;
   }
 }

@@ -24,6 +24,8 @@ static const elem_desc elem_descs[ET_COUNT] = {
     [ET_F64] = {"f64", 64, 8, true},
     [ET_F8E4M3FN] = {"f8E4M3FN", 8, 1, true},
     [ET_F8E5M2] = {"f8E5M2", 8, 1, true},
+    [ET_F8E4M3FNUZ] = {"f8E4M3FNUZ", 8, 1, true},
+    [ET_F8E5M2FNUZ] = {"f8E5M2FNUZ", 8, 1, true},
     [ET_INDEX] = {"index", 64, 8, false},
 };
 
@@ -41,6 +43,7 @@ elem_type elem_type_parse(const char *s, size_t n) {
 int elem_type_bits(elem_type t) { return t < ET_COUNT ? elem_descs[t].bits : 0; }
 int elem_type_bytes(elem_type t) { return t < ET_COUNT ? elem_descs[t].bytes : 0; }
 bool elem_type_is_float(elem_type t) { return t < ET_COUNT && elem_descs[t].is_float; }
+bool elem_type_is_f8(elem_type t) { return elem_type_is_float(t) && elem_type_bits(t) == 8; }
 bool elem_type_is_int(elem_type t) {
   return t > ET_INVALID && t < ET_COUNT && !elem_descs[t].is_float && t != ET_INDEX;
 }

@@ -37,7 +37,8 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 DEFAULT_TARGETS = "gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200"
 DEFAULT_RANGE = {"f32": (-4.0, 4.0), "f16": (-4.0, 4.0), "bf16": (-4.0, 4.0), "f64": (-4.0, 4.0),
                  "i32": (-1000, 1000), "i16": (-1000, 1000), "i8": (-128, 127), "i64": (-1000, 1000),
-                 "i1": (0, 1)}
+                 "i1": (0, 1), "f8E4M3FN": (-4.0, 4.0), "f8E5M2": (-4.0, 4.0),
+                 "f8E4M3FNUZ": (-4.0, 4.0), "f8E5M2FNUZ": (-4.0, 4.0)}
 MAX_SHOWN = 5
 
 
@@ -62,6 +63,11 @@ def make_inputs(args, ranges, seed):
             a = oracle.coerce_input(rng.uniform(lo, hi, t.shape).astype(np.float32), t, k)
         elif t.elem == "i1":
             a = rng.random(t.shape) < 0.5
+        elif t.elem in oracle.F8:  # uniform values rounded to the nearest finite code (bits)
+            codes = oracle.f8_decode(np.arange(256), t.elem)
+            codes = np.where(np.isfinite(codes), codes, np.inf)
+            v = rng.uniform(lo, hi, t.shape)
+            a = np.abs(v[..., None] - codes).argmin(axis=-1).astype(np.uint8)
         else:
             a = rng.integers(int(lo), int(hi) + 1, t.shape).astype(t.dtype)
         out.append(np.asarray(a, dtype=t.dtype).reshape(t.shape))

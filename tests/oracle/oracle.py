@@ -39,7 +39,15 @@ DTYPES = {
     "f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "f64": np.dtype("<f8"),
     "bf16": np.dtype("<u2"), "i1": np.dtype("bool"), "i8": np.dtype("i1"),
     "i16": np.dtype("<i2"), "i32": np.dtype("<i4"), "i64": np.dtype("<i8"),
+    # 8-bit floats travel as raw bits (as tosac-run's .npy files do)
+    "f8E4M3FN": np.dtype("u1"), "f8E5M2": np.dtype("u1"),
+    "f8E4M3FNUZ": np.dtype("u1"), "f8E5M2FNUZ": np.dtype("u1"),
 }
+
+# (exponent bits, mantissa bits, kind) of the 8-bit floats: OCP "fn" (E4M3: no Inf, S.1111.111
+# NaN), OCP "ieee" (E5M2: Inf and NaN at exponent 31), AMD "fnuz" (bias 2^(e-1), 0x80 the only NaN).
+F8 = {"f8E4M3FN": (4, 3, "fn"), "f8E5M2": (5, 2, "ieee"),
+      "f8E4M3FNUZ": (4, 3, "fnuz"), "f8E5M2FNUZ": (5, 2, "fnuz")}
 
 
 class OracleError(Exception):
@@ -211,6 +219,51 @@ def coerce_input(arr, t, index):
     return a
 
 
+def f8_decode(bits, elem):
+    """float64 values of 8-bit float bit patterns."""
+    eb, mb, kind = F8[elem]
+    b = np.asarray(bits, dtype=np.uint8).astype(np.int64)
+    bias = (1 << (eb - 1)) - (0 if kind == "fnuz" else 1)
+    e, m = (b >> mb) & ((1 << eb) - 1), b & ((1 << mb) - 1)
+    mag = np.where(e == 0, np.ldexp(m.astype(np.float64), 1 - bias - mb),
+                   np.ldexp((m | (1 << mb)).astype(np.float64), e - bias - mb))
+    v = np.where(b & 0x80, -mag, mag)
+    if kind == "fnuz":
+        v = np.where(b == 0x80, np.nan, v)
+    elif kind == "fn":
+        v = np.where((b & 0x7F) == 0x7F, np.nan, v)
+    else:
+        v = np.where(e == (1 << eb) - 1, np.where(m == 0, np.copysign(np.inf, v), np.nan), v)
+    return v
+
+
+def widen_f8(text, inputs, entry=None):
+    """(text, inputs) with every 8-bit float type replaced by f16 and f8 inputs decoded.
+
+    The oracle's CPU lowering has no 8-bit float conversions (arith.extf/truncf on f8 reach
+    mlir-runner unlowered). f16 holds every value of the four f8 types exactly, so a graph whose
+    8-bit floats are only arguments and zero constants (zero points) feeding ops that widen their
+    operands first (matmul, convolutions) computes the same thing in f16. Casts to or from f8, f8
+    results and non-zero f8 constants would round differently and are refused."""
+    code = _strip_comments(text)
+    if not re.search(r"f8E(4M3FNUZ|4M3FN|5M2FNUZ|5M2)(?!\w)", code):
+        return text, inputs
+    _, args, results = signature(text, entry)
+    if any(t.elem in F8 for t in results):
+        raise OracleError("8-bit float results are not supported by the oracle")
+    if re.search(r"tosa\.cast\b[^\n]*f8E", code):
+        raise OracleError("casts to or from 8-bit floats are not supported by the oracle")
+    for m in re.finditer(r"dense<([^>]*)>\s*:\s*tensor<[^>]*f8E\w+>", code):
+        if not re.fullmatch(r"\s*-?0(\.0*)?(e[+-]?0+)?\s*", m.group(1)):
+            raise OracleError("non-zero 8-bit float constants are not supported by the oracle")
+    widened = []
+    for i, (a, t) in enumerate(zip(inputs, args)):
+        if t.elem in F8:
+            a = f8_decode(coerce_input(a, t, i), t.elem).astype(np.float16)
+        widened.append(a)
+    return re.sub(r"f8E(4M3FNUZ|4M3FN|5M2FNUZ|5M2)(?!\w)", "f16", text), widened
+
+
 def _print_plan(t):
     """(ops to turn result %r of type t into an integer tensor, printer, int type)."""
     i32, i64 = t.with_elem("i32"), t.with_elem("i64")
@@ -317,6 +370,7 @@ def parse_printed(out, results):
 
 def run_text(text, inputs, entry=None, keep=None, timeout=600):
     """Run the graph in `text` with the numpy `inputs`; a list of numpy results."""
+    text, inputs = widen_f8(text, inputs, entry)
     wrapped, entry_name, results = wrap(text, inputs, entry)
     if keep:
         with open(keep, "w") as f:

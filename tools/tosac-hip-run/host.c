@@ -456,7 +456,7 @@ const char *hr_npy_descr(const char *t) {
   static const char *const map[][2] = {
       {"f32", "<f4"}, {"f16", "<f2"}, {"f64", "<f8"}, {"bf16", "<u2"}, {"i1", "|b1"},
       {"i8", "|i1"}, {"i16", "<i2"}, {"i32", "<i4"}, {"i64", "<i8"}, {"f8E4M3FN", "|u1"},
-      {"f8E5M2", "|u1"}};
+      {"f8E5M2", "|u1"}, {"f8E4M3FNUZ", "|u1"}, {"f8E5M2FNUZ", "|u1"}};
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (!strcmp(map[i][0], t))
       return map[i][1];

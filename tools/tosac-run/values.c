@@ -16,8 +16,24 @@ bool run_elem_supported(elem_type t) {
   case ET_F16: case ET_BF16: case ET_F32: case ET_F64:
     return true;
   default:
-    return false;
+    return elem_type_is_f8(t); /* moved as bytes, printed decoded, read from .npy only */
   }
+}
+
+/* An 8-bit float's value: OCP f8E4M3FN (no Inf, S.1111.111 NaN), OCP f8E5M2 (IEEE-like), AMD's
+ * FNUZ forms (bias 2^(e-1), 0x80 the only NaN). */
+static double f8_to_double(elem_type t, uint8_t b) {
+  bool fnuz = t == ET_F8E4M3FNUZ || t == ET_F8E5M2FNUZ;
+  int mb = t == ET_F8E4M3FN || t == ET_F8E4M3FNUZ ? 3 : 2, eb = 7 - mb;
+  int bias = (1 << (eb - 1)) - (fnuz ? 0 : 1), e = (b >> mb) & ((1 << eb) - 1), m = b & ((1 << mb) - 1);
+  if (fnuz && b == 0x80)
+    return NAN;
+  if (t == ET_F8E4M3FN && (b & 0x7f) == 0x7f)
+    return NAN;
+  if (t == ET_F8E5M2 && e == 31)
+    return m ? NAN : (b & 0x80) ? -INFINITY : INFINITY;
+  double r = e ? ldexp(m | 1 << mb, e - bias - mb) : ldexp(m, 1 - bias - mb);
+  return b & 0x80 ? -r : r;
 }
 
 bool run_parse_shape_type(const char *s, size_t n, tensor_type *out) {
@@ -120,7 +136,7 @@ double run_value_get(const run_value *v, size_t i) {
   case ET_BF16: { uint16_t x; memcpy(&x, p, 2); return run_bf16_to_float(x); }
   case ET_F32: { float x; memcpy(&x, p, 4); return x; }
   case ET_F64: { double x; memcpy(&x, p, 8); return x; }
-  default: return 0;
+  default: return elem_type_is_f8(v->type.elem) ? f8_to_double(v->type.elem, p[0]) : 0;
   }
 }
 
@@ -174,6 +190,8 @@ void run_format_element(const run_value *v, size_t i, char *buf, size_t size) {
 static bool parse_element(const char *tok, elem_type t, uint8_t *p) {
   char *end;
   errno = 0;
+  if (elem_type_is_f8(t))
+    return false; /* 8-bit floats come as .npy bit arrays only */
   if (elem_type_is_float(t)) {
     if (t == ET_F32) {
       float f = strtof(tok, &end);
@@ -368,6 +386,9 @@ static bool parse_file_spec(const char *spec, const tensor_type *hints, int nhin
       snprintf(err, errsize, "%s: %s", path, sub);
       return false;
     }
+    const tensor_type *h = hint_at(hints, nhints, out->count);
+    if (h && elem_type_is_f8(v.type.elem) && elem_type_is_f8(h->elem))
+      v.type.elem = h->elem;
     run_value_list_push(out, v);
   } while (mode == '*' && cur->pos < cur->size);
   return true;
@@ -482,10 +503,12 @@ typedef struct npy_dtype {
   elem_type type;
 } npy_dtype;
 
-/* bf16 has no numpy dtype: it travels as its raw bits, '<u2'. */
+/* bf16 has no numpy dtype: it travels as its raw bits, '<u2'; so do the 8-bit floats, as
+ * '|u1' (read as f8E4M3FN, retagged to the argument's 8-bit float type). */
 static const npy_dtype npy_dtypes[] = {
     {"f4", ET_F32}, {"f2", ET_F16}, {"f8", ET_F64}, {"i4", ET_I32}, {"i2", ET_I16},
-    {"i1", ET_I8},  {"i8", ET_I64}, {"b1", ET_I1},  {"u2", ET_BF16},
+    {"i1", ET_I8},  {"i8", ET_I64}, {"b1", ET_I1},  {"u2", ET_BF16}, {"u1", ET_F8E5M2},
+    {"u1", ET_F8E4M3FNUZ}, {"u1", ET_F8E5M2FNUZ}, {"u1", ET_F8E4M3FN},
 };
 
 static const char *header_value(const char *hdr, const char *key) {
