@@ -78,11 +78,13 @@ static bool describe(gk *K, diag_sink *d) {
   const tensor_type *a = &o->operands[0]->type, *b = &o->operands[1]->type, *r = &o->results[0]->type;
   pb->in = a->elem;
   K->out_t = r->elem;
+  /* 8-bit floats: matmul and the implicit-GEMM convolutions (fully_connected left TOSA 1.0) */
   if (b->elem != a->elem || !(a->elem == ET_F32 || a->elem == ET_F16 || a->elem == ET_BF16 ||
-                              a->elem == ET_I8 || (elem_type_is_f8(a->elem) && K->kind == GK_MATMUL))) {
+                              a->elem == ET_I8 || (elem_type_is_f8(a->elem) && K->kind != GK_FC))) {
     DESCRIBE_FAIL(d, o->loc, "%s: operand types %s x %s are not supported by the GEMM generator "
-               "(f32, f16, bf16, i8 with equal operand types; 8-bit floats in matmul only)", nm, elem_type_name(a->elem),
-               elem_type_name(b->elem));
+               "(f32, f16, bf16, i8 with equal operand types; 8-bit floats in matmul and "
+               "convolutions only)", nm,
+               elem_type_name(a->elem), elem_type_name(b->elem));
     return false;
   }
   if (elem_type_is_int(a->elem) ? r->elem != ET_I32
