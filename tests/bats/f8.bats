@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# f8.bats: 8-bit float convolutions (conv2d, conv3d, transpose_conv2d) through the implicit GEMM
-# and the fp8/bf8 MFMAs: FNUZ types on gfx942, OCP types on gfx950, clear errors elsewhere.
-# The data is exact: inputs and weights are multiples of 1/2 in [-2, 2], the bias multiples of
+# f8.bats: 8-bit float convolutions (conv2d, conv3d, transpose_conv2d) through the implicit GEMM,
+# and matmuls (f32 result, random f8 inputs drawn by check.py), on the fp8/bf8 MFMAs: FNUZ types
+# on gfx942, OCP types on gfx950, clear errors elsewhere.
+# The conv data is exact: inputs and weights are multiples of 1/2 in [-2, 2], the bias multiples of
 # 1/4, so every partial sum is a small multiple of 1/4 and f16 accumulation (the oracle, acc_type
 # f16) and f32 accumulation (tosac) agree bit for bit.
 
@@ -205,4 +206,113 @@ print(' '.join('%s %s' % (k['name'], k.get('matrix_instruction')) for k in ks))"
     assert_success
     assert_output --partial "1 results match"
   done
+}
+
+# ---- f8 tosa.matmul (f32 accumulation and result); check.py draws the f8 inputs itself ----
+
+# mm_shape SEED: a seeded random BxMxKxN, batch 1-2, M/N/K no multiple of 16
+mm_shape() {
+  /usr/bin/python3 -c "
+import numpy as np
+r = np.random.default_rng($1)
+d = [int(r.integers(1, 3))] + [int(v) + (int(v) % 16 == 0) for v in r.integers(17, 90, 3)]
+print('x'.join(map(str, d)))"
+}
+
+# mm_graph ET BxMxKxN [fused]: DIR/g.mlir with one f8 matmul (zero points 0) -> f32; with
+# "fused", + a 1x1xN f32 bias argument and a ReLU clamp. Prints DIR.
+mm_graph() {
+  local d="$BATS_TEST_TMPDIR/mm-$1-$2${3:+-$3}"
+  mkdir -p "$d"
+  /usr/bin/python3 - "$1" "$2" "${3:-}" "$d/g.mlir" <<'PY'
+import sys
+et, shape, fused, path = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+b, m, k, n = map(int, shape.split("x"))
+T = lambda s, e: "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
+A, W, Z, R, BI = T([b, m, k], et), T([b, k, n], et), T([1], et), T([b, m, n], "f32"), T([1, 1, n], "f32")
+args = f"%a: {A}, %b: {W}" + (f", %bias: {BI}" if fused else "")
+body = "".join(f'  %{z} = "tosa.const"() <{{values = dense<0.0> : {Z}}}> : () -> {Z}\n' for z in ("az", "bz"))
+body += f"  %r = tosa.matmul %a, %b, %az, %bz : ({A}, {W}, {Z}, {Z}) -> {R}\n"
+res = "%r"
+if fused:
+    body += f"  %s = tosa.add %r, %bias : ({R}, {BI}) -> {R}\n"
+    body += (f"  %c = tosa.clamp %s {{max_val = 3.40282347e+38 : f32, min_val = 0.0 : f32}} : ({R}) -> {R}\n")
+    res = "%c"
+with open(path, "w") as f:
+    f.write(f"func.func @main({args}) -> {R} {{\n{body}  return {res} : {R}\n}}\n")
+PY
+  echo "$d"
+}
+
+# mm_oracle ET TARGET SHAPE...: each graph through check.py (random f8 inputs) against the oracle
+mm_oracle() {
+  local et=$1 arch=$2 s d; shift 2
+  for s in "$@"; do
+    d=$(mm_graph "$et" "$s")
+    run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$d/g.mlir" --targets="$arch"
+    assert_success
+    assert_output --partial "ok $d/g.mlir [$arch]: 1 results match"
+    assert_output --partial "PASSED"
+  done
+}
+
+@test "f8 matmul on gfx942 (FNUZ), f32 result: K < one K step and seeded random shapes match the oracle" {
+  mm_oracle f8E4M3FNUZ gfx942 2x70x5x65 "$(mm_shape 1)"
+  mm_oracle f8E5M2FNUZ gfx942 1x33x7x50 "$(mm_shape 2)"
+}
+
+@test "f8 matmul on gfx950 (OCP), f32 result: K < one K step and seeded random shapes match the oracle" {
+  mm_oracle f8E4M3FN gfx950 2x70x5x65 "$(mm_shape 3)"
+  mm_oracle f8E5M2 gfx950 1x33x7x50 "$(mm_shape 4)"
+}
+
+@test "f8 matmul: the manifest names the fp8/bf8 MFMA, the gfx942 asm contains it" {
+  local t arch et mn d
+  for t in gfx942:f8E4M3FNUZ:fp8_fp8 gfx942:f8E5M2FNUZ:bf8_bf8 gfx950:f8E4M3FN:fp8_fp8 gfx950:f8E5M2:bf8_bf8; do
+    IFS=: read -r arch et mn <<< "$t"
+    d=$(mm_graph "$et" 2x70x5x65)
+    run "$B/bin/tosac" "$d/g.mlir" --offload-arch="$arch" -o "$d/m.hipfb" --manifest="$d/m.json"
+    assert_success
+    run /usr/bin/python3 -c "
+import json, re; ks = json.load(open('$d/m.json'))['targets'][0]['kernels']
+mi = [k.get('matrix_instruction') for k in ks if k['name'] == 'tosac_k0_matmul']
+print(len(ks), len(mi), bool(re.fullmatch(r'v_mfma_f32_(32x32x16|16x16x32)_$mn', mi[0] or '')))"
+    assert_output "1 1 True"
+  done
+  d=$(mm_graph f8E4M3FNUZ "$(mm_shape 1)")
+  run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx942 --emit=asm -o "$d/k.s"
+  assert_success
+  run grep -cE "v_mfma_f32_(32x32x16|16x16x32)_fp8_fp8" "$d/k.s"
+  assert_success
+}
+
+@test "f8 matmul without an fp8 MFMA for the type (gfx90a, gfx1030): exact error, no output files" {
+  local p arch et d
+  for p in gfx90a:f8E4M3FN gfx1030:f8E4M3FNUZ; do
+    IFS=: read -r arch et <<< "$p"
+    d=$(mm_graph "$et" 2x70x5x65)
+    run "$B/bin/tosac" "$d/g.mlir" --offload-arch="$arch" -o "$d/e.hipfb" --manifest="$d/e.json"
+    assert_failure
+    assert_output --partial "g.mlir:4:8: error: $et inputs need an fp8 matrix instruction and $arch has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950)"
+    [ ! -e "$d/e.hipfb" ]
+    [ ! -e "$d/e.json" ]
+  done
+}
+
+@test "f8 matmul + bias add + ReLU on gfx942: one fused kernel on the fp8 MFMA, matches the oracle" {
+  local d; d=$(mm_graph f8E4M3FNUZ 2x70x5x65 fused)
+  run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx942 -o "$d/f.hipfb" --manifest="$d/f.json"
+  assert_success
+  run /usr/bin/python3 -c "
+import json; t = json.load(open('$d/f.json'))['targets'][0]
+print(t['kernel_count'], [(k['name'], k.get('matrix_instruction'), [o['op'][5:] for o in k['ops'] if o['op'] != 'tosa.const']) for k in t['kernels']])"
+  assert_output "1 [('tosac_k0_matmul_add_clamp', 'v_mfma_f32_32x32x16_fp8_fp8', ['matmul', 'add', 'clamp'])]"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$d/g.mlir" --targets=gfx942
+  assert_success
+  assert_output --partial "ok $d/g.mlir [gfx942]: 1 results match"
+  assert_output --partial "PASSED"
+  d=$(mm_graph f8E5M2FNUZ "$(mm_shape 2)" fused)
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$d/g.mlir" --targets=gfx942
+  assert_success
+  assert_output --partial "PASSED"
 }
