@@ -12,6 +12,13 @@ setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
+# check.py on the given graph and targets must pass (every result within tolerance)
+oracle_pass() {
+  run "${CHECK[@]}" "$@"
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
 # kernel count, the fused ops of each kernel, each launch's deps, workspace bytes (first target)
 plan_summary() {
   /usr/bin/python3 -c '
@@ -62,9 +69,7 @@ M
   assert_success
   run plan_summary cbr.json
   assert_output "1 [['conv2d', 'clamp']] [[]] 0"
-  run "${CHECK[@]}" cbr.mlir --targets gfx90a,gfx1100
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass cbr.mlir --targets gfx90a,gfx1100
 }
 
 @test "a 2-layer MLP with GELU is two kernels (matmul + bias + GELU chain, matmul + bias)" {
@@ -102,9 +107,7 @@ M
   assert_success
   run plan_summary mlp.json
   assert_output "2 [['matmul', 'add', 'mul', 'mul', 'mul', 'add', 'mul', 'tanh', 'add', 'mul', 'mul'], ['matmul', 'add']] [[], [0]] 1024"
-  run "${CHECK[@]}" mlp.mlir --targets gfx942,gfx1200
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass mlp.mlir --targets gfx942,gfx1200
 }
 
 @test "two independent branches are two unordered launches" {
@@ -262,9 +265,7 @@ M
   assert_success
   run families nf.json
   assert_output "data elementwise elementwise"
-  run "${CHECK[@]}" tar.mlir --targets gfx90a,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass tar.mlir --targets gfx90a,gfx1030
 }
 
 @test "index-map transposes: a computed input, an input read both directly and transposed, a broadcast transposed value" {
@@ -290,9 +291,7 @@ M
   assert_success
   run plan_summary maps.json
   assert_output "3 [['exp'], ['transpose', 'transpose', 'mul'], ['transpose', 'sub']] [[], [0], []] 512"
-  run "${CHECK[@]}" maps.mlir --targets gfx942,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass maps.mlir --targets gfx942,gfx1030
 }
 
 @test "a transpose stays a kernel of its own when a matmul reads it or it is a graph result" {
@@ -354,9 +353,7 @@ M
   assert_line --index 8 "  buffer 7 intermediate tensor<1x64x16xf32> 4096 bytes at workspace+0 (in place of b6)"
   assert_line "    reads b0 b1 b2 b5; writes b6"
   assert_line "    reads b6; writes b7"
-  run "${CHECK[@]}" chain.mlir --targets gfx90a,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass chain.mlir --targets gfx90a,gfx1030
 }
 
 @test "in-place: kernels writing over an input drop noalias on their pointer arguments; others keep it" {
@@ -414,9 +411,7 @@ M
   assert_line "  buffer 14 intermediate tensor<1x8x8x8xf32> 2048 bytes at workspace+2048"
   assert_line "    reads b15; writes b16"
   assert_line "  buffer 16 intermediate tensor<8x1xf32> 32 bytes at workspace+256"
-  run "${CHECK[@]}" refuse.mlir --targets gfx90a,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass refuse.mlir --targets gfx90a,gfx1030
 }
 
 @test "in-place: the overwriting kernel waits for the input's earlier readers (write-after-read edge)" {
@@ -448,9 +443,7 @@ M
   assert_line "    reads b5; writes b3"
   assert_line "  launch 1: kernel 1 after [0]"
   assert_line "  launch 2: kernel 2 after [1]"
-  run "${CHECK[@]}" war.mlir --targets gfx90a,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
+  oracle_pass war.mlir --targets gfx90a,gfx1030
 }
 
 @test "in-place: a split-K workspace is placed by its first write, not its buffer id" {
