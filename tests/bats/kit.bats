@@ -279,7 +279,11 @@ np.save('wrong.npy', np.ones((3, 2), np.float32))"
     assert_success
     assert_output ""
   done
-  for opt in --time-report --compress --offload-arch --embed-ir --code-object-version -MD -MF -MT --emit; do
+  # every option `tosac --help` lists, and the long-standing ones by name in case --help loses one
+  local opts
+  opts=$("$BIN/tosac" --help | grep -oE '^  (-[A-Za-z]+|--[a-z-]+)' | sort -u)
+  [ "$(echo "$opts" | wc -l)" -ge 15 ]
+  for opt in $opts --time-report --compress --offload-arch --embed-ir --code-object-version -MD -MF -MT --emit; do
     groff -man -Tascii -P-cbou docs/tosac.1 2>/dev/null | grep -q -- "$opt" || { echo "tosac.1 lacks $opt"; false; }
   done
   run bash -c "groff -man -Tascii -P-cbou docs/tosac-bundle.1 | grep -c verify"
