@@ -75,6 +75,12 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
   if (loc) *loc = at;
   if (start.kind == T_BANG && start.n == 11 && memcmp(start.p, "!tosa.shape", 11) == 0)
     return parse_shape_type(p, out);
+  if (fe_mgx_is_shaped(p)) { /* a !migraphx.shaped value is seen as its logical tensor */
+    fe_mgx_type mt;
+    bool ok = fe_mgx_parse_type(p, &mt, loc);
+    *out = mt.t;
+    return ok;
+  }
   if (!fe_tok_is(p, "tensor")) {
     if (fe_scalar_type(p) != ET_INVALID)
       return fe_error(p, at, "scalar type '%.*s' is not supported; use a tensor type such as tensor<%.*s>",

@@ -219,7 +219,38 @@ const char *fe_type_set_str(fe_parser *p, unsigned mask);
 #define FE_F8 (FE_M(ET_F8E4M3FN) | FE_M(ET_F8E5M2) | FE_M(ET_F8E4M3FNUZ) | FE_M(ET_F8E5M2FNUZ))
 #define FE_INTS (FE_M(ET_I8) | FE_M(ET_I16) | FE_M(ET_I32))
 
+/* ---------------------------------------------------------------- parser.c: ops built by dialect
+ * frontends (migraphx.c). An op is created with its operands, given attributes with fe_set_*,
+ * then finished: canonicalised, verified by the TOSA rules and appended to the graph. */
+typedef struct fn_state fe_scope; /* the function being parsed: its value names and graph */
+value *fe_scope_find(fe_parser *p, fe_scope *fs, fe_token t); /* %name; reports an undefined one */
+bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v); /* %name -> v (v keeps its name) */
+value *fe_poison(fe_parser *p); /* stands for a result whose op failed: later uses stay silent */
+op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int n);
+/* NULL (diagnosed) when the op breaks a TOSA rule. */
+value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name);
+
+/* ---------------------------------------------------------------- migraphx.c */
+/* A !migraphx.shaped<dims x elem, strides> type (has_strides), or a tensor type (standard). */
+typedef struct fe_mgx_type {
+  tensor_type t; /* the logical shape */
+  int64_t strides[TOSAC_MAX_RANK];
+  bool has_strides;
+} fe_mgx_type;
+bool fe_mgx_is_shaped(const fe_parser *p); /* the current token starts !migraphx.shaped<...> */
+/* !migraphx.shaped<...>, the short form <...> used in op signatures, or tensor<...>. */
+bool fe_mgx_parse_type(fe_parser *p, fe_mgx_type *out, src_loc *loc);
+/* A function argument of type mt: arg becomes its memory layout tensor; returns the logical
+ * value (views: transpose, slice, broadcast) or NULL after an error. */
+value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt, src_loc loc);
+/* A returned logical value written through result type mt: its memory layout tensor. */
+value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt, src_loc loc);
+/* One migraphx.* op (its name is the current token) lowered to TOSA ops; false to resynchronise. */
+bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
+
 /* print.c */
 void fe_print_tosa(FILE *out, const graph *g);
+/* The bit pattern of v in float type et (f32, f16, bf16; others as f64 bits). */
+uint64_t fe_float_bits(double v, elem_type et);
 
 #endif

@@ -122,6 +122,7 @@ typedef struct fn_state {
   int vcap, ocap, rcap;
   tensor_type *res_types;
   int nres_types;
+  fe_mgx_type *res_mgx; /* per result: the declared !migraphx.shaped layout (has_strides), or 0 */
 } fn_state;
 
 static uint32_t hash_name(const char *s, int n) {
@@ -276,6 +277,7 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
 }
 
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done);
+static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp);
 static void drop_unused_consts(graph *g);
 
 static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t) {
@@ -504,6 +506,11 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
       ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
                     ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
                     fe_type_str(&fs->res_types[i], b, sizeof b));
+    else if (!fs->in_region && fs->res_mgx[i].has_strides) { /* written through its declared strides */
+      value *w = fe_mgx_result(p, fs, v, &fs->res_mgx[i], g->result_locs[i]);
+      if (!w) ok = false;
+      else if (w != v) v->nuses--, w->nuses++, g->results[i] = w;
+    }
   }
   if (p->tok.kind != T_RBRACE) {
     if (p->tok.kind == T_EOF) return fe_expect(p, T_RBRACE, "to close the function body");
@@ -515,7 +522,6 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
 
 /* One op line. Returns false when the caller must resynchronise. *done after func.return. */
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
-  graph *g = fs->g;
   op_syntax s = {0};
   int total = 0;
   if (p->tok.kind == T_VALUE) {
@@ -556,6 +562,12 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
                       is_yield ? "outside a cond_if / while_loop region" : "inside a region (use tosa.yield)");
     *done = true;
     return parse_return(p, fs, s.name);
+  }
+  if (nlen > 9 && !memcmp(nm, "migraphx.", 9)) return fe_mgx_op(p, fs, s.results, s.nresults, s.name);
+  if (nlen > 5 && !memcmp(nm, "mhal.", 5)) {
+    define_poison(p, fs, &s);
+    return fe_error(p, name_loc, "'%.*s' (an rocMLIR host launch graph) is not compiled; compile the launched kernel "
+                    "function instead with --entry NAME (docs/migraphx.md)", nlen, nm);
   }
   op_kind kind = op_lookup(nm, (size_t)nlen);
   if (kind == OP_COUNT) {
@@ -654,11 +666,19 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     }
   }
   if (poisoned || !ok) return true;
-  /* Canonical form, then the TOSA rules; the op joins the graph even after a verifier error
-   * (the graph is discarded then) so later ops still see its result. */
-  for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
   fe_opctx c = {.o = o, .operand_locs = olocs, .name_loc = name_loc, .declared = s.nout ? s.out_types[0] : (tensor_type){0},
                 .declared_all = s.out_types, .ndeclared = s.nout};
+  append_op(p, fs, &c);
+  return true;
+}
+
+/* Canonical form, then the TOSA rules; the op joins the graph even after a verifier error
+ * (the graph is discarded then) so later ops still see its result. */
+static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp) {
+  graph *g = fs->g;
+  fe_opctx c = *cp;
+  op *o = c.o;
+  for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
   if (fe_canonicalize(p, &c)) fe_verify_op(p, &c);
   for (int k = 0; k < c.npre; k++) { /* ops canonicalisation inserted before this one */
     op *pre = c.pre_ops[k];
@@ -676,7 +696,54 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   o->id = g->nops;
   ARENA_PUSH(p->a, g->ops, g->nops, fs->ocap, o);
+}
+
+/* ---------------------------------------------------------------- ops built by dialect frontends */
+value *fe_scope_find(fe_parser *p, fe_scope *fs, fe_token t) {
+  value *v = vt_find(fs, t.p + 1, t.n - 1);
+  if (!v) fe_error(p, fe_loc(p, t), "use of undefined value '%.*s'", t.n, t.p);
+  return v;
+}
+
+bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v) {
+  value *old = vt_find_local(fs, t.p + 1, t.n - 1);
+  if (old) {
+    fe_error(p, fe_loc(p, t), "redefinition of value '%.*s'", t.n, t.p);
+    fe_note(p, old->loc, "previous definition is here");
+    return false;
+  }
+  vt_put(p, fs, arena_strndup(p->a, t.p + 1, (size_t)t.n - 1), t.n - 1, v);
   return true;
+}
+
+value *fe_poison(fe_parser *p) { return poison_value(p); }
+
+op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int n) {
+  op *o = arena_alloc(p->a, sizeof *o);
+  o->kind = k;
+  o->loc = loc;
+  o->noperands = n;
+  o->operands = arena_alloc(p->a, sizeof(value *) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) o->operands[i] = operands[i];
+  return o;
+}
+
+value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name) {
+  value *r = arena_alloc(p->a, sizeof *r);
+  r->type = *result;
+  r->arg_index = -1;
+  r->name = name;
+  r->loc = o->loc;
+  o->nresults = 1;
+  o->results = arena_alloc(p->a, sizeof(value *));
+  o->results[0] = r;
+  src_loc *locs = arena_alloc(p->a, sizeof(src_loc) * (size_t)(o->noperands ? o->noperands : 1));
+  for (int i = 0; i < o->noperands; i++) locs[i] = o->loc;
+  int before = p->d->errors;
+  fe_opctx c = {.o = o, .operand_locs = locs, .name_loc = o->loc, .declared = *result, .declared_all = &r->type,
+                .ndeclared = 1};
+  append_op(p, fs, &c);
+  return p->d->errors == before ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- the entry function */
@@ -691,7 +758,10 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     fe_next(p);
     if (!fe_expect(p, T_COLON, "after the argument name")) return false;
     value *v = arena_alloc(p->a, sizeof *v);
-    if (!fe_parse_type(p, &v->type, NULL)) return false;
+    fe_mgx_type mt = {0};
+    src_loc tl = fe_loc(p, p->tok);
+    bool shaped = fe_mgx_is_shaped(p);
+    if (shaped ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &v->type, NULL)) return false;
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
     if (!define_value(p, fs, nt, v)) return false;
@@ -699,14 +769,23 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     v->id = g->nvalues;
     ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, v);
     ARENA_PUSH(p->a, g->args, g->nargs, acap, v);
+    if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
+      value *logical = fe_mgx_arg(p, fs, v, &mt, tl);
+      if (!logical) return false;
+      vt_put(p, fs, v->name, nt.n - 1, logical);
+    }
     if (!fe_accept(p, T_COMMA)) break;
   }
   if (!fe_expect(p, T_RPAREN, "to close the argument list")) return false;
   if (fe_accept(p, T_ARROW)) {
     bool paren = fe_accept(p, T_LPAREN);
+    int mcap = 0, nmgx = 0;
     while (!paren || p->tok.kind != T_RPAREN) {
       tensor_type t;
-      if (!fe_parse_type(p, &t, NULL)) return false;
+      fe_mgx_type mt = {0};
+      if (fe_mgx_is_shaped(p) ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &t, NULL)) return false;
+      if (mt.has_strides) t = mt.t;
+      ARENA_PUSH(p->a, fs->res_mgx, nmgx, mcap, mt);
       ARENA_PUSH(p->a, fs->res_types, fs->nres_types, rcap, t);
       if (!paren) break;
       if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* result attributes */

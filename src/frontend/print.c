@@ -72,7 +72,7 @@ static void val_out(printer *pr, const value *v) {
 }
 
 /* ---------------------------------------------------------------- numbers and literals */
-static uint64_t double_bits(double v, elem_type et) {
+uint64_t fe_float_bits(double v, elem_type et) {
   switch (et) {
   case ET_F32: {
     float f = (float)v;
@@ -106,7 +106,7 @@ static void float_out(FILE *out, double v, elem_type et) {
     fprintf(out, "0x%02X", (unsigned)(et == ET_F8E5M2 ? (isnan(v) ? 0x7E : v > 0 ? 0x7C : 0xFC) : (v > 0 ? 0x7F : 0xFF)));
     return;
   }
-  fprintf(out, "0x%0*llX", hexd, (unsigned long long)double_bits(v, et));
+  fprintf(out, "0x%0*llX", hexd, (unsigned long long)fe_float_bits(v, et));
 }
 
 static void elem_out(FILE *out, const dense_data *dd, int64_t i) {
