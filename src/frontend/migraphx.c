@@ -286,9 +286,11 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
   mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function argument", .res = arg->name};
   const tensor_type *t = &mt->t;
   int64_t full[TOSAC_MAX_RANK], mid[TOSAC_MAX_RANK], start[TOSAC_MAX_RANK] = {0}, perm[TOSAC_MAX_RANK];
+  int64_t size[TOSAC_MAX_RANK];
   int nmid = 0;
   for (int i = 0; i < t->rank; i++) {
     full[i] = L.mem[i];
+    size[i] = L.in_mem[i] ? t->dims[i] : 1;
     if (L.in_mem[i]) mid[nmid++] = L.mem[i];
   }
   value *x = arg;
@@ -298,8 +300,10 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
     x = mk_reshape(&m, x, mid, nmid);
   }
   x = mk_reshape(&m, x, full, t->rank);
-  x = mk_slice(&m, x, start, t->dims);
-  return mk_broadcast(&m, x, t);
+  x = mk_slice(&m, x, start, size);
+  x = mk_broadcast(&m, x, t);
+  if (x && x == m.last) x->name = arg->name; /* diagnostics name the argument */
+  return x;
 }
 
 value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt, src_loc loc) {

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Reference results for the migraphx test graphs (tests/data/migraphx), computed with numpy from
+MIGraphX's own operator semantics, independently of tosac's lowering to TOSA.
+
+    mgx_ref.py GRAPH.mlir CONVERTED.mlir OUTDIR [--seed=N]
+
+GRAPH is the migraphx-dialect graph, CONVERTED its `tosac --emit=tosa` form (only its function
+signature is read: the memory tensor shape of each argument and result). Writes OUTDIR/in<i>.npy
+(memory layout, as the converted function takes them) and OUTDIR/ref<j>.npy, then prints the
+check.py options `--input=@... --expected=@...` on one line.
+
+Each argument's memory is viewed through its !migraphx.shaped strides (numpy as_strided), the
+graph is evaluated on the logical views, and each result is written through its strides."""
+import re
+import sys
+
+import numpy as np
+
+DT = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i32": np.int32}
+
+
+def shaped(text):
+    m = re.fullmatch(r"!migraphx\.shaped<((?:\d+x)*)(\w+), ([\dx]+)>", text.strip())
+    dims = [int(d) for d in m.group(1).split("x") if d]
+    return dims, m.group(2), [int(s) for s in m.group(3).split("x")]
+
+
+def signature(path):
+    """Argument and result types of the (single) function, as raw type strings."""
+    head = open(path).read().split("func.func", 1)[1].split("{", 1)[0]
+    args = re.findall(r"%\w+: ((?:!migraphx\.shaped|tensor)<[^>]*>)", head)
+    res = re.findall(r"(?:!migraphx\.shaped|tensor)<[^>]*>", head.split("->", 1)[1])
+    return args, res
+
+
+def tensor_dims(t):
+    m = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", t)
+    return [int(d) for d in m.group(1).split("x") if d]
+
+
+def view(mem, dims, strides):
+    flat = np.ascontiguousarray(mem).reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat, shape=dims, strides=[s * flat.itemsize for s in strides], writeable=True)
+
+
+def conv(x, w, pad, stride, dil, group):
+    """MIGraphX convolution: NC(spatial) input, KC(spatial) filter, padding [begin..., end...]."""
+    n, c = x.shape[:2]
+    k = w.shape[0]
+    nsp = x.ndim - 2
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pad[i], pad[i + nsp]) for i in range(nsp)])
+    ksz = w.shape[2:]
+    out_sp = [(xp.shape[2 + i] - (ksz[i] - 1) * dil[i] - 1) // stride[i] + 1 for i in range(nsp)]
+    y = np.zeros([n, k] + out_sp, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
+    cg, kg = c // group, k // group
+    for o in np.ndindex(*out_sp):
+        sl = tuple(slice(o[i] * stride[i], o[i] * stride[i] + (ksz[i] - 1) * dil[i] + 1, dil[i]) for i in range(nsp))
+        win = xp[(slice(None), slice(None)) + sl]  # [n, c, k...]
+        for g in range(group):
+            a = win[:, g * cg:(g + 1) * cg].reshape(n, -1).astype(y.dtype)
+            b = w[g * kg:(g + 1) * kg].reshape(kg, -1).astype(y.dtype)
+            y[(slice(None), slice(g * kg, (g + 1) * kg)) + o] = a @ b.T
+    return y
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def f64(*xs):
+    return [np.asarray(x, dtype=np.float64) for x in xs]
+
+
+CASES = {
+    "mlir_convolution_add_relu": lambda b, x, w: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
+    "mlir_dot_add": lambda c, a, b: [np.matmul(*f64(a, b)) + c],
+    "mlir_attention": lambda q, k, v: [np.matmul(softmax(np.matmul(*f64(q, k)) * 0.125, 3), v)],
+    "mlir_broadcast_add": lambda x, b, c, d: [(x + b[None, :]) * c[:, None] - d],
+    "mlir_transpose_dot": lambda a, x, w: [
+        np.matmul(np.matmul((a + x[0].T).T.astype(np.float64), w).T, (a + x[0].T).T)],
+    "mlir_quant_convolution": lambda x, w: [conv(x, w, [1] * 4, [2, 2], [1, 1], 1)],
+    "mlir_conv_forms": lambda x, wg, wd, x1, w1: [
+        conv(*f64(x, wg), [0, 0, 1, 0], [1, 1], [1, 1], 2),
+        conv(*f64(x, wd), [1] * 4, [1, 1], [2, 2], 4)[:, :, 0:4, 0:4],
+        conv(*f64(x1, w1), [1, 0], [2], [1], 1)],
+    "mlir_misc": lambda a, b, c: misc(a, b, c),
+}
+
+
+def misc(a, b, c):
+    q = np.clip(a.astype(np.float32) / np.sqrt(np.abs(b)), np.float32(-1.5), np.float32(2.0))
+    w = np.where(c != 0, q, a).astype(np.float64)
+    return [w.mean(axis=(1, 2), keepdims=True), w.reshape(3, 20)]
+
+
+def main(argv):
+    graph, converted, outdir = argv[1:4]
+    seed = int(next((a.split("=")[1] for a in argv if a.startswith("--seed=")), 1))
+    rng = np.random.default_rng(seed)
+    name = re.search(r"func\.func @(\w+)", open(graph).read()).group(1)
+    margs, mres = signature(graph)
+    targs, tres = signature(converted)
+    opts, logical = [], []
+    for i, (mt, tt) in enumerate(zip(margs, targs)):
+        dims, et, strides = shaped(mt)
+        dt = DT[et]
+        shape = tensor_dims(tt)
+        if dt == np.int8:
+            mem = rng.integers(-128, 128, size=shape).astype(dt)
+        else:
+            mem = rng.uniform(-2, 2, size=shape).astype(dt)
+        if name == "mlir_misc" and i == 2:
+            mem = rng.integers(0, 2, size=shape).astype(dt)
+        np.save(f"{outdir}/in{i}.npy", mem)
+        opts.append(f"--input=@{outdir}/in{i}.npy")
+        logical.append(view(mem, dims, strides))
+    outs = CASES[name](*logical)
+    for j, (mt, tt, y) in enumerate(zip(mres, tres, outs)):
+        dims, et, strides = shaped(mt)
+        mem = np.zeros(tensor_dims(tt), dtype=DT[et])
+        out = view(mem, dims, strides)
+        out[...] = np.asarray(y).astype(DT[et])
+        np.save(f"{outdir}/ref{j}.npy", mem)
+        opts.append(f"--expected=@{outdir}/ref{j}.npy")
+    print(" ".join(opts))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
