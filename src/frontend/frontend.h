@@ -96,6 +96,7 @@ typedef struct fe_parser {
   bool fatal;   /* stop: the error limit was reached or recovery is impossible */
   fe_blob *blobs;
   int nblobs, capblobs;
+  const struct fe_top *top; /* the file's functions (mhal.launch reads its callee) */
 } fe_parser;
 
 void fe_next(fe_parser *p);

@@ -123,6 +123,10 @@ typedef struct fn_state {
   tensor_type *res_types;
   int nres_types;
   fe_mgx_type *res_mgx; /* per result: the declared !migraphx.shaped layout (has_strides), or 0 */
+  bool launched;        /* a function read in place of an mhal.launch: its arguments are bound to */
+  value **launch_args;  /* launch_args, its func.return operands go to launch_res */
+  int nlaunch_args, nbound, depth;
+  value **launch_res;
 } fn_state;
 
 static uint32_t hash_name(const char *s, int n) {
@@ -278,6 +282,10 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
 
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done);
 static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp);
+static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs);
+static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t, src_loc at);
+static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s);
+static bool parse_await(fe_parser *p, fn_state *fs);
 static void drop_unused_consts(graph *g);
 
 static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t) {
@@ -445,7 +453,8 @@ static void define_poison(fe_parser *p, fn_state *fs, const op_syntax *s) {
 }
 
 static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
-  graph *g = fs->g;
+  graph launched = {0};
+  graph *g = fs->launched ? &launched : fs->g;
   bool generic = kw.kind == T_STRING;
   fe_next(p);
   if (generic && !fe_expect(p, T_LPAREN, "to start the operand list")) return false;
@@ -506,12 +515,13 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
       ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
                     ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
                     fe_type_str(&fs->res_types[i], b, sizeof b));
-    else if (!fs->in_region && fs->res_mgx[i].has_strides) { /* written through its declared strides */
+    else if (!fs->in_region && !fs->launched && fs->res_mgx[i].has_strides) { /* written through its strides */
       value *w = fe_mgx_result(p, fs, v, &fs->res_mgx[i], g->result_locs[i]);
       if (!w) ok = false;
       else if (w != v) v->nuses--, w->nuses++, g->results[i] = w;
     }
   }
+  for (int i = 0; fs->launched && i < n; i++) fs->launch_res[i] = g->results[i];
   if (p->tok.kind != T_RBRACE) {
     if (p->tok.kind == T_EOF) return fe_expect(p, T_RBRACE, "to close the function body");
     return fe_error(p, fe_loc(p, p->tok), "expected '}' after %.*s (it must be the last operation), found %s", kw.n,
@@ -564,10 +574,16 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     return parse_return(p, fs, s.name);
   }
   if (nlen > 9 && !memcmp(nm, "migraphx.", 9)) return fe_mgx_op(p, fs, s.results, s.nresults, s.name);
+  if (nlen == 11 && !memcmp(nm, "mhal.launch", 11)) {
+    if (parse_launch(p, fs, &s)) return true;
+    define_poison(p, fs, &s);
+    return false;
+  }
+  if (nlen == 10 && !memcmp(nm, "mhal.await", 10) && s.nresults == 0) return parse_await(p, fs);
   if (nlen > 5 && !memcmp(nm, "mhal.", 5)) {
     define_poison(p, fs, &s);
-    return fe_error(p, name_loc, "'%.*s' (an rocMLIR host launch graph) is not compiled; compile the launched kernel "
-                    "function instead with --entry NAME (docs/migraphx.md)", nlen, nm);
+    return fe_error(p, name_loc, "'%.*s' is not supported: tosac reads rocMLIR host graphs made of mhal.launch and "
+                    "mhal.await on tensors (docs/migraphx.md)", nlen, nm);
   }
   op_kind kind = op_lookup(nm, (size_t)nlen);
   if (kind == OP_COUNT) {
@@ -746,6 +762,112 @@ value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result
   return p->d->errors == before ? r : NULL;
 }
 
+/* ---------------------------------------------------------------- rocMLIR host graphs */
+/* A parameter of a function read in place of a launch: bound to the launch's operand. */
+static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t, src_loc at) {
+  char a[160], b[160];
+  if (fs->nbound == fs->nlaunch_args)
+    return fe_error(p, at, "the launched function has more parameters than the launch's %d operand%s",
+                    fs->nlaunch_args, fs->nlaunch_args == 1 ? "" : "s");
+  value *v = fs->launch_args[fs->nbound++];
+  if (v->id >= 0 && !tensor_type_equal(t, &v->type))
+    return fe_error(p, at, "parameter '%.*s' has type %s, but the launch passes %s", name.n, name.p,
+                    fe_type_str(t, a, sizeof a), fe_type_str(&v->type, b, sizeof b));
+  return fe_scope_bind(p, fs, name, v);
+}
+
+static bool skip_type(fe_parser *p) {
+  if (p->tok.kind == T_LPAREN) return fe_skip_group(p);
+  fe_next(p);
+  return p->tok.kind == T_LANGLE ? fe_skip_group(p) : true;
+}
+
+/* %token, %r... = mhal.launch @f [%deps] (%args) : (types) -> types. The launched function is
+ * read in place with its parameters bound to %args and %r bound to what it returns: the
+ * launches become one graph that the partitioner cuts again, and a token orders nothing beyond
+ * the data flow (functions on tensors have no side effects). */
+static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s) {
+  src_loc at = fe_loc(p, s->name);
+  fe_next(p);
+  if (p->tok.kind != T_SYMBOL) return fe_expect(p, T_SYMBOL, "(the launched function) after 'mhal.launch'");
+  fe_token callee = p->tok;
+  fe_next(p);
+  if (fe_accept(p, T_LBRACKET)) { /* the tokens it waits for */
+    while (p->tok.kind == T_VALUE) {
+      if (!fe_scope_find(p, fs, p->tok)) return false;
+      fe_next(p);
+      if (!fe_accept(p, T_COMMA)) break;
+    }
+    if (!fe_expect(p, T_RBRACKET, "to close the launch's dependencies")) return false;
+  }
+  value *args[64];
+  int n = 0;
+  if (!fe_expect(p, T_LPAREN, "to start the launch's operands")) return false;
+  while (p->tok.kind == T_VALUE) {
+    if (n == 64) return fe_error(p, fe_loc(p, p->tok), "too many launch operands");
+    if (!(args[n++] = fe_scope_find(p, fs, p->tok))) return false;
+    fe_next(p);
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  if (!fe_expect(p, T_RPAREN, "to close the launch's operands") || !fe_expect(p, T_COLON, "before the launch's types"))
+    return false;
+  fe_token types = p->tok;
+  fe_lexer tl = p->lx;
+  fe_next(p);
+  if (fe_tok_is(p, "memref"))
+    return fe_error(p, fe_loc(p, p->tok), "'mhal.launch' on memref operands (the bufferized host form) is not "
+                    "supported; tosac reads launches on tensors and !migraphx.shaped values");
+  p->lx = tl, p->tok = types;
+  if (!skip_type(p) || (fe_accept(p, T_ARROW) && !skip_type(p))) return false;
+  fe_skip_loc(p);
+  const fe_func *f = NULL;
+  for (int i = 0; p->top && i < p->top->nfuncs && !f; i++) {
+    const fe_func *g = &p->top->funcs[i];
+    if (g->has_body && g->name.n == callee.n && !memcmp(g->name.p, callee.p, (size_t)callee.n)) f = g;
+  }
+  if (!f) return fe_error(p, fe_loc(p, callee), "'mhal.launch' of %.*s: no function with that name has a body", callee.n, callee.p);
+  if (fs->depth == 8) return fe_error(p, at, "'mhal.launch' nests more than 8 deep");
+  value *res[64] = {0};
+  fn_state cs = {.g = fs->g, .vcap = fs->vcap, .ocap = fs->ocap, .launched = true, .launch_args = args,
+                 .nlaunch_args = n, .depth = fs->depth + 1, .launch_res = res};
+  fe_lexer save = p->lx;
+  fe_token tok = p->tok;
+  int before = p->d->errors;
+  bool ok = parse_fn(p, f, &cs) && p->d->errors == before;
+  fs->vcap = cs.vcap, fs->ocap = cs.ocap;
+  p->lx = save, p->tok = tok;
+  if (!ok) return fe_error(p, at, "in the function launched here"), false;
+  if (cs.nbound != n) return fe_error(p, at, "'mhal.launch' passes %d operands, @%.*s takes %d", n, f->name.n - 1, f->name.p + 1, cs.nbound);
+  int nres = 0;
+  for (int i = 0; i < s->nresults; i++) nres += s->rcount[i];
+  if (nres != cs.nres_types + 1)
+    return fe_error(p, at, "'mhal.launch' names %d result%s, @%.*s returns %d (plus the token)", nres - 1,
+                    nres == 2 ? "" : "s", f->name.n - 1, f->name.p + 1, cs.nres_types);
+  for (int i = 0, k = 0; i < s->nresults; i++) {
+    for (int j = 0; j < s->rcount[i]; j++, k++) {
+      fe_token t = s->results[i];
+      if (s->rcount[i] > 1) {
+        char *nmk = arena_printf(p->a, "%.*s#%d", t.n, t.p, j);
+        t.p = nmk;
+        t.n = (int)strlen(nmk);
+      }
+      if (!fe_scope_bind(p, fs, t, k == 0 ? poison_value(p) : res[k - 1])) return false;
+    }
+  }
+  return true;
+}
+
+/* mhal.await %token [: !mhal.token]: the graph is already ordered by its data flow. */
+static bool parse_await(fe_parser *p, fn_state *fs) {
+  fe_next(p);
+  if (p->tok.kind != T_VALUE) return fe_expect(p, T_VALUE, "(the token) after 'mhal.await'");
+  if (!fe_scope_find(p, fs, p->tok)) return false;
+  fe_next(p);
+  if (fe_accept(p, T_COLON) && !skip_type(p)) return false;
+  fe_skip_loc(p);
+  return true;
+}
+
 /* ---------------------------------------------------------------- the entry function */
 static bool parse_signature(fe_parser *p, fn_state *fs) {
   graph *g = fs->g;
@@ -764,6 +886,11 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (shaped ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &v->type, NULL)) return false;
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
+    if (fs->launched) {
+      if (!launch_param(p, fs, nt, shaped ? &mt.t : &v->type, tl)) return false;
+      if (!fe_accept(p, T_COMMA)) break;
+      continue;
+    }
     if (!define_value(p, fs, nt, v)) return false;
     v->arg_index = g->nargs;
     v->id = g->nvalues;
@@ -802,9 +929,15 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
 
 static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
   fn_state fs = {.g = g};
+  return parse_fn(p, f, &fs);
+}
+
+/* A function's signature and body into fs: the entry function, or one read in place of an
+ * mhal.launch. */
+static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs) {
   p->lx = f->sig_lx;
   p->tok = f->sig_tok;
-  if (!parse_signature(p, &fs)) return false;
+  if (!parse_signature(p, fs)) return false;
   fe_token open = p->tok;
   if (!fe_expect(p, T_LBRACE, "to open the function body")) return false;
   bool done = false;
@@ -817,7 +950,7 @@ static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
       return false;
     }
     int line = p->tok.line;
-    if (!parse_op(p, &fs, &done) && !done) recover(p, line);
+    if (!parse_op(p, fs, &done) && !done) recover(p, line);
   }
   return !p->fatal;
 }
@@ -853,6 +986,7 @@ graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_si
   int before = d->errors;
   fe_top ts = {0};
   if (!fe_scan_top(&p, &ts) || d->errors != before) return NULL;
+  p.top = &ts;
   const fe_func *f = fe_choose_entry(&p, &ts, opt);
   if (!f) return NULL;
   graph *g = arena_alloc(a, sizeof *g);
