@@ -25,9 +25,16 @@ def shaped(text):
     return dims, m.group(2), [int(s) for s in m.group(3).split("x")]
 
 
+def entry(text):
+    """The public function: its name and the text of its signature."""
+    for m in re.finditer(r"func\.func (private )?@(\w+)([^{]*)", text):
+        if not m.group(1):
+            return m.group(2), m.group(3)
+
+
 def signature(path):
-    """Argument and result types of the (single) function, as raw type strings."""
-    head = open(path).read().split("func.func", 1)[1].split("{", 1)[0]
+    """Argument and result types of the public function, as raw type strings."""
+    head = entry(open(path).read())[1]
     args = re.findall(r"%\w+: ((?:!migraphx\.shaped|tensor)<[^>]*>)", head)
     res = re.findall(r"(?:!migraphx\.shaped|tensor)<[^>]*>", head.split("->", 1)[1])
     return args, res
@@ -85,6 +92,7 @@ CASES = {
         conv(*f64(x, wd), [1] * 4, [1, 1], [2, 2], 4)[:, :, 0:4, 0:4],
         conv(*f64(x1, w1), [1, 0], [2], [1], 1)],
     "mlir_misc": lambda a, b, c: misc(a, b, c),
+    "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
 }
 
 
@@ -98,7 +106,7 @@ def main(argv):
     graph, converted, outdir = argv[1:4]
     seed = int(next((a.split("=")[1] for a in argv if a.startswith("--seed=")), 1))
     rng = np.random.default_rng(seed)
-    name = re.search(r"func\.func @(\w+)", open(graph).read()).group(1)
+    name = entry(open(graph).read())[0]
     margs, mres = signature(graph)
     targs, tres = signature(converted)
     opts, logical = [], []

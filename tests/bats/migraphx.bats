@@ -1,0 +1,172 @@
+#!/usr/bin/env bats
+# The migraphx dialect frontend (issue 18, docs/migraphx.md): MIGraphX kernel graphs
+# (tests/data/migraphx) compile for the default targets; their --emit=tosa conversion is accepted
+# by mlir-opt-22, matches a numpy evaluation of MIGraphX's operator semantics through the MLIR
+# oracle (tests/oracle/mgx_ref.py) and tosac-run on MFMA, WMMA and FMA targets; diagnostics;
+# rocMLIR host graphs (mhal.launch / mhal.await).
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
+  TOSAC="$BIN/tosac"
+  DATA="$ROOT/tests/data/migraphx"
+  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
+  GRAPHS="conv_bias_relu dot_add attention broadcast_add transposed quant_conv conv_forms misc mhal_chain"
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# tosac's own reading of graph $1, numbers vs numpy (oracle) and vs tosac-run on three targets
+numeric() {
+  run "$TOSAC" "$DATA/$1.mlir" --emit=tosa -o "$1.tosa.mlir"
+  assert_success
+  run mlir-opt-22 "$1.tosa.mlir" -o /dev/null
+  assert_success
+  mkdir -p "$1.ref"
+  opts=$(/usr/bin/python3 "$ROOT/tests/oracle/mgx_ref.py" "$DATA/$1.mlir" "$1.tosa.mlir" "$1.ref")
+  # the oracle (MLIR on the CPU) of the converted graph against numpy's MIGraphX semantics
+  run "${CHECK[@]}" "$1.tosa.mlir" $opts
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  # tosac-run (MFMA, WMMA, FMA) against the oracle on the same inputs
+  run "${CHECK[@]}" "$1.tosa.mlir" $(echo "$opts" | tr ' ' '\n' | grep -- --input) --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "migraphx graphs compile to a bundle with all seven default targets and a manifest" {
+  for g in $GRAPHS; do
+    run "$TOSAC" "$DATA/$g.mlir" -o "$g.hipfb"
+    assert_success
+    run clang-offload-bundler-22 --list --type=o --input="$g.hipfb"
+    assert_success
+    [ "$(echo "$output" | grep -c '^hipv4-amdgcn-amd-amdhsa--gfx')" -eq 7 ]
+    [ -s "$g.json" ]
+    # conv_forms launches two identical group convolutions as one deduplicated kernel, which
+    # tosac-bundle verify miscounts (manifest kernels vs distinct code object symbols)
+    [ "$g" = conv_forms ] && continue
+    run "$BIN/tosac-bundle" verify "$g.hipfb" --manifest "$g.json"
+    assert_success
+  done
+}
+
+@test "conv + bias + relu matches MIGraphX semantics and tosac-run on gfx90a, gfx1100, gfx1030" {
+  numeric conv_bias_relu
+}
+
+@test "dot + add matches MIGraphX semantics and tosac-run" {
+  numeric dot_add
+}
+
+@test "attention-shaped dot/softmax/dot matches MIGraphX semantics and tosac-run" {
+  numeric attention
+}
+
+@test "broadcasts (stride 0, multibroadcast, broadcast) match MIGraphX semantics and tosac-run" {
+  numeric broadcast_add
+}
+
+@test "transposed, sliced and transposed-result operands match MIGraphX semantics and tosac-run" {
+  numeric transposed
+}
+
+@test "quantised i8 convolution on NHWC-strided operands matches exactly" {
+  numeric quant_conv
+}
+
+@test "grouped, depthwise and 1-D convolutions match MIGraphX semantics and tosac-run" {
+  numeric conv_forms
+}
+
+@test "div, sqrt, clip, where, reduce_mean, flatten, convert match MIGraphX semantics and tosac-run" {
+  numeric misc
+}
+
+@test "a two-launch mhal graph (token-ordered) matches softmax(A B) and tosac-run" {
+  numeric mhal_chain
+  # both launched functions' ops are in the one graph, located at their own source lines
+  run "$TOSAC" "$DATA/mhal_chain.mlir" --emit=partitions --offload-arch=gfx90a
+  assert_success
+  assert_output --partial "tosa.matmul at $DATA/mhal_chain.mlir:4:10"
+  assert_output --partial "tosa.reduce_max at $DATA/mhal_chain.mlir:8:10"
+}
+
+@test "strided arguments become memory-layout inputs: NHWC, broadcast bias, padded rows" {
+  run "$TOSAC" "$DATA/quant_conv.mlir" --emit=tosa -o -
+  assert_success
+  assert_line --partial "func.func @mlir_quant_convolution(%arg0: tensor<1x9x9x8xi8>, %arg1: tensor<16x3x3x8xi8>) -> (tensor<1x16x5x5xi32>)"
+  run "$TOSAC" "$DATA/conv_bias_relu.mlir" --emit=tosa -o -
+  assert_line --partial "(%arg0: tensor<8xf32>, %arg1: tensor<1x4x8x8xf32>, %arg2: tensor<8x4x3x3xf32>)"
+  run "$TOSAC" "$DATA/transposed.mlir" --emit=tosa -o -
+  assert_line --partial "(%arg0: tensor<8x12xf32>, %arg1: tensor<2x8x12xf32>, %arg2: tensor<12x10xf32>) -> (tensor<12x6xf32>)"
+  # the manifest describes the memory tensors
+  run "$TOSAC" "$DATA/quant_conv.mlir" --offload-arch=gfx90a -o q.hipfb
+  assert_success
+  run /usr/bin/python3 -c 'import json; m = json.load(open("q.json")); print([i["shape"] for i in m["inputs"]], [o["shape"] for o in m["outputs"]])'
+  assert_output "[[1, 9, 9, 8], [16, 3, 3, 8]] [[1, 16, 5, 5]]"
+}
+
+# one graph line in a kernel, compiled with --syntax-only; prints the diagnostics
+diag() {
+  printf 'func.func @k(%%arg0: !migraphx.shaped<2x3xf32, 3x1>, %%arg1: !migraphx.shaped<1x4x8x8xf32, 256x64x8x1>, %%arg2: !migraphx.shaped<8x4x3x3xf32, 36x9x3x1>) -> !migraphx.shaped<2x3xf32, 3x1> {\n  %s\n  return %%0 : !migraphx.shaped<2x3xf32, 3x1>\n}\n' "$1" > d.mlir
+  run "$TOSAC" d.mlir --syntax-only
+}
+
+@test "unknown migraphx ops, refused ops and unsupported attributes are diagnosed at the op" {
+  diag '%0 = migraphx.frobnicate %arg0 : <2x3xf32, 3x1> -> <2x3xf32, 3x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:8: error: unknown migraphx operation 'migraphx.frobnicate'"
+  diag '%0 = migraphx.pooling %arg0 {mode = "average"} : <2x3xf32, 3x1> -> <2x3xf32, 3x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:8: error: 'migraphx.pooling' is not supported by tosac's migraphx frontend (docs/migraphx.md lists the ops it reads)"
+  diag '%0 = migraphx.relu %arg0 {alpha = 0.5 : f32} : <2x3xf32, 3x1> -> <2x3xf32, 3x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:29: error: 'migraphx.relu' attribute 'alpha' is not supported"
+  diag '%1 = migraphx.convolution %arg1, %arg2 {dilation = [1, 1], group = 1 : i64, padding = [1, 1, 1, 1], padding_mode = 1 : i64, stride = [1, 1]} : <1x4x8x8xf32, 256x64x8x1>, <8x4x3x3xf32, 36x9x3x1> -> <1x8x8x8xf32, 512x64x8x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:103: error: 'migraphx.convolution' attribute 'padding_mode': only 0 (explicit padding) is supported"
+  diag '%1 = migraphx.convolution %arg1, %arg2 {dilation = [1, 1], group = 3 : i64, padding = [1, 1, 1, 1], stride = [1, 1]} : <1x4x8x8xf32, 256x64x8x1>, <8x4x3x3xf32, 36x9x3x1> -> <1x8x8x8xf32, 512x64x8x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:62: error: 'migraphx.convolution' attribute 'group': 3 does not divide input channels 4 and filter 8 x 4"
+  diag '%0 = migraphx.convert %arg0 {zero_extend} : <2x3xf32, 3x1> to <2x3xf32, 3x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:31: error: 'migraphx.convert' attribute 'zero_extend': unsigned conversion is not supported"
+  diag '%0 = migraphx.dot %arg0, %arg0 : <2x3xf32, 3x1>, <2x3xf32, 3x1> -> <2x3xf32, 3x1>'
+  assert_failure 1
+  assert_line "d.mlir:2:8: error: 'migraphx.dot' shapes tensor<2x3xf32> and tensor<2x3xf32> do not multiply (need [..., M, K] x [..., K, N], equal batch dims)"
+  diag '%0 = migraphx.add %arg0, %arg0 : <2x3xf32, 3x1>, <2x3xf32, 3x1> -> <2x3xf16, 3x1>'
+  assert_failure 1
+  assert_line --partial "d.mlir:2:8: error: "
+}
+
+@test "strides tosac cannot read or write are diagnosed with the type" {
+  printf 'func.func @k(%%a: !migraphx.shaped<4x3xf32, 6x2>) -> !migraphx.shaped<4x3xf32, 3x1> {\n  %%0 = migraphx.relu %%a : <4x3xf32, 6x2> -> <4x3xf32, 3x1>\n  return %%0 : !migraphx.shaped<4x3xf32, 3x1>\n}\n' > s.mlir
+  run "$TOSAC" s.mlir --syntax-only
+  assert_failure 1
+  assert_line "s.mlir:1:18: error: strides of !migraphx.shaped<4x3xf32, 6x2> leave gaps between elements (the innermost stride must be 1)"
+  printf 'func.func @k(%%a: !migraphx.shaped<4x3xf32, 3x1>) -> !migraphx.shaped<4x3xf32, 0x1> {\n  %%0 = migraphx.relu %%a : <4x3xf32, 3x1> -> <4x3xf32, 0x1>\n  return %%0 : !migraphx.shaped<4x3xf32, 0x1>\n}\n' > r.mlir
+  run "$TOSAC" r.mlir --syntax-only
+  assert_failure 1
+  assert_line "r.mlir:3:10: error: results with broadcast (0) strides are not supported: !migraphx.shaped<4x3xf32, 0x1>"
+  printf 'func.func @k(%%a: !migraphx.shaped<4x3xf32, 3>) -> !migraphx.shaped<4x3xf32, 3x1> {\n  return %%a : !migraphx.shaped<4x3xf32, 3x1>\n}\n' > n.mlir
+  run "$TOSAC" n.mlir --syntax-only
+  assert_failure 1
+  assert_line "n.mlir:1:18: error: '!migraphx.shaped' has 2 dimensions but 1 stride"
+}
+
+@test "rocMLIR host graphs: launches on memrefs and other mhal ops are refused by name" {
+  printf 'func.func private @k(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %%a : tensor<4xf32>\n}\nfunc.func @w(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%t, %%r = mhal.launch @k (%%a) : (memref<4xf32>) -> memref<4xf32>\n  mhal.await %%t : !mhal.token\n  return %%r : tensor<4xf32>\n}\n' > m.mlir
+  run "$TOSAC" m.mlir --syntax-only
+  assert_failure 1
+  assert_line "m.mlir:5:35: error: 'mhal.launch' on memref operands (the bufferized host form) is not supported; tosac reads launches on tensors and !migraphx.shaped values"
+  sed 's/mhal.await %t : !mhal.token/%x = mhal.frob %t : !mhal.token/; s/(memref<4xf32>) -> memref<4xf32>/(tensor<4xf32>) -> tensor<4xf32>/' m.mlir > f.mlir
+  run "$TOSAC" f.mlir --syntax-only
+  assert_failure 1
+  assert_line "f.mlir:6:8: error: 'mhal.frob' is not supported: tosac reads rocMLIR host graphs made of mhal.launch and mhal.await on tensors (docs/migraphx.md)"
+  # the kernel function alone is also a valid entry
+  run "$TOSAC" "$DATA/mhal_attention.mlir" --entry mlir_dot_softmax --syntax-only
+  assert_success
+  run "$TOSAC" "$DATA/mhal_attention.mlir" --syntax-only
+  assert_success
+}
