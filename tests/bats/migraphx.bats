@@ -131,7 +131,7 @@ diag() {
   assert_line "d.mlir:2:62: error: 'migraphx.convolution' attribute 'group': 3 does not divide input channels 4 and filter 8 x 4"
   diag '%0 = migraphx.convert %arg0 {zero_extend} : <2x3xf32, 3x1> to <2x3xf32, 3x1>'
   assert_failure 1
-  assert_line "d.mlir:2:31: error: 'migraphx.convert' attribute 'zero_extend': unsigned conversion is not supported"
+  assert_line "d.mlir:2:32: error: 'migraphx.convert' attribute 'zero_extend': unsigned conversion is not supported"
   diag '%0 = migraphx.dot %arg0, %arg0 : <2x3xf32, 3x1>, <2x3xf32, 3x1> -> <2x3xf32, 3x1>'
   assert_failure 1
   assert_line "d.mlir:2:8: error: 'migraphx.dot' shapes tensor<2x3xf32> and tensor<2x3xf32> do not multiply (need [..., M, K] x [..., K, N], equal batch dims)"
