@@ -555,7 +555,7 @@ static value *l_dequantize(mgx_ctx *m, int k) {
   return mk_binary(m, OP_MUL, x, m->in[1]);
 }
 
-/* clamp(convert<i32>(x / scale) + bias) to the output type: tosa.cast rounds to nearest even. */
+/* convert<i32>(x / scale) + bias, clamped to the output type: tosa.cast rounds to nearest even. */
 static value *l_quantize(mgx_ctx *m, int k) {
   (void)k;
   elem_type out = m->out_t.t.elem;
@@ -566,11 +566,10 @@ static value *l_quantize(mgx_ctx *m, int k) {
   value *q = mk_cast(m, mk_binary(m, OP_MUL, m->in[0], mk_unary(m, OP_RECIPROCAL, m->in[1])), ET_I32);
   if (m->nin == 3) q = mk_binary(m, OP_ADD, q, mk_cast(m, m->in[2], ET_I32));
   if (!q) return NULL;
-  int bits = elem_type_bits(out);
-  op *o = fe_op_new(m->p, OP_CLAMP, m->loc, &q, 1);
-  fe_set_int(m->p, o, "min_val", bits >= 32 ? INT32_MIN : -((int64_t)1 << (bits - 1)), ET_I32);
-  fe_set_int(m->p, o, "max_val", bits >= 32 ? INT32_MAX : ((int64_t)1 << (bits - 1)) - 1, ET_I32);
-  return mk_cast(m, finish(m, o, &q->type), out);
+  int bits = elem_type_bits(out); /* TOSA 1.0 has no i32 clamp: maximum / minimum */
+  double lo = bits >= 32 ? INT32_MIN : -(double)((int64_t)1 << (bits - 1)), hi = -lo - 1;
+  q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, mk_splat(m, &q->type, lo)), mk_splat(m, &q->type, hi));
+  return mk_cast(m, q, out);
 }
 
 /* dot / quant_dot: [..., M, K] x [..., K, N] with equal batch dims -> tosa.matmul on

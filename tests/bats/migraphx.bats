@@ -13,7 +13,7 @@ setup() {
   TOSAC="$BIN/tosac"
   DATA="$ROOT/tests/data/migraphx"
   CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
-  GRAPHS="conv_bias_relu dot_add attention broadcast_add transposed quant_conv conv_forms misc mhal_chain"
+  GRAPHS="conv_bias_relu dot_add attention broadcast_add transposed quant_conv quant_ops conv_forms misc mhal_chain mhal_attention"
   cd "$BATS_TEST_TMPDIR"
 }
 
@@ -75,7 +75,11 @@ numeric() {
   numeric quant_conv
 }
 
-@test "grouped, depthwise and 1-D convolutions match MIGraphX semantics and tosac-run" {
+@test "quant_dot, dequantizelinear and quantizelinear match exactly" {
+  numeric quant_ops
+}
+
+@test "grouped, depthwise, 1-D and 3-D convolutions match MIGraphX semantics and tosac-run" {
   numeric conv_forms
 }
 
@@ -90,6 +94,10 @@ numeric() {
   assert_success
   assert_output --partial "tosa.matmul at $DATA/mhal_chain.mlir:4:10"
   assert_output --partial "tosa.reduce_max at $DATA/mhal_chain.mlir:8:10"
+}
+
+@test "rocMLIR's launch-and-await wrapper around an attention kernel matches and is the default entry" {
+  numeric mhal_attention
 }
 
 @test "strided arguments become memory-layout inputs: NHWC, broadcast bias, padded rows" {

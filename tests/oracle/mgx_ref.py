@@ -87,12 +87,15 @@ CASES = {
     "mlir_transpose_dot": lambda a, x, w: [
         np.matmul(np.matmul((a + x[0].T).T.astype(np.float64), w).T, (a + x[0].T).T)],
     "mlir_quant_convolution": lambda x, w: [conv(x, w, [1] * 4, [2, 2], [1, 1], 1)],
-    "mlir_conv_forms": lambda x, wg, wd, x1, w1: [
+    "mlir_conv_forms": lambda x, wg, wd, x1, w1, x3, w3: [
         conv(*f64(x, wg), [0, 0, 1, 0], [1, 1], [1, 1], 2),
         conv(*f64(x, wd), [1] * 4, [1, 1], [2, 2], 4)[:, :, 0:4, 0:4],
-        conv(*f64(x1, w1), [1, 0], [2], [1], 1)],
+        conv(*f64(x1, w1), [1, 0], [2], [1], 1),
+        conv(*f64(x3, w3), [0] * 6, [2, 1, 1], [1, 1, 1], 1)],
+    "mlir_quant_dot": lambda a, b: quant(a, b),
     "mlir_misc": lambda a, b, c: misc(a, b, c),
     "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
+    "mlir_dot_softmax_wrapper": lambda q, k: [softmax(np.matmul(*f64(q, k)), 3)],
 }
 
 
@@ -100,6 +103,13 @@ def misc(a, b, c):
     q = np.clip(a.astype(np.float32) / np.sqrt(np.abs(b)), np.float32(-1.5), np.float32(2.0))
     w = np.where(c != 0, q, a).astype(np.float64)
     return [w.mean(axis=(1, 2), keepdims=True), w.reshape(3, 20)]
+
+
+def quant(a, b):
+    """quant_dot, dequantizelinear (scale 0.25, zero point 3), quantizelinear (0.375, -2) in f32."""
+    d = (np.matmul(a.astype(np.int64), b.astype(np.int64)) - 3).astype(np.float32) * np.float32(0.25)
+    q = np.rint(d * (np.float32(1) / np.float32(0.375))).astype(np.int64) - 2
+    return [d, np.clip(q, -128, 127)]
 
 
 def main(argv):
