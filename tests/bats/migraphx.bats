@@ -13,7 +13,7 @@ setup() {
   TOSAC="$BIN/tosac"
   DATA="$ROOT/tests/data/migraphx"
   CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
-  GRAPHS="conv_bias_relu dot_add attention broadcast_add transposed quant_conv quant_ops conv_forms misc mhal_chain mhal_attention"
+  GRAPHS="conv_bias_relu dot_add attention attention_f16 broadcast_add transposed quant_conv quant_ops conv_forms misc mhal_chain mhal_attention"
   cd "$BATS_TEST_TMPDIR"
 }
 
@@ -177,4 +177,26 @@ diag() {
   assert_success
   run "$TOSAC" "$DATA/mhal_attention.mlir" --syntax-only
   assert_success
+}
+
+@test "f16 attention: tosac-run within 1e-3 of float64 numpy on gfx90a, gfx1100, gfx1030" {
+  # The MLIR oracle runs the f16 dot/softmax/dot chain in f16 and is itself 2.4e-3 off numpy
+  # here; tosac accumulates in f32, so it is compared with numpy directly. Outputs are weighted
+  # means of V in [-2, 2]: 1e-3 is one f16 ulp at 1.0.
+  run "$TOSAC" "$DATA/attention_f16.mlir" --emit=tosa -o a.tosa.mlir
+  assert_success
+  mkdir -p ref
+  opts=$(/usr/bin/python3 "$ROOT/tests/oracle/mgx_ref.py" "$DATA/attention_f16.mlir" a.tosa.mlir ref)
+  run "$TOSAC" "$DATA/attention_f16.mlir" --embed-ir --offload-arch=gfx90a,gfx1100,gfx1030 -o a.hipfb
+  assert_success
+  for t in gfx90a gfx1100 gfx1030; do
+    run "$BIN/tosac-run" a.hipfb --target=$t $(echo "$opts" | tr ' ' '\n' | grep -- --input) --output=@got_$t.npy
+    assert_success
+    run /usr/bin/python3 -c '
+import sys, numpy as np
+g = np.load(sys.argv[1]).astype(np.float64); r = np.load(sys.argv[2]).astype(np.float64)
+err = np.abs(g - r).max()
+print("max abs error", err, "within 1e-3" if err <= 1e-3 else "TOO LARGE")' got_$t.npy ref/ref0.npy
+    assert_output --partial "within 1e-3"
+  done
 }

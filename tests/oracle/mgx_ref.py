@@ -83,6 +83,7 @@ CASES = {
     "mlir_convolution_add_relu": lambda b, x, w: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
     "mlir_dot_add": lambda c, a, b: [np.matmul(*f64(a, b)) + c],
     "mlir_attention": lambda q, k, v: [np.matmul(softmax(np.matmul(*f64(q, k)) * 0.125, 3), v)],
+    "mlir_attention_f16": lambda q, k, v: [np.matmul(softmax(np.matmul(*f64(q, k)) * 0.125, 3), v)],
     "mlir_broadcast_add": lambda x, b, c, d: [(x + b[None, :]) * c[:, None] - d],
     "mlir_transpose_dot": lambda a, x, w: [
         np.matmul(np.matmul((a + x[0].T).T.astype(np.float64), w).T, (a + x[0].T).T)],
