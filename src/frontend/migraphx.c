@@ -143,6 +143,15 @@ static value *mk_cast(mgx_ctx *m, value *x, elem_type et) {
 
 static value *mk_transpose(mgx_ctx *m, value *x, const int64_t *perm) {
   if (!x) return NULL;
+  int64_t composed[TOSAC_MAX_RANK];
+  const attr *inner = x->def && x->def->kind == OP_TRANSPOSE ? op_attr(x->def, "perms") : NULL;
+  if (inner && inner->kind == ATTR_INTS && inner->n == x->type.rank) {
+    /* a transpose of a transpose is one transpose (NHWC memory read by a convolution that wants
+     * NHWC is none at all); the inner one is dropped later if nothing else reads it */
+    for (int i = 0; i < x->type.rank; i++) composed[i] = inner->ints[perm[i]];
+    x = x->def->operands[0];
+    perm = composed;
+  }
   tensor_type t = x->type;
   bool same = true;
   for (int i = 0; i < t.rank; i++) {
