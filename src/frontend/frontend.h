@@ -241,6 +241,7 @@ typedef struct fe_mgx_type {
 bool fe_mgx_is_shaped(const fe_parser *p); /* the current token starts !migraphx.shaped<...> */
 /* !migraphx.shaped<...>, the short form <...> used in op signatures, or tensor<...>. */
 bool fe_mgx_parse_type(fe_parser *p, fe_mgx_type *out, src_loc *loc);
+char *fe_mgx_type_str(const fe_mgx_type *mt, char *buf, size_t size); /* "!migraphx.shaped<2x3xf32, 3x1>" */
 /* A function argument of type mt: arg becomes its memory layout tensor; returns the logical
  * value (views: transpose, slice, broadcast) or NULL after an error. */
 value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt, src_loc loc);

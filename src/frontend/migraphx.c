@@ -77,7 +77,8 @@ bool fe_mgx_parse_type(fe_parser *p, fe_mgx_type *out, src_loc *loc) {
   return fe_check_size(p, &out->t, at);
 }
 
-static char *mgx_type_str(const fe_mgx_type *mt, char *buf, size_t size) {
+char *fe_mgx_type_str(const fe_mgx_type *mt, char *buf, size_t size) {
+  if (!mt->has_strides) return fe_type_str(&mt->t, buf, size);
   size_t n = (size_t)snprintf(buf, size, "!migraphx.shaped<");
   for (int i = 0; i < mt->t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)mt->t.dims[i]);
   if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s", elem_type_name(mt->t.elem));
@@ -244,14 +245,14 @@ static bool get_layout(fe_parser *p, const fe_mgx_type *mt, src_loc loc, layout 
     if (prev >= 0) {
       if (s[prev] % s[d] || s[prev] / s[d] < len[d])
         return fe_error(p, loc, "strides of %s do not describe a transposed, sliced or broadcast packed tensor",
-                        mgx_type_str(mt, b, sizeof b));
+                        fe_mgx_type_str(mt, b, sizeof b));
       L->mem[d] = s[prev] / s[d];
     }
     prev = d;
   }
   if (prev >= 0 && s[prev] != 1)
     return fe_error(p, loc, "strides of %s leave gaps between elements (the innermost stride must be 1)",
-                    mgx_type_str(mt, b, sizeof b));
+                    fe_mgx_type_str(mt, b, sizeof b));
   return true;
 }
 
@@ -322,7 +323,7 @@ value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt
   for (int i = 0; i < mt->t.rank; i++)
     if ((!L.in_mem[i] && mt->t.dims[i] > 1) || L.mem[i] != mt->t.dims[i])
       return fe_error(p, loc, "results with %s strides are not supported: %s", L.in_mem[i] ? "padded" : "broadcast (0)",
-                      mgx_type_str(mt, b, sizeof b)),
+                      fe_mgx_type_str(mt, b, sizeof b)),
              NULL;
   tensor_type mem = memory_type(mt, &L);
   mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function result", .res = v->name ? v->name : "result"};

@@ -126,6 +126,7 @@ typedef struct fn_state {
   bool launched;        /* a function read in place of an mhal.launch: its arguments are bound to */
   value **launch_args;  /* launch_args, its func.return operands go to launch_res */
   int nlaunch_args, nbound, depth;
+  const fe_mgx_type *launch_types; /* the types the launch states for its operands */
   value **launch_res;
 } fn_state;
 
@@ -283,7 +284,7 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done);
 static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp);
 static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs);
-static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t, src_loc at);
+static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const fe_mgx_type *t, src_loc at);
 static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s);
 static bool parse_await(fe_parser *p, fn_state *fs);
 static void drop_unused_consts(graph *g);
@@ -764,15 +765,23 @@ value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result
 
 /* ---------------------------------------------------------------- rocMLIR host graphs */
 /* A parameter of a function read in place of a launch: bound to the launch's operand. */
-static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t, src_loc at) {
+static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const fe_mgx_type *t, src_loc at) {
   char a[160], b[160];
   if (fs->nbound == fs->nlaunch_args)
     return fe_error(p, at, "the launched function has more parameters than the launch's %d operand%s",
                     fs->nlaunch_args, fs->nlaunch_args == 1 ? "" : "s");
+  const fe_mgx_type *lt = &fs->launch_types[fs->nbound];
   value *v = fs->launch_args[fs->nbound++];
-  if (v->id >= 0 && !tensor_type_equal(t, &v->type))
-    return fe_error(p, at, "parameter '%.*s' has type %s, but the launch passes %s", name.n, name.p,
-                    fe_type_str(t, a, sizeof a), fe_type_str(&v->type, b, sizeof b));
+  /* the callee reads the operand's memory through its own parameter type: it must be the one
+   * the launch states (as for a call), strides included */
+  bool same = tensor_type_equal(&t->t, &lt->t) && t->has_strides == lt->has_strides &&
+              (!t->has_strides || !memcmp(t->strides, lt->strides, sizeof(int64_t) * (size_t)t->t.rank));
+  if (!same)
+    return fe_error(p, at, "parameter '%.*s' is declared as %s, but the launch passes %s", name.n, name.p,
+                    fe_mgx_type_str(t, a, sizeof a), fe_mgx_type_str(lt, b, sizeof b));
+  if (v->id >= 0 && !tensor_type_equal(&t->t, &v->type))
+    return fe_error(p, at, "parameter '%.*s' has type %s, but the launch's operand is %s", name.n, name.p,
+                    fe_type_str(&t->t, a, sizeof a), fe_type_str(&v->type, b, sizeof b));
   return fe_scope_bind(p, fs, name, v);
 }
 
@@ -818,7 +827,16 @@ static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s) {
     return fe_error(p, fe_loc(p, p->tok), "'mhal.launch' on memref operands (the bufferized host form) is not "
                     "supported; tosac reads launches on tensors and !migraphx.shaped values");
   p->lx = tl, p->tok = types;
-  if (!skip_type(p) || (fe_accept(p, T_ARROW) && !skip_type(p))) return false;
+  fe_mgx_type lt[64];
+  int nt = 0;
+  if (!fe_expect(p, T_LPAREN, "to start the launch's operand types")) return false;
+  while (p->tok.kind != T_RPAREN && nt < 64) {
+    if (!fe_mgx_parse_type(p, &lt[nt++], NULL)) return false;
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  if (!fe_expect(p, T_RPAREN, "to close the launch's operand types")) return false;
+  if (nt != n) return fe_error(p, fe_loc(p, types), "'mhal.launch' has %d operand%s but %d type%s", n, n == 1 ? "" : "s", nt, nt == 1 ? "" : "s");
+  if (fe_accept(p, T_ARROW) && !skip_type(p)) return false;
   fe_skip_loc(p);
   const fe_func *f = NULL;
   for (int i = 0; p->top && i < p->top->nfuncs && !f; i++) {
@@ -829,7 +847,7 @@ static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s) {
   if (fs->depth == 8) return fe_error(p, at, "'mhal.launch' nests more than 8 deep");
   value *res[64] = {0};
   fn_state cs = {.g = fs->g, .vcap = fs->vcap, .ocap = fs->ocap, .launched = true, .launch_args = args,
-                 .nlaunch_args = n, .depth = fs->depth + 1, .launch_res = res};
+                 .nlaunch_args = n, .depth = fs->depth + 1, .launch_types = lt, .launch_res = res};
   fe_lexer save = p->lx;
   fe_token tok = p->tok;
   int before = p->d->errors;
@@ -887,7 +905,8 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
     if (fs->launched) {
-      if (!launch_param(p, fs, nt, shaped ? &mt.t : &v->type, tl)) return false;
+      if (!shaped) mt.t = v->type;
+      if (!launch_param(p, fs, nt, &mt, tl)) return false;
       if (!fe_accept(p, T_COMMA)) break;
       continue;
     }

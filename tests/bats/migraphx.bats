@@ -177,6 +177,12 @@ diag() {
   run "$TOSAC" f.mlir --syntax-only
   assert_failure 1
   assert_line "f.mlir:6:8: error: 'mhal.frob' is not supported: tosac reads rocMLIR host graphs made of mhal.launch and mhal.await on tensors (docs/migraphx.md)"
+  # the callee reads its memory through its own parameter type: the launch must state the same
+  sed '3s/%arg1: !migraphx.shaped<8x6xf32, 1x8>/%arg1: !migraphx.shaped<8x6xf32, 6x1>/' "$DATA/mhal_chain.mlir" > s.mlir
+  run "$TOSAC" s.mlir --syntax-only
+  assert_failure 1
+  assert_line "s.mlir:3:74: error: parameter '%arg1' is declared as !migraphx.shaped<8x6xf32, 6x1>, but the launch passes !migraphx.shaped<8x6xf32, 1x8>"
+  assert_line "s.mlir:12:16: error: in the function launched here"
   # the kernel function alone is also a valid entry
   run "$TOSAC" "$DATA/mhal_attention.mlir" --entry mlir_dot_softmax --syntax-only
   assert_success
