@@ -211,3 +211,15 @@ print("max abs error", err, "within 1e-3" if err <= 1e-3 else "TOO LARGE")' got_
     assert_output --partial "within 1e-3"
   done
 }
+
+@test "other spellings (scalars, generic form, non-splat literal, tensor-typed form) match the oracle" {
+  for g in forms tensor_form; do
+    run "$TOSAC" "$DATA/$g.mlir" --emit=tosa -o $g.tosa.mlir
+    assert_success
+    run "${CHECK[@]}" $g.tosa.mlir --targets=gfx90a,gfx1100,gfx1030
+    assert_success
+    assert_output --partial "PASSED: 1 graph(s)"
+  done
+  run head -2 forms.tosa.mlir
+  assert_line --partial "func.func @scal(%arg0: tensor<f32>, %arg1: tensor<1xf32>, %arg2: tensor<2x3xf32>) -> (tensor<f32>, tensor<2x3xf32>)"
+}
