@@ -250,6 +250,38 @@ value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt
 /* One migraphx.* op (its name is the current token) lowered to TOSA ops; false to resynchronise. */
 bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
 
+/* migraphx_ops.c: one migraphx op being lowered; every TOSA op it becomes points at its location. */
+typedef struct fe_mgx_ctx {
+  fe_parser *p;
+  fe_scope *fs;
+  src_loc loc;
+  const char *opname; /* "migraphx.dot" */
+  const char *res;    /* its result's name, the stem of the intermediate names */
+  int ntmp;
+  value *last;        /* the value built last */
+  attr *attrs;
+  int nattrs, capattrs;
+  value *in[8];
+  fe_mgx_type in_t[8];
+  int nin, nint;
+  fe_mgx_type out_t;
+  attr literal;
+} fe_mgx_ctx;
+typedef value *(*fe_mgx_lower_fn)(fe_mgx_ctx *m, int arg);
+typedef struct fe_mgx_opdef {
+  const char *name; /* after "migraphx." */
+  fe_mgx_lower_fn fn;
+  int arg;           /* passed to fn: a TOSA op kind, or a variant flag */
+  int min_in, max_in;
+  const char *attrs; /* the attributes it reads or ignores, space-separated; NULL: refused op */
+} fe_mgx_opdef;
+const fe_mgx_opdef *fe_mgx_find_op(const char *name); /* "dot" -> its row, NULL if unknown */
+/* Builders (NULL in, NULL out; an identity returns x itself). */
+value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm);
+value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank);
+value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size);
+value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 0 */
+
 /* print.c */
 void fe_print_tosa(FILE *out, const graph *g);
 /* The bit pattern of v in float type et (f32, f16, bf16; others as f64 bits). */

@@ -1,0 +1,551 @@
+/* migraphx_ops.c: each migraphx op lowered to TOSA ops on logical tensors, as rocMLIR's
+ * MIGraphXToTosa lowers it where it does (docs/migraphx.md lists each op, its TOSA form and the
+ * source of its semantics), and the small builders both this file and the function boundary
+ * (migraphx.c) use. */
+#include "frontend/frontend.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- building TOSA ops */
+
+static value *finish(fe_mgx_ctx *m, op *o, const tensor_type *t) {
+  m->last = fe_op_finish(m->p, m->fs, o, t, arena_printf(m->p->a, "%s_%d", m->res, ++m->ntmp));
+  return m->last;
+}
+
+static value *mk(fe_mgx_ctx *m, op_kind k, value *a, value *b, value *c, const tensor_type *t) {
+  value *ops[3] = {a, b, c};
+  int n = c ? 3 : b ? 2 : 1;
+  for (int i = 0; i < n; i++)
+    if (!ops[i]) return NULL;
+  return finish(m, fe_op_new(m->p, k, m->loc, ops, n), t);
+}
+
+static value *mk_unary(fe_mgx_ctx *m, op_kind k, value *x) { return x ? mk(m, k, x, NULL, NULL, &x->type) : NULL; }
+
+static value *mk_binary(fe_mgx_ctx *m, op_kind k, value *a, value *b) {
+  if (!a || !b) return NULL;
+  tensor_type t;
+  char x[160], y[160];
+  if (!tensor_broadcast_shape(&a->type, &b->type, &t)) {
+    fe_error(m->p, m->loc, "'%s' operands %s and %s have different shapes", m->opname, fe_type_str(&a->type, x, sizeof x),
+             fe_type_str(&b->type, y, sizeof y));
+    return NULL;
+  }
+  if (k == OP_GREATER || k == OP_EQUAL) t.elem = ET_I1;
+  return mk(m, k, a, b, NULL, &t);
+}
+
+static value *mk_cast(fe_mgx_ctx *m, value *x, elem_type et) {
+  if (!x || x->type.elem == et) return x;
+  tensor_type t = x->type;
+  t.elem = et;
+  return mk(m, OP_CAST, x, NULL, NULL, &t);
+}
+
+value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm) {
+  if (!x) return NULL;
+  int64_t composed[TOSAC_MAX_RANK];
+  const attr *inner = x->def && x->def->kind == OP_TRANSPOSE ? op_attr(x->def, "perms") : NULL;
+  if (inner && inner->kind == ATTR_INTS && inner->n == x->type.rank) {
+    /* a transpose of a transpose is one transpose (NHWC memory read by a convolution that wants
+     * NHWC is none at all); the inner one is dropped later if nothing else reads it */
+    for (int i = 0; i < x->type.rank; i++) composed[i] = inner->ints[perm[i]];
+    x = x->def->operands[0];
+    perm = composed;
+  }
+  tensor_type t = x->type;
+  bool same = true;
+  for (int i = 0; i < t.rank; i++) {
+    t.dims[i] = x->type.dims[perm[i]];
+    same &= perm[i] == i;
+  }
+  if (same) return x;
+  op *o = fe_op_new(m->p, OP_TRANSPOSE, m->loc, &x, 1);
+  fe_set_ints(m->p, o, "perms", perm, t.rank);
+  return finish(m, o, &t);
+}
+
+value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank) {
+  if (!x) return NULL;
+  tensor_type t = {.elem = x->type.elem, .rank = rank};
+  memcpy(t.dims, dims, sizeof(int64_t) * (size_t)rank);
+  if (tensor_type_equal(&t, &x->type)) return x;
+  op *o = fe_op_new(m->p, OP_RESHAPE, m->loc, &x, 1);
+  fe_set_ints(m->p, o, "new_shape", dims, rank);
+  return finish(m, o, &t);
+}
+
+value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size) {
+  if (!x) return NULL;
+  tensor_type t = x->type;
+  memcpy(t.dims, size, sizeof(int64_t) * (size_t)t.rank);
+  if (tensor_type_equal(&t, &x->type)) return x;
+  op *o = fe_op_new(m->p, OP_SLICE, m->loc, &x, 1);
+  fe_set_ints(m->p, o, "start", start, t.rank);
+  fe_set_ints(m->p, o, "size", size, t.rank);
+  return finish(m, o, &t);
+}
+
+/* A splat constant of type t holding v. */
+static value *mk_splat(fe_mgx_ctx *m, const tensor_type *t, double v) {
+  dense_data *dd = arena_alloc(m->p->a, sizeof *dd);
+  dd->type = *t;
+  dd->splat = true;
+  dd->nbytes = (size_t)elem_type_bytes(t->elem);
+  uint8_t *b = arena_alloc(m->p->a, dd->nbytes);
+  uint64_t bits = elem_type_is_float(t->elem) ? (v == 0 ? 0 : fe_float_bits(v, t->elem)) : (uint64_t)(int64_t)v;
+  for (size_t i = 0; i < dd->nbytes; i++) b[i] = (uint8_t)(bits >> (8 * i));
+  dd->bytes = b;
+  op *o = fe_op_new(m->p, OP_CONST, m->loc, NULL, 0);
+  fe_add_attr(m->p, o, "values", ATTR_DENSE)->dense = dd;
+  return finish(m, o, t);
+}
+
+/* x (same rank, dims 1 or equal) repeated to shape `to`: TOSA has no broadcast op, so x + 0
+ * (an elementwise op the partitioner fuses into its consumer, as rocMLIR does). */
+value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to) {
+  if (!x) return NULL;
+  tensor_type t = *to;
+  t.elem = x->type.elem;
+  if (tensor_type_equal(&t, &x->type)) return x;
+  return mk_binary(m, OP_ADD, x, mk_splat(m, &t, 0));
+}
+
+/* ---------------------------------------------------------------- attributes */
+static const attr *get_attr(const fe_mgx_ctx *m, const char *name) {
+  for (int i = 0; i < m->nattrs; i++)
+    if (!strcmp(m->attrs[i].name, name)) return &m->attrs[i];
+  return NULL;
+}
+
+/* An integer list attribute; absent: required -> error, else *n = 0. */
+static bool attr_ints(fe_mgx_ctx *m, const char *name, const int64_t **v, int *n, bool required) {
+  const attr *a = get_attr(m, name);
+  *n = 0;
+  if (!a) return !required || fe_error(m->p, m->loc, "'%s' requires the attribute '%s'", m->opname, name);
+  if (a->kind != ATTR_INTS && !(a->kind == ATTR_STR && !strcmp(a->s, "[]")))
+    return fe_error(m->p, a->loc, "'%s' attribute '%s' must be a list of integers", m->opname, name);
+  *v = a->ints;
+  *n = a->kind == ATTR_INTS ? a->n : 0;
+  return true;
+}
+
+static bool attr_int(fe_mgx_ctx *m, const char *name, int64_t *v, bool required, int64_t dflt) {
+  const attr *a = get_attr(m, name);
+  *v = dflt;
+  if (!a) return !required || fe_error(m->p, m->loc, "'%s' requires the attribute '%s'", m->opname, name);
+  if (a->kind != ATTR_INT) return fe_error(m->p, a->loc, "'%s' attribute '%s' must be an integer", m->opname, name);
+  *v = a->i;
+  return true;
+}
+
+static bool unsupported_value(fe_mgx_ctx *m, const char *name, const char *why) {
+  const attr *a = get_attr(m, name);
+  return fe_error(m->p, a ? a->loc : m->loc, "'%s' attribute '%s': %s", m->opname, name, why);
+}
+
+/* An axis in [-rank, rank), normalised. */
+static bool norm_axis(fe_mgx_ctx *m, const char *name, int64_t *axis, int rank) {
+  if (*axis < -rank || *axis >= rank)
+    return unsupported_value(m, name, arena_printf(m->p->a, "axis %lld is out of range for rank %d", (long long)*axis, rank));
+  if (*axis < 0) *axis += rank;
+  return true;
+}
+
+/* ---------------------------------------------------------------- lowerings */
+static value *l_binary(fe_mgx_ctx *m, int k) { return mk_binary(m, (op_kind)k, m->in[0], m->in[1]); }
+static value *l_unary(fe_mgx_ctx *m, int k) { return mk_unary(m, (op_kind)k, m->in[0]); }
+static value *l_sqrt(fe_mgx_ctx *m, int k) {
+  (void)k;
+  return mk_unary(m, OP_RECIPROCAL, mk_unary(m, OP_RSQRT, m->in[0]));
+}
+
+/* Floats: a * (1 / b), as rocMLIR lowers it (TOSA 1.0 has no float division); ints: intdiv. */
+static value *l_div(fe_mgx_ctx *m, int k) {
+  (void)k;
+  if (!elem_type_is_float(m->in[0]->type.elem)) return mk_binary(m, OP_INTDIV, m->in[0], m->in[1]);
+  return mk_binary(m, OP_MUL, m->in[0], mk_unary(m, OP_RECIPROCAL, m->in[1]));
+}
+
+static value *l_convert(fe_mgx_ctx *m, int k) {
+  (void)k;
+  const attr *z = get_attr(m, "zero_extend");
+  if (z && z->kind == ATTR_BOOL && z->i) return unsupported_value(m, "zero_extend", "unsigned conversion is not supported"), NULL;
+  value *x = m->in[0];
+  tensor_type t = x->type;
+  t.elem = m->out_t.t.elem;
+  return tensor_type_equal(&t, &x->type) ? x : mk(m, OP_CAST, x, NULL, NULL, &t);
+}
+
+static value *l_clip(fe_mgx_ctx *m, int k) {
+  (void)k;
+  return mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, m->in[0], m->in[1]), m->in[2]);
+}
+
+/* The condition is i8 (MIGraphX's booleans): non-zero selects inA. */
+static value *l_where(fe_mgx_ctx *m, int k) {
+  (void)k;
+  value *c = mk_cast(m, m->in[0], ET_I1);
+  if (!c) return NULL;
+  return mk(m, OP_SELECT, c, m->in[1], m->in[2], &m->in[1]->type);
+}
+
+static value *l_literal(fe_mgx_ctx *m, int k) {
+  (void)k;
+  const attr *a = m->literal.kind == ATTR_DENSE ? &m->literal : get_attr(m, "value");
+  if (!a || a->kind != ATTR_DENSE) return fe_error(m->p, m->loc, "'migraphx.literal' needs a dense value"), NULL;
+  dense_data *dd = a->dense;
+  const tensor_type *t = &m->out_t.t;
+  char x[160], y[160];
+  if (dd->type.elem != t->elem || (!dd->splat && !tensor_type_equal(&dd->type, t)))
+    return fe_error(m->p, a->loc, "'migraphx.literal' value of type %s does not match its result %s",
+                    fe_type_str(&dd->type, x, sizeof x), fe_type_str(t, y, sizeof y)),
+           NULL;
+  if (!tensor_type_equal(&dd->type, t)) { /* a splat takes the result's shape */
+    dense_data *c = arena_alloc(m->p->a, sizeof *c);
+    *c = *dd;
+    c->type = *t;
+    dd = c;
+  }
+  op *o = fe_op_new(m->p, OP_CONST, m->loc, NULL, 0);
+  fe_add_attr(m->p, o, "values", ATTR_DENSE)->dense = dd;
+  return finish(m, o, t);
+}
+
+static value *l_transpose(fe_mgx_ctx *m, int k) {
+  (void)k;
+  const int64_t *perm;
+  int n;
+  const char *name = get_attr(m, "permutation") ? "permutation" : "dims";
+  if (!attr_ints(m, name, &perm, &n, true)) return NULL;
+  int rank = m->in[0]->type.rank;
+  unsigned seen = 0;
+  for (int i = 0; i < n; i++)
+    if (perm[i] >= 0 && perm[i] < rank) seen |= 1u << perm[i];
+  if (n != rank || seen != (1u << rank) - 1)
+    return unsupported_value(m, name, arena_printf(m->p->a, "not a permutation of %d dimensions", rank)), NULL;
+  return fe_mgx_transpose(m, m->in[0], perm);
+}
+
+/* reshape (dims may hold 0 and -1, so the result type gives the shape) and flatten. */
+static value *l_reshape(fe_mgx_ctx *m, int k) {
+  (void)k;
+  return fe_mgx_reshape(m, m->in[0], m->out_t.t.dims, m->out_t.t.rank);
+}
+
+static value *l_slice(fe_mgx_ctx *m, int k) {
+  (void)k;
+  const int64_t *axes, *starts, *ends;
+  int na, ns, ne;
+  if (!attr_ints(m, "axes", &axes, &na, true) || !attr_ints(m, "starts", &starts, &ns, true) ||
+      !attr_ints(m, "ends", &ends, &ne, true))
+    return NULL;
+  if (ns != na || ne != na) return unsupported_value(m, "starts", "axes, starts and ends differ in length"), NULL;
+  const tensor_type *t = &m->in[0]->type;
+  int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
+  memcpy(size, t->dims, sizeof size);
+  for (int i = 0; i < na; i++) {
+    int64_t ax = axes[i];
+    if (!norm_axis(m, "axes", &ax, t->rank)) return NULL;
+    int64_t len = t->dims[ax], s = starts[i] < 0 ? starts[i] + len : starts[i], e = ends[i] < 0 ? ends[i] + len : ends[i];
+    s = s < 0 ? 0 : s > len ? len : s;
+    e = e < 0 ? 0 : e > len ? len : e;
+    if (e <= s) return unsupported_value(m, "ends", "the slice is empty"), NULL;
+    start[ax] = s;
+    size[ax] = e - s;
+  }
+  return fe_mgx_slice(m, m->in[0], start, size);
+}
+
+/* multibroadcast: numpy rules, shapes aligned at the right; broadcast: the input's dims placed
+ * from `axis` on. Both become reshape + x + 0. */
+static value *l_broadcast(fe_mgx_ctx *m, int multi) {
+  const int64_t *lens;
+  int n;
+  value *x = m->in[0];
+  const tensor_type *out = &m->out_t.t;
+  if (!attr_ints(m, "out_lens", &lens, &n, false)) return NULL;
+  const int64_t *dyn;
+  int nd;
+  if (!attr_ints(m, "out_dyn_dims", &dyn, &nd, false)) return NULL;
+  if (nd) return unsupported_value(m, "out_dyn_dims", "dynamic shapes are not supported"), NULL;
+  if (n && (n != out->rank || memcmp(lens, out->dims, sizeof(int64_t) * (size_t)n)))
+    return unsupported_value(m, "out_lens", "does not match the result type"), NULL;
+  int64_t axis = out->rank - x->type.rank, dims[TOSAC_MAX_RANK];
+  if (!multi && !attr_int(m, "axis", &axis, true, 0)) return NULL;
+  if (axis < 0 || axis + x->type.rank > out->rank)
+    return unsupported_value(m, multi ? "out_lens" : "axis", "the input does not fit the result"), NULL;
+  for (int i = 0; i < out->rank; i++) dims[i] = i >= axis && i < axis + x->type.rank ? x->type.dims[i - axis] : 1;
+  for (int i = 0; i < out->rank; i++)
+    if (dims[i] != 1 && dims[i] != out->dims[i])
+      return fe_error(m->p, m->loc, "'%s' cannot broadcast dimension %d of length %lld to %lld", m->opname, i,
+                      (long long)dims[i], (long long)out->dims[i]),
+             NULL;
+  return fe_mgx_broadcast(m, fe_mgx_reshape(m, x, dims, out->rank), out);
+}
+
+static value *reduce(fe_mgx_ctx *m, op_kind k, value *x, int64_t axis) {
+  if (!x) return NULL;
+  tensor_type t = x->type;
+  t.dims[axis] = 1;
+  op *o = fe_op_new(m->p, k, m->loc, &x, 1);
+  fe_set_int(m->p, o, "axis", axis, ET_I32);
+  return finish(m, o, &t);
+}
+
+/* reduce_sum / reduce_mean over `axes` (dims kept as 1): one tosa.reduce_sum per axis; the
+ * mean multiplies by 1/N (floats only). */
+static value *l_reduce(fe_mgx_ctx *m, int mean) {
+  const int64_t *axes;
+  int n;
+  if (!attr_ints(m, "axes", &axes, &n, true)) return NULL;
+  value *x = m->in[0];
+  int64_t count = 1;
+  for (int i = 0; i < n && x; i++) {
+    int64_t ax = axes[i];
+    if (!norm_axis(m, "axes", &ax, x->type.rank)) return NULL;
+    count *= x->type.dims[ax];
+    x = reduce(m, OP_REDUCE_SUM, x, ax);
+  }
+  if (!mean || !x) return x;
+  if (!elem_type_is_float(x->type.elem))
+    return fe_error(m->p, m->loc, "'migraphx.reduce_mean' of %s is not supported (floats only)", elem_type_name(x->type.elem)),
+           NULL;
+  tensor_type one = {.elem = x->type.elem, .rank = x->type.rank};
+  for (int i = 0; i < one.rank; i++) one.dims[i] = 1;
+  return mk_binary(m, OP_MUL, x, mk_splat(m, &one, 1.0 / (double)count));
+}
+
+/* exp(x - max) / sum(exp(x - max)) along axis, as rocMLIR lowers it. */
+static value *l_softmax(fe_mgx_ctx *m, int k) {
+  (void)k;
+  int64_t axis;
+  value *x = m->in[0];
+  if (!attr_int(m, "axis", &axis, true, 0) || !norm_axis(m, "axis", &axis, x->type.rank)) return NULL;
+  value *e = mk_unary(m, OP_EXP, mk_binary(m, OP_SUB, x, reduce(m, OP_REDUCE_MAX, x, axis)));
+  return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
+}
+
+/* (convert(x) - convert(bias)) * scale in the scale's type. */
+static value *l_dequantize(fe_mgx_ctx *m, int k) {
+  (void)k;
+  elem_type et = m->in[1]->type.elem;
+  value *x = mk_cast(m, m->in[0], et);
+  if (m->nin == 3) x = mk_binary(m, OP_SUB, x, mk_cast(m, m->in[2], et));
+  return mk_binary(m, OP_MUL, x, m->in[1]);
+}
+
+/* convert<i32>(x / scale) + bias, clamped to the output type: tosa.cast rounds to nearest even. */
+static value *l_quantize(fe_mgx_ctx *m, int k) {
+  (void)k;
+  elem_type out = m->out_t.t.elem;
+  if (elem_type_is_float(out) || out == ET_I1)
+    return fe_error(m->p, m->loc, "'migraphx.quantizelinear' to %s is not supported (integer outputs only)",
+                    elem_type_name(out)),
+           NULL;
+  value *q = mk_cast(m, mk_binary(m, OP_MUL, m->in[0], mk_unary(m, OP_RECIPROCAL, m->in[1])), ET_I32);
+  if (m->nin == 3) q = mk_binary(m, OP_ADD, q, mk_cast(m, m->in[2], ET_I32));
+  if (!q) return NULL;
+  int bits = elem_type_bits(out); /* TOSA 1.0 has no i32 clamp: maximum / minimum */
+  double lo = bits >= 32 ? INT32_MIN : -(double)((int64_t)1 << (bits - 1)), hi = -lo - 1;
+  q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, mk_splat(m, &q->type, lo)), mk_splat(m, &q->type, hi));
+  return mk_cast(m, q, out);
+}
+
+/* dot / quant_dot: [..., M, K] x [..., K, N] with equal batch dims -> tosa.matmul on
+ * [batch, M, K] x [batch, K, N], reshaped back. */
+static value *l_dot(fe_mgx_ctx *m, int k) {
+  (void)k;
+  value *a = m->in[0], *b = m->in[1];
+  const tensor_type *ta = &a->type, *tb = &b->type, *out = &m->out_t.t;
+  int r = ta->rank;
+  char x[160], y[160];
+  bool ok = r >= 2 && tb->rank == r && out->rank == r && ta->dims[r - 1] == tb->dims[r - 2];
+  int64_t batch = 1;
+  for (int i = 0; ok && i < r - 2; i++) {
+    ok = ta->dims[i] == tb->dims[i];
+    batch *= ta->dims[i];
+  }
+  if (!ok)
+    return fe_error(m->p, m->loc, "'%s' shapes %s and %s do not multiply (need [..., M, K] x [..., K, N], equal batch dims)",
+                    m->opname, fe_type_str(ta, x, sizeof x), fe_type_str(tb, y, sizeof y)),
+           NULL;
+  int64_t da[3] = {batch, ta->dims[r - 2], ta->dims[r - 1]}, db[3] = {batch, tb->dims[r - 2], tb->dims[r - 1]};
+  tensor_type t = {.elem = out->elem, .rank = 3, .dims = {batch, da[1], db[2]}};
+  value *mm = mk(m, OP_MATMUL, fe_mgx_reshape(m, a, da, 3), fe_mgx_reshape(m, b, db, 3), NULL, &t);
+  return fe_mgx_reshape(m, mm, out->dims, out->rank);
+}
+
+/* The convolution proper on channels-last operands: [N, spatial..., C] x [OC, k..., C/group]. */
+static value *conv_nhwc(fe_mgx_ctx *m, value *x, value *w, const tensor_type *out, const int64_t *pad, const int64_t *st,
+                        const int64_t *dil, int nsp) {
+  if (!x || !w) return NULL;
+  tensor_type bt = {.elem = out->elem, .rank = 1, .dims = {1}};
+  op *o = fe_op_new(m->p, nsp == 3 ? OP_CONV3D : OP_CONV2D, m->loc, (value *[]){x, w, mk_splat(m, &bt, 0)}, 3);
+  if (!o->operands[2]) return NULL;
+  fe_set_ints(m->p, o, "pad", pad, 2 * nsp);
+  fe_set_ints(m->p, o, "stride", st, nsp);
+  fe_set_ints(m->p, o, "dilation", dil, nsp);
+  return finish(m, o, out);
+}
+
+/* Groups beyond depthwise: one convolution per group on channel slices, concatenated. */
+static value *conv_groups(fe_mgx_ctx *m, value *x, value *w, const tensor_type *out, const int64_t *pad, const int64_t *st,
+                          const int64_t *dil, int nsp, int64_t groups) {
+  int r = nsp + 2;
+  int64_t cg = x->type.dims[r - 1] / groups, og = w->type.dims[0] / groups;
+  value **parts = arena_alloc(m->p->a, sizeof(value *) * (size_t)groups);
+  for (int64_t g = 0; g < groups; g++) {
+    int64_t xs[TOSAC_MAX_RANK] = {0}, ws[TOSAC_MAX_RANK] = {0}, xz[TOSAC_MAX_RANK], wz[TOSAC_MAX_RANK];
+    memcpy(xz, x->type.dims, sizeof xz);
+    memcpy(wz, w->type.dims, sizeof wz);
+    xs[r - 1] = g * cg, xz[r - 1] = cg;
+    ws[0] = g * og, wz[0] = og;
+    tensor_type ot = *out;
+    ot.dims[r - 1] = og;
+    parts[g] = conv_nhwc(m, fe_mgx_slice(m, x, xs, xz), fe_mgx_slice(m, w, ws, wz), &ot, pad, st, dil, nsp);
+    if (!parts[g]) return NULL;
+  }
+  op *o = fe_op_new(m->p, OP_CONCAT, m->loc, parts, (int)groups);
+  fe_set_int(m->p, o, "axis", r - 1, ET_I32);
+  return finish(m, o, out);
+}
+
+/* convolution / quant_convolution: NC(D)HW input, KC(D)HW filter, 1 to 3 spatial dims. Padding
+ * is [begin..., end...] (or one value per dim for both sides), TOSA wants [begin, end] pairs.
+ * 1-D becomes 2-D with a unit width, as rocMLIR does. */
+static value *l_conv(fe_mgx_ctx *m, int k) {
+  (void)k;
+  value *x = m->in[0], *w = m->in[1];
+  int r = x->type.rank, nsp = r - 2;
+  const tensor_type *out = &m->out_t.t;
+  if (nsp < 1 || nsp > 3 || w->type.rank != r || out->rank != r)
+    return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 to 5 (1 to 3 spatial dims)", m->opname),
+           NULL;
+  const int64_t *pd, *sd, *dd;
+  int np, ns, nd;
+  int64_t groups, mode;
+  if (!attr_ints(m, "padding", &pd, &np, true) || !attr_ints(m, "stride", &sd, &ns, true) ||
+      !attr_ints(m, "dilation", &dd, &nd, true) || !attr_int(m, "group", &groups, false, 1) ||
+      !attr_int(m, "padding_mode", &mode, false, 0))
+    return NULL;
+  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported"), NULL;
+  if (np != nsp && np != 2 * nsp)
+    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp)), NULL;
+  if (ns != nsp || nd != nsp)
+    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp)), NULL;
+  int64_t c = x->type.dims[1], oc = w->type.dims[0];
+  if (groups < 1 || c % groups || oc % groups || w->type.dims[1] * groups != c)
+    return unsupported_value(m, "group", arena_printf(m->p->a, "%lld does not divide input channels %lld and filter %lld x %lld",
+                                                      (long long)groups, (long long)c, (long long)oc,
+                                                      (long long)w->type.dims[1])),
+           NULL;
+  int tn = nsp == 1 ? 2 : nsp; /* TOSA spatial dims */
+  int64_t pad[6] = {0}, st[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
+  for (int i = 0; i < nsp; i++) {
+    pad[2 * i] = pd[i];
+    pad[2 * i + 1] = np == nsp ? pd[i] : pd[i + nsp];
+    st[i] = sd[i];
+    dil[i] = dd[i];
+  }
+  int64_t to_last[5] = {0}, from_last[5] = {0};
+  for (int i = 0; i < nsp; i++) to_last[1 + i] = 2 + i, from_last[2 + i] = 1 + i;
+  to_last[r - 1] = 1, from_last[1] = r - 1;
+  value *xt = fe_mgx_transpose(m, x, to_last), *wt = fe_mgx_transpose(m, w, to_last);
+  tensor_type ot = {.elem = out->elem, .rank = tn + 2};
+  ot.dims[0] = out->dims[0];
+  for (int i = 0; i < nsp; i++) ot.dims[1 + i] = out->dims[2 + i];
+  if (nsp == 1) { /* [N, W, C] -> [N, W, 1, C] */
+    int64_t xd[4] = {x->type.dims[0], x->type.dims[2], 1, c}, wd[4] = {oc, w->type.dims[2], 1, w->type.dims[1]};
+    xt = fe_mgx_reshape(m, xt, xd, 4);
+    wt = fe_mgx_reshape(m, wt, wd, 4);
+    ot.dims[2] = 1;
+  }
+  ot.dims[tn + 1] = oc;
+  value *y;
+  if (groups == 1) {
+    y = conv_nhwc(m, xt, wt, &ot, pad, st, dil, tn);
+  } else if (groups == c && tn == 2) { /* depthwise: filter [C*M, 1, KH, KW] -> [KH, KW, C, M] */
+    int64_t kh = w->type.dims[2], kw = nsp == 1 ? 1 : w->type.dims[3];
+    int64_t wd[4] = {c, oc / c, kh, kw}, perm[4] = {2, 3, 0, 1};
+    value *wdw = fe_mgx_transpose(m, fe_mgx_reshape(m, w, wd, 4), perm);
+    value *bias = mk_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
+    if (!xt || !wdw || !bias) return NULL;
+    op *o = fe_op_new(m->p, OP_DEPTHWISE_CONV2D, m->loc, (value *[]){xt, wdw, bias}, 3);
+    fe_set_ints(m->p, o, "pad", pad, 4);
+    fe_set_ints(m->p, o, "stride", st, 2);
+    fe_set_ints(m->p, o, "dilation", dil, 2);
+    y = finish(m, o, &ot);
+  } else {
+    y = xt && wt ? conv_groups(m, xt, wt, &ot, pad, st, dil, tn, groups) : NULL;
+  }
+  if (nsp == 1) {
+    int64_t yd[3] = {ot.dims[0], ot.dims[1], oc};
+    y = fe_mgx_reshape(m, y, yd, 3);
+  }
+  return fe_mgx_transpose(m, y, from_last);
+}
+
+static value *l_refused(fe_mgx_ctx *m, int k) {
+  (void)k;
+  return fe_error(m->p, m->loc, "'%s' is not supported by tosac's migraphx frontend (docs/migraphx.md lists the ops it reads)",
+                  m->opname),
+         NULL;
+}
+
+/* ---------------------------------------------------------------- the op table */
+
+#define CONV_ATTRS "padding stride dilation group padding_mode perf_config xdlopsV2"
+static const fe_mgx_opdef mgx_ops[] = {
+    {"add", l_binary, OP_ADD, 2, 2, ""},
+    {"sub", l_binary, OP_SUB, 2, 2, ""},
+    {"mul", l_binary, OP_MUL, 2, 2, ""},
+    {"pow", l_binary, OP_POW, 2, 2, ""},
+    {"div", l_div, 0, 2, 2, ""},
+    {"abs", l_unary, OP_ABS, 1, 1, ""},
+    {"ceil", l_unary, OP_CEIL, 1, 1, ""},
+    {"erf", l_unary, OP_ERF, 1, 1, ""},
+    {"exp", l_unary, OP_EXP, 1, 1, ""},
+    {"floor", l_unary, OP_FLOOR, 1, 1, ""},
+    {"log", l_unary, OP_LOG, 1, 1, ""},
+    {"neg", l_unary, OP_NEGATE, 1, 1, ""},
+    {"recip", l_unary, OP_RECIPROCAL, 1, 1, ""},
+    {"relu", l_unary, OP_RELU, 1, 1, ""},
+    {"rsqrt", l_unary, OP_RSQRT, 1, 1, ""},
+    {"sigmoid", l_unary, OP_SIGMOID, 1, 1, ""},
+    {"tanh", l_unary, OP_TANH, 1, 1, ""},
+    {"sqrt", l_sqrt, 0, 1, 1, ""},
+    {"convert", l_convert, 0, 1, 1, "zero_extend"},
+    {"clip", l_clip, 0, 3, 3, ""},
+    {"where", l_where, 0, 3, 3, ""},
+    {"literal", l_literal, 0, 0, 0, "value"},
+    {"convolution", l_conv, 0, 2, 2, CONV_ATTRS},
+    {"quant_convolution", l_conv, 1, 2, 2, CONV_ATTRS},
+    {"dot", l_dot, 0, 2, 2, "perf_config xdlopsV2"},
+    {"quant_dot", l_dot, 1, 2, 2, "perf_config xdlopsV2"},
+    {"transpose", l_transpose, 0, 1, 1, "permutation dims"},
+    {"reshape", l_reshape, 0, 1, 1, "dims"},
+    {"flatten", l_reshape, 0, 1, 1, "axis"},
+    {"slice", l_slice, 0, 1, 1, "axes starts ends"},
+    {"multibroadcast", l_broadcast, 1, 1, 1, "out_lens out_dyn_dims"},
+    {"broadcast", l_broadcast, 0, 1, 1, "axis out_lens out_dyn_dims"},
+    {"reduce_sum", l_reduce, 0, 1, 1, "axes"},
+    {"reduce_mean", l_reduce, 1, 1, 1, "axes"},
+    {"softmax", l_softmax, 0, 1, 1, "axis"},
+    {"dequantizelinear", l_dequantize, 0, 2, 3, ""},
+    {"quantizelinear", l_quantize, 0, 2, 3, ""},
+    /* In the dialect, but not read (yet): a clear refusal rather than "unknown". */
+    {"pooling", l_refused, 0, 0, 8, NULL},
+    {"pad", l_refused, 0, 0, 8, NULL},
+    {"batch_norm_inference", l_refused, 0, 0, 8, NULL},
+    {"code_object", l_refused, 0, 0, 8, NULL},
+    {"mlir.as.logical.shape", l_refused, 0, 0, 8, NULL},
+    {"mlir.as.underlying.shape", l_refused, 0, 0, 8, NULL},
+};
+
+const fe_mgx_opdef *fe_mgx_find_op(const char *name) {
+  for (size_t i = 0; i < sizeof mgx_ops / sizeof mgx_ops[0]; i++)
+    if (!strcmp(mgx_ops[i].name, name)) return &mgx_ops[i];
+  return NULL;
+}
