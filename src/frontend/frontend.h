@@ -282,6 +282,15 @@ value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank);
 value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size);
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 0 */
 
+/* ---------------------------------------------------------------- launch.c */
+/* %token, %r = mhal.launch @f [...] (...) : (...) -> ... (the op name is the current token). */
+bool fe_launch_op(fe_parser *p, fe_scope *fs, const fe_token *results, const int *rcount, int nresults);
+bool fe_await_op(fe_parser *p, fe_scope *fs); /* mhal.await %token */
+/* parser.c: function f read in place of a launch at `at`, its parameters bound to args (stated
+ * as types by the launch), its returned values into res (*nres of them); false after an error. */
+bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args, const fe_mgx_type *types,
+                      int n, value **res, int *nres, src_loc at);
+
 /* print.c */
 void fe_print_tosa(FILE *out, const graph *g);
 /* The bit pattern of v in float type et (f32, f16, bf16; others as f64 bits). */

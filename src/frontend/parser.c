@@ -285,8 +285,6 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done);
 static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp);
 static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs);
 static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const fe_mgx_type *t, src_loc at);
-static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s);
-static bool parse_await(fe_parser *p, fn_state *fs);
 static void drop_unused_consts(graph *g);
 
 static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t) {
@@ -576,11 +574,11 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   if (nlen > 9 && !memcmp(nm, "migraphx.", 9)) return fe_mgx_op(p, fs, s.results, s.nresults, s.name);
   if (nlen == 11 && !memcmp(nm, "mhal.launch", 11)) {
-    if (parse_launch(p, fs, &s)) return true;
+    if (fe_launch_op(p, fs, s.results, s.rcount, s.nresults)) return true;
     define_poison(p, fs, &s);
     return false;
   }
-  if (nlen == 10 && !memcmp(nm, "mhal.await", 10) && s.nresults == 0) return parse_await(p, fs);
+  if (nlen == 10 && !memcmp(nm, "mhal.await", 10) && s.nresults == 0) return fe_await_op(p, fs);
   if (nlen > 5 && !memcmp(nm, "mhal.", 5)) {
     define_poison(p, fs, &s);
     return fe_error(p, name_loc, "'%.*s' is not supported: tosac reads rocMLIR host graphs made of mhal.launch and "
@@ -785,104 +783,21 @@ static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const fe_mgx
   return fe_scope_bind(p, fs, name, v);
 }
 
-static bool skip_type(fe_parser *p) {
-  if (p->tok.kind == T_LPAREN) return fe_skip_group(p);
-  fe_next(p);
-  return p->tok.kind == T_LANGLE ? fe_skip_group(p) : true;
-}
-
-/* %token, %r... = mhal.launch @f [%deps] (%args) : (types) -> types. The launched function is
- * read in place with its parameters bound to %args and %r bound to what it returns: the
- * launches become one graph that the partitioner cuts again, and a token orders nothing beyond
- * the data flow (functions on tensors have no side effects). */
-static bool parse_launch(fe_parser *p, fn_state *fs, const op_syntax *s) {
-  src_loc at = fe_loc(p, s->name);
-  fe_next(p);
-  if (p->tok.kind != T_SYMBOL) return fe_expect(p, T_SYMBOL, "(the launched function) after 'mhal.launch'");
-  fe_token callee = p->tok;
-  fe_next(p);
-  if (fe_accept(p, T_LBRACKET)) { /* the tokens it waits for */
-    while (p->tok.kind == T_VALUE) {
-      if (!fe_scope_find(p, fs, p->tok)) return false;
-      fe_next(p);
-      if (!fe_accept(p, T_COMMA)) break;
-    }
-    if (!fe_expect(p, T_RBRACKET, "to close the launch's dependencies")) return false;
-  }
-  value *args[64];
-  int n = 0;
-  if (!fe_expect(p, T_LPAREN, "to start the launch's operands")) return false;
-  while (p->tok.kind == T_VALUE) {
-    if (n == 64) return fe_error(p, fe_loc(p, p->tok), "too many launch operands");
-    if (!(args[n++] = fe_scope_find(p, fs, p->tok))) return false;
-    fe_next(p);
-    if (!fe_accept(p, T_COMMA)) break;
-  }
-  if (!fe_expect(p, T_RPAREN, "to close the launch's operands") || !fe_expect(p, T_COLON, "before the launch's types"))
-    return false;
-  fe_token types = p->tok;
-  fe_lexer tl = p->lx;
-  fe_next(p);
-  if (fe_tok_is(p, "memref"))
-    return fe_error(p, fe_loc(p, p->tok), "'mhal.launch' on memref operands (the bufferized host form) is not "
-                    "supported; tosac reads launches on tensors and !migraphx.shaped values");
-  p->lx = tl, p->tok = types;
-  fe_mgx_type lt[64];
-  int nt = 0;
-  if (!fe_expect(p, T_LPAREN, "to start the launch's operand types")) return false;
-  while (p->tok.kind != T_RPAREN && nt < 64) {
-    if (!fe_mgx_parse_type(p, &lt[nt++], NULL)) return false;
-    if (!fe_accept(p, T_COMMA)) break;
-  }
-  if (!fe_expect(p, T_RPAREN, "to close the launch's operand types")) return false;
-  if (nt != n) return fe_error(p, fe_loc(p, types), "'mhal.launch' has %d operand%s but %d type%s", n, n == 1 ? "" : "s", nt, nt == 1 ? "" : "s");
-  if (fe_accept(p, T_ARROW) && !skip_type(p)) return false;
-  fe_skip_loc(p);
-  const fe_func *f = NULL;
-  for (int i = 0; p->top && i < p->top->nfuncs && !f; i++) {
-    const fe_func *g = &p->top->funcs[i];
-    if (g->has_body && g->name.n == callee.n && !memcmp(g->name.p, callee.p, (size_t)callee.n)) f = g;
-  }
-  if (!f) return fe_error(p, fe_loc(p, callee), "'mhal.launch' of %.*s: no function with that name has a body", callee.n, callee.p);
+bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args, const fe_mgx_type *types, int n,
+                      value **res, int *nres, src_loc at) {
   if (fs->depth == 8) return fe_error(p, at, "'mhal.launch' nests more than 8 deep");
-  value *res[64] = {0};
   fn_state cs = {.g = fs->g, .vcap = fs->vcap, .ocap = fs->ocap, .launched = true, .launch_args = args,
-                 .nlaunch_args = n, .depth = fs->depth + 1, .launch_types = lt, .launch_res = res};
+                 .nlaunch_args = n, .depth = fs->depth + 1, .launch_types = types, .launch_res = res};
   fe_lexer save = p->lx;
   fe_token tok = p->tok;
   int before = p->d->errors;
   bool ok = parse_fn(p, f, &cs) && p->d->errors == before;
   fs->vcap = cs.vcap, fs->ocap = cs.ocap;
   p->lx = save, p->tok = tok;
-  if (!ok) return fe_error(p, at, "in the function launched here"), false;
-  if (cs.nbound != n) return fe_error(p, at, "'mhal.launch' passes %d operands, @%.*s takes %d", n, f->name.n - 1, f->name.p + 1, cs.nbound);
-  int nres = 0;
-  for (int i = 0; i < s->nresults; i++) nres += s->rcount[i];
-  if (nres != cs.nres_types + 1)
-    return fe_error(p, at, "'mhal.launch' names %d result%s, @%.*s returns %d (plus the token)", nres - 1,
-                    nres == 2 ? "" : "s", f->name.n - 1, f->name.p + 1, cs.nres_types);
-  for (int i = 0, k = 0; i < s->nresults; i++) {
-    for (int j = 0; j < s->rcount[i]; j++, k++) {
-      fe_token t = s->results[i];
-      if (s->rcount[i] > 1) {
-        char *nmk = arena_printf(p->a, "%.*s#%d", t.n, t.p, j);
-        t.p = nmk;
-        t.n = (int)strlen(nmk);
-      }
-      if (!fe_scope_bind(p, fs, t, k == 0 ? poison_value(p) : res[k - 1])) return false;
-    }
-  }
-  return true;
-}
-
-/* mhal.await %token [: !mhal.token]: the graph is already ordered by its data flow. */
-static bool parse_await(fe_parser *p, fn_state *fs) {
-  fe_next(p);
-  if (p->tok.kind != T_VALUE) return fe_expect(p, T_VALUE, "(the token) after 'mhal.await'");
-  if (!fe_scope_find(p, fs, p->tok)) return false;
-  fe_next(p);
-  if (fe_accept(p, T_COLON) && !skip_type(p)) return false;
-  fe_skip_loc(p);
+  if (!ok) return fe_error(p, at, "in the function launched here");
+  if (cs.nbound != n)
+    return fe_error(p, at, "'mhal.launch' passes %d operands, @%.*s takes %d", n, f->name.n - 1, f->name.p + 1, cs.nbound);
+  *nres = cs.nres_types;
   return true;
 }
 
