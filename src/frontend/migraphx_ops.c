@@ -412,6 +412,17 @@ static value *conv_groups(fe_mgx_ctx *m, value *x, value *w, const tensor_type *
   return finish(m, o, out);
 }
 
+/* A convolution that is a plain matrix product in NCHW: one image, a 1x1 filter, stride 1, no
+ * padding, one group. It becomes a matmul on views of the operands, so no transposes and the
+ * elementwise epilogue fuses into the GEMM (MIGraphX's NCHW 1x1 convolutions, as in ResNet). */
+static bool pointwise(const value *x, const value *w, int64_t groups, const int64_t *pd, int np, const int64_t *sd,
+                      int nsp) {
+  bool ok = groups == 1 && x->type.dims[0] == 1;
+  for (int i = 0; ok && i < nsp; i++) ok = w->type.dims[2 + i] == 1 && sd[i] == 1;
+  for (int i = 0; ok && i < np; i++) ok = pd[i] == 0;
+  return ok;
+}
+
 /* convolution / quant_convolution: NC(D)HW input, KC(D)HW filter, 1 to 3 spatial dims. Padding
  * is [begin..., end...] (or one value per dim for both sides), TOSA wants [begin, end] pairs.
  * 1-D becomes 2-D with a unit width, as rocMLIR does. */
@@ -441,6 +452,12 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
                                                       (long long)groups, (long long)c, (long long)oc,
                                                       (long long)w->type.dims[1])),
            NULL;
+  if (pointwise(x, w, groups, pd, np, sd, nsp)) { /* one image, 1x1 filter: W[K, C] x X[C, HW] */
+    int64_t hw = tensor_numel(&x->type) / c, da[3] = {1, oc, c}, db[3] = {1, c, hw};
+    tensor_type t = {.elem = out->elem, .rank = 3, .dims = {1, oc, hw}};
+    value *mm = mk(m, OP_MATMUL, fe_mgx_reshape(m, w, da, 3), fe_mgx_reshape(m, x, db, 3), NULL, &t);
+    return fe_mgx_reshape(m, mm, out->dims, out->rank);
+  }
   int tn = nsp == 1 ? 2 : nsp; /* TOSA spatial dims */
   int64_t pad[6] = {0}, st[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
   for (int i = 0; i < nsp; i++) {

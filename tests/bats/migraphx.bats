@@ -13,7 +13,7 @@ setup() {
   TOSAC="$BIN/tosac"
   DATA="$ROOT/tests/data/migraphx"
   CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
-  GRAPHS="conv_bias_relu dot_add attention attention_f16 broadcast_add transposed quant_conv quant_ops conv_forms misc mhal_chain mhal_attention"
+  GRAPHS="conv_bias_relu conv1x1 dot_add attention attention_f16 broadcast_add transposed quant_conv quant_ops conv_forms misc mhal_chain mhal_attention"
   cd "$BATS_TEST_TMPDIR"
 }
 
@@ -53,6 +53,13 @@ numeric() {
 
 @test "conv + bias + relu matches MIGraphX semantics and tosac-run on gfx90a, gfx1100, gfx1030" {
   numeric conv_bias_relu
+}
+
+@test "a 1x1 NCHW convolution + bias + relu is one matmul on views plus its epilogue, and matches" {
+  numeric conv1x1
+  run "$TOSAC" "$DATA/conv1x1.mlir" --emit=partitions --offload-arch=gfx90a
+  assert_line "target gfx90a: 2 kernels, 2 launches, workspace 12544 bytes"
+  assert_line "  kernel 0 tosac_k0_matmul over tensor<1x16x196xf32>"
 }
 
 @test "dot + add matches MIGraphX semantics and tosac-run" {

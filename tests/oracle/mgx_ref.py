@@ -82,6 +82,7 @@ def f64(*xs):
 CASES = {
     "mlir_convolution_add_relu": lambda b, x, w: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
     "mlir_dot_add": lambda c, a, b: [np.matmul(*f64(a, b)) + c],
+    "mlir_convolution_1x1": lambda b, x, w: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
     "mlir_attention": lambda q, k, v: [np.matmul(softmax(np.matmul(*f64(q, k)) * 0.125, 3), v)],
     "mlir_attention_f16": lambda q, k, v: [np.matmul(softmax(np.matmul(*f64(q, k)) * 0.125, 3), v)],
     "mlir_broadcast_add": lambda x, b, c, d: [(x + b[None, :]) * c[:, None] - d],
