@@ -68,6 +68,9 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
 /* The other kernel families, one file each (kernel_gemm.c, kernel_reduction.c, kernel_pool.c,
  * kernel_data.c). Same contract as cg_emit_elementwise: emit function k->name into cb's
  * module and fill info's launch fields. */
+/* Work-items of a reduction work-group (kernel_reduction.c; tuning.c picks its tile). */
+#define CG_RED_BLOCK 256
+
 #define CG_EMITTER(name)                                                                       \
   bool name(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,     \
             cg_kernel_info *info)

@@ -69,6 +69,11 @@ static bool parse_config(const char *s, overrides *o, char *err, size_t errsize)
   return true;
 }
 
+bool gemm_config_check(const char *s, char *err, size_t errsize) {
+  overrides o;
+  return parse_config(s, &o, err, errsize);
+}
+
 /* LDS that resident work-groups share: a CU's on gfx9 (the per-group limit), a WGP's on RDNA in
  * WGP mode (twice the per-group limit); 4 SIMDs either way. */
 static int lds_pool(const target_info *t) { return t->wave_size == 32 ? 2 * t->lds_bytes : t->lds_bytes; }
