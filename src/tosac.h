@@ -246,6 +246,7 @@ typedef struct target_info {
   int max_waves_per_simd;
   int valu_flops_per_cu_clk; /* f32 FMA: 2 x lanes issued per clock per CU (no packed math) */
   bool f32_atomic_add;    /* native global f32 atomic add */
+  int agpr_file;          /* entries of a separate AGPR file (gfx908), 0: unified or none */
 } target_info;
 
 extern const target_info target_table[];
