@@ -463,7 +463,7 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
     snprintf(share, sizeof share, "%.1f", 100.0 * q.share);
   else
     snprintf(share, sizeof share, "%s", q.model);
-  fprintf(out, "%-8s %-34s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %s\n",
+  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %s\n",
           t->name, problem, type, tile, instr, md.vgpr, md.agpr, (long long)md.lds_bytes, occ,
           md.vgpr_spill + md.sgpr_spill, q.loop_len, q.loop_cycles, q.loop_cycles > 0 ? q.model : "-",
           share, est, roof);
@@ -480,7 +480,7 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
     fprintf(out, "error: the manifest is not valid JSON\n");
     return 1;
   }
-  fprintf(out, "%-8s %-34s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %s\n",
+  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %s\n",
           "target", "problem", "type", "tile", "instruction", "vgpr", "agpr", "lds", "w/s", "spill",
           "loop", "cycles", "model", "mma%", "est_us", "roofline");
   int problems = 0;
