@@ -90,11 +90,13 @@ bool gemm_config_check(const char *s, char *err, size_t errsize);
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- tuning.c */
-/* The tiles of a GEMM problem on t: --perf-config if set (source "perf-config"; an infeasible
- * one is an error), else a matching tuning database entry (source "db"; an infeasible one puts
- * a message in warn and falls back), else the heuristic (source "heuristic"). */
-bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, gemm_params *out, gemm_mma *mm,
-                  const char **source, char *warn, size_t wsize, char *err, size_t errsize);
+/* The tiles of a GEMM problem on t: perf_config if set (source "perf-config"; an infeasible
+ * one is an error), else a matching entry of db (source "db"; an infeasible one puts a message in
+ * warn and falls back), else the heuristic (source "heuristic"). perf_config and db both NULL:
+ * those given to cg_tuning_set on this thread. */
+bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,
+                  const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
+                  char *warn, size_t wsize, char *err, size_t errsize);
 
 /* LDS bytes of the two staging buffers (A and B, rows padded by 16 bytes). */
 int gemm_lds_bytes(const gemm_params *p, elem_type t);

@@ -763,8 +763,8 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   if (!describe(&K, cb->diag))
     goto out;
   char warn[600];
-  if (!cg_tune_gemm(cb->target->info, &K.pb, &K.P, &K.mm, &K.source, warn, sizeof warn, err,
-                    sizeof err)) {
+  if (!cg_tune_gemm(cb->target->info, &K.pb, cb->perf_config, cb->tuning_db, &K.P, &K.mm,
+                    &K.source, warn, sizeof warn, err, sizeof err)) {
     diag_error(cb->diag, K.anchor->loc, "%s", err);
     goto out;
   }
@@ -788,7 +788,7 @@ bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64
   char err[256];
   /* transpose_conv2d never splits K: its phases already multiply the work-groups */
   if (!anchor || !describe(&K, NULL) || (K.kind == GK_CONV && K.cv.transpose) ||
-      !cg_tune_gemm(t, &K.pb, &P, &mm, &K.source, NULL, 0, err, sizeof err))
+      !cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err))
     return false;
   *tiles = K.pb.batch * ((K.pb.m + P.bm - 1) / P.bm) * ((K.pb.n + P.bn - 1) / P.bn);
   *ksteps = (K.pb.k + P.bk - 1) / P.bk;

@@ -153,23 +153,32 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
 
 /* ---------------------------------------------------------------- GEMM tiles and the database */
 
-/* Process-wide --perf-config and tuning database, set once by the driver before any compile
- * starts (the emitters do not receive cg_options); read-only while targets compile. */
-static const char *perf_config_override;
-void cg_gemm_set_perf_config(const char *s) { perf_config_override = s; }
+/* What cg_gemm_shape (the split-K cost model, on the partitioning thread) sees; the emitters
+ * take cg_options' copies through cg_builder. */
+static _Thread_local const char *thread_perf_config;
+static _Thread_local const cg_tuning_db *thread_db;
+void cg_tuning_set(const char *perf_config, const cg_tuning_db *db) {
+  thread_perf_config = perf_config, thread_db = db;
+}
 
 typedef struct db_entry {
   char target[32];
   char *key, *config;
 } db_entry;
-static db_entry *db;
-static int ndb, db_cap;
+struct cg_tuning_db {
+  db_entry *e;
+  int n, cap;
+};
 
-void cg_tuning_db_clear(void) {
-  for (int i = 0; i < ndb; i++)
-    free(db[i].key), free(db[i].config);
+cg_tuning_db *cg_tuning_db_new(void) { return calloc(1, sizeof(cg_tuning_db)); }
+
+void cg_tuning_db_free(cg_tuning_db *db) {
+  if (!db)
+    return;
+  for (int i = 0; i < db->n; i++)
+    free(db->e[i].key), free(db->e[i].config);
+  free(db->e);
   free(db);
-  db = NULL, ndb = db_cap = 0;
 }
 
 static char *dup_n(const char *s, size_t n) {
@@ -206,16 +215,24 @@ static bool db_line(const char *s, size_t n, db_entry *e, int *col, char *msg, s
     snprintf(msg, msize, "unknown target '%.*s'", (int)len[0], f[0]);
     return false;
   }
-  if (!len[1] || memchr(f[1], ' ', len[1])) {
+  char key[160], opname[40];
+  long long dims[4];
+  int used = 0;
+  snprintf(key, sizeof key, "%.*s", (int)len[1], f[1]);
+  if (len[1] >= sizeof key || memchr(f[1], ' ', len[1]) ||
+      sscanf(key, "%39[a-z_0-9]:%lldx%lldx%lldx%lld:%n", opname, &dims[0], &dims[1], &dims[2],
+             &dims[3], &used) != 5 || !used) {
     *col = (int)(f[1] - s) + 1;
-    snprintf(msg, msize, "empty problem key or a key with spaces");
+    snprintf(msg, msize, "malformed problem key '%.*s' (expected op:BxMxNxK:type:..., as in the "
+             "manifest's tuning.problem)", (int)len[1], f[1]);
     return false;
   }
   char cfg[256], err[256];
   snprintf(cfg, sizeof cfg, "%.*s", (int)len[2], f[2]);
   if (!len[2] || len[2] >= sizeof cfg || !gemm_config_check(cfg, err, sizeof err)) {
     *col = (int)(f[2] - s) + 1;
-    snprintf(msg, msize, "%s", len[2] ? err : "empty perf-config");
+    const char *why = strncmp(err, "--perf-config: ", 15) ? err : err + 15;
+    snprintf(msg, msize, "%s", len[2] ? why : "empty perf-config");
     return false;
   }
   char num[32], *end;
@@ -232,7 +249,7 @@ static bool db_line(const char *s, size_t n, db_entry *e, int *col, char *msg, s
   return e->key && e->config;
 }
 
-bool cg_tuning_db_add(const source_file *src, diag_sink *d) {
+bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d) {
   const char *t = src->text, *end = t + src->len;
   bool ok = true;
   for (int line = 1; t < end; line++) {
@@ -247,19 +264,23 @@ bool cg_tuning_db_add(const source_file *src, diag_sink *d) {
       if (!db_line(t, n, &e, &col, msg, sizeof msg)) {
         diag_error(d, (src_loc){src, line, col}, "%s", msg);
         ok = false;
-      } else if (ndb < db_cap || (db = realloc(db, sizeof *db * (size_t)(db_cap = db_cap * 2 + 16)))) {
-        db[ndb++] = e; /* a later line (or file) with the same target and key wins */
+      } else if (db->n == db->cap) {
+        db_entry *grown = realloc(db->e, sizeof *grown * (size_t)(db->cap * 2 + 16));
+        if (grown)
+          db->e = grown, db->cap = db->cap * 2 + 16;
       }
+      if (e.key && db->n < db->cap)
+        db->e[db->n++] = e; /* a later line (or file) with the same target and key wins */
     }
     t = eol ? eol + 1 : end;
   }
   return ok;
 }
 
-static const char *db_find(const char *target, const char *key) {
-  for (int i = ndb - 1; i >= 0; i--)
-    if (strcmp(db[i].target, target) == 0 && strcmp(db[i].key, key) == 0)
-      return db[i].config;
+static const char *db_find(const cg_tuning_db *db, const char *target, const char *key) {
+  for (int i = db ? db->n - 1 : -1; i >= 0; i--)
+    if (strcmp(db->e[i].target, target) == 0 && strcmp(db->e[i].key, key) == 0)
+      return db->e[i].config;
   return NULL;
 }
 
@@ -270,26 +291,30 @@ void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size) {
            pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "");
 }
 
-bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, gemm_params *out, gemm_mma *mm,
-                  const char **source, char *warn, size_t wsize, char *err, size_t errsize) {
+bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,
+                  const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
+                  char *warn, size_t wsize, char *err, size_t errsize) {
   if (warn && wsize)
     warn[0] = 0;
-  if (perf_config_override) {
+  if (!perf_config && !db) /* the partitioner's query */
+    perf_config = thread_perf_config, db = thread_db;
+  if (perf_config) {
     *source = "perf-config";
-    return gemm_params_choose(t, pb, perf_config_override, out, mm, err, errsize);
+    return gemm_params_choose(t, pb, perf_config, out, mm, err, errsize);
   }
   char key[160];
   gemm_problem_key(pb, key, sizeof key);
-  const char *cfg = db_find(t->name, key);
+  const char *cfg = db_find(db, t->name, key);
   if (cfg) {
     char why[256];
     if (gemm_params_choose(t, pb, cfg, out, mm, why, sizeof why)) {
       *source = "db";
       return true;
     }
+    const char *w = strncmp(why, "--perf-config: ", 15) ? why : why + 15;
     if (warn)
-      snprintf(warn, wsize, "tuning database entry '%s' for %s on %s is not usable (%s); using "
-               "the heuristic", cfg, key, t->name, why);
+      snprintf(warn, wsize, "tuning database entry for %s on %s is not usable (%s); using the "
+               "heuristic", key, t->name, w);
   }
   *source = "heuristic";
   return gemm_params_choose(t, pb, NULL, out, mm, err, errsize);

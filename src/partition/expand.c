@@ -9,7 +9,8 @@
 
 typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK } expansion;
 
-static part_init_mode init_mode = PART_INIT_MEMSET;
+/* Per thread: each libtosac compile sets it before part_plan on its own thread. */
+static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
 void part_set_init_mode(part_init_mode m) { init_mode = m; }
 
 /* Tiles and split factors come from the tuning layer (codegen/tuning.c), which the emitters
