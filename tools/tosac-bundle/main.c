@@ -10,7 +10,7 @@ static const char *usage_text =
     "       tosac-bundle extract FILE ENTRY -o OUT\n"
     "       tosac-bundle info FILE\n"
     "       tosac-bundle verify FILE [--manifest M]\n"
-    "       tosac-bundle quality FILE [--manifest M] [--mca-timeout SECONDS]\n"
+    "       tosac-bundle quality FILE [--manifest M] [--mca-timeout SECONDS] [--no-mca]\n"
     "\n"
     "Inspects a tosac offload bundle (.hipfb), plain or compressed (CCOB).\n"
     "  list     entries with their offsets and sizes\n"
@@ -20,8 +20,9 @@ static const char *usage_text =
     "           the manifest agrees with the bundle\n"
     "  quality  per target and distinct GEMM/convolution kernel: tile, registers, LDS, waves per\n"
     "           SIMD, spills, the main loop's matrix-pipe share (llvm-mca-22 on gfx9, limited to\n"
-    "           --mca-timeout seconds per run, default 20; a static model on WMMA targets and\n"
-    "           for the FMA path) and an estimated share of the roofline (docs/bench.md); the\n"
+    "           --mca-timeout seconds per run, default 20, then the in-order issue model, which\n"
+    "           --no-mca selects; a static model on WMMA targets and for the FMA path) and an\n"
+    "           estimated share of the roofline (docs/bench.md); the\n"
     "           manifest defaults to FILE with .json\n"
     "\n"
     "exit status: 0 success, 1 malformed input or failed verification, 2 usage error\n";
@@ -42,7 +43,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1], *path = argv[2], *entry = NULL, *out = NULL, *manifest = NULL;
   bool is_extract = !strcmp(cmd, "extract"), is_verify = !strcmp(cmd, "verify");
   bool is_quality = !strcmp(cmd, "quality");
-  tb_quality_options qo = {.mca_timeout = 20};
+  tb_quality_options qo = {.use_mca = true, .mca_timeout = 20};
   if (!is_extract && !is_verify && !is_quality && strcmp(cmd, "list") && strcmp(cmd, "info")) {
     fprintf(stderr,
             "tosac-bundle: error: unknown command '%s' (list, extract, info, verify, quality)\n",
@@ -56,6 +57,8 @@ int main(int argc, char **argv) {
       manifest = argv[++i];
     else if ((is_verify || is_quality) && !strncmp(argv[i], "--manifest=", 11))
       manifest = argv[i] + 11;
+    else if (is_quality && !strcmp(argv[i], "--no-mca"))
+      qo.use_mca = false;
     else if (is_quality && !strncmp(argv[i], "--mca-timeout", 13) &&
              (argv[i][13] == '=' || (!argv[i][13] && i + 1 < argc))) {
       const char *v = argv[i][13] ? argv[i] + 14 : argv[++i];

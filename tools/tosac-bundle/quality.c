@@ -395,25 +395,35 @@ static double peak_per_cu_clk(const target_info *t, const char *mnemonic) {
   return t->valu_flops_per_cu_clk;
 }
 
-static void report_kernel(const tb_quality_options *o, const target_info *t, const cJSON *target,
-                          const cJSON *k, const uint8_t *co, size_t co_size, FILE *out) {
-  const char *name = jstr(k, "name");
-  const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
-  const char *problem = jstr(tun, "problem"), *instr = jstr(k, "matrix_instruction");
-  char opname[32] = "?", type[24] = "?";
-  long long B = 0, M = 0, N = 0, K = 0;
-  sscanf(problem, "%31[^:]:%lldx%lldx%lldx%lld:%23[^:]", opname, &B, &M, &N, &K, type);
+bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes, tb_gemm_desc *d) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->problem, sizeof d->problem, "%s", jstr(tuning, "problem"));
+  snprintf(d->instr, sizeof d->instr, "%s", instr);
+  char opname[32];
+  if (sscanf(d->problem, "%31[^:]:%lldx%lldx%lldx%lld:%15[^:]", opname, &d->batch, &d->m, &d->n,
+             &d->k, d->type) != 6)
+    return false;
+  d->bm = jint(tuning, "bm", 1), d->bn = jint(tuning, "bn", 1), d->bk = jint(tuning, "bk", 1);
+  d->wm = jint(tuning, "wm", 1), d->wn = jint(tuning, "wn", 1);
+  d->waves = jint(tuning, "waves", 1), d->split = jint(tuning, "split_k", 1);
+  d->mm_m = d->mm_n = d->mm_k = 1;
+  sscanf(jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
+  d->bytes = bytes;
+  return true;
+}
+
+bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, const char *name,
+                     const tb_gemm_desc *d, const tb_quality_options *o, tb_score *out, char *err,
+                     size_t errsize) {
+  memset(out, 0, sizeof *out);
   cg_kernel_info md;
-  char err[300];
-  if (!tb_kernel_meta(co, co_size, name, &md, err, sizeof err)) {
-    fprintf(out, "%-8s %-22s error: %s\n", t->name, name, err);
-    return;
-  }
-  int bm = jint(tun, "bm", 1), bn = jint(tun, "bn", 1), bk = jint(tun, "bk", 1);
-  int wm = jint(tun, "wm", 1), wn = jint(tun, "wn", 1), waves = jint(tun, "waves", 1);
-  int split = jint(tun, "split_k", 1);
-  int occ = occupancy(t, &md, waves);
-  bool fma = strcmp(instr, "fma") == 0;
+  if (!tb_kernel_meta(co, co_size, name, &md, err, errsize))
+    return false;
+  out->vgpr = md.vgpr, out->agpr = md.agpr, out->lds = md.lds_bytes;
+  out->spills = md.vgpr_spill + md.sgpr_spill;
+  out->occupancy = occupancy(t, &md, d->waves);
+  tb_kernel_meta_free(&md);
+  bool fma = strcmp(d->instr, "fma") == 0;
   kq q = {.model = "noloop"};
   size_t off, len;
   int n = 0;
@@ -429,52 +439,72 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
       q.loop_mma += fma ? is_fma(v[j].text) : is_matrix(v[j].text);
     double all;
     count_loop(t, v, b, e, fma, &q.mma_cycles, &all);
-    if (t->has_mfma && !fma)
+    if (t->has_mfma && !fma && o->use_mca)
       mca_model(t, v, b, e, o->mca_timeout, &q);
+    else if (t->has_mfma && !fma)
+      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
     else
       static_model(t, v, b, e, fma, &q);
   }
   free(v);
   if (whole && q.loop_cycles > 0)
     strcat(q.model, "-all");
+  snprintf(out->model, sizeof out->model, "%s", q.model);
+  out->loop_len = q.loop_len, out->loop_cycles = q.loop_cycles, out->share = q.share;
   /* roofline: K steps of one loop iteration from its instruction count */
-  char est[48] = "-", roof[48] = "-";
-  double mm_m = 1, mm_n = 1, mm_k = 1;
-  sscanf(jstr(tun, "mma"), "%lfx%lfx%lf", &mm_m, &mm_n, &mm_k);
-  double per_tile = fma ? 0 : (wm / mm_m) * (wn / mm_n) * (bk / mm_k);
+  double per_tile = fma ? 0 : (double)(d->wm / d->mm_m) * (d->wn / d->mm_n) * (d->bk / d->mm_k);
   double steps_per_iter = per_tile > 0 && q.loop_mma ? q.loop_mma / per_tile : 1;
-  if (q.loop_cycles > 0 && M > 0) {
-    double tiles = (double)B * ceil((double)M / bm) * ceil((double)N / bn) * split;
-    double iters = ceil(ceil((double)K / bk) / split / steps_per_iter);
-    double rounds = ceil(tiles * waves / ((double)t->cus * t->simds_per_cu));
+  if (q.loop_cycles > 0 && d->m > 0) {
+    double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn) * d->split;
+    double iters = ceil(ceil((double)d->k / d->bk) / d->split / steps_per_iter);
+    double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
     double cycles = rounds * iters * q.loop_cycles;
-    double flops = 2.0 * B * M * N * K, bytes = kernel_bytes(target, k);
+    double flops = 2.0 * d->batch * d->m * d->n * d->k;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
-    double t_mma = flops / (peak_per_cu_clk(t, instr) * t->cus), t_mem = bytes / bpc;
-    snprintf(est, sizeof est, "%.1f", cycles / t->clock_mhz);
-    snprintf(roof, sizeof roof, "%.0f%% %s", 100.0 * (t_mma > t_mem ? t_mma : t_mem) / cycles,
-             t_mma >= t_mem ? "mma" : "mem");
+    double t_mma = flops / (peak_per_cu_clk(t, d->instr) * t->cus), t_mem = d->bytes / bpc;
+    out->est_us = cycles / t->clock_mhz;
+    out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
+    out->mem_bound = t_mem > t_mma;
   }
-  char tile[48], share[16];
-  snprintf(tile, sizeof tile, "%dx%dx%d/%dx%d%s", bm, bn, bk, wm, wn, split > 1 ? "/s" : "");
-  if (split > 1)
-    snprintf(tile + strlen(tile), sizeof tile - strlen(tile), "%d", split);
-  if (q.loop_cycles > 0)
-    snprintf(share, sizeof share, "%.1f", 100.0 * q.share);
-  else
-    snprintf(share, sizeof share, "%s", q.model);
+  return true;
+}
+
+static void report_kernel(const tb_quality_options *o, const target_info *t, const cJSON *target,
+                          const cJSON *k, const uint8_t *co, size_t co_size, FILE *out) {
+  const char *name = jstr(k, "name");
+  tb_gemm_desc d;
+  tb_score sc;
+  char err[300];
+  tb_gemm_desc_from_json(cJSON_GetObjectItemCaseSensitive(k, "tuning"),
+                         jstr(k, "matrix_instruction"), kernel_bytes(target, k), &d);
+  if (!tb_kernel_score(t, co, co_size, name, &d, o, &sc, err, sizeof err)) {
+    fprintf(out, "%-8s %-22s error: %s\n", t->name, name, err);
+    return;
+  }
+  char tile[48], share[16], est[32] = "-", roof[32] = "-";
+  snprintf(tile, sizeof tile, "%dx%dx%d/%dx%d", d.bm, d.bn, d.bk, d.wm, d.wn);
+  if (d.split > 1)
+    snprintf(tile + strlen(tile), sizeof tile - strlen(tile), "/s%d", d.split);
+  snprintf(share, sizeof share, "%.1f", 100.0 * sc.share);
+  if (sc.est_us > 0) {
+    snprintf(est, sizeof est, "%.1f", sc.est_us);
+    snprintf(roof, sizeof roof, "%.0f%% %s", 100.0 * sc.roofline, sc.mem_bound ? "mem" : "mma");
+  }
   fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %s\n",
-          t->name, problem, type, tile, instr, md.vgpr, md.agpr, (long long)md.lds_bytes, occ,
-          md.vgpr_spill + md.sgpr_spill, q.loop_len, q.loop_cycles, q.loop_cycles > 0 ? q.model : "-",
-          share, est, roof);
-  tb_kernel_meta_free(&md);
+          t->name, d.problem, d.type, tile, d.instr, sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
+          sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 ? sc.model : "-",
+          sc.loop_cycles > 0 ? share : sc.model, est, roof);
+}
+
+void tb_quality_init(void) {
+  LLVMInitializeAMDGPUTargetInfo();
+  LLVMInitializeAMDGPUTargetMC();
+  LLVMInitializeAMDGPUDisassembler();
 }
 
 int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_options *o,
                FILE *out) {
-  LLVMInitializeAMDGPUTargetInfo();
-  LLVMInitializeAMDGPUTargetMC();
-  LLVMInitializeAMDGPUDisassembler();
+  tb_quality_init();
   cJSON *m = cJSON_Parse(manifest_text);
   if (!m) {
     fprintf(out, "error: the manifest is not valid JSON\n");
