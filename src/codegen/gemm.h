@@ -89,6 +89,9 @@ bool gemm_config_check(const char *s, char *err, size_t errsize);
  * op, batch x M x N x K, operand type, contiguous runs of A and B, B layout, ":zp"). */
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
 
+/* kernel_gemm.c: the GEMM problem of a GEMM-family anchor op; false when it has no GEMM kernel. */
+bool cg_gemm_problem(const op *anchor, gemm_problem *pb);
+
 /* ---------------------------------------------------------------- tuning.c */
 /* The tiles of a GEMM problem on t: perf_config if set (source "perf-config"; an infeasible
  * one is an error), else a matching entry of db (source "db"; an infeasible one puts a message in

@@ -780,6 +780,14 @@ out:
   return ok;
 }
 
+bool cg_gemm_problem(const op *anchor, gemm_problem *pb) {
+  gk K = {.anchor = anchor};
+  if (!anchor || !describe(&K, NULL))
+    return false;
+  *pb = K.pb;
+  return true;
+}
+
 bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
                    int64_t *k) {
   gk K = {.anchor = anchor};

@@ -458,10 +458,13 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn) * d->split;
     double iters = ceil(ceil((double)d->k / d->bk) / d->split / steps_per_iter);
     double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
-    double cycles = rounds * iters * q.loop_cycles;
     double flops = 2.0 * d->batch * d->m * d->n * d->k;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr) * t->cus), t_mem = d->bytes / bpc;
+    /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
+    double cycles = rounds * iters * q.loop_cycles;
+    if (cycles < t_mem)
+      cycles = t_mem;
     out->est_us = cycles / t->clock_mhz;
     out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
     out->mem_bound = t_mem > t_mma;
