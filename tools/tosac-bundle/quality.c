@@ -385,14 +385,15 @@ static double kernel_bytes(const cJSON *target, const cJSON *k) {
   return sum;
 }
 
-/* Per-CU per-clock peak of the kernel's instruction (the FMA path: the f32 vector rate). */
-static double peak_per_cu_clk(const target_info *t, const char *mnemonic) {
+/* Per-CU per-clock peak of the kernel's instruction (the FMA path: the f32 vector rate, 4x for
+ * 8-bit integers, which use 4-way dot products). */
+static double peak_per_cu_clk(const target_info *t, const char *mnemonic, const char *type) {
   for (int r = 0; r < target_matrix_count; r++) {
     const target_matrix *x = &target_matrix_table[r];
     if (strcmp(x->target, t->name) == 0 && strcmp(x->mnemonic, mnemonic) == 0)
       return 2.0 * x->m * x->n * x->k / x->cycles * t->simds_per_cu;
   }
-  return t->valu_flops_per_cu_clk;
+  return t->valu_flops_per_cu_clk * (strcmp(type, "i8") == 0 ? 4.0 : 1.0);
 }
 
 bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes, tb_gemm_desc *d) {
@@ -460,7 +461,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
     double flops = 2.0 * d->batch * d->m * d->n * d->k;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
-    double t_mma = flops / (peak_per_cu_clk(t, d->instr) * t->cus), t_mem = d->bytes / bpc;
+    double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
     double cycles = rounds * iters * q.loop_cycles;
     if (cycles < t_mem)
