@@ -28,6 +28,8 @@ typedef struct cg_builder {
 void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,
                      const target_request *t, diag_sink *d);
 void cg_builder_dispose(cg_builder *cb);
+/* Mark the loop whose back edge is latch_branch as not to be unrolled (llvm.loop metadata). */
+void cg_loop_no_unroll(cg_builder *cb, LLVMValueRef latch_branch);
 /* LLVM type of a buffer element / SSA value of elem_type (i1 in registers, i8 in memory). */
 LLVMTypeRef cg_elem_type(cg_builder *cb, elem_type t);
 LLVMTypeRef cg_mem_type(cg_builder *cb, elem_type t);

@@ -711,7 +711,12 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
                     (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (pb->b_kcontig ? 1 : P->vb));
   cg_barrier(cb);
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-  LLVMBuildCondBr(b, more, loop, done);
+  LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
+  /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
+   * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
+   * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
+  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
+    cg_loop_no_unroll(cb, back);
   LLVMValueRef kin[2] = {c32(K, 0), next};
   LLVMBasicBlockRef kbb[2] = {pre, latch};
   LLVMAddIncoming(kt, kin, kbb, 2);
