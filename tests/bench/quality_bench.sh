@@ -7,7 +7,9 @@
 # MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
+BUILD="${TOSAC_BUILD:-build}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+BIN="$BUILD/bin"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "$@" <<'PY'
