@@ -260,7 +260,7 @@ bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d) {
     if (n && t[0] != '#') {
       db_entry e = {0};
       int col;
-      char msg[320];
+      char msg[320] = "out of memory";
       if (!db_line(t, n, &e, &col, msg, sizeof msg)) {
         diag_error(d, (src_loc){src, line, col}, "%s", msg);
         ok = false;
@@ -269,8 +269,10 @@ bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d) {
         if (grown)
           db->e = grown, db->cap = db->cap * 2 + 16;
       }
-      if (e.key && db->n < db->cap)
+      if (e.key && e.config && db->n < db->cap)
         db->e[db->n++] = e; /* a later line (or file) with the same target and key wins */
+      else
+        free(e.key), free(e.config);
     }
     t = eol ? eol + 1 : end;
   }
