@@ -145,6 +145,13 @@ $(BUILD)/bin/test-bundle_tool: $(BUILD)/obj/tests/unit/bundle_tool.o $(BTOOL_LIB
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 
+# tosac-tune: perf-config search scored by tosac-bundle's quality model (docs/gemm.md).
+all: $(BUILD)/bin/tosac-tune
+$(BUILD)/bin/tosac-tune: $(BUILD)/obj/tools/tosac-tune/main.o $(BTOOL_LIBOBJ) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+-include $(BUILD)/obj/tools/tosac-tune/main.d
+
 # tosac-hip-run: a plain C client of the HIP module API (docs/hip-run.md). host.c holds its
 # GPU-free logic (no HIP headers), unit-tested by test-hip_host. Built when the HIP headers
 # are installed (make deps installs libamdhip64-dev).
@@ -164,7 +171,7 @@ $(BUILD)/bin/test-hip_host: $(BUILD)/obj/tests/unit/hip_host.o $(HIPRUN_HOST)
 # make install PREFIX=/opt/tosac [DESTDIR=...]: binaries, man pages, the manifest schema.
 PREFIX ?= /usr/local
 .PHONY: install
-install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(BUILD)/lib/$(SO_FILE)
+install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(BUILD)/bin/tosac-tune $(BUILD)/lib/$(SO_FILE)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tosac \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/tosac
 	install -m 755 $(filter $(BUILD)/bin/%,$^) $(DESTDIR)$(PREFIX)/bin/
@@ -175,7 +182,7 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/lib/tosac.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac.pc
 	if [ -x $(BUILD)/bin/tosac-hip-run ]; then install -m 755 $(BUILD)/bin/tosac-hip-run $(DESTDIR)$(PREFIX)/bin/; fi
-	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 docs/tosac-tune.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 schema/manifest.schema.json $(DESTDIR)$(PREFIX)/share/tosac/
 
 # Parser fuzzing (libFuzzer, clang-22): `make fuzz FUZZ_SECONDS=600`. Crashing inputs land in

@@ -28,6 +28,9 @@ static const char *usage_text =
     "                           tosac-run)\n"
     "  -O0 -O1 -O2 -O3          LLVM optimisation level (default -O3)\n"
     "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"
+    "  --tuning-db=FILE         GEMM tiles per target and problem from a tuning database\n"
+    "                           (tosac-tune's output), repeatable; also $TOSAC_TUNING_DB\n"
+    "                           (files separated by ':'); --perf-config takes precedence\n"
     "  --init=memset|kernel     initialise accumulated outputs with fill nodes in the launch\n"
     "                           graph (default) or with generated init kernels\n"
     "  -j N                     code generation threads; the kernels of every target are\n"
@@ -107,7 +110,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY,
          OPT_SYNTAX, OPT_EMBED, OPT_COV, OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS,
          OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT, OPT_CACHE_DIR, OPT_CACHE_MAX,
-         OPT_CACHE_STATS };
+         OPT_CACHE_STATS, OPT_TUNING_DB };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -120,6 +123,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
       {"syntax-only", no_argument, 0, OPT_SYNTAX},
       {"embed-ir", no_argument, 0, OPT_EMBED},
       {"perf-config", required_argument, 0, OPT_PERF_CONFIG},
+      {"tuning-db", required_argument, 0, OPT_TUNING_DB},
       {"init", required_argument, 0, OPT_INIT},
       {"code-object-version", required_argument, 0, OPT_COV},
       {"print-targets", no_argument, 0, OPT_PRINT_TARGETS},
@@ -137,6 +141,17 @@ static int parse_options(int argc, char **argv, driver *dr) {
   dr->cache_dir = env_cache && *env_cache ? env_cache : NULL;
   opterr = 0;
   int c, rc = 0;
+  /* $TOSAC_TUNING_DB first, so that a --tuning-db file's entries win */
+  const char *env_db = getenv("TOSAC_TUNING_DB");
+  for (const char *p = env_db; p && *p && !rc;) {
+    size_t n = strcspn(p, ":");
+    if (n) {
+      char *path = strndup(p, n);
+      rc = path ? check(o, tosac_options_add_tuning_db(o, path)) : 1;
+      free(path);
+    }
+    p += n + (p[n] == ':');
+  }
   while (!rc && (c = getopt_long_only(argc, argv, ":o:O:j:v", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': dr->output = optarg; break;
@@ -173,6 +188,11 @@ static int parse_options(int argc, char **argv, driver *dr) {
     case OPT_SYNTAX: rc = check(o, tosac_options_set_syntax_only(o, 1)); break;
     case OPT_EMBED: rc = check(o, tosac_options_set_embed_ir(o, 1)); break;
     case OPT_PERF_CONFIG: rc = check(o, tosac_options_set_perf_config(o, optarg)); break;
+    case OPT_TUNING_DB:
+      if (!*optarg)
+        return usage_error("%s", "--tuning-db needs a file");
+      rc = check(o, tosac_options_add_tuning_db(o, optarg));
+      break;
     case OPT_INIT:
       if (strcmp(optarg, "memset") && strcmp(optarg, "kernel"))
         return usage_error("unknown --init mode '%s' (use memset or kernel)", optarg);

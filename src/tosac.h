@@ -65,6 +65,7 @@ typedef struct diag_sink {
 void diag_init(diag_sink *d, FILE *out);
 void diag_error(diag_sink *d, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(diag_sink *d, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(diag_sink *d, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_verror(diag_sink *d, src_loc loc, const char *kind, const char *fmt, va_list ap);
 /* Errors without a source location print as `tosac: error: message`. */
 #define diag_error_noloc(d, ...) diag_error((d), (src_loc){0}, __VA_ARGS__)
@@ -239,6 +240,16 @@ typedef struct target_info {
   bool has_mfma, has_wmma;
   bool default_target;    /* in the default --offload-arch set */
   unsigned elf_mach;      /* EF_AMDGPU_MACH value */
+  /* performance facts (shared docs AMDGPU.md §4.2; the tuning layer and the quality report) */
+  int cus;                /* compute units of the reference board */
+  int simds_per_cu;       /* 4 on CDNA, 2 on RDNA (per CU; a WGP has 4) */
+  int clock_mhz;          /* peak engine clock */
+  int mem_gbps;           /* HBM/GDDR bandwidth, GB/s */
+  int vgpr_granule;       /* VGPR allocation granule, for occupancy */
+  int max_waves_per_simd;
+  int valu_flops_per_cu_clk; /* f32 FMA: 2 x lanes issued per clock per CU (no packed math) */
+  bool f32_atomic_add;    /* native global f32 atomic add */
+  int agpr_file;          /* entries of a separate AGPR file (gfx908), 0: unified or none */
 } target_info;
 
 extern const target_info target_table[];
@@ -256,6 +267,7 @@ typedef struct target_matrix {
   int m, n, k;           /* one instruction: D[m][n] += A[m][k] * B[k][n] */
   const char *intrinsic; /* LLVM name without overload suffix */
   const char *mnemonic;  /* ISA mnemonic */
+  int cycles;            /* cycles one instruction occupies the matrix unit (AMDGPU.md §3) */
 } target_matrix;
 extern const target_matrix target_matrix_table[];
 extern const int target_matrix_count;
@@ -404,14 +416,13 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
  * part_plan, before it. */
 typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init_mode;
 void part_set_init_mode(part_init_mode m);
-/* partition/expand.c: a reduction's input seen as [outer, r, inner] around its axis. */
-void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner);
 /* Human-readable dump for --emit=partitions. */
 void part_print(FILE *out, const graph *g, const partition_plan *p);
 /* Graphviz view for --emit=dot: ops grouped into kernels, dependencies dashed. */
 void part_print_dot(FILE *out, const graph *g, const partition_plan *p);
 
 /* ---------------------------------------------------------------- codegen/ */
+typedef struct cg_tuning_db cg_tuning_db;
 typedef struct cg_options {
   int opt_level;           /* 0..3 */
   int code_object_version; /* 4, 5, 6 */
@@ -419,6 +430,7 @@ typedef struct cg_options {
   bool want_llvm_ir;       /* keep textual IR (after O3) */
   bool want_asm;           /* keep assembly */
   const char *perf_config; /* GEMM tuning override (--perf-config, docs/gemm.md); NULL: heuristic */
+  const struct cg_tuning_db *tuning_db; /* --tuning-db entries, NULL: none */
   struct cg_cache *cache;  /* persistent kernel cache (--cache-dir), NULL: none */
 } cg_options;
 
@@ -437,9 +449,16 @@ void cg_cache_close(cg_cache *c);
 bool cg_cache_stats(const char *dir, uint64_t *hits, uint64_t *misses, uint64_t *entries,
                     uint64_t *bytes);
 
-/* The --perf-config string the split-K cost model (cg_gemm_shape) sees on the calling thread;
- * set before part_plan. Kernel emitters take cg_options.perf_config. */
-void cg_gemm_set_perf_config(const char *s);
+/* codegen/tuning.c: the tuning database (--tuning-db, docs/gemm.md). cg_tuning_db_add reads one
+ * file's lines ("target<TAB>problem key<TAB>perf-config<TAB>score", '#' comments); false with
+ * `file:line:col: error:` for each malformed line; a later entry for the same target and key
+ * wins. */
+cg_tuning_db *cg_tuning_db_new(void);
+bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d);
+void cg_tuning_db_free(cg_tuning_db *db);
+/* The --perf-config string and database the split-K cost model (cg_gemm_shape) sees on the
+ * calling thread; set before part_plan. Kernel emitters take cg_options' copies. */
+void cg_tuning_set(const char *perf_config, const cg_tuning_db *db);
 
 typedef struct cg_arg {
   char name[48];
@@ -463,7 +482,7 @@ typedef struct cg_kernel_info {
   uint32_t grid[3];      /* work-groups per dimension */
   int64_t work_items;    /* useful work-items (elements / vector width) */
   int vector_width;      /* elements per work-item access */
-  char tuning[192];      /* GEMM family: tile parameters as a small JSON object text, else "" */
+  char tuning[384];      /* GEMM family: tile parameters as a small JSON object text, else "" */
   char matrix_instruction[64]; /* GEMM family: "v_mfma_f32_32x32x8f16", "v_wmma_...", "fma" */
 } cg_kernel_info;
 
@@ -487,12 +506,20 @@ typedef struct cg_result {
 } cg_result;
 
 void cg_init(void); /* once per process: LLVM target initialisation */
-/* codegen/kernel_reduction.c: the work-group tile of a reduction kernel (tx columns of inner x
- * ty slices of r, tx*ty = 256); the partitioner's cost model counts work-groups with it. */
+/* codegen/tuning.c: the one place that decides tiles and split factors (from the target
+ * table); the partitioner's expansion and the emitters ask the same functions. */
+/* A reduction's input seen as [outer, r, inner] around its axis. */
+void cg_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner);
+/* The work-group tile of a reduction kernel (tx columns of inner x ty slices of r, tx*ty = 256). */
 void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty);
+/* How a reduction is split over work-groups on t: not at all, into `split` chunks that combine by
+ * atomics into a filled output, or into partials in a workspace plus a combine kernel. */
+typedef enum cg_red_split { CG_RED_NONE, CG_RED_ATOMIC, CG_RED_PARTIAL } cg_red_split;
+cg_red_split cg_tune_reduction(const target_info *t, const op *anchor, int *split);
+/* Split-K factor (>= 2) for a GEMM anchor on t, or 0: keep one kernel. */
+int cg_tune_splitk(const target_info *t, const op *anchor);
 /* codegen/kernel_gemm.c: work-group tiles of a GEMM's output (batch x M tiles x N tiles), K
- * steps with the default (or --perf-config) tile on t, and K, for the split-K cost model
- * (partition/splitk.c); false when the op has no GEMM kernel. */
+ * steps with the chosen tile on t, and K; false when the op has no GEMM kernel. */
 bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
                    int64_t *k);
 bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,

@@ -75,6 +75,10 @@ TOSAC_API tosac_status tosac_options_set_code_object_version(tosac_options *o, i
 TOSAC_API tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m);
 /* GEMM tile parameters overriding the heuristic ("bm=128,bn=128,..."; docs/gemm.md); NULL: none */
 TOSAC_API tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config);
+/* Add a tuning database file (repeatable; a later file's entry for the same target and problem
+ * wins; docs/gemm.md "Tuning database"); read when the compile starts. NULL forgets the files
+ * added so far. */
+TOSAC_API tosac_status tosac_options_add_tuning_db(tosac_options *o, const char *path);
 TOSAC_API tosac_status tosac_options_set_jobs(tosac_options *o, int jobs); /* 1..256 */
 TOSAC_API tosac_status tosac_options_set_emit(tosac_options *o, tosac_emit what);
 TOSAC_API tosac_status tosac_options_set_entry(tosac_options *o, const char *function);

@@ -2,6 +2,8 @@
  * calls checked against the target table, typed memory accesses. Kernels never test GPU names. */
 #include "codegen.h"
 
+#include <llvm-c/DebugInfo.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,4 +194,15 @@ void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t
     a->buffer = in ? k->in_bufs[i] : k->out_bufs[i - k->nin];
     snprintf(a->access, sizeof a->access, "%s", access[i]);
   }
+}
+
+void cg_loop_no_unroll(cg_builder *cb, LLVMValueRef latch_branch) {
+  LLVMMetadataRef self = LLVMTemporaryMDNode(cb->ctx, NULL, 0);
+  static const char name[] = "llvm.loop.unroll.disable";
+  LLVMMetadataRef str = LLVMMDStringInContext2(cb->ctx, name, sizeof name - 1);
+  LLVMMetadataRef ops[2] = {self, LLVMMDNodeInContext2(cb->ctx, &str, 1)};
+  LLVMMetadataRef loop = LLVMMDNodeInContext2(cb->ctx, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop ID refers to itself */
+  LLVMSetMetadata(latch_branch, LLVMGetMDKindIDInContext(cb->ctx, "llvm.loop", 9),
+                  LLVMMetadataAsValue(cb->ctx, loop));
 }

@@ -22,11 +22,14 @@ typedef struct cg_builder {
   bool failed;     /* an error was reported; the caller stops */
   bool args_alias; /* the next kernel's pointer arguments may alias (in-place buffers) */
   const char *perf_config; /* --perf-config (cg_options), NULL: heuristic */
+  const cg_tuning_db *tuning_db; /* --tuning-db (cg_options), NULL: none */
 } cg_builder;
 
 void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,
                      const target_request *t, diag_sink *d);
 void cg_builder_dispose(cg_builder *cb);
+/* Mark the loop whose back edge is latch_branch as not to be unrolled (llvm.loop metadata). */
+void cg_loop_no_unroll(cg_builder *cb, LLVMValueRef latch_branch);
 /* LLVM type of a buffer element / SSA value of elem_type (i1 in registers, i8 in memory). */
 LLVMTypeRef cg_elem_type(cg_builder *cb, elem_type t);
 LLVMTypeRef cg_mem_type(cg_builder *cb, elem_type t);
@@ -69,6 +72,9 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
 /* The other kernel families, one file each (kernel_gemm.c, kernel_reduction.c, kernel_pool.c,
  * kernel_data.c). Same contract as cg_emit_elementwise: emit function k->name into cb's
  * module and fill info's launch fields. */
+/* Work-items of a reduction work-group (kernel_reduction.c; tuning.c picks its tile). */
+#define CG_RED_BLOCK 256
+
 #define CG_EMITTER(name)                                                                       \
   bool name(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,     \
             cg_kernel_info *info)

@@ -76,12 +76,31 @@ typedef struct gemm_problem {
   bool zero_points;      /* a non-zero zero point: FMA path */
   int64_t a_contig, b_contig; /* length of the contiguous run along the staged dimension */
   bool b_kcontig;        /* B is [n][k] (weights) rather than [k][n] (matmul) */
+  const char *op;        /* "matmul", "fully_connected", "conv2d", ...: part of the key */
 } gemm_problem;
 
 /* Default parameters for a problem on target t, then overridden by perf_config (may be NULL).
  * false + a message in err if the override is malformed or infeasible. */
 bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char *perf_config,
                         gemm_params *out, gemm_mma *mma, char *err, size_t errsize);
+/* Is s a well-formed perf-config (keys and values, not feasibility)? false + message. */
+bool gemm_config_check(const char *s, char *err, size_t errsize);
+/* The problem key of the tuning database and the manifest ("matmul:2x64x80x96:f16:a96:b80n":
+ * op, batch x M x N x K, operand type, contiguous runs of A and B, B layout, ":zp"). */
+void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
+
+/* kernel_gemm.c: the GEMM problem of a GEMM-family anchor op; false when it has no GEMM kernel. */
+bool cg_gemm_problem(const op *anchor, gemm_problem *pb);
+
+/* ---------------------------------------------------------------- tuning.c */
+/* The tiles of a GEMM problem on t: perf_config if set (source "perf-config"; an infeasible
+ * one is an error), else a matching entry of db (source "db"; an infeasible one puts a message in
+ * warn and falls back), else the heuristic (source "heuristic"). perf_config and db both NULL:
+ * those given to cg_tuning_set on this thread. */
+bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,
+                  const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
+                  char *warn, size_t wsize, char *err, size_t errsize);
+
 /* LDS bytes of the two staging buffers (A and B, rows padded by 16 bytes). */
 int gemm_lds_bytes(const gemm_params *p, elem_type t);
 #define GEMM_LDS_PAD_BYTES 16

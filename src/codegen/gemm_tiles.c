@@ -69,6 +69,11 @@ static bool parse_config(const char *s, overrides *o, char *err, size_t errsize)
   return true;
 }
 
+bool gemm_config_check(const char *s, char *err, size_t errsize) {
+  overrides o;
+  return parse_config(s, &o, err, errsize);
+}
+
 /* LDS that resident work-groups share: a CU's on gfx9 (the per-group limit), a WGP's on RDNA in
  * WGP mode (twice the per-group limit); 4 SIMDs either way. */
 static int lds_pool(const target_info *t) { return t->wave_size == 32 ? 2 * t->lds_bytes : t->lds_bytes; }
@@ -81,8 +86,8 @@ static int lds_waves(const target_info *t, const gemm_params *p, elem_type in) {
 
 /* The default tiles (docs/gemm.md "Defaults"). Large MFMA problems get GEMM.md §6 row 1's shape:
  * 8 waves of 128x64 (128 accumulators, 2 waves/SIMD by registers) on a 256x256 tile; others 2x2
- * waves of 64x64. The K step starts at 64 bytes per row and halves until the LDS of the double
- * buffer leaves room for 2 waves per SIMD. */
+ * waves of 64x64. The K step starts at 128 bytes per row (the large shape; 64 otherwise) and halves until
+ * the LDS of the double buffer leaves room for 2 waves per SIMD. */
 static void default_tiles(const target_info *t, const gemm_problem *pb, const gemm_mma *mm,
                           gemm_params *out) {
   bool wmma = mm->row && mm->row->layout != MATRIX_MFMA;
@@ -91,6 +96,14 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   bool big = mfma && pb->m >= 256 && pb->n >= 256 && big_tiles >= 32;
   /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget */
   int rep_m = mm->row ? (big ? 128 : wmma ? 32 : 64) / mm->m : 1, rep_n = mm->row ? 64 / mm->n : 1;
+  /* Few work-groups leave CUs idle: BERT-base's 512x768x768 f16 makes 24 tiles of 128x128 for
+   * 304 gfx942 CUs. When 128x128 tiles would not reach one per CU and the output still holds 16
+   * tiles of 64x64, 2x2 waves of one 32x32 instruction each fill more CUs (tosac-tune and the
+   * quality model: 512x768x768 10 -> 35 % of the roofline on gfx942, 22 -> 92 % on gfx90a). */
+  int64_t tiles128 = pb->batch * ((pb->m + 127) / 128) * ((pb->n + 127) / 128);
+  if (mfma && !big && mm->m == 32 && mm->n == 32 && tiles128 < t->cus &&
+      pb->batch * pb->m * pb->n >= 16 * 64 * 64)
+    rep_m = rep_n = 1;
   out->wm = (int)(mm->m * (rep_m < 1 ? 1 : rep_m));
   out->wn = (int)(mm->n * (rep_n < 1 ? 1 : rep_n));
   if (out->wm > round_up(pb->m, mm->m))
@@ -102,7 +115,13 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   out->bn = out->wn * (pb->n > out->wn ? (big ? 4 : 2) : 1);
   int es = elem_type_bytes(pb->in);
   int kmin = 16 / es > mm->k ? 16 / es : mm->k; /* one 16-byte row chunk, one instruction */
-  int bk = 64 / es > mm->k ? 64 / es : mm->k;
+  /* the large MFMA shape: up to 128 bytes per row, so that an iteration holds enough MFMAs for
+   * the other instructions to hide behind (gfx950's 160 KiB LDS keeps it: 4096^3 f16 goes from
+   * 56 % to 65 % matrix pipe by llvm-mca, i8 from 41 % to 56 %); else 64 bytes (on 2x2-wave
+   * tiles 128 bytes unrolls short K loops whole and halves the waves: 512^3 f16 on gfx950 takes
+   * 2.9 instead of 2.4 us by the issue model) */
+  int start = big ? 128 : 64;
+  int bk = start / es > mm->k ? start / es : mm->k;
   out->bk = bk;
   while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, pb->in) < 2)
     out->bk = bk /= 2;

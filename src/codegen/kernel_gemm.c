@@ -14,11 +14,6 @@
 
 typedef enum { GK_MATMUL, GK_FC, GK_CONV } gemm_op;
 
-/* Process-wide --perf-config (see tosac.h: the emitters do not receive cg_options). */
-/* For cg_gemm_shape on the partitioning thread; kernels take cg_builder.perf_config. */
-static _Thread_local const char *perf_config_override;
-void cg_gemm_set_perf_config(const char *s) { perf_config_override = s; }
-
 typedef struct gk {
   cg_builder *cb;
   const graph *g;
@@ -26,6 +21,7 @@ typedef struct gk {
   const op *anchor;
   gemm_op kind;
   gemm_problem pb;
+  const char *source; /* where P came from: "heuristic", "db", "perf-config" */
   gemm_params P;
   gemm_mma mm;
   gemm_conv cv;
@@ -120,6 +116,7 @@ static bool describe(gk *K, diag_sink *d) {
     break;
   }
   }
+  pb->op = nm + 5; /* without "tosa." */
   int64_t biggest = tensor_numel(a) > tensor_numel(b) ? tensor_numel(a) : tensor_numel(b);
   if (tensor_numel(r) > biggest)
     biggest = tensor_numel(r);
@@ -714,7 +711,12 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
                     (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (pb->b_kcontig ? 1 : P->vb));
   cg_barrier(cb);
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-  LLVMBuildCondBr(b, more, loop, done);
+  LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
+  /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
+   * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
+   * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
+  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
+    cg_loop_no_unroll(cb, back);
   LLVMValueRef kin[2] = {c32(K, 0), next};
   LLVMBasicBlockRef kbb[2] = {pre, latch};
   LLVMAddIncoming(kt, kin, kbb, 2);
@@ -729,8 +731,14 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
 
   groups *= split;
   cg_launch_1d(info, K->k, K->threads, groups, groups * K->threads, 1, access);
+  char key[160];
+  gemm_problem_key(pb, key, sizeof key);
   gemm_params_json(P, &K->mm, K->waves, info->tuning, sizeof info->tuning);
   size_t tl = strlen(info->tuning);
+  if (tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"problem\":\"%s\","
+             "\"source\":\"%s\"}", key, K->source);
+  tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d}", split);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
@@ -759,10 +767,14 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   }
   if (!describe(&K, cb->diag))
     goto out;
-  if (!gemm_params_choose(cb->target->info, &K.pb, cb->perf_config, &K.P, &K.mm, err, sizeof err)) {
+  char warn[600];
+  if (!cg_tune_gemm(cb->target->info, &K.pb, cb->perf_config, cb->tuning_db, &K.P, &K.mm,
+                    &K.source, warn, sizeof warn, err, sizeof err)) {
     diag_error(cb->diag, K.anchor->loc, "%s", err);
     goto out;
   }
+  if (warn[0])
+    diag_warning(cb->diag, K.anchor->loc, "%s", warn);
   K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
   ok = emit_body(&K, info);
 out:
@@ -773,6 +785,14 @@ out:
   return ok;
 }
 
+bool cg_gemm_problem(const op *anchor, gemm_problem *pb) {
+  gk K = {.anchor = anchor};
+  if (!anchor || !describe(&K, NULL))
+    return false;
+  *pb = K.pb;
+  return true;
+}
+
 bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
                    int64_t *k) {
   gk K = {.anchor = anchor};
@@ -781,7 +801,7 @@ bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64
   char err[256];
   /* transpose_conv2d never splits K: its phases already multiply the work-groups */
   if (!anchor || !describe(&K, NULL) || (K.kind == GK_CONV && K.cv.transpose) ||
-      !gemm_params_choose(t, &K.pb, perf_config_override, &P, &mm, err, sizeof err))
+      !cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err))
     return false;
   *tiles = K.pb.batch * ((K.pb.m + P.bm - 1) / P.bm) * ((K.pb.n + P.bn - 1) / P.bn);
   *ksteps = (K.pb.k + P.bk - 1) / P.bk;

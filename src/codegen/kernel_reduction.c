@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RED_BLOCK 256
+#define RED_BLOCK CG_RED_BLOCK
 
 typedef enum { R_SUM, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY, R_ARGMAX } red_kind;
 
@@ -52,27 +52,6 @@ static bool classify(const op *o, red_kind *k) {
 static LLVMValueRef i32c(red *R, int64_t v) { return LLVMConstInt(R->cb->i32, (unsigned long long)v, 1); }
 static LLVMValueRef ic(red *R, int64_t v) { return LLVMConstInt(R->it, (unsigned long long)v, 0); }
 static LLVMValueRef f32c(red *R, double v) { return LLVMConstReal(R->cb->f32, v); }
-
-static int64_t pow2_at_least(int64_t x) {
-  int64_t p = 1;
-  while (p < x)
-    p *= 2;
-  return p;
-}
-
-/* Columns (inner) go across lanes for coalescing, up to 64 of them; the rest of the 256
- * work-items split r. A short r hands more lanes to the columns. (Also what pulls this file
- * out of libtosac.a: partition/expand.c calls it, while the weak cg_emit_reduction reference in
- * pipeline.c alone would not.) */
-void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty) {
-  int64_t x = pow2_at_least(inner), y_need = pow2_at_least(r), x_cap = 64;
-  if (y_need * x_cap < RED_BLOCK)
-    x_cap = RED_BLOCK / y_need;
-  if (x > x_cap)
-    x = x_cap;
-  *tx = (int)x;
-  *ty = RED_BLOCK / (int)x;
-}
 
 /* ---------------------------------------------------------------- scalar semantics */
 
@@ -345,7 +324,7 @@ bool cg_emit_reduction(cg_builder *cb, const graph *g, const partition_plan *p, 
   R.at = R.fl ? cb->f32 : cb->i32;
   R.ws = cb->target->info->wave_size;
   R.split = k->role == KR_PLAIN ? 1 : k->split_count > 0 ? k->split_count : 1;
-  part_reduction_dims(o, &R.outer, &R.r, &R.inner);
+  cg_reduction_dims(o, &R.outer, &R.r, &R.inner);
   R.src_et = in_et;
   if (k->role == KR_COMBINE) {
     /* the workspace [split, outer*inner]: reduce its rows */

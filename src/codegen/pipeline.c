@@ -270,6 +270,7 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   cg_builder cb;
   cg_builder_init(&cb, ctx, m, tm, p->target, d);
   cb.perf_config = b->opt->perf_config;
+  cb.tuning_db = b->opt->tuning_db;
   bool ok = build_kernels(&cb, b->g, p, &b->out[c->target], c->first, c->end);
   cg_builder_dispose(&cb);
   char *err = NULL;

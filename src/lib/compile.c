@@ -234,9 +234,55 @@ static char *plans_text(const tosac_result *r, bool dot) {
   return buf;
 }
 
+/* The --tuning-db files in order (a later entry for the same target and key wins); NULL with
+ * r->status set when one cannot be read or has a malformed line. */
+static cg_tuning_db *load_tuning_db(tosac_result *r, const tosac_options *o, diag_sink *d) {
+  cg_tuning_db *db = cg_tuning_db_new();
+  if (!db) {
+    lib_error(r, "out of memory");
+    r->status = TOSAC_ERROR_INPUT;
+    return NULL;
+  }
+  for (int i = 0; i < o->ntuning_db; i++) {
+    char err[512];
+    source_file src = {.path = o->tuning_db[i]};
+    char *text = source_load(src.path, &src.len, &src.mapped, err, sizeof err);
+    if (!text) {
+      lib_error(r, "--tuning-db: %s", err);
+      r->status = TOSAC_ERROR_IO;
+      break;
+    }
+    src.text = text;
+    if (!cg_tuning_db_add(db, &src, d))
+      r->status = TOSAC_ERROR_INPUT;
+    source_unload(text, src.len, src.mapped);
+  }
+  if (r->status != TOSAC_OK) {
+    cg_tuning_db_free(db);
+    return NULL;
+  }
+  return db;
+}
+
+static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
+                          const cg_tuning_db *db);
+
 static void compile_graph(tosac_result *r, const tosac_options *o, double *t0) {
+  diag_sink d;
+  diag_init(&d, r->diag_mem);
+  d.record = record_diag, d.record_ctx = r;
+  cg_tuning_db *db = o->ntuning_db ? load_tuning_db(r, o, &d) : NULL;
+  if (o->ntuning_db && !db)
+    return;
+  compile_plans(r, o, t0, db);
+  cg_tuning_set(NULL, NULL);
+  cg_tuning_db_free(db);
+}
+
+static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
+                          const cg_tuning_db *db) {
   part_set_init_mode(o->init == TOSAC_INIT_KERNEL ? PART_INIT_KERNEL : PART_INIT_MEMSET);
-  cg_gemm_set_perf_config(o->perf_config); /* the split-K cost model sees the same tiles */
+  cg_tuning_set(o->perf_config, db); /* the split-K cost model sees the same tiles */
   diag_sink d;
   diag_init(&d, r->diag_mem);
   d.record = record_diag, d.record_ctx = r;
@@ -265,6 +311,7 @@ static void compile_graph(tosac_result *r, const tosac_options *o, double *t0) {
   cg_options cgo = {.opt_level = o->opt_level, .code_object_version = o->code_object_version,
                     .embed_ir = o->embed_ir, .want_llvm_ir = o->emit == TOSAC_EMIT_LLVM,
                     .want_asm = o->emit == TOSAC_EMIT_ASM, .perf_config = o->perf_config,
+                    .tuning_db = db,
                     .cache = o->cache_dir ? &cache : NULL};
   cg_init();
   r->codegen_ran = true;

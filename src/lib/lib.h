@@ -24,6 +24,8 @@ struct tosac_options {
   FILE *messages;
   int ntargets;
   target_request targets[LIB_MAX_TARGETS];
+  char **tuning_db; /* --tuning-db paths, in order */
+  int ntuning_db;
 };
 
 typedef struct lib_diag {

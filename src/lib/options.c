@@ -63,6 +63,9 @@ void tosac_options_dispose(tosac_options *o) {
   free(o->depfile);
   free(o->dep_target);
   free(o->cache_dir);
+  for (int i = 0; i < o->ntuning_db; i++)
+    free(o->tuning_db[i]);
+  free(o->tuning_db);
   free(o);
 }
 
@@ -127,6 +130,28 @@ tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m) {
 
 tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config) {
   return set_string(o, &o->perf_config, config && *config ? config : NULL);
+}
+
+tosac_status tosac_options_add_tuning_db(tosac_options *o, const char *path) {
+  if (!path) { /* forget the files given so far */
+    for (int i = 0; i < o->ntuning_db; i++)
+      free(o->tuning_db[i]);
+    o->ntuning_db = 0;
+    return accept(o);
+  }
+  if (!*path)
+    return refuse(o, "--tuning-db needs a file");
+  char **grown = realloc(o->tuning_db, sizeof *grown * (size_t)(o->ntuning_db + 1));
+  char *copy = strdup(path);
+  if (!grown || !copy) {
+    free(copy);
+    if (grown)
+      o->tuning_db = grown;
+    return refuse(o, "out of memory");
+  }
+  o->tuning_db = grown;
+  o->tuning_db[o->ntuning_db++] = copy;
+  return accept(o);
 }
 
 tosac_status tosac_options_set_jobs(tosac_options *o, int jobs) {

@@ -7,109 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RED_BLOCK 256
-/* Reductions over fewer input elements never split: one launch is cheaper than two. */
-#define RED_SPLIT_MIN_DEFAULT ((int64_t)1 << 20)
-/* A chunk gives each work-item at least this many elements, so the extra launch pays off. */
-#define RED_MIN_PER_ITEM 4
-
-/* What the cost model needs to know about a target beyond target_info: compute units of the
- * largest product (AMDGPU.md 4.2) and whether global_atomic_add_f32 exists (checked with llc-22:
- * native on every listed target except gfx1030, which gets a compare-and-swap loop). */
-static const struct {
-  const char *name;
-  int cus;
-  bool f32_atomic_add;
-} red_targets[] = {
-    {"gfx908", 120, true},  {"gfx90a", 104, true},  {"gfx942", 304, true},
-    {"gfx950", 256, true},  {"gfx1030", 80, false}, {"gfx1100", 96, true},
-    {"gfx1200", 64, true},
-};
-
-static void target_facts(const target_info *t, int *cus, bool *f32_add) {
-  *cus = 64, *f32_add = false;
-  for (size_t i = 0; i < sizeof red_targets / sizeof red_targets[0]; i++)
-    if (strcmp(red_targets[i].name, t->name) == 0)
-      *cus = red_targets[i].cus, *f32_add = red_targets[i].f32_atomic_add;
-}
-
-void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner) {
-  const tensor_type *t = &anchor->operands[0]->type;
-  int axis = (int)op_attr_int(anchor, "axis", 0);
-  if (axis < 0 || axis >= t->rank)
-    axis = 0;
-  *outer = 1, *r = t->rank ? t->dims[axis] : 1, *inner = 1;
-  for (int d = 0; d < t->rank; d++) {
-    if (d < axis)
-      *outer *= t->dims[d];
-    if (d > axis)
-      *inner *= t->dims[d];
-  }
-}
-
 typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
 void part_set_init_mode(part_init_mode m) { init_mode = m; }
 
-/* The atomic form needs a hardware read-modify-write in the result's own type: integer add /
- * max / min on i32 everywhere, float add on f32 only where it is native. */
-static bool atomic_capable(const op *o, bool f32_add) {
-  const char *nm = op_table[o->kind].name;
-  elem_type et = o->results[0]->type.elem;
-  if (o->operands[0]->type.elem != et)
-    return false;
-  if (strcmp(nm, "tosa.reduce_sum") == 0)
-    return et == ET_I32 || (et == ET_F32 && f32_add);
-  if (strcmp(nm, "tosa.reduce_max") == 0 || strcmp(nm, "tosa.reduce_min") == 0)
-    return et == ET_I32;
-  return false;
-}
-
-static int64_t split_min(void) {
-  const char *e = getenv("TOSAC_REDUCTION_SPLIT_MIN");
-  if (e && *e) {
-    char *end;
-    long long v = strtoll(e, &end, 10);
-    if (*end == 0 && v > 0)
-      return v;
-  }
-  return RED_SPLIT_MIN_DEFAULT;
-}
-
-/* Cost model: a plain kernel launches one work-group per (outer, column tile). When that leaves
- * most compute units idle and there is enough work, split the reduced axis into chunks so that
- * about two work-groups per CU run. argmax (value + index) is never split. */
+/* Tiles and split factors come from the tuning layer (codegen/tuning.c), which the emitters
+ * use too. */
 static expansion choose(const target_info *t, const part_kernel *k, int *split) {
-  const op *o = k->anchor;
+  *split = 0;
   if (k->family == KF_GEMM) {
-    int cus;
-    bool f32_add;
-    target_facts(t, &cus, &f32_add);
-    *split = part_splitk_choose(t, k, cus);
+    *split = k->anchor && k->role == KR_PLAIN ? cg_tune_splitk(t, k->anchor) : 0;
     return *split >= 2 ? EX_SPLITK : EX_NONE;
   }
-  if (k->family != KF_REDUCTION || !o || strcmp(op_table[o->kind].name, "tosa.argmax") == 0)
+  if (k->family != KF_REDUCTION)
     return EX_NONE;
-  int64_t outer, r, inner;
-  part_reduction_dims(o, &outer, &r, &inner);
-  int tx, ty;
-  cg_reduction_tile(r, inner, &tx, &ty);
-  int cus;
-  bool f32_add;
-  target_facts(t, &cus, &f32_add);
-  int64_t groups = outer * ((inner + tx - 1) / tx);
-  if (outer * r * inner < split_min() || groups >= cus)
-    return EX_NONE;
-  int64_t s = (2 * cus + groups - 1) / groups;
-  int64_t most = (r + (int64_t)ty * RED_MIN_PER_ITEM - 1) / ((int64_t)ty * RED_MIN_PER_ITEM);
-  if (s > most)
-    s = most;
-  if (s < 2)
-    return EX_NONE;
-  *split = (int)s;
-  return atomic_capable(o, f32_add) ? EX_ATOMIC : EX_PARTIAL;
+  switch (cg_tune_reduction(t, k->anchor, split)) {
+  case CG_RED_ATOMIC: return EX_ATOMIC;
+  case CG_RED_PARTIAL: return EX_PARTIAL;
+  default: return EX_NONE;
+  }
 }
 
 /* The op's identity as a fill of the result type (sum 0, max INT32_MIN, min INT32_MAX). */
@@ -256,7 +174,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     }
     /* The workspace holds [split, outer*inner] partials in the accumulator type. */
     int64_t outer, r, inner;
-    part_reduction_dims(k.anchor, &outer, &r, &inner);
+    cg_reduction_dims(k.anchor, &outer, &r, &inner);
     value *pv = arena_alloc(a, sizeof *pv);
     pv->id = -1;
     pv->arg_index = -1;

@@ -28,10 +28,9 @@ void part_mark_aliasing(partition_plan *p, const int *inplace_of);
  * per target; rewrites p's kernels and launch nodes (called before liveness and edges). */
 bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d);
 
-/* splitk.c: the number of K splits for GEMM kernel k on t with `cus` compute units (0: do not
- * split; TOSAC_SPLIT_K overrides, docs/partitioning.md), and the two kernels replacing k: the
- * GEMM over the splits writing a new workspace buffer of partials, and the combine. */
-int part_splitk_choose(const target_info *t, const part_kernel *k, int cus);
+/* splitk.c: the two kernels replacing GEMM kernel k split `split` ways over K (the factor comes
+ * from cg_tune_splitk; TOSAC_SPLIT_K overrides, docs/partitioning.md): the GEMM over the splits
+ * writing a new workspace buffer of partials, and the combine. */
 void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
                          part_kernel *part, part_kernel *comb);
 

@@ -2,65 +2,12 @@
  * long K is one work-group on a 104-CU gfx90a). The GEMM becomes two kernels: the GEMM kernel
  * with one more grid dimension over S chunks of K, each writing its f32 (i32 for i8) partial
  * tile into a workspace [S, <result shape>], then a combine kernel that adds the S partials in
- * order (deterministic, unlike atomics) and applies the bias and the fused epilogue once. */
+ * order (deterministic, unlike atomics) and applies the bias and the fused epilogue once. The
+ * split factor is the tuning layer's (codegen/tuning.c, cg_tune_splitk). */
 #include "partition.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Split only when the output tiles would occupy at most a quarter of the compute units. */
-#define SPLITK_TILE_SHARE 4
-/* Each split runs at least this many K tiles, so its prologue and partial store stay small
- * against the loop. */
-#define SPLITK_MIN_STEPS 8
-/* Only a long K is split: below this many K elements, one kernel finishes soon enough that the
- * second launch and the partials' round trip through memory cost more than the idle CUs. This
- * keeps the usual model GEMMs (BERT K <= 3072, ResNet K <= 4608) single kernels. */
-#define SPLITK_MIN_K 8192
-/* The partials may take at most this much workspace. */
-#define SPLITK_MAX_WORKSPACE ((int64_t)64 << 20)
-
-/* TOSAC_SPLIT_K: unset or empty = the cost model, 0 (or 1) = never split, S = S splits for
- * every GEMM that has a GEMM kernel (capped at its number of K tiles). -1 when unset. */
-static int forced_split(void) {
-  const char *e = getenv("TOSAC_SPLIT_K");
-  if (!e || !*e)
-    return -1;
-  char *end;
-  long v = strtol(e, &end, 10);
-  return *end == 0 && v >= 0 && v <= 65536 ? (int)v : -1;
-}
-
-int part_splitk_choose(const target_info *t, const part_kernel *k, int cus) {
-  if (k->family != KF_GEMM || !k->anchor || k->role != KR_PLAIN)
-    return 0;
-  int64_t tiles, nk, klen;
-  if (!cg_gemm_shape(t, k->anchor, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
-    return 0;
-  int forced = forced_split();
-  int64_t want;
-  if (forced >= 0) {
-    want = forced;
-  } else {
-    /* one work-group per CU: S = CUs / tiles, while every split keeps its minimum K */
-    if (tiles * SPLITK_TILE_SHARE > cus || klen < SPLITK_MIN_K || nk < 2 * SPLITK_MIN_STEPS)
-      return 0;
-    want = cus / tiles;
-    if (want > nk / SPLITK_MIN_STEPS)
-      want = nk / SPLITK_MIN_STEPS;
-  }
-  int64_t bytes = tensor_numel(&k->anchor->results[0]->type) * 4;
-  if (want * bytes > SPLITK_MAX_WORKSPACE)
-    want = SPLITK_MAX_WORKSPACE / bytes;
-  if (want > nk)
-    want = nk;
-  if (want < 2)
-    return 0;
-  /* whole K tiles per split: `steps` tiles each, the last split takes the rest */
-  int64_t steps = (nk + want - 1) / want;
-  int64_t s = (nk + steps - 1) / steps;
-  return s >= 2 ? (int)s : 0;
-}
 
 /* Is v read by an op of k other than as the anchor's A or B operand? */
 static bool read_by_epilogue(const part_kernel *k, const value *v) {

@@ -63,6 +63,13 @@ void diag_error(diag_sink *d, src_loc loc, const char *fmt, ...) {
   va_end(ap);
 }
 
+void diag_warning(diag_sink *d, src_loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(d, loc, "warning", fmt, ap);
+  va_end(ap);
+}
+
 void diag_note(diag_sink *d, src_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -264,7 +264,7 @@ np.save('wrong.npy', np.ones((3, 2), np.float32))"
   run make --no-print-directory BUILD="${TOSAC_BUILD:-build}" PREFIX="$prefix" install
   assert_success
   for b in tosac tosac-run tosac-bundle; do [ -x "$prefix/bin/$b" ]; done
-  for m in tosac tosac-run tosac-bundle; do [ -f "$prefix/share/man/man1/$m.1" ]; done
+  for m in tosac tosac-run tosac-bundle tosac-tune; do [ -f "$prefix/share/man/man1/$m.1" ]; done
   cmp schema/manifest.schema.json "$prefix/share/tosac/manifest.schema.json"
   run "$prefix/bin/tosac" --version
   assert_output --regexp '^tosac [0-9]+\.[0-9]+\.[0-9]+ \(LLVM 22\)$'
@@ -274,7 +274,7 @@ np.save('wrong.npy', np.ones((3, 2), np.float32))"
 
 @test "man pages render without groff warnings and document every option" {
   cd "$ROOT"
-  for m in tosac tosac-run tosac-bundle; do
+  for m in tosac tosac-run tosac-bundle tosac-tune; do
     run groff -man -Tutf8 -ww -z "docs/$m.1"
     assert_success
     assert_output ""

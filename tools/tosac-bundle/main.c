@@ -1,5 +1,6 @@
-/* main.c: tosac-bundle, the command line around inspect.c: list, extract, info, verify. */
-#include "inspect.h"
+/* main.c: tosac-bundle, the command line around inspect.c and quality.c: list, extract, info,
+ * verify, quality. */
+#include "quality.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@ static const char *usage_text =
     "       tosac-bundle extract FILE ENTRY -o OUT\n"
     "       tosac-bundle info FILE\n"
     "       tosac-bundle verify FILE [--manifest M]\n"
+    "       tosac-bundle quality FILE [--manifest M] [--mca-timeout SECONDS] [--no-mca]\n"
     "\n"
     "Inspects a tosac offload bundle (.hipfb), plain or compressed (CCOB).\n"
     "  list     entries with their offsets and sizes\n"
@@ -16,6 +18,12 @@ static const char *usage_text =
     "  info     per target and kernel: registers, LDS, kernarg size, wave size\n"
     "  verify   check the code objects (flags, symbols, metadata) and, with --manifest, that\n"
     "           the manifest agrees with the bundle\n"
+    "  quality  per target and distinct GEMM/convolution kernel: tile, registers, LDS, waves per\n"
+    "           SIMD, spills, the main loop's matrix-pipe share (llvm-mca-22 on gfx9, limited to\n"
+    "           --mca-timeout seconds per run, default 20, then the in-order issue model, which\n"
+    "           --no-mca selects; a static model on WMMA targets and for the FMA path) and an\n"
+    "           estimated share of the roofline (docs/bench.md); the\n"
+    "           manifest defaults to FILE with .json\n"
     "\n"
     "exit status: 0 success, 1 malformed input or failed verification, 2 usage error\n";
 
@@ -34,18 +42,31 @@ int main(int argc, char **argv) {
     return usage(argc < 2 ? "no command" : "no bundle file");
   const char *cmd = argv[1], *path = argv[2], *entry = NULL, *out = NULL, *manifest = NULL;
   bool is_extract = !strcmp(cmd, "extract"), is_verify = !strcmp(cmd, "verify");
-  if (!is_extract && !is_verify && strcmp(cmd, "list") && strcmp(cmd, "info")) {
-    fprintf(stderr, "tosac-bundle: error: unknown command '%s' (list, extract, info, verify)\n",
+  bool is_quality = !strcmp(cmd, "quality");
+  tb_quality_options qo = {.use_mca = true, .mca_timeout = 20};
+  if (!is_extract && !is_verify && !is_quality && strcmp(cmd, "list") && strcmp(cmd, "info")) {
+    fprintf(stderr,
+            "tosac-bundle: error: unknown command '%s' (list, extract, info, verify, quality)\n",
             cmd);
     return 2;
   }
   for (int i = 3; i < argc; i++) {
     if (is_extract && !strcmp(argv[i], "-o") && i + 1 < argc)
       out = argv[++i];
-    else if (is_verify && !strcmp(argv[i], "--manifest") && i + 1 < argc)
+    else if ((is_verify || is_quality) && !strcmp(argv[i], "--manifest") && i + 1 < argc)
       manifest = argv[++i];
-    else if (is_verify && !strncmp(argv[i], "--manifest=", 11))
+    else if ((is_verify || is_quality) && !strncmp(argv[i], "--manifest=", 11))
       manifest = argv[i] + 11;
+    else if (is_quality && !strcmp(argv[i], "--no-mca"))
+      qo.use_mca = false;
+    else if (is_quality && !strncmp(argv[i], "--mca-timeout", 13) &&
+             (argv[i][13] == '=' || (!argv[i][13] && i + 1 < argc))) {
+      const char *v = argv[i][13] ? argv[i] + 14 : argv[++i];
+      char *end;
+      qo.mca_timeout = strtod(v, &end);
+      if (*end || !(qo.mca_timeout > 0))
+        return usage("--mca-timeout takes a positive number of seconds");
+    }
     else if (is_extract && !entry && argv[i][0] != '-')
       entry = argv[i];
     else {
@@ -56,7 +77,13 @@ int main(int argc, char **argv) {
   if (is_extract && (!entry || !out))
     return usage("extract needs ENTRY and -o OUT");
 
-  char err[600];
+  char err[600], default_manifest[4096];
+  if (is_quality && !manifest) {
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    int stem = dot && (!slash || dot > slash) ? (int)(dot - path) : (int)strlen(path);
+    snprintf(default_manifest, sizeof default_manifest, "%.*s.json", stem, path);
+    manifest = default_manifest;
+  }
   size_t size = 0;
   uint8_t *data = (uint8_t *)read_file(path, &size, err, sizeof err);
   if (!data) {
@@ -89,6 +116,8 @@ int main(int argc, char **argv) {
     }
   } else if (is_verify) {
     rc = tb_verify(&b, mtext, stdout) ? 1 : 0;
+  } else if (is_quality) {
+    rc = tb_quality(&b, mtext, &qo, stdout) ? 1 : 0;
   } else if (!strcmp(cmd, "info")) {
     rc = tb_info(&b, stdout) ? 1 : 0;
   } else {

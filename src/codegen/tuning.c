@@ -1,0 +1,323 @@
+/* tuning.c: the one place that decides tiles and split factors, fed by the target table: GEMM
+ * tiles (--perf-config, a tuning database entry, or the heuristic of gemm_tiles.c), split-K for
+ * GEMMs whose tiles cannot fill the GPU, and the tile and split of large reductions. The
+ * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
+#include "gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- reductions */
+
+#define RED_BLOCK CG_RED_BLOCK
+/* Reductions over fewer input elements never split: one launch is cheaper than two. */
+#define RED_SPLIT_MIN_DEFAULT ((int64_t)1 << 20)
+/* A chunk gives each work-item at least this many elements, so the extra launch pays off. */
+#define RED_MIN_PER_ITEM 4
+
+void cg_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner) {
+  const tensor_type *t = &anchor->operands[0]->type;
+  int axis = (int)op_attr_int(anchor, "axis", 0);
+  if (axis < 0 || axis >= t->rank)
+    axis = 0;
+  *outer = 1, *r = t->rank ? t->dims[axis] : 1, *inner = 1;
+  for (int d = 0; d < t->rank; d++) {
+    if (d < axis)
+      *outer *= t->dims[d];
+    if (d > axis)
+      *inner *= t->dims[d];
+  }
+}
+
+static int64_t pow2_at_least(int64_t x) {
+  int64_t p = 1;
+  while (p < x)
+    p *= 2;
+  return p;
+}
+
+/* Columns (inner) go across lanes for coalescing, up to 64 of them; the rest of the 256
+ * work-items split r. A short r hands more lanes to the columns. */
+void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty) {
+  int64_t x = pow2_at_least(inner), y_need = pow2_at_least(r), x_cap = 64;
+  if (y_need * x_cap < RED_BLOCK)
+    x_cap = RED_BLOCK / y_need;
+  if (x > x_cap)
+    x = x_cap;
+  *tx = (int)x;
+  *ty = RED_BLOCK / (int)x;
+}
+
+static int64_t split_min(void) {
+  const char *e = getenv("TOSAC_REDUCTION_SPLIT_MIN");
+  if (e && *e) {
+    char *end;
+    long long v = strtoll(e, &end, 10);
+    if (*end == 0 && v > 0)
+      return v;
+  }
+  return RED_SPLIT_MIN_DEFAULT;
+}
+
+/* The atomic form needs a hardware read-modify-write in the result's own type: integer add /
+ * max / min on i32 everywhere, float add on f32 only where it is native. */
+static bool atomic_capable(const target_info *t, const op *o) {
+  const char *nm = op_table[o->kind].name;
+  elem_type et = o->results[0]->type.elem;
+  if (o->operands[0]->type.elem != et)
+    return false;
+  if (strcmp(nm, "tosa.reduce_sum") == 0)
+    return et == ET_I32 || (et == ET_F32 && t->f32_atomic_add);
+  if (strcmp(nm, "tosa.reduce_max") == 0 || strcmp(nm, "tosa.reduce_min") == 0)
+    return et == ET_I32;
+  return false;
+}
+
+/* A plain kernel launches one work-group per (outer, column tile). When that leaves most compute
+ * units idle and there is enough work, split the reduced axis into chunks so that about two
+ * work-groups per CU run. argmax (value + index) is never split. */
+cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
+  *split = 1;
+  if (!o || strcmp(op_table[o->kind].name, "tosa.argmax") == 0)
+    return CG_RED_NONE;
+  int64_t outer, r, inner;
+  cg_reduction_dims(o, &outer, &r, &inner);
+  int tx, ty;
+  cg_reduction_tile(r, inner, &tx, &ty);
+  int64_t groups = outer * ((inner + tx - 1) / tx);
+  if (outer * r * inner < split_min() || groups >= t->cus)
+    return CG_RED_NONE;
+  int64_t s = (2 * t->cus + groups - 1) / groups;
+  int64_t most = (r + (int64_t)ty * RED_MIN_PER_ITEM - 1) / ((int64_t)ty * RED_MIN_PER_ITEM);
+  if (s > most)
+    s = most;
+  if (s < 2)
+    return CG_RED_NONE;
+  *split = (int)s;
+  return atomic_capable(t, o) ? CG_RED_ATOMIC : CG_RED_PARTIAL;
+}
+
+/* ---------------------------------------------------------------- split-K */
+
+/* Split only when the output tiles would occupy at most a quarter of the compute units. */
+#define SPLITK_TILE_SHARE 4
+/* Each split runs at least this many K tiles, so its prologue and partial store stay small
+ * against the loop. */
+#define SPLITK_MIN_STEPS 8
+/* Only a long K is split: below this many K elements, one kernel finishes soon enough that the
+ * second launch and the partials' round trip through memory cost more than the idle CUs. This
+ * keeps the usual model GEMMs (BERT K <= 3072, ResNet K <= 4608) single kernels. */
+#define SPLITK_MIN_K 8192
+/* The partials may take at most this much workspace. */
+#define SPLITK_MAX_WORKSPACE ((int64_t)64 << 20)
+
+/* TOSAC_SPLIT_K: unset or empty = the cost model, 0 (or 1) = never split, S = S splits for
+ * every GEMM that has a GEMM kernel (capped at its number of K tiles). -1 when unset. */
+static int forced_split(void) {
+  const char *e = getenv("TOSAC_SPLIT_K");
+  if (!e || !*e)
+    return -1;
+  char *end;
+  long v = strtol(e, &end, 10);
+  return *end == 0 && v >= 0 && v <= 65536 ? (int)v : -1;
+}
+
+int cg_tune_splitk(const target_info *t, const op *anchor) {
+  int64_t tiles, nk, klen;
+  if (!cg_gemm_shape(t, anchor, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
+    return 0;
+  int forced = forced_split();
+  int64_t want;
+  if (forced >= 0) {
+    want = forced;
+  } else {
+    /* one work-group per CU: S = CUs / tiles, while every split keeps its minimum K */
+    if (tiles * SPLITK_TILE_SHARE > t->cus || klen < SPLITK_MIN_K || nk < 2 * SPLITK_MIN_STEPS)
+      return 0;
+    want = t->cus / tiles;
+    if (want > nk / SPLITK_MIN_STEPS)
+      want = nk / SPLITK_MIN_STEPS;
+  }
+  int64_t bytes = tensor_numel(&anchor->results[0]->type) * 4;
+  if (want * bytes > SPLITK_MAX_WORKSPACE)
+    want = SPLITK_MAX_WORKSPACE / bytes;
+  if (want > nk)
+    want = nk;
+  if (want < 2)
+    return 0;
+  /* whole K tiles per split: `steps` tiles each, the last split takes the rest */
+  int64_t steps = (nk + want - 1) / want;
+  int64_t s = (nk + steps - 1) / steps;
+  return s >= 2 ? (int)s : 0;
+}
+
+/* ---------------------------------------------------------------- GEMM tiles and the database */
+
+/* What cg_gemm_shape (the split-K cost model, on the partitioning thread) sees; the emitters
+ * take cg_options' copies through cg_builder. */
+static _Thread_local const char *thread_perf_config;
+static _Thread_local const cg_tuning_db *thread_db;
+void cg_tuning_set(const char *perf_config, const cg_tuning_db *db) {
+  thread_perf_config = perf_config, thread_db = db;
+}
+
+typedef struct db_entry {
+  char target[32];
+  char *key, *config;
+} db_entry;
+struct cg_tuning_db {
+  db_entry *e;
+  int n, cap;
+};
+
+cg_tuning_db *cg_tuning_db_new(void) { return calloc(1, sizeof(cg_tuning_db)); }
+
+void cg_tuning_db_free(cg_tuning_db *db) {
+  if (!db)
+    return;
+  for (int i = 0; i < db->n; i++)
+    free(db->e[i].key), free(db->e[i].config);
+  free(db->e);
+  free(db);
+}
+
+static char *dup_n(const char *s, size_t n) {
+  char *r = malloc(n + 1);
+  if (r) {
+    memcpy(r, s, n);
+    r[n] = 0;
+  }
+  return r;
+}
+
+/* One line "target<TAB>key<TAB>perf-config<TAB>score"; false + the column of the fault. */
+static bool db_line(const char *s, size_t n, db_entry *e, int *col, char *msg, size_t msize) {
+  const char *f[4];
+  size_t len[4];
+  int nf = 0;
+  for (size_t i = 0, start = 0; i <= n; i++)
+    if (i == n || s[i] == '\t') {
+      if (nf < 4)
+        f[nf] = s + start, len[nf] = i - start;
+      nf++;
+      start = i + 1;
+    }
+  *col = 1;
+  if (nf != 4) {
+    snprintf(msg, msize, "expected 4 tab-separated fields (target, problem key, perf-config, "
+             "score), found %d", nf);
+    return false;
+  }
+  size_t plen = strcspn(f[0], ":\t");
+  if (plen > len[0])
+    plen = len[0];
+  if (!target_lookup(f[0], plen)) {
+    snprintf(msg, msize, "unknown target '%.*s'", (int)len[0], f[0]);
+    return false;
+  }
+  char key[160], opname[40];
+  long long dims[4];
+  int used = 0;
+  snprintf(key, sizeof key, "%.*s", (int)len[1], f[1]);
+  if (len[1] >= sizeof key || memchr(f[1], ' ', len[1]) ||
+      sscanf(key, "%39[a-z_0-9]:%lldx%lldx%lldx%lld:%n", opname, &dims[0], &dims[1], &dims[2],
+             &dims[3], &used) != 5 || !used) {
+    *col = (int)(f[1] - s) + 1;
+    snprintf(msg, msize, "malformed problem key '%.*s' (expected op:BxMxNxK:type:..., as in the "
+             "manifest's tuning.problem)", (int)len[1], f[1]);
+    return false;
+  }
+  char cfg[256], err[256];
+  snprintf(cfg, sizeof cfg, "%.*s", (int)len[2], f[2]);
+  if (!len[2] || len[2] >= sizeof cfg || !gemm_config_check(cfg, err, sizeof err)) {
+    *col = (int)(f[2] - s) + 1;
+    const char *why = strncmp(err, "--perf-config: ", 15) ? err : err + 15;
+    snprintf(msg, msize, "%s", len[2] ? why : "empty perf-config");
+    return false;
+  }
+  char num[32], *end;
+  snprintf(num, sizeof num, "%.*s", (int)len[3], f[3]);
+  (void)strtod(num, &end);
+  if (!len[3] || len[3] >= sizeof num || *end) {
+    *col = (int)(f[3] - s) + 1;
+    snprintf(msg, msize, "score '%.*s' is not a number", (int)len[3], f[3]);
+    return false;
+  }
+  snprintf(e->target, sizeof e->target, "%.*s", (int)plen, f[0]);
+  e->key = dup_n(f[1], len[1]);
+  e->config = dup_n(f[2], len[2]);
+  return e->key && e->config;
+}
+
+bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d) {
+  const char *t = src->text, *end = t + src->len;
+  bool ok = true;
+  for (int line = 1; t < end; line++) {
+    const char *eol = memchr(t, '\n', (size_t)(end - t));
+    size_t n = (size_t)((eol ? eol : end) - t);
+    if (n && t[n - 1] == '\r')
+      n--;
+    if (n && t[0] != '#') {
+      db_entry e = {0};
+      int col;
+      char msg[320] = "out of memory";
+      if (!db_line(t, n, &e, &col, msg, sizeof msg)) {
+        diag_error(d, (src_loc){src, line, col}, "%s", msg);
+        ok = false;
+      } else if (db->n == db->cap) {
+        db_entry *grown = realloc(db->e, sizeof *grown * (size_t)(db->cap * 2 + 16));
+        if (grown)
+          db->e = grown, db->cap = db->cap * 2 + 16;
+      }
+      if (e.key && e.config && db->n < db->cap)
+        db->e[db->n++] = e; /* a later line (or file) with the same target and key wins */
+      else
+        free(e.key), free(e.config);
+    }
+    t = eol ? eol + 1 : end;
+  }
+  return ok;
+}
+
+static const char *db_find(const cg_tuning_db *db, const char *target, const char *key) {
+  for (int i = db ? db->n - 1 : -1; i >= 0; i--)
+    if (strcmp(db->e[i].target, target) == 0 && strcmp(db->e[i].key, key) == 0)
+      return db->e[i].config;
+  return NULL;
+}
+
+void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size) {
+  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s", pb->op ? pb->op : "gemm",
+           (long long)pb->batch, (long long)pb->m, (long long)pb->n, (long long)pb->k,
+           elem_type_name(pb->in), (long long)pb->a_contig, (long long)pb->b_contig,
+           pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "");
+}
+
+bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,
+                  const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
+                  char *warn, size_t wsize, char *err, size_t errsize) {
+  if (warn && wsize)
+    warn[0] = 0;
+  if (!perf_config && !db) /* the partitioner's query */
+    perf_config = thread_perf_config, db = thread_db;
+  if (perf_config) {
+    *source = "perf-config";
+    return gemm_params_choose(t, pb, perf_config, out, mm, err, errsize);
+  }
+  char key[160];
+  gemm_problem_key(pb, key, sizeof key);
+  const char *cfg = db_find(db, t->name, key);
+  if (cfg) {
+    char why[256];
+    if (gemm_params_choose(t, pb, cfg, out, mm, why, sizeof why)) {
+      *source = "db";
+      return true;
+    }
+    const char *w = strncmp(why, "--perf-config: ", 15) ? why : why + 15;
+    if (warn)
+      snprintf(warn, wsize, "tuning database entry for %s on %s is not usable (%s); using the "
+               "heuristic", key, t->name, w);
+  }
+  *source = "heuristic";
+  return gemm_params_choose(t, pb, NULL, out, mm, err, errsize);
+}

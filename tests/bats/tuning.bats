@@ -1,0 +1,209 @@
+#!/usr/bin/env bats
+# Kernel quality report (tosac-bundle quality), the tuning database (tosac --tuning-db,
+# TOSAC_TUNING_DB) and tosac-tune (docs/gemm.md "Tuning database", docs/bench.md "Kernel quality
+# report"). Numbers are the static models' on the current kernels: a change to the GEMM
+# generator that moves them must update them here and in docs/bench.md.
+bats_load_library bats-support
+bats_load_library bats-assert
+
+setup() {
+  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  BUILD="${TOSAC_BUILD:-build}"
+  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+  TOSAC="$BUILD/bin/tosac"
+  BUNDLE="$BUILD/bin/tosac-bundle"
+  TUNE="$BUILD/bin/tosac-tune"
+  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
+  export TOSAC_BUILD="$BUILD"
+  unset TOSAC_TUNING_DB TOSAC_SPLIT_K
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# matmul NAME TYPE B M K N: a plain tosa.matmul graph (f16/bf16 -> f32)
+matmul() {
+  local out=$2
+  case $2 in f16|bf16) out=f32 ;; esac
+  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
+  cat > "$1.mlir" <<EOF
+func.func @main(%a: $a, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x$2>}> : () -> tensor<1x$2>
+  %r = tosa.matmul %a, %b, %z, %z : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
+  return %r : $r
+}
+EOF
+}
+
+# eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
+# any order, so every tile and summation order must give the oracle's bits)
+eighths() {
+  /usr/bin/python3 -c "
+import sys, numpy as np
+r = np.random.default_rng(int(sys.argv[3]))
+np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
+}
+
+# tuning FILE TARGET: the manifest's tuning object of TARGET's GEMM kernel as k=v pairs
+tuning() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+for t in json.load(open(sys.argv[1]))["targets"]:
+    if t["processor"] == sys.argv[2]:
+        k = [k for k in t["kernels"] if "bm" in k["tuning"]][0]["tuning"]
+        print(" ".join(f"{x}={k[x]}" for x in ("bm", "bn", "bk", "wm", "wn", "problem", "source")))
+PY
+}
+
+@test "quality: resources, loop model, matrix share and roofline of a 512^3 f16 GEMM on MFMA, WMMA and FMA targets" {
+  matmul m512 f16 1 512 512 512
+  run "$TOSAC" m512.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o m512.hipfb
+  assert_success
+  run "$BUNDLE" quality m512.hipfb
+  assert_success
+  assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline$'
+  # llvm-mca-22 on gfx9 (the 64x64 tile fills more CUs; its 16 K steps are unrolled into one
+  # body, modelled whole: -all); the WMMA and FMA-slot static models on RDNA
+  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x64x32/32x32 +v_mfma_f32_32x32x8_f16 +62 +0 +20480 +3 +0 +559 +8364\.0 +mca-all +24\.5 +4\.0 +10% mem$'
+  assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x128x32/32x64 +v_wmma_f32_16x16x16_f16 +214 +0 +30720 +4 +0 +156 +638\.0 +wmma +80\.3 +4\.1 +54% mma$'
+  assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x32x32/32x16 +fma +98 +0 +15360 +8 +0 +619 +591\.0 +fma +86\.6 +16\.8 +69% mma$'
+  # --no-mca: the in-order issue model on gfx9
+  run "$BUNDLE" quality m512.hipfb --no-mca
+  assert_line --regexp '^gfx942 .* 559 +2828\.0 +issue-all +72\.4 +1\.3 +29% mem$'
+}
+
+@test "quality: a K loop unrolled away is modelled whole; llvm-mca-22 hanging is cut by --mca-timeout" {
+  matmul small f16 2 64 96 80
+  run "$TOSAC" small.mlir --offload-arch=gfx90a,gfx1100 -o small.hipfb
+  assert_success
+  # llvm-mca-22 never finishes on this gfx90a body (a ds_read2st64 + s_waitcnt + MFMA pattern):
+  # it is killed after 1 s and the issue model answers
+  run timeout 60 "$BUNDLE" quality small.hipfb --mca-timeout 1
+  assert_success
+  assert_line --regexp '^gfx90a +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x8/64x64 .* 98 +0 +12288 +2 +0 +[0-9]+ +[0-9.]+ +issue\(to\)-all '
+  # the gfx1100 kernel of issue 13 had 256 VGPRs and 74 spilled (its short K loop unrolled whole);
+  # WMMA K loops are no longer unrolled: no spills, and still the oracle's result
+  assert_line --regexp '^gfx1100 +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x32/32x64 +v_wmma_f32_16x16x16_f16 +216 +0 +30720 +4 +0 +182 +664\.0 +wmma +77\.1 '
+  eighths a.npy float16 3 2 64 96
+  eighths b.npy float16 4 2 96 80
+  run "${CHECK[@]}" small.mlir --targets=gfx1100 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok small.mlir [gfx1100]: 1 results match"
+  run "$BUNDLE" quality small.hipfb --mca-timeout 0
+  assert_failure 2
+  assert_output --partial "--mca-timeout takes a positive number of seconds"
+}
+
+@test "tuning database: an entry changes the tile on its target only, and the manifest says db" {
+  matmul m f16 2 64 96 80
+  printf '# tosac tuning database\ngfx942\tmatmul:2x64x80x96:f16:a96:b80n\tbm=64,bn=64,bk=32,wm=32,wn=32\t0.5\n' > db.tsv
+  run "$TOSAC" m.mlir --offload-arch=gfx942,gfx90a --tuning-db=db.tsv -o m.hipfb
+  assert_success
+  assert_output ""
+  run tuning m.json gfx942
+  assert_output "bm=64 bn=64 bk=32 wm=32 wn=32 problem=matmul:2x64x80x96:f16:a96:b80n source=db"
+  run tuning m.json gfx90a
+  assert_output "bm=64 bn=128 bk=8 wm=64 wn=64 problem=matmul:2x64x80x96:f16:a96:b80n source=heuristic"
+  # the launch follows: 4 waves of 64 lanes on gfx942, the heuristic's 2 on gfx90a
+  run /usr/bin/python3 -c "import json; print([k['block'] for t in json.load(open('m.json'))['targets'] for k in t['kernels']])"
+  assert_output "[[256, 1, 1], [128, 1, 1]]"
+  # TOSAC_TUNING_DB does the same; without any database the compile is unchanged
+  TOSAC_TUNING_DB=db.tsv run "$TOSAC" m.mlir --offload-arch=gfx942 -o e.hipfb
+  run tuning e.json gfx942
+  assert_output --partial "bm=64 bn=64 bk=32 wm=32 wn=32"
+  run "$TOSAC" m.mlir --offload-arch=gfx942 -o n.hipfb
+  run tuning n.json gfx942
+  assert_output "bm=64 bn=128 bk=8 wm=64 wn=64 problem=matmul:2x64x80x96:f16:a96:b80n source=heuristic"
+  # a later file's entry for the same key wins; --perf-config beats the database
+  printf 'gfx942\tmatmul:2x64x80x96:f16:a96:b80n\tbm=32,bn=32,bk=32,wm=32,wn=32\t0.7\n' > db2.tsv
+  run "$TOSAC" m.mlir --offload-arch=gfx942 --tuning-db=db.tsv --tuning-db=db2.tsv -o w.hipfb
+  run tuning w.json gfx942
+  assert_output --partial "bm=32 bn=32 bk=32 wm=32 wn=32"
+  run "$TOSAC" m.mlir --offload-arch=gfx942 --tuning-db=db.tsv --perf-config=bm=64,bn=64,bk=16 -o p.hipfb
+  run tuning p.json gfx942
+  assert_output --partial "source=perf-config"
+}
+
+@test "tuning database: malformed lines are file:line:col errors and no output is written" {
+  matmul m f16 1 32 64 48
+  printf 'gfx942\tmatmul:1x32x48x64:f16:a64:b48n\tbm=64,bx=3\t0.5\n' > bad.tsv
+  run "$TOSAC" m.mlir --tuning-db=bad.tsv -o m.hipfb
+  assert_failure 1
+  assert_line --index 0 "bad.tsv:1:39: error: bad entry 'bx=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma)"
+  [ ! -e m.hipfb ] && [ ! -e m.json ]
+  printf '# ok\n\ngfx942 matmul bm=64\n' > bad2.tsv
+  run "$TOSAC" m.mlir --tuning-db=bad2.tsv -o m.hipfb
+  assert_failure 1
+  assert_line --index 0 "bad2.tsv:3:1: error: expected 4 tab-separated fields (target, problem key, perf-config, score), found 1"
+  printf 'gfx999\tmatmul:1x32x48x64:f16:a64:b48n\tbm=64\t1\n' > bad3.tsv
+  TOSAC_TUNING_DB=bad3.tsv run "$TOSAC" m.mlir -o m.hipfb
+  assert_failure 1
+  assert_line --index 0 "bad3.tsv:1:1: error: unknown target 'gfx999'"
+  printf 'gfx942\tmatmul:1x32\tbm=64\t1\ngfx942\tmatmul:1x32x48x64:f16:a64:b48n\tbm=64\tfast\n' > bad4.tsv
+  run "$TOSAC" m.mlir --tuning-db=bad4.tsv -o m.hipfb
+  assert_failure 1
+  assert_line "bad4.tsv:1:8: error: malformed problem key 'matmul:1x32' (expected op:BxMxNxK:type:..., as in the manifest's tuning.problem)"
+  assert_line "bad4.tsv:2:45: error: score 'fast' is not a number"
+  run "$TOSAC" m.mlir --tuning-db=missing.tsv -o m.hipfb
+  assert_failure
+  assert_output --partial "missing.tsv"
+}
+
+@test "tuning database: an entry infeasible on its target is a warning and the heuristic is used" {
+  matmul m f16 2 64 96 80
+  printf 'gfx90a\tmatmul:2x64x80x96:f16:a96:b80n\tbm=64,bn=64,bk=32,wm=32,wn=48\t1\n' > inf.tsv
+  run "$TOSAC" m.mlir --offload-arch=gfx90a --tuning-db=inf.tsv -o m.hipfb
+  assert_success
+  assert_line --index 0 "m.mlir:3:8: warning: tuning database entry for matmul:2x64x80x96:f16:a96:b80n on gfx90a is not usable (bm=64,bn=64,bk=32,wm=32,wn=48 is infeasible on gfx90a: the wave tile must be a multiple of the instruction tile); using the heuristic"
+  run tuning m.json gfx90a
+  assert_output --partial "source=heuristic"
+}
+
+@test "tuned kernels match the oracle on an MFMA, a WMMA and the FMA target" {
+  matmul m f16 2 64 96 80
+  {
+    printf 'gfx942\tmatmul:2x64x80x96:f16:a96:b80n\tbm=32,bn=16,bk=32,wm=16,wn=16,mma=16\t0.1\n'
+    printf 'gfx1100\tmatmul:2x64x80x96:f16:a96:b80n\tbm=32,bn=32,bk=32,wm=16,wn=32\t0.1\n'
+    printf 'gfx1030\tmatmul:2x64x80x96:f16:a96:b80n\tbm=64,bn=64,bk=32,wm=32,wn=16\t0.1\n'
+  } > db.tsv
+  export TOSAC_TUNING_DB="$PWD/db.tsv"
+  run "$TOSAC" m.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o m.hipfb
+  assert_success
+  for t in gfx942 gfx1100 gfx1030; do
+    run tuning m.json $t
+    assert_output --partial "source=db"
+  done
+  eighths a.npy float16 1 2 64 96
+  eighths b.npy float16 2 2 96 80
+  run "${CHECK[@]}" m.mlir --targets=gfx942,gfx1100,gfx1030 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok m.mlir [gfx942]: 1 results match"
+  assert_output --partial "ok m.mlir [gfx1100]: 1 results match"
+  assert_output --partial "ok m.mlir [gfx1030]: 1 results match"
+}
+
+@test "tosac-tune: sorted, deterministic database (any -j) that tosac accepts and follows" {
+  matmul s f16 1 32 64 48
+  run "$TUNE" s.mlir --offload-arch=gfx1100,gfx942 -j 2 -o a.tsv
+  assert_success
+  run "$TUNE" s.mlir --offload-arch=gfx942,gfx1100 -j 1 -o b.tsv
+  assert_success
+  cmp a.tsv b.tsv
+  run cat a.tsv
+  assert_line --index 0 --regexp $'^gfx1100\tmatmul:1x32x48x64:f16:a64:b48n\tbm=[0-9]+,bn=[0-9]+,bk=[0-9]+,wm=[0-9]+,wn=[0-9]+(,mma=16)?\t0\\.[0-9]{4}$'
+  assert_line --index 1 --regexp $'^gfx942\tmatmul:1x32x48x64:f16:a64:b48n\tbm=[0-9]+,bn=[0-9]+,bk=[0-9]+,wm=[0-9]+,wn=[0-9]+(,mma=16)?\t0\\.[0-9]{4}$'
+  [ "$(wc -l < a.tsv)" = 2 ]
+  sort -c a.tsv
+  # the database drives the compile: the manifest has its tile and says db
+  run "$TOSAC" s.mlir --offload-arch=gfx942 --tuning-db=a.tsv -o s.hipfb
+  assert_success
+  cfg=$(awk -F'\t' '$1 == "gfx942" {print $3}' a.tsv)
+  run tuning s.json gfx942
+  assert_output --partial "source=db"
+  bm=$(sed 's/.*bm=\([0-9]*\).*/\1/' <<< "$cfg")
+  assert_output --partial "bm=$bm "
+  # the tuned score is at least the heuristic's, by the same model
+  run "$TUNE" s.mlir --offload-arch=gfx942 -v -o c.tsv
+  assert_output --regexp 'gfx942 matmul:1x32x48x64:f16:a64:b48n: [0-9]+ configurations'
+  run "$TUNE" --offload-arch=gfx999 s.mlir
+  assert_failure 2
+  assert_output --partial "unknown target 'gfx999'"
+}

@@ -1,0 +1,114 @@
+#!/bin/bash
+# quality_bench.sh [SET...]: the kernel quality report (tosac-bundle quality, docs/bench.md "Kernel
+# quality report") over shape sets: squares (4096^3 f16/bf16/i8/f8), ResNet-18 (the testdata
+# graph), ResNet-50 and BERT-base layer shapes, skinny GEMMs (M <= 16) and odd sizes.
+# Sets: square resnet18 resnet50 bert skinny odd (default: all). TARGETS="gfx90a gfx942" picks the
+# targets; TUNE=1 adds the tuned score (tosac-tune) next to the heuristic's for every kernel;
+# MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+BUILD="${TOSAC_BUILD:-build}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+BIN="$BUILD/bin"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "$@" <<'PY'
+import os, subprocess, sys
+
+bin_dir, tmp, targets_env, tune, mca_timeout = sys.argv[1:6]
+want = sys.argv[6:]
+TARGETS = targets_env.split() or ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200"]
+
+def matmul(b, m, k, n, et):
+    acc = "i32" if et == "i8" else et if et == "f32" else "f32"
+    zero = "0" if et == "i8" else "0.0"
+    return f"""func.func @main(%a: tensor<{b}x{m}x{k}x{et}>, %b: tensor<{b}x{k}x{n}x{et}>) -> tensor<{b}x{m}x{n}x{acc}> {{
+  %z = "tosa.const"() <{{values = dense<{zero}> : tensor<1x{et}>}}> : () -> tensor<1x{et}>
+  %r = tosa.matmul %a, %b, %z, %z : (tensor<{b}x{m}x{k}x{et}>, tensor<{b}x{k}x{n}x{et}>, tensor<1x{et}>, tensor<1x{et}>) -> tensor<{b}x{m}x{n}x{acc}>
+  return %r : tensor<{b}x{m}x{n}x{acc}>
+}}
+"""
+
+def conv(h, ic, oc, kk, s, p, et):
+    o = (h + 2 * p - kk) // s + 1
+    x, w, bt, r = (f"tensor<1x{h}x{h}x{ic}x{et}>", f"tensor<{oc}x{kk}x{kk}x{ic}x{et}>",
+                   f"tensor<{oc}x{et}>", f"tensor<1x{o}x{o}x{oc}x{et}>")
+    z = f"tensor<1x{et}>"
+    return f"""func.func @main(%x: {x}, %w: {w}, %b: {bt}) -> {r} {{
+  %z = "tosa.const"() <{{values = dense<0.0> : {z}}}> : () -> {z}
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {{acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: {p}, {p}, {p}, {p}>, stride = array<i64: {s}, {s}>}} : ({x}, {w}, {bt}, {z}, {z}) -> {r}
+  return %0 : {r}
+}}
+"""
+
+SETS = {
+    # the issue's goal shapes: 4096^3 in every matrix type (f8 only where the target has it)
+    "square": [(f"4096^3 {et}", matmul(1, 4096, 4096, 4096, et), tg) for et, tg in
+               (("f16", None), ("bf16", None), ("i8", None), ("f8E4M3FNUZ", ["gfx942"]),
+                ("f8E4M3FN", ["gfx950"]))],
+    # BERT-base, sequence 512: QKV/output projections, FFN up/down, attention scores and context
+    "bert": [(d, matmul(b, m, k, n, "f16"), None) for d, b, m, k, n in (
+        ("proj 512x768x768", 1, 512, 768, 768), ("ffn1 512x768x3072", 1, 512, 768, 3072),
+        ("ffn2 512x3072x768", 1, 512, 3072, 768), ("qk 12x512x64x512", 12, 512, 64, 512),
+        ("pv 12x512x512x64", 12, 512, 512, 64))],
+    # ResNet-50 bottleneck convolutions (NHWC, f16)
+    "resnet50": [(f"conv {h}x{h}x{ic}->{oc} {k}x{k}/{s}", conv(h, ic, oc, k, s, p, "f16"), None)
+                 for h, ic, oc, k, s, p in ((56, 64, 64, 1, 1, 0), (56, 64, 64, 3, 1, 1),
+                                            (56, 64, 256, 1, 1, 0), (28, 128, 128, 3, 1, 1),
+                                            (14, 256, 256, 3, 1, 1), (7, 512, 512, 3, 1, 1),
+                                            (7, 512, 2048, 1, 1, 0))],
+    # decode-time GEMMs: M <= 16
+    "skinny": [(d, matmul(1, m, k, n, "f16"), None) for d, m, k, n in (
+        ("1x4096x4096", 1, 4096, 4096), ("8x4096x4096", 8, 4096, 4096),
+        ("16x768x3072", 16, 768, 3072))],
+    # not multiples of any tile
+    "odd": [("1000^3", matmul(1, 1000, 1000, 1000, "f16"), None),
+            ("127x255x63", matmul(1, 127, 255, 63, "f16"), None),
+            ("conv 13x13x96->200 3x3", conv(13, 96, 200, 3, 1, 1, "f16"), None)],
+}
+resnet18 = "/work/shared/testdata/rocmlir_resnet18.mlir"
+if os.path.exists(resnet18):
+    SETS["resnet18"] = [("rocmlir_resnet18.mlir (f32)", open(resnet18).read(), None)]
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+header_done = False
+for name in ("square", "resnet18", "resnet50", "bert", "skinny", "odd"):
+    if name not in SETS or (want and name not in want):
+        continue
+    print(f"\n-- {name}")
+    for desc, text, only in SETS[name]:
+        tg = [t for t in TARGETS if not only or t in only]
+        if not tg:
+            continue
+        g = f"{tmp}/g.mlir"
+        open(g, "w").write(text)
+        r = run([f"{bin_dir}/tosac", g, f"--offload-arch={','.join(tg)}", "-o", f"{tmp}/g.hipfb"])
+        if r.returncode:
+            print(f"{desc}: compile failed: {(r.stderr.strip().splitlines() or ['?'])[0]}")
+            continue
+        q = run([f"{bin_dir}/tosac-bundle", "quality", f"{tmp}/g.hipfb", "--mca-timeout", mca_timeout])
+        lines = q.stdout.splitlines()
+        tuned = {}
+        if tune == "1":
+            t = run([f"{bin_dir}/tosac-tune", g, f"--offload-arch={','.join(tg)}"])
+            for l in t.stdout.splitlines():
+                f = l.split("\t")
+                tuned[(f[0], f[1])] = (f[2], float(f[3]))
+            # the heuristic by the same (issue) model as the tuner
+            h = run([f"{bin_dir}/tosac-bundle", "quality", f"{tmp}/g.hipfb", "--no-mca"]).stdout.splitlines()
+            heur = {(l.split()[0], l.split()[1]): l.split()[-2] for l in h[1:]}
+        print(f"{desc}")
+        if not header_done:
+            print("  " + lines[0] + ("   heuristic/tuned (issue model)" if tune == "1" else ""))
+            header_done = True
+        for l in lines[1:]:
+            extra = ""
+            f = l.split()
+            if tune == "1" and (f[0], f[1]) in tuned:
+                cfg, sc = tuned[(f[0], f[1])]
+                extra = f"   {heur.get((f[0], f[1]), '?')} / {100 * sc:.0f}% {cfg}"
+            print("  " + l + extra)
+        sys.stdout.flush()
+PY

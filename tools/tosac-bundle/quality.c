@@ -1,0 +1,548 @@
+/* quality.c: "tosac-bundle quality": for every distinct GEMM-family kernel of a bundle and every
+ * target in it, the resources, the steady-state main loop (llvm-mca-22 on gfx9 with a time limit,
+ * a stated static model on WMMA targets and for the FMA path) and an estimated share of the
+ * roofline. Models and assumptions: docs/bench.md "Kernel quality report". */
+#include "quality.h"
+
+#include "codeobj.h"
+
+#include <cjson/cJSON.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <llvm-c/Disassembler.h>
+#include <llvm-c/Target.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- the kernel's machine code */
+
+/* File range of function `name` (STT_FUNC in .symtab or .dynsym), else false. */
+static bool find_function(const uint8_t *d, size_t size, const char *name, size_t *off,
+                          size_t *len) {
+  Elf64_Ehdr eh;
+  if (size < sizeof eh)
+    return false;
+  memcpy(&eh, d, sizeof eh);
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+      (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > size - eh.e_shoff)
+    return false;
+  Elf64_Shdr *sh = calloc(eh.e_shnum ? eh.e_shnum : 1, sizeof *sh);
+  if (!sh)
+    return false;
+  memcpy(sh, d + eh.e_shoff, (size_t)eh.e_shnum * sizeof *sh);
+  bool found = false;
+  for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+    if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) || sh[i].sh_link >= eh.e_shnum)
+      continue;
+    const Elf64_Shdr *st = &sh[sh[i].sh_link];
+    if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset || st->sh_offset > size ||
+        st->sh_size > size - st->sh_offset)
+      continue;
+    for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && !found; k++) {
+      Elf64_Sym s;
+      memcpy(&s, d + sh[i].sh_offset + k * sizeof s, sizeof s);
+      if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_name >= st->sh_size ||
+          s.st_shndx >= eh.e_shnum)
+        continue;
+      const char *nm = (const char *)d + st->sh_offset + s.st_name;
+      if (strnlen(nm, st->sh_size - s.st_name) != strlen(name) || strcmp(nm, name) != 0)
+        continue;
+      const Elf64_Shdr *text = &sh[s.st_shndx];
+      uint64_t o = text->sh_offset + (s.st_value - text->sh_addr);
+      if (s.st_value >= text->sh_addr && o <= size && s.st_size <= size - o)
+        *off = (size_t)o, *len = (size_t)s.st_size, found = true;
+    }
+  }
+  free(sh);
+  return found;
+}
+
+typedef struct insn {
+  size_t pc;
+  char text[96];
+} insn;
+
+/* Disassembles [off, off+len) for cpu; *n instructions (malloc). */
+static insn *disassemble(const uint8_t *d, size_t off, size_t len, const char *cpu, int *n) {
+  *n = 0;
+  LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("amdgcn-amd-amdhsa", cpu, NULL, 0, NULL, NULL);
+  if (!dc)
+    return NULL;
+  insn *v = malloc(sizeof *v * (len / 4 + 1));
+  size_t pc = 0;
+  while (v && pc < len) {
+    char buf[256];
+    size_t used = LLVMDisasmInstruction(dc, (uint8_t *)d + off + pc, len - pc, pc, buf, sizeof buf);
+    if (!used)
+      break;
+    const char *t = buf + strspn(buf, " \t");
+    v[*n].pc = pc;
+    snprintf(v[*n].text, sizeof v[*n].text, "%s", t);
+    (*n)++;
+    pc += used;
+  }
+  LLVMDisasmDispose(dc);
+  return v;
+}
+
+static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+static bool is_matrix(const char *s) {
+  return starts(s, "v_mfma") || starts(s, "v_wmma") || starts(s, "v_smfmac");
+}
+/* FMA-path work: the multiply-adds of the FMA fallback (and dot products on RDNA). */
+static bool is_fma(const char *s) {
+  return starts(s, "v_fma") || starts(s, "v_fmac") || starts(s, "v_pk_fma") || starts(s, "v_mac") ||
+         starts(s, "v_dot") || starts(s, "v_mad") || starts(s, "v_pk_mad");
+}
+static bool is_branch(const char *s) { return starts(s, "s_cbranch") || starts(s, "s_branch"); }
+
+/* Branch target of a SOPP branch at pc: pc + 4 + 4 * simm16. */
+static bool branch_target(const insn *x, size_t *target) {
+  const char *sp = strpbrk(x->text, " \t");
+  if (!is_branch(x->text) || !sp)
+    return false;
+  char *end;
+  long v = strtol(sp, &end, 0);
+  if (end == sp)
+    return false;
+  if (v > 32767)
+    v -= 65536;
+  long t = (long)x->pc + 4 + 4 * v;
+  if (t < 0)
+    return false;
+  *target = (size_t)t;
+  return true;
+}
+
+/* The main loop: of the backward branches, the one whose body holds the most matrix (or, for
+ * the FMA path, multiply-add) instructions; [*b, *e] inclusive. false: no loop. */
+static bool main_loop(const insn *v, int n, bool fma, int *b, int *e) {
+  int best = -1;
+  for (int i = 0; i < n; i++) {
+    size_t t;
+    if (!branch_target(&v[i], &t) || t > v[i].pc)
+      continue;
+    int s = i;
+    while (s > 0 && v[s].pc > t)
+      s--;
+    int work = 0;
+    for (int j = s; j <= i; j++)
+      work += fma ? is_fma(v[j].text) : is_matrix(v[j].text);
+    if (work > best)
+      best = work, *b = s, *e = i;
+  }
+  return best > 0;
+}
+
+/* ---------------------------------------------------------------- llvm-mca with a time limit */
+
+/* Runs llvm-mca-22 on `asm_path` for `iterations`; returns total cycles and the HWXDL pressure
+ * per iteration. 0: ran; 1: failed; 2: killed after `timeout` seconds. */
+static int mca_run(const char *cpu, const char *asm_path, int iterations, double timeout,
+                   long *cycles, double *xdl) {
+  char out_path[] = "/tmp/tosac-quality-XXXXXX";
+  int fd = mkstemp(out_path);
+  if (fd < 0)
+    return 1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    char mcpu[48], it[32];
+    snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
+    snprintf(it, sizeof it, "-iterations=%d", iterations);
+    dup2(fd, 1);
+    int nul = open("/dev/null", O_RDWR);
+    dup2(nul, 0), dup2(nul, 2);
+    execlp("llvm-mca-22", "llvm-mca-22", "-mtriple=amdgcn-amd-amdhsa", mcpu, it,
+           "-instruction-info=false", "-skip-unsupported-instructions=lack-sched", asm_path,
+           (char *)NULL);
+    _exit(127);
+  }
+  int status = 0, rc = 1;
+  if (pid > 0) {
+    struct timespec t0, now, nap = {0, 10 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+        break;
+      }
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if (w < 0 || (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        rc = 2;
+        break;
+      }
+      nanosleep(&nap, NULL);
+    }
+  }
+  if (rc == 0) {
+    size_t size = 0;
+    char err[200];
+    char *text = read_file(out_path, &size, err, sizeof err);
+    rc = 1;
+    const char *c = text ? strstr(text, "Total Cycles:") : NULL;
+    const char *res = text ? strstr(text, "Resources:\n") : NULL;
+    const char *pr = text ? strstr(text, "Resource pressure per iteration:\n") : NULL;
+    if (c && res && pr) {
+      *cycles = strtol(c + 13, NULL, 10);
+      /* "[6]   - HWXDL" is resource 6: the 7th column of the pressure line */
+      const char *x = strstr(res, "- HWXDL");
+      const char *line = strchr(pr, '\n') ? strchr(strchr(pr, '\n') + 1, '\n') : NULL;
+      *xdl = 0;
+      if (x && line) {
+        const char *open = x;
+        while (open > res && *open != '[')
+          open--;
+        int col = atoi(open + 1);
+        const char *p = line + 1;
+        for (int i = 0; i <= col && *p && *p != '\n'; i++) {
+          p += strspn(p, " ");
+          char *end;
+          double val = strtod(p, &end);
+          if (i == col)
+            *xdl = end == p ? 0 : val; /* "-": no pressure */
+          p += strcspn(p, " \n");
+        }
+      }
+      rc = 0;
+    }
+    free(text);
+  }
+  close(fd);
+  unlink(out_path);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- per kernel */
+
+typedef struct kq {
+  char model[16];     /* "mca", "wmma", "fma", "issue(to)" (llvm-mca timed out), "issue(f)"
+                       * (it failed); "-all" when the K loop was fully unrolled */
+  double loop_cycles; /* one steady-state iteration */
+  double share;       /* matrix-pipe (FMA-slot) share of the iteration, 0..1 */
+  double mma_cycles;  /* matrix (FMA) cycles the iteration's instructions need (target table) */
+  int loop_len, loop_mma;
+} kq;
+
+static bool is_free(const char *s) {
+  return starts(s, "s_waitcnt") || starts(s, "s_barrier") || starts(s, "s_wait_") ||
+         starts(s, "s_cbranch") || starts(s, "s_branch") || starts(s, "s_setprio") ||
+         starts(s, "s_nop");
+}
+
+/* Static model (WMMA targets, FMA path): one wave's stream issues one instruction per cycle;
+ * a WMMA holds the issue for its table cycles (VALU does not overlap it on gfx11, assumed for
+ * gfx12 too); waits, barriers, branches and priority hints cost nothing (latency assumed hidden
+ * by the other waves). */
+static int matrix_cycles(const target_info *t, const char *s) {
+  for (int r = 0; r < target_matrix_count; r++)
+    if (strcmp(target_matrix_table[r].target, t->name) == 0 &&
+        starts(s, target_matrix_table[r].mnemonic))
+      return target_matrix_table[r].cycles;
+  return 32;
+}
+
+/* Matrix (or FMA) cycles of the loop's instructions and, for the static model, the issue cycles
+ * of the whole iteration. */
+static void count_loop(const target_info *t, const insn *v, int b, int e, bool fma, double *work,
+                       double *cyc) {
+  *work = 0, *cyc = 0;
+  for (int j = b; j <= e; j++) {
+    const char *s = v[j].text;
+    if (is_free(s))
+      continue;
+    double c = 1;
+    if (is_matrix(s))
+      *work += c = matrix_cycles(t, s);
+    else if (fma && is_fma(s))
+      *work += 1;
+    *cyc += c;
+  }
+}
+
+static void static_model(const target_info *t, const insn *v, int b, int e, bool fma, kq *q) {
+  double cyc, work;
+  count_loop(t, v, b, e, fma, &work, &cyc);
+  q->loop_cycles = cyc;
+  q->share = cyc > 0 ? work / cyc : 0;
+  snprintf(q->model, sizeof q->model, "%s", fma ? "fma" : "wmma");
+}
+
+/* In-order issue model of the matrix pipe (gfx9 when llvm-mca-22 hangs or fails): one
+ * instruction issues per 4-cycle pass; a matrix instruction waits until the pipe is free and then
+ * holds it for its table cycles while later instructions keep issuing. Two iterations are
+ * simulated and the second one's length is the steady state. No latencies or dependencies. */
+static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
+  double now = 0, pipe = 0, first = 0;
+  for (int round = 0; round < 2; round++) {
+    if (round == 1)
+      first = now > pipe ? now : pipe;
+    for (int j = b; j <= e; j++) {
+      const char *s = v[j].text;
+      if (is_free(s))
+        continue;
+      if (is_matrix(s)) {
+        double start = now > pipe ? now : pipe;
+        pipe = start + matrix_cycles(t, s);
+        now = start + 4;
+      } else {
+        now += 4;
+      }
+    }
+  }
+  double end = now > pipe ? now : pipe;
+  q->loop_cycles = end - first;
+  q->share = q->loop_cycles > 0 ? q->mma_cycles / q->loop_cycles : 0;
+}
+
+static void mca_model(const target_info *t, const insn *v, int b, int e, double timeout, kq *q) {
+  char path[] = "/tmp/tosac-loop-XXXXXX.s";
+  int fd = mkstemps(path, 2);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    snprintf(q->model, sizeof q->model, "mca-failed");
+    return;
+  }
+  for (int j = b; j <= e; j++)
+    if (!is_branch(v[j].text))
+      fprintf(f, "\t%s\n", v[j].text);
+  fclose(f);
+  long c1 = 0, c2 = 0;
+  double x1 = 0, x2 = 0;
+  /* steady state: the cycles of `it` more iterations, (C(2 it) - C(it)) / it, leaves out the
+   * pipeline fill and the last barrier's modelled latency; about 20000 instructions per run */
+  int it = 20000 / (e - b + 1);
+  it = it < 4 ? 4 : it > 100 ? 100 : it;
+  int r1 = mca_run(t->name, path, it, timeout, &c1, &x1);
+  int r2 = r1 ? r1 : mca_run(t->name, path, 2 * it, timeout, &c2, &x2);
+  unlink(path);
+  if (r1 || r2 || c2 <= c1) {
+    issue_model(t, v, b, e, q);
+    snprintf(q->model, sizeof q->model, "%s", r1 == 2 || r2 == 2 ? "issue(to)" : "issue(f)");
+  } else {
+    /* llvm-mca counts an MFMA's pipe occupancy in passes and other instructions in issue
+     * cycles: its HWXDL share is the loop's matrix share, and the iteration takes the matrix
+     * cycles of the table divided by that share */
+    q->share = x1 / ((double)(c2 - c1) / it);
+    q->loop_cycles = q->share > 0 ? q->mma_cycles / q->share : 0;
+    snprintf(q->model, sizeof q->model, "mca");
+  }
+}
+
+/* ---------------------------------------------------------------- the report */
+
+static int occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg) {
+  int ru, regs;
+  if (t->agpr_file) { /* gfx908: separate VGPR and AGPR files */
+    int v = m->vgpr > m->agpr ? m->vgpr : m->agpr;
+    ru = (v + t->vgpr_granule - 1) / t->vgpr_granule * t->vgpr_granule;
+    regs = t->agpr_file / (ru ? ru : 1);
+  } else {
+    ru = (m->vgpr + t->vgpr_granule - 1) / t->vgpr_granule * t->vgpr_granule;
+    regs = t->vgprs_per_simd / (ru ? ru : 1);
+  }
+  if (regs > t->max_waves_per_simd)
+    regs = t->max_waves_per_simd;
+  int pool = t->wave_size == 32 ? 2 * t->lds_bytes : t->lds_bytes; /* CU, or WGP on RDNA */
+  if (m->lds_bytes > 0) {
+    int lds = (int)(pool / m->lds_bytes) * waves_wg / 4;
+    if (lds < regs)
+      regs = lds;
+  }
+  return regs;
+}
+
+static int jint(const cJSON *o, const char *k, int dflt) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(x) ? x->valueint : dflt;
+}
+static const char *jstr(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(x) ? x->valuestring : "";
+}
+
+/* Bytes of the buffers a kernel reads and writes (each once: the memory roofline's traffic). */
+static double kernel_bytes(const cJSON *target, const cJSON *k) {
+  const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(target, "buffers"), *a;
+  double sum = 0;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(k, "args")) {
+    int id = jint(a, "buffer", -1);
+    const cJSON *b;
+    cJSON_ArrayForEach(b, bufs) if (jint(b, "id", -2) == id) {
+      const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(b, "bytes");
+      if (cJSON_IsNumber(bytes))
+        sum += bytes->valuedouble;
+    }
+  }
+  return sum;
+}
+
+/* Per-CU per-clock peak of the kernel's instruction (the FMA path: the f32 vector rate, 4x for
+ * 8-bit integers, which use 4-way dot products). */
+static double peak_per_cu_clk(const target_info *t, const char *mnemonic, const char *type) {
+  for (int r = 0; r < target_matrix_count; r++) {
+    const target_matrix *x = &target_matrix_table[r];
+    if (strcmp(x->target, t->name) == 0 && strcmp(x->mnemonic, mnemonic) == 0)
+      return 2.0 * x->m * x->n * x->k / x->cycles * t->simds_per_cu;
+  }
+  return t->valu_flops_per_cu_clk * (strcmp(type, "i8") == 0 ? 4.0 : 1.0);
+}
+
+bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes, tb_gemm_desc *d) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->problem, sizeof d->problem, "%s", jstr(tuning, "problem"));
+  snprintf(d->instr, sizeof d->instr, "%s", instr);
+  char opname[32];
+  if (sscanf(d->problem, "%31[^:]:%lldx%lldx%lldx%lld:%15[^:]", opname, &d->batch, &d->m, &d->n,
+             &d->k, d->type) != 6)
+    return false;
+  d->bm = jint(tuning, "bm", 1), d->bn = jint(tuning, "bn", 1), d->bk = jint(tuning, "bk", 1);
+  d->wm = jint(tuning, "wm", 1), d->wn = jint(tuning, "wn", 1);
+  d->waves = jint(tuning, "waves", 1), d->split = jint(tuning, "split_k", 1);
+  d->mm_m = d->mm_n = d->mm_k = 1;
+  sscanf(jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
+  d->bytes = bytes;
+  return true;
+}
+
+bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, const char *name,
+                     const tb_gemm_desc *d, const tb_quality_options *o, tb_score *out, char *err,
+                     size_t errsize) {
+  memset(out, 0, sizeof *out);
+  cg_kernel_info md;
+  if (!tb_kernel_meta(co, co_size, name, &md, err, errsize))
+    return false;
+  out->vgpr = md.vgpr, out->agpr = md.agpr, out->lds = md.lds_bytes;
+  out->spills = md.vgpr_spill + md.sgpr_spill;
+  out->occupancy = occupancy(t, &md, d->waves);
+  tb_kernel_meta_free(&md);
+  bool fma = strcmp(d->instr, "fma") == 0;
+  kq q = {.model = "noloop"};
+  size_t off, len;
+  int n = 0;
+  insn *v = find_function(co, co_size, name, &off, &len) ? disassemble(co, off, len, t->name, &n) : NULL;
+  int b = 0, e = -1;
+  /* no loop: K fully unrolled; the whole body is then one "iteration" covering every K step */
+  bool whole = v && !main_loop(v, n, fma, &b, &e);
+  if (whole)
+    b = 0, e = n - 1;
+  if (v && n > 0) {
+    q.loop_len = e - b + 1;
+    for (int j = b; j <= e; j++)
+      q.loop_mma += fma ? is_fma(v[j].text) : is_matrix(v[j].text);
+    double all;
+    count_loop(t, v, b, e, fma, &q.mma_cycles, &all);
+    if (t->has_mfma && !fma && o->use_mca)
+      mca_model(t, v, b, e, o->mca_timeout, &q);
+    else if (t->has_mfma && !fma)
+      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
+    else
+      static_model(t, v, b, e, fma, &q);
+  }
+  free(v);
+  if (whole && q.loop_cycles > 0)
+    strcat(q.model, "-all");
+  snprintf(out->model, sizeof out->model, "%s", q.model);
+  out->loop_len = q.loop_len, out->loop_cycles = q.loop_cycles, out->share = q.share;
+  /* roofline: K steps of one loop iteration from its instruction count */
+  double per_tile = fma ? 0 : (double)(d->wm / d->mm_m) * (d->wn / d->mm_n) * (d->bk / d->mm_k);
+  double steps_per_iter = per_tile > 0 && q.loop_mma ? q.loop_mma / per_tile : 1;
+  if (q.loop_cycles > 0 && d->m > 0) {
+    double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn) * d->split;
+    double iters = ceil(ceil((double)d->k / d->bk) / d->split / steps_per_iter);
+    double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
+    double flops = 2.0 * d->batch * d->m * d->n * d->k;
+    double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
+    double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
+    /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
+    double cycles = rounds * iters * q.loop_cycles;
+    if (cycles < t_mem)
+      cycles = t_mem;
+    out->est_us = cycles / t->clock_mhz;
+    out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
+    out->mem_bound = t_mem > t_mma;
+  }
+  return true;
+}
+
+static void report_kernel(const tb_quality_options *o, const target_info *t, const cJSON *target,
+                          const cJSON *k, const uint8_t *co, size_t co_size, FILE *out) {
+  const char *name = jstr(k, "name");
+  tb_gemm_desc d;
+  tb_score sc;
+  char err[300];
+  tb_gemm_desc_from_json(cJSON_GetObjectItemCaseSensitive(k, "tuning"),
+                         jstr(k, "matrix_instruction"), kernel_bytes(target, k), &d);
+  if (!tb_kernel_score(t, co, co_size, name, &d, o, &sc, err, sizeof err)) {
+    fprintf(out, "%-8s %-22s error: %s\n", t->name, name, err);
+    return;
+  }
+  char tile[48], share[16], est[32] = "-", roof[32] = "-";
+  snprintf(tile, sizeof tile, "%dx%dx%d/%dx%d", d.bm, d.bn, d.bk, d.wm, d.wn);
+  if (d.split > 1)
+    snprintf(tile + strlen(tile), sizeof tile - strlen(tile), "/s%d", d.split);
+  snprintf(share, sizeof share, "%.1f", 100.0 * sc.share);
+  if (sc.est_us > 0) {
+    snprintf(est, sizeof est, "%.1f", sc.est_us);
+    snprintf(roof, sizeof roof, "%.0f%% %s", 100.0 * sc.roofline, sc.mem_bound ? "mem" : "mma");
+  }
+  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %s\n",
+          t->name, d.problem, d.type, tile, d.instr, sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
+          sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 ? sc.model : "-",
+          sc.loop_cycles > 0 ? share : sc.model, est, roof);
+}
+
+void tb_quality_init(void) {
+  LLVMInitializeAMDGPUTargetInfo();
+  LLVMInitializeAMDGPUTargetMC();
+  LLVMInitializeAMDGPUDisassembler();
+}
+
+int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_options *o,
+               FILE *out) {
+  tb_quality_init();
+  cJSON *m = cJSON_Parse(manifest_text);
+  if (!m) {
+    fprintf(out, "error: the manifest is not valid JSON\n");
+    return 1;
+  }
+  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %s\n",
+          "target", "problem", "type", "tile", "instruction", "vgpr", "agpr", "lds", "w/s", "spill",
+          "loop", "cycles", "model", "mma%", "est_us", "roofline");
+  int problems = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(m, "targets")) {
+    const char *proc = jstr(t, "processor");
+    const target_info *ti = target_lookup(proc, strlen(proc));
+    const bnd_entry *e = tb_find(b, jstr(t, "bundle_entry_id"));
+    if (!ti || !e) {
+      fprintf(out, "error: target '%s' of the manifest is not in the bundle\n", proc);
+      problems++;
+      continue;
+    }
+    const cJSON *k;
+    char seen[4096] = "";
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(t, "kernels")) {
+      const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
+      const char *name = jstr(k, "name");
+      char tag[80];
+      snprintf(tag, sizeof tag, " %s ", name);
+      if (!cJSON_GetObjectItemCaseSensitive(tun, "bm") || strstr(seen, tag))
+        continue;
+      if (strlen(seen) + strlen(tag) < sizeof seen)
+        strcat(seen, tag);
+      report_kernel(o, ti, t, k, e->data, e->size, out);
+      fflush(out);
+    }
+  }
+  cJSON_Delete(m);
+  return problems;
+}
