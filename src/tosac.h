@@ -319,6 +319,8 @@ typedef enum kernel_family {
   KF_DATA,        /* data movement anchor */
   KF_FFT,         /* fft2d / rfft2d anchor (direct DFT) */
   KF_FILL,        /* --init=kernel: writes a fill pattern over a byte range (no anchor op) */
+  KF_ATTENTION,   /* matmul, score ops, softmax, matmul (partition/attention.c): one
+                     flash-attention kernel; anchor is the second matmul */
   KF_COUNT
 } kernel_family;
 

@@ -78,6 +78,7 @@ CG_EMITTER(cg_emit_data);
 CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
 CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> result */
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
+CG_EMITTER(cg_emit_attention);    /* kernel_attention.c: fused attention (flash attention) */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
 /* depthwise_conv2d (cg_emit_gemm routes it here): one work-item
@@ -100,6 +101,11 @@ LLVMBasicBlockRef cg_anchor_kernel_begin(cg_builder *cb, const part_kernel *k, i
 LLVMValueRef cg_operand_ptr(cg_builder *cb, const part_kernel *k, const value *v);
 /* Load element `off` of a buffer of type t (i1 bytes become i1). */
 LLVMValueRef cg_load_elem(cg_builder *cb, elem_type t, LLVMValueRef base, LLVMValueRef off);
+/* The scalar value of k's operand v at the element coords[0..rank) of the iteration space: a
+ * folded splat constant, or a load broadcast (TOSA rules) from its argument or constant global.
+ * NULL (diagnosed) when v is neither. */
+LLVMValueRef cg_ew_operand(cg_builder *cb, const part_kernel *k, const value *v, int rank,
+                           LLVMValueRef const *coords, LLVMTypeRef it);
 /* Apply the elementwise ops after k->anchor to the anchor result `anchor_val` of the element at
  * coords/linear (broadcast operands read from buffers or folded constants) and store every
  * k->out_vals there. false (diagnosed, cb->failed) on error. */

@@ -458,6 +458,17 @@ static const op *find_anchor(const part_kernel *k) {
   return NULL;
 }
 
+/* Only an attention group (fuse.c, attention.c) holds two matmuls: its anchor is the second,
+ * whose result (or its cast) is the kernel's output, and its family is KF_ATTENTION. */
+static const op *attention_anchor(const part_kernel *k) {
+  const op *last = NULL;
+  int n = 0;
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      last = k->ops[i], n++;
+  return n == 2 ? last : NULL;
+}
+
 static kernel_family family_of(const op *anchor) {
   switch (op_table[anchor->kind].family) {
   case FAM_MATMUL: return KF_GEMM;
@@ -580,8 +591,13 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
+    const op *att = attention_anchor(k);
+    if (att)
+      k->anchor = att, k->family = KF_ATTENTION;
     k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
     kernel_name(k);
+    if (att)
+      snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
   }

@@ -1,0 +1,288 @@
+/* kernel_attention.c: one flash-attention kernel for an attention pattern (partition/attention.c):
+ * o = softmax(score_ops(Q x K^T)) x V with the score tile never in memory.
+ *
+ * A work-group of ATT_ROWS work-items owns ATT_ROWS query rows of one batch (batch x heads)
+ * entry; each work-item keeps its row of Q, the running max m, the running sum l and its output
+ * row acc[Dv] in registers (f32 whatever the input type). Keys go by tiles of ATT_KEYS: the
+ * work-group stages the K^T and V tile in LDS (f32, zero past the sequence end), then every
+ * work-item walks the tile's keys: score = score_ops(q . k) (the graph's own scale, mask and
+ * cast ops, evaluated per element with cg_ew_op and broadcast operands), online softmax
+ * (m' = max(m, s); acc = acc * exp(m - m') + exp(s - m') * v; l likewise), and at the end
+ * o = acc * (1 / l), the pattern's reciprocal and multiply. Only keys below L are visited (the
+ * tile's count is uniform), and rows past S compute on a clamped row but store nothing.
+ * The dot products and updates are FMA code on every target (a portable first version; matrix
+ * instructions for QK^T and PV are future work, docs/partitioning.md). */
+#include "codegen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ATT_ROWS = 64, ATT_KEYS = 32 };
+
+typedef struct att {
+  cg_builder *cb;
+  LLVMBuilderRef b;
+  const graph *g;
+  const part_kernel *k;
+  const op *mm1, *mm2;
+  const value *q, *kt, *v;
+  int64_t B, S, L, D, Dv;
+  LLVMTypeRef it;
+  LLVMValueRef lds_k, lds_v; /* [ATT_KEYS][D], [ATT_KEYS][Dv] f32 */
+} att;
+
+static LLVMValueRef ic(att *A, int64_t x) { return LLVMConstInt(A->it, (unsigned long long)x, 1); }
+static LLVMValueRef f32c(att *A, double x) { return LLVMConstReal(A->cb->f32, x); }
+
+static LLVMValueRef to_f32(att *A, LLVMValueRef x) {
+  return LLVMTypeOf(x) == A->cb->f32 ? x : LLVMBuildFPExt(A->b, x, A->cb->f32, "");
+}
+
+static LLVMValueRef from_f32(att *A, LLVMValueRef x, elem_type t) {
+  LLVMTypeRef ty = cg_elem_type(A->cb, t);
+  return ty == A->cb->f32 ? x : LLVMBuildFPTrunc(A->b, x, ty, "");
+}
+
+static LLVMValueRef call1(att *A, const char *name, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  return cg_intrinsic(A->cb, name, &t, 1, &x, 1);
+}
+
+static LLVMValueRef call2(att *A, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef a[2] = {x, y};
+  return cg_intrinsic(A->cb, name, &t, 1, a, 2);
+}
+
+/* ---------------------------------------------------------------- counted loops */
+typedef struct loop {
+  LLVMBasicBlockRef head, body, done, pre;
+  LLVMValueRef iv;
+} loop;
+
+/* for (iv = from; iv < to; iv += step): leaves the builder in the body. */
+static loop loop_begin(att *A, LLVMValueRef from, LLVMValueRef to, int64_t step, const char *name) {
+  cg_builder *cb = A->cb;
+  loop l = {.pre = LLVMGetInsertBlock(A->b)};
+  l.head = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, name);
+  l.body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
+  l.done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "done");
+  LLVMBuildBr(A->b, l.head);
+  LLVMPositionBuilderAtEnd(A->b, l.head);
+  l.iv = LLVMBuildPhi(A->b, LLVMTypeOf(from), "i");
+  LLVMAddIncoming(l.iv, &from, &l.pre, 1);
+  LLVMBuildCondBr(A->b, LLVMBuildICmp(A->b, LLVMIntSLT, l.iv, to, ""), l.body, l.done);
+  LLVMPositionBuilderAtEnd(A->b, l.body);
+  (void)step;
+  return l;
+}
+
+static void loop_end(att *A, loop *l, int64_t step) {
+  LLVMValueRef next = LLVMBuildAdd(A->b, l->iv, LLVMConstInt(LLVMTypeOf(l->iv), (unsigned long long)step, 1), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(A->b);
+  LLVMAddIncoming(l->iv, &next, &latch, 1);
+  LLVMBuildBr(A->b, l->head);
+  LLVMPositionBuilderAtEnd(A->b, l->done);
+}
+
+/* ---------------------------------------------------------------- pieces */
+
+static LLVMValueRef lds_at(att *A, LLVMValueRef arr, LLVMValueRef i) {
+  return LLVMBuildInBoundsGEP2(A->b, A->cb->f32, arr, &i, 1, "");
+}
+
+/* Stage keys [t0, t0 + ATT_KEYS) of K^T [B, D, L] and V [B, L, Dv] for batch b into LDS as
+ * [key][d], zeros past L: every work-item copies elements tid, tid + ATT_ROWS, ... */
+static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0) {
+  LLVMBuilderRef bl = A->b;
+  for (int which = 0; which < 2; which++) {
+    bool is_k = which == 0;
+    int64_t width = is_k ? A->D : A->Dv;
+    const value *src = is_k ? A->kt : A->v;
+    LLVMValueRef base = cg_operand_ptr(A->cb, A->k, src);
+    loop l = loop_begin(A, tid, ic(A, ATT_KEYS * width), ATT_ROWS, "stage");
+    LLVMValueRef j = LLVMBuildSDiv(bl, l.iv, ic(A, width), "");
+    LLVMValueRef d = LLVMBuildSRem(bl, l.iv, ic(A, width), "");
+    LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "key");
+    LLVMValueRef in = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
+    LLVMValueRef kc = LLVMBuildSelect(bl, in, key, ic(A, 0), "");
+    /* K^T[b, d, key] or V[b, key, d] */
+    LLVMValueRef off = is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(A, A->D), ""), d, ""), ic(A, A->L), ""), kc, "")
+                            : LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(A, A->L), ""), kc, ""), ic(A, A->Dv), ""), d, "");
+    LLVMValueRef x = to_f32(A, cg_load_elem(A->cb, src->type.elem, base, off));
+    x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
+    cg_store(A->cb, x, lds_at(A, is_k ? A->lds_k : A->lds_v, l.iv), 4);
+    loop_end(A, &l, ATT_ROWS);
+  }
+}
+
+/* The score of key `key`: q . k (k from LDS slot j), in mm1's result type, through the
+ * pattern's score ops up to the value the softmax reads; returned as f32. */
+static LLVMValueRef score(att *A, LLVMValueRef const *q, LLVMValueRef j, LLVMValueRef const *coords) {
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef dot = f32c(A, 0), base = LLVMBuildMul(bl, j, ic(A, A->D), "");
+  for (int64_t d = 0; d < A->D; d++) {
+    LLVMValueRef kd = cg_load(A->cb, A->cb->f32, lds_at(A, A->lds_k, LLVMBuildAdd(bl, base, ic(A, d), "")), 4);
+    dot = LLVMBuildFAdd(bl, dot, LLVMBuildFMul(bl, q[d], kd, ""), "");
+  }
+  LLVMValueRef *cur = calloc((size_t)A->g->nvalues, sizeof(LLVMValueRef));
+  const value *last = A->mm1->results[0];
+  cur[last->id] = from_f32(A, dot, last->type.elem);
+  for (int i = 0; i < A->k->nops; i++) {
+    const op *o = A->k->ops[i];
+    if (o->kind == OP_REDUCE_MAX)
+      break;
+    if (o == A->mm1 || op_table[o->kind].family == FAM_CONST || o->id < A->mm1->id)
+      continue;
+    LLVMValueRef args[4];
+    for (int a = 0; a < o->noperands && a < 4; a++) {
+      const value *v = o->operands[a];
+      if (!cur[v->id] && !(cur[v->id] = cg_ew_operand(A->cb, A->k, v, 3, coords, A->it))) {
+        free(cur);
+        return NULL;
+      }
+      args[a] = cur[v->id];
+    }
+    LLVMValueRef r = cg_ew_op(A->cb, o, args);
+    if (!r) {
+      free(cur);
+      return NULL;
+    }
+    cur[o->results[0]->id] = r;
+    last = o->results[0];
+  }
+  LLVMValueRef s = to_f32(A, cur[last->id]);
+  free(cur);
+  return s;
+}
+
+/* Online softmax over the keys of one staged tile (count n, uniform), for this work-item's
+ * row: m, l and acc[Dv] live in allocas that mem2reg turns into registers. */
+static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRef b, LLVMValueRef row,
+                      LLVMValueRef t0, LLVMValueRef m_p, LLVMValueRef l_p, LLVMValueRef acc_p) {
+  LLVMBuilderRef bl = A->b;
+  cg_builder *cb = A->cb;
+  LLVMTypeRef acc_t = LLVMArrayType2(cb->f32, (uint64_t)A->Dv);
+  loop l = loop_begin(A, ic(A, 0), n, 1, "keys");
+  LLVMValueRef coords[3] = {b, row, LLVMBuildAdd(bl, t0, l.iv, "")};
+  LLVMValueRef s = score(A, q, l.iv, coords);
+  if (!s)
+    return false;
+  LLVMValueRef m = cg_load(cb, cb->f32, m_p, 4);
+  LLVMValueRef m2 = call2(A, "llvm.maxnum", m, s);
+  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, m, m2, ""));
+  LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, s, m2, ""));
+  if (!alpha || !p)
+    return false;
+  LLVMValueRef lsum = cg_load(cb, cb->f32, l_p, 4);
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lsum, alpha, ""), p, ""), l_p, 4);
+  cg_store(cb, m2, m_p, 4);
+  LLVMValueRef vbase = LLVMBuildMul(bl, l.iv, ic(A, A->Dv), "");
+  for (int64_t d = 0; d < A->Dv; d++) {
+    LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
+    LLVMValueRef ap = LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, "");
+    LLVMValueRef vd = cg_load(cb, cb->f32, lds_at(A, A->lds_v, LLVMBuildAdd(bl, vbase, ic(A, d), "")), 4);
+    LLVMValueRef a = LLVMBuildFMul(bl, cg_load(cb, cb->f32, ap, 4), alpha, "");
+    cg_store(cb, LLVMBuildFAdd(bl, a, LLVMBuildFMul(bl, p, vd, ""), ""), ap, 4);
+  }
+  loop_end(A, &l, 1);
+  return true;
+}
+
+/* The pattern's operands: Q and K^T of the first matmul, V of the second. */
+static bool find_parts(att *A) {
+  const part_kernel *k = A->k;
+  for (int i = 0; i < k->nops && !A->mm1; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      A->mm1 = k->ops[i];
+  A->mm2 = k->anchor;
+  if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != 1)
+    return false;
+  A->q = A->mm1->operands[0], A->kt = A->mm1->operands[1], A->v = A->mm2->operands[1];
+  A->B = A->q->type.dims[0], A->S = A->q->type.dims[1], A->D = A->q->type.dims[2];
+  A->L = A->kt->type.dims[2], A->Dv = A->v->type.dims[2];
+  return A->kt->type.dims[0] == A->B && A->v->type.dims[0] == A->B && A->v->type.dims[1] == A->L;
+}
+
+bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
+                       cg_kernel_info *info) {
+  (void)p;
+  att A = {.cb = cb, .b = cb->b, .g = g, .k = k};
+  if (!find_parts(&A)) {
+    diag_error(cb->diag, k->anchor ? k->anchor->loc : (src_loc){0}, "kernel '%s': not an attention pattern", k->name);
+    cb->failed = true;
+    return false;
+  }
+  A.it = cg_anchor_index_type(cb, k);
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, ATT_ROWS);
+  int64_t row_blocks = (A.S + ATT_ROWS - 1) / ATT_ROWS;
+  cg_launch_1d(info, k, ATT_ROWS, A.B * row_blocks, A.B * A.S, 1, access);
+  free(access);
+  LLVMBuilderRef bl = cb->b;
+  char name[96];
+  snprintf(name, sizeof name, "%s.k_tile", k->name);
+  A.lds_k = cg_lds_alloc(cb, name, LLVMArrayType2(cb->f32, (uint64_t)(ATT_KEYS * A.D)), 16);
+  snprintf(name, sizeof name, "%s.v_tile", k->name);
+  A.lds_v = cg_lds_alloc(cb, name, LLVMArrayType2(cb->f32, (uint64_t)(ATT_KEYS * A.Dv)), 16);
+  LLVMTypeRef acc_t = LLVMArrayType2(cb->f32, (uint64_t)A.Dv);
+  LLVMValueRef m_p = LLVMBuildAlloca(bl, cb->f32, "m");
+  LLVMValueRef l_p = LLVMBuildAlloca(bl, cb->f32, "l");
+  LLVMValueRef acc_p = LLVMBuildAlloca(bl, acc_t, "acc");
+  LLVMValueRef tid32 = cg_thread_id_x(cb), gid32 = cg_group_id_x(cb);
+  if (!tid32 || !gid32)
+    return false;
+  LLVMValueRef tid = LLVMBuildZExt(bl, tid32, A.it, ""), gid = LLVMBuildZExt(bl, gid32, A.it, "");
+  LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(&A, row_blocks), "b");
+  LLVMValueRef row = LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(&A, row_blocks), ""), ic(&A, ATT_ROWS), ""), tid, "row");
+  LLVMValueRef live = LLVMBuildICmp(bl, LLVMIntSLT, row, ic(&A, A.S), "live");
+  LLVMValueRef rc = LLVMBuildSelect(bl, live, row, ic(&A, A.S - 1), "row_c");
+  /* this row of Q, in registers */
+  LLVMValueRef *q = calloc((size_t)A.D, sizeof(LLVMValueRef));
+  LLVMValueRef qbase = cg_operand_ptr(cb, k, A.q);
+  LLVMValueRef qoff = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(&A, A.S), ""), rc, ""), ic(&A, A.D), "");
+  for (int64_t d = 0; d < A.D; d++)
+    q[d] = to_f32(&A, cg_load_elem(cb, A.q->type.elem, qbase, LLVMBuildAdd(bl, qoff, ic(&A, d), "")));
+  cg_store(cb, f32c(&A, -INFINITY), m_p, 4);
+  cg_store(cb, f32c(&A, 0), l_p, 4);
+  cg_store(cb, LLVMConstNull(acc_t), acc_p, 4);
+
+  loop tiles = loop_begin(&A, ic(&A, 0), ic(&A, A.L), ATT_KEYS, "tiles");
+  stage_tile(&A, tid, b, tiles.iv);
+  cg_barrier(cb);
+  LLVMValueRef left = LLVMBuildSub(bl, ic(&A, A.L), tiles.iv, "");
+  LLVMValueRef n = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, left, ic(&A, ATT_KEYS), ""), left, ic(&A, ATT_KEYS), "n");
+  bool ok = walk_tile(&A, q, n, b, rc, tiles.iv, m_p, l_p, acc_p);
+  free(q);
+  if (!ok)
+    return false;
+  cg_barrier(cb); /* the tile is read by everyone before the next one overwrites it */
+  loop_end(&A, &tiles, ATT_KEYS);
+
+  LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
+  LLVMBuildCondBr(bl, live, store, exit);
+  LLVMPositionBuilderAtEnd(bl, store);
+  LLVMValueRef inv = LLVMBuildFDiv(bl, f32c(&A, 1), cg_load(cb, cb->f32, l_p, 4), "inv");
+  const value *out = k->out_vals[0];
+  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  LLVMValueRef ooff = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(&A, A.S), ""), row, ""), ic(&A, A.Dv), "");
+  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  for (int64_t d = 0; d < A.Dv; d++) {
+    LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
+    LLVMValueRef x = LLVMBuildFMul(bl, cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4), inv, "");
+    LLVMValueRef o = LLVMBuildAdd(bl, ooff, ic(&A, d), "");
+    cg_store(cb, from_f32(&A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &o, 1, ""),
+             (unsigned)elem_type_bytes(out->type.elem));
+  }
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", ATT_ROWS, ATT_KEYS);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
+  return !cb->failed;
+}

@@ -1,0 +1,186 @@
+/* attention.c: recognises scaled dot-product attention as TOSA producers write it, so that
+ * fuse.c can give the whole chain one flash-attention kernel (docs/partitioning.md,
+ * "Attention"):
+ *
+ *   s = matmul(Q, K^T)          [B, S, L]     (K^T a tensor, a view or a transpose's result)
+ *   [cast] [mul scale] [add mask] ...          elementwise, each read once, other operands
+ *                                               from outside the pattern
+ *   m = reduce_max(s, axis 2); e = exp(sub(s, m))
+ *   p = mul(e, reciprocal(reduce_sum(e, axis 2)))   [cast]
+ *   o = matmul(p, V)            [B, S, Dv]    [cast]
+ *
+ * Every intermediate must be read only inside the pattern and be no graph result; anything
+ * else leaves the ops to the ordinary kernels. */
+#include "partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool part_attention_disabled(void) {
+  const char *e = getenv("TOSAC_NO_ATTENTION_FUSION");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+typedef struct matcher {
+  const graph *g;
+  const char *live;
+  const int *use_start, *uses;
+  const char *is_result;
+  const op *ops[64];
+  int nops;
+} matcher;
+
+/* The live readers of v; returns their count (up to max stored in u). */
+static int readers(const matcher *m, const value *v, const op **u, int max) {
+  int n = 0;
+  for (int k = m->use_start[v->id]; k < m->use_start[v->id + 1]; k++) {
+    const op *r = m->g->ops[m->uses[k]];
+    if (!m->live[r->id])
+      continue;
+    if (n < max)
+      u[n] = r;
+    n++;
+  }
+  return n;
+}
+
+/* The single live reader of v, when v is no graph result; NULL otherwise. */
+static const op *only_reader(const matcher *m, const value *v) {
+  const op *u[1];
+  if (m->is_result[v->id] || readers(m, v, u, 1) != 1)
+    return NULL;
+  return u[0];
+}
+
+static bool take(matcher *m, const op *o) {
+  if (m->nops >= (int)(sizeof m->ops / sizeof m->ops[0]))
+    return false;
+  m->ops[m->nops++] = o;
+  return true;
+}
+
+static bool last_axis(const op *o) {
+  return op_attr_int(o, "axis", -1) == o->operands[0]->type.rank - 1;
+}
+
+static bool float3(const value *v) {
+  return v->type.rank == 3 && elem_type_is_float(v->type.elem) && !elem_type_is_f8(v->type.elem) &&
+         v->type.elem != ET_F64;
+}
+
+/* Elementwise ops allowed between the first matmul and the softmax: they are evaluated per
+ * score element, with their other operands broadcast over [B, S, L]. */
+static bool score_op(const op *o, const value *chain) {
+  switch (o->kind) {
+  case OP_CAST:
+    return float3(o->results[0]);
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
+    for (int j = 0; j < 2; j++)
+      if (o->operands[j] != chain && o->operands[j]->type.rank != 3)
+        return false;
+    return o->operands[0] != o->operands[1] && float3(o->results[0]);
+  default:
+    return false;
+  }
+}
+
+/* The value other than x among o's first two operands, or NULL when x is not one of them. */
+static const value *other(const op *o, const value *x) {
+  if (o->operands[0] == x)
+    return o->operands[1];
+  if (o->operands[1] == x)
+    return o->operands[0];
+  return NULL;
+}
+
+/* Match the pattern starting at matmul mm; the ops land in m->ops (topological). */
+static bool match_from(matcher *m, const op *mm) {
+  m->nops = 0;
+  const value *q = mm->operands[0], *kt = mm->operands[1];
+  if (!float3(q) || !float3(kt) || !take(m, mm))
+    return false;
+  const value *s = mm->results[0];
+  const op *u;
+  for (;;) { /* the score chain up to the value both the max and the subtraction read */
+    const op *rd[3];
+    int n = m->is_result[s->id] ? 0 : readers(m, s, rd, 3);
+    if (n == 2)
+      break;
+    if (n != 1 || !score_op(rd[0], s) || !take(m, rd[0]))
+      return false;
+    s = rd[0]->results[0];
+  }
+  const op *rd[2];
+  readers(m, s, rd, 2);
+  const op *mx = rd[0]->kind == OP_REDUCE_MAX ? rd[0] : rd[1];
+  const op *sb = mx == rd[0] ? rd[1] : rd[0];
+  if (mx->kind != OP_REDUCE_MAX || !last_axis(mx) || sb->kind != OP_SUB ||
+      sb->operands[0] != s || sb->operands[1] != mx->results[0] ||
+      only_reader(m, mx->results[0]) != sb)
+    return false;
+  const op *ex = only_reader(m, sb->results[0]);
+  if (!ex || ex->kind != OP_EXP)
+    return false;
+  const value *e = ex->results[0];
+  if (m->is_result[e->id] || readers(m, e, rd, 2) != 2)
+    return false;
+  const op *sum = rd[0]->kind == OP_REDUCE_SUM ? rd[0] : rd[1];
+  const op *mul = sum == rd[0] ? rd[1] : rd[0];
+  if (sum->kind != OP_REDUCE_SUM || !last_axis(sum) || mul->kind != OP_MUL)
+    return false;
+  const op *rc = only_reader(m, sum->results[0]);
+  if (!rc || rc->kind != OP_RECIPROCAL || only_reader(m, rc->results[0]) != mul ||
+      other(mul, e) != rc->results[0])
+    return false;
+  if (!take(m, mx) || !take(m, sb) || !take(m, ex) || !take(m, sum) || !take(m, rc) || !take(m, mul))
+    return false;
+  const value *p = mul->results[0];
+  u = only_reader(m, p);
+  if (u && u->kind == OP_CAST) {
+    if (!take(m, u))
+      return false;
+    p = u->results[0];
+    u = only_reader(m, p);
+  }
+  if (!u || u->kind != OP_MATMUL || u->operands[0] != p || !float3(u->operands[1]) || !take(m, u))
+    return false;
+  const value *o = u->results[0], *v = u->operands[1];
+  if (v->type.dims[1] != kt->type.dims[2] || q->type.dims[2] > PART_ATTENTION_MAX_HEAD ||
+      v->type.dims[2] > PART_ATTENTION_MAX_HEAD)
+    return false;
+  const op *c = only_reader(m, o);
+  if (c && c->kind == OP_CAST && float3(c->results[0]) && !take(m, c))
+    return false;
+  return true;
+}
+
+/* Stable order of the matched ops: graph (topological) order. */
+static int cmp_op_id(const void *x, const void *y) {
+  int a = (*(const op *const *)x)->id, b = (*(const op *const *)y)->id;
+  return (a > b) - (a < b);
+}
+
+int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
+                        const char *is_result, int *att) {
+  for (int i = 0; i < g->nops; i++)
+    att[g->ops[i]->id] = -1;
+  if (part_attention_disabled() || part_fusion_disabled())
+    return 0;
+  matcher m = {.g = g, .live = live, .use_start = use_start, .uses = uses, .is_result = is_result};
+  int n = 0;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    if (o->kind != OP_MATMUL || !live[o->id] || att[o->id] >= 0 || !match_from(&m, o))
+      continue;
+    bool free_ops = true; /* an op can belong to one pattern only */
+    for (int j = 0; j < m.nops; j++)
+      free_ops &= att[m.ops[j]->id] < 0;
+    if (!free_ops)
+      continue;
+    qsort(m.ops, (size_t)m.nops, sizeof m.ops[0], cmp_op_id);
+    for (int j = 0; j < m.nops; j++)
+      att[m.ops[j]->id] = n;
+    n++;
+  }
+  return n;
+}
