@@ -321,6 +321,9 @@ typedef enum kernel_family {
   KF_FILL,        /* --init=kernel: writes a fill pattern over a byte range (no anchor op) */
   KF_ATTENTION,   /* matmul, score ops, softmax, matmul (partition/attention.c): one
                      flash-attention kernel; anchor is the second matmul */
+  KF_ROWNORM,     /* last-axis reductions with the elementwise ops around them (layer norm,
+                     RMS norm, softmax; partition/rownorm.c): one work-group per row; anchor
+                     is the first reduction */
   KF_COUNT
 } kernel_family;
 

@@ -193,3 +193,25 @@ void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t
     snprintf(a->access, sizeof a->access, "%s", access[i]);
   }
 }
+
+cg_loop cg_loop_begin(cg_builder *cb, LLVMValueRef from, LLVMValueRef to, const char *name) {
+  cg_loop l = {.pre = LLVMGetInsertBlock(cb->b)};
+  l.head = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, name);
+  l.body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
+  l.done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "done");
+  LLVMBuildBr(cb->b, l.head);
+  LLVMPositionBuilderAtEnd(cb->b, l.head);
+  l.iv = LLVMBuildPhi(cb->b, LLVMTypeOf(from), "i");
+  LLVMAddIncoming(l.iv, &from, &l.pre, 1);
+  LLVMBuildCondBr(cb->b, LLVMBuildICmp(cb->b, LLVMIntSLT, l.iv, to, ""), l.body, l.done);
+  LLVMPositionBuilderAtEnd(cb->b, l.body);
+  return l;
+}
+
+void cg_loop_end(cg_builder *cb, cg_loop *l, int64_t step) {
+  LLVMValueRef next = LLVMBuildAdd(cb->b, l->iv, LLVMConstInt(LLVMTypeOf(l->iv), (unsigned long long)step, 1), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(cb->b);
+  LLVMAddIncoming(l->iv, &next, &latch, 1);
+  LLVMBuildBr(cb->b, l->head);
+  LLVMPositionBuilderAtEnd(cb->b, l->done);
+}

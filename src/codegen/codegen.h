@@ -50,6 +50,14 @@ void cg_store(cg_builder *cb, LLVMValueRef v, LLVMValueRef ptr, unsigned align);
 /* Typed constant of elem_type from a double / integer. */
 LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v);
 LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v);
+/* A counted loop: for (iv = from; iv < to; iv += step) (signed compare, iv of from's type).
+ * cg_loop_begin leaves the builder in the body; cg_loop_end closes it and continues after. */
+typedef struct cg_loop {
+  LLVMBasicBlockRef pre, head, body, done;
+  LLVMValueRef iv;
+} cg_loop;
+cg_loop cg_loop_begin(cg_builder *cb, LLVMValueRef from, LLVMValueRef to, const char *name);
+void cg_loop_end(cg_builder *cb, cg_loop *l, int64_t step);
 /* Does the target support the named intrinsic? (target-table check, never aborts LLVM) */
 bool cg_intrinsic_available(const target_info *t, const char *name);
 
@@ -79,6 +87,7 @@ CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
 CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> result */
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
 CG_EMITTER(cg_emit_attention);    /* kernel_attention.c: fused attention (flash attention) */
+CG_EMITTER(cg_emit_rownorm);      /* kernel_rownorm.c: layer norm, RMS norm, softmax per row */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
 /* depthwise_conv2d (cg_emit_gemm routes it here): one work-item

@@ -55,37 +55,6 @@ static LLVMValueRef call2(att *A, const char *name, LLVMValueRef x, LLVMValueRef
   return cg_intrinsic(A->cb, name, &t, 1, a, 2);
 }
 
-/* ---------------------------------------------------------------- counted loops */
-typedef struct loop {
-  LLVMBasicBlockRef head, body, done, pre;
-  LLVMValueRef iv;
-} loop;
-
-/* for (iv = from; iv < to; iv += step): leaves the builder in the body. */
-static loop loop_begin(att *A, LLVMValueRef from, LLVMValueRef to, int64_t step, const char *name) {
-  cg_builder *cb = A->cb;
-  loop l = {.pre = LLVMGetInsertBlock(A->b)};
-  l.head = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, name);
-  l.body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
-  l.done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "done");
-  LLVMBuildBr(A->b, l.head);
-  LLVMPositionBuilderAtEnd(A->b, l.head);
-  l.iv = LLVMBuildPhi(A->b, LLVMTypeOf(from), "i");
-  LLVMAddIncoming(l.iv, &from, &l.pre, 1);
-  LLVMBuildCondBr(A->b, LLVMBuildICmp(A->b, LLVMIntSLT, l.iv, to, ""), l.body, l.done);
-  LLVMPositionBuilderAtEnd(A->b, l.body);
-  (void)step;
-  return l;
-}
-
-static void loop_end(att *A, loop *l, int64_t step) {
-  LLVMValueRef next = LLVMBuildAdd(A->b, l->iv, LLVMConstInt(LLVMTypeOf(l->iv), (unsigned long long)step, 1), "");
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(A->b);
-  LLVMAddIncoming(l->iv, &next, &latch, 1);
-  LLVMBuildBr(A->b, l->head);
-  LLVMPositionBuilderAtEnd(A->b, l->done);
-}
-
 /* ---------------------------------------------------------------- pieces */
 
 static LLVMValueRef lds_at(att *A, LLVMValueRef arr, LLVMValueRef i) {
@@ -101,7 +70,7 @@ static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0
     int64_t width = is_k ? A->D : A->Dv;
     const value *src = is_k ? A->kt : A->v;
     LLVMValueRef base = cg_operand_ptr(A->cb, A->k, src);
-    loop l = loop_begin(A, tid, ic(A, ATT_KEYS * width), ATT_ROWS, "stage");
+    cg_loop l = cg_loop_begin(A->cb, tid, ic(A, ATT_KEYS * width), "stage");
     LLVMValueRef j = LLVMBuildSDiv(bl, l.iv, ic(A, width), "");
     LLVMValueRef d = LLVMBuildSRem(bl, l.iv, ic(A, width), "");
     LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "key");
@@ -113,7 +82,7 @@ static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0
     LLVMValueRef x = to_f32(A, cg_load_elem(A->cb, src->type.elem, base, off));
     x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
     cg_store(A->cb, x, lds_at(A, is_k ? A->lds_k : A->lds_v, l.iv), 4);
-    loop_end(A, &l, ATT_ROWS);
+    cg_loop_end(A->cb, &l, ATT_ROWS);
   }
 }
 
@@ -164,7 +133,7 @@ static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRe
   LLVMBuilderRef bl = A->b;
   cg_builder *cb = A->cb;
   LLVMTypeRef acc_t = LLVMArrayType2(cb->f32, (uint64_t)A->Dv);
-  loop l = loop_begin(A, ic(A, 0), n, 1, "keys");
+  cg_loop l = cg_loop_begin(cb, ic(A, 0), n, "keys");
   LLVMValueRef coords[3] = {b, row, LLVMBuildAdd(bl, t0, l.iv, "")};
   LLVMValueRef s = score(A, q, l.iv, coords);
   if (!s)
@@ -186,7 +155,7 @@ static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRe
     LLVMValueRef a = LLVMBuildFMul(bl, cg_load(cb, cb->f32, ap, 4), alpha, "");
     cg_store(cb, LLVMBuildFAdd(bl, a, LLVMBuildFMul(bl, p, vd, ""), ""), ap, 4);
   }
-  loop_end(A, &l, 1);
+  cg_loop_end(cb, &l, 1);
   return true;
 }
 
@@ -251,7 +220,7 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   cg_store(cb, f32c(&A, 0), l_p, 4);
   cg_store(cb, LLVMConstNull(acc_t), acc_p, 4);
 
-  loop tiles = loop_begin(&A, ic(&A, 0), ic(&A, A.L), ATT_KEYS, "tiles");
+  cg_loop tiles = cg_loop_begin(cb, ic(&A, 0), ic(&A, A.L), "tiles");
   stage_tile(&A, tid, b, tiles.iv);
   cg_barrier(cb);
   LLVMValueRef left = LLVMBuildSub(bl, ic(&A, A.L), tiles.iv, "");
@@ -261,7 +230,7 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   if (!ok)
     return false;
   cg_barrier(cb); /* the tile is read by everyone before the next one overwrites it */
-  loop_end(&A, &tiles, ATT_KEYS);
+  cg_loop_end(cb, &tiles, ATT_KEYS);
 
   LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
   LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");

@@ -141,6 +141,7 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
         [KF_FFT] = {cg_emit_fft, "fft"},
         [KF_FILL] = {cg_emit_fill, "fill"},
         [KF_ATTENTION] = {cg_emit_attention, "attention"},
+        [KF_ROWNORM] = {cg_emit_rownorm, "row normalisation"},
     };
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {

@@ -36,9 +36,9 @@ typedef struct fuse_state {
   /* per union-find root */
   const op **anchor; /* the group's non-elementwise op, or NULL */
   char *has_map;     /* holds an index-map transpose: elementwise kernels only */
-  int *att;          /* op id: attention pattern number (attention.c), -1 none */
+  int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none */
   int *att_group;    /* pattern number: its group, -1 before its first op is placed */
-  char *is_att;      /* an attention group: exactly its pattern's ops, nothing joins it */
+  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it */
   int *recomputed;   /* cost of the small producers it recomputes */
   int64_t *space;    /* elements of its largest op result */
   int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
@@ -318,7 +318,7 @@ static int new_group(fuse_state *s, const op *o) {
 static void place_op(fuse_state *s, const op *o) {
   int gid = new_group(s, o);
   int pat = s->att[o->id];
-  if (pat >= 0) { /* an attention pattern's ops form one group and nothing else joins it */
+  if (pat >= 0) { /* a pattern's ops form one group and nothing else joins it */
     s->is_att[gid] = 1;
     int h = s->att_group[pat];
     if (h < 0) {
@@ -326,8 +326,8 @@ static void place_op(fuse_state *s, const op *o) {
       return;
     }
     h = find(s, h);
-    /* no group reads the pattern's intermediates, so taking the newest op's place in the
-     * topological order keeps it valid */
+    /* no group reads the pattern's values before its last op (attention.c, rownorm.c), so
+     * taking the newest op's place in the topological order keeps it valid */
     int at = s->ord[gid];
     merge(s, gid, h);
     s->ord[h] = at;
@@ -647,6 +647,7 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.is_att = zalloc(a, n, 1);
   s.att = zalloc(a, n, sizeof(int));
   int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
+  npat = part_rownorm_find(a, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
   s.att_group = zalloc(a, (size_t)npat + 1, sizeof(int));
   for (int i = 0; i < npat; i++)
     s.att_group[i] = -1;

@@ -18,6 +18,12 @@ int part_fuse(arena *a, const graph *g, int *group_of);
 int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
                         const char *is_result, int *att);
 bool part_attention_disabled(void);
+/* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis
+ * reductions, numbered from `first` in pat[] (ops already in a pattern are skipped); returns
+ * the next free number. TOSAC_NO_ROW_FUSION=1 (or TOSAC_NO_FUSION=1) finds none. */
+int part_rownorm_find(arena *a, const graph *g, const char *live, const int *use_start, const int *uses,
+                      const char *is_result, int *pat, int first);
+bool part_rownorm_disabled(void);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's

@@ -469,6 +469,17 @@ static const op *attention_anchor(const part_kernel *k) {
   return n == 2 ? last : NULL;
 }
 
+/* Only a row-wise normalisation group (rownorm.c) puts elementwise ops or a second reduction
+ * beside a reduction. */
+static bool rownorm_group(const part_kernel *k) {
+  int n = 0;
+  for (int i = 0; i < k->nops; i++) {
+    op_family f = op_table[k->ops[i]->kind].family;
+    n += f == FAM_REDUCTION || f == FAM_ELEMENTWISE;
+  }
+  return n > 1;
+}
+
 static kernel_family family_of(const op *anchor) {
   switch (op_table[anchor->kind].family) {
   case FAM_MATMUL: return KF_GEMM;
@@ -594,10 +605,16 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     const op *att = attention_anchor(k);
     if (att)
       k->anchor = att, k->family = KF_ATTENTION;
+    else if (k->family == KF_REDUCTION && rownorm_group(k))
+      k->family = KF_ROWNORM;
     k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
     kernel_name(k);
     if (att)
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
+    else if (k->family == KF_ROWNORM) {
+      snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm", k->id);
+      k->iter = k->anchor->operands[0]->type; /* the rows */
+    }
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
   }
