@@ -55,6 +55,94 @@ static LLVMValueRef call2(att *A, const char *name, LLVMValueRef x, LLVMValueRef
   return cg_intrinsic(A->cb, name, &t, 1, a, 2);
 }
 
+/* ---------------------------------------------------------------- index maps
+ * The pattern's operands may come through views (same bytes) and absorbed transposes (members
+ * of the kernel, partition/attention.c); so may the stored result. Coordinates follow the
+ * chain: a view keeps the linear index, a transpose permutes the coordinates. */
+
+static bool member(const part_kernel *k, const op *o) {
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i] == o)
+      return true;
+  return false;
+}
+
+static bool is_input(const part_kernel *k, const value *v) {
+  for (int i = 0; i < k->nin; i++)
+    if (k->in_vals[i] == v)
+      return true;
+  return false;
+}
+
+static LLVMValueRef linearize(att *A, LLVMValueRef const *c, const tensor_type *t) {
+  LLVMValueRef lin = ic(A, 0);
+  for (int i = 0; i < t->rank; i++)
+    lin = LLVMBuildAdd(A->b, LLVMBuildMul(A->b, lin, ic(A, t->dims[i]), ""), c[i], "");
+  return lin;
+}
+
+static void delinearize(att *A, LLVMValueRef lin, const tensor_type *t, LLVMValueRef *c) {
+  for (int i = t->rank - 1; i >= 0; i--) {
+    c[i] = i ? LLVMBuildSRem(A->b, lin, ic(A, t->dims[i]), "") : lin;
+    if (i)
+      lin = LLVMBuildSDiv(A->b, lin, ic(A, t->dims[i]), "");
+  }
+}
+
+/* One link of a chain, from the coordinates of its operand to those of its result. */
+static void forward_link(att *A, const op *o, LLVMValueRef *c) {
+  LLVMValueRef t[TOSAC_MAX_RANK];
+  const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
+  if (pm) { /* result[i] = input[perms[i]] */
+    for (int i = 0; i < pm->n; i++)
+      t[i] = c[pm->ints[i]];
+  } else {
+    delinearize(A, linearize(A, c, &o->operands[0]->type), &o->results[0]->type, t);
+  }
+  memcpy(c, t, sizeof t);
+}
+
+/* Offset of element c (of v's shape) in the kernel input v comes from; *in: that input. */
+static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
+  LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
+  memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type.rank);
+  for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
+    const op *o = v->def;
+    const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
+    if (pm) { /* input[perms[i]] = result[i] */
+      for (int i = 0; i < pm->n; i++)
+        t[pm->ints[i]] = c[i];
+    } else {
+      delinearize(A, linearize(A, c, &v->type), &o->operands[0]->type, t);
+    }
+    memcpy(c, t, sizeof t);
+    v = o->operands[0];
+  }
+  *in = v;
+  return linearize(A, c, &v->type);
+}
+
+/* Load element c of pattern operand v as f32. */
+static LLVMValueRef load_operand(att *A, const value *v, LLVMValueRef const *c) {
+  const value *in;
+  LLVMValueRef off = read_offset(A, v, c, &in);
+  return to_f32(A, cg_load_elem(A->cb, in->type.elem, cg_operand_ptr(A->cb, A->k, in), off));
+}
+
+/* Offset in the output buffer of element c of `from` (the second matmul's result or its cast),
+ * following the chain of views and absorbed transposes down to the kernel's output. */
+static LLVMValueRef write_offset(att *A, const value *from, LLVMValueRef const *coords) {
+  const op *chain[32];
+  int n = 0;
+  for (const value *v = A->k->out_vals[0]; v != from && v->def && n < 32; v = v->def->operands[0])
+    chain[n++] = v->def;
+  LLVMValueRef c[TOSAC_MAX_RANK];
+  memcpy(c, coords, sizeof(LLVMValueRef) * 3);
+  for (int i = n - 1; i >= 0; i--)
+    forward_link(A, chain[i], c);
+  return linearize(A, c, &A->k->out_vals[0]->type);
+}
+
 /* ---------------------------------------------------------------- pieces */
 
 static LLVMValueRef lds_at(att *A, LLVMValueRef arr, LLVMValueRef i) {
@@ -69,7 +157,6 @@ static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0
     bool is_k = which == 0;
     int64_t width = is_k ? A->D : A->Dv;
     const value *src = is_k ? A->kt : A->v;
-    LLVMValueRef base = cg_operand_ptr(A->cb, A->k, src);
     cg_loop l = cg_loop_begin(A->cb, tid, ic(A, ATT_KEYS * width), "stage");
     LLVMValueRef j = LLVMBuildSDiv(bl, l.iv, ic(A, width), "");
     LLVMValueRef d = LLVMBuildSRem(bl, l.iv, ic(A, width), "");
@@ -77,9 +164,8 @@ static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0
     LLVMValueRef in = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
     LLVMValueRef kc = LLVMBuildSelect(bl, in, key, ic(A, 0), "");
     /* K^T[b, d, key] or V[b, key, d] */
-    LLVMValueRef off = is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(A, A->D), ""), d, ""), ic(A, A->L), ""), kc, "")
-                            : LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(A, A->L), ""), kc, ""), ic(A, A->Dv), ""), d, "");
-    LLVMValueRef x = to_f32(A, cg_load_elem(A->cb, src->type.elem, base, off));
+    LLVMValueRef c[3] = {b, is_k ? d : kc, is_k ? kc : d};
+    LLVMValueRef x = load_operand(A, src, c);
     x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
     cg_store(A->cb, x, lds_at(A, is_k ? A->lds_k : A->lds_v, l.iv), 4);
     cg_loop_end(A->cb, &l, ATT_ROWS);
@@ -212,10 +298,10 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   LLVMValueRef rc = LLVMBuildSelect(bl, live, row, ic(&A, A.S - 1), "row_c");
   /* this row of Q, in registers */
   LLVMValueRef *q = calloc((size_t)A.D, sizeof(LLVMValueRef));
-  LLVMValueRef qbase = cg_operand_ptr(cb, k, A.q);
-  LLVMValueRef qoff = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(&A, A.S), ""), rc, ""), ic(&A, A.D), "");
-  for (int64_t d = 0; d < A.D; d++)
-    q[d] = to_f32(&A, cg_load_elem(cb, A.q->type.elem, qbase, LLVMBuildAdd(bl, qoff, ic(&A, d), "")));
+  for (int64_t d = 0; d < A.D; d++) {
+    LLVMValueRef c[3] = {b, rc, ic(&A, d)};
+    q[d] = load_operand(&A, A.q, c);
+  }
   cg_store(cb, f32c(&A, -INFINITY), m_p, 4);
   cg_store(cb, f32c(&A, 0), l_p, 4);
   cg_store(cb, LLVMConstNull(acc_t), acc_p, 4);
@@ -239,12 +325,16 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   LLVMValueRef inv = LLVMBuildFDiv(bl, f32c(&A, 1), cg_load(cb, cb->f32, l_p, 4), "inv");
   const value *out = k->out_vals[0];
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
-  LLVMValueRef ooff = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ic(&A, A.S), ""), row, ""), ic(&A, A.Dv), "");
   LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  const value *from = A.mm2->results[0];
+  for (int i = 0; i < k->nops; i++) /* a cast of the result is applied by the store's rounding */
+    if (k->ops[i]->kind == OP_CAST && k->ops[i]->operands[0] == from)
+      from = k->ops[i]->results[0];
   for (int64_t d = 0; d < A.Dv; d++) {
     LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
     LLVMValueRef x = LLVMBuildFMul(bl, cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4), inv, "");
-    LLVMValueRef o = LLVMBuildAdd(bl, ooff, ic(&A, d), "");
+    LLVMValueRef c[3] = {b, row, ic(&A, d)};
+    LLVMValueRef o = write_offset(&A, from, c);
     cg_store(cb, from_f32(&A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &o, 1, ""),
              (unsigned)elem_type_bytes(out->type.elem));
   }

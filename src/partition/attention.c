@@ -93,6 +93,43 @@ static const value *other(const op *o, const value *x) {
   return NULL;
 }
 
+/* Transposes between an operand and the buffer it comes from (through views: the head split
+ * reshape -> transpose -> reshape) join the pattern when each link is read only by the next:
+ * the kernel then reads the buffer through the permuted index map, and no copy kernel runs. */
+static bool absorb_in(matcher *m, const value *x) {
+  for (int hops = 0; hops < 8; hops++) {
+    const op *d = x->def, *u[1];
+    if (!d || m->is_result[x->id] || readers(m, x, u, 1) != 1)
+      return true;
+    if (d->kind == OP_TRANSPOSE && !part_is_view(d) && op_attr(d, "perms")) {
+      if (!take(m, d))
+        return false;
+    } else if (!part_is_view(d)) {
+      return true;
+    }
+    x = d->operands[0];
+  }
+  return true;
+}
+
+/* The same for the result: views and transposes after the second matmul, up to the last
+ * transpose; the kernel stores through that index map. */
+static bool absorb_out(matcher *m, const value *x) {
+  for (int hops = 0; hops < 8; hops++) {
+    const op *u = only_reader(m, x);
+    if (!u)
+      return true;
+    if (u->kind == OP_TRANSPOSE && !part_is_view(u) && op_attr(u, "perms")) {
+      if (!take(m, u))
+        return false;
+    } else if (!part_is_view(u)) {
+      return true;
+    }
+    x = u->results[0];
+  }
+  return true;
+}
+
 /* Match the pattern starting at matmul mm; the ops land in m->ops (topological). */
 static bool match_from(matcher *m, const op *mm) {
   m->nops = 0;
@@ -149,9 +186,12 @@ static bool match_from(matcher *m, const op *mm) {
       v->type.dims[2] > PART_ATTENTION_MAX_HEAD)
     return false;
   const op *c = only_reader(m, o);
-  if (c && c->kind == OP_CAST && float3(c->results[0]) && !take(m, c))
-    return false;
-  return true;
+  if (c && c->kind == OP_CAST && float3(c->results[0])) {
+    if (!take(m, c))
+      return false;
+    o = c->results[0];
+  }
+  return absorb_in(m, q) && absorb_in(m, kt) && absorb_in(m, v) && absorb_out(m, o);
 }
 
 /* Stable order of the matched ops: graph (topological) order. */

@@ -173,7 +173,10 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       continue;
     for (int j = 0; j < o->noperands; j++) {
       const value *v = o->operands[j];
-      if (value_in_group(group_of, v, grp) || folds(o, v))
+      /* a view of a value of this group (an attention kernel's absorbed transposes) is read
+       * through its index map, not from memory */
+      if (value_in_group(group_of, v, grp) || value_in_group(group_of, part_view_root(v), grp) ||
+          folds(o, v))
         continue;
       const value *root = part_view_root(v); /* a view reads its root's bytes (views.c) */
       int buf = b->buf_of_value[root->id];
