@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# Transformers (docs/partitioning.md, "Attention" and "Row-wise normalisation"): seeded BERT
+# encoders and GPT decoders from tests/oracle/gen_transformer.py match the MLIR oracle on an
+# MFMA (gfx90a, gfx942), a WMMA (gfx1100) and an FMA (gfx1030) target; attention is one kernel,
+# layer norm / RMS norm / softmax one kernel each; the fallbacks stay correct.
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
+  TOSAC="$BIN/tosac"
+  GEN=(/usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py")
+  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
+  FOUR=gfx90a,gfx942,gfx1100,gfx1030
+  ALL=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# kernels of one target's plan, and how many of them have family $2 (manifest)
+count_family() {
+  /usr/bin/python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+print(t["kernel_count"], sum(k["family"] == sys.argv[2] for k in t["kernels"]), t["workspace"]["bytes"])' "$1" "$2"
+}
+
+@test "2-layer BERT (padding mask) and GPT (causal) match the oracle on gfx90a, gfx942, gfx1100, gfx1030" {
+  "${GEN[@]}" bert --layers=2 --seq=8 --mask --seed=1 > bert.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=13 --seed=2 > gpt.mlir
+  run "${CHECK[@]}" bert.mlir gpt.mlir --targets=$FOUR
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 8
+}
+
+@test "sequence lengths that are no tile multiple (77 with batch 2, 70) match the oracle" {
+  # 77 rows = one full and one partial block of 64 query rows, 77 keys = two full tiles of 32
+  # and one of 13; 70 keys: two full and one of 6
+  "${GEN[@]}" bert --seq=77 --batch=2 --hidden=64 --heads=4 --mask --seed=3 > b77.mlir
+  "${GEN[@]}" gpt --seq=70 --hidden=48 --heads=2 --seed=4 > g70.mlir
+  run "${CHECK[@]}" b77.mlir g70.mlir --targets=gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+}
+
+@test "f16 BERT and bf16 GPT (f32 softmax and accumulation inside) match the oracle" {
+  "${GEN[@]}" bert --seq=7 --dtype=f16 --seed=5 > b16.mlir
+  "${GEN[@]}" gpt --seq=13 --dtype=bf16 --seed=6 > gbf.mlir
+  run "${CHECK[@]}" b16.mlir gbf.mlir --targets=$FOUR
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 8
+}
+
+@test "older syntax (2-operand matmul, new_shape, perms operands, shift attributes) fuses the same" {
+  "${GEN[@]}" gpt --layers=2 --seq=5 --syntax=old > old.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=5 > new.mlir
+  run "$TOSAC" old.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 4096 bytes"
+  run "${CHECK[@]}" old.mlir --oracle-via-tosac --targets=gfx942,gfx1100
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "kernels per layer: BERT 9, GPT 10 (attention, norms, GEMMs); the counts without each fusion" {
+  "${GEN[@]}" bert --layers=2 --seq=8 > bert.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=8 > gpt.mlir
+  run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 18 kernels, 18 launches, workspace 6144 bytes"
+  # per layer: Q, K, V GEMMs (no transpose kernels: index maps of the attention kernel), attention, out-projection + residual,
+  # layer norm, FFN1 + GELU, FFN2 + residual, layer norm
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_attention over tensor<2x8x16xf32>')" 2
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_rownorm over tensor<1x8x32xf32>')" 4
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_matmul')" 12
+  assert_equal "$(echo "$output" | grep -c '_transpose\|_reduce')" 0
+  TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 30 kernels, 30 launches, workspace 5120 bytes"
+  TOSAC_NO_ROW_FUSION=1 TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 48 kernels, 48 launches, workspace 5120 bytes"
+  run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 6144 bytes"
+  assert_equal "$(echo "$output" | grep -c '_rownorm over tensor<1x8x32xf32>')" 4
+  TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 43 kernels, 43 launches, workspace 7168 bytes"
+}
+
+@test "samples/attention.mlir: one attention kernel listing its source ops; 4 and 7 kernels without fusion" {
+  run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a,gfx1030 -o a.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("a.json"))["targets"]:
+    k = t["kernels"][0]
+    print(t["processor"], t["kernel_count"], k["family"], k["matrix_instruction"], k["lds_bytes"],
+          " ".join(o["op"][5:] for o in k["ops"] if o["op"] != "tosa.const"))'
+  assert_line "gfx90a 1 attention fma 4096 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
+  assert_line "gfx1030 1 attention fma 4096 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
+  TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 4 kernels, 4 launches, workspace 1536 bytes"
+  TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 7 kernels, 7 launches, workspace 1536 bytes"
+  run "${CHECK[@]}" "$ROOT/samples/attention.mlir" --targets=$ALL
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 7
+  # the harness can fail: a corrupted reference element is reported
+  run "${CHECK[@]}" "$ROOT/samples/attention.mlir" --targets=gfx90a --corrupt
+  assert_failure
+  assert_output --partial "MISMATCH"
+}
+
+@test "the unfused paths give the same results (TOSAC_NO_ATTENTION_FUSION=1, TOSAC_NO_ROW_FUSION=1)" {
+  "${GEN[@]}" bert --seq=9 --mask --seed=7 > b.mlir
+  TOSAC_NO_ATTENTION_FUSION=1 run "${CHECK[@]}" b.mlir --targets=gfx90a,gfx1100
+  assert_success
+  TOSAC_NO_ROW_FUSION=1 run "${CHECK[@]}" b.mlir --targets=gfx1030
+  assert_success
+}
+
+@test "a pattern that does not fully match falls back: softmax probabilities also returned" {
+  # %p is a graph result as well as the second matmul's input: the chain cannot be one kernel
+  sed -e 's/-> tensor<2x8x16xf32> {/-> (tensor<2x8x16xf32>, tensor<2x8x8xf32>) {/' \
+      -e 's/return %o : tensor<2x8x16xf32>/return %o, %p : tensor<2x8x16xf32>, tensor<2x8x8xf32>/' \
+      "$ROOT/samples/attention.mlir" > p.mlir
+  run "$TOSAC" p.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 4 kernels, 4 launches, workspace 1536 bytes"
+  refute_output --partial "_attention"
+  # a reduction over another axis is no row normalisation either
+  sed -e 's/tosa.reduce_max %sm {axis = 2 : i32} : (tensor<2x8x8xf32>) -> tensor<2x8x1xf32>/tosa.reduce_max %sm {axis = 1 : i32} : (tensor<2x8x8xf32>) -> tensor<2x1x8xf32>/' \
+      -e 's/tosa.sub %sm, %m : (tensor<2x8x8xf32>, tensor<2x8x1xf32>)/tosa.sub %sm, %m : (tensor<2x8x8xf32>, tensor<2x1x8xf32>)/' \
+      "$ROOT/samples/attention.mlir" > ax.mlir
+  run "$TOSAC" ax.mlir --offload-arch=gfx90a --emit=partitions
+  refute_output --partial "_attention"
+  run "${CHECK[@]}" p.mlir ax.mlir --targets=gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+}
