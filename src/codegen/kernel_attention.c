@@ -12,7 +12,7 @@
  * tile's count is uniform), and rows past S compute on a clamped row but store nothing.
  * The dot products and updates are FMA code on every target (a portable first version; matrix
  * instructions for QK^T and PV are future work, docs/partitioning.md). */
-#include "codegen.h"
+#include "gemm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -174,6 +174,8 @@ static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0
 
 /* The score of key `key`: q . k (k from LDS slot j), in mm1's result type, through the
  * pattern's score ops up to the value the softmax reads; returned as f32. */
+static LLVMValueRef score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords);
+
 static LLVMValueRef score(att *A, LLVMValueRef const *q, LLVMValueRef j, LLVMValueRef const *coords) {
   LLVMBuilderRef bl = A->b;
   LLVMValueRef dot = f32c(A, 0), base = LLVMBuildMul(bl, j, ic(A, A->D), "");
@@ -181,6 +183,12 @@ static LLVMValueRef score(att *A, LLVMValueRef const *q, LLVMValueRef j, LLVMVal
     LLVMValueRef kd = cg_load(A->cb, A->cb->f32, lds_at(A, A->lds_k, LLVMBuildAdd(bl, base, ic(A, d), "")), 4);
     dot = LLVMBuildFAdd(bl, dot, LLVMBuildFMul(bl, q[d], kd, ""), "");
   }
+  return score_ops(A, dot, coords);
+}
+
+/* The pattern's score ops (scale, mask, casts) applied to the f32 dot product of the element
+ * at coords [b, query, key]; the value the softmax reads, as f32. */
+static LLVMValueRef score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) {
   LLVMValueRef *cur = calloc((size_t)A->g->nvalues, sizeof(LLVMValueRef));
   const value *last = A->mm1->results[0];
   cur[last->id] = from_f32(A, dot, last->type.elem);
@@ -188,8 +196,8 @@ static LLVMValueRef score(att *A, LLVMValueRef const *q, LLVMValueRef j, LLVMVal
     const op *o = A->k->ops[i];
     if (o->kind == OP_REDUCE_MAX)
       break;
-    if (o == A->mm1 || op_table[o->kind].family == FAM_CONST || o->id < A->mm1->id)
-      continue;
+    if (op_table[o->kind].family != FAM_ELEMENTWISE || o->id < A->mm1->id)
+      continue; /* constants, absorbed transposes */
     LLVMValueRef args[4];
     for (int a = 0; a < o->noperands && a < 4; a++) {
       const value *v = o->operands[a];
@@ -260,6 +268,241 @@ static bool find_parts(att *A) {
   return A->kt->type.dims[0] == A->B && A->v->type.dims[0] == A->B && A->v->type.dims[1] == A->L;
 }
 
+/* ---------------------------------------------------------------- matrix-instruction variant
+ * One wave per work-group owns MT = 16 query rows. Per key tile of 16: S = Q K^T through the
+ * GEMM core's matrix step (gemm_mma_step: MFMA on CDNA, WMMA on gfx11/gfx12) from fragments of
+ * the Q block and K tile in LDS; the score ops on S's accumulators; S to LDS, where lanes
+ * 0..15 (one per row) do the online-softmax bookkeeping (m, l, alpha per row) and write P in
+ * the operand type; then O = O * alpha + P V, one matrix step per 16 columns of Dv and 16 keys
+ * (Dv / 16 accumulator tiles). O / l is stored through the output index map. */
+enum { MT = 16 };
+
+typedef struct att_mma {
+  gemm_mma mm;
+  LLVMTypeRef ft; /* fragment element type in LDS: half, i16 (bf16 bits) or float */
+  LLVMValueRef qs, ks, vs, ps, ss, ms, ls, as;
+} att_mma;
+
+static LLVMValueRef i32c(att *A, int64_t x) { return LLVMConstInt(A->cb->i32, (unsigned long long)x, 1); }
+
+static LLVMValueRef to_frag(att *A, att_mma *M, LLVMValueRef x) {
+  if (M->mm.in == ET_F32)
+    return x;
+  if (M->mm.in == ET_F16)
+    return LLVMBuildFPTrunc(A->b, x, A->cb->f16, "");
+  return LLVMBuildBitCast(A->b, LLVMBuildFPTrunc(A->b, x, A->cb->bf16, ""), A->cb->i16, "");
+}
+
+static LLVMValueRef lds_arr(att *A, const char *what, LLVMTypeRef t, int64_t n) {
+  char name[96];
+  snprintf(name, sizeof name, "%s.%s", A->k->name, what);
+  return cg_lds_alloc(A->cb, name, LLVMArrayType2(t, (uint64_t)n), 16);
+}
+
+static LLVMValueRef at(att *A, LLVMTypeRef t, LLVMValueRef arr, LLVMValueRef i) {
+  return LLVMBuildInBoundsGEP2(A->b, t, arr, &i, 1, "");
+}
+
+/* A lane's operand fragment: kl elements at arr[base + row * rs + k * ksd], k = kbase + kofs +
+ * kstep(e) (the GEMM core's lane layout). */
+static LLVMValueRef frag(att *A, att_mma *M, LLVMValueRef arr, gemm_lane ln, int64_t rs, int64_t ksd,
+                         int64_t kbase, int64_t base) {
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(M->ft, (unsigned)M->mm.kl));
+  LLVMValueRef r = LLVMBuildAdd(bl, i32c(A, base), LLVMBuildMul(bl, ln.row, i32c(A, rs), ""), "");
+  for (int e = 0; e < M->mm.kl; e++) {
+    LLVMValueRef k = LLVMBuildAdd(bl, ln.kofs, i32c(A, kbase + gemm_mma_kstep(&M->mm, e)), "");
+    LLVMValueRef x = cg_load(A->cb, M->ft, at(A, M->ft, arr, LLVMBuildAdd(bl, r, LLVMBuildMul(bl, k, i32c(A, ksd), ""), "")),
+                             (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(A->cb->mod), M->ft));
+    v = LLVMBuildInsertElement(bl, v, x, i32c(A, e), "");
+  }
+  return v;
+}
+
+/* Copy rows [first, first + MT) of operand v (coords (b, row, col) with row clamped to rows - 1,
+ * zeros past `rows` when zero is set) into arr[MT][width] as fragment elements. */
+static void stage_rows(att *A, att_mma *M, LLVMValueRef arr, const value *v, bool transposed, LLVMValueRef lane,
+                       LLVMValueRef b, LLVMValueRef first, int64_t rows, int64_t width, bool zero) {
+  LLVMBuilderRef bl = A->b;
+  int ws = A->cb->target->info->wave_size;
+  cg_loop l = cg_loop_begin(A->cb, lane, ic(A, MT * width), "stage");
+  LLVMValueRef r = LLVMBuildSDiv(bl, l.iv, ic(A, width), ""), c = LLVMBuildSRem(bl, l.iv, ic(A, width), "");
+  LLVMValueRef row = LLVMBuildAdd(bl, first, r, "");
+  LLVMValueRef in = LLVMBuildICmp(bl, LLVMIntSLT, row, ic(A, rows), "");
+  LLVMValueRef rc = LLVMBuildSelect(bl, in, row, ic(A, rows - 1), "");
+  LLVMValueRef co[3] = {b, transposed ? c : rc, transposed ? rc : c};
+  LLVMValueRef x = load_operand(A, v, co);
+  if (zero)
+    x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
+  cg_store(A->cb, to_frag(A, M, x), at(A, M->ft, arr, LLVMBuildTrunc(bl, l.iv, A->cb->i32, "")), 2);
+  cg_loop_end(A->cb, &l, ws);
+}
+
+/* Lanes 0..MT-1, one row each: fold the tile's scores into m and l, write P and alpha. */
+static bool softmax_rows(att *A, att_mma *M, LLVMValueRef lane) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rows");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rows_done");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntULT, lane, i32c(A, MT), ""), body, next);
+  LLVMPositionBuilderAtEnd(bl, body);
+  LLVMValueRef base = LLVMBuildMul(bl, lane, i32c(A, MT), "");
+  LLVMValueRef sv[MT];
+  LLVMValueRef mo = cg_load(cb, cb->f32, at(A, cb->f32, M->ms, lane), 4), mx = mo;
+  for (int c = 0; c < MT; c++) {
+    sv[c] = cg_load(cb, cb->f32, at(A, cb->f32, M->ss, LLVMBuildAdd(bl, base, i32c(A, c), "")), 4);
+    mx = call2(A, "llvm.maxnum", mx, sv[c]);
+  }
+  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, mo, mx, ""));
+  LLVMValueRef sum = f32c(A, 0);
+  for (int c = 0; c < MT; c++) {
+    LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, sv[c], mx, ""));
+    if (!p || !alpha)
+      return false;
+    sum = LLVMBuildFAdd(bl, sum, p, "");
+    cg_store(cb, to_frag(A, M, p), at(A, M->ft, M->ps, LLVMBuildAdd(bl, base, i32c(A, c), "")), 2);
+  }
+  LLVMValueRef lo = cg_load(cb, cb->f32, at(A, cb->f32, M->ls, lane), 4);
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), at(A, cb->f32, M->ls, lane), 4);
+  cg_store(cb, mx, at(A, cb->f32, M->ms, lane), 4);
+  cg_store(cb, alpha, at(A, cb->f32, M->as, lane), 4);
+  LLVMBuildBr(bl, next);
+  LLVMPositionBuilderAtEnd(bl, next);
+  return true;
+}
+
+/* The matrix instruction the kernel can use for this pattern on this target, if any. */
+static bool mma_choice(att *A, gemm_mma *mm) {
+  elem_type t = A->q->type.elem;
+  if (A->kt->type.elem != t || A->v->type.elem != t || A->mm2->operands[0]->type.elem != t)
+    return false;
+  if (!gemm_mma_select(A->cb->target->info, t, MT, false, MT, MT, mm) || !mm->row)
+    return false;
+  return mm->m == MT && mm->n == MT && A->D % mm->k == 0 && MT % mm->k == 0 && A->Dv % MT == 0 &&
+         A->Dv / MT <= 8;
+}
+
+static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  int ws = cb->target->info->wave_size, nb = (int)(A->Dv / MT), nacc = M->mm.nacc;
+  M->ft = M->mm.in == ET_F16 ? cb->f16 : M->mm.in == ET_BF16 ? cb->i16 : cb->f32;
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, ws);
+  int64_t row_blocks = (A->S + MT - 1) / MT;
+  cg_launch_1d(info, k, ws, A->B * row_blocks, A->B * row_blocks * ws, 1, access);
+  free(access);
+  M->qs = lds_arr(A, "q", M->ft, MT * A->D);
+  M->ks = lds_arr(A, "k", M->ft, MT * A->D);
+  M->vs = lds_arr(A, "v", M->ft, MT * A->Dv);
+  M->ps = lds_arr(A, "p", M->ft, MT * MT);
+  M->ss = lds_arr(A, "s", cb->f32, MT * MT);
+  M->ms = lds_arr(A, "m", cb->f32, MT);
+  M->ls = lds_arr(A, "l", cb->f32, MT);
+  M->as = lds_arr(A, "alpha", cb->f32, MT);
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &M->mm);
+  LLVMTypeRef o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
+  LLVMValueRef o_p = LLVMBuildAlloca(bl, o_t, "o");
+  LLVMValueRef lane = cg_thread_id_x(cb), gid32 = cg_group_id_x(cb);
+  if (!lane || !gid32)
+    return false;
+  LLVMValueRef gid = LLVMBuildZExt(bl, gid32, A->it, "");
+  LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(A, row_blocks), "b");
+  LLVMValueRef row0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(A, row_blocks), ""), ic(A, MT), "row0");
+  LLVMValueRef lane_it = LLVMBuildZExt(bl, lane, A->it, "");
+  cg_store(cb, LLVMConstNull(o_t), o_p, 16);
+  stage_rows(A, M, M->qs, A->q, false, lane_it, b, row0, A->S, A->D, false);
+  LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "init");
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "go");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntULT, lane, i32c(A, MT), ""), init, go);
+  LLVMPositionBuilderAtEnd(bl, init);
+  cg_store(cb, f32c(A, -INFINITY), at(A, cb->f32, M->ms, lane), 4);
+  cg_store(cb, f32c(A, 0), at(A, cb->f32, M->ls, lane), 4);
+  LLVMBuildBr(bl, go);
+  LLVMPositionBuilderAtEnd(bl, go);
+  gemm_lane la = gemm_mma_lane(cb, &M->mm, lane, false), lb = gemm_mma_lane(cb, &M->mm, lane, true);
+
+  cg_loop tiles = cg_loop_begin(cb, ic(A, 0), ic(A, A->L), "tiles");
+  /* K tile as [key][d] (K^T[b, d, key]), V tile as [key][d] */
+  stage_rows(A, M, M->ks, A->kt, true, lane_it, b, tiles.iv, A->L, A->D, true);
+  stage_rows(A, M, M->vs, A->v, false, lane_it, b, tiles.iv, A->L, A->Dv, true);
+  cg_barrier(cb);
+  LLVMValueRef s = LLVMConstNull(acc_t);
+  for (int64_t kk = 0; kk < A->D; kk += M->mm.k)
+    s = gemm_mma_step(cb, &M->mm, frag(A, M, M->qs, la, A->D, 1, kk, 0), frag(A, M, M->ks, lb, A->D, 1, kk, 0), s);
+  for (int e = 0; e < nacc; e++) {
+    LLVMValueRef r, c;
+    gemm_mma_acc_pos(cb, &M->mm, lane, e, &r, &c);
+    LLVMValueRef q = LLVMBuildAdd(bl, row0, LLVMBuildZExt(bl, r, A->it, ""), "");
+    LLVMValueRef key = LLVMBuildAdd(bl, tiles.iv, LLVMBuildZExt(bl, c, A->it, ""), "");
+    LLVMValueRef qc = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, q, ic(A, A->S), ""), q, ic(A, A->S - 1), "");
+    LLVMValueRef kin = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
+    LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, kin, key, ic(A, A->L - 1), "")};
+    LLVMValueRef x = score_ops(A, LLVMBuildExtractElement(bl, s, i32c(A, e), ""), co);
+    if (!x)
+      return false;
+    x = LLVMBuildSelect(bl, kin, x, f32c(A, -INFINITY), "");
+    cg_store(cb, x, at(A, cb->f32, M->ss, LLVMBuildAdd(bl, LLVMBuildMul(bl, r, i32c(A, MT), ""), c, "")), 4);
+  }
+  cg_barrier(cb);
+  if (!softmax_rows(A, M, lane))
+    return false;
+  cg_barrier(cb);
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, "");
+    LLVMValueRef o = cg_load(cb, acc_t, op, 16);
+    for (int e = 0; e < nacc; e++) {
+      LLVMValueRef r, c;
+      gemm_mma_acc_pos(cb, &M->mm, lane, e, &r, &c);
+      LLVMValueRef al = cg_load(cb, cb->f32, at(A, cb->f32, M->as, r), 4);
+      LLVMValueRef ie = i32c(A, e);
+      o = LLVMBuildInsertElement(bl, o, LLVMBuildFMul(bl, LLVMBuildExtractElement(bl, o, ie, ""), al, ""), ie, "");
+    }
+    for (int64_t kk = 0; kk < MT; kk += M->mm.k)
+      o = gemm_mma_step(cb, &M->mm, frag(A, M, M->ps, la, MT, 1, kk, 0), frag(A, M, M->vs, lb, 1, A->Dv, kk, n * MT), o);
+    cg_store(cb, o, op, 16);
+  }
+  cg_barrier(cb); /* everyone is done with the tiles and P before they are overwritten */
+  cg_loop_end(cb, &tiles, MT);
+
+  const value *from = A->mm2->results[0], *out = k->out_vals[0];
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i]->kind == OP_CAST && k->ops[i]->operands[0] == from)
+      from = k->ops[i]->results[0];
+  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef o = cg_load(cb, acc_t, LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, ""), 16);
+    for (int e = 0; e < nacc; e++) {
+      LLVMValueRef r, c;
+      gemm_mma_acc_pos(cb, &M->mm, lane, e, &r, &c);
+      LLVMValueRef q = LLVMBuildAdd(bl, row0, LLVMBuildZExt(bl, r, A->it, ""), "");
+      LLVMValueRef x = LLVMBuildFDiv(bl, LLVMBuildExtractElement(bl, o, i32c(A, e), ""),
+                                     cg_load(cb, cb->f32, at(A, cb->f32, M->ls, r), 4), "");
+      LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
+      LLVMBasicBlockRef nx = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "next");
+      LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, q, ic(A, A->S), ""), st, nx);
+      LLVMPositionBuilderAtEnd(bl, st);
+      LLVMValueRef co[3] = {b, q, LLVMBuildAdd(bl, ic(A, n * MT), LLVMBuildZExt(bl, c, A->it, ""), "")};
+      LLVMValueRef off = write_offset(A, from, co);
+      cg_store(cb, from_f32(A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""),
+               (unsigned)elem_type_bytes(out->type.elem));
+      LLVMBuildBr(bl, nx);
+      LLVMPositionBuilderAtEnd(bl, nx);
+    }
+  }
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", MT, MT);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", M->mm.name);
+  return !cb->failed;
+}
+
 bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
                        cg_kernel_info *info) {
   (void)p;
@@ -270,6 +513,9 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
     return false;
   }
   A.it = cg_anchor_index_type(cb, k);
+  att_mma M = {0};
+  if (mma_choice(&A, &M.mm) && !getenv("TOSAC_ATTENTION_FMA"))
+    return emit_mma(&A, &M, info);
   int nargs = k->nin + k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
   for (int i = 0; i < nargs; i++)

@@ -41,6 +41,11 @@ print(t["kernel_count"], sum(k["family"] == sys.argv[2] for k in t["kernels"]), 
   run "${CHECK[@]}" b77.mlir g70.mlir --targets=gfx90a,gfx1030
   assert_success
   assert_output --partial "PASSED: 2 graph(s)"
+  # f16, head size 32: the WMMA kernel with 37 = 2 x 16 + 5 rows and keys
+  "${GEN[@]}" gpt --seq=37 --hidden=64 --heads=2 --dtype=f16 --seed=8 > g37.mlir
+  run "${CHECK[@]}" g37.mlir --targets=gfx1100,gfx942
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
 }
 
 @test "f16 BERT and bf16 GPT (f32 softmax and accumulation inside) match the oracle" {
@@ -49,6 +54,28 @@ print(t["kernel_count"], sum(k["family"] == sys.argv[2] for k in t["kernels"]), 
   run "${CHECK[@]}" b16.mlir gbf.mlir --targets=$FOUR
   assert_success
   assert_equal "$(echo "$output" | grep -c '^ok ')" 8
+}
+
+@test "attention kernels use MFMA on CDNA, WMMA on gfx11/gfx12, FMA on gfx1030; TOSAC_ATTENTION_FMA=1" {
+  "${GEN[@]}" bert --seq=7 --dtype=f16 --seed=5 > b16.mlir
+  run "$TOSAC" b16.mlir --offload-arch=$ALL -o b16.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("b16.json"))["targets"]:
+    print(t["processor"], *[k["matrix_instruction"] for k in t["kernels"] if k["family"] == "attention"])'
+  # gfx950's f16 16x16 MFMA has k = 32 > the head size 16: the portable kernel
+  assert_output "$(printf '%s\n' 'gfx908 v_mfma_f32_16x16x16f16' 'gfx90a v_mfma_f32_16x16x16f16' \
+    'gfx942 v_mfma_f32_16x16x16_f16' 'gfx950 fma' 'gfx1030 fma' 'gfx1100 v_wmma_f32_16x16x16_f16' \
+    'gfx1200 v_wmma_f32_16x16x16_f16')"
+  clang-offload-bundler-22 --type=o --input=b16.hipfb --targets=hipv4-amdgcn-amd-amdhsa--gfx1100 --output=g11.co --unbundle
+  run llvm-objdump-22 -d g11.co
+  assert_output --partial "v_wmma_f32_16x16x16_f16"
+  TOSAC_ATTENTION_FMA=1 run "$TOSAC" b16.mlir --offload-arch=gfx90a -o fma.hipfb
+  run /usr/bin/python3 -c 'import json; print(*[k["matrix_instruction"] for k in json.load(open("fma.json"))["targets"][0]["kernels"] if k["family"] == "attention"])'
+  assert_output "fma"
+  TOSAC_ATTENTION_FMA=1 run "${CHECK[@]}" b16.mlir --targets=gfx942
+  assert_success
 }
 
 @test "older syntax (2-operand matmul, new_shape, perms operands, shift attributes) fuses the same" {
@@ -92,7 +119,7 @@ for t in json.load(open("a.json"))["targets"]:
     k = t["kernels"][0]
     print(t["processor"], t["kernel_count"], k["family"], k["matrix_instruction"], k["lds_bytes"],
           " ".join(o["op"][5:] for o in k["ops"] if o["op"] != "tosa.const"))'
-  assert_line "gfx90a 1 attention fma 4096 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
+  assert_line "gfx90a 1 attention v_mfma_f32_16x16x4f32 5312 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
   assert_line "gfx1030 1 attention fma 4096 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
   TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 4 kernels, 4 launches, workspace 1536 bytes"
