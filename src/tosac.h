@@ -498,6 +498,9 @@ void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty);
 /* codegen/kernel_gemm.c: work-group tiles of a GEMM's output (batch x M tiles x N tiles), K
  * steps with the default (or --perf-config) tile on t, and K, for the split-K cost model
  * (partition/splitk.c); false when the op has no GEMM kernel. */
+/* codegen/kernel_attention.c: keys per chunk when a split-KV attention cuts L keys into `split`
+ * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
+int64_t cg_attention_chunk(int64_t L, int split);
 bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
                    int64_t *k);
 bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,

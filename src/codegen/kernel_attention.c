@@ -143,6 +143,15 @@ static LLVMValueRef write_offset(att *A, const value *from, LLVMValueRef const *
   return linearize(A, c, &A->k->out_vals[0]->type);
 }
 
+/* The value whose elements the kernel stores: the second matmul's result, or its cast. */
+static const value *result_value(att *A) {
+  const value *from = A->mm2->results[0];
+  for (int i = 0; i < A->k->nops; i++) /* a cast is applied by the store's rounding */
+    if (A->k->ops[i]->kind == OP_CAST && A->k->ops[i]->operands[0] == from)
+      from = A->k->ops[i]->results[0];
+  return from;
+}
+
 /* ---------------------------------------------------------------- pieces */
 
 static LLVMValueRef lds_at(att *A, LLVMValueRef arr, LLVMValueRef i) {
@@ -470,10 +479,7 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   cg_barrier(cb); /* everyone is done with the tiles and P before they are overwritten */
   cg_loop_end(cb, &tiles, MT);
 
-  const value *from = A->mm2->results[0], *out = k->out_vals[0];
-  for (int i = 0; i < k->nops; i++)
-    if (k->ops[i]->kind == OP_CAST && k->ops[i]->operands[0] == from)
-      from = k->ops[i]->results[0];
+  const value *from = result_value(A), *out = k->out_vals[0];
   LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
   for (int n = 0; n < nb; n++) {
@@ -503,6 +509,65 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   return !cb->failed;
 }
 
+int64_t cg_attention_chunk(int64_t L, int split) {
+  int64_t c = (L + split - 1) / split;
+  return (c + 63) / 64 * 64;
+}
+
+/* Split-KV combine: one work-item per output element (b, s, d) merges the chunks' partial
+ * rows of the workspace [P, B, S, Dv + 2] (o_p[Dv], m_p, l_p). */
+static bool emit_combine(att *A, cg_kernel_info *info) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  int P = k->split_count;
+  int64_t n = A->B * A->S * A->Dv, w = A->Dv + 2;
+  const char *access[2] = {"read_only", "write_only"};
+  cg_kernel_begin(cb, k->name, 2, access, 256);
+  cg_launch_1d(info, k, 256, (n + 255) / 256, n, 1, access);
+  LLVMValueRef tid = cg_thread_id_x(cb), gid = cg_group_id_x(cb);
+  if (!tid || !gid)
+    return false;
+  LLVMValueRef i = LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildZExt(bl, gid, A->it, ""), ic(A, 256), ""),
+                                LLVMBuildZExt(bl, tid, A->it, ""), "i");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, i, ic(A, n), ""), body, exit);
+  LLVMPositionBuilderAtEnd(bl, body);
+  LLVMValueRef d = LLVMBuildSRem(bl, i, ic(A, A->Dv), "d"), bs = LLVMBuildSDiv(bl, i, ic(A, A->Dv), "");
+  LLVMValueRef ws = LLVMGetParam(cb->fn, 0);
+  LLVMValueRef mp[256], big = f32c(A, -INFINITY);
+  for (int c = 0; c < P && c < 256; c++) {
+    LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
+    LLVMValueRef off = LLVMBuildAdd(bl, row, ic(A, A->Dv), "");
+    mp[c] = cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, cb->f32, ws, &off, 1, ""), 4);
+    big = call2(A, "llvm.maxnum", big, mp[c]);
+  }
+  LLVMValueRef l = f32c(A, 0), o = f32c(A, 0);
+  for (int c = 0; c < P && c < 256; c++) {
+    LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
+    LLVMValueRef wt = call1(A, "llvm.exp", LLVMBuildFSub(bl, mp[c], big, ""));
+    if (!wt)
+      return false;
+    LLVMValueRef loff = LLVMBuildAdd(bl, row, ic(A, A->Dv + 1), ""), ooff = LLVMBuildAdd(bl, row, d, "");
+    LLVMValueRef lp = cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, cb->f32, ws, &loff, 1, ""), 4);
+    LLVMValueRef op = cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, cb->f32, ws, &ooff, 1, ""), 4);
+    l = LLVMBuildFAdd(bl, l, LLVMBuildFMul(bl, lp, wt, ""), "");
+    o = LLVMBuildFAdd(bl, o, LLVMBuildFMul(bl, op, wt, ""), "");
+  }
+  const value *out = k->out_vals[0];
+  LLVMValueRef c[3] = {LLVMBuildSDiv(bl, bs, ic(A, A->S), ""), LLVMBuildSRem(bl, bs, ic(A, A->S), ""), d};
+  LLVMValueRef off = write_offset(A, result_value(A), c);
+  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  cg_store(cb, from_f32(A, LLVMBuildFDiv(bl, o, l, ""), out->type.elem),
+           LLVMBuildInBoundsGEP2(bl, mt, LLVMGetParam(cb->fn, 1), &off, 1, ""), (unsigned)elem_type_bytes(out->type.elem));
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
+  return !cb->failed;
+}
+
 bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
                        cg_kernel_info *info) {
   (void)p;
@@ -513,16 +578,21 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
     return false;
   }
   A.it = cg_anchor_index_type(cb, k);
+  if (k->role == KR_COMBINE)
+    return emit_combine(&A, info);
+  bool partial = k->role == KR_PARTIAL;
+  int split = partial ? k->split_count : 1;
+  int64_t chunk = partial ? cg_attention_chunk(A.L, split) : A.L;
   att_mma M = {0};
-  if (mma_choice(&A, &M.mm) && !getenv("TOSAC_ATTENTION_FMA"))
-    return emit_mma(&A, &M, info);
+  if (!partial && mma_choice(&A, &M.mm) && !getenv("TOSAC_ATTENTION_FMA"))
+    return emit_mma(&A, &M, info); /* split-KV partials take the portable kernel (few rows) */
   int nargs = k->nin + k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
   for (int i = 0; i < nargs; i++)
     access[i] = i < k->nin ? "read_only" : "write_only";
   cg_kernel_begin(cb, k->name, nargs, access, ATT_ROWS);
   int64_t row_blocks = (A.S + ATT_ROWS - 1) / ATT_ROWS;
-  cg_launch_1d(info, k, ATT_ROWS, A.B * row_blocks, A.B * A.S, 1, access);
+  cg_launch_1d(info, k, ATT_ROWS, split * A.B * row_blocks, split * A.B * A.S, 1, access);
   free(access);
   LLVMBuilderRef bl = cb->b;
   char name[96];
@@ -538,6 +608,11 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   if (!tid32 || !gid32)
     return false;
   LLVMValueRef tid = LLVMBuildZExt(bl, tid32, A.it, ""), gid = LLVMBuildZExt(bl, gid32, A.it, "");
+  LLVMValueRef part = LLVMBuildSDiv(bl, gid, ic(&A, A.B * row_blocks), "part");
+  gid = LLVMBuildSRem(bl, gid, ic(&A, A.B * row_blocks), "");
+  LLVMValueRef kstart = LLVMBuildMul(bl, part, ic(&A, chunk), "kstart");
+  LLVMValueRef kend = LLVMBuildAdd(bl, kstart, ic(&A, chunk), "");
+  kend = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, ic(&A, A.L), ""), kend, ic(&A, A.L), "kend");
   LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(&A, row_blocks), "b");
   LLVMValueRef row = LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(&A, row_blocks), ""), ic(&A, ATT_ROWS), ""), tid, "row");
   LLVMValueRef live = LLVMBuildICmp(bl, LLVMIntSLT, row, ic(&A, A.S), "live");
@@ -552,10 +627,10 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   cg_store(cb, f32c(&A, 0), l_p, 4);
   cg_store(cb, LLVMConstNull(acc_t), acc_p, 4);
 
-  cg_loop tiles = cg_loop_begin(cb, ic(&A, 0), ic(&A, A.L), "tiles");
+  cg_loop tiles = cg_loop_begin(cb, kstart, kend, "tiles");
   stage_tile(&A, tid, b, tiles.iv);
   cg_barrier(cb);
-  LLVMValueRef left = LLVMBuildSub(bl, ic(&A, A.L), tiles.iv, "");
+  LLVMValueRef left = LLVMBuildSub(bl, kend, tiles.iv, "");
   LLVMValueRef n = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, left, ic(&A, ATT_KEYS), ""), left, ic(&A, ATT_KEYS), "n");
   bool ok = walk_tile(&A, q, n, b, rc, tiles.iv, m_p, l_p, acc_p);
   free(q);
@@ -572,11 +647,18 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   const value *out = k->out_vals[0];
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
   LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
-  const value *from = A.mm2->results[0];
-  for (int i = 0; i < k->nops; i++) /* a cast of the result is applied by the store's rounding */
-    if (k->ops[i]->kind == OP_CAST && k->ops[i]->operands[0] == from)
-      from = k->ops[i]->results[0];
-  for (int64_t d = 0; d < A.Dv; d++) {
+  const value *from = result_value(&A);
+  if (partial) { /* the chunk's unnormalised row, m and l into the workspace [P, B, S, Dv + 2] */
+    LLVMValueRef base = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, part, ic(&A, A.B), ""), b, ""), ic(&A, A.S), ""), row, ""), ic(&A, A.Dv + 2), "");
+    for (int64_t d = 0; d < A.Dv + 2; d++) {
+      LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
+      LLVMValueRef x = d < A.Dv ? cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4)
+                                : cg_load(cb, cb->f32, d == A.Dv ? m_p : l_p, 4);
+      LLVMValueRef o = LLVMBuildAdd(bl, base, ic(&A, d), "");
+      cg_store(cb, x, LLVMBuildInBoundsGEP2(bl, cb->f32, dst, &o, 1, ""), 4);
+    }
+  }
+  for (int64_t d = 0; d < A.Dv && !partial; d++) {
     LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
     LLVMValueRef x = LLVMBuildFMul(bl, cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4), inv, "");
     LLVMValueRef c[3] = {b, row, ic(&A, d)};
@@ -587,7 +669,11 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   LLVMBuildBr(bl, exit);
   LLVMPositionBuilderAtEnd(bl, exit);
   LLVMBuildRetVoid(bl);
-  snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", ATT_ROWS, ATT_KEYS);
+  if (partial)
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d,\"split_kv\":%d,\"chunk\":%lld}",
+             ATT_ROWS, ATT_KEYS, split, (long long)chunk);
+  else
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", ATT_ROWS, ATT_KEYS);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
   return !cb->failed;
 }

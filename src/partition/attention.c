@@ -224,3 +224,74 @@ int part_attention_find(const graph *g, const char *live, const int *use_start, 
   }
   return n;
 }
+
+/* ---------------------------------------------------------------- split-KV (1:many)
+ * Decode-time attention (few query rows, a long KV sequence) gives the attention kernel too
+ * few work-groups: B * ceil(S / 16) of them, each walking all L keys. Split-KV cuts the keys
+ * into P chunks: a partial kernel (P times the work-groups) writes each chunk's unnormalised
+ * output row, its running max m and sum l into a workspace [P, B, S, Dv + 2] (f32), and a
+ * combine kernel merges the chunks: M = max m_p, l = sum l_p e^(m_p - M),
+ * o = sum o_p e^(m_p - M) / l, stored through the output's index map. */
+#define SPLITKV_GROUP_SHARE 4     /* split when the work-groups fill at most 1/4 of the CUs */
+#define SPLITKV_MIN_KEYS 1024     /* and the sequence is at least this long */
+#define SPLITKV_CHUNK_MIN 256     /* keys per chunk, at least */
+
+static const op *first_matmul(const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      return k->ops[i];
+  return NULL;
+}
+
+int part_attention_split_choose(const part_kernel *k, int cus) {
+  const op *mm1 = first_matmul(k);
+  if (k->family != KF_ATTENTION || k->role != KR_PLAIN || !mm1)
+    return 0;
+  int64_t B = mm1->operands[0]->type.dims[0], S = mm1->operands[0]->type.dims[1];
+  int64_t L = mm1->operands[1]->type.dims[2];
+  int64_t groups = B * ((S + 15) / 16);
+  const char *e = getenv("TOSAC_SPLIT_KV");
+  int64_t want;
+  if (e && *e) { /* forced, like TOSAC_SPLIT_K: 0 or 1 never splits */
+    want = strtol(e, NULL, 10);
+  } else {
+    if (groups * SPLITKV_GROUP_SHARE > cus || L < SPLITKV_MIN_KEYS)
+      return 0;
+    want = cus / groups;
+    if (want > L / SPLITKV_CHUNK_MIN)
+      want = L / SPLITKV_CHUNK_MIN;
+  }
+  if (want < 2)
+    return 0;
+  int64_t chunk = cg_attention_chunk(L, (int)want);
+  int64_t p = (L + chunk - 1) / chunk;
+  return p >= 2 ? (int)p : 0;
+}
+
+void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
+                                  int split, part_kernel *part, part_kernel *comb) {
+  const op *mm1 = first_matmul(k), *mm2 = k->anchor;
+  value *pv = arena_alloc(a, sizeof *pv);
+  pv->id = -1;
+  pv->arg_index = -1;
+  pv->name = arena_printf(a, "splitkv_partials_k%d", k->id);
+  pv->type.elem = ET_F32;
+  pv->type.rank = 4;
+  pv->type.dims[0] = split;
+  pv->type.dims[1] = mm1->operands[0]->type.dims[0];
+  pv->type.dims[2] = mm1->operands[0]->type.dims[1];
+  pv->type.dims[3] = mm2->operands[1]->type.dims[2] + 2;
+  part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = pv, .index = -1,
+                    .bytes = tensor_bytes(&pv->type), .align = 256};
+  ARENA_PUSH(a, p->buffers, p->nbuffers, *bcap, wb);
+  const value **pvals = arena_alloc(a, sizeof(value *));
+  int *pbuf = arena_alloc(a, sizeof(int));
+  pvals[0] = pv;
+  pbuf[0] = wb.id;
+  *part = *k, *comb = *k;
+  part->role = KR_PARTIAL;
+  comb->role = KR_COMBINE;
+  part->split_count = comb->split_count = split;
+  part->out_bufs = pbuf, part->out_vals = pvals, part->nout = 1;
+  comb->in_bufs = pbuf, comb->in_vals = pvals, comb->nin = 1;
+}

@@ -47,7 +47,7 @@ void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *
   }
 }
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
@@ -89,6 +89,13 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split) 
     target_facts(t, &cus, &f32_add);
     *split = part_splitk_choose(t, k, cus);
     return *split >= 2 ? EX_SPLITK : EX_NONE;
+  }
+  if (k->family == KF_ATTENTION) {
+    int cus;
+    bool f32_add;
+    target_facts(t, &cus, &f32_add);
+    *split = part_attention_split_choose(k, cus);
+    return *split >= 2 ? EX_SPLITKV : EX_NONE;
   }
   if (k->family != KF_REDUCTION || !o || strcmp(op_table[o->kind].name, "tosa.argmax") == 0)
     return EX_NONE;
@@ -217,7 +224,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   int extra = 0;
   for (int i = 0; i < n; i++) {
     how[i] = choose(p->target->info, &p->kernels[i], &split[i]);
-    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK;
+    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK || how[i] == EX_SPLITKV;
   }
   if (extra == 0) {
     bool any = false;
@@ -245,6 +252,13 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       nk[m].split_count = split[i];
       renumber(&nk[m], m, "_atomic");
       m++;
+      continue;
+    }
+    if (how[i] == EX_SPLITKV) {
+      part_attention_split_kernels(a, p, &bcap, &k, split[i], &nk[m], &nk[m + 1]);
+      renumber(&nk[m], m, "_splitkv");
+      renumber(&nk[m + 1], m + 1, "_combine");
+      m += 2;
       continue;
     }
     if (how[i] == EX_SPLITK) {
@@ -320,7 +334,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     o.id = nn;
     o.kernel = first_new[old];
     ARENA_PUSH(a, nodes, nn, ncap, o);
-    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK) {
+    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK || how[old] == EX_SPLITKV) {
       o.id = nn;
       o.kernel = first_new[old] + 1;
       ARENA_PUSH(a, nodes, nn, ncap, o);

@@ -160,3 +160,34 @@ for t in json.load(open("a.json"))["targets"]:
   assert_success
   assert_output --partial "PASSED: 2 graph(s)"
 }
+
+@test "decode step (1 query, 2000 cached keys): split-KV partial + combine matches the oracle" {
+  "${GEN[@]}" gpt --seq=1 --decode=2000 --hidden=64 --heads=2 --seed=9 > dec.mlir
+  "${GEN[@]}" bert --seq=3 --decode=1500 --hidden=64 --heads=4 --dtype=f16 --seed=10 > dec16.mlir
+  run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
+  # 2 heads x 1 row block use 2 of 104 CUs: 7 chunks of 320 keys (at least 256 per chunk)
+  assert_line "target gfx90a: 11 kernels, 11 launches, workspace 1026560 bytes"
+  assert_line "  kernel 4 tosac_k4_attention_splitkv over tensor<2x1x32xf32>"
+  assert_line "  kernel 5 tosac_k5_attention_combine over tensor<2x1x32xf32>"
+  assert_output --partial "workspace tensor<7x2x1x34xf32> 1904 bytes"
+  TOSAC_SPLIT_KV=0 run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 10 kernels, 10 launches, workspace 1024512 bytes"
+  refute_output --partial "splitkv"
+  run "${CHECK[@]}" dec.mlir dec16.mlir --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  TOSAC_SPLIT_KV=3 run "${CHECK[@]}" dec.mlir --targets=gfx942
+  assert_success
+}
+
+@test "split-KV is chosen per target: 24 heads are enough work for gfx1030 (80 CUs) and gfx1200 (64), not the others" {
+  "${GEN[@]}" gpt --seq=1 --decode=1024 --hidden=384 --heads=24 --weights=args > dech.mlir
+  for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
+    run "$TOSAC" dech.mlir --offload-arch=$t --emit=partitions
+    echo "$t $(echo "$output" | grep -c '_attention_splitkv') $(echo "$output" | grep -o 'workspace tensor<[0-9x]*f32>')"
+  done > choice.txt
+  run cat choice.txt
+  assert_output "$(printf '%s\n' 'gfx908 1 workspace tensor<4x24x1x18xf32>' 'gfx90a 1 workspace tensor<4x24x1x18xf32>' \
+    'gfx942 1 workspace tensor<4x24x1x18xf32>' 'gfx950 1 workspace tensor<4x24x1x18xf32>' 'gfx1030 0 ' \
+    'gfx1100 1 workspace tensor<4x24x1x18xf32>' 'gfx1200 0 ')"
+}

@@ -193,18 +193,21 @@ class Gen:
     def silu(self, x):
         return self.mul(x, self.unary("tosa.sigmoid", x))
 
-    def heads(self, x, perms, shape3):
-        b, s, nh = self.o.batch, self.o.seq, self.o.heads
+    def heads(self, x, perms, shape3, s=None):
+        b, nh = self.o.batch, self.o.heads
+        s = s or self.o.seq
         d = self.o.hidden // nh
         return self.reshape(self.transpose(self.reshape(x, (b, s, nh, d)), perms), shape3)
 
     def attention(self, x, mask):
-        """x: [1, B*S, H] -> [1, B*S, H]."""
+        """x: [1, B*S, H] -> [1, B*S, H]; keys and values from x, or with --decode=L from the
+        [1, B*L, H] cache input (a decode step: S new tokens attend to L cached ones)."""
         b, s, h, nh = self.o.batch, self.o.seq, self.o.hidden, self.o.heads
         d = h // nh
+        kv, L = (self.kv, self.o.decode) if self.o.decode else (x, s)
         q = self.heads(self.linear(x, h), (0, 2, 1, 3), (b * nh, s, d))
-        k = self.heads(self.linear(x, h), (0, 2, 3, 1), (b * nh, d, s))
-        v = self.heads(self.linear(x, h), (0, 2, 1, 3), (b * nh, s, d))
+        k = self.heads(self.linear(kv, h), (0, 2, 3, 1), (b * nh, d, L), L)
+        v = self.heads(self.linear(kv, h), (0, 2, 1, 3), (b * nh, L, d), L)
         sc = self.mul(self.matmul(q, k), self.splat((1, 1, 1), 1.0 / math.sqrt(d)))
         if mask is not None:
             sc = self.add(sc, mask)
@@ -239,7 +242,9 @@ class Gen:
         o = self.o
         x = self.arg((o.batch, o.seq, o.hidden))
         mask = None
-        if o.model == "gpt" or o.causal:
+        if o.decode:
+            self.kv = self.reshape(self.arg((o.batch, o.decode, o.hidden)), (1, o.batch * o.decode, o.hidden))
+        elif o.model == "gpt" or o.causal:
             mask = self.causal_mask()
         elif o.mask:
             mask = self.padding_mask()
@@ -255,7 +260,9 @@ class Gen:
         err = {"f32": 1e-4, "f16": 4e-2, "bf16": 2.5e-1}[self.el] * max(1, o.layers)
         head = ["// %s: %s" % (o.model, " ".join("%s=%s" % kv for kv in sorted(vars(o).items()))),
                 "// oracle: arg 0 -1 1"]
-        if o.mask and o.model == "bert" and not o.causal:
+        if o.decode:
+            head.append("// oracle: arg 1 -1 1")
+        elif o.mask and o.model == "bert" and not o.causal:
             head.append("// oracle: arg 1 -4 0")
         head.append("// oracle: result 0 err %g" % err)
         sig = "func.func @main(%s) -> %s {" % (", ".join(self.args), y[1])
@@ -277,6 +284,8 @@ def parse(argv):
     ap.add_argument("--weights", default="hex", choices=["hex", "args"])
     ap.add_argument("--causal", action="store_true", help="bert: causal mask instead of none")
     ap.add_argument("--mask", action="store_true", help="bert: additive padding mask input")
+    ap.add_argument("--decode", type=int, default=0,
+                    help="L: keys and values from a second input [B, L, H] (a decode step, no mask)")
     o = ap.parse_args(argv)
     if o.ffn == 0:
         o.ffn = 4 * o.hidden
