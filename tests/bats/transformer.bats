@@ -191,3 +191,23 @@ for t in json.load(open("a.json"))["targets"]:
     'gfx942 1 workspace tensor<4x24x1x18xf32>' 'gfx950 1 workspace tensor<4x24x1x18xf32>' 'gfx1030 0 ' \
     'gfx1100 1 workspace tensor<4x24x1x18xf32>' 'gfx1200 0 ')"
 }
+
+@test "a BERT-base layer (hidden 768, 12 heads, sequence 128, hex weights) compiles for all 7 targets" {
+  # the 12-layer graph and the oracle check of one layer on gfx90a run in make bench
+  # (tests/bench/transformer_bench.sh): about a minute of emulation
+  "${GEN[@]}" bert --seq=128 --hidden=768 --heads=12 --seed=11 > base.mlir
+  run "$TOSAC" base.mlir -o base.hipfb
+  assert_success
+  run clang-offload-bundler-22 --list --type=o --input=base.hipfb
+  assert_equal "$(echo "$output" | grep -c '^hipv4-amdgcn-amd-amdhsa--gfx')" 7
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("base.json"))["targets"]:
+    fam = [k["family"] for k in t["kernels"]]
+    att = [k for k in t["kernels"] if k["family"] == "attention"][0]
+    print(t["processor"], t["kernel_count"], fam.count("gemm"), fam.count("rownorm"), att["matrix_instruction"],
+          att["registers"]["vgpr_spills"], t["workspace"]["bytes"])'
+  assert_output "$(printf '%s\n' 'gfx908 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' 'gfx90a 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' \
+    'gfx942 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' 'gfx950 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' \
+    'gfx1030 9 6 2 fma 0 2359296' 'gfx1100 9 6 2 fma 0 2359296' 'gfx1200 9 6 2 fma 0 2359296')"
+}
