@@ -312,6 +312,10 @@ static LLVMValueRef at(att *A, LLVMTypeRef t, LLVMValueRef arr, LLVMValueRef i) 
   return LLVMBuildInBoundsGEP2(A->b, t, arr, &i, 1, "");
 }
 
+static unsigned frag_align(att *A, att_mma *M) {
+  return (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(A->cb->mod), M->ft);
+}
+
 /* A lane's operand fragment: kl elements at arr[base + row * rs + k * ksd], k = kbase + kofs +
  * kstep(e) (the GEMM core's lane layout). */
 static LLVMValueRef frag(att *A, att_mma *M, LLVMValueRef arr, gemm_lane ln, int64_t rs, int64_t ksd,
@@ -322,7 +326,7 @@ static LLVMValueRef frag(att *A, att_mma *M, LLVMValueRef arr, gemm_lane ln, int
   for (int e = 0; e < M->mm.kl; e++) {
     LLVMValueRef k = LLVMBuildAdd(bl, ln.kofs, i32c(A, kbase + gemm_mma_kstep(&M->mm, e)), "");
     LLVMValueRef x = cg_load(A->cb, M->ft, at(A, M->ft, arr, LLVMBuildAdd(bl, r, LLVMBuildMul(bl, k, i32c(A, ksd), ""), "")),
-                             (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(A->cb->mod), M->ft));
+                             frag_align(A, M));
     v = LLVMBuildInsertElement(bl, v, x, i32c(A, e), "");
   }
   return v;
@@ -343,7 +347,7 @@ static void stage_rows(att *A, att_mma *M, LLVMValueRef arr, const value *v, boo
   LLVMValueRef x = load_operand(A, v, co);
   if (zero)
     x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
-  cg_store(A->cb, to_frag(A, M, x), at(A, M->ft, arr, LLVMBuildTrunc(bl, l.iv, A->cb->i32, "")), 2);
+  cg_store(A->cb, to_frag(A, M, x), at(A, M->ft, arr, LLVMBuildTrunc(bl, l.iv, A->cb->i32, "")), frag_align(A, M));
   cg_loop_end(A->cb, &l, ws);
 }
 
@@ -369,7 +373,7 @@ static bool softmax_rows(att *A, att_mma *M, LLVMValueRef lane) {
     if (!p || !alpha)
       return false;
     sum = LLVMBuildFAdd(bl, sum, p, "");
-    cg_store(cb, to_frag(A, M, p), at(A, M->ft, M->ps, LLVMBuildAdd(bl, base, i32c(A, c), "")), 2);
+    cg_store(cb, to_frag(A, M, p), at(A, M->ft, M->ps, LLVMBuildAdd(bl, base, i32c(A, c), "")), frag_align(A, M));
   }
   LLVMValueRef lo = cg_load(cb, cb->f32, at(A, cb->f32, M->ls, lane), 4);
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), at(A, cb->f32, M->ls, lane), 4);

@@ -18,6 +18,9 @@
 #include <string.h>
 
 #define ROW_WINDOW 256 /* ops after the first reduction that the forward walk examines */
+/* Longer rows keep the reduction family, whose expansion (expand.c) spreads one row over many
+ * work-groups; a row kernel walks each row with one work-group. */
+#define ROW_MAX 65536
 
 typedef struct rowpat {
   const graph *g;
@@ -48,7 +51,7 @@ static bool row_reduction(const op *o) {
     return false;
   const value *x = o->operands[0];
   return x->type.rank >= 2 && op_attr_int(o, "axis", -1) == x->type.rank - 1 && float_elem(x->type.elem) &&
-         x->type.dims[x->type.rank - 1] > 1;
+         x->type.dims[x->type.rank - 1] > 1 && x->type.dims[x->type.rank - 1] <= ROW_MAX;
 }
 
 /* Elementwise ops a row kernel evaluates per element (no tables, rescales or integer ops). */
