@@ -55,6 +55,13 @@ static LLVMValueRef call2(att *A, const char *name, LLVMValueRef x, LLVMValueRef
   return cg_intrinsic(A->cb, name, &t, 1, a, 2);
 }
 
+/* The running max as the exponents' reference: -inf (every key so far masked with -inf) is
+ * replaced by 0, so that e^(s - m) and the rescale e^(m_old - m) are 0 instead of NaN. */
+static LLVMValueRef finite_max(att *A, LLVMValueRef m) {
+  LLVMValueRef ninf = LLVMBuildFCmp(A->b, LLVMRealOEQ, m, f32c(A, -INFINITY), "");
+  return LLVMBuildSelect(A->b, ninf, f32c(A, 0), m, "");
+}
+
 /* ---------------------------------------------------------------- index maps
  * The pattern's operands may come through views (same bytes) and absorbed transposes (members
  * of the kernel, partition/attention.c); so may the stored result. Coordinates follow the
@@ -242,9 +249,9 @@ static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRe
   if (!s)
     return false;
   LLVMValueRef m = cg_load(cb, cb->f32, m_p, 4);
-  LLVMValueRef m2 = call2(A, "llvm.maxnum", m, s);
-  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, m, m2, ""));
-  LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, s, m2, ""));
+  LLVMValueRef m2 = call2(A, "llvm.maxnum", m, s), ms = finite_max(A, m2);
+  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, m, ms, ""));
+  LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, s, ms, ""));
   if (!alpha || !p)
     return false;
   LLVMValueRef lsum = cg_load(cb, cb->f32, l_p, 4);
@@ -366,10 +373,11 @@ static bool softmax_rows(att *A, att_mma *M, LLVMValueRef lane) {
     sv[c] = cg_load(cb, cb->f32, at(A, cb->f32, M->ss, LLVMBuildAdd(bl, base, i32c(A, c), "")), 4);
     mx = call2(A, "llvm.maxnum", mx, sv[c]);
   }
-  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, mo, mx, ""));
+  LLVMValueRef ms = finite_max(A, mx);
+  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, mo, ms, ""));
   LLVMValueRef sum = f32c(A, 0);
   for (int c = 0; c < MT; c++) {
-    LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, sv[c], mx, ""));
+    LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, sv[c], ms, ""));
     if (!p || !alpha)
       return false;
     sum = LLVMBuildFAdd(bl, sum, p, "");
@@ -550,7 +558,7 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   LLVMValueRef l = f32c(A, 0), o = f32c(A, 0);
   for (int c = 0; c < P && c < 256; c++) {
     LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
-    LLVMValueRef wt = call1(A, "llvm.exp", LLVMBuildFSub(bl, mp[c], big, ""));
+    LLVMValueRef wt = call1(A, "llvm.exp", LLVMBuildFSub(bl, mp[c], finite_max(A, big), ""));
     if (!wt)
       return false;
     LLVMValueRef loff = LLVMBuildAdd(bl, row, ic(A, A->Dv + 1), ""), ooff = LLVMBuildAdd(bl, row, d, "");

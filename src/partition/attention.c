@@ -74,6 +74,10 @@ static bool score_op(const op *o, const value *chain) {
   switch (o->kind) {
   case OP_CAST:
     return float3(o->results[0]);
+  case OP_SELECT: /* masked_fill: select(keep, s, -inf) */
+    return o->operands[0] != chain && o->operands[0]->type.rank == 3 && o->operands[0]->type.elem == ET_I1 &&
+           (o->operands[1] == chain) != (o->operands[2] == chain) && o->operands[1]->type.rank == 3 &&
+           o->operands[2]->type.rank == 3 && float3(o->results[0]);
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
     for (int j = 0; j < 2; j++)
       if (o->operands[j] != chain && o->operands[j]->type.rank != 3)
