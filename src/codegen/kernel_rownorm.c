@@ -4,13 +4,17 @@
  * reduction's input from the graph's own elementwise ops (cg_ew_op, operands broadcast over F,
  * earlier reductions' results as per-row scalars), accumulate in f32 and combine through an
  * LDS tree; row-shaped ops ([..., 1]) are evaluated once per row; a last walk evaluates and
- * stores every output of the group. No statistic ever goes through memory; the row's inputs are
- * read once per reduction (they stay in the cache between walks). */
+ * stores every output of the group. No statistic ever goes through memory, and the row of each
+ * full-shape input is read from memory once: copied to LDS first (cache_rows), every walk reads it
+ * there. */
 #include "codegen.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define RN_MAX_CACHED 4
+#define RN_CACHE_BYTES 32768 /* LDS for cached input rows, at most */
 
 typedef struct rn {
   cg_builder *cb;
@@ -25,6 +29,10 @@ typedef struct rn {
   LLVMValueRef *row; /* value id: per-row scalar (reduction results, row-shaped ops) */
   LLVMValueRef lds;
   LLVMValueRef acc_p; /* the work-item's accumulator (an entry-block alloca: a register) */
+  /* the row of each full-shape input, copied to LDS once and read from there by every walk */
+  const value *cached[RN_MAX_CACHED];
+  LLVMValueRef cache[RN_MAX_CACHED];
+  int ncached;
 } rn;
 
 static LLVMValueRef ic(rn *R, int64_t x) { return LLVMConstInt(R->it, (unsigned long long)x, 1); }
@@ -45,6 +53,13 @@ static LLVMValueRef eval(rn *R, const value *v, LLVMValueRef const *coords, LLVM
   if (memo[v->id])
     return memo[v->id];
   const op *d = v->def;
+  for (int i = 0; i < R->ncached; i++)
+    if (R->cached[i] == v) {
+      LLVMTypeRef t = cg_elem_type(R->cb, v->type.elem);
+      LLVMValueRef h = coords[R->f.rank - 1];
+      return memo[v->id] = cg_load(R->cb, t, LLVMBuildInBoundsGEP2(R->b, t, R->cache[i], &h, 1, ""),
+                                   (unsigned)elem_type_bytes(v->type.elem));
+    }
   if (!d || !R->member[d->id] || op_table[d->kind].family != FAM_ELEMENTWISE)
     return memo[v->id] = cg_ew_operand(R->cb, R->k, v, R->f.rank, coords, R->it);
   LLVMValueRef args[4];
@@ -118,6 +133,49 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
   return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
 }
 
+/* Copy the row of every full-shape float input the group reads (up to RN_MAX_CACHED of them,
+ * RN_CACHE_BYTES in all) to LDS, so each walk after the first reads LDS instead of memory. */
+static bool cache_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
+  int64_t bytes = 0;
+  const part_kernel *k = R->k;
+  for (int i = 0; i < k->nops; i++) {
+    const op *o = k->ops[i];
+    if (op_table[o->kind].family == FAM_CONST)
+      continue;
+    for (int j = 0; j < o->noperands && R->ncached < RN_MAX_CACHED; j++) {
+      const value *v = o->operands[j];
+      bool seen = false;
+      for (int c = 0; c < R->ncached; c++)
+        seen |= R->cached[c] == v;
+      int64_t b = R->h * elem_type_bytes(v->type.elem);
+      if (seen || (v->def && R->member[v->def->id]) || !same_shape(&v->type, &R->f) ||
+          !elem_type_is_float(v->type.elem) || bytes + b > RN_CACHE_BYTES)
+        continue;
+      char name[96];
+      snprintf(name, sizeof name, "%s.row%d", k->name, R->ncached);
+      R->cache[R->ncached] = cg_lds_alloc(R->cb, name, LLVMArrayType2(cg_elem_type(R->cb, v->type.elem), (uint64_t)R->h), 16);
+      R->cached[R->ncached++] = v;
+      bytes += b;
+    }
+  }
+  if (!R->ncached)
+    return true;
+  cg_loop l = cg_loop_begin(R->cb, tid, ic(R, R->h), "cache");
+  LLVMValueRef coords[TOSAC_MAX_RANK];
+  coords_of(R, r, l.iv, coords);
+  for (int c = 0; c < R->ncached; c++) {
+    LLVMValueRef x = cg_ew_operand(R->cb, k, R->cached[c], R->f.rank, coords, R->it);
+    if (!x)
+      return false;
+    LLVMTypeRef t = cg_elem_type(R->cb, R->cached[c]->type.elem);
+    cg_store(R->cb, x, LLVMBuildInBoundsGEP2(R->b, t, R->cache[c], &l.iv, 1, ""),
+             (unsigned)elem_type_bytes(R->cached[c]->type.elem));
+  }
+  cg_loop_end(R->cb, &l, R->block);
+  cg_barrier(R->cb);
+  return true;
+}
+
 static void store_out(rn *R, int i, LLVMValueRef x, LLVMValueRef off) {
   const value *v = R->k->out_vals[i];
   LLVMTypeRef mt = cg_mem_type(R->cb, v->type.elem);
@@ -166,6 +224,7 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
   LLVMValueRef c0[TOSAC_MAX_RANK];
   if (ok)
     coords_of(&R, r, ic(&R, 0), c0);
+  ok = ok && cache_rows(&R, r, tid);
   /* statistics and row-shaped ops, in graph order */
   for (int i = 0; i < k->nops && ok; i++) {
     const op *o = k->ops[i];

@@ -206,7 +206,9 @@ for t in json.load(open("base.json"))["targets"]:
     fam = [k["family"] for k in t["kernels"]]
     att = [k for k in t["kernels"] if k["family"] == "attention"][0]
     print(t["processor"], t["kernel_count"], fam.count("gemm"), fam.count("rownorm"), att["matrix_instruction"],
-          att["registers"]["vgpr_spills"], t["workspace"]["bytes"])'
+          att["registers"]["vgpr_spills"], t["workspace"]["bytes"])
+    # layer norms: 1 KiB of reduction tree + the 3 KiB input row cached in LDS
+    assert all(k["lds_bytes"] == 4096 for k in t["kernels"] if k["family"] == "rownorm")'
   assert_output "$(printf '%s\n' 'gfx908 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' 'gfx90a 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' \
     'gfx942 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' 'gfx950 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' \
     'gfx1030 9 6 2 fma 0 2359296' 'gfx1100 9 6 2 fma 0 2359296' 'gfx1200 9 6 2 fma 0 2359296')"
