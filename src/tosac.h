@@ -334,6 +334,11 @@ typedef enum kernel_family {
   KF_DATA,        /* data movement anchor */
   KF_FFT,         /* fft2d / rfft2d anchor (direct DFT) */
   KF_FILL,        /* --init=kernel: writes a fill pattern over a byte range (no anchor op) */
+  KF_ATTENTION,   /* matmul, score ops, softmax, matmul (partition/attention.c): one
+                     flash-attention kernel; anchor is the second matmul */
+  KF_ROWNORM,     /* last-axis reductions with the elementwise ops around them (layer norm,
+                     RMS norm, softmax; partition/rownorm.c): one work-group per row; anchor
+                     is the first reduction */
   KF_COUNT
 } kernel_family;
 
@@ -518,6 +523,9 @@ typedef enum cg_red_split { CG_RED_NONE, CG_RED_ATOMIC, CG_RED_PARTIAL } cg_red_
 cg_red_split cg_tune_reduction(const target_info *t, const op *anchor, int *split);
 /* Split-K factor (>= 2) for a GEMM anchor on t, or 0: keep one kernel. */
 int cg_tune_splitk(const target_info *t, const op *anchor);
+/* codegen/kernel_attention.c: keys per chunk when a split-KV attention cuts L keys into `split`
+ * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
+int64_t cg_attention_chunk(int64_t L, int split);
 /* codegen/kernel_gemm.c: work-group tiles of a GEMM's output (batch x M tiles x N tiles), K
  * steps with the chosen tile on t, and K; false when the op has no GEMM kernel. */
 bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,

@@ -56,7 +56,8 @@ static const char *buffer_kind_name(buffer_kind k) {
 static const char *kernel_family_name(kernel_family f) {
   static const char *const names[KF_COUNT] = {
       [KF_ELEMENTWISE] = "elementwise", [KF_GEMM] = "gemm", [KF_REDUCTION] = "reduction",
-      [KF_POOL] = "pool", [KF_DATA] = "data", [KF_FFT] = "fft", [KF_FILL] = "fill"};
+      [KF_POOL] = "pool", [KF_DATA] = "data", [KF_FFT] = "fft", [KF_FILL] = "fill",
+      [KF_ATTENTION] = "attention", [KF_ROWNORM] = "rownorm"};
   return (unsigned)f < KF_COUNT && names[f] ? names[f] : "unknown";
 }
 

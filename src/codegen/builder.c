@@ -206,3 +206,25 @@ void cg_loop_no_unroll(cg_builder *cb, LLVMValueRef latch_branch) {
   LLVMSetMetadata(latch_branch, LLVMGetMDKindIDInContext(cb->ctx, "llvm.loop", 9),
                   LLVMMetadataAsValue(cb->ctx, loop));
 }
+
+cg_loop cg_loop_begin(cg_builder *cb, LLVMValueRef from, LLVMValueRef to, const char *name) {
+  cg_loop l = {.pre = LLVMGetInsertBlock(cb->b)};
+  l.head = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, name);
+  l.body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
+  l.done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "done");
+  LLVMBuildBr(cb->b, l.head);
+  LLVMPositionBuilderAtEnd(cb->b, l.head);
+  l.iv = LLVMBuildPhi(cb->b, LLVMTypeOf(from), "i");
+  LLVMAddIncoming(l.iv, &from, &l.pre, 1);
+  LLVMBuildCondBr(cb->b, LLVMBuildICmp(cb->b, LLVMIntSLT, l.iv, to, ""), l.body, l.done);
+  LLVMPositionBuilderAtEnd(cb->b, l.body);
+  return l;
+}
+
+void cg_loop_end(cg_builder *cb, cg_loop *l, int64_t step) {
+  LLVMValueRef next = LLVMBuildAdd(cb->b, l->iv, LLVMConstInt(LLVMTypeOf(l->iv), (unsigned long long)step, 1), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(cb->b);
+  LLVMAddIncoming(l->iv, &next, &latch, 1);
+  LLVMBuildBr(cb->b, l->head);
+  LLVMPositionBuilderAtEnd(cb->b, l->done);
+}

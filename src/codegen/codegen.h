@@ -54,6 +54,14 @@ void cg_store(cg_builder *cb, LLVMValueRef v, LLVMValueRef ptr, unsigned align);
 /* Typed constant of elem_type from a double / integer. */
 LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v);
 LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v);
+/* A counted loop: for (iv = from; iv < to; iv += step) (signed compare, iv of from's type).
+ * cg_loop_begin leaves the builder in the body; cg_loop_end closes it and continues after. */
+typedef struct cg_loop {
+  LLVMBasicBlockRef pre, head, body, done;
+  LLVMValueRef iv;
+} cg_loop;
+cg_loop cg_loop_begin(cg_builder *cb, LLVMValueRef from, LLVMValueRef to, const char *name);
+void cg_loop_end(cg_builder *cb, cg_loop *l, int64_t step);
 /* Does the target support the named intrinsic? (target-table check, never aborts LLVM) */
 bool cg_intrinsic_available(const target_info *t, const char *name);
 
@@ -85,6 +93,8 @@ CG_EMITTER(cg_emit_data);
 CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
 CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> result */
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
+CG_EMITTER(cg_emit_attention);    /* kernel_attention.c: fused attention (flash attention) */
+CG_EMITTER(cg_emit_rownorm);      /* kernel_rownorm.c: layer norm, RMS norm, softmax per row */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
 /* depthwise_conv2d (cg_emit_gemm routes it here): one work-item
@@ -107,6 +117,11 @@ LLVMBasicBlockRef cg_anchor_kernel_begin(cg_builder *cb, const part_kernel *k, i
 LLVMValueRef cg_operand_ptr(cg_builder *cb, const part_kernel *k, const value *v);
 /* Load element `off` of a buffer of type t (i1 bytes become i1). */
 LLVMValueRef cg_load_elem(cg_builder *cb, elem_type t, LLVMValueRef base, LLVMValueRef off);
+/* The scalar value of k's operand v at the element coords[0..rank) of the iteration space: a
+ * folded splat constant, or a load broadcast (TOSA rules) from its argument or constant global.
+ * NULL (diagnosed) when v is neither. */
+LLVMValueRef cg_ew_operand(cg_builder *cb, const part_kernel *k, const value *v, int rank,
+                           LLVMValueRef const *coords, LLVMTypeRef it);
 /* Apply the elementwise ops after k->anchor to the anchor result `anchor_val` of the element at
  * coords/linear (broadcast operands read from buffers or folded constants) and store every
  * k->out_vals there. false (diagnosed, cb->failed) on error. */

@@ -91,6 +91,28 @@ static LLVMValueRef broadcast_offset(cg_builder *cb, const tensor_type *vt, int 
   return off;
 }
 
+LLVMValueRef cg_ew_operand(cg_builder *cb, const part_kernel *k, const value *v, int rank,
+                           LLVMValueRef const *coords, LLVMTypeRef it) {
+  const dense_data *d = cg_const_data(v);
+  bool param = false;
+  for (int i = 0; i < k->nin; i++)
+    param |= k->in_vals[i] == v;
+  if (!param && d && (d->splat || tensor_numel(&v->type) == 1)) {
+    if (elem_type_is_float(v->type.elem)) {
+      double f = 0;
+      cg_dense_float(d, 0, &f);
+      return cg_const_float(cb, v->type.elem, f);
+    }
+    int64_t x = 0;
+    cg_dense_int(d, 0, &x);
+    return v->type.elem == ET_I1 ? LLVMConstInt(cb->i1, x != 0, 0) : cg_const_int(cb, v->type.elem, x);
+  }
+  LLVMValueRef ptr = cg_operand_ptr(cb, k, v);
+  if (!ptr)
+    return NULL;
+  return cg_load_elem(cb, v->type.elem, ptr, broadcast_offset(cb, &v->type, rank, coords, it));
+}
+
 bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLVMValueRef anchor_val,
                        LLVMValueRef const *coords, LLVMValueRef linear, LLVMTypeRef it) {
   LLVMValueRef *cur = calloc((size_t)g->nvalues, sizeof(LLVMValueRef));
@@ -105,30 +127,9 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
     /* canonical operands are all data (shifts and zero points became attributes) */
     for (int a = 0; a < o->noperands && a < 8 && ok; a++) {
       const value *v = o->operands[a];
-      if (!cur[v->id]) {
-        const dense_data *d = cg_const_data(v);
-        bool param = false;
-        for (int i = 0; i < k->nin; i++)
-          param |= k->in_vals[i] == v;
-        if (!param && d && (d->splat || tensor_numel(&v->type) == 1)) {
-          if (elem_type_is_float(v->type.elem)) {
-            double f = 0;
-            cg_dense_float(d, 0, &f);
-            cur[v->id] = cg_const_float(cb, v->type.elem, f);
-          } else {
-            int64_t x = 0;
-            cg_dense_int(d, 0, &x);
-            cur[v->id] = v->type.elem == ET_I1 ? LLVMConstInt(cb->i1, x != 0, 0)
-                                               : cg_const_int(cb, v->type.elem, x);
-          }
-        } else {
-          LLVMValueRef ptr = cg_operand_ptr(cb, k, v);
-          if (!ptr) {
-            ok = false;
-            break;
-          }
-          cur[v->id] = cg_load_elem(cb, v->type.elem, ptr, broadcast_offset(cb, &v->type, rank, coords, it));
-        }
+      if (!cur[v->id] && !(cur[v->id] = cg_ew_operand(cb, k, v, rank, coords, it))) {
+        ok = false;
+        break;
       }
       args[a] = cur[v->id];
     }

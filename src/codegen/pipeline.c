@@ -140,6 +140,8 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
         [KF_DATA] = {cg_emit_data, "data movement"},
         [KF_FFT] = {cg_emit_fft, "fft"},
         [KF_FILL] = {cg_emit_fill, "fill"},
+        [KF_ATTENTION] = {cg_emit_attention, "attention"},
+        [KF_ROWNORM] = {cg_emit_rownorm, "row normalisation"},
     };
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {
@@ -179,7 +181,7 @@ static bool optimise(LLVMModuleRef m, LLVMTargetMachineRef tm, int level, diag_s
 enum { CHUNK_COST = 8 };
 
 static int kernel_cost(const part_kernel *k) {
-  return k->family == KF_GEMM && k->role != KR_COMBINE ? CHUNK_COST : 1;
+  return (k->family == KF_GEMM && k->role != KR_COMBINE) || k->family == KF_ATTENTION ? CHUNK_COST : 1;
 }
 
 int cg_plan_chunks(const partition_plan *p, int target, cg_chunk *chunks, int max) {

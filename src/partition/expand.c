@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
@@ -20,6 +20,10 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split) 
   if (k->family == KF_GEMM) {
     *split = k->anchor && k->role == KR_PLAIN ? cg_tune_splitk(t, k->anchor) : 0;
     return *split >= 2 ? EX_SPLITK : EX_NONE;
+  }
+  if (k->family == KF_ATTENTION) {
+    *split = part_attention_split_choose(k, t->cus);
+    return *split >= 2 ? EX_SPLITKV : EX_NONE;
   }
   if (k->family != KF_REDUCTION)
     return EX_NONE;
@@ -135,7 +139,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   int extra = 0;
   for (int i = 0; i < n; i++) {
     how[i] = choose(p->target->info, &p->kernels[i], &split[i]);
-    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK;
+    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK || how[i] == EX_SPLITKV;
   }
   if (extra == 0) {
     bool any = false;
@@ -163,6 +167,13 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       nk[m].split_count = split[i];
       renumber(&nk[m], m, "_atomic");
       m++;
+      continue;
+    }
+    if (how[i] == EX_SPLITKV) {
+      part_attention_split_kernels(a, p, &bcap, &k, split[i], &nk[m], &nk[m + 1]);
+      renumber(&nk[m], m, "_splitkv");
+      renumber(&nk[m + 1], m + 1, "_combine");
+      m += 2;
       continue;
     }
     if (how[i] == EX_SPLITK) {
@@ -238,7 +249,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     o.id = nn;
     o.kernel = first_new[old];
     ARENA_PUSH(a, nodes, nn, ncap, o);
-    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK) {
+    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK || how[old] == EX_SPLITKV) {
       o.id = nn;
       o.kernel = first_new[old] + 1;
       ARENA_PUSH(a, nodes, nn, ncap, o);

@@ -36,6 +36,9 @@ typedef struct fuse_state {
   /* per union-find root */
   const op **anchor; /* the group's non-elementwise op, or NULL */
   char *has_map;     /* holds an index-map transpose: elementwise kernels only */
+  int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none */
+  int *att_group;    /* pattern number: its group, -1 before its first op is placed */
+  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it */
   int *recomputed;   /* cost of the small producers it recomputes */
   int64_t *space;    /* elements of its largest op result */
   int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
@@ -96,6 +99,7 @@ static void merge(fuse_state *s, int child, int root) {
   if (!s->anchor[root])
     s->anchor[root] = s->anchor[child];
   s->has_map[root] |= s->has_map[child];
+  s->is_att[root] |= s->is_att[child];
   if (s->space[child] > s->space[root])
     s->space[root] = s->space[child];
   list_append(s->ins.head, s->ins.tail, s->ins.next, root, child);
@@ -246,7 +250,7 @@ static bool takes_epilogue(const op *anchor) {
  * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
   const op *x = s->anchor[a], *y = s->anchor[b];
-  if (x && y)
+  if ((x && y) || s->is_att[a] || s->is_att[b])
     return false;
   if ((x && s->has_map[b]) || (y && s->has_map[a]))
     return false;
@@ -313,6 +317,22 @@ static int new_group(fuse_state *s, const op *o) {
  * with their producers. */
 static void place_op(fuse_state *s, const op *o) {
   int gid = new_group(s, o);
+  int pat = s->att[o->id];
+  if (pat >= 0) { /* a pattern's ops form one group and nothing else joins it */
+    s->is_att[gid] = 1;
+    int h = s->att_group[pat];
+    if (h < 0) {
+      s->att_group[pat] = gid;
+      return;
+    }
+    h = find(s, h);
+    /* no group reads the pattern's values before its last op (attention.c, rownorm.c), so
+     * taking the newest op's place in the topological order keeps it valid */
+    int at = s->ord[gid];
+    merge(s, gid, h);
+    s->ord[h] = at;
+    return;
+  }
   if (op_table[o->kind].family != FAM_ELEMENTWISE || o->nresults != 1 || s->nofuse)
     return;
   const tensor_type *space = &o->results[0]->type;
@@ -624,6 +644,13 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.visit = zalloc(a, n, sizeof(int));
   s.stack = zalloc(a, n, sizeof(int));
   char *live = live_ops(a, g);
+  s.is_att = zalloc(a, n, 1);
+  s.att = zalloc(a, n, sizeof(int));
+  int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
+  npat = part_rownorm_find(a, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
+  s.att_group = zalloc(a, (size_t)npat + 1, sizeof(int));
+  for (int i = 0; i < npat; i++)
+    s.att_group[i] = -1;
   for (int i = 0; i < g->nops; i++) {
     group_of[i] = -1;
     s.is_map[g->ops[i]->id] = index_map(&s, live, g->ops[i]);

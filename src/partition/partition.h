@@ -10,6 +10,28 @@
  * launch order. */
 int part_fuse(arena *a, const graph *g, int *group_of);
 
+/* attention.c: attention chains (matmul, score ops, softmax, matmul) that become one
+ * flash-attention kernel. att[op id] = the pattern's number, -1 for other ops; returns the
+ * number of patterns. use_start/uses: the live and dead readers of every value (CSR);
+ * is_result: per value id. TOSAC_NO_ATTENTION_FUSION=1 (or TOSAC_NO_FUSION=1) finds none. */
+#define PART_ATTENTION_MAX_HEAD 128 /* head dimensions the attention kernel keeps in registers */
+int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
+                        const char *is_result, int *att);
+bool part_attention_disabled(void);
+/* Split-KV for decode-time attention (attention.c): the number of key chunks for attention
+ * kernel k on a target with `cus` compute units (0: no split; TOSAC_SPLIT_KV=P forces P; chunks
+ * of cg_attention_chunk keys), and the partial + combine kernels replacing k (a new workspace
+ * buffer [P, B, S, Dv + 2] f32). */
+int part_attention_split_choose(const part_kernel *k, int cus);
+void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
+                                  int split, part_kernel *part, part_kernel *comb);
+/* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis
+ * reductions, numbered from `first` in pat[] (ops already in a pattern are skipped); returns
+ * the next free number. TOSAC_NO_ROW_FUSION=1 (or TOSAC_NO_FUSION=1) finds none. */
+int part_rownorm_find(arena *a, const graph *g, const char *live, const int *use_start, const int *uses,
+                      const char *is_result, int *pat, int first);
+bool part_rownorm_disabled(void);
+
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's
  * offset (part_inplace_pairs). Returns the workspace size. */

@@ -173,7 +173,10 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       continue;
     for (int j = 0; j < o->noperands; j++) {
       const value *v = o->operands[j];
-      if (value_in_group(group_of, v, grp) || folds(o, v))
+      /* a view of a value of this group (an attention kernel's absorbed transposes) is read
+       * through its index map, not from memory */
+      if (value_in_group(group_of, v, grp) || value_in_group(group_of, part_view_root(v), grp) ||
+          folds(o, v))
         continue;
       const value *root = part_view_root(v); /* a view reads its root's bytes (views.c) */
       int buf = b->buf_of_value[root->id];
@@ -458,6 +461,28 @@ static const op *find_anchor(const part_kernel *k) {
   return NULL;
 }
 
+/* Only an attention group (fuse.c, attention.c) holds two matmuls: its anchor is the second,
+ * whose result (or its cast) is the kernel's output, and its family is KF_ATTENTION. */
+static const op *attention_anchor(const part_kernel *k) {
+  const op *last = NULL;
+  int n = 0;
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      last = k->ops[i], n++;
+  return n == 2 ? last : NULL;
+}
+
+/* Only a row-wise normalisation group (rownorm.c) puts elementwise ops or a second reduction
+ * beside a reduction. */
+static bool rownorm_group(const part_kernel *k) {
+  int n = 0;
+  for (int i = 0; i < k->nops; i++) {
+    op_family f = op_table[k->ops[i]->kind].family;
+    n += f == FAM_REDUCTION || f == FAM_ELEMENTWISE;
+  }
+  return n > 1;
+}
+
 static kernel_family family_of(const op *anchor) {
   switch (op_table[anchor->kind].family) {
   case FAM_MATMUL: return KF_GEMM;
@@ -580,8 +605,19 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
+    const op *att = attention_anchor(k);
+    if (att)
+      k->anchor = att, k->family = KF_ATTENTION;
+    else if (k->family == KF_REDUCTION && rownorm_group(k))
+      k->family = KF_ROWNORM;
     k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
     kernel_name(k);
+    if (att)
+      snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
+    else if (k->family == KF_ROWNORM) {
+      snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm", k->id);
+      k->iter = k->anchor->operands[0]->type; /* the rows */
+    }
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
   }

@@ -1,0 +1,691 @@
+/* kernel_attention.c: one flash-attention kernel for an attention pattern (partition/attention.c):
+ * o = softmax(score_ops(Q x K^T)) x V with the score tile never in memory.
+ *
+ * A work-group of ATT_ROWS work-items owns ATT_ROWS query rows of one batch (batch x heads)
+ * entry; each work-item keeps its row of Q, the running max m, the running sum l and its output
+ * row acc[Dv] in registers (f32 whatever the input type). Keys go by tiles of ATT_KEYS: the
+ * work-group stages the K^T and V tile in LDS (f32, zero past the sequence end), then every
+ * work-item walks the tile's keys: score = score_ops(q . k) (the graph's own scale, mask and
+ * cast ops, evaluated per element with cg_ew_op and broadcast operands), online softmax
+ * (m' = max(m, s); acc = acc * exp(m - m') + exp(s - m') * v; l likewise), and at the end
+ * o = acc * (1 / l), the pattern's reciprocal and multiply. Only keys below L are visited (the
+ * tile's count is uniform), and rows past S compute on a clamped row but store nothing.
+ * The dot products and updates are FMA code on every target (a portable first version; matrix
+ * instructions for QK^T and PV are future work, docs/partitioning.md). */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ATT_ROWS = 64, ATT_KEYS = 32 };
+
+typedef struct att {
+  cg_builder *cb;
+  LLVMBuilderRef b;
+  const graph *g;
+  const part_kernel *k;
+  const op *mm1, *mm2;
+  const value *q, *kt, *v;
+  int64_t B, S, L, D, Dv;
+  LLVMTypeRef it;
+  LLVMValueRef lds_k, lds_v; /* [ATT_KEYS][D], [ATT_KEYS][Dv] f32 */
+} att;
+
+static LLVMValueRef ic(att *A, int64_t x) { return LLVMConstInt(A->it, (unsigned long long)x, 1); }
+static LLVMValueRef f32c(att *A, double x) { return LLVMConstReal(A->cb->f32, x); }
+
+static LLVMValueRef to_f32(att *A, LLVMValueRef x) {
+  return LLVMTypeOf(x) == A->cb->f32 ? x : LLVMBuildFPExt(A->b, x, A->cb->f32, "");
+}
+
+static LLVMValueRef from_f32(att *A, LLVMValueRef x, elem_type t) {
+  LLVMTypeRef ty = cg_elem_type(A->cb, t);
+  return ty == A->cb->f32 ? x : LLVMBuildFPTrunc(A->b, x, ty, "");
+}
+
+static LLVMValueRef call1(att *A, const char *name, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  return cg_intrinsic(A->cb, name, &t, 1, &x, 1);
+}
+
+static LLVMValueRef call2(att *A, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef a[2] = {x, y};
+  return cg_intrinsic(A->cb, name, &t, 1, a, 2);
+}
+
+/* The running max as the exponents' reference: -inf (every key so far masked with -inf) is
+ * replaced by 0, so that e^(s - m) and the rescale e^(m_old - m) are 0 instead of NaN. */
+static LLVMValueRef finite_max(att *A, LLVMValueRef m) {
+  LLVMValueRef ninf = LLVMBuildFCmp(A->b, LLVMRealOEQ, m, f32c(A, -INFINITY), "");
+  return LLVMBuildSelect(A->b, ninf, f32c(A, 0), m, "");
+}
+
+/* ---------------------------------------------------------------- index maps
+ * The pattern's operands may come through views (same bytes) and absorbed transposes (members
+ * of the kernel, partition/attention.c); so may the stored result. Coordinates follow the
+ * chain: a view keeps the linear index, a transpose permutes the coordinates. */
+
+static bool member(const part_kernel *k, const op *o) {
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i] == o)
+      return true;
+  return false;
+}
+
+static bool is_input(const part_kernel *k, const value *v) {
+  for (int i = 0; i < k->nin; i++)
+    if (k->in_vals[i] == v)
+      return true;
+  return false;
+}
+
+static LLVMValueRef linearize(att *A, LLVMValueRef const *c, const tensor_type *t) {
+  LLVMValueRef lin = ic(A, 0);
+  for (int i = 0; i < t->rank; i++)
+    lin = LLVMBuildAdd(A->b, LLVMBuildMul(A->b, lin, ic(A, t->dims[i]), ""), c[i], "");
+  return lin;
+}
+
+static void delinearize(att *A, LLVMValueRef lin, const tensor_type *t, LLVMValueRef *c) {
+  for (int i = t->rank - 1; i >= 0; i--) {
+    c[i] = i ? LLVMBuildSRem(A->b, lin, ic(A, t->dims[i]), "") : lin;
+    if (i)
+      lin = LLVMBuildSDiv(A->b, lin, ic(A, t->dims[i]), "");
+  }
+}
+
+/* One link of a chain, from the coordinates of its operand to those of its result. */
+static void forward_link(att *A, const op *o, LLVMValueRef *c) {
+  LLVMValueRef t[TOSAC_MAX_RANK];
+  const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
+  if (pm) { /* result[i] = input[perms[i]] */
+    for (int i = 0; i < pm->n; i++)
+      t[i] = c[pm->ints[i]];
+  } else {
+    delinearize(A, linearize(A, c, &o->operands[0]->type), &o->results[0]->type, t);
+  }
+  memcpy(c, t, sizeof t);
+}
+
+/* Offset of element c (of v's shape) in the kernel input v comes from; *in: that input. */
+static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
+  LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
+  memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type.rank);
+  for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
+    const op *o = v->def;
+    const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
+    if (pm) { /* input[perms[i]] = result[i] */
+      for (int i = 0; i < pm->n; i++)
+        t[pm->ints[i]] = c[i];
+    } else {
+      delinearize(A, linearize(A, c, &v->type), &o->operands[0]->type, t);
+    }
+    memcpy(c, t, sizeof t);
+    v = o->operands[0];
+  }
+  *in = v;
+  return linearize(A, c, &v->type);
+}
+
+/* Load element c of pattern operand v as f32. */
+static LLVMValueRef load_operand(att *A, const value *v, LLVMValueRef const *c) {
+  const value *in;
+  LLVMValueRef off = read_offset(A, v, c, &in);
+  return to_f32(A, cg_load_elem(A->cb, in->type.elem, cg_operand_ptr(A->cb, A->k, in), off));
+}
+
+/* Offset in the output buffer of element c of `from` (the second matmul's result or its cast),
+ * following the chain of views and absorbed transposes down to the kernel's output. */
+static LLVMValueRef write_offset(att *A, const value *from, LLVMValueRef const *coords) {
+  const op *chain[32];
+  int n = 0;
+  for (const value *v = A->k->out_vals[0]; v != from && v->def && n < 32; v = v->def->operands[0])
+    chain[n++] = v->def;
+  LLVMValueRef c[TOSAC_MAX_RANK];
+  memcpy(c, coords, sizeof(LLVMValueRef) * 3);
+  for (int i = n - 1; i >= 0; i--)
+    forward_link(A, chain[i], c);
+  return linearize(A, c, &A->k->out_vals[0]->type);
+}
+
+/* The value whose elements the kernel stores: the second matmul's result, or its cast. */
+static const value *result_value(att *A) {
+  const value *from = A->mm2->results[0];
+  for (int i = 0; i < A->k->nops; i++) /* a cast is applied by the store's rounding */
+    if (A->k->ops[i]->kind == OP_CAST && A->k->ops[i]->operands[0] == from)
+      from = A->k->ops[i]->results[0];
+  return from;
+}
+
+/* ---------------------------------------------------------------- pieces */
+
+static LLVMValueRef lds_at(att *A, LLVMValueRef arr, LLVMValueRef i) {
+  return LLVMBuildInBoundsGEP2(A->b, A->cb->f32, arr, &i, 1, "");
+}
+
+/* Stage keys [t0, t0 + ATT_KEYS) of K^T [B, D, L] and V [B, L, Dv] for batch b into LDS as
+ * [key][d], zeros past L: every work-item copies elements tid, tid + ATT_ROWS, ... */
+static void stage_tile(att *A, LLVMValueRef tid, LLVMValueRef b, LLVMValueRef t0) {
+  LLVMBuilderRef bl = A->b;
+  for (int which = 0; which < 2; which++) {
+    bool is_k = which == 0;
+    int64_t width = is_k ? A->D : A->Dv;
+    const value *src = is_k ? A->kt : A->v;
+    cg_loop l = cg_loop_begin(A->cb, tid, ic(A, ATT_KEYS * width), "stage");
+    LLVMValueRef j = LLVMBuildSDiv(bl, l.iv, ic(A, width), "");
+    LLVMValueRef d = LLVMBuildSRem(bl, l.iv, ic(A, width), "");
+    LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "key");
+    LLVMValueRef in = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
+    LLVMValueRef kc = LLVMBuildSelect(bl, in, key, ic(A, 0), "");
+    /* K^T[b, d, key] or V[b, key, d] */
+    LLVMValueRef c[3] = {b, is_k ? d : kc, is_k ? kc : d};
+    LLVMValueRef x = load_operand(A, src, c);
+    x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
+    cg_store(A->cb, x, lds_at(A, is_k ? A->lds_k : A->lds_v, l.iv), 4);
+    cg_loop_end(A->cb, &l, ATT_ROWS);
+  }
+}
+
+/* The score of key `key`: q . k (k from LDS slot j), in mm1's result type, through the
+ * pattern's score ops up to the value the softmax reads; returned as f32. */
+static LLVMValueRef score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords);
+
+static LLVMValueRef score(att *A, LLVMValueRef const *q, LLVMValueRef j, LLVMValueRef const *coords) {
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef dot = f32c(A, 0), base = LLVMBuildMul(bl, j, ic(A, A->D), "");
+  for (int64_t d = 0; d < A->D; d++) {
+    LLVMValueRef kd = cg_load(A->cb, A->cb->f32, lds_at(A, A->lds_k, LLVMBuildAdd(bl, base, ic(A, d), "")), 4);
+    dot = LLVMBuildFAdd(bl, dot, LLVMBuildFMul(bl, q[d], kd, ""), "");
+  }
+  return score_ops(A, dot, coords);
+}
+
+/* The pattern's score ops (scale, mask, casts) applied to the f32 dot product of the element
+ * at coords [b, query, key]; the value the softmax reads, as f32. */
+static LLVMValueRef score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) {
+  LLVMValueRef *cur = calloc((size_t)A->g->nvalues, sizeof(LLVMValueRef));
+  const value *last = A->mm1->results[0];
+  cur[last->id] = from_f32(A, dot, last->type.elem);
+  for (int i = 0; i < A->k->nops; i++) {
+    const op *o = A->k->ops[i];
+    if (o->kind == OP_REDUCE_MAX)
+      break;
+    if (op_table[o->kind].family != FAM_ELEMENTWISE || o->id < A->mm1->id)
+      continue; /* constants, absorbed transposes */
+    LLVMValueRef args[4];
+    for (int a = 0; a < o->noperands && a < 4; a++) {
+      const value *v = o->operands[a];
+      if (!cur[v->id] && !(cur[v->id] = cg_ew_operand(A->cb, A->k, v, 3, coords, A->it))) {
+        free(cur);
+        return NULL;
+      }
+      args[a] = cur[v->id];
+    }
+    LLVMValueRef r = cg_ew_op(A->cb, o, args);
+    if (!r) {
+      free(cur);
+      return NULL;
+    }
+    cur[o->results[0]->id] = r;
+    last = o->results[0];
+  }
+  LLVMValueRef s = to_f32(A, cur[last->id]);
+  free(cur);
+  return s;
+}
+
+/* Online softmax over the keys of one staged tile (count n, uniform), for this work-item's
+ * row: m, l and acc[Dv] live in allocas that mem2reg turns into registers. */
+static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRef b, LLVMValueRef row,
+                      LLVMValueRef t0, LLVMValueRef m_p, LLVMValueRef l_p, LLVMValueRef acc_p) {
+  LLVMBuilderRef bl = A->b;
+  cg_builder *cb = A->cb;
+  LLVMTypeRef acc_t = LLVMArrayType2(cb->f32, (uint64_t)A->Dv);
+  cg_loop l = cg_loop_begin(cb, ic(A, 0), n, "keys");
+  LLVMValueRef coords[3] = {b, row, LLVMBuildAdd(bl, t0, l.iv, "")};
+  LLVMValueRef s = score(A, q, l.iv, coords);
+  if (!s)
+    return false;
+  LLVMValueRef m = cg_load(cb, cb->f32, m_p, 4);
+  LLVMValueRef m2 = call2(A, "llvm.maxnum", m, s), ms = finite_max(A, m2);
+  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, m, ms, ""));
+  LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, s, ms, ""));
+  if (!alpha || !p)
+    return false;
+  LLVMValueRef lsum = cg_load(cb, cb->f32, l_p, 4);
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lsum, alpha, ""), p, ""), l_p, 4);
+  cg_store(cb, m2, m_p, 4);
+  LLVMValueRef vbase = LLVMBuildMul(bl, l.iv, ic(A, A->Dv), "");
+  for (int64_t d = 0; d < A->Dv; d++) {
+    LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
+    LLVMValueRef ap = LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, "");
+    LLVMValueRef vd = cg_load(cb, cb->f32, lds_at(A, A->lds_v, LLVMBuildAdd(bl, vbase, ic(A, d), "")), 4);
+    LLVMValueRef a = LLVMBuildFMul(bl, cg_load(cb, cb->f32, ap, 4), alpha, "");
+    cg_store(cb, LLVMBuildFAdd(bl, a, LLVMBuildFMul(bl, p, vd, ""), ""), ap, 4);
+  }
+  cg_loop_end(cb, &l, 1);
+  return true;
+}
+
+/* The pattern's operands: Q and K^T of the first matmul, V of the second. */
+static bool find_parts(att *A) {
+  const part_kernel *k = A->k;
+  for (int i = 0; i < k->nops && !A->mm1; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      A->mm1 = k->ops[i];
+  A->mm2 = k->anchor;
+  if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != 1)
+    return false;
+  A->q = A->mm1->operands[0], A->kt = A->mm1->operands[1], A->v = A->mm2->operands[1];
+  A->B = A->q->type.dims[0], A->S = A->q->type.dims[1], A->D = A->q->type.dims[2];
+  A->L = A->kt->type.dims[2], A->Dv = A->v->type.dims[2];
+  return A->kt->type.dims[0] == A->B && A->v->type.dims[0] == A->B && A->v->type.dims[1] == A->L;
+}
+
+/* ---------------------------------------------------------------- matrix-instruction variant
+ * One wave per work-group owns MT = 16 query rows. Per key tile of 16: S = Q K^T through the
+ * GEMM core's matrix step (gemm_mma_step: MFMA on CDNA, WMMA on gfx11/gfx12) from fragments of
+ * the Q block and K tile in LDS; the score ops on S's accumulators; S to LDS, where lanes
+ * 0..15 (one per row) do the online-softmax bookkeeping (m, l, alpha per row) and write P in
+ * the operand type; then O = O * alpha + P V, one matrix step per 16 columns of Dv and 16 keys
+ * (Dv / 16 accumulator tiles). O / l is stored through the output index map. */
+enum { MT = 16 };
+
+typedef struct att_mma {
+  gemm_mma mm;
+  LLVMTypeRef ft; /* fragment element type in LDS: half, i16 (bf16 bits) or float */
+  LLVMValueRef qs, ks, vs, ps, ss, ms, ls, as;
+} att_mma;
+
+static LLVMValueRef i32c(att *A, int64_t x) { return LLVMConstInt(A->cb->i32, (unsigned long long)x, 1); }
+
+static LLVMValueRef to_frag(att *A, att_mma *M, LLVMValueRef x) {
+  if (M->mm.in == ET_F32)
+    return x;
+  if (M->mm.in == ET_F16)
+    return LLVMBuildFPTrunc(A->b, x, A->cb->f16, "");
+  return LLVMBuildBitCast(A->b, LLVMBuildFPTrunc(A->b, x, A->cb->bf16, ""), A->cb->i16, "");
+}
+
+static LLVMValueRef lds_arr(att *A, const char *what, LLVMTypeRef t, int64_t n) {
+  char name[96];
+  snprintf(name, sizeof name, "%s.%s", A->k->name, what);
+  return cg_lds_alloc(A->cb, name, LLVMArrayType2(t, (uint64_t)n), 16);
+}
+
+static LLVMValueRef at(att *A, LLVMTypeRef t, LLVMValueRef arr, LLVMValueRef i) {
+  return LLVMBuildInBoundsGEP2(A->b, t, arr, &i, 1, "");
+}
+
+static unsigned frag_align(att *A, att_mma *M) {
+  return (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(A->cb->mod), M->ft);
+}
+
+/* A lane's operand fragment: kl elements at arr[base + row * rs + k * ksd], k = kbase + kofs +
+ * kstep(e) (the GEMM core's lane layout). */
+static LLVMValueRef frag(att *A, att_mma *M, LLVMValueRef arr, gemm_lane ln, int64_t rs, int64_t ksd,
+                         int64_t kbase, int64_t base) {
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(M->ft, (unsigned)M->mm.kl));
+  LLVMValueRef r = LLVMBuildAdd(bl, i32c(A, base), LLVMBuildMul(bl, ln.row, i32c(A, rs), ""), "");
+  for (int e = 0; e < M->mm.kl; e++) {
+    LLVMValueRef k = LLVMBuildAdd(bl, ln.kofs, i32c(A, kbase + gemm_mma_kstep(&M->mm, e)), "");
+    LLVMValueRef x = cg_load(A->cb, M->ft, at(A, M->ft, arr, LLVMBuildAdd(bl, r, LLVMBuildMul(bl, k, i32c(A, ksd), ""), "")),
+                             frag_align(A, M));
+    v = LLVMBuildInsertElement(bl, v, x, i32c(A, e), "");
+  }
+  return v;
+}
+
+/* Copy rows [first, first + MT) of operand v (coords (b, row, col) with row clamped to rows - 1,
+ * zeros past `rows` when zero is set) into arr[MT][width] as fragment elements. */
+static void stage_rows(att *A, att_mma *M, LLVMValueRef arr, const value *v, bool transposed, LLVMValueRef lane,
+                       LLVMValueRef b, LLVMValueRef first, int64_t rows, int64_t width, bool zero) {
+  LLVMBuilderRef bl = A->b;
+  int ws = A->cb->target->info->wave_size;
+  cg_loop l = cg_loop_begin(A->cb, lane, ic(A, MT * width), "stage");
+  LLVMValueRef r = LLVMBuildSDiv(bl, l.iv, ic(A, width), ""), c = LLVMBuildSRem(bl, l.iv, ic(A, width), "");
+  LLVMValueRef row = LLVMBuildAdd(bl, first, r, "");
+  LLVMValueRef in = LLVMBuildICmp(bl, LLVMIntSLT, row, ic(A, rows), "");
+  LLVMValueRef rc = LLVMBuildSelect(bl, in, row, ic(A, rows - 1), "");
+  LLVMValueRef co[3] = {b, transposed ? c : rc, transposed ? rc : c};
+  LLVMValueRef x = load_operand(A, v, co);
+  if (zero)
+    x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
+  cg_store(A->cb, to_frag(A, M, x), at(A, M->ft, arr, LLVMBuildTrunc(bl, l.iv, A->cb->i32, "")), frag_align(A, M));
+  cg_loop_end(A->cb, &l, ws);
+}
+
+/* Lanes 0..MT-1, one row each: fold the tile's scores into m and l, write P and alpha. */
+static bool softmax_rows(att *A, att_mma *M, LLVMValueRef lane) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rows");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rows_done");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntULT, lane, i32c(A, MT), ""), body, next);
+  LLVMPositionBuilderAtEnd(bl, body);
+  LLVMValueRef base = LLVMBuildMul(bl, lane, i32c(A, MT), "");
+  LLVMValueRef sv[MT];
+  LLVMValueRef mo = cg_load(cb, cb->f32, at(A, cb->f32, M->ms, lane), 4), mx = mo;
+  for (int c = 0; c < MT; c++) {
+    sv[c] = cg_load(cb, cb->f32, at(A, cb->f32, M->ss, LLVMBuildAdd(bl, base, i32c(A, c), "")), 4);
+    mx = call2(A, "llvm.maxnum", mx, sv[c]);
+  }
+  LLVMValueRef ms = finite_max(A, mx);
+  LLVMValueRef alpha = call1(A, "llvm.exp", LLVMBuildFSub(bl, mo, ms, ""));
+  LLVMValueRef sum = f32c(A, 0);
+  for (int c = 0; c < MT; c++) {
+    LLVMValueRef p = call1(A, "llvm.exp", LLVMBuildFSub(bl, sv[c], ms, ""));
+    if (!p || !alpha)
+      return false;
+    sum = LLVMBuildFAdd(bl, sum, p, "");
+    cg_store(cb, to_frag(A, M, p), at(A, M->ft, M->ps, LLVMBuildAdd(bl, base, i32c(A, c), "")), frag_align(A, M));
+  }
+  LLVMValueRef lo = cg_load(cb, cb->f32, at(A, cb->f32, M->ls, lane), 4);
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), at(A, cb->f32, M->ls, lane), 4);
+  cg_store(cb, mx, at(A, cb->f32, M->ms, lane), 4);
+  cg_store(cb, alpha, at(A, cb->f32, M->as, lane), 4);
+  LLVMBuildBr(bl, next);
+  LLVMPositionBuilderAtEnd(bl, next);
+  return true;
+}
+
+/* The matrix instruction the kernel can use for this pattern on this target, if any. */
+static bool mma_choice(att *A, gemm_mma *mm) {
+  elem_type t = A->q->type.elem;
+  if (A->kt->type.elem != t || A->v->type.elem != t || A->mm2->operands[0]->type.elem != t)
+    return false;
+  if (!gemm_mma_select(A->cb->target->info, t, MT, false, MT, MT, mm) || !mm->row)
+    return false;
+  return mm->m == MT && mm->n == MT && A->D % mm->k == 0 && MT % mm->k == 0 && A->Dv % MT == 0 &&
+         A->Dv / MT <= 8;
+}
+
+static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  int ws = cb->target->info->wave_size, nb = (int)(A->Dv / MT), nacc = M->mm.nacc;
+  M->ft = M->mm.in == ET_F16 ? cb->f16 : M->mm.in == ET_BF16 ? cb->i16 : cb->f32;
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, ws);
+  int64_t row_blocks = (A->S + MT - 1) / MT;
+  cg_launch_1d(info, k, ws, A->B * row_blocks, A->B * row_blocks * ws, 1, access);
+  free(access);
+  M->qs = lds_arr(A, "q", M->ft, MT * A->D);
+  M->ks = lds_arr(A, "k", M->ft, MT * A->D);
+  M->vs = lds_arr(A, "v", M->ft, MT * A->Dv);
+  M->ps = lds_arr(A, "p", M->ft, MT * MT);
+  M->ss = lds_arr(A, "s", cb->f32, MT * MT);
+  M->ms = lds_arr(A, "m", cb->f32, MT);
+  M->ls = lds_arr(A, "l", cb->f32, MT);
+  M->as = lds_arr(A, "alpha", cb->f32, MT);
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &M->mm);
+  LLVMTypeRef o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
+  LLVMValueRef o_p = LLVMBuildAlloca(bl, o_t, "o");
+  LLVMValueRef lane = cg_thread_id_x(cb), gid32 = cg_group_id_x(cb);
+  if (!lane || !gid32)
+    return false;
+  LLVMValueRef gid = LLVMBuildZExt(bl, gid32, A->it, "");
+  LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(A, row_blocks), "b");
+  LLVMValueRef row0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(A, row_blocks), ""), ic(A, MT), "row0");
+  LLVMValueRef lane_it = LLVMBuildZExt(bl, lane, A->it, "");
+  cg_store(cb, LLVMConstNull(o_t), o_p, 16);
+  stage_rows(A, M, M->qs, A->q, false, lane_it, b, row0, A->S, A->D, false);
+  LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "init");
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "go");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntULT, lane, i32c(A, MT), ""), init, go);
+  LLVMPositionBuilderAtEnd(bl, init);
+  cg_store(cb, f32c(A, -INFINITY), at(A, cb->f32, M->ms, lane), 4);
+  cg_store(cb, f32c(A, 0), at(A, cb->f32, M->ls, lane), 4);
+  LLVMBuildBr(bl, go);
+  LLVMPositionBuilderAtEnd(bl, go);
+  gemm_lane la = gemm_mma_lane(cb, &M->mm, lane, false), lb = gemm_mma_lane(cb, &M->mm, lane, true);
+
+  cg_loop tiles = cg_loop_begin(cb, ic(A, 0), ic(A, A->L), "tiles");
+  /* K tile as [key][d] (K^T[b, d, key]), V tile as [key][d] */
+  stage_rows(A, M, M->ks, A->kt, true, lane_it, b, tiles.iv, A->L, A->D, true);
+  stage_rows(A, M, M->vs, A->v, false, lane_it, b, tiles.iv, A->L, A->Dv, true);
+  cg_barrier(cb);
+  LLVMValueRef s = LLVMConstNull(acc_t);
+  for (int64_t kk = 0; kk < A->D; kk += M->mm.k)
+    s = gemm_mma_step(cb, &M->mm, frag(A, M, M->qs, la, A->D, 1, kk, 0), frag(A, M, M->ks, lb, A->D, 1, kk, 0), s);
+  for (int e = 0; e < nacc; e++) {
+    LLVMValueRef r, c;
+    gemm_mma_acc_pos(cb, &M->mm, lane, e, &r, &c);
+    LLVMValueRef q = LLVMBuildAdd(bl, row0, LLVMBuildZExt(bl, r, A->it, ""), "");
+    LLVMValueRef key = LLVMBuildAdd(bl, tiles.iv, LLVMBuildZExt(bl, c, A->it, ""), "");
+    LLVMValueRef qc = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, q, ic(A, A->S), ""), q, ic(A, A->S - 1), "");
+    LLVMValueRef kin = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
+    LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, kin, key, ic(A, A->L - 1), "")};
+    LLVMValueRef x = score_ops(A, LLVMBuildExtractElement(bl, s, i32c(A, e), ""), co);
+    if (!x)
+      return false;
+    x = LLVMBuildSelect(bl, kin, x, f32c(A, -INFINITY), "");
+    cg_store(cb, x, at(A, cb->f32, M->ss, LLVMBuildAdd(bl, LLVMBuildMul(bl, r, i32c(A, MT), ""), c, "")), 4);
+  }
+  cg_barrier(cb);
+  if (!softmax_rows(A, M, lane))
+    return false;
+  cg_barrier(cb);
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, "");
+    LLVMValueRef o = cg_load(cb, acc_t, op, 16);
+    for (int e = 0; e < nacc; e++) {
+      LLVMValueRef r, c;
+      gemm_mma_acc_pos(cb, &M->mm, lane, e, &r, &c);
+      LLVMValueRef al = cg_load(cb, cb->f32, at(A, cb->f32, M->as, r), 4);
+      LLVMValueRef ie = i32c(A, e);
+      o = LLVMBuildInsertElement(bl, o, LLVMBuildFMul(bl, LLVMBuildExtractElement(bl, o, ie, ""), al, ""), ie, "");
+    }
+    for (int64_t kk = 0; kk < MT; kk += M->mm.k)
+      o = gemm_mma_step(cb, &M->mm, frag(A, M, M->ps, la, MT, 1, kk, 0), frag(A, M, M->vs, lb, 1, A->Dv, kk, n * MT), o);
+    cg_store(cb, o, op, 16);
+  }
+  cg_barrier(cb); /* everyone is done with the tiles and P before they are overwritten */
+  cg_loop_end(cb, &tiles, MT);
+
+  const value *from = result_value(A), *out = k->out_vals[0];
+  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef o = cg_load(cb, acc_t, LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, ""), 16);
+    for (int e = 0; e < nacc; e++) {
+      LLVMValueRef r, c;
+      gemm_mma_acc_pos(cb, &M->mm, lane, e, &r, &c);
+      LLVMValueRef q = LLVMBuildAdd(bl, row0, LLVMBuildZExt(bl, r, A->it, ""), "");
+      LLVMValueRef x = LLVMBuildFDiv(bl, LLVMBuildExtractElement(bl, o, i32c(A, e), ""),
+                                     cg_load(cb, cb->f32, at(A, cb->f32, M->ls, r), 4), "");
+      LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
+      LLVMBasicBlockRef nx = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "next");
+      LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, q, ic(A, A->S), ""), st, nx);
+      LLVMPositionBuilderAtEnd(bl, st);
+      LLVMValueRef co[3] = {b, q, LLVMBuildAdd(bl, ic(A, n * MT), LLVMBuildZExt(bl, c, A->it, ""), "")};
+      LLVMValueRef off = write_offset(A, from, co);
+      cg_store(cb, from_f32(A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""),
+               (unsigned)elem_type_bytes(out->type.elem));
+      LLVMBuildBr(bl, nx);
+      LLVMPositionBuilderAtEnd(bl, nx);
+    }
+  }
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", MT, MT);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", M->mm.name);
+  return !cb->failed;
+}
+
+int64_t cg_attention_chunk(int64_t L, int split) {
+  int64_t c = (L + split - 1) / split;
+  return (c + 63) / 64 * 64;
+}
+
+/* Split-KV combine: one work-item per output element (b, s, d) merges the chunks' partial
+ * rows of the workspace [P, B, S, Dv + 2] (o_p[Dv], m_p, l_p). */
+static bool emit_combine(att *A, cg_kernel_info *info) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  int P = k->split_count;
+  int64_t n = A->B * A->S * A->Dv, w = A->Dv + 2;
+  const char *access[2] = {"read_only", "write_only"};
+  cg_kernel_begin(cb, k->name, 2, access, 256);
+  cg_launch_1d(info, k, 256, (n + 255) / 256, n, 1, access);
+  LLVMValueRef tid = cg_thread_id_x(cb), gid = cg_group_id_x(cb);
+  if (!tid || !gid)
+    return false;
+  LLVMValueRef i = LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildZExt(bl, gid, A->it, ""), ic(A, 256), ""),
+                                LLVMBuildZExt(bl, tid, A->it, ""), "i");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "body");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, i, ic(A, n), ""), body, exit);
+  LLVMPositionBuilderAtEnd(bl, body);
+  LLVMValueRef d = LLVMBuildSRem(bl, i, ic(A, A->Dv), "d"), bs = LLVMBuildSDiv(bl, i, ic(A, A->Dv), "");
+  LLVMValueRef ws = LLVMGetParam(cb->fn, 0);
+  LLVMValueRef mp[256], big = f32c(A, -INFINITY);
+  for (int c = 0; c < P && c < 256; c++) {
+    LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
+    LLVMValueRef off = LLVMBuildAdd(bl, row, ic(A, A->Dv), "");
+    mp[c] = cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, cb->f32, ws, &off, 1, ""), 4);
+    big = call2(A, "llvm.maxnum", big, mp[c]);
+  }
+  LLVMValueRef l = f32c(A, 0), o = f32c(A, 0);
+  for (int c = 0; c < P && c < 256; c++) {
+    LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
+    LLVMValueRef wt = call1(A, "llvm.exp", LLVMBuildFSub(bl, mp[c], finite_max(A, big), ""));
+    if (!wt)
+      return false;
+    LLVMValueRef loff = LLVMBuildAdd(bl, row, ic(A, A->Dv + 1), ""), ooff = LLVMBuildAdd(bl, row, d, "");
+    LLVMValueRef lp = cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, cb->f32, ws, &loff, 1, ""), 4);
+    LLVMValueRef op = cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, cb->f32, ws, &ooff, 1, ""), 4);
+    l = LLVMBuildFAdd(bl, l, LLVMBuildFMul(bl, lp, wt, ""), "");
+    o = LLVMBuildFAdd(bl, o, LLVMBuildFMul(bl, op, wt, ""), "");
+  }
+  const value *out = k->out_vals[0];
+  LLVMValueRef c[3] = {LLVMBuildSDiv(bl, bs, ic(A, A->S), ""), LLVMBuildSRem(bl, bs, ic(A, A->S), ""), d};
+  LLVMValueRef off = write_offset(A, result_value(A), c);
+  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  cg_store(cb, from_f32(A, LLVMBuildFDiv(bl, o, l, ""), out->type.elem),
+           LLVMBuildInBoundsGEP2(bl, mt, LLVMGetParam(cb->fn, 1), &off, 1, ""), (unsigned)elem_type_bytes(out->type.elem));
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
+  return !cb->failed;
+}
+
+bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
+                       cg_kernel_info *info) {
+  (void)p;
+  att A = {.cb = cb, .b = cb->b, .g = g, .k = k};
+  if (!find_parts(&A)) {
+    diag_error(cb->diag, k->anchor ? k->anchor->loc : (src_loc){0}, "kernel '%s': not an attention pattern", k->name);
+    cb->failed = true;
+    return false;
+  }
+  A.it = cg_anchor_index_type(cb, k);
+  if (k->role == KR_COMBINE)
+    return emit_combine(&A, info);
+  bool partial = k->role == KR_PARTIAL;
+  int split = partial ? k->split_count : 1;
+  int64_t chunk = partial ? cg_attention_chunk(A.L, split) : A.L;
+  att_mma M = {0};
+  if (!partial && mma_choice(&A, &M.mm) && !getenv("TOSAC_ATTENTION_FMA"))
+    return emit_mma(&A, &M, info); /* split-KV partials take the portable kernel (few rows) */
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, ATT_ROWS);
+  int64_t row_blocks = (A.S + ATT_ROWS - 1) / ATT_ROWS;
+  cg_launch_1d(info, k, ATT_ROWS, split * A.B * row_blocks, split * A.B * A.S, 1, access);
+  free(access);
+  LLVMBuilderRef bl = cb->b;
+  char name[96];
+  snprintf(name, sizeof name, "%s.k_tile", k->name);
+  A.lds_k = cg_lds_alloc(cb, name, LLVMArrayType2(cb->f32, (uint64_t)(ATT_KEYS * A.D)), 16);
+  snprintf(name, sizeof name, "%s.v_tile", k->name);
+  A.lds_v = cg_lds_alloc(cb, name, LLVMArrayType2(cb->f32, (uint64_t)(ATT_KEYS * A.Dv)), 16);
+  LLVMTypeRef acc_t = LLVMArrayType2(cb->f32, (uint64_t)A.Dv);
+  LLVMValueRef m_p = LLVMBuildAlloca(bl, cb->f32, "m");
+  LLVMValueRef l_p = LLVMBuildAlloca(bl, cb->f32, "l");
+  LLVMValueRef acc_p = LLVMBuildAlloca(bl, acc_t, "acc");
+  LLVMValueRef tid32 = cg_thread_id_x(cb), gid32 = cg_group_id_x(cb);
+  if (!tid32 || !gid32)
+    return false;
+  LLVMValueRef tid = LLVMBuildZExt(bl, tid32, A.it, ""), gid = LLVMBuildZExt(bl, gid32, A.it, "");
+  LLVMValueRef part = LLVMBuildSDiv(bl, gid, ic(&A, A.B * row_blocks), "part");
+  gid = LLVMBuildSRem(bl, gid, ic(&A, A.B * row_blocks), "");
+  LLVMValueRef kstart = LLVMBuildMul(bl, part, ic(&A, chunk), "kstart");
+  LLVMValueRef kend = LLVMBuildAdd(bl, kstart, ic(&A, chunk), "");
+  kend = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, ic(&A, A.L), ""), kend, ic(&A, A.L), "kend");
+  LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(&A, row_blocks), "b");
+  LLVMValueRef row = LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(&A, row_blocks), ""), ic(&A, ATT_ROWS), ""), tid, "row");
+  LLVMValueRef live = LLVMBuildICmp(bl, LLVMIntSLT, row, ic(&A, A.S), "live");
+  LLVMValueRef rc = LLVMBuildSelect(bl, live, row, ic(&A, A.S - 1), "row_c");
+  /* this row of Q, in registers */
+  LLVMValueRef *q = calloc((size_t)A.D, sizeof(LLVMValueRef));
+  for (int64_t d = 0; d < A.D; d++) {
+    LLVMValueRef c[3] = {b, rc, ic(&A, d)};
+    q[d] = load_operand(&A, A.q, c);
+  }
+  cg_store(cb, f32c(&A, -INFINITY), m_p, 4);
+  cg_store(cb, f32c(&A, 0), l_p, 4);
+  cg_store(cb, LLVMConstNull(acc_t), acc_p, 4);
+
+  cg_loop tiles = cg_loop_begin(cb, kstart, kend, "tiles");
+  stage_tile(&A, tid, b, tiles.iv);
+  cg_barrier(cb);
+  LLVMValueRef left = LLVMBuildSub(bl, kend, tiles.iv, "");
+  LLVMValueRef n = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, left, ic(&A, ATT_KEYS), ""), left, ic(&A, ATT_KEYS), "n");
+  bool ok = walk_tile(&A, q, n, b, rc, tiles.iv, m_p, l_p, acc_p);
+  free(q);
+  if (!ok)
+    return false;
+  cg_barrier(cb); /* the tile is read by everyone before the next one overwrites it */
+  cg_loop_end(cb, &tiles, ATT_KEYS);
+
+  LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
+  LLVMBuildCondBr(bl, live, store, exit);
+  LLVMPositionBuilderAtEnd(bl, store);
+  LLVMValueRef inv = LLVMBuildFDiv(bl, f32c(&A, 1), cg_load(cb, cb->f32, l_p, 4), "inv");
+  const value *out = k->out_vals[0];
+  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  const value *from = result_value(&A);
+  if (partial) { /* the chunk's unnormalised row, m and l into the workspace [P, B, S, Dv + 2] */
+    LLVMValueRef base = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, part, ic(&A, A.B), ""), b, ""), ic(&A, A.S), ""), row, ""), ic(&A, A.Dv + 2), "");
+    for (int64_t d = 0; d < A.Dv + 2; d++) {
+      LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
+      LLVMValueRef x = d < A.Dv ? cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4)
+                                : cg_load(cb, cb->f32, d == A.Dv ? m_p : l_p, 4);
+      LLVMValueRef o = LLVMBuildAdd(bl, base, ic(&A, d), "");
+      cg_store(cb, x, LLVMBuildInBoundsGEP2(bl, cb->f32, dst, &o, 1, ""), 4);
+    }
+  }
+  for (int64_t d = 0; d < A.Dv && !partial; d++) {
+    LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)d, 0)};
+    LLVMValueRef x = LLVMBuildFMul(bl, cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4), inv, "");
+    LLVMValueRef c[3] = {b, row, ic(&A, d)};
+    LLVMValueRef o = write_offset(&A, from, c);
+    cg_store(cb, from_f32(&A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &o, 1, ""),
+             (unsigned)elem_type_bytes(out->type.elem));
+  }
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  if (partial)
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d,\"split_kv\":%d,\"chunk\":%lld}",
+             ATT_ROWS, ATT_KEYS, split, (long long)chunk);
+  else
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", ATT_ROWS, ATT_KEYS);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
+  return !cb->failed;
+}

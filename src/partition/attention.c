@@ -1,0 +1,301 @@
+/* attention.c: recognises scaled dot-product attention as TOSA producers write it, so that
+ * fuse.c can give the whole chain one flash-attention kernel (docs/partitioning.md,
+ * "Attention"):
+ *
+ *   s = matmul(Q, K^T)          [B, S, L]     (K^T a tensor, a view or a transpose's result)
+ *   [cast] [mul scale] [add mask] ...          elementwise, each read once, other operands
+ *                                               from outside the pattern
+ *   m = reduce_max(s, axis 2); e = exp(sub(s, m))
+ *   p = mul(e, reciprocal(reduce_sum(e, axis 2)))   [cast]
+ *   o = matmul(p, V)            [B, S, Dv]    [cast]
+ *
+ * Every intermediate must be read only inside the pattern and be no graph result; anything
+ * else leaves the ops to the ordinary kernels. */
+#include "partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool part_attention_disabled(void) {
+  const char *e = getenv("TOSAC_NO_ATTENTION_FUSION");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+typedef struct matcher {
+  const graph *g;
+  const char *live;
+  const int *use_start, *uses;
+  const char *is_result;
+  const op *ops[64];
+  int nops;
+} matcher;
+
+/* The live readers of v; returns their count (up to max stored in u). */
+static int readers(const matcher *m, const value *v, const op **u, int max) {
+  int n = 0;
+  for (int k = m->use_start[v->id]; k < m->use_start[v->id + 1]; k++) {
+    const op *r = m->g->ops[m->uses[k]];
+    if (!m->live[r->id])
+      continue;
+    if (n < max)
+      u[n] = r;
+    n++;
+  }
+  return n;
+}
+
+/* The single live reader of v, when v is no graph result; NULL otherwise. */
+static const op *only_reader(const matcher *m, const value *v) {
+  const op *u[1];
+  if (m->is_result[v->id] || readers(m, v, u, 1) != 1)
+    return NULL;
+  return u[0];
+}
+
+static bool take(matcher *m, const op *o) {
+  if (m->nops >= (int)(sizeof m->ops / sizeof m->ops[0]))
+    return false;
+  m->ops[m->nops++] = o;
+  return true;
+}
+
+static bool last_axis(const op *o) {
+  return op_attr_int(o, "axis", -1) == o->operands[0]->type.rank - 1;
+}
+
+static bool float3(const value *v) {
+  return v->type.rank == 3 && elem_type_is_float(v->type.elem) && !elem_type_is_f8(v->type.elem) &&
+         v->type.elem != ET_F64;
+}
+
+/* Elementwise ops allowed between the first matmul and the softmax: they are evaluated per
+ * score element, with their other operands broadcast over [B, S, L]. */
+static bool score_op(const op *o, const value *chain) {
+  switch (o->kind) {
+  case OP_CAST:
+    return float3(o->results[0]);
+  case OP_SELECT: /* masked_fill: select(keep, s, -inf) */
+    return o->operands[0] != chain && o->operands[0]->type.rank == 3 && o->operands[0]->type.elem == ET_I1 &&
+           (o->operands[1] == chain) != (o->operands[2] == chain) && o->operands[1]->type.rank == 3 &&
+           o->operands[2]->type.rank == 3 && float3(o->results[0]);
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
+    for (int j = 0; j < 2; j++)
+      if (o->operands[j] != chain && o->operands[j]->type.rank != 3)
+        return false;
+    return o->operands[0] != o->operands[1] && float3(o->results[0]);
+  default:
+    return false;
+  }
+}
+
+/* The value other than x among o's first two operands, or NULL when x is not one of them. */
+static const value *other(const op *o, const value *x) {
+  if (o->operands[0] == x)
+    return o->operands[1];
+  if (o->operands[1] == x)
+    return o->operands[0];
+  return NULL;
+}
+
+/* Transposes between an operand and the buffer it comes from (through views: the head split
+ * reshape -> transpose -> reshape) join the pattern when each link is read only by the next:
+ * the kernel then reads the buffer through the permuted index map, and no copy kernel runs. */
+static bool absorb_in(matcher *m, const value *x) {
+  for (int hops = 0; hops < 8; hops++) {
+    const op *d = x->def, *u[1];
+    if (!d || m->is_result[x->id] || readers(m, x, u, 1) != 1)
+      return true;
+    if (d->kind == OP_TRANSPOSE && !part_is_view(d) && op_attr(d, "perms")) {
+      if (!take(m, d))
+        return false;
+    } else if (!part_is_view(d)) {
+      return true;
+    }
+    x = d->operands[0];
+  }
+  return true;
+}
+
+/* The same for the result: views and transposes after the second matmul, up to the last
+ * transpose; the kernel stores through that index map. */
+static bool absorb_out(matcher *m, const value *x) {
+  for (int hops = 0; hops < 8; hops++) {
+    const op *u = only_reader(m, x);
+    if (!u)
+      return true;
+    if (u->kind == OP_TRANSPOSE && !part_is_view(u) && op_attr(u, "perms")) {
+      if (!take(m, u))
+        return false;
+    } else if (!part_is_view(u)) {
+      return true;
+    }
+    x = u->results[0];
+  }
+  return true;
+}
+
+/* Match the pattern starting at matmul mm; the ops land in m->ops (topological). */
+static bool match_from(matcher *m, const op *mm) {
+  m->nops = 0;
+  const value *q = mm->operands[0], *kt = mm->operands[1];
+  if (!float3(q) || !float3(kt) || !take(m, mm))
+    return false;
+  const value *s = mm->results[0];
+  const op *u;
+  for (;;) { /* the score chain up to the value both the max and the subtraction read */
+    const op *rd[3];
+    int n = m->is_result[s->id] ? 0 : readers(m, s, rd, 3);
+    if (n == 2)
+      break;
+    if (n != 1 || !score_op(rd[0], s) || !take(m, rd[0]))
+      return false;
+    s = rd[0]->results[0];
+  }
+  const op *rd[2];
+  readers(m, s, rd, 2);
+  const op *mx = rd[0]->kind == OP_REDUCE_MAX ? rd[0] : rd[1];
+  const op *sb = mx == rd[0] ? rd[1] : rd[0];
+  if (mx->kind != OP_REDUCE_MAX || !last_axis(mx) || sb->kind != OP_SUB ||
+      sb->operands[0] != s || sb->operands[1] != mx->results[0] ||
+      only_reader(m, mx->results[0]) != sb)
+    return false;
+  const op *ex = only_reader(m, sb->results[0]);
+  if (!ex || ex->kind != OP_EXP)
+    return false;
+  const value *e = ex->results[0];
+  if (m->is_result[e->id] || readers(m, e, rd, 2) != 2)
+    return false;
+  const op *sum = rd[0]->kind == OP_REDUCE_SUM ? rd[0] : rd[1];
+  const op *mul = sum == rd[0] ? rd[1] : rd[0];
+  if (sum->kind != OP_REDUCE_SUM || !last_axis(sum) || mul->kind != OP_MUL)
+    return false;
+  const op *rc = only_reader(m, sum->results[0]);
+  if (!rc || rc->kind != OP_RECIPROCAL || only_reader(m, rc->results[0]) != mul ||
+      other(mul, e) != rc->results[0])
+    return false;
+  if (!take(m, mx) || !take(m, sb) || !take(m, ex) || !take(m, sum) || !take(m, rc) || !take(m, mul))
+    return false;
+  const value *p = mul->results[0];
+  u = only_reader(m, p);
+  if (u && u->kind == OP_CAST) {
+    if (!take(m, u))
+      return false;
+    p = u->results[0];
+    u = only_reader(m, p);
+  }
+  if (!u || u->kind != OP_MATMUL || u->operands[0] != p || !float3(u->operands[1]) || !take(m, u))
+    return false;
+  const value *o = u->results[0], *v = u->operands[1];
+  if (v->type.dims[1] != kt->type.dims[2] || q->type.dims[2] > PART_ATTENTION_MAX_HEAD ||
+      v->type.dims[2] > PART_ATTENTION_MAX_HEAD)
+    return false;
+  const op *c = only_reader(m, o);
+  if (c && c->kind == OP_CAST && float3(c->results[0])) {
+    if (!take(m, c))
+      return false;
+    o = c->results[0];
+  }
+  return absorb_in(m, q) && absorb_in(m, kt) && absorb_in(m, v) && absorb_out(m, o);
+}
+
+/* Stable order of the matched ops: graph (topological) order. */
+static int cmp_op_id(const void *x, const void *y) {
+  int a = (*(const op *const *)x)->id, b = (*(const op *const *)y)->id;
+  return (a > b) - (a < b);
+}
+
+int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
+                        const char *is_result, int *att) {
+  for (int i = 0; i < g->nops; i++)
+    att[g->ops[i]->id] = -1;
+  if (part_attention_disabled() || part_fusion_disabled())
+    return 0;
+  matcher m = {.g = g, .live = live, .use_start = use_start, .uses = uses, .is_result = is_result};
+  int n = 0;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    if (o->kind != OP_MATMUL || !live[o->id] || att[o->id] >= 0 || !match_from(&m, o))
+      continue;
+    bool free_ops = true; /* an op can belong to one pattern only */
+    for (int j = 0; j < m.nops; j++)
+      free_ops &= att[m.ops[j]->id] < 0;
+    if (!free_ops)
+      continue;
+    qsort(m.ops, (size_t)m.nops, sizeof m.ops[0], cmp_op_id);
+    for (int j = 0; j < m.nops; j++)
+      att[m.ops[j]->id] = n;
+    n++;
+  }
+  return n;
+}
+
+/* ---------------------------------------------------------------- split-KV (1:many)
+ * Decode-time attention (few query rows, a long KV sequence) gives the attention kernel too
+ * few work-groups: B * ceil(S / 16) of them, each walking all L keys. Split-KV cuts the keys
+ * into P chunks: a partial kernel (P times the work-groups) writes each chunk's unnormalised
+ * output row, its running max m and sum l into a workspace [P, B, S, Dv + 2] (f32), and a
+ * combine kernel merges the chunks: M = max m_p, l = sum l_p e^(m_p - M),
+ * o = sum o_p e^(m_p - M) / l, stored through the output's index map. */
+#define SPLITKV_GROUP_SHARE 4     /* split when the work-groups fill at most 1/4 of the CUs */
+#define SPLITKV_MIN_KEYS 1024     /* and the sequence is at least this long */
+#define SPLITKV_CHUNK_MIN 256     /* keys per chunk, at least */
+
+static const op *first_matmul(const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      return k->ops[i];
+  return NULL;
+}
+
+int part_attention_split_choose(const part_kernel *k, int cus) {
+  const op *mm1 = first_matmul(k);
+  if (k->family != KF_ATTENTION || k->role != KR_PLAIN || !mm1)
+    return 0;
+  int64_t B = mm1->operands[0]->type.dims[0], S = mm1->operands[0]->type.dims[1];
+  int64_t L = mm1->operands[1]->type.dims[2];
+  int64_t groups = B * ((S + 15) / 16);
+  const char *e = getenv("TOSAC_SPLIT_KV");
+  int64_t want;
+  if (e && *e) { /* forced, like TOSAC_SPLIT_K: 0 or 1 never splits */
+    want = strtol(e, NULL, 10);
+  } else {
+    if (groups * SPLITKV_GROUP_SHARE > cus || L < SPLITKV_MIN_KEYS)
+      return 0;
+    want = cus / groups;
+    if (want > L / SPLITKV_CHUNK_MIN)
+      want = L / SPLITKV_CHUNK_MIN;
+  }
+  if (want < 2)
+    return 0;
+  int64_t chunk = cg_attention_chunk(L, (int)want);
+  int64_t p = (L + chunk - 1) / chunk;
+  return p >= 2 ? (int)p : 0;
+}
+
+void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
+                                  int split, part_kernel *part, part_kernel *comb) {
+  const op *mm1 = first_matmul(k), *mm2 = k->anchor;
+  value *pv = arena_alloc(a, sizeof *pv);
+  pv->id = -1;
+  pv->arg_index = -1;
+  pv->name = arena_printf(a, "splitkv_partials_k%d", k->id);
+  pv->type.elem = ET_F32;
+  pv->type.rank = 4;
+  pv->type.dims[0] = split;
+  pv->type.dims[1] = mm1->operands[0]->type.dims[0];
+  pv->type.dims[2] = mm1->operands[0]->type.dims[1];
+  pv->type.dims[3] = mm2->operands[1]->type.dims[2] + 2;
+  part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = pv, .index = -1,
+                    .bytes = tensor_bytes(&pv->type), .align = 256};
+  ARENA_PUSH(a, p->buffers, p->nbuffers, *bcap, wb);
+  const value **pvals = arena_alloc(a, sizeof(value *));
+  int *pbuf = arena_alloc(a, sizeof(int));
+  pvals[0] = pv;
+  pbuf[0] = wb.id;
+  *part = *k, *comb = *k;
+  part->role = KR_PARTIAL;
+  comb->role = KR_COMBINE;
+  part->split_count = comb->split_count = split;
+  part->out_bufs = pbuf, part->out_vals = pvals, part->nout = 1;
+  comb->in_bufs = pbuf, comb->in_vals = pvals, comb->nin = 1;
+}

@@ -1,0 +1,255 @@
+#!/usr/bin/env bats
+# Transformers (docs/partitioning.md, "Attention" and "Row-wise normalisation"): seeded BERT
+# encoders and GPT decoders from tests/oracle/gen_transformer.py match the MLIR oracle on an
+# MFMA (gfx90a, gfx942), a WMMA (gfx1100) and an FMA (gfx1030) target; attention is one kernel,
+# layer norm / RMS norm / softmax one kernel each; the fallbacks stay correct.
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
+  TOSAC="$BIN/tosac"
+  GEN=(/usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py")
+  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
+  FOUR=gfx90a,gfx942,gfx1100,gfx1030
+  ALL=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# kernels of one target's plan, and how many of them have family $2 (manifest)
+count_family() {
+  /usr/bin/python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+print(t["kernel_count"], sum(k["family"] == sys.argv[2] for k in t["kernels"]), t["workspace"]["bytes"])' "$1" "$2"
+}
+
+@test "2-layer BERT (padding mask) and GPT (causal) match the oracle on gfx90a, gfx942, gfx1100, gfx1030" {
+  "${GEN[@]}" bert --layers=2 --seq=8 --mask --seed=1 > bert.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=13 --seed=2 > gpt.mlir
+  run "${CHECK[@]}" bert.mlir gpt.mlir --targets=$FOUR
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 8
+}
+
+@test "sequence lengths that are no tile multiple (77 with batch 2, 70) match the oracle" {
+  # 77 rows = one full and one partial block of 64 query rows, 77 keys = two full tiles of 32
+  # and one of 13; 70 keys: two full and one of 6
+  "${GEN[@]}" bert --seq=77 --batch=2 --hidden=64 --heads=4 --mask --seed=3 > b77.mlir
+  "${GEN[@]}" gpt --seq=70 --hidden=48 --heads=2 --seed=4 > g70.mlir
+  run "${CHECK[@]}" b77.mlir g70.mlir --targets=gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  # f16, head size 32: the WMMA kernel with 37 = 2 x 16 + 5 rows and keys
+  "${GEN[@]}" gpt --seq=37 --hidden=64 --heads=2 --dtype=f16 --seed=8 > g37.mlir
+  run "${CHECK[@]}" g37.mlir --targets=gfx1100,gfx942
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "f16 BERT and bf16 GPT (f32 softmax and accumulation inside) match the oracle" {
+  "${GEN[@]}" bert --seq=7 --dtype=f16 --seed=5 > b16.mlir
+  "${GEN[@]}" gpt --seq=13 --dtype=bf16 --seed=6 > gbf.mlir
+  run "${CHECK[@]}" b16.mlir gbf.mlir --targets=$FOUR
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 8
+}
+
+@test "attention kernels use MFMA on CDNA, WMMA on gfx11/gfx12, FMA on gfx1030; TOSAC_ATTENTION_FMA=1" {
+  "${GEN[@]}" bert --seq=7 --dtype=f16 --seed=5 > b16.mlir
+  run "$TOSAC" b16.mlir --offload-arch=$ALL -o b16.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("b16.json"))["targets"]:
+    print(t["processor"], *[k["matrix_instruction"] for k in t["kernels"] if k["family"] == "attention"])'
+  # gfx950's f16 16x16 MFMA has k = 32 > the head size 16: the portable kernel
+  assert_output "$(printf '%s\n' 'gfx908 v_mfma_f32_16x16x16f16' 'gfx90a v_mfma_f32_16x16x16f16' \
+    'gfx942 v_mfma_f32_16x16x16_f16' 'gfx950 fma' 'gfx1030 fma' 'gfx1100 v_wmma_f32_16x16x16_f16' \
+    'gfx1200 v_wmma_f32_16x16x16_f16')"
+  clang-offload-bundler-22 --type=o --input=b16.hipfb --targets=hipv4-amdgcn-amd-amdhsa--gfx1100 --output=g11.co --unbundle
+  run llvm-objdump-22 -d g11.co
+  assert_output --partial "v_wmma_f32_16x16x16_f16"
+  TOSAC_ATTENTION_FMA=1 run "$TOSAC" b16.mlir --offload-arch=gfx90a -o fma.hipfb
+  run /usr/bin/python3 -c 'import json; print(*[k["matrix_instruction"] for k in json.load(open("fma.json"))["targets"][0]["kernels"] if k["family"] == "attention"])'
+  assert_output "fma"
+  TOSAC_ATTENTION_FMA=1 run "${CHECK[@]}" b16.mlir --targets=gfx942
+  assert_success
+}
+
+@test "older syntax (2-operand matmul, new_shape, perms operands, shift attributes) fuses the same" {
+  "${GEN[@]}" gpt --layers=2 --seq=5 --syntax=old > old.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=5 > new.mlir
+  run "$TOSAC" old.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 4096 bytes"
+  run "${CHECK[@]}" old.mlir --oracle-via-tosac --targets=gfx942,gfx1100
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "kernels per layer: BERT 9, GPT 10 (attention, norms, GEMMs); the counts without each fusion" {
+  "${GEN[@]}" bert --layers=2 --seq=8 > bert.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=8 > gpt.mlir
+  run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 18 kernels, 18 launches, workspace 6144 bytes"
+  # per layer: Q, K, V GEMMs (no transpose kernels: index maps of the attention kernel), attention, out-projection + residual,
+  # layer norm, FFN1 + GELU, FFN2 + residual, layer norm
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_attention over tensor<2x8x16xf32>')" 2
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_rownorm over tensor<1x8x32xf32>')" 4
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_matmul')" 12
+  assert_equal "$(echo "$output" | grep -c '_transpose\|_reduce')" 0
+  TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 30 kernels, 30 launches, workspace 5120 bytes"
+  TOSAC_NO_ROW_FUSION=1 TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 48 kernels, 48 launches, workspace 5120 bytes"
+  run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 6144 bytes"
+  assert_equal "$(echo "$output" | grep -c '_rownorm over tensor<1x8x32xf32>')" 4
+  TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 43 kernels, 43 launches, workspace 7168 bytes"
+}
+
+@test "samples/attention.mlir: one attention kernel listing its source ops; 4 and 7 kernels without fusion" {
+  run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a,gfx1030 -o a.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("a.json"))["targets"]:
+    k = t["kernels"][0]
+    print(t["processor"], t["kernel_count"], k["family"], k["matrix_instruction"], k["lds_bytes"],
+          " ".join(o["op"][5:] for o in k["ops"] if o["op"] != "tosa.const"))'
+  assert_line "gfx90a 1 attention v_mfma_f32_16x16x4f32 5312 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
+  assert_line "gfx1030 1 attention fma 4096 transpose matmul mul add reduce_max sub exp reduce_sum reciprocal mul matmul"
+  TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 4 kernels, 4 launches, workspace 1536 bytes"
+  TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 run "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 7 kernels, 7 launches, workspace 1536 bytes"
+  run "${CHECK[@]}" "$ROOT/samples/attention.mlir" --targets=$ALL
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 7
+  # the harness can fail: a corrupted reference element is reported
+  run "${CHECK[@]}" "$ROOT/samples/attention.mlir" --targets=gfx90a --corrupt
+  assert_failure
+  assert_output --partial "MISMATCH"
+}
+
+@test "the unfused paths give the same results (TOSAC_NO_ATTENTION_FUSION=1, TOSAC_NO_ROW_FUSION=1)" {
+  "${GEN[@]}" bert --seq=9 --mask --seed=7 > b.mlir
+  TOSAC_NO_ATTENTION_FUSION=1 run "${CHECK[@]}" b.mlir --targets=gfx90a,gfx1100
+  assert_success
+  TOSAC_NO_ROW_FUSION=1 run "${CHECK[@]}" b.mlir --targets=gfx1030
+  assert_success
+}
+
+@test "a pattern that does not fully match falls back: softmax probabilities also returned" {
+  # %p is a graph result as well as the second matmul's input: the chain cannot be one kernel
+  sed -e 's/-> tensor<2x8x16xf32> {/-> (tensor<2x8x16xf32>, tensor<2x8x8xf32>) {/' \
+      -e 's/return %o : tensor<2x8x16xf32>/return %o, %p : tensor<2x8x16xf32>, tensor<2x8x8xf32>/' \
+      "$ROOT/samples/attention.mlir" > p.mlir
+  run "$TOSAC" p.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 4 kernels, 4 launches, workspace 1536 bytes"
+  refute_output --partial "_attention"
+  # a reduction over another axis is no row normalisation either
+  sed -e 's/tosa.reduce_max %sm {axis = 2 : i32} : (tensor<2x8x8xf32>) -> tensor<2x8x1xf32>/tosa.reduce_max %sm {axis = 1 : i32} : (tensor<2x8x8xf32>) -> tensor<2x1x8xf32>/' \
+      -e 's/tosa.sub %sm, %m : (tensor<2x8x8xf32>, tensor<2x8x1xf32>)/tosa.sub %sm, %m : (tensor<2x8x8xf32>, tensor<2x1x8xf32>)/' \
+      "$ROOT/samples/attention.mlir" > ax.mlir
+  run "$TOSAC" ax.mlir --offload-arch=gfx90a --emit=partitions
+  refute_output --partial "_attention"
+  run "${CHECK[@]}" p.mlir ax.mlir --targets=gfx90a,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+}
+
+@test "decode step (1 query, 2000 cached keys): split-KV partial + combine matches the oracle" {
+  "${GEN[@]}" gpt --seq=1 --decode=2000 --hidden=64 --heads=2 --seed=9 > dec.mlir
+  "${GEN[@]}" bert --seq=3 --decode=1500 --hidden=64 --heads=4 --dtype=f16 --seed=10 > dec16.mlir
+  run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
+  # 2 heads x 1 row block use 2 of 104 CUs: 7 chunks of 320 keys (at least 256 per chunk)
+  assert_line "target gfx90a: 11 kernels, 11 launches, workspace 1026560 bytes"
+  assert_line "  kernel 4 tosac_k4_attention_splitkv over tensor<2x1x32xf32>"
+  assert_line "  kernel 5 tosac_k5_attention_combine over tensor<2x1x32xf32>"
+  assert_output --partial "workspace tensor<7x2x1x34xf32> 1904 bytes"
+  TOSAC_SPLIT_KV=0 run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 10 kernels, 10 launches, workspace 1024512 bytes"
+  refute_output --partial "splitkv"
+  run "${CHECK[@]}" dec.mlir dec16.mlir --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  TOSAC_SPLIT_KV=3 run "${CHECK[@]}" dec.mlir --targets=gfx942
+  assert_success
+}
+
+@test "split-KV is chosen per target: 24 heads are enough work for gfx1030 (80 CUs) and gfx1200 (64), not the others" {
+  "${GEN[@]}" gpt --seq=1 --decode=1024 --hidden=384 --heads=24 --weights=args > dech.mlir
+  for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
+    run "$TOSAC" dech.mlir --offload-arch=$t --emit=partitions
+    echo "$t $(echo "$output" | grep -c '_attention_splitkv') $(echo "$output" | grep -o 'workspace tensor<[0-9x]*f32>')"
+  done > choice.txt
+  run cat choice.txt
+  assert_output "$(printf '%s\n' 'gfx908 1 workspace tensor<4x24x1x18xf32>' 'gfx90a 1 workspace tensor<4x24x1x18xf32>' \
+    'gfx942 1 workspace tensor<4x24x1x18xf32>' 'gfx950 1 workspace tensor<4x24x1x18xf32>' 'gfx1030 0 ' \
+    'gfx1100 1 workspace tensor<4x24x1x18xf32>' 'gfx1200 0 ')"
+}
+
+@test "a BERT-base layer (hidden 768, 12 heads, sequence 128, hex weights) compiles for all 7 targets" {
+  # the 12-layer graph and the oracle check of one layer on gfx90a run in make bench
+  # (tests/bench/transformer_bench.sh): about a minute of emulation
+  "${GEN[@]}" bert --seq=128 --hidden=768 --heads=12 --seed=11 > base.mlir
+  run "$TOSAC" base.mlir -o base.hipfb
+  assert_success
+  run clang-offload-bundler-22 --list --type=o --input=base.hipfb
+  assert_equal "$(echo "$output" | grep -c '^hipv4-amdgcn-amd-amdhsa--gfx')" 7
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("base.json"))["targets"]:
+    fam = [k["family"] for k in t["kernels"]]
+    att = [k for k in t["kernels"] if k["family"] == "attention"][0]
+    print(t["processor"], t["kernel_count"], fam.count("gemm"), fam.count("rownorm"), att["matrix_instruction"],
+          att["registers"]["vgpr_spills"], t["workspace"]["bytes"])
+    # layer norms: 1 KiB of reduction tree + the 3 KiB input row cached in LDS
+    assert all(k["lds_bytes"] == 4096 for k in t["kernels"] if k["family"] == "rownorm")'
+  assert_output "$(printf '%s\n' 'gfx908 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' 'gfx90a 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' \
+    'gfx942 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' 'gfx950 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' \
+    'gfx1030 9 6 2 fma 0 2359296' 'gfx1100 9 6 2 fma 0 2359296' 'gfx1200 9 6 2 fma 0 2359296')"
+}
+
+@test "masked_fill (select with -inf) joins the kernel: whole masked tiles and a fully masked row" {
+  cat > sel.mlir <<'M'
+func.func @main(%q: tensor<2x8x16xf32>, %k: tensor<2x40x16xf32>, %v: tensor<2x40x16xf32>, %keep: tensor<2x8x40xi1>) -> tensor<2x8x16xf32> {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %zp = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %scale = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %ninf = "tosa.const"() <{values = dense<0xFF800000> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x40x16xf32>) -> tensor<2x16x40xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<2x8x16xf32>, tensor<2x16x40xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x40xf32>
+  %ss = tosa.mul %s, %scale, %shift : (tensor<2x8x40xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<2x8x40xf32>
+  %sm = tosa.select %keep, %ss, %ninf : (tensor<2x8x40xi1>, tensor<2x8x40xf32>, tensor<1x1x1xf32>) -> tensor<2x8x40xf32>
+  %m = tosa.reduce_max %sm {axis = 2 : i32} : (tensor<2x8x40xf32>) -> tensor<2x8x1xf32>
+  %d = tosa.sub %sm, %m : (tensor<2x8x40xf32>, tensor<2x8x1xf32>) -> tensor<2x8x40xf32>
+  %e = tosa.exp %d : (tensor<2x8x40xf32>) -> tensor<2x8x40xf32>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<2x8x40xf32>) -> tensor<2x8x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x8x40xf32>, tensor<2x8x1xf32>, tensor<1xi8>) -> tensor<2x8x40xf32>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x8x40xf32>, tensor<2x40x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+M
+  run "$TOSAC" sel.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
+  # the first 20 keys of every row masked (more than a whole key tile of either kernel), one row
+  # entirely (NaN, as the oracle gives): a running max of -inf must not turn e^(s - m) into NaN
+  /usr/bin/python3 -c '
+import numpy as np
+r = np.random.default_rng(5)
+for name, shape in (("q", (2, 8, 16)), ("k", (2, 40, 16)), ("v", (2, 40, 16))):
+    np.save(name + ".npy", r.uniform(-2, 2, shape).astype(np.float32))
+keep = np.ones((2, 8, 40), bool)
+keep[:, :, :20] = False
+keep[1, 3, :] = False
+keep[0, 5, 37:] = False
+np.save("keep.npy", keep)'
+  run "${CHECK[@]}" sel.mlir --input=@q.npy --input=@k.npy --input=@v.npy --input=@keep.npy --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 3
+}
