@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #define MAX_TARGETS 32
+#define MAX_VARIANTS 64
+#define MAX_SPECIALIZE 16
 
 typedef enum emit_kind { EMIT_BUNDLE, EMIT_LLVM, EMIT_ASM, EMIT_PARTITIONS, EMIT_DOT, EMIT_TOSA } emit_kind;
 
@@ -31,6 +33,10 @@ typedef struct options {
   int opt_level, code_object_version;
   int ntargets;
   target_request targets[MAX_TARGETS];
+  /* --specialize=ARG:DIM=V1,V2,...: nspec dimensions, each with nvariants values; variant v
+   * gives dimension s the value spec[v * nspec + s].value */
+  int nspec, nvariants;
+  fe_dim_value spec[MAX_VARIANTS * MAX_SPECIALIZE];
 } options;
 
 static const char *usage_text =
@@ -54,6 +60,10 @@ static const char *usage_text =
     "                           tosac-run)\n"
     "  -O0 -O1 -O2 -O3          LLVM optimisation level (default -O3)\n"
     "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"
+    "  --specialize=ARG:DIM=V1,V2,...\n"
+    "                           compile one variant per value of dimension DIM ('?') of\n"
+    "                           argument ARG (name or index), repeatable (the i-th values of\n"
+    "                           every --specialize form variant i); one bundle holds them all\n"
     "  --init=memset|kernel     initialise accumulated outputs with fill nodes in the launch\n"
     "                           graph (default) or with generated init kernels\n"
     "  -j N                     code generation threads; the kernels of every target are\n"
@@ -133,6 +143,62 @@ static int add_targets(options *o, const char *list) {
   return rc;
 }
 
+/* --specialize=ARG:DIM=V1,V2,... (docs/dynamic.md): one more dimension, one value per variant. */
+static int add_specialize(options *o, char *text) {
+  static const char *const form = "invalid --specialize '%s' (use ARG:DIM=V1,V2,..., e.g. x:0=1,8)";
+  char *colon = strrchr(text, ':'), *eq = strchr(text, '=');
+  if (!colon || !eq || colon > eq || colon == text || eq == colon + 1 || !eq[1])
+    return usage_error(form, text);
+  char *end;
+  long dim = strtol(colon + 1, &end, 10);
+  if (end != eq || dim < 0 || dim >= TOSAC_MAX_RANK)
+    return usage_error("invalid dimension in --specialize '%s' (use an index from 0 to 7)", text);
+  *colon = 0;
+  for (int s = 0; s < o->nspec; s++)
+    if (!strcmp(o->spec[s].arg, text) && o->spec[s].dim == (int)dim)
+      return *colon = ':', usage_error("--specialize '%s' names a dimension given before", text);
+  *colon = ':';
+  if (o->nspec == MAX_SPECIALIZE)
+    return usage_error("too many --specialize options (at most %s)", "16");
+  int n = 0;
+  for (char *v = eq + 1;; v = end + 1) {
+    long long x = strtoll(v, &end, 10);
+    if (end == v || (*end && *end != ',') || x < 1 || x > ((long long)1 << 31))
+      return usage_error("invalid value in --specialize '%s' (values are integers from 1 to 2^31)", text);
+    if (n == MAX_VARIANTS)
+      return usage_error("--specialize '%s' lists too many values (at most 64 variants)", text);
+    o->spec[n++ * MAX_SPECIALIZE + o->nspec] = (fe_dim_value){.arg = strndup(text, (size_t)(colon - text)),
+                                                               .dim = (int)dim, .value = x};
+    if (!*end)
+      break;
+  }
+  if (o->nspec && n != o->nvariants) {
+    fprintf(stderr, "tosac: error: --specialize '%s' lists %d value%s, but the first --specialize lists %d "
+            "(variant i takes the i-th value of each)\ntry 'tosac --help' for more information\n",
+            text, n, n == 1 ? "" : "s", o->nvariants);
+    return 2;
+  }
+  o->nvariants = n;
+  o->nspec++;
+  return 0;
+}
+
+/* Two variants with the same values would be the same compile twice. */
+static int check_variants(const options *o) {
+  for (int v = 0; v < o->nvariants; v++)
+    for (int w = 0; w < v; w++) {
+      bool same = true;
+      for (int s = 0; s < o->nspec; s++)
+        same &= o->spec[v * MAX_SPECIALIZE + s].value == o->spec[w * MAX_SPECIALIZE + s].value;
+      if (same) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d and %d", w, v);
+        return usage_error("--specialize gives variants %s the same values", buf);
+      }
+    }
+  return 0;
+}
+
 static void print_targets(void) {
   printf("%-8s %-6s %-5s %-9s %-8s %s\n", "target", "family", "wave", "LDS", "matrix", "default");
   for (int i = 0; i < target_count; i++) {
@@ -144,7 +210,7 @@ static void print_targets(void) {
 
 static int parse_options(int argc, char **argv, options *o) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY, OPT_SYNTAX, OPT_EMBED, OPT_COV,
-         OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT };
+         OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS, OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT, OPT_SPECIALIZE };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -158,6 +224,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"embed-ir", no_argument, 0, OPT_EMBED},
       {"perf-config", required_argument, 0, OPT_PERF_CONFIG},
       {"init", required_argument, 0, OPT_INIT},
+      {"specialize", required_argument, 0, OPT_SPECIALIZE},
       {"code-object-version", required_argument, 0, OPT_COV},
       {"print-targets", no_argument, 0, OPT_PRINT_TARGETS},
       {"time-report", no_argument, 0, OPT_TIME_REPORT},
@@ -214,6 +281,10 @@ static int parse_options(int argc, char **argv, options *o) {
       else
         return usage_error("unknown --init mode '%s' (use memset or kernel)", optarg);
       break;
+    case OPT_SPECIALIZE:
+      if ((rc = add_specialize(o, optarg)))
+        return rc;
+      break;
     case OPT_COV:
       if (strcmp(optarg, "4") && strcmp(optarg, "5") && strcmp(optarg, "6"))
         return usage_error("invalid code object version '%s' (use 4, 5 or 6)", optarg);
@@ -238,6 +309,8 @@ static int parse_options(int argc, char **argv, options *o) {
   if (optind + 1 < argc)
     return usage_error("only one input file may be given, got also '%s'", argv[optind + 1]);
   o->input = argv[optind];
+  if ((rc = check_variants(o)))
+    return rc;
   if (o->ntargets == 0)
     for (int i = 0; i < target_count; i++)
       if (target_table[i].default_target)
@@ -440,7 +513,8 @@ static bool write_weights(const partition_plan *p, const char *path, char *err, 
 }
 
 static int write_bundle(const options *o, const graph *g, const partition_plan **plans,
-                        cg_result *res, const cg_options *cgo) {
+                        cg_result *res, const cg_options *cgo, const bnd_variant *variants,
+                        int nvariants) {
   bnd_entry entries[1 + 2 * MAX_TARGETS];
   int n = 0;
   entries[n++] = (bnd_entry){.id = BND_HOST_ID, .data = NULL, .size = 0};
@@ -468,7 +542,8 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   bnd_manifest_input mi = {.g = g, .source_path = o->input, .bundle_path = out,
                            .ntargets = o->ntargets, .targets = o->targets, .plans = plans,
                            .results = res, .cg = cgo, .weights_path = wrel,
-                           .weights_bytes = (int64_t)wsize};
+                           .weights_bytes = (int64_t)wsize, .variants = variants,
+                           .nvariants = nvariants > 1 ? nvariants : 0};
   char *json = bundle ? bnd_manifest_json(&mi) : NULL;
   char err[512];
   int rc = 0;
@@ -517,46 +592,81 @@ static bool codegen_all(const options *o, const graph *g, const partition_plan *
   return ok;
 }
 
-static int compile(const options *o, const graph *g, arena *a, diag_sink *d, double *t0) {
-  const partition_plan *plans[MAX_TARGETS];
+/* --emit=partitions / dot: every variant's plan for every target. */
+static int print_plans(const options *o, graph **gs, int nvar,
+                       const partition_plan *plans[][MAX_TARGETS]) {
+  FILE *f = stdout;
+  char *buf = NULL;
+  size_t len = 0;
+  if (o->output)
+    f = open_memstream(&buf, &len);
+  for (int v = 0; v < nvar; v++)
+    for (int i = 0; i < o->ntargets; i++) {
+      if (nvar > 1 && o->emit == EMIT_PARTITIONS)
+        fprintf(f, "variant %d\n", v);
+      (o->emit == EMIT_DOT ? part_print_dot : part_print)(f, gs[v], plans[v][i]);
+    }
+  if (!o->output)
+    return 0;
+  fclose(f);
+  bool ok = write_text(o->output, buf);
+  free(buf);
+  return ok ? 0 : 1;
+}
+
+/* Every variant's plan per target; variants v > 0 share variant 0's weights file. */
+static bool plan_all(const options *o, graph **gs, int nvar, arena *a, diag_sink *d,
+                     const partition_plan *plans[][MAX_TARGETS]) {
+  for (int v = 0; v < nvar; v++)
+    for (int i = 0; i < o->ntargets; i++) {
+      partition_plan *p = part_plan(a, gs[v], &o->targets[i], d);
+      if (!p || (v > 0 && !part_share_weights(p, plans[0][i], d)))
+        return false;
+      plans[v][i] = p;
+    }
+  return true;
+}
+
+static int compile(const options *o, graph **gs, int nvar, arena *a, diag_sink *d, double *t0) {
+  static const partition_plan *plans[MAX_VARIANTS][MAX_TARGETS];
+  static int kbase[MAX_VARIANTS][MAX_TARGETS], bbase[MAX_VARIANTS][MAX_TARGETS];
+  const partition_plan *linked[MAX_TARGETS];
   part_set_init_mode(o->init);
   cg_gemm_set_perf_config(o->perf_config); /* the split-K cost model sees the same tiles */
-  for (int i = 0; i < o->ntargets; i++) {
-    plans[i] = part_plan(a, g, &o->targets[i], d);
-    if (!plans[i])
-      return 1;
-  }
+  if (!plan_all(o, gs, nvar, a, d, plans))
+    return 1;
   stage_done(o, "partition", t0);
-  if (o->emit == EMIT_PARTITIONS || o->emit == EMIT_DOT) {
-    FILE *f = stdout;
-    char *buf = NULL;
-    size_t len = 0;
-    if (o->output)
-      f = open_memstream(&buf, &len);
-    for (int i = 0; i < o->ntargets; i++)
-      (o->emit == EMIT_DOT ? part_print_dot : part_print)(f, g, plans[i]);
-    if (o->output) {
-      fclose(f);
-      bool ok = write_text(o->output, buf);
-      free(buf);
-      return ok ? 0 : 1;
-    }
-    return 0;
+  if (o->emit == EMIT_PARTITIONS || o->emit == EMIT_DOT)
+    return print_plans(o, gs, nvar, plans);
+  for (int i = 0; i < o->ntargets; i++) { /* one code object per target holds every variant */
+    partition_plan *pv[MAX_VARIANTS];
+    int kb[MAX_VARIANTS], bb[MAX_VARIANTS];
+    for (int v = 0; v < nvar; v++)
+      pv[v] = (partition_plan *)plans[v][i];
+    linked[i] = part_link(a, pv, nvar, kb, bb);
+    for (int v = 0; v < nvar; v++)
+      kbase[v][i] = kb[v], bbase[v][i] = bb[v];
   }
+  graph shell = *gs[0]; /* codegen sizes per-value tables by nvalues */
+  shell.nvalues = part_value_bound((const graph *const *)gs, nvar);
   cg_options cgo = {.opt_level = o->opt_level, .code_object_version = o->code_object_version,
                     .embed_ir = o->embed_ir, .want_llvm_ir = o->emit == EMIT_LLVM,
                     .want_asm = o->emit == EMIT_ASM, .perf_config = o->perf_config};
   cg_gemm_set_perf_config(o->perf_config);
   cg_result res[MAX_TARGETS] = {0};
   cg_init();
-  int rc = codegen_all(o, g, plans, &cgo, res) ? 0 : 1;
+  int rc = codegen_all(o, &shell, linked, &cgo, res) ? 0 : 1;
   stage_done(o, "codegen (all targets)", t0);
   if (!rc && (o->emit == EMIT_LLVM || o->emit == EMIT_ASM)) {
     char *text = join_text(o, res, o->emit == EMIT_ASM);
     rc = write_text(o->output, text) ? 0 : 1;
     free(text);
   } else if (!rc) {
-    rc = write_bundle(o, g, plans, res, &cgo);
+    bnd_variant variants[MAX_VARIANTS];
+    for (int v = 0; v < nvar; v++)
+      variants[v] = (bnd_variant){.g = gs[v], .plans = plans[v], .kernel_base = kbase[v],
+                                  .buffer_base = bbase[v]};
+    rc = write_bundle(o, gs[0], plans[0], res, &cgo, variants, nvar);
     stage_done(o, "bundle and manifest", t0);
   }
   for (int i = 0; i < o->ntargets; i++)
@@ -583,17 +693,22 @@ int main(int argc, char **argv) {
   diag_sink d;
   diag_init(&d, stderr);
   arena *a = arena_new();
-  fe_options fo = {.entry = o.entry};
-  graph *g = fe_parse(a, &src, &fo, &d);
+  int nvar = o.nvariants ? o.nvariants : 1;
+  graph *gs[MAX_VARIANTS] = {0}, *g = NULL;
+  for (int v = 0; v < nvar && (v == 0 || g); v++) { /* one parse per --specialize variant */
+    fe_options fo = {.entry = o.entry, .specialize = o.nspec ? &o.spec[v * MAX_SPECIALIZE] : NULL,
+                     .nspecialize = o.nspec};
+    g = gs[v] = fe_parse(a, &src, &fo, &d);
+  }
   stage_done(&o, "parse and verify", &t0);
   if (!g || d.errors)
     rc = 1;
   else if (o.emit == EMIT_TOSA && !o.syntax_only) { /* the graph as canonical TOSA 1.0 */
     FILE *f = o.output && strcmp(o.output, "-") ? fopen(o.output, "w") : stdout;
     if (!f) fprintf(stderr, "tosac: error: cannot write %s\n", o.output), rc = 1;
-    else fe_print_tosa(f, g), rc = f != stdout ? (fclose(f) ? 1 : 0) : (fflush(f) ? 1 : 0);
+    else fe_print_tosa(f, gs[0]), rc = f != stdout ? (fclose(f) ? 1 : 0) : (fflush(f) ? 1 : 0);
   } else if (!o.syntax_only)
-    rc = compile(&o, g, a, &d, &t0);
+    rc = compile(&o, gs, nvar, a, &d, &t0);
   if (!rc && d.errors)
     rc = 1;
   if (o.time_report)

@@ -220,6 +220,9 @@ typedef struct graph {
   value **results;
   int nresults;
   src_loc *result_locs; /* location of each func.return operand */
+  int *dynamic_dims;    /* the entry's '?' argument dimensions as (argument, dimension) pairs,
+                           each given a value by --specialize or a shape rule (frontend/dynamic.c) */
+  int ndynamic;
 } graph;
 
 /* ---------------------------------------------------------------- targets (codegen/target.c) */
@@ -269,9 +272,22 @@ typedef struct target_request {
 bool target_parse(const char *s, target_request *out, char *err, size_t errsize);
 
 /* ---------------------------------------------------------------- frontend/ */
+/* One dynamic ('?') dimension of an entry argument given a value (--specialize=ARG:DIM=V,...:
+ * one fe_dim_value per dimension and variant). arg: the SSA name without '%', or the index. */
+typedef struct fe_dim_value {
+  const char *arg;
+  int dim;
+  int64_t value;
+} fe_dim_value;
+
 typedef struct fe_options {
   const char *entry; /* function to compile; NULL: the single public one */
+  const fe_dim_value *specialize; /* values for '?' dimensions of the arguments (one variant) */
+  int nspecialize;
 } fe_options;
+/* The argument type as written, '?' dimensions as FE_DYNAMIC_DIM (fe_parse replaces every one
+ * with a value from fe_options.specialize or from a dimension shape rules tie it to). */
+#define FE_DYNAMIC_DIM (-1)
 
 /* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
@@ -402,6 +418,18 @@ typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init
 void part_set_init_mode(part_init_mode m);
 /* partition/expand.c: a reduction's input seen as [outer, r, inner] around its axis. */
 void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner);
+/* partition/link.c: the plans of one target's n variants as one plan for cg_compile: kernels
+ * and buffers concatenated (variant v's start at kernel_base[v] / buffer_base[v], buffer ids
+ * shifted by it), kernels of variants v > 0 renamed tosac_v<v>_..., identical kernels deduplicated
+ * across variants (their names in plans[] follow). n == 1 returns plans[0] unchanged. */
+partition_plan *part_link(arena *a, partition_plan *const *plans, int n, int *kernel_base,
+                          int *buffer_base);
+/* Variant plan p's weights buffers at the offsets of the same constants in ref (variant 0's plan,
+ * whose weights file is written); false (diagnosed) when a constant has no twin there. */
+bool part_share_weights(partition_plan *p, const partition_plan *ref, diag_sink *d);
+/* The largest value count among graphs gs[0..n) and their regions (codegen sizes its per-value
+ * tables by it). */
+int part_value_bound(const graph *const *gs, int n);
 /* Human-readable dump for --emit=partitions. */
 void part_print(FILE *out, const graph *g, const partition_plan *p);
 /* Graphviz view for --emit=dot: ops grouped into kernels, dependencies dashed. */
@@ -508,6 +536,14 @@ uint8_t *bnd_compress(const uint8_t *bundle, size_t size, int version, size_t *o
 void bnd_code_object_id(const target_request *t, char *buf, size_t size);
 void bnd_bitcode_id(const target_request *t, char *buf, size_t size);
 
+/* One variant of a --specialize compile: its graph, and per target its plan and where its kernels
+ * and buffers start in the linked plan the code object was compiled from (part_link). */
+typedef struct bnd_variant {
+  const graph *g;
+  const partition_plan **plans;
+  const int *kernel_base, *buffer_base;
+} bnd_variant;
+
 typedef struct bnd_manifest_input {
   const graph *g;
   const char *source_path;
@@ -519,6 +555,8 @@ typedef struct bnd_manifest_input {
   const cg_options *cg;
   const char *weights_path; /* weights file as written (NULL when there are no constants) */
   int64_t weights_bytes;
+  const bnd_variant *variants; /* --specialize: every variant, [0] the one g/plans describe; */
+  int nvariants;               /* 0: no `variants` table */
 } bnd_manifest_input;
 
 /* Manifest JSON text (malloc), deterministic. */

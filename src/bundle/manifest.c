@@ -97,7 +97,7 @@ static cJSON *buffer_json(const part_buffer *b) {
 }
 
 /* Every argument of the metadata note, as codegen copied it: explicit and hidden. */
-static cJSON *args_json(const cg_kernel_info *ki) {
+static cJSON *args_json(const cg_kernel_info *ki, int buffer_base) {
   cJSON *a = cJSON_CreateArray();
   for (int i = 0; i < ki->nargs; i++) {
     const cg_arg *ar = &ki->args[i];
@@ -113,7 +113,7 @@ static cJSON *args_json(const cg_kernel_info *ki) {
     if (ar->access[0])
       cJSON_AddStringToObject(o, "access", ar->access);
     if (ar->buffer >= 0)
-      add_int(o, "buffer", ar->buffer);
+      add_int(o, "buffer", ar->buffer - buffer_base);
     else
       cJSON_AddNullToObject(o, "buffer");
     cJSON_AddItemToArray(a, o);
@@ -121,7 +121,7 @@ static cJSON *args_json(const cg_kernel_info *ki) {
   return a;
 }
 
-static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
+static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int buffer_base) {
   cJSON *o = cJSON_CreateObject();
   add_int(o, "id", pk->id);
   cJSON_AddStringToObject(o, "name", ki->name);
@@ -146,7 +146,7 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
   add_int(regs, "sgpr_spills", ki->sgpr_spill);
   add_int(regs, "vgpr_spills", ki->vgpr_spill);
 
-  cJSON_AddItemToObject(o, "args", args_json(ki));
+  cJSON_AddItemToObject(o, "args", args_json(ki, buffer_base));
 
   /* GEMM kernels add their tile parameters (a JSON object text, docs/gemm.md) */
   cJSON *tuning = ki->tuning[0] ? cJSON_Parse(ki->tuning) : NULL;
@@ -232,9 +232,12 @@ static void processor_of(const target_request *t, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)n, t->id);
 }
 
-static cJSON *target_json(const bnd_manifest_input *in, int ti) {
+/* Target ti of variant v (-1: the top level, which describes variant 0). */
+static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
   const target_request *t = &in->targets[ti];
-  const partition_plan *p = in->plans[ti];
+  const partition_plan *p = v < 0 ? in->plans[ti] : in->variants[v].plans[ti];
+  int kbase = v < 0 ? 0 : in->variants[v].kernel_base[ti];
+  int bbase = v < 0 ? 0 : in->variants[v].buffer_base[ti];
   const cg_result *r = &in->results[ti];
   char buf[160];
   cJSON *o = cJSON_CreateObject();
@@ -265,7 +268,7 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti) {
     cJSON_AddItemToArray(bufs, buffer_json(&p->buffers[i]));
   cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
   for (int i = 0; i < p->nkernels; i++)
-    cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[i]));
+    cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[kbase + i], bbase));
   cJSON *ls = cJSON_AddArrayToObject(o, "launches");
   for (int i = 0; i < p->nnodes; i++)
     cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i]));
@@ -273,6 +276,33 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti) {
   for (int i = 0; i < p->nnodes; i++)
     cJSON_AddItemToArray(order, cJSON_CreateNumber(p->order[i]));
   return o;
+}
+
+/* --specialize: which input dimensions vary, then per variant its shapes and its targets. */
+static cJSON *variants_json(const bnd_manifest_input *in) {
+  cJSON *vs = cJSON_CreateArray();
+  for (int v = 0; v < in->nvariants; v++) {
+    const graph *g = in->variants[v].g;
+    cJSON *o = cJSON_CreateObject();
+    add_int(o, "id", v);
+    cJSON *dims = cJSON_AddArrayToObject(o, "dims");
+    for (int k = 0; k < g->ndynamic; k++) {
+      const value *a = g->args[g->dynamic_dims[2 * k]];
+      int d = g->dynamic_dims[2 * k + 1];
+      cJSON *e = cJSON_CreateObject();
+      add_int(e, "input", a->arg_index);
+      add_int(e, "dim", d);
+      add_int(e, "value", a->type.dims[d]);
+      cJSON_AddItemToArray(dims, e);
+    }
+    cJSON_AddItemToObject(o, "inputs", graph_values(g->args, g->nargs, true));
+    cJSON_AddItemToObject(o, "outputs", graph_values(g->results, g->nresults, false));
+    cJSON *ts = cJSON_AddArrayToObject(o, "targets");
+    for (int i = 0; i < in->ntargets; i++)
+      cJSON_AddItemToArray(ts, target_json(in, i, v));
+    cJSON_AddItemToArray(vs, o);
+  }
+  return vs;
 }
 
 /* ------------------------------------------------------------------ printer */
@@ -428,8 +458,12 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   /* The kernel list comes from the plan, the facts about each kernel from codegen; they must
    * describe the same kernels or the manifest would bind wrong names to wrong launches. */
   for (int i = 0; i < in->ntargets; i++)
-    if (!in->plans[i] || in->plans[i]->nkernels != in->results[i].nkernels)
+    if (!in->plans[i] || in->plans[i]->nkernels > in->results[i].nkernels)
       return NULL;
+  for (int v = 0; v < in->nvariants; v++)
+    for (int i = 0; i < in->ntargets; i++)
+      if (in->variants[v].kernel_base[i] + in->variants[v].plans[i]->nkernels > in->results[i].nkernels)
+        return NULL;
   const graph *g = in->g;
 
   cJSON *root = cJSON_CreateObject();
@@ -457,7 +491,9 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   add_int(consts, "alignment", 256);
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
   for (int i = 0; i < in->ntargets; i++)
-    cJSON_AddItemToArray(targets, target_json(in, i));
+    cJSON_AddItemToArray(targets, target_json(in, i, -1));
+  if (in->nvariants > 0)
+    cJSON_AddItemToObject(root, "variants", variants_json(in));
 
   sbuf s = {0};
   print_value(&s, root, 0);

@@ -96,6 +96,10 @@ typedef struct fe_parser {
   bool fatal;   /* stop: the error limit was reached or recovery is impossible */
   fe_blob *blobs;
   int nblobs, capblobs;
+  const fe_options *opt;
+  src_loc dyn_loc[TOSAC_MAX_RANK]; /* where each '?' of the type parsed last was */
+  struct fe_dyn_dim *dyn;          /* the entry's '?' argument dimensions (dynamic.c) */
+  int ndyn, dyncap;
 } fe_parser;
 
 void fe_next(fe_parser *p);
@@ -218,6 +222,25 @@ const char *fe_type_set_str(fe_parser *p, unsigned mask);
 #define FE_FLOATS (FE_M(ET_F16) | FE_M(ET_BF16) | FE_M(ET_F32))
 #define FE_F8 (FE_M(ET_F8E4M3FN) | FE_M(ET_F8E5M2) | FE_M(ET_F8E4M3FNUZ) | FE_M(ET_F8E5M2FNUZ))
 #define FE_INTS (FE_M(ET_I8) | FE_M(ET_I16) | FE_M(ET_I32))
+
+/* dynamic.c: '?' dimensions of the entry's arguments (--specialize, docs/dynamic.md). */
+typedef struct fe_dyn_dim {
+  value *arg;
+  int dim;
+  src_loc loc; /* the '?' */
+} fe_dyn_dim;
+/* Record the '?' dimensions of argument v, whose type was the last one parsed. */
+void fe_dyn_arg(fe_parser *p, value *v);
+/* After the signature: give the arguments' '?' dimensions their values from opt->specialize;
+ * false after reporting a specialisation that names no '?' dimension. */
+bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc);
+/* Before an op is canonicalised: '?' argument dimensions that the op's shape rules tie to a
+ * known dimension take its value; false after reporting one that is still unknown. */
+bool fe_dyn_tie(fe_parser *p, fe_opctx *c);
+/* A declared type matches an actual one: equal, '?' dimensions matching any value. */
+bool fe_type_matches(const tensor_type *declared, const tensor_type *actual);
+/* After the body: an argument dimension still '?' (never tied) is an error. */
+bool fe_dyn_finish(fe_parser *p, graph *g);
 
 /* print.c */
 void fe_print_tosa(FILE *out, const graph *g);

@@ -495,12 +495,12 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     if (v->id < 0) continue;
     v->nuses++;
     char a[160], b[160];
-    if (!tensor_type_equal(&v->type, &listed[i])) {
+    if (!fe_type_matches(&listed[i], &v->type)) {
       ok = fe_error(p, listed_loc[i], "type %s listed for '%.*s' does not match its type %s",
                     fe_type_str(&listed[i], a, sizeof a), ops[i].n, ops[i].p, fe_type_str(&v->type, b, sizeof b));
       continue;
     }
-    if (!fs->in_region && !tensor_type_equal(&v->type, &fs->res_types[i]))
+    if (!fs->in_region && !fe_type_matches(&fs->res_types[i], &v->type))
       ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
                     ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
                     fe_type_str(&fs->res_types[i], b, sizeof b));
@@ -627,7 +627,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   for (int i = 0; !poisoned && s.has_sig_inputs && i < s.noperands; i++) {
     char a[160], b[160];
-    if (!tensor_type_equal(&o->operands[i]->type, &s.in_types[i])) {
+    if (!fe_type_matches(&s.in_types[i], &o->operands[i]->type)) {
       ok = fe_error(p, s.in_locs[i], "operand %d is declared as %s, but '%.*s' has type %s", i,
                     fe_type_str(&s.in_types[i], a, sizeof a), s.operands[i].n, s.operands[i].p,
                     fe_type_str(&o->operands[i]->type, b, sizeof b));
@@ -659,7 +659,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
   fe_opctx c = {.o = o, .operand_locs = olocs, .name_loc = name_loc, .declared = s.nout ? s.out_types[0] : (tensor_type){0},
                 .declared_all = s.out_types, .ndeclared = s.nout};
-  if (fe_canonicalize(p, &c)) fe_verify_op(p, &c);
+  if (fe_dyn_tie(p, &c) && fe_canonicalize(p, &c)) fe_verify_op(p, &c);
   for (int k = 0; k < c.npre; k++) { /* ops canonicalisation inserted before this one */
     op *pre = c.pre_ops[k];
     for (int i = 0; i < pre->noperands; i++) pre->operands[i]->nuses++;
@@ -692,6 +692,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (!fe_expect(p, T_COLON, "after the argument name")) return false;
     value *v = arena_alloc(p->a, sizeof *v);
     if (!fe_parse_type(p, &v->type, NULL)) return false;
+    fe_dyn_arg(p, v);
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
     if (!define_value(p, fs, nt, v)) return false;
@@ -725,7 +726,7 @@ static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
   fn_state fs = {.g = g};
   p->lx = f->sig_lx;
   p->tok = f->sig_tok;
-  if (!parse_signature(p, &fs)) return false;
+  if (!parse_signature(p, &fs) || !fe_dyn_signature(p, g, fe_loc(p, f->name))) return false;
   fe_token open = p->tok;
   if (!fe_expect(p, T_LBRACE, "to open the function body")) return false;
   bool done = false;
@@ -767,7 +768,7 @@ static void drop_unused_consts(graph *g) {
 }
 
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
-  fe_parser p = {.a = a, .src = src, .d = d};
+  fe_parser p = {.a = a, .src = src, .d = d, .opt = opt};
   fe_lex_init(&p.lx, src, d);
   fe_lex_memo memo = {.a = a}; /* long strings the scan saw: the second pass steps over them */
   p.lx.memo = &memo;
@@ -780,7 +781,7 @@ graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_si
   g->arena = a;
   g->file = src;
   g->entry = arena_strndup(a, f->name.p + 1, (size_t)f->name.n - 1);
-  if (!parse_entry(&p, f, g) || d->errors != before) return NULL;
+  if (!parse_entry(&p, f, g) || d->errors != before || !fe_dyn_finish(&p, g)) return NULL;
   drop_unused_consts(g);
   if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;

@@ -403,9 +403,10 @@ static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target
   return ok;
 }
 
-static bool read_target(reader *r, const cJSON *tj, int ti, const run_manifest *m, run_target *t) {
-  char tw[32];
-  snprintf(tw, sizeof(tw), "targets[%d]", ti);
+static bool read_target(reader *r, const cJSON *tj, const char *prefix, int ti,
+                        const run_manifest *m, run_target *t) {
+  char tw[64];
+  snprintf(tw, sizeof(tw), "%stargets[%d]", prefix, ti);
   snprintf(r->where, sizeof(r->where), "%s", tw);
   int64_t wave;
   if (!get_str(r, tj, "target_id", t->target_id, sizeof(t->target_id), false) ||
@@ -450,6 +451,93 @@ static bool read_constants(reader *r, const cJSON *root, run_manifest *m) {
   return true;
 }
 
+static bool read_targets(reader *r, const cJSON *obj, const char *prefix, const run_manifest *m,
+                         run_target **out, int *n) {
+  const cJSON *targets = get_array(r, obj, "targets");
+  if (!targets)
+    return false;
+  *n = cJSON_GetArraySize(targets);
+  if (*n == 0)
+    return fail(r, "targets", "empty");
+  *out = calloc((size_t)*n, sizeof(**out));
+  for (int i = 0; i < *n; i++)
+    if (!read_target(r, cJSON_GetArrayItem(targets, i), prefix, i, m, &(*out)[i]))
+      return false;
+  return true;
+}
+
+/* variants[v]: {id, dims, inputs, outputs, targets}; buffers are checked against the variant's
+ * own inputs and outputs. */
+static bool read_variants(reader *r, const cJSON *root, run_manifest *m) {
+  const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
+  if (!vs)
+    return true;
+  if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) == 0)
+    return fail(r, "variants", "must be a non-empty array");
+  m->nvariants = cJSON_GetArraySize(vs);
+  m->variants = calloc((size_t)m->nvariants, sizeof(*m->variants));
+  for (int v = 0; v < m->nvariants; v++) {
+    const cJSON *vj = cJSON_GetArrayItem(vs, v);
+    run_variant *x = &m->variants[v];
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "variants[%d].", v);
+    snprintf(r->where, sizeof(r->where), "variants[%d]", v);
+    if (!cJSON_IsObject(vj))
+      return fail(r, NULL, "must be an object");
+    if (!read_graph_values(r, vj, "inputs", &x->inputs, &x->ninputs) ||
+        !read_graph_values(r, vj, "outputs", &x->outputs, &x->noutputs))
+      return false;
+    if (x->ninputs != m->ninputs || x->noutputs != m->noutputs)
+      return fail(r, NULL, "has %d inputs and %d outputs, the graph %d and %d", x->ninputs,
+                  x->noutputs, m->ninputs, m->noutputs);
+    run_manifest view = *m;
+    view.inputs = x->inputs, view.outputs = x->outputs;
+    if (!read_targets(r, vj, prefix, &view, &x->targets, &x->ntargets))
+      return false;
+  }
+  return true;
+}
+
+static void append(char *buf, size_t size, const char *s) {
+  size_t n = strlen(buf);
+  snprintf(buf + n, size - n, "%s", s);
+}
+
+bool run_manifest_pick(run_manifest *m, const tensor_type *in, int n, char *err, size_t errsize) {
+  for (int v = 0; v < m->nvariants; v++) {
+    run_variant *x = &m->variants[v];
+    bool same = x->ninputs == n;
+    for (int i = 0; same && i < n; i++)
+      same = tensor_type_equal(&x->inputs[i], &in[i]);
+    if (!same)
+      continue;
+    run_variant top = {m->inputs, m->outputs, m->ninputs, m->noutputs, m->targets, m->ntargets};
+    m->inputs = x->inputs, m->outputs = x->outputs, m->targets = x->targets;
+    m->ntargets = x->ntargets;
+    *x = top; /* freed with the variants */
+    m->variant = v;
+    return true;
+  }
+  if (m->nvariants == 0)
+    return true;
+  char tb[160];
+  snprintf(err, errsize, "%s was compiled for other input shapes: got (", m->entry);
+  for (int i = 0; i < n; i++) {
+    append(err, errsize, i ? ", " : "");
+    append(err, errsize, run_shape_type_str(&in[i], tb, sizeof tb));
+  }
+  append(err, errsize, "); the variants take");
+  for (int v = 0; v < m->nvariants; v++) {
+    append(err, errsize, v ? " or (" : " (");
+    for (int i = 0; i < m->variants[v].ninputs; i++) {
+      append(err, errsize, i ? ", " : "");
+      append(err, errsize, run_shape_type_str(&m->variants[v].inputs[i], tb, sizeof tb));
+    }
+    append(err, errsize, ")");
+  }
+  return false;
+}
+
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize) {
   memset(m, 0, sizeof(*m));
   reader r = {.err = err, .errsize = errsize};
@@ -486,18 +574,8 @@ bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t err
       !read_graph_values(&r, root, "outputs", &m->outputs, &m->noutputs) ||
       !read_constants(&r, root, m))
     goto done;
-  const cJSON *targets = get_array(&r, root, "targets");
-  if (!targets)
+  if (!read_targets(&r, root, "", m, &m->targets, &m->ntargets) || !read_variants(&r, root, m))
     goto done;
-  m->ntargets = cJSON_GetArraySize(targets);
-  if (m->ntargets == 0) {
-    fail(&r, "targets", "empty");
-    goto done;
-  }
-  m->targets = calloc((size_t)m->ntargets, sizeof(*m->targets));
-  for (int i = 0; i < m->ntargets; i++)
-    if (!read_target(&r, cJSON_GetArrayItem(targets, i), i, m, &m->targets[i]))
-      goto done;
   ok = true;
 done:
   cJSON_Delete(root);
@@ -506,9 +584,9 @@ done:
   return ok;
 }
 
-void run_manifest_free(run_manifest *m) {
-  for (int i = 0; i < m->ntargets; i++) {
-    run_target *t = &m->targets[i];
+static void free_targets(run_target *targets, int n) {
+  for (int i = 0; i < n; i++) {
+    run_target *t = &targets[i];
     for (int k = 0; k < t->nkernels; k++)
       free(t->kernels[k].args);
     for (int l = 0; l < t->nlaunches; l++)
@@ -518,7 +596,17 @@ void run_manifest_free(run_manifest *m) {
     free(t->launches);
     free(t->order);
   }
-  free(m->targets);
+  free(targets);
+}
+
+void run_manifest_free(run_manifest *m) {
+  free_targets(m->targets, m->ntargets);
+  for (int v = 0; v < m->nvariants; v++) {
+    free_targets(m->variants[v].targets, m->variants[v].ntargets);
+    free(m->variants[v].inputs);
+    free(m->variants[v].outputs);
+  }
+  free(m->variants);
   free(m->inputs);
   free(m->outputs);
   memset(m, 0, sizeof(*m));
