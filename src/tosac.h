@@ -378,7 +378,16 @@ typedef struct part_kernel {
   uint64_t fill_bits;  /* KF_FILL: the element's bit pattern */
 } part_kernel;
 
-typedef enum launch_kind { LAUNCH_KERNEL, LAUNCH_FILL, LAUNCH_COPY } launch_kind;
+/* READBACK copies a condition to the host; IF and WHILE run the launches of their regions
+ * (partition/control.c, docs/manifest.md "Control nodes"). */
+typedef enum launch_kind {
+  LAUNCH_KERNEL,
+  LAUNCH_FILL,
+  LAUNCH_COPY,
+  LAUNCH_READBACK,
+  LAUNCH_IF,
+  LAUNCH_WHILE
+} launch_kind;
 
 typedef struct launch_node {
   int id;
@@ -391,6 +400,15 @@ typedef struct launch_node {
   uint64_t fill_bits;              /* LAUNCH_FILL: its bit pattern in fill_type */
   int *deps;       /* node ids that must finish first (transitively reduced) */
   int ndeps;
+  /* LAUNCH_READBACK: src_buf is the condition. LAUNCH_IF / LAUNCH_WHILE: */
+  const op *ctl;   /* the tosa.cond_if / tosa.while_loop */
+  int *io_bufs;    /* buffers of its operands (nin_bufs), then of its results (nout_bufs) */
+  int nin_bufs, nout_bufs;
+  int cond;        /* the readback node whose byte decides: IF a top-level node it depends on,
+                      WHILE the last node of region[0] */
+  int *region[2];  /* IF: then, else; WHILE: cond, body; node ids in launch order */
+  int nregion[2];
+  bool in_region;  /* runs inside a region, not in the plan's top-level order */
 } launch_node;
 
 typedef struct partition_plan {
@@ -401,7 +419,9 @@ typedef struct partition_plan {
   int nbuffers;
   launch_node *nodes;
   int nnodes;
-  int *order; /* a topological order of nodes */
+  int *order; /* a topological order of the top-level nodes (region nodes run from their
+                 control node) */
+  int norder;
   int64_t workspace_bytes;
   int64_t workspace_align;
   int64_t weights_bytes; /* size of the weights file (same for every target's plan) */

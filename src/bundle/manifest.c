@@ -183,7 +183,25 @@ static const part_buffer *plan_buffer(const partition_plan *p, int id) {
   return id >= 0 && id < p->nbuffers ? &p->buffers[id] : NULL;
 }
 
-static cJSON *launch_json(const partition_plan *p, const launch_node *ln) {
+static cJSON *id_array(const int *ids, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++)
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(ids[i]));
+  return a;
+}
+
+/* if / while: the readback deciding, the regions' launches, the buffers read and written. */
+static void control_json(cJSON *o, const launch_node *ln) {
+  bool is_if = ln->kind == LAUNCH_IF;
+  cJSON_AddStringToObject(o, "kind", is_if ? "if" : "while");
+  add_int(o, "condition", ln->cond);
+  cJSON_AddItemToObject(o, is_if ? "then" : "cond", id_array(ln->region[0], ln->nregion[0]));
+  cJSON_AddItemToObject(o, is_if ? "else" : "body", id_array(ln->region[1], ln->nregion[1]));
+  cJSON_AddItemToObject(o, "operands", id_array(ln->io_bufs, ln->nin_bufs));
+  cJSON_AddItemToObject(o, "results", id_array(ln->io_bufs + ln->nin_bufs, ln->nout_bufs));
+}
+
+static cJSON *launch_json(const partition_plan *p, const launch_node *ln, int parent) {
   cJSON *o = cJSON_CreateObject();
   add_int(o, "id", ln->id);
   switch (ln->kind) {
@@ -216,7 +234,18 @@ static cJSON *launch_json(const partition_plan *p, const launch_node *ln) {
     add_int(o, "bytes", b ? b->bytes : 0);
     break;
   }
+  case LAUNCH_READBACK: {
+    const part_buffer *b = plan_buffer(p, ln->src_buf);
+    cJSON_AddStringToObject(o, "kind", "readback");
+    add_int(o, "buffer", ln->src_buf);
+    add_int(o, "bytes", b ? b->bytes : 0);
+    break;
   }
+  case LAUNCH_IF:
+  case LAUNCH_WHILE: control_json(o, ln); break;
+  }
+  if (parent >= 0)
+    add_int(o, "parent", parent);
   cJSON *d = cJSON_AddArrayToObject(o, "deps");
   for (int i = 0; i < ln->ndeps; i++)
     cJSON_AddItemToArray(d, cJSON_CreateNumber(ln->deps[i]));
@@ -269,12 +298,18 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
   cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
   for (int i = 0; i < p->nkernels; i++)
     cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[kbase + i], bbase));
+  int *parent = malloc(sizeof(int) * (size_t)(p->nnodes + 1)); /* control node of region nodes */
+  for (int i = 0; i < p->nnodes; i++)
+    parent[i] = -1;
+  for (int i = 0; i < p->nnodes; i++)
+    for (int r = 0; r < 2; r++)
+      for (int j = 0; j < p->nodes[i].nregion[r]; j++)
+        parent[p->nodes[i].region[r][j]] = i;
   cJSON *ls = cJSON_AddArrayToObject(o, "launches");
   for (int i = 0; i < p->nnodes; i++)
-    cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i]));
-  cJSON *order = cJSON_AddArrayToObject(o, "order");
-  for (int i = 0; i < p->nnodes; i++)
-    cJSON_AddItemToArray(order, cJSON_CreateNumber(p->order[i]));
+    cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i], parent[i]));
+  free(parent);
+  cJSON_AddItemToObject(o, "order", id_array(p->order, p->norder));
   return o;
 }
 

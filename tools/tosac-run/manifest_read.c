@@ -345,7 +345,72 @@ static bool read_launch(reader *r, const cJSON *lj, run_target *t, run_launch *l
                   d->id);
     return true;
   }
+  if (strcmp(kind, "readback") == 0) {
+    l->kind = LAUNCH_READBACK;
+    if (!get_buffer_ref(r, lj, "buffer", t->nbuffers, false, &l->buffer) ||
+        !get_int(r, lj, "bytes", 1, 8, &l->bytes))
+      return false;
+    if (l->bytes > t->buffers[l->buffer].bytes)
+      return fail(r, "bytes", "%" PRId64 " exceeds buffer %d", l->bytes, l->buffer);
+    return true;
+  }
+  if (strcmp(kind, "if") == 0 || strcmp(kind, "while") == 0) {
+    bool is_if = kind[0] == 'i';
+    l->kind = is_if ? LAUNCH_IF : LAUNCH_WHILE;
+    if (!get_i32(r, lj, "condition", 0, INT32_MAX, &l->cond))
+      return false;
+    for (int k = 0; k < 2; k++) {
+      const char *key = is_if ? (k ? "else" : "then") : (k ? "body" : "cond");
+      const cJSON *arr = get_array(r, lj, key);
+      if (!arr)
+        return false;
+      l->nregion[k] = cJSON_GetArraySize(arr);
+      l->region[k] = calloc((size_t)l->nregion[k] + 1, sizeof(int));
+      for (int j = 0; j < l->nregion[k]; j++) {
+        int64_t v;
+        if (!as_int(r, cJSON_GetArrayItem(arr, j), key, 0, INT32_MAX, &v))
+          return false;
+        l->region[k][j] = (int)v;
+      }
+    }
+    return true;
+  }
   return fail(r, "kind", "unknown launch kind '%s'", kind);
+}
+
+/* Every launch runs from exactly one list (the order or a region of an if / while), after its
+ * deps, which are earlier in that same list; a condition names a readback (for a while, the
+ * last launch of its cond region). */
+static bool check_lists(reader *r, run_target *t, int *list_of, int *pos) {
+  for (int i = 0; i < t->nlaunches; i++)
+    list_of[i] = -2;
+  for (int i = 0; i < t->norder; i++)
+    list_of[t->order[i]] = -1, pos[t->order[i]] = i;
+  for (int i = 0; i < t->nlaunches; i++) {
+    const run_launch *l = &t->launches[i];
+    for (int k = 0; l->kind >= LAUNCH_IF && k < 2; k++)
+      for (int j = 0; j < l->nregion[k]; j++) {
+        int x = l->region[k][j];
+        if (x < 0 || x >= t->nlaunches || list_of[x] != -2)
+          return fail(r, "launches", "launch %d lists launch %d, which is out of range or already "
+                      "in another list", i, x);
+        list_of[x] = 2 * i + k, pos[x] = j;
+      }
+  }
+  for (int i = 0; i < t->nlaunches; i++) {
+    const run_launch *l = &t->launches[i];
+    if (list_of[i] == -2)
+      return fail(r, "order", "launch %d is in no list (order or region)", i);
+    for (int j = 0; j < l->ndeps; j++)
+      if (list_of[l->deps[j]] != list_of[i] || pos[l->deps[j]] >= pos[i])
+        return fail(r, "order", "launch %d runs before its dependency %d", i, l->deps[j]);
+    if (l->kind >= LAUNCH_IF &&
+        (l->cond >= t->nlaunches || t->launches[l->cond].kind != LAUNCH_READBACK ||
+         (l->kind == LAUNCH_WHILE &&
+          (!l->nregion[0] || l->region[0][l->nregion[0] - 1] != l->cond))))
+      return fail(r, "condition", "launch %d: %d is not its readback", i, l->cond);
+  }
+  return true;
 }
 
 static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target *t) {
@@ -378,10 +443,11 @@ static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target
   if (!order)
     return false;
   t->norder = cJSON_GetArraySize(order);
-  if (t->norder != t->nlaunches)
+  if (t->norder > t->nlaunches)
     return fail(r, "order", "lists %d launches, there are %d", t->norder, t->nlaunches);
   t->order = calloc((size_t)t->norder + 1, sizeof(int));
   int *pos = malloc(((size_t)t->nlaunches + 1) * sizeof(int));
+  int *list_of = malloc(((size_t)t->nlaunches + 1) * sizeof(int));
   for (int i = 0; i < t->nlaunches; i++)
     pos[i] = -1;
   bool ok = true;
@@ -395,11 +461,9 @@ static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target
       t->order[i] = (int)v;
     }
   }
-  for (int i = 0; ok && i < t->nlaunches; i++)
-    for (int j = 0; ok && j < t->launches[i].ndeps; j++)
-      if (pos[t->launches[i].deps[j]] >= pos[i])
-        ok = fail(r, "order", "launch %d runs before its dependency %d", i, t->launches[i].deps[j]);
+  ok = ok && check_lists(r, t, list_of, pos);
   free(pos);
+  free(list_of);
   return ok;
 }
 
@@ -589,8 +653,11 @@ static void free_targets(run_target *targets, int n) {
     run_target *t = &targets[i];
     for (int k = 0; k < t->nkernels; k++)
       free(t->kernels[k].args);
-    for (int l = 0; l < t->nlaunches; l++)
+    for (int l = 0; l < t->nlaunches; l++) {
       free(t->launches[l].deps);
+      free(t->launches[l].region[0]);
+      free(t->launches[l].region[1]);
+    }
     free(t->buffers);
     free(t->kernels);
     free(t->launches);

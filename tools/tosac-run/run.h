@@ -117,6 +117,9 @@ typedef struct run_launch {
   int64_t src_offset, dst_offset;
   int *deps;
   int ndeps;
+  int cond;          /* if / while: the readback node deciding; readback: buffer in `buffer` */
+  int *region[2];    /* if: then, else; while: cond, body */
+  int nregion[2];
 } run_launch;
 
 typedef struct run_target {
