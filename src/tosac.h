@@ -292,12 +292,10 @@ typedef struct fe_options {
 /* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
 /* frontend/fold_control.c (called by fe_parse): inline cond_if branches with constant conditions
- * and unroll while_loops whose condition is constant in every iteration. Top-level control flow
- * that does not fold stays in the graph (printable; the partitioner rejects it with
- * FE_CONTROL_NOT_CONSTANT); false (diagnosed) on errors such as a loop over the unroll bound. */
+ * and unroll while_loops whose condition is constant in every iteration (up to a bound). Control
+ * flow that does not fold stays in the graph and becomes control nodes of the launch graph
+ * (partition/control.c); false (diagnosed) on errors. */
 bool fe_fold_control(graph *g, diag_sink *d);
-#define FE_CONTROL_NOT_CONSTANT                                                                 \
-  "its condition is not a compile-time constant (tosac folds control flow at compile time)"
 /* Print the graph as canonical TOSA 1.0 (generic op form) that mlir-opt-22 parses. */
 void fe_print_tosa(FILE *out, const graph *g);
 

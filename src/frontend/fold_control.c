@@ -1,6 +1,7 @@
 /* fold_control.c: compile-time control flow. tosa.cond_if with a constant condition becomes the
  * taken branch's ops; tosa.while_loop whose condition is a constant in every iteration is unrolled
- * (up to FOLD_MAX_ITERATIONS). Kernels never branch on data, so anything else is an error. */
+ * (up to FOLD_MAX_ITERATIONS). Anything else stays in the graph and becomes a control node of
+ * the launch graph (partition/control.c). */
 #include "frontend.h"
 
 #include <math.h>
@@ -388,12 +389,8 @@ static bool fold_while(folder *F, op *o) {
       return false;
     if (!go)
       break;
-    if (iter == FOLD_MAX_ITERATIONS) {
-      diag_error(F->d, o->loc, "'tosa.while_loop' runs more than %d iterations (tosac unrolls loops at "
-                 "compile time up to that bound)", FOLD_MAX_ITERATIONS);
-      F->failed = true;
-      return true;
-    }
+    if (iter == FOLD_MAX_ITERATIONS) /* too long to unroll: the runtime iterates it */
+      return false;
     value **next = arena_alloc(F->a, sizeof(value *) * (size_t)(n > 0 ? n : 1));
     inline_region(F, o, o->regions[1], cur, n, next);
     if (F->give_up)

@@ -636,8 +636,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     collect_io(&b, group_of, grp, k);
     k->anchor = find_anchor(k);
     if (k->anchor && op_table[k->anchor->kind].family == FAM_OTHER) {
-      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled%s", op_table[k->anchor->kind].name,
-                 k->anchor->nregions ? ": " FE_CONTROL_NOT_CONSTANT : " into a kernel yet");
+      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled into a kernel yet",
+                 op_table[k->anchor->kind].name);
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
