@@ -452,6 +452,8 @@ bool part_share_weights(partition_plan *p, const partition_plan *ref, diag_sink 
 /* The largest value count among graphs gs[0..n) and their regions (codegen sizes its per-value
  * tables by it). */
 int part_value_bound(const graph *const *gs, int n);
+/* The largest op count among g and its regions. */
+int part_op_bound(const graph *g);
 /* Human-readable dump for --emit=partitions. */
 void part_print(FILE *out, const graph *g, const partition_plan *p);
 /* Graphviz view for --emit=dot: ops grouped into kernels, dependencies dashed. */

@@ -6,20 +6,22 @@
 #include <stdio.h>
 #include <string.h>
 
-static int max_value_count(const graph *g) {
-  int n = g->nvalues;
+static int max_count(const graph *g, bool ops) {
+  int n = ops ? g->nops : g->nvalues;
   for (int i = 0; i < g->nops; i++)
     for (int r = 0; r < g->ops[i]->nregions; r++) {
-      int m = max_value_count(g->ops[i]->regions[r]);
+      int m = max_count(g->ops[i]->regions[r], ops);
       n = m > n ? m : n;
     }
   return n;
 }
 
+int part_op_bound(const graph *g) { return max_count(g, true); }
+
 int part_value_bound(const graph *const *gs, int n) {
   int m = 0;
   for (int i = 0; i < n; i++) {
-    int k = max_value_count(gs[i]);
+    int k = max_count(gs[i], false);
     m = k > m ? k : m;
   }
   return m;
