@@ -128,6 +128,18 @@ bool fe_dyn_tie(fe_parser *p, fe_opctx *c) {
   return true;
 }
 
+bool fe_dyn_results(fe_parser *p, const fe_opctx *c) {
+  for (int r = 0; r < c->o->nresults; r++) {
+    const tensor_type *t = &c->o->results[r]->type;
+    for (int d = 0; d < t->rank; d++)
+      if (t->dims[d] == FE_DYNAMIC_DIM)
+        return fe_error(p, c->name_loc, "'%s' result %d: dimension %d ('?') cannot be inferred "
+                        "(tosac infers '?' result dimensions of ops with a shape rule only)",
+                        op_table[c->o->kind].name, r, d);
+  }
+  return true;
+}
+
 bool fe_dyn_finish(fe_parser *p, graph *g) {
   g->ndynamic = p->ndyn;
   g->dynamic_dims = arena_alloc(p->a, sizeof(int) * (size_t)(2 * p->ndyn + 1));

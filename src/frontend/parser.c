@@ -659,7 +659,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
   fe_opctx c = {.o = o, .operand_locs = olocs, .name_loc = name_loc, .declared = s.nout ? s.out_types[0] : (tensor_type){0},
                 .declared_all = s.out_types, .ndeclared = s.nout};
-  if (fe_dyn_tie(p, &c) && fe_canonicalize(p, &c)) fe_verify_op(p, &c);
+  if (fe_dyn_tie(p, &c) && fe_canonicalize(p, &c) && fe_verify_op(p, &c)) fe_dyn_results(p, &c);
   for (int k = 0; k < c.npre; k++) { /* ops canonicalisation inserted before this one */
     op *pre = c.pre_ops[k];
     for (int i = 0; i < pre->noperands; i++) pre->operands[i]->nuses++;

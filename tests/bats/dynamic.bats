@@ -187,6 +187,16 @@ M
   run "$TOSAC" u.mlir --offload-arch=gfx90a
   assert_failure 1
   assert_line --index 0 "u.mlir:1:49: error: dynamic dimension 1 of argument '%u' has no value; compile with --specialize=u:1=V1,V2,..."
+  # a '?' result of an op whose verifier infers no shape
+  cat > f.mlir <<'M'
+func.func @main(%re: tensor<1x4x4xf32>, %im: tensor<1x4x4xf32>) -> (tensor<1x4x4xf32>, tensor<1x4x4xf32>) {
+  %0, %1 = tosa.fft2d %re, %im {inverse = false} : (tensor<1x4x4xf32>, tensor<1x4x4xf32>) -> (tensor<1x?x4xf32>, tensor<1x4x4xf32>)
+  return %0, %1 : tensor<1x4x4xf32>, tensor<1x4x4xf32>
+}
+M
+  run "$TOSAC" f.mlir --offload-arch=gfx90a
+  assert_failure 1
+  assert_line --index 0 "f.mlir:2:12: error: 'tosa.fft2d' result 0: dimension 1 ('?') cannot be inferred (tosac infers '?' result dimensions of ops with a shape rule only)"
   [ "$(stat -c %Y g.hipfb)" = "$(date -d 2020-01-01 +%s)" ]
   [ "$(stat -c %Y g.json)" = "$(date -d 2020-01-01 +%s)" ]
 }
