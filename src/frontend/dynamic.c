@@ -128,7 +128,16 @@ bool fe_dyn_tie(fe_parser *p, fe_opctx *c) {
   return true;
 }
 
+void fe_dyn_fill(tensor_type *t, const tensor_type *from) {
+  for (int d = 0; d < t->rank && t->rank == from->rank; d++)
+    if (t->dims[d] == FE_DYNAMIC_DIM) t->dims[d] = from->dims[d];
+}
+
 bool fe_dyn_results(fe_parser *p, const fe_opctx *c) {
+  const op *o = c->o; /* control flow: a result is what the (then / body) region yields */
+  const graph *rg = o->nregions == 2 ? o->regions[o->kind == OP_COND_IF ? 0 : 1] : NULL;
+  for (int r = 0; rg && r < o->nresults && r < rg->nresults; r++)
+    if (rg->results[r]) fe_dyn_fill(&o->results[r]->type, &rg->results[r]->type);
   for (int r = 0; r < c->o->nresults; r++) {
     const tensor_type *t = &c->o->results[r]->type;
     for (int d = 0; d < t->rank; d++)

@@ -237,7 +237,10 @@ bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc);
 /* Before an op is canonicalised: '?' argument dimensions that the op's shape rules tie to a
  * known dimension take its value; false after reporting one that is still unknown. */
 bool fe_dyn_tie(fe_parser *p, fe_opctx *c);
-/* After an op is verified: a result dimension still '?' is an error. */
+/* The '?' dimensions of t take from's (equal ranks; from may hold '?' too). */
+void fe_dyn_fill(tensor_type *t, const tensor_type *from);
+/* After an op is verified: control flow results take their region's types; a result dimension
+ * still '?' is an error. */
 bool fe_dyn_results(fe_parser *p, const fe_opctx *c);
 /* A declared type matches an actual one: equal, '?' dimensions matching any value. */
 bool fe_type_matches(const tensor_type *declared, const tensor_type *actual);

@@ -305,11 +305,12 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
   if (p->tok.kind == T_CARET) {
     fe_next(p);
     if (fe_accept(p, T_LPAREN)) {
-      while (p->tok.kind == T_VALUE) {
+      for (int k = 0; p->tok.kind == T_VALUE; k++) {
         fe_token nt = p->tok;
         tensor_type t;
         fe_next(p);
         if (!fe_expect(p, T_COLON, "after the block argument name") || !fe_parse_type(p, &t, NULL)) return false;
+        if (k < nargs) fe_dyn_fill(&t, &types[k]); /* '?' dimensions: the operand's */
         fe_skip_loc(p);
         if (!region_arg(p, &fs, nt, &t)) return false;
         if (!fe_accept(p, T_COMMA)) break;
@@ -368,8 +369,12 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
   s->has_sig_inputs = s->nin == s->noperands;
   if (fe_accept(p, T_ARROW) && !parse_result_type(p, s)) return false;
   int first = kind == OP_COND_IF ? 1 : 0;
-  const tensor_type *rt = s->nin > first ? s->in_types + first : NULL;
+  tensor_type *rt = s->nin > first ? s->in_types + first : NULL;
   int nr = s->nrargs <= s->nin - first ? s->nrargs : 0;
+  for (int i = 0; i < s->nin - first && i + first < s->noperands; i++) { /* '?': the operand's */
+    const value *v = vt_find(fs, s->operands[i + first].p + 1, s->operands[i + first].n - 1);
+    if (v) fe_dyn_fill(&rt[i], &v->type);
+  }
   if (!parse_region(p, fs, &s->regions[0], s->rargs, rt, nr)) return false;
   const char *kw = kind == OP_COND_IF ? "else" : "do";
   if (!fe_tok_is(p, kw)) return fe_error(p, fe_loc(p, p->tok), "expected '%s' and the second region, found %s", kw, fe_tok_text(p, p->tok));

@@ -211,3 +211,34 @@ M
   run "$RUN" nest.hipfb --target=gfx90a --input=@v.npy --input=i1=0
   assert_line "4xf32=1 -2 0.5 3"
 }
+
+@test "control flow in a --specialize graph: block arguments and results take the variant's shapes" {
+  cat > dl.mlir <<'M'
+func.func @main(%p: tensor<i1>, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = tosa.cond_if %p (%a = %x) : tensor<i1> (tensor<?x8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%a: tensor<?x8xf32>):
+    %t = tosa.tanh %a : (tensor<?x8xf32>) -> tensor<?x8xf32>
+    tosa.yield %t : tensor<?x8xf32>
+  } else {
+  ^bb0(%a: tensor<?x8xf32>):
+    %s = tosa.sigmoid %a : (tensor<?x8xf32>) -> tensor<?x8xf32>
+    tosa.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+M
+  "$TOSAC" dl.mlir --specialize=x:0=2,3 --embed-ir --offload-arch=gfx1030 -o dl.hipfb
+  for n in 2 3; do
+    $PY -c "import numpy as np; np.save('x.npy', np.random.default_rng($n).uniform(-3, 3, ($n, 8)).astype(np.float32))"
+    for c in 1 0; do
+      "$RUN" dl.hipfb --target=gfx1030 --input=i1=$c --input=@x.npy --output=@y.npy
+      # float64 references; 1e-6 absolute covers a few f32 ulps of values in (-1, 1)
+      run $PY -c "
+import numpy as np
+x = np.load('x.npy').astype(np.float64); y = np.load('y.npy')
+ref = np.tanh(x) if $c else 1 / (1 + np.exp(-x))
+print(y.shape, bool(np.all(np.abs(y - ref) <= 1e-6)))"
+      assert_output "($n, 8) True"
+    done
+  done
+}
