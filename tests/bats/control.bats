@@ -242,3 +242,36 @@ print(y.shape, bool(np.all(np.abs(y - ref) <= 1e-6)))"
     done
   done
 }
+
+@test "a reduction expanded per target inside a loop body: the fill before the atomic kernel runs every iteration" {
+  cat > red.mlir <<'M'
+func.func @main(%lim: tensor<i32>, %x: tensor<2x262144xf32>) -> (tensor<2x1xf32>) {
+  %zero = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %acc0 = "tosa.const"() {values = dense<0.0> : tensor<2x1xf32>} : () -> tensor<2x1xf32>
+  %r:2 = tosa.while_loop (%i = %zero, %acc = %acc0) : (tensor<i32>, tensor<2x1xf32>) -> (tensor<i32>, tensor<2x1xf32>) {
+    %c = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    tosa.yield %c : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %acc: tensor<2x1xf32>):
+    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %i1 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %s = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<2x262144xf32>) -> tensor<2x1xf32>
+    %a = tosa.add %acc, %s : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+    tosa.yield %i1, %a : tensor<i32>, tensor<2x1xf32>
+  }
+  return %r#1 : tensor<2x1xf32>
+}
+M
+  export TOSAC_REDUCTION_SPLIT_MIN=1024 # split the reduction (docs/partitioning.md)
+  run "$TOSAC" red.mlir --offload-arch=gfx90a,gfx1030 --emit=partitions
+  assert_line "  launch 2: while cond [3 4] body [5 6 7 8 9 10] after [0 1]"
+  assert_line "  kernel 2 tosac_k2_reduce_sum_atomic over tensor<2x1xf32>"
+  assert_line "  launch 6: fill b9 with 0x0 after []"
+  assert_line "  kernel 3 tosac_k3_reduce_sum_combine over tensor<2x1xf32>"
+  $PY -c "import numpy as np; np.save('n.npy', np.array(3, np.int32))"
+  # --atol 1e-3: sums of 262144 inputs in chunks, in another order than the oracle's
+  run $PY check_cf.py "$ROOT/tests/oracle" red.mlir --input=@n.npy --targets=gfx90a,gfx1030 --atol 1e-3
+  assert_success
+  assert_line "ok red.mlir [gfx90a]: 1 results match"
+  assert_line "ok red.mlir [gfx1030]: 1 results match"
+}
