@@ -31,6 +31,10 @@ static const char *usage_text =
     "  --tuning-db=FILE         GEMM tiles per target and problem from a tuning database\n"
     "                           (tosac-tune's output), repeatable; also $TOSAC_TUNING_DB\n"
     "                           (files separated by ':'); --perf-config takes precedence\n"
+    "  --specialize=ARG:DIM=V1,V2,...\n"
+    "                           compile one variant per value of dimension DIM ('?') of\n"
+    "                           argument ARG (name or index), repeatable (the i-th values of\n"
+    "                           every --specialize form variant i); one bundle holds them all\n"
     "  --init=memset|kernel     initialise accumulated outputs with fill nodes in the launch\n"
     "                           graph (default) or with generated init kernels\n"
     "  -j N                     code generation threads; the kernels of every target are\n"
@@ -110,7 +114,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY,
          OPT_SYNTAX, OPT_EMBED, OPT_COV, OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS,
          OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT, OPT_CACHE_DIR, OPT_CACHE_MAX,
-         OPT_CACHE_STATS, OPT_TUNING_DB };
+         OPT_CACHE_STATS, OPT_TUNING_DB, OPT_SPECIALIZE };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -125,6 +129,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
       {"perf-config", required_argument, 0, OPT_PERF_CONFIG},
       {"tuning-db", required_argument, 0, OPT_TUNING_DB},
       {"init", required_argument, 0, OPT_INIT},
+      {"specialize", required_argument, 0, OPT_SPECIALIZE},
       {"code-object-version", required_argument, 0, OPT_COV},
       {"print-targets", no_argument, 0, OPT_PRINT_TARGETS},
       {"time-report", no_argument, 0, OPT_TIME_REPORT},
@@ -193,6 +198,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
         return usage_error("%s", "--tuning-db needs a file");
       rc = check(o, tosac_options_add_tuning_db(o, optarg));
       break;
+    case OPT_SPECIALIZE: rc = check(o, tosac_options_add_specialize(o, optarg)); break;
     case OPT_INIT:
       if (strcmp(optarg, "memset") && strcmp(optarg, "kernel"))
         return usage_error("unknown --init mode '%s' (use memset or kernel)", optarg);
@@ -253,6 +259,10 @@ static int run(driver *dr) {
   }
   /* diagnostics were shown on stderr as they arose (the message stream) */
   int rc = tosac_result_status(r) == TOSAC_OK ? 0 : 1;
+  if (tosac_result_status(r) == TOSAC_ERROR_USAGE) { /* options that only conflict together */
+    fputs("try 'tosac --help' for more information\n", stderr);
+    rc = 2;
+  }
   if (!rc && tosac_result_write(r, dr->output) != TOSAC_OK) {
     fprintf(stderr, "tosac: error: %s\n", tosac_result_write_error(r));
     rc = 1;

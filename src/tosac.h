@@ -224,6 +224,9 @@ typedef struct graph {
   value **results;
   int nresults;
   src_loc *result_locs; /* location of each func.return operand */
+  int *dynamic_dims;    /* the entry's '?' argument dimensions as (argument, dimension) pairs,
+                           each given a value by --specialize or a shape rule (frontend/dynamic.c) */
+  int ndynamic;
 } graph;
 
 /* ---------------------------------------------------------------- targets (codegen/target.c) */
@@ -284,19 +287,30 @@ typedef struct target_request {
 bool target_parse(const char *s, target_request *out, char *err, size_t errsize);
 
 /* ---------------------------------------------------------------- frontend/ */
+/* One dynamic ('?') dimension of an entry argument given a value (--specialize=ARG:DIM=V,...:
+ * one fe_dim_value per dimension and variant). arg: the SSA name without '%', or the index. */
+typedef struct fe_dim_value {
+  const char *arg;
+  int dim;
+  int64_t value;
+} fe_dim_value;
+
 typedef struct fe_options {
   const char *entry; /* function to compile; NULL: the single public one */
+  const fe_dim_value *specialize; /* values for '?' dimensions of the arguments (one variant) */
+  int nspecialize;
 } fe_options;
+/* The argument type as written, '?' dimensions as FE_DYNAMIC_DIM (fe_parse replaces every one
+ * with a value from fe_options.specialize or from a dimension shape rules tie it to). */
+#define FE_DYNAMIC_DIM (-1)
 
 /* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
 /* frontend/fold_control.c (called by fe_parse): inline cond_if branches with constant conditions
- * and unroll while_loops whose condition is constant in every iteration. Top-level control flow
- * that does not fold stays in the graph (printable; the partitioner rejects it with
- * FE_CONTROL_NOT_CONSTANT); false (diagnosed) on errors such as a loop over the unroll bound. */
+ * and unroll while_loops whose condition is constant in every iteration (up to a bound). Control
+ * flow that does not fold stays in the graph and becomes control nodes of the launch graph
+ * (partition/control.c); false (diagnosed) on errors. */
 bool fe_fold_control(graph *g, diag_sink *d);
-#define FE_CONTROL_NOT_CONSTANT                                                                 \
-  "its condition is not a compile-time constant (tosac folds control flow at compile time)"
 /* Print the graph as canonical TOSA 1.0 (generic op form) that mlir-opt-22 parses. */
 void fe_print_tosa(FILE *out, const graph *g);
 
@@ -382,7 +396,16 @@ typedef struct part_kernel {
   uint64_t fill_bits;  /* KF_FILL: the element's bit pattern */
 } part_kernel;
 
-typedef enum launch_kind { LAUNCH_KERNEL, LAUNCH_FILL, LAUNCH_COPY } launch_kind;
+/* READBACK copies a condition to the host; IF and WHILE run the launches of their regions
+ * (partition/control.c, docs/manifest.md "Control nodes"). */
+typedef enum launch_kind {
+  LAUNCH_KERNEL,
+  LAUNCH_FILL,
+  LAUNCH_COPY,
+  LAUNCH_READBACK,
+  LAUNCH_IF,
+  LAUNCH_WHILE
+} launch_kind;
 
 typedef struct launch_node {
   int id;
@@ -395,6 +418,15 @@ typedef struct launch_node {
   uint64_t fill_bits;              /* LAUNCH_FILL: its bit pattern in fill_type */
   int *deps;       /* node ids that must finish first (transitively reduced) */
   int ndeps;
+  /* LAUNCH_READBACK: src_buf is the condition. LAUNCH_IF / LAUNCH_WHILE: */
+  const op *ctl;   /* the tosa.cond_if / tosa.while_loop */
+  int *io_bufs;    /* buffers of its operands (nin_bufs), then of its results (nout_bufs) */
+  int nin_bufs, nout_bufs;
+  int cond;        /* the readback node whose byte decides: IF a top-level node it depends on,
+                      WHILE the last node of region[0] */
+  int *region[2];  /* IF: then, else; WHILE: cond, body; node ids in launch order */
+  int nregion[2];
+  bool in_region;  /* runs inside a region, not in the plan's top-level order */
 } launch_node;
 
 typedef struct partition_plan {
@@ -405,7 +437,9 @@ typedef struct partition_plan {
   int nbuffers;
   launch_node *nodes;
   int nnodes;
-  int *order; /* a topological order of nodes */
+  int *order; /* a topological order of the top-level nodes (region nodes run from their
+                 control node) */
+  int norder;
   int64_t workspace_bytes;
   int64_t workspace_align;
   int64_t weights_bytes; /* size of the weights file (same for every target's plan) */
@@ -421,6 +455,20 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
  * part_plan, before it. */
 typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init_mode;
 void part_set_init_mode(part_init_mode m);
+/* partition/link.c: the plans of one target's n variants as one plan for cg_compile: kernels
+ * and buffers concatenated (variant v's start at kernel_base[v] / buffer_base[v], buffer ids
+ * shifted by it), kernels of variants v > 0 renamed tosac_v<v>_..., identical kernels deduplicated
+ * across variants (their names in plans[] follow). n == 1 returns plans[0] unchanged. */
+partition_plan *part_link(arena *a, partition_plan *const *plans, int n, int *kernel_base,
+                          int *buffer_base);
+/* Variant plan p's weights buffers at the offsets of the same constants in ref (variant 0's plan,
+ * whose weights file is written); false (diagnosed) when a constant has no twin there. */
+bool part_share_weights(partition_plan *p, const partition_plan *ref, diag_sink *d);
+/* The largest value count among graphs gs[0..n) and their regions (codegen sizes its per-value
+ * tables by it). */
+int part_value_bound(const graph *const *gs, int n);
+/* The largest op count among g and its regions. */
+int part_op_bound(const graph *g);
 /* Human-readable dump for --emit=partitions. */
 void part_print(FILE *out, const graph *g, const partition_plan *p);
 /* Graphviz view for --emit=dot: ops grouped into kernels, dependencies dashed. */
@@ -564,6 +612,14 @@ uint8_t *bnd_compress(const uint8_t *bundle, size_t size, int version, size_t *o
 void bnd_code_object_id(const target_request *t, char *buf, size_t size);
 void bnd_bitcode_id(const target_request *t, char *buf, size_t size);
 
+/* One variant of a --specialize compile: its graph, and per target its plan and where its kernels
+ * and buffers start in the linked plan the code object was compiled from (part_link). */
+typedef struct bnd_variant {
+  const graph *g;
+  const partition_plan **plans;
+  const int *kernel_base, *buffer_base;
+} bnd_variant;
+
 typedef struct bnd_manifest_input {
   const graph *g;
   const char *source_path;
@@ -575,6 +631,8 @@ typedef struct bnd_manifest_input {
   const cg_options *cg;
   const char *weights_path; /* weights file as written (NULL when there are no constants) */
   int64_t weights_bytes;
+  const bnd_variant *variants; /* --specialize: every variant, [0] the one g/plans describe; */
+  int nvariants;               /* 0: no `variants` table */
 } bnd_manifest_input;
 
 /* Manifest JSON text (malloc), deterministic. */

@@ -96,6 +96,11 @@ TOSAC_API tosac_status tosac_options_set_weights_path(tosac_options *o, const ch
  * "bundle manifest"). */
 TOSAC_API tosac_status tosac_options_set_depfile(tosac_options *o, int on, const char *path,
                                                  const char *target);
+/* Dynamic shapes (docs/manifest.md "Variants"): "ARG:DIM=V1,V2,..." gives dimension DIM (a '?')
+ * of entry argument ARG (its name without '%', or its index) one value per variant; repeatable,
+ * every call listing as many values as the first (variant i takes the i-th value of each). One
+ * bundle holds every variant; the manifest's `variants` table describes each. */
+TOSAC_API tosac_status tosac_options_add_specialize(tosac_options *o, const char *spec);
 /* Persistent kernel cache (docs/library.md#kernel-cache): NULL or "" turns it off (default). */
 TOSAC_API tosac_status tosac_options_set_cache_dir(tosac_options *o, const char *dir);
 /* Bound on the cache directory's size in bytes; least recently used entries are evicted after

@@ -98,7 +98,7 @@ static cJSON *buffer_json(const part_buffer *b) {
 }
 
 /* Every argument of the metadata note, as codegen copied it: explicit and hidden. */
-static cJSON *args_json(const cg_kernel_info *ki) {
+static cJSON *args_json(const cg_kernel_info *ki, int buffer_base) {
   cJSON *a = cJSON_CreateArray();
   for (int i = 0; i < ki->nargs; i++) {
     const cg_arg *ar = &ki->args[i];
@@ -114,7 +114,7 @@ static cJSON *args_json(const cg_kernel_info *ki) {
     if (ar->access[0])
       cJSON_AddStringToObject(o, "access", ar->access);
     if (ar->buffer >= 0)
-      add_int(o, "buffer", ar->buffer);
+      add_int(o, "buffer", ar->buffer - buffer_base);
     else
       cJSON_AddNullToObject(o, "buffer");
     cJSON_AddItemToArray(a, o);
@@ -122,7 +122,7 @@ static cJSON *args_json(const cg_kernel_info *ki) {
   return a;
 }
 
-static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
+static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int buffer_base) {
   cJSON *o = cJSON_CreateObject();
   add_int(o, "id", pk->id);
   cJSON_AddStringToObject(o, "name", ki->name);
@@ -147,7 +147,7 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki) {
   add_int(regs, "sgpr_spills", ki->sgpr_spill);
   add_int(regs, "vgpr_spills", ki->vgpr_spill);
 
-  cJSON_AddItemToObject(o, "args", args_json(ki));
+  cJSON_AddItemToObject(o, "args", args_json(ki, buffer_base));
 
   /* GEMM kernels add their tile parameters (a JSON object text, docs/gemm.md) */
   cJSON *tuning = ki->tuning[0] ? cJSON_Parse(ki->tuning) : NULL;
@@ -184,7 +184,25 @@ static const part_buffer *plan_buffer(const partition_plan *p, int id) {
   return id >= 0 && id < p->nbuffers ? &p->buffers[id] : NULL;
 }
 
-static cJSON *launch_json(const partition_plan *p, const launch_node *ln) {
+static cJSON *id_array(const int *ids, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++)
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(ids[i]));
+  return a;
+}
+
+/* if / while: the readback deciding, the regions' launches, the buffers read and written. */
+static void control_json(cJSON *o, const launch_node *ln) {
+  bool is_if = ln->kind == LAUNCH_IF;
+  cJSON_AddStringToObject(o, "kind", is_if ? "if" : "while");
+  add_int(o, "condition", ln->cond);
+  cJSON_AddItemToObject(o, is_if ? "then" : "cond", id_array(ln->region[0], ln->nregion[0]));
+  cJSON_AddItemToObject(o, is_if ? "else" : "body", id_array(ln->region[1], ln->nregion[1]));
+  cJSON_AddItemToObject(o, "operands", id_array(ln->io_bufs, ln->nin_bufs));
+  cJSON_AddItemToObject(o, "results", id_array(ln->io_bufs + ln->nin_bufs, ln->nout_bufs));
+}
+
+static cJSON *launch_json(const partition_plan *p, const launch_node *ln, int parent) {
   cJSON *o = cJSON_CreateObject();
   add_int(o, "id", ln->id);
   switch (ln->kind) {
@@ -217,7 +235,18 @@ static cJSON *launch_json(const partition_plan *p, const launch_node *ln) {
     add_int(o, "bytes", b ? b->bytes : 0);
     break;
   }
+  case LAUNCH_READBACK: {
+    const part_buffer *b = plan_buffer(p, ln->src_buf);
+    cJSON_AddStringToObject(o, "kind", "readback");
+    add_int(o, "buffer", ln->src_buf);
+    add_int(o, "bytes", b ? b->bytes : 0);
+    break;
   }
+  case LAUNCH_IF:
+  case LAUNCH_WHILE: control_json(o, ln); break;
+  }
+  if (parent >= 0)
+    add_int(o, "parent", parent);
   cJSON *d = cJSON_AddArrayToObject(o, "deps");
   for (int i = 0; i < ln->ndeps; i++)
     cJSON_AddItemToArray(d, cJSON_CreateNumber(ln->deps[i]));
@@ -233,9 +262,12 @@ static void processor_of(const target_request *t, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)n, t->id);
 }
 
-static cJSON *target_json(const bnd_manifest_input *in, int ti) {
+/* Target ti of variant v (-1: the top level, which describes variant 0). */
+static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
   const target_request *t = &in->targets[ti];
-  const partition_plan *p = in->plans[ti];
+  const partition_plan *p = v < 0 ? in->plans[ti] : in->variants[v].plans[ti];
+  int kbase = v < 0 ? 0 : in->variants[v].kernel_base[ti];
+  int bbase = v < 0 ? 0 : in->variants[v].buffer_base[ti];
   const cg_result *r = &in->results[ti];
   char buf[160];
   cJSON *o = cJSON_CreateObject();
@@ -266,14 +298,47 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti) {
     cJSON_AddItemToArray(bufs, buffer_json(&p->buffers[i]));
   cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
   for (int i = 0; i < p->nkernels; i++)
-    cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[i]));
+    cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[kbase + i], bbase));
+  int *parent = malloc(sizeof(int) * (size_t)(p->nnodes + 1)); /* control node of region nodes */
+  for (int i = 0; i < p->nnodes; i++)
+    parent[i] = -1;
+  for (int i = 0; i < p->nnodes; i++)
+    for (int r = 0; r < 2; r++)
+      for (int j = 0; j < p->nodes[i].nregion[r]; j++)
+        parent[p->nodes[i].region[r][j]] = i;
   cJSON *ls = cJSON_AddArrayToObject(o, "launches");
   for (int i = 0; i < p->nnodes; i++)
-    cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i]));
-  cJSON *order = cJSON_AddArrayToObject(o, "order");
-  for (int i = 0; i < p->nnodes; i++)
-    cJSON_AddItemToArray(order, cJSON_CreateNumber(p->order[i]));
+    cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i], parent[i]));
+  free(parent);
+  cJSON_AddItemToObject(o, "order", id_array(p->order, p->norder));
   return o;
+}
+
+/* --specialize: which input dimensions vary, then per variant its shapes and its targets. */
+static cJSON *variants_json(const bnd_manifest_input *in) {
+  cJSON *vs = cJSON_CreateArray();
+  for (int v = 0; v < in->nvariants; v++) {
+    const graph *g = in->variants[v].g;
+    cJSON *o = cJSON_CreateObject();
+    add_int(o, "id", v);
+    cJSON *dims = cJSON_AddArrayToObject(o, "dims");
+    for (int k = 0; k < g->ndynamic; k++) {
+      const value *a = g->args[g->dynamic_dims[2 * k]];
+      int d = g->dynamic_dims[2 * k + 1];
+      cJSON *e = cJSON_CreateObject();
+      add_int(e, "input", a->arg_index);
+      add_int(e, "dim", d);
+      add_int(e, "value", a->type.dims[d]);
+      cJSON_AddItemToArray(dims, e);
+    }
+    cJSON_AddItemToObject(o, "inputs", graph_values(g->args, g->nargs, true));
+    cJSON_AddItemToObject(o, "outputs", graph_values(g->results, g->nresults, false));
+    cJSON *ts = cJSON_AddArrayToObject(o, "targets");
+    for (int i = 0; i < in->ntargets; i++)
+      cJSON_AddItemToArray(ts, target_json(in, i, v));
+    cJSON_AddItemToArray(vs, o);
+  }
+  return vs;
 }
 
 /* ------------------------------------------------------------------ printer */
@@ -429,8 +494,12 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   /* The kernel list comes from the plan, the facts about each kernel from codegen; they must
    * describe the same kernels or the manifest would bind wrong names to wrong launches. */
   for (int i = 0; i < in->ntargets; i++)
-    if (!in->plans[i] || in->plans[i]->nkernels != in->results[i].nkernels)
+    if (!in->plans[i] || in->plans[i]->nkernels > in->results[i].nkernels)
       return NULL;
+  for (int v = 0; v < in->nvariants; v++)
+    for (int i = 0; i < in->ntargets; i++)
+      if (in->variants[v].kernel_base[i] + in->variants[v].plans[i]->nkernels > in->results[i].nkernels)
+        return NULL;
   const graph *g = in->g;
 
   cJSON *root = cJSON_CreateObject();
@@ -458,7 +527,9 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   add_int(consts, "alignment", 256);
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
   for (int i = 0; i < in->ntargets; i++)
-    cJSON_AddItemToArray(targets, target_json(in, i));
+    cJSON_AddItemToArray(targets, target_json(in, i, -1));
+  if (in->nvariants > 0)
+    cJSON_AddItemToObject(root, "variants", variants_json(in));
 
   sbuf s = {0};
   print_value(&s, root, 0);

@@ -11,7 +11,8 @@ char *fe_type_str(const tensor_type *t, char *buf, size_t size) {
   }
   size_t n = (size_t)snprintf(buf, size, "tensor<");
   for (int i = 0; i < t->rank && n < size; i++)
-    n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)t->dims[i]);
+    n += t->dims[i] == FE_DYNAMIC_DIM ? (size_t)snprintf(buf + n, size - n, "?x")
+                                      : (size_t)snprintf(buf + n, size - n, "%lldx", (long long)t->dims[i]);
   if (n < size) {
     const char *en = t->elem == ET_INVALID ? "?" : elem_type_name(t->elem);
     snprintf(buf + n, size - n, "%s>", en ? en : "?");
@@ -97,11 +98,16 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     while (s < lx->end && (*s == ' ' || *s == '\t')) s++;
     lx->p = s;
     src_loc dl = {p->src, lx->line, (int)(s - lx->line_start) + 1};
-    if (s < lx->end && (*s == '?' || *s == '*')) {
-      const char *tt = type_text(p, start.p);
-      if (*s == '?')
-        return fe_error(p, dl, "dynamic dimension '?' in %s is not supported; tosac needs static shapes", tt);
-      return fe_error(p, dl, "unranked tensor type %s is not supported; tosac needs static shapes", tt);
+    if (s < lx->end && *s == '*')
+      return fe_error(p, dl, "unranked tensor type %s is not supported; tosac needs static shapes",
+                      type_text(p, start.p));
+    if (s < lx->end && *s == '?' && s + 1 < lx->end && s[1] == 'x') { /* dynamic.c resolves it */
+      if (rank == TOSAC_MAX_RANK)
+        return fe_error(p, dl, "tensor rank exceeds the maximum of %d", TOSAC_MAX_RANK);
+      p->dyn_loc[rank] = dl;
+      out->dims[rank++] = FE_DYNAMIC_DIM;
+      lx->p = s + 2;
+      continue;
     }
     if (s >= lx->end || *s < '0' || *s > '9') break;
     int64_t v = 0;
@@ -134,6 +140,8 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
   if (p->tok.kind == T_COMMA)
     return fe_error(p, fe_loc(p, p->tok), "tensor encodings are not supported");
   if (!fe_expect(p, T_RANGLE, "to close 'tensor<'")) return false;
+  for (int i = 0; i < out->rank; i++)
+    if (out->dims[i] == FE_DYNAMIC_DIM) return true; /* sized once its dimensions are known */
   return fe_check_size(p, out, at);
 }
 

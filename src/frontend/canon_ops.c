@@ -297,6 +297,14 @@ static bool canon_reshape(fe_parser *p, fe_opctx *c) {
   if (a->n == c->declared.rank)
     for (int i = 0; i < a->n; i++)
       if (a->ints[i] == -1) a->ints[i] = c->declared.dims[i];
+  /* Still -1 when the result type says '?' too (a dynamic batch): the element count tells. */
+  int64_t known = 1, numel = tensor_numel(&o->operands[0]->type);
+  int unknown = -1;
+  for (int i = 0; i < a->n; i++) {
+    if (a->ints[i] == -1 && unknown < 0) unknown = i;
+    else known *= a->ints[i] > 0 ? a->ints[i] : 1;
+  }
+  if (unknown >= 0 && known > 0 && numel % known == 0) a->ints[unknown] = numel / known;
   return true;
 }
 

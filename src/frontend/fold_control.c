@@ -1,6 +1,7 @@
 /* fold_control.c: compile-time control flow. tosa.cond_if with a constant condition becomes the
  * taken branch's ops; tosa.while_loop whose condition is a constant in every iteration is unrolled
- * (up to FOLD_MAX_ITERATIONS). Kernels never branch on data, so anything else is an error. */
+ * (up to FOLD_MAX_ITERATIONS). Anything else stays in the graph and becomes a control node of
+ * the launch graph (partition/control.c). */
 #include "frontend.h"
 
 #include <math.h>
@@ -28,6 +29,7 @@ typedef struct folder {
   ptr_map remap;  /* original value -> the value standing for it now */
   ptr_map consts; /* value -> dense_data computed at compile time, or &no_const */
   bool failed;
+  bool give_up; /* control flow inside an inlined region did not fold: the region's op stays */
 } folder;
 
 static const dense_data no_const; /* memo marker: not a compile-time constant */
@@ -69,6 +71,17 @@ static void map_put(arena *a, ptr_map *m, const void *k, void *v) {
     m->n++;
   m->keys[i] = k;
   m->vals[i] = v;
+}
+
+static ptr_map map_copy(arena *a, const ptr_map *m) {
+  ptr_map c = *m;
+  if (m->cap) {
+    c.keys = arena_alloc(a, sizeof(void *) * m->cap);
+    c.vals = arena_alloc(a, sizeof(void *) * m->cap);
+    memcpy(c.keys, m->keys, sizeof(void *) * m->cap);
+    memcpy(c.vals, m->vals, sizeof(void *) * m->cap);
+  }
+  return c;
 }
 
 static value *mapped(folder *F, value *v) {
@@ -315,7 +328,7 @@ static void inline_region(folder *F, const op *owner, graph *rg, value **args, i
   }
   for (int i = 0; i < rg->nargs; i++)
     map_put(F->a, &F->remap, rg->args[i], args[i]);
-  for (int i = 0; i < rg->nops && !F->failed; i++)
+  for (int i = 0; i < rg->nops && !F->failed && !F->give_up; i++)
     emit_op(F, rg->ops[i], true);
   for (int i = 0; i < rg->nresults && out; i++)
     out[i] = mapped(F, rg->results[i]);
@@ -346,6 +359,8 @@ static bool fold_if(folder *F, op *o) {
   value **res = arena_alloc(F->a, sizeof(value *) * (size_t)(o->nresults + 1));
   graph *rg = o->regions[truth ? 0 : 1];
   inline_region(F, o, rg, mapped_operands(F, o, 1), o->noperands - 1, res);
+  if (F->give_up)
+    return false;
   for (int i = 0; i < o->nresults && !F->failed; i++)
     map_put(F->a, &F->remap, o->results[i], res[i]);
   return true;
@@ -367,19 +382,19 @@ static bool fold_while(folder *F, op *o) {
     F->ops = saved, F->nops = saved_n, F->ocap = saved_cap;
     if (F->failed)
       return true;
+    if (F->give_up)
+      return false;
     bool go;
     if (!c || !const_bool(F, c, &go))
       return false;
     if (!go)
       break;
-    if (iter == FOLD_MAX_ITERATIONS) {
-      diag_error(F->d, o->loc, "'tosa.while_loop' runs more than %d iterations (tosac unrolls loops at "
-                 "compile time up to that bound)", FOLD_MAX_ITERATIONS);
-      F->failed = true;
-      return true;
-    }
+    if (iter == FOLD_MAX_ITERATIONS) /* too long to unroll: the runtime iterates it */
+      return false;
     value **next = arena_alloc(F->a, sizeof(value *) * (size_t)(n > 0 ? n : 1));
     inline_region(F, o, o->regions[1], cur, n, next);
+    if (F->give_up)
+      return false;
     cur = next;
   }
   for (int i = 0; i < o->nresults && i < n && !F->failed; i++)
@@ -406,16 +421,20 @@ static void rewire_regions(folder *F, op *o) {
 static void emit_op(folder *F, op *o, bool clone) {
   if (o->kind == OP_COND_IF || o->kind == OP_WHILE_LOOP) {
     int mark = F->nops;
-    if ((o->kind == OP_COND_IF ? fold_if(F, o) : fold_while(F, o)) || F->failed)
+    ptr_map before = map_copy(F->a, &F->remap); /* a fold that gives up leaves no mapping */
+    F->give_up = false;
+    bool folded = o->kind == OP_COND_IF ? fold_if(F, o) : fold_while(F, o);
+    if (F->failed || (folded && !F->give_up))
       return;
     F->nops = mark;
-    if (clone) { /* inside inlined control flow: keeping it would need a copy of its regions */
-      diag_error(F->d, o->loc, "operation '%s' cannot be compiled: " FE_CONTROL_NOT_CONSTANT,
-                 op_table[o->kind].name);
-      F->failed = true;
+    F->remap = before;
+    if (clone) { /* inside inlined control flow: the enclosing op stays (a copy of its regions
+                    per iteration is not made), the runtime runs it (partition/control.c) */
+      F->give_up = true;
       return;
     }
-    rewire_regions(F, o); /* stays in the graph: printable, rejected by the partitioner */
+    F->give_up = false;
+    rewire_regions(F, o); /* stays in the graph: a control node (partition/control.c) */
   }
   if (!clone) { /* a top-level op: emitted once, operands rewired in place */
     for (int i = 0; i < o->noperands; i++)

@@ -97,6 +97,10 @@ typedef struct fe_parser {
   fe_blob *blobs;
   int nblobs, capblobs;
   const struct fe_top *top; /* the file's functions (mhal.launch reads its callee) */
+  const fe_options *opt;
+  src_loc dyn_loc[TOSAC_MAX_RANK]; /* where each '?' of the type parsed last was */
+  struct fe_dyn_dim *dyn;          /* the entry's '?' argument dimensions (dynamic.c) */
+  int ndyn, dyncap;
 } fe_parser;
 
 void fe_next(fe_parser *p);
@@ -290,6 +294,29 @@ bool fe_await_op(fe_parser *p, fe_scope *fs); /* mhal.await %token */
  * as types by the launch), its returned values into res (*nres of them); false after an error. */
 bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args, const fe_mgx_type *types,
                       int n, value **res, int *nres, src_loc at);
+/* dynamic.c: '?' dimensions of the entry's arguments (--specialize, docs/dynamic.md). */
+typedef struct fe_dyn_dim {
+  value *arg;
+  int dim;
+  src_loc loc; /* the '?' */
+} fe_dyn_dim;
+/* Record the '?' dimensions of argument v, whose type was the last one parsed. */
+void fe_dyn_arg(fe_parser *p, value *v);
+/* After the signature: give the arguments' '?' dimensions their values from opt->specialize;
+ * false after reporting a specialisation that names no '?' dimension. */
+bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc);
+/* Before an op is canonicalised: '?' argument dimensions that the op's shape rules tie to a
+ * known dimension take its value; false after reporting one that is still unknown. */
+bool fe_dyn_tie(fe_parser *p, fe_opctx *c);
+/* The '?' dimensions of t take from's (equal ranks; from may hold '?' too). */
+void fe_dyn_fill(tensor_type *t, const tensor_type *from);
+/* After an op is verified: control flow results take their region's types; a result dimension
+ * still '?' is an error. */
+bool fe_dyn_results(fe_parser *p, const fe_opctx *c);
+/* A declared type matches an actual one: equal, '?' dimensions matching any value. */
+bool fe_type_matches(const tensor_type *declared, const tensor_type *actual);
+/* After the body: an argument dimension still '?' (never tied) is an error. */
+bool fe_dyn_finish(fe_parser *p, graph *g);
 
 /* print.c */
 void fe_print_tosa(FILE *out, const graph *g);

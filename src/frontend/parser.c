@@ -314,11 +314,12 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
   if (p->tok.kind == T_CARET) {
     fe_next(p);
     if (fe_accept(p, T_LPAREN)) {
-      while (p->tok.kind == T_VALUE) {
+      for (int k = 0; p->tok.kind == T_VALUE; k++) {
         fe_token nt = p->tok;
         tensor_type t;
         fe_next(p);
         if (!fe_expect(p, T_COLON, "after the block argument name") || !fe_parse_type(p, &t, NULL)) return false;
+        if (k < nargs) fe_dyn_fill(&t, &types[k]); /* '?' dimensions: the operand's */
         fe_skip_loc(p);
         if (!region_arg(p, &fs, nt, &t)) return false;
         if (!fe_accept(p, T_COMMA)) break;
@@ -377,8 +378,12 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
   s->has_sig_inputs = s->nin == s->noperands;
   if (fe_accept(p, T_ARROW) && !parse_result_type(p, s)) return false;
   int first = kind == OP_COND_IF ? 1 : 0;
-  const tensor_type *rt = s->nin > first ? s->in_types + first : NULL;
+  tensor_type *rt = s->nin > first ? s->in_types + first : NULL;
   int nr = s->nrargs <= s->nin - first ? s->nrargs : 0;
+  for (int i = 0; i < s->nin - first && i + first < s->noperands; i++) { /* '?': the operand's */
+    const value *v = vt_find(fs, s->operands[i + first].p + 1, s->operands[i + first].n - 1);
+    if (v) fe_dyn_fill(&rt[i], &v->type);
+  }
   if (!parse_region(p, fs, &s->regions[0], s->rargs, rt, nr)) return false;
   const char *kw = kind == OP_COND_IF ? "else" : "do";
   if (!fe_tok_is(p, kw)) return fe_error(p, fe_loc(p, p->tok), "expected '%s' and the second region, found %s", kw, fe_tok_text(p, p->tok));
@@ -505,12 +510,12 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     if (v->id < 0) continue;
     v->nuses++;
     char a[160], b[160];
-    if (!tensor_type_equal(&v->type, &listed[i])) {
+    if (!fe_type_matches(&listed[i], &v->type)) {
       ok = fe_error(p, listed_loc[i], "type %s listed for '%.*s' does not match its type %s",
                     fe_type_str(&listed[i], a, sizeof a), ops[i].n, ops[i].p, fe_type_str(&v->type, b, sizeof b));
       continue;
     }
-    if (!fs->in_region && !tensor_type_equal(&v->type, &fs->res_types[i]))
+    if (!fs->in_region && !fe_type_matches(&fs->res_types[i], &v->type))
       ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
                     ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
                     fe_type_str(&fs->res_types[i], b, sizeof b));
@@ -654,7 +659,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   for (int i = 0; !poisoned && s.has_sig_inputs && i < s.noperands; i++) {
     char a[160], b[160];
-    if (!tensor_type_equal(&o->operands[i]->type, &s.in_types[i])) {
+    if (!fe_type_matches(&s.in_types[i], &o->operands[i]->type)) {
       ok = fe_error(p, s.in_locs[i], "operand %d is declared as %s, but '%.*s' has type %s", i,
                     fe_type_str(&s.in_types[i], a, sizeof a), s.operands[i].n, s.operands[i].p,
                     fe_type_str(&o->operands[i]->type, b, sizeof b));
@@ -694,7 +699,7 @@ static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp) {
   fe_opctx c = *cp;
   op *o = c.o;
   for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
-  if (fe_canonicalize(p, &c)) fe_verify_op(p, &c);
+  if (fe_dyn_tie(p, &c) && fe_canonicalize(p, &c) && fe_verify_op(p, &c)) fe_dyn_results(p, &c);
   for (int k = 0; k < c.npre; k++) { /* ops canonicalisation inserted before this one */
     op *pre = c.pre_ops[k];
     for (int i = 0; i < pre->noperands; i++) pre->operands[i]->nuses++;
@@ -817,6 +822,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     src_loc tl = fe_loc(p, p->tok);
     bool shaped = fe_mgx_is_shaped(p);
     if (shaped ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &v->type, NULL)) return false;
+    if (!shaped) fe_dyn_arg(p, v);
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
     if (fs->launched) {
@@ -871,7 +877,7 @@ static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
 static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs) {
   p->lx = f->sig_lx;
   p->tok = f->sig_tok;
-  if (!parse_signature(p, fs)) return false;
+  if (!parse_signature(p, fs) || !fe_dyn_signature(p, fs->g, fe_loc(p, f->name))) return false;
   fe_token open = p->tok;
   if (!fe_expect(p, T_LBRACE, "to open the function body")) return false;
   bool done = false;
@@ -913,7 +919,7 @@ static void drop_unused_consts(graph *g) {
 }
 
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
-  fe_parser p = {.a = a, .src = src, .d = d};
+  fe_parser p = {.a = a, .src = src, .d = d, .opt = opt};
   fe_lex_init(&p.lx, src, d);
   fe_lex_memo memo = {.a = a}; /* long strings the scan saw: the second pass steps over them */
   p.lx.memo = &memo;
@@ -927,7 +933,7 @@ graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_si
   g->arena = a;
   g->file = src;
   g->entry = arena_strndup(a, f->name.p + 1, (size_t)f->name.n - 1);
-  if (!parse_entry(&p, f, g) || d->errors != before) return NULL;
+  if (!parse_entry(&p, f, g) || d->errors != before || !fe_dyn_finish(&p, g)) return NULL;
   drop_unused_consts(g);
   if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;

@@ -60,6 +60,10 @@ bool fe_broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_type
 
 bool fe_check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inferred) {
   if (tensor_type_equal(&c->declared, inferred)) return true;
+  if (fe_type_matches(&c->declared, inferred)) { /* '?' in the declared type: dynamic.c */
+    c->o->results[0]->type = *inferred;
+    return fe_check_size(p, inferred, c->name_loc);
+  }
   char x[160], y[160];
   return fe_error(p, c->name_loc, "'%s' result type %s does not match the inferred type %s", op_name(c->o),
                   fe_type_str(&c->declared, x, sizeof x), fe_type_str(inferred, y, sizeof y));

@@ -178,10 +178,15 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
   if (wbytes > 0)
     r->weights_path = o->weights ? strdup(o->weights) : lib_stem_with(r->bundle_path, ".weights", true);
   char *wrel = r->weights_path ? path_from_manifest(r->manifest_path, r->weights_path) : NULL;
+  bnd_variant variants[LIB_MAX_VARIANTS];
+  for (int v = 0; v < r->nvariants; v++)
+    variants[v] = (bnd_variant){.g = r->vg[v], .plans = r->vplans[v], .kernel_base = r->kbase[v],
+                                .buffer_base = r->bbase[v]};
   bnd_manifest_input mi = {.g = r->g, .source_path = r->input_path ? r->input_path : r->src.path,
                            .bundle_path = r->bundle_path, .ntargets = r->ntargets,
                            .targets = r->targets, .plans = r->plans, .results = r->res, .cg = cgo,
-                           .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0};
+                           .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0,
+                           .variants = variants, .nvariants = r->nvariants > 1 ? r->nvariants : 0};
   r->manifest = r->bundle ? bnd_manifest_json(&mi) : NULL;
   free(wrel);
   if (!r->bundle || !r->manifest) {
@@ -201,7 +206,19 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
 static bool codegen_all(tosac_result *r, const tosac_options *o, const cg_options *cgo) {
   char *diag[LIB_MAX_TARGETS];
   bool progress = o->progress && isatty(fileno(o->messages));
-  bool ok = cg_compile_targets(r->g, r->plans, r->ntargets, cgo, o->jobs, progress, r->res, diag);
+  const partition_plan *linked[LIB_MAX_TARGETS]; /* one code object holds every variant */
+  for (int i = 0; i < r->ntargets; i++) {
+    partition_plan *pv[LIB_MAX_VARIANTS];
+    int kb[LIB_MAX_VARIANTS], bb[LIB_MAX_VARIANTS];
+    for (int v = 0; v < r->nvariants; v++)
+      pv[v] = (partition_plan *)r->vplans[v][i];
+    linked[i] = part_link(r->a, pv, r->nvariants, kb, bb);
+    for (int v = 0; v < r->nvariants; v++)
+      r->kbase[v][i] = kb[v], r->bbase[v][i] = bb[v];
+  }
+  graph shell = *r->g; /* codegen sizes its per-value tables by nvalues (regions, variants) */
+  shell.nvalues = part_value_bound((const graph *const *)r->vg, r->nvariants);
+  bool ok = cg_compile_targets(&shell, linked, r->ntargets, cgo, o->jobs, progress, r->res, diag);
   r->nres = r->ntargets;
   for (int i = 0; i < r->ntargets; i++) {
     if (diag[i])
@@ -228,8 +245,12 @@ static char *plans_text(const tosac_result *r, bool dot) {
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  for (int i = 0; i < r->ntargets; i++)
-    (dot ? part_print_dot : part_print)(f, r->g, r->plans[i]);
+  for (int v = 0; v < r->nvariants; v++)
+    for (int i = 0; i < r->ntargets; i++) {
+      if (r->nvariants > 1 && !dot)
+        fprintf(f, "variant %d\n", v);
+      (dot ? part_print_dot : part_print)(f, r->vg[v], r->vplans[v][i]);
+    }
   fclose(f);
   return buf;
 }
@@ -286,13 +307,16 @@ static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
   diag_sink d;
   diag_init(&d, r->diag_mem);
   d.record = record_diag, d.record_ctx = r;
-  for (int i = 0; i < r->ntargets; i++) {
-    r->plans[i] = part_plan(r->a, r->g, &r->targets[i], &d);
-    if (!r->plans[i] || d.errors) {
-      r->status = TOSAC_ERROR_INPUT;
-      return;
+  for (int v = 0; v < r->nvariants; v++) /* variants v > 0 share variant 0's weights file */
+    for (int i = 0; i < r->ntargets; i++) {
+      partition_plan *p = part_plan(r->a, r->vg[v], &r->targets[i], &d);
+      if (!p || d.errors || (v > 0 && !part_share_weights(p, r->vplans[0][i], &d))) {
+        r->status = TOSAC_ERROR_INPUT;
+        return;
+      }
+      r->vplans[v][i] = p;
     }
-  }
+  memcpy(r->plans, r->vplans[0], sizeof r->plans);
   stage_done(r, "partition", t0);
   if (o->emit == TOSAC_EMIT_PARTITIONS || o->emit == TOSAC_EMIT_DOT) {
     r->text_out = plans_text(r, o->emit == TOSAC_EMIT_DOT);
@@ -369,8 +393,19 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
   diag_init(&d, r->diag_mem);
   d.record = record_diag, d.record_ctx = r;
   r->a = arena_new();
-  fe_options fo = {.entry = o->entry};
-  r->g = fe_parse(r->a, &r->src, &fo, &d);
+  if (!lib_check_variants(r, o)) {
+    lib_show_diagnostics(r);
+    return;
+  }
+  r->nvariants = o->nvariants ? o->nvariants : 1;
+  for (int v = 0; v < r->nvariants && (v == 0 || r->g); v++) { /* one parse per variant */
+    fe_options fo = {.entry = o->entry, .specialize = o->nspec ? o->spec[v] : NULL,
+                     .nspecialize = o->nspec};
+    r->g = r->vg[v] = fe_parse(r->a, &r->src, &fo, &d);
+    if (d.errors)
+      r->g = NULL;
+  }
+  r->g = r->g ? r->vg[0] : NULL;
   stage_done(r, "parse and verify", &t0);
   if (!r->g || d.errors) {
     r->status = TOSAC_ERROR_INPUT;

@@ -12,6 +12,8 @@
 
 #define LIB_MAX_TARGETS 32
 #define LIB_MAX_STAGES 8
+#define LIB_MAX_VARIANTS 64
+#define LIB_MAX_SPECIALIZE 16
 
 struct tosac_options {
   char error[640];
@@ -26,6 +28,10 @@ struct tosac_options {
   target_request targets[LIB_MAX_TARGETS];
   char **tuning_db; /* --tuning-db paths, in order */
   int ntuning_db;
+  /* --specialize (specialize.c): nspec dimensions with one value per variant; spec[v] is
+   * variant v's fe_options.specialize (the arg strings belong to spec[0]) */
+  int nspec, nvariants;
+  fe_dim_value spec[LIB_MAX_VARIANTS][LIB_MAX_SPECIALIZE];
 };
 
 typedef struct lib_diag {
@@ -58,8 +64,14 @@ struct tosac_result {
   graph *g;
   int ntargets;
   target_request targets[LIB_MAX_TARGETS];
-  const partition_plan *plans[LIB_MAX_TARGETS];
-  cg_result res[LIB_MAX_TARGETS];
+  const partition_plan *plans[LIB_MAX_TARGETS]; /* variant 0's */
+  cg_result res[LIB_MAX_TARGETS]; /* per target: the code object of every variant */
+  /* --specialize: every variant's graph and plans, and where each variant's kernels and
+   * buffers start in the linked plan codegen compiled (part_link) */
+  int nvariants;
+  graph *vg[LIB_MAX_VARIANTS];
+  const partition_plan *vplans[LIB_MAX_VARIANTS][LIB_MAX_TARGETS];
+  int kbase[LIB_MAX_VARIANTS][LIB_MAX_TARGETS], bbase[LIB_MAX_VARIANTS][LIB_MAX_TARGETS];
   int nres;
   /* outputs */
   uint8_t *bundle;
@@ -95,6 +107,9 @@ void lib_error(tosac_result *r, const char *fmt, ...) __attribute__((format(prin
 void lib_show_diagnostics(tosac_result *r);
 /* "dir/model.mlir" -> "model" + ext (keep_dir: "dir/model" + ext); "-" -> "a" + ext. */
 char *lib_stem_with(const char *path, const char *ext, bool keep_dir);
+
+/* specialize.c: the variants' values are distinct (a usage error in r otherwise). */
+bool lib_check_variants(tosac_result *r, const tosac_options *o);
 
 /* result.c */
 /* Read the kernels of every target back from r->manifest (after a bundle compile). */

@@ -66,6 +66,8 @@ void tosac_options_dispose(tosac_options *o) {
   for (int i = 0; i < o->ntuning_db; i++)
     free(o->tuning_db[i]);
   free(o->tuning_db);
+  for (int s = 0; s < o->nspec; s++)
+    free((char *)o->spec[0][s].arg);
   free(o);
 }
 

@@ -157,6 +157,11 @@ static void launch_edges(dot_ctx *c) {
       fprintf(c->out, "  launch%d [shape=cds, label=\"fill b%d\"];\n", n, ln->dst_buf);
     else if (ln->kind == LAUNCH_COPY)
       fprintf(c->out, "  launch%d [shape=cds, label=\"copy b%d -> b%d\"];\n", n, ln->src_buf, ln->dst_buf);
+    else if (ln->kind == LAUNCH_READBACK)
+      fprintf(c->out, "  launch%d [shape=cds, label=\"readback b%d\"];\n", n, ln->src_buf);
+    else if (ln->kind == LAUNCH_IF || ln->kind == LAUNCH_WHILE)
+      fprintf(c->out, "  launch%d [shape=diamond, label=\"%s\"];\n", n,
+              ln->kind == LAUNCH_IF ? "if" : "while");
   }
   for (int n = 0; n < c->p->nnodes; n++) {
     const launch_node *ln = &c->p->nodes[n];
@@ -193,11 +198,13 @@ static void clusters(dot_ctx *c) {
 void part_print_dot(FILE *out, const graph *g, const partition_plan *p) {
   char ty[128], src[64];
   dot_ctx c = {.out = out, .p = p};
-  c.writer = malloc(sizeof(int) * ((size_t)g->nvalues + 1));
-  c.declared = calloc((size_t)g->nops + 1, sizeof(bool));
+  /* region kernels (control flow) name ops and values of their region graphs */
+  int nvalues = part_value_bound(&g, 1), nops = part_op_bound(g);
+  c.writer = malloc(sizeof(int) * ((size_t)nvalues + 1));
+  c.declared = calloc((size_t)nops + 1, sizeof(bool));
   c.shown_first = calloc((size_t)p->nkernels + 1, sizeof(int));
   c.shown_last = calloc((size_t)p->nkernels + 1, sizeof(int));
-  for (int i = 0; i < g->nvalues; i++)
+  for (int i = 0; i < nvalues; i++)
     c.writer[i] = -1;
   for (int k = 0; k < p->nkernels; k++)
     for (int j = 0; j < p->kernels[k].nout; j++)

@@ -56,6 +56,17 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d);
 void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
                          part_kernel *part, part_kernel *comb);
 
+/* control.c: data-dependent cond_if / while_loop (docs/partitioning.md "Control flow").
+ * part_control_op: the control op among ops, or NULL. part_explicit_captures: values a region
+ * reads from around it become extra operands of its op and extra region arguments (recursively).
+ * part_link_conditions: after part_expand renumbered nodes, each IF's readback (the node just
+ * before it). part_expand_control: plan every IF / WHILE node's regions into p. */
+const op *part_control_op(const op *const *ops, int n);
+void part_explicit_captures(arena *a, graph *g);
+void part_link_conditions(partition_plan *p);
+bool part_expand_control(arena *a, partition_plan *p, diag_sink *d);
+void part_print_control(FILE *out, const launch_node *n);
+
 /* dedup.c: mark kernels whose specs equal an earlier kernel's (part_kernel.reuses). */
 void part_dedup(partition_plan *p);
 

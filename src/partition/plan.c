@@ -353,8 +353,15 @@ static void make_segments(edge_builder *e) {
 static void node_accesses(edge_builder *e, int j) {
   const partition_plan *p = e->p;
   const launch_node *n = &p->nodes[j];
-  if (n->kind == LAUNCH_COPY)
+  if (n->kind == LAUNCH_COPY || n->kind == LAUNCH_READBACK)
     access_buf(e, j, n->src_buf, false);
+  if (n->kind == LAUNCH_IF || n->kind == LAUNCH_WHILE) { /* a WHILE reads what it carries */
+    for (int i = 0; i < n->nin_bufs + (n->kind == LAUNCH_WHILE ? n->nout_bufs : 0); i++)
+      access_buf(e, j, n->io_bufs[i], false);
+    for (int i = 0; i < n->nout_bufs; i++)
+      access_buf(e, j, n->io_bufs[n->nin_bufs + i], true);
+    return;
+  }
   if (n->kind != LAUNCH_KERNEL) {
     access_buf(e, j, n->dst_buf, true);
     return;
@@ -430,6 +437,7 @@ static void build_edges(plan_builder *b) {
   p->order = arena_alloc(b->a, sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
     p->order[i] = i;
+  p->norder = n;
 }
 
 /* Results that no kernel writes (arguments, repeated values) become copy nodes. */
@@ -500,8 +508,15 @@ static void liveness(const partition_plan *p, int *first, int *last) {
     first[x] = p->nnodes, last[x] = -1;
   for (int i = 0; i < p->nnodes; i++) {
     const launch_node *n = &p->nodes[i];
-    if (n->kind == LAUNCH_COPY && n->src_buf >= 0) /* -1: a value no buffer holds */
-      last[n->src_buf] = i;
+    if ((n->kind == LAUNCH_COPY || n->kind == LAUNCH_READBACK) && n->src_buf >= 0)
+      last[n->src_buf] = i; /* -1: a value no buffer holds */
+    if (n->kind == LAUNCH_IF || n->kind == LAUNCH_WHILE) {
+      for (int j = 0; j < n->nin_bufs + n->nout_bufs; j++)
+        last[n->io_bufs[j]] = i;
+      for (int j = n->nin_bufs; j < n->nin_bufs + n->nout_bufs; j++)
+        first[n->io_bufs[j]] = i < first[n->io_bufs[j]] ? i : first[n->io_bufs[j]];
+      continue;
+    }
     if (n->kind != LAUNCH_KERNEL) {
       if (n->dst_buf >= 0 && i < first[n->dst_buf])
         first[n->dst_buf] = i;
@@ -566,7 +581,46 @@ uint8_t *part_weights_image(const partition_plan *p, size_t *size) {
   return img;
 }
 
+/* Buffer holding operand or result v of a control op (a constant operand: the weights file). */
+static int control_buf(plan_builder *b, const value *v) {
+  const value *root = part_view_root(v);
+  int *buf = &b->buf_of_value[root->id];
+  if (*buf < 0) {
+    bool is_const = root->def && op_table[root->def->kind].family == FAM_CONST;
+    *buf = add_buffer(b, is_const ? BUF_CONSTANT : BUF_INTERMEDIATE, root, -1);
+  }
+  return *buf;
+}
+
+/* A control op's node: IF after a readback of its condition, WHILE after copies of the initial
+ * values into the buffers it carries (its results). */
+static void add_control(plan_builder *b, const op *o, int *cap) {
+  int *io = arena_alloc(b->a, sizeof(int) * (size_t)(o->noperands + o->nresults + 1));
+  for (int i = 0; i < o->noperands; i++)
+    io[i] = control_buf(b, o->operands[i]);
+  for (int r = 0; r < o->nresults; r++)
+    io[o->noperands + r] = control_buf(b, o->results[r]);
+  if (o->kind == OP_COND_IF) {
+    launch_node *rb = add_node(b, LAUNCH_READBACK, cap);
+    rb->src_buf = io[0];
+  }
+  for (int r = 0; o->kind == OP_WHILE_LOOP && r < o->nresults; r++) {
+    if (io[r] == io[o->noperands + r])
+      continue;
+    launch_node *c = add_node(b, LAUNCH_COPY, cap);
+    c->src_buf = io[r];
+    c->dst_buf = io[o->noperands + r];
+  }
+  launch_node *n = add_node(b, o->kind == OP_COND_IF ? LAUNCH_IF : LAUNCH_WHILE, cap);
+  n->ctl = o;
+  n->io_bufs = io;
+  n->nin_bufs = o->noperands;
+  n->nout_bufs = o->nresults;
+  n->cond = -1;
+}
+
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
+  part_explicit_captures(a, (graph *)g); /* control regions read only their arguments */
   partition_plan *p = arena_alloc(a, sizeof *p);
   p->target = t;
   p->workspace_align = 256;
@@ -597,11 +651,18 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     part_kernel *k = &p->kernels[p->nkernels];
     k->id = p->nkernels++;
     collect_ops(&b, group_of, grp, k);
+    const op *ctl = k->nops ? part_control_op(k->ops, k->nops) : NULL;
+    if (ctl) { /* a control node, not a kernel (control.c) */
+      add_control(&b, ctl, &node_cap);
+      *k = (part_kernel){0};
+      p->nkernels--;
+      continue;
+    }
     collect_io(&b, group_of, grp, k);
     k->anchor = find_anchor(k);
     if (k->anchor && op_table[k->anchor->kind].family == FAM_OTHER) {
-      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled%s", op_table[k->anchor->kind].name,
-                 k->anchor->nregions ? ": " FE_CONTROL_NOT_CONSTANT : " into a kernel yet");
+      diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled into a kernel yet",
+                 op_table[k->anchor->kind].name);
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
@@ -657,6 +718,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   add_copies(&b, &node_cap);
   if (!part_expand(a, g, p, d)) /* large reductions: fill + atomic, or partial + combine */
     return NULL;
+  part_link_conditions(p); /* expand renumbered the nodes */
 
   int *first = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   int *last = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
@@ -667,6 +729,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   part_mark_aliasing(p, inplace_of);
   p->weights_bytes = place_constants(p, g);
   build_edges(&b);
+  if (!part_expand_control(a, p, d)) /* the regions' launches (control.c) */
+    return NULL;
   part_dedup(p);
   return p;
 }
@@ -718,8 +782,12 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
     else if (n->kind == LAUNCH_FILL)
       fprintf(out, "  launch %d: fill b%d with 0x%llx", n->id, n->dst_buf,
               (unsigned long long)n->fill_bits);
-    else
+    else if (n->kind == LAUNCH_COPY)
       fprintf(out, "  launch %d: copy b%d -> b%d", n->id, n->src_buf, n->dst_buf);
+    else if (n->kind == LAUNCH_READBACK)
+      fprintf(out, "  launch %d: readback b%d", n->id, n->src_buf);
+    else
+      part_print_control(out, n);
     fprintf(out, " after [");
     for (int j = 0; j < n->ndeps; j++)
       fprintf(out, "%s%d", j ? " " : "", n->deps[j]);

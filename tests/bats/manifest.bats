@@ -29,16 +29,28 @@ errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(m), key=lamb
 for e in errors:
     print('schema:', '/'.join(map(str, e.path)), e.message)
 assert not errors
-for t in m['targets']:
+# Launch lists: the order, and the regions of if / while nodes (docs/manifest.md).
+REGIONS = {'if': ('then', 'else'), 'while': ('cond', 'body')}
+def lists(t):
+    yield t['order']
+    for l in t['launches']:
+        for key in REGIONS.get(l['kind'], ()):
+            yield l[key]
+targets = list(m['targets']) + [t for v in m.get('variants', []) for t in v['targets']]
+for t in targets:
     nb, nk, nl = len(t['buffers']), len(t['kernels']), len(t['launches'])
     assert [b['id'] for b in t['buffers']] == list(range(nb))
     assert [k['id'] for k in t['kernels']] == list(range(nk)) and t['kernel_count'] == nk
     assert [l['id'] for l in t['launches']] == list(range(nl))
-    assert sorted(t['order']) == list(range(nl)), 'order is a permutation of the launches'
-    pos = {n: i for i, n in enumerate(t['order'])}
+    every = [n for lst in lists(t) for n in lst]
+    assert sorted(every) == list(range(nl)), 'order and regions list every launch once'
+    pos = {n: i for lst in lists(t) for i, n in enumerate(lst)}
+    home = {n: j for j, lst in enumerate(lists(t)) for n in lst}
     for l in t['launches']:
         for d in l['deps']:
-            assert pos[d] < pos[l['id']], 'order respects deps'
+            assert pos[d] < pos[l['id']] and home[d] == home[l['id']], 'lists respect deps'
+        if l['kind'] in REGIONS:
+            assert t['launches'][l['condition']]['kind'] == 'readback'
         if l['kind'] == 'kernel':
             assert 0 <= l['kernel'] < nk
     for k in t['kernels']:

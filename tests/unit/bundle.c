@@ -388,7 +388,7 @@ static int manifest_sample(bool embed_ir) {
   static uint8_t bc[4] = {'B', 'C', 0xc0, 0xde};
   for (int t = 0; t < 2; t++) {
     plans[t] = (partition_plan){.target = &ts[t], .kernels = ks, .nkernels = 2, .buffers = bufs,
-                                .nbuffers = 5, .nodes = nodes, .nnodes = 4, .order = order,
+                                .nbuffers = 5, .nodes = nodes, .nnodes = 4, .order = order, .norder = 4,
                                 .workspace_bytes = 256, .workspace_align = 256};
     pplans[t] = &plans[t];
     for (int k = 0; k < 2; k++) {

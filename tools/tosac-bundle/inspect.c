@@ -313,7 +313,26 @@ static void verify_manifest_kernel(vctx *v, const char *tid, const bnd_entry *e,
   tb_kernel_meta_free(&ki);
 }
 
-static void verify_manifest_target(vctx *v, const tb_bundle *b, const cJSON *t) {
+/* Distinct kernel names of a kernels array added to names (n of them). */
+static void add_names(const cJSON *ks, char (**names)[72], int *n, int *cap) {
+  const cJSON *k;
+  cJSON_ArrayForEach(k, ks) {
+    const char *nm = jstr(k, "name");
+    bool seen = !nm;
+    for (int i = 0; !seen && i < *n; i++)
+      seen = !strcmp((*names)[i], nm);
+    if (seen)
+      continue;
+    if (*n == *cap)
+      *names = realloc(*names, sizeof **names * (size_t)(*cap = *cap ? 2 * *cap : 64));
+    snprintf((*names)[(*n)++], sizeof **names, "%s", nm);
+  }
+}
+
+/* Target t (targets[ti]) and the same target of every variant: one code object holds the
+ * kernels of all of them. */
+static void verify_manifest_target(vctx *v, const tb_bundle *b, const cJSON *t, const cJSON *root,
+                                   int ti) {
   char err[600];
   const char *tid = jstr(t, "target_id"), *eid = jstr(t, "bundle_entry_id");
   if (!tid || !eid) {
@@ -342,12 +361,23 @@ static void verify_manifest_target(vctx *v, const tb_bundle *b, const cJSON *t) 
     verr(v, "manifest target %s: abi_version %lld, the code object has %d", tid, abi,
          elf.abi_version);
   jint(t, "wavefront_size", &wave);
-  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(t, "kernels"), *k;
-  int nmk = 0;
-  cJSON_ArrayForEach(k, ks) {
-    verify_manifest_kernel(v, tid, e, &syms, k, wave);
-    nmk++;
+  const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants"), *var;
+  char (*mnames)[72] = NULL;
+  int nmk = 0, mcap = 0, nvar = cJSON_IsArray(vs) ? cJSON_GetArraySize(vs) : 0;
+  for (int vi = -1; vi < nvar; vi++) { /* -1: the top level */
+    var = vi < 0 ? NULL : cJSON_GetArrayItem(vs, vi);
+    const cJSON *vt = var ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(var, "targets"), ti) : t;
+    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(vt, "kernels"), *k;
+    cJSON_ArrayForEach(k, ks) verify_manifest_kernel(v, tid, e, &syms, k, wave);
+    add_names(ks, &mnames, &nmk, &mcap);
+    if (vt && !tb_check_launch_lists(vt, err, sizeof err)) {
+      if (vi < 0)
+        verr(v, "manifest target %s: %s", tid, err);
+      else
+        verr(v, "manifest variant %d target %s: %s", vi, tid, err);
+    }
   }
+  free(mnames);
   char (*names)[72] = NULL;
   int nk = kernel_names(&syms, &names);
   if (nk != nmk)
@@ -369,7 +399,11 @@ static void verify_manifest(vctx *v, const tb_bundle *b, const char *text) {
     cJSON_Delete(root);
     return;
   }
-  cJSON_ArrayForEach(t, targets) verify_manifest_target(v, b, t);
+  int ti = 0;
+  cJSON_ArrayForEach(t, targets) verify_manifest_target(v, b, t, root, ti++);
+  char err[600];
+  if (!tb_check_variants(root, err, sizeof err))
+    verr(v, "manifest: %s", err);
   /* The reverse direction: every code object in the bundle belongs to a manifest target. */
   for (int i = 0; i < b->nentries; i++) {
     const char *tid;

@@ -31,4 +31,10 @@ int tb_info(const tb_bundle *b, FILE *out);
  * not NULL. Prints "error: ..." lines for every problem found; returns their number. */
 int tb_verify(const tb_bundle *b, const char *manifest_text, FILE *out);
 
+/* graph_check.c: a target's launch lists (control nodes, docs/manifest.md) and the manifest's
+ * variants are consistent; false + the first problem. */
+#include <cjson/cJSON.h>
+bool tb_check_launch_lists(const cJSON *target, char *err, size_t errsize);
+bool tb_check_variants(const cJSON *root, char *err, size_t errsize);
+
 #endif

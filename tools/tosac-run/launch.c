@@ -10,6 +10,8 @@
 #include <time.h>
 
 #define DEVICE_ALIGN 256
+/* A while loop that runs this often is taken for a runaway (its condition never false). */
+#define RUN_MAX_ITERATIONS 1000000
 
 /* Like hipMalloc: 256-byte aligned; never NULL so even empty buffers have an address. */
 static void *device_alloc(size_t bytes) {
@@ -206,6 +208,96 @@ static bool run_kernel_launch(emu_module *mod, const run_kernel *k, const device
   return ok;
 }
 
+/* One launch list run in order on the emulated device (tosac-run's in-order stream); if and
+ * while nodes run their regions' lists, deciding on the byte their readback copied. */
+typedef struct run_ctx {
+  emu_module *mod;
+  const run_target *t;
+  device *dev;
+  uint8_t *cond;
+  bool verbose;
+  char *err;
+  size_t errsize;
+} run_ctx;
+
+static bool run_list(run_ctx *c, const int *list, int n);
+
+static bool run_control(run_ctx *c, const run_launch *l) {
+  if (l->kind == LAUNCH_IF)
+    return c->cond[l->cond] ? run_list(c, l->region[0], l->nregion[0])
+                            : run_list(c, l->region[1], l->nregion[1]);
+  for (long iter = 0;; iter++) {
+    if (!run_list(c, l->region[0], l->nregion[0]))
+      return false;
+    if (!c->cond[l->cond])
+      return true;
+    if (iter == RUN_MAX_ITERATIONS) {
+      snprintf(c->err, c->errsize, "launch %d: while loop still running after %d iterations",
+               l->id, RUN_MAX_ITERATIONS);
+      return false;
+    }
+    if (!run_list(c, l->region[1], l->nregion[1]))
+      return false;
+  }
+}
+
+static bool run_list(run_ctx *c, const int *list, int n) {
+  const run_target *t = c->t;
+  device dev = *c->dev;
+  emu_module *mod = c->mod;
+  bool verbose = c->verbose;
+  char *err = c->err, sub[1024];
+  size_t errsize = c->errsize;
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++) {
+    const run_launch *l = &t->launches[list[i]];
+    double start = now_ms();
+    switch (l->kind) {
+    case LAUNCH_FILL: {
+      uint8_t elem[8];
+      put_le(elem, l->bits, elem_type_bytes(l->fill_type));
+      uint8_t *dst = (uint8_t *)(uintptr_t)dev.addrs[l->buffer] + l->offset;
+      fill_pattern(dst, (size_t)l->bytes, elem, (size_t)elem_type_bytes(l->fill_type));
+      break;
+    }
+    case LAUNCH_COPY:
+      memmove((uint8_t *)(uintptr_t)dev.addrs[l->dst_buffer] + l->dst_offset,
+              (const uint8_t *)(uintptr_t)dev.addrs[l->src_buffer] + l->src_offset,
+              (size_t)l->bytes);
+      break;
+    case LAUNCH_READBACK: {
+      const uint8_t *src = (const uint8_t *)(uintptr_t)dev.addrs[l->buffer];
+      c->cond[l->id] = 0;
+      for (int64_t b = 0; b < l->bytes; b++)
+        c->cond[l->id] |= src[b] != 0;
+      break;
+    }
+    case LAUNCH_IF:
+    case LAUNCH_WHILE: ok = run_control(c, l); break;
+    case LAUNCH_KERNEL:
+      ok = run_kernel_launch(mod, &t->kernels[l->kernel], &dev, t->nbuffers, sub, sizeof(sub));
+      if (!ok)
+        snprintf(err, errsize, "launch %d: %s", l->id, sub);
+      break;
+    }
+    if (ok && verbose) {
+      if (l->kind == LAUNCH_KERNEL) {
+        const run_kernel *k = &t->kernels[l->kernel];
+        fprintf(stderr,
+                "tosac-run: launch %d: kernel %s grid %ux%ux%u block %ux%ux%u (%.2f ms)\n", l->id,
+                k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                k->block[2], now_ms() - start);
+      } else if (l->kind == LAUNCH_READBACK) {
+        fprintf(stderr, "tosac-run: launch %d: readback %s\n", l->id, c->cond[l->id] ? "true" : "false");
+      } else if (l->kind <= LAUNCH_COPY) {
+        fprintf(stderr, "tosac-run: launch %d: %s of %" PRId64 " bytes\n", l->id,
+                l->kind == LAUNCH_FILL ? "fill" : "copy", l->bytes);
+      }
+    }
+  }
+  return ok;
+}
+
 bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitcode,
                  size_t bitcode_size, const run_value_list *inputs, run_value_list *outputs,
                  bool verbose, char *err, size_t errsize) {
@@ -223,42 +315,10 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitc
             bitcode_size, now_ms() - t0);
   device dev = {0};
   device_setup(&dev, m, t, inputs);
-  bool ok = true;
-  for (int i = 0; ok && i < t->norder; i++) {
-    const run_launch *l = &t->launches[t->order[i]];
-    double start = now_ms();
-    switch (l->kind) {
-    case LAUNCH_FILL: {
-      uint8_t elem[8];
-      put_le(elem, l->bits, elem_type_bytes(l->fill_type));
-      uint8_t *dst = (uint8_t *)(uintptr_t)dev.addrs[l->buffer] + l->offset;
-      fill_pattern(dst, (size_t)l->bytes, elem, (size_t)elem_type_bytes(l->fill_type));
-      break;
-    }
-    case LAUNCH_COPY:
-      memmove((uint8_t *)(uintptr_t)dev.addrs[l->dst_buffer] + l->dst_offset,
-              (const uint8_t *)(uintptr_t)dev.addrs[l->src_buffer] + l->src_offset,
-              (size_t)l->bytes);
-      break;
-    case LAUNCH_KERNEL:
-      ok = run_kernel_launch(mod, &t->kernels[l->kernel], &dev, t->nbuffers, sub, sizeof(sub));
-      if (!ok)
-        snprintf(err, errsize, "launch %d: %s", l->id, sub);
-      break;
-    }
-    if (ok && verbose) {
-      if (l->kind == LAUNCH_KERNEL) {
-        const run_kernel *k = &t->kernels[l->kernel];
-        fprintf(stderr,
-                "tosac-run: launch %d: kernel %s grid %ux%ux%u block %ux%ux%u (%.2f ms)\n", l->id,
-                k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-                k->block[2], now_ms() - start);
-      } else {
-        fprintf(stderr, "tosac-run: launch %d: %s of %" PRId64 " bytes\n", l->id,
-                l->kind == LAUNCH_FILL ? "fill" : "copy", l->bytes);
-      }
-    }
-  }
+  uint8_t *cond = calloc((size_t)t->nlaunches + 1, 1); /* readbacks' host copies */
+  run_ctx c = {mod, t, &dev, cond, verbose, err, errsize};
+  bool ok = run_list(&c, t->order, t->norder);
+  free(cond);
   for (int i = 0; ok && i < m->noutputs; i++) {
     run_value v;
     run_value_init(&v, &m->outputs[i]);

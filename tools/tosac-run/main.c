@@ -312,6 +312,20 @@ static int run(const options *o) {
     error("%s: no function '%s' (the entry is '%s')", manifest_path, o->function, m.entry);
     goto done;
   }
+  /* The inputs' shapes choose the variant (tosac --specialize) before the target is chosen. */
+  if (!parse_values("input", o->inputs, o->ninputs, m.inputs, m.ninputs, false, &inputs))
+    goto done;
+  tensor_type *shapes = calloc((size_t)inputs.count + 1, sizeof *shapes);
+  for (int i = 0; i < inputs.count; i++)
+    shapes[i] = inputs.items[i].type;
+  bool picked = inputs.count != m.ninputs || run_manifest_pick(&m, shapes, inputs.count, err, sizeof(err));
+  free(shapes);
+  if (!picked) {
+    error("%s", err);
+    goto done;
+  }
+  if (o->verbose && m.nvariants)
+    fprintf(stderr, "tosac-run: variant %d of %d\n", m.variant, m.nvariants);
   const run_target *t = select_target(&m, o->target, manifest_path);
   if (!t || !load_weights(&m, manifest_path, &weights))
     goto done;
@@ -324,8 +338,7 @@ static int run(const options *o) {
                                                                                : t->processor);
     goto done;
   }
-  if (!parse_values("input", o->inputs, o->ninputs, m.inputs, m.ninputs, false, &inputs) ||
-      !check_inputs(&m, &inputs))
+  if (!check_inputs(&m, &inputs))
     goto done;
   if (o->nexpected) {
     if (!parse_values("expected output", o->expected, o->nexpected, m.outputs, m.noutputs, true,

@@ -345,7 +345,72 @@ static bool read_launch(reader *r, const cJSON *lj, run_target *t, run_launch *l
                   d->id);
     return true;
   }
+  if (strcmp(kind, "readback") == 0) {
+    l->kind = LAUNCH_READBACK;
+    if (!get_buffer_ref(r, lj, "buffer", t->nbuffers, false, &l->buffer) ||
+        !get_int(r, lj, "bytes", 1, 8, &l->bytes))
+      return false;
+    if (l->bytes > t->buffers[l->buffer].bytes)
+      return fail(r, "bytes", "%" PRId64 " exceeds buffer %d", l->bytes, l->buffer);
+    return true;
+  }
+  if (strcmp(kind, "if") == 0 || strcmp(kind, "while") == 0) {
+    bool is_if = kind[0] == 'i';
+    l->kind = is_if ? LAUNCH_IF : LAUNCH_WHILE;
+    if (!get_i32(r, lj, "condition", 0, INT32_MAX, &l->cond))
+      return false;
+    for (int k = 0; k < 2; k++) {
+      const char *key = is_if ? (k ? "else" : "then") : (k ? "body" : "cond");
+      const cJSON *arr = get_array(r, lj, key);
+      if (!arr)
+        return false;
+      l->nregion[k] = cJSON_GetArraySize(arr);
+      l->region[k] = calloc((size_t)l->nregion[k] + 1, sizeof(int));
+      for (int j = 0; j < l->nregion[k]; j++) {
+        int64_t v;
+        if (!as_int(r, cJSON_GetArrayItem(arr, j), key, 0, INT32_MAX, &v))
+          return false;
+        l->region[k][j] = (int)v;
+      }
+    }
+    return true;
+  }
   return fail(r, "kind", "unknown launch kind '%s'", kind);
+}
+
+/* Every launch runs from exactly one list (the order or a region of an if / while), after its
+ * deps, which are earlier in that same list; a condition names a readback (for a while, the
+ * last launch of its cond region). */
+static bool check_lists(reader *r, run_target *t, int *list_of, int *pos) {
+  for (int i = 0; i < t->nlaunches; i++)
+    list_of[i] = -2;
+  for (int i = 0; i < t->norder; i++)
+    list_of[t->order[i]] = -1, pos[t->order[i]] = i;
+  for (int i = 0; i < t->nlaunches; i++) {
+    const run_launch *l = &t->launches[i];
+    for (int k = 0; l->kind >= LAUNCH_IF && k < 2; k++)
+      for (int j = 0; j < l->nregion[k]; j++) {
+        int x = l->region[k][j];
+        if (x < 0 || x >= t->nlaunches || list_of[x] != -2)
+          return fail(r, "launches", "launch %d lists launch %d, which is out of range or already "
+                      "in another list", i, x);
+        list_of[x] = 2 * i + k, pos[x] = j;
+      }
+  }
+  for (int i = 0; i < t->nlaunches; i++) {
+    const run_launch *l = &t->launches[i];
+    if (list_of[i] == -2)
+      return fail(r, "order", "launch %d is in no list (order or region)", i);
+    for (int j = 0; j < l->ndeps; j++)
+      if (list_of[l->deps[j]] != list_of[i] || pos[l->deps[j]] >= pos[i])
+        return fail(r, "order", "launch %d runs before its dependency %d", i, l->deps[j]);
+    if (l->kind >= LAUNCH_IF &&
+        (l->cond >= t->nlaunches || t->launches[l->cond].kind != LAUNCH_READBACK ||
+         (l->kind == LAUNCH_WHILE &&
+          (!l->nregion[0] || l->region[0][l->nregion[0] - 1] != l->cond))))
+      return fail(r, "condition", "launch %d: %d is not its readback", i, l->cond);
+  }
+  return true;
 }
 
 static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target *t) {
@@ -378,10 +443,11 @@ static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target
   if (!order)
     return false;
   t->norder = cJSON_GetArraySize(order);
-  if (t->norder != t->nlaunches)
+  if (t->norder > t->nlaunches)
     return fail(r, "order", "lists %d launches, there are %d", t->norder, t->nlaunches);
   t->order = calloc((size_t)t->norder + 1, sizeof(int));
   int *pos = malloc(((size_t)t->nlaunches + 1) * sizeof(int));
+  int *list_of = malloc(((size_t)t->nlaunches + 1) * sizeof(int));
   for (int i = 0; i < t->nlaunches; i++)
     pos[i] = -1;
   bool ok = true;
@@ -395,17 +461,16 @@ static bool read_launches(reader *r, const cJSON *tj, const char *tw, run_target
       t->order[i] = (int)v;
     }
   }
-  for (int i = 0; ok && i < t->nlaunches; i++)
-    for (int j = 0; ok && j < t->launches[i].ndeps; j++)
-      if (pos[t->launches[i].deps[j]] >= pos[i])
-        ok = fail(r, "order", "launch %d runs before its dependency %d", i, t->launches[i].deps[j]);
+  ok = ok && check_lists(r, t, list_of, pos);
   free(pos);
+  free(list_of);
   return ok;
 }
 
-static bool read_target(reader *r, const cJSON *tj, int ti, const run_manifest *m, run_target *t) {
-  char tw[32];
-  snprintf(tw, sizeof(tw), "targets[%d]", ti);
+static bool read_target(reader *r, const cJSON *tj, const char *prefix, int ti,
+                        const run_manifest *m, run_target *t) {
+  char tw[64];
+  snprintf(tw, sizeof(tw), "%stargets[%d]", prefix, ti);
   snprintf(r->where, sizeof(r->where), "%s", tw);
   int64_t wave;
   if (!get_str(r, tj, "target_id", t->target_id, sizeof(t->target_id), false) ||
@@ -450,6 +515,93 @@ static bool read_constants(reader *r, const cJSON *root, run_manifest *m) {
   return true;
 }
 
+static bool read_targets(reader *r, const cJSON *obj, const char *prefix, const run_manifest *m,
+                         run_target **out, int *n) {
+  const cJSON *targets = get_array(r, obj, "targets");
+  if (!targets)
+    return false;
+  *n = cJSON_GetArraySize(targets);
+  if (*n == 0)
+    return fail(r, "targets", "empty");
+  *out = calloc((size_t)*n, sizeof(**out));
+  for (int i = 0; i < *n; i++)
+    if (!read_target(r, cJSON_GetArrayItem(targets, i), prefix, i, m, &(*out)[i]))
+      return false;
+  return true;
+}
+
+/* variants[v]: {id, dims, inputs, outputs, targets}; buffers are checked against the variant's
+ * own inputs and outputs. */
+static bool read_variants(reader *r, const cJSON *root, run_manifest *m) {
+  const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
+  if (!vs)
+    return true;
+  if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) == 0)
+    return fail(r, "variants", "must be a non-empty array");
+  m->nvariants = cJSON_GetArraySize(vs);
+  m->variants = calloc((size_t)m->nvariants, sizeof(*m->variants));
+  for (int v = 0; v < m->nvariants; v++) {
+    const cJSON *vj = cJSON_GetArrayItem(vs, v);
+    run_variant *x = &m->variants[v];
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "variants[%d].", v);
+    snprintf(r->where, sizeof(r->where), "variants[%d]", v);
+    if (!cJSON_IsObject(vj))
+      return fail(r, NULL, "must be an object");
+    if (!read_graph_values(r, vj, "inputs", &x->inputs, &x->ninputs) ||
+        !read_graph_values(r, vj, "outputs", &x->outputs, &x->noutputs))
+      return false;
+    if (x->ninputs != m->ninputs || x->noutputs != m->noutputs)
+      return fail(r, NULL, "has %d inputs and %d outputs, the graph %d and %d", x->ninputs,
+                  x->noutputs, m->ninputs, m->noutputs);
+    run_manifest view = *m;
+    view.inputs = x->inputs, view.outputs = x->outputs;
+    if (!read_targets(r, vj, prefix, &view, &x->targets, &x->ntargets))
+      return false;
+  }
+  return true;
+}
+
+static void append(char *buf, size_t size, const char *s) {
+  size_t n = strlen(buf);
+  snprintf(buf + n, size - n, "%s", s);
+}
+
+bool run_manifest_pick(run_manifest *m, const tensor_type *in, int n, char *err, size_t errsize) {
+  for (int v = 0; v < m->nvariants; v++) {
+    run_variant *x = &m->variants[v];
+    bool same = x->ninputs == n;
+    for (int i = 0; same && i < n; i++)
+      same = tensor_type_equal(&x->inputs[i], &in[i]);
+    if (!same)
+      continue;
+    run_variant top = {m->inputs, m->outputs, m->ninputs, m->noutputs, m->targets, m->ntargets};
+    m->inputs = x->inputs, m->outputs = x->outputs, m->targets = x->targets;
+    m->ntargets = x->ntargets;
+    *x = top; /* freed with the variants */
+    m->variant = v;
+    return true;
+  }
+  if (m->nvariants == 0)
+    return true;
+  char tb[160];
+  snprintf(err, errsize, "%s was compiled for other input shapes: got (", m->entry);
+  for (int i = 0; i < n; i++) {
+    append(err, errsize, i ? ", " : "");
+    append(err, errsize, run_shape_type_str(&in[i], tb, sizeof tb));
+  }
+  append(err, errsize, "); the variants take");
+  for (int v = 0; v < m->nvariants; v++) {
+    append(err, errsize, v ? " or (" : " (");
+    for (int i = 0; i < m->variants[v].ninputs; i++) {
+      append(err, errsize, i ? ", " : "");
+      append(err, errsize, run_shape_type_str(&m->variants[v].inputs[i], tb, sizeof tb));
+    }
+    append(err, errsize, ")");
+  }
+  return false;
+}
+
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize) {
   memset(m, 0, sizeof(*m));
   reader r = {.err = err, .errsize = errsize};
@@ -486,18 +638,8 @@ bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t err
       !read_graph_values(&r, root, "outputs", &m->outputs, &m->noutputs) ||
       !read_constants(&r, root, m))
     goto done;
-  const cJSON *targets = get_array(&r, root, "targets");
-  if (!targets)
+  if (!read_targets(&r, root, "", m, &m->targets, &m->ntargets) || !read_variants(&r, root, m))
     goto done;
-  m->ntargets = cJSON_GetArraySize(targets);
-  if (m->ntargets == 0) {
-    fail(&r, "targets", "empty");
-    goto done;
-  }
-  m->targets = calloc((size_t)m->ntargets, sizeof(*m->targets));
-  for (int i = 0; i < m->ntargets; i++)
-    if (!read_target(&r, cJSON_GetArrayItem(targets, i), i, m, &m->targets[i]))
-      goto done;
   ok = true;
 done:
   cJSON_Delete(root);
@@ -506,19 +648,32 @@ done:
   return ok;
 }
 
-void run_manifest_free(run_manifest *m) {
-  for (int i = 0; i < m->ntargets; i++) {
-    run_target *t = &m->targets[i];
+static void free_targets(run_target *targets, int n) {
+  for (int i = 0; i < n; i++) {
+    run_target *t = &targets[i];
     for (int k = 0; k < t->nkernels; k++)
       free(t->kernels[k].args);
-    for (int l = 0; l < t->nlaunches; l++)
+    for (int l = 0; l < t->nlaunches; l++) {
       free(t->launches[l].deps);
+      free(t->launches[l].region[0]);
+      free(t->launches[l].region[1]);
+    }
     free(t->buffers);
     free(t->kernels);
     free(t->launches);
     free(t->order);
   }
-  free(m->targets);
+  free(targets);
+}
+
+void run_manifest_free(run_manifest *m) {
+  free_targets(m->targets, m->ntargets);
+  for (int v = 0; v < m->nvariants; v++) {
+    free_targets(m->variants[v].targets, m->variants[v].ntargets);
+    free(m->variants[v].inputs);
+    free(m->variants[v].outputs);
+  }
+  free(m->variants);
   free(m->inputs);
   free(m->outputs);
   memset(m, 0, sizeof(*m));

@@ -117,6 +117,9 @@ typedef struct run_launch {
   int64_t src_offset, dst_offset;
   int *deps;
   int ndeps;
+  int cond;          /* if / while: the readback node deciding; readback: buffer in `buffer` */
+  int *region[2];    /* if: then, else; while: cond, body */
+  int nregion[2];
 } run_launch;
 
 typedef struct run_target {
@@ -135,6 +138,14 @@ typedef struct run_target {
   int norder;
 } run_target;
 
+/* One entry of `variants` (tosac --specialize): shapes and the launch graph per target. */
+typedef struct run_variant {
+  tensor_type *inputs, *outputs;
+  int ninputs, noutputs;
+  run_target *targets;
+  int ntargets;
+} run_variant;
+
 typedef struct run_manifest {
   char entry[128];
   tensor_type *inputs;
@@ -146,11 +157,17 @@ typedef struct run_manifest {
   char weights_file[1024]; /* constants.file, relative to the manifest's directory; "" if none */
   int64_t weights_bytes;
   const uint8_t *weights;  /* the loaded weights file (set by the caller before run_execute) */
+  run_variant *variants;   /* NULL when the manifest has no `variants` */
+  int nvariants;
+  int variant;             /* the variant inputs/outputs/targets describe (run_manifest_pick) */
 } run_manifest;
 
 /* Parse and validate (types, ranges, ids, offsets, order). false + message on any defect. */
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize);
 void run_manifest_free(run_manifest *m);
+/* Make inputs/outputs/targets describe the variant whose input shapes are `in` (no-op without
+ * variants); false + a message naming the shapes every variant takes when none does. */
+bool run_manifest_pick(run_manifest *m, const tensor_type *in, int n, char *err, size_t errsize);
 /* Target whose target_id or processor equals name; NULL if none. */
 const run_target *run_manifest_find_target(const run_manifest *m, const char *name);
 
