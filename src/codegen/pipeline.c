@@ -268,6 +268,7 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   LLVMModuleRef m = new_module(t->ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
   cg_builder cb;
   cg_builder_init(&cb, t->ctx, m, tm, p->target, d);
+  cb.perf_config = b->opt->perf_config;
   bool ok = build_kernels(&cb, b->g, p, &b->out[c->target], c->first, c->end);
   cg_builder_dispose(&cb);
   char *err = NULL;
@@ -277,7 +278,18 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
     ok = false;
   }
   LLVMDisposeMessage(err);
+  char key[CG_CACHE_KEY_LEN];
+  cg_cache *cache = b->opt->cache;
+  if (ok && cache) {
+    cg_cache_key(b->opt, p->target, need_ir(b->opt), m, key);
+    c->cache_hit = cg_cache_get(cache, key, need_ir(b->opt), &c->obj, &c->bitcode);
+  }
   c->ms[CG_STAGE_IR] = lap_ms(&lap);
+  if (c->cache_hit) {
+    LLVMDisposeModule(m);
+    LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
+    return true;
+  }
   ok = ok && optimise(m, tm, b->opt->opt_level, d);
   c->ms[CG_STAGE_OPT] = lap_ms(&lap);
   if (ok && need_ir(b->opt)) {
@@ -297,6 +309,8 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   }
   LLVMDisposeModule(m);
   LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
+  if (ok && cache && c->obj.data)
+    cg_cache_put(cache, key, &c->obj, &c->bitcode);
   c->ms[CG_STAGE_EMIT] = lap_ms(&lap);
   return ok;
 }
@@ -396,9 +410,11 @@ bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int n, cg
       fwrite(chunks[i].diag_text, 1, chunks[i].diag_len, diag);
     ok = chunks[i].ok;
   }
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     for (int s = 0; s < CG_STAGE_COUNT; s++)
       ms[s] += chunks[i].ms[s];
+    out->cache_hits += chunks[i].cache_hit;
+  }
   for (int i = 0; ok && i < p->nkernels; i++) {
     const part_kernel *k = &p->kernels[i];
     if (k->reuses)
@@ -419,11 +435,13 @@ bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int n, cg
     chunks[i].diag_text = NULL;
   }
   ok = ok && d.errors == 0;
+  int hits = out->cache_hits;
   if (!ok)
     cg_result_free(out);
   else
     memcpy(out->time_ms, ms, sizeof ms);
   out->work_items = n;
+  out->cache_hits = hits;
   return ok;
 }
 void cg_result_free(cg_result *r) {

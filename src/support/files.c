@@ -2,6 +2,8 @@
  * rename). */
 #include "tosac.h"
 
+#include <pthread.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -197,6 +199,19 @@ static char *link_target(const char *path) {
   return out;
 }
 
+/* umask can only be read by setting it: done once, before any thread of a library client could
+ * create files under a briefly zero mask. */
+static mode_t umask_value;
+static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
+static void read_umask(void) {
+  umask_value = umask(0);
+  umask(umask_value);
+}
+static mode_t process_umask(void) {
+  pthread_once(&umask_once, read_umask);
+  return umask_value;
+}
+
 static bool write_via_temp(const char *path, file_writer fill, const void *ctx, char *err,
                            size_t errsize) {
   struct stat st;
@@ -242,9 +257,7 @@ static bool write_via_temp(const char *path, file_writer fill, const void *ctx, 
   errno = 0;
   bool ok = fill(fd, ctx);
   /* mkstemp creates 0600; outputs get the usual umask-derived mode like any compiler output. */
-  mode_t mask = umask(0);
-  umask(mask);
-  ok = ok && fchmod(fd, 0666 & ~mask) == 0;
+  ok = ok && fchmod(fd, 0666 & ~process_umask()) == 0;
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, path) != 0) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
