@@ -148,8 +148,8 @@ static bool hplan_build(hplan *h, const partition_plan *p, bool group) {
 }
 
 /* Streams for the partitions (as tosac-hip-run's hr_schedule does for nodes): a partition
- * continues the stream of its first dependency when that one was the last put there, else it
- * takes the next stream round-robin. Stream 0 is the caller's. */
+ * continues the stream of a dependency that was the last put there (a chain needs no event),
+ * else it takes the next stream round-robin. Stream 0 is the caller's. */
 static void hplan_schedule(hplan *h, int nstreams) {
   int *last = malloc(sizeof *last * (size_t)nstreams), next = 0;
   for (int s = 0; s < nstreams; s++)
@@ -157,8 +157,9 @@ static void hplan_schedule(hplan *h, int nstreams) {
   for (int i = 0; i < h->nparts; i++) {
     hpart *pt = &h->parts[h->porder[i]];
     int s = -1;
-    if (pt->ndeps && last[h->parts[pt->deps[0]].stream] == pt->deps[0])
-      s = h->parts[pt->deps[0]].stream;
+    for (int d = 0; d < pt->ndeps && s < 0; d++)
+      if (last[h->parts[pt->deps[d]].stream] == pt->deps[d])
+        s = h->parts[pt->deps[d]].stream;
     if (s < 0) {
       s = next;
       next = (next + 1) % nstreams;
