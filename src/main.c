@@ -269,7 +269,7 @@ static int run(driver *dr) {
     fprintf(stderr, "tosac: error: %s\n", tosac_result_write_error(r));
     rc = 1;
   }
-  if (!rc && tosac_result_host_source_path(r))
+  if (!rc && tosac_result_host_source(r))
     print_host_build(r);
   if (dr->time_report)
     fputs(tosac_result_time_report(r), stderr);

@@ -237,6 +237,12 @@ EOF
   run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host --host-streams=0
   assert_failure 2
   assert_line --index 0 "tosac: error: invalid --host-streams '0' (use 1 to 16)"
+  mkdir so && cd so
+  run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host --syntax-only
+  assert_success
+  assert_output ""
+  [ -z "$(ls)" ]
+  cd ..
   run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=hots
   assert_failure 2
   assert_line --index 0 "tosac: error: unknown --emit kind 'hots' (use bundle, llvm, asm, partitions, dot, tosa or host)"
