@@ -177,16 +177,27 @@ static int mx_bits(mx_type t) {
   }
 }
 
-static uint64_t mx_load(const void *base, int e, int bits) {
+/* Element e of a lane's operand. Fixed-width loads: a memcpy of a variable width compiles to
+ * byte stores read back as one word, a store-forwarding stall on every element. */
+static inline __attribute__((always_inline)) uint64_t mx_load(const void *base, int e, int bits) {
   const uint8_t *p = base;
-  uint64_t v = 0;
-  if (bits == 4) return (p[e / 2] >> (4 * (e % 2))) & 0xf;
-  memcpy(&v, p + (size_t)e * (bits / 8), bits / 8); /* little-endian host, like the GPU */
-  return v;
+  switch (bits) {
+  case 4: return (p[e / 2] >> (4 * (e % 2))) & 0xf;
+  case 8: return p[e];
+  case 16: { uint16_t v; memcpy(&v, p + 2 * (size_t)e, 2); return v; } /* little-endian, like the GPU */
+  case 32: { uint32_t v; memcpy(&v, p + 4 * (size_t)e, 4); return v; }
+  default: { uint64_t v; memcpy(&v, p + 8 * (size_t)e, 8); return v; }
+  }
 }
 
-static void mx_store(void *base, int e, int bits, uint64_t v) {
-  memcpy((uint8_t *)base + (size_t)e * (bits / 8), &v, bits / 8);
+static inline __attribute__((always_inline)) void mx_store(void *base, int e, int bits, uint64_t v) {
+  uint8_t *p = base;
+  switch (bits) {
+  case 8: p[e] = (uint8_t)v; break;
+  case 16: { uint16_t w = (uint16_t)v; memcpy(p + 2 * (size_t)e, &w, 2); break; }
+  case 32: { uint32_t w = (uint32_t)v; memcpy(p + 4 * (size_t)e, &w, 4); break; }
+  default: memcpy(p + 8 * (size_t)e, &v, 8); break;
+  }
 }
 
 static float mx_f32(uint32_t b) {
@@ -371,6 +382,7 @@ typedef struct mx_map {
 typedef struct mx_mats {
   union { float f[MX_MAX]; double d[MX_MAX]; int64_t i[MX_MAX]; } a, b;
   uint64_t raw_a[MX_MAX], raw_b[MX_MAX], c[MX_MAX], d[MX_MAX];
+  float acc[MX_MAX];
   bool seta[MX_MAX], setb[MX_MAX];
 } mx_mats;
 
@@ -422,6 +434,21 @@ static bool mx_check_mods(const mx_instr *in, unsigned fam, const emu_matrix_cal
   if (c->blgp && (fam & (P942 | P950)) && in->blocks == 1 && in->a != T_F32)
     return mx_fail(err, errsize, "%s: blgp %d not supported on gfx942+", nm, c->blgp);
   return true;
+}
+
+/* acc[i][j] += sum over k of a[i][k] * bt[j][k], one fused multiply-add per k in K order as the
+ * hardware's adder does. A build for FMA hosts is picked at load time (an ifunc): the same bits,
+ * without a libm call per product. */
+__attribute__((target_clones("fma", "default"))) static void
+mx_dots(const float *a, const float *bt, float *acc, int M, int N, int K) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float s = acc[i * N + j];
+      const float *ar = a + i * K, *bc = bt + j * K;
+      for (int k = 0; k < K; k++)
+        s = fmaf(ar[k], bc[k], s);
+      acc[i * N + j] = s;
+    }
 }
 
 /* The lane maps of `in` at `wave` lanes; false when an index does not fit (never for the table). */
@@ -566,19 +593,21 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
           if (clamp) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
           out = (uint32_t)(uint64_t)acc; /* wraps like a 32-bit adder */
         } else {
-          /* f32 accumulation, fused multiply-add per k in K order as the hardware's adder */
-          float acc = in->cd == T_F32   ? mx_f32((uint32_t)craw)
-                      : in->cd == T_F16 ? (float)mx_f16_to((uint32_t)craw)
-                                        : mx_f32((uint32_t)craw << 16);
-          const float *af = &mm.a.f[ia], *bf = &mm.b.f[ib];
-          for (int k = 0; k < K; k++)
-            acc = fmaf(af[k], bf[k], acc);
-          out = in->cd == T_F32 ? mx_f32_bits(acc)
-                : in->cd == T_F16 ? mx_f16_from(acc)
-                                  : mx_bf16_from(acc);
+          /* f32 accumulation: C now, the products in mx_dots below */
+          mm.acc[ic] = in->cd == T_F32   ? mx_f32((uint32_t)craw)
+                       : in->cd == T_F16 ? (float)mx_f16_to((uint32_t)craw)
+                                         : mx_f32((uint32_t)craw << 16);
+          continue;
         }
         mm.d[ic] = out;
       }
+    if (in->cd != T_F64 && in->cd != T_I32) {
+      mx_dots(&mm.a.f[ab * M * K], &mm.b.f[b * N * K], &mm.acc[b * M * N], M, N, K);
+      for (int ic = b * M * N; ic < (b + 1) * M * N; ic++)
+        mm.d[ic] = in->cd == T_F32   ? mx_f32_bits(mm.acc[ic])
+                   : in->cd == T_F16 ? mx_f16_from(mm.acc[ic])
+                                     : mx_bf16_from(mm.acc[ic]);
+    }
   }
 
   for (int l = 0; l < wave; l++) {
