@@ -7,7 +7,7 @@ SAN         ?=
 
 DEB_PKGS := llvm-22-dev lld-22 liblld-22-dev clang-22 clang-tools-22 mlir-22-tools \
             libcjson-dev libzstd-dev libmsgpack-dev bats bats-assert bats-support \
-            python3-jsonschema python3-numpy
+            python3-jsonschema python3-numpy pkg-config
 
 LLVM_CFLAGS  := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null)
 LLVM_LDFLAGS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null)
@@ -66,6 +66,14 @@ $(BUILD)/lib/$(SO_FILE): $(LIB_OBJ) src/lib/tosac.map
 $(BUILD)/bin/tosac: $(BUILD)/obj/src/main.o $(BUILD)/lib/$(SO_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Clients of the public API only (tests/lib/NAME.c -> $(BUILD)/bin/test-NAME), linked like the
+# driver against libtosac.so.
+LIBTEST_BIN := $(patsubst tests/lib/%.c,$(BUILD)/bin/test-%,$(sort $(wildcard tests/lib/*.c)))
+all: $(LIBTEST_BIN)
+$(BUILD)/bin/test-%: $(BUILD)/obj/tests/lib/%.o $(BUILD)/lib/$(SO_FILE)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(BUILD)/bin/tosac-run: $(RUN_OBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)

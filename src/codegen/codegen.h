@@ -150,10 +150,9 @@ typedef struct cg_batch {
   cg_result *out; /* one per target */
 } cg_batch;
 
-/* One per thread, reused by every work item the thread runs: an LLVM context and, created on
- * first use, a target machine per target of the batch. */
+/* One per thread, reused by every work item the thread runs: a target machine per target of
+ * the batch, created on first use (each work item gets an LLVM context of its own). */
 typedef struct cg_thread {
-  LLVMContextRef ctx;
   LLVMTargetMachineRef *tms;
   int ntms;
 } cg_thread;

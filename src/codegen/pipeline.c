@@ -230,8 +230,6 @@ void cg_thread_dispose(cg_thread *t) {
     if (t->tms[i])
       LLVMDisposeTargetMachine(t->tms[i]);
   free(t->tms);
-  if (t->ctx)
-    LLVMContextDispose(t->ctx);
   memset(t, 0, sizeof *t);
 }
 
@@ -263,11 +261,14 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   LLVMTargetMachineRef tm = thread_tm(t, b, c->target, d);
   if (!tm)
     return false;
+  /* A context of its own: a module's bitcode (the embedded IR, the cache key) records context
+   * state such as metadata kinds that earlier work items on the same thread would register. */
+  LLVMContextRef ctx = LLVMContextCreate();
   llvm_diag_state lds = {0};
-  LLVMContextSetDiagnosticHandler(t->ctx, on_llvm_diagnostic, &lds);
-  LLVMModuleRef m = new_module(t->ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
+  LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
+  LLVMModuleRef m = new_module(ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
   cg_builder cb;
-  cg_builder_init(&cb, t->ctx, m, tm, p->target, d);
+  cg_builder_init(&cb, ctx, m, tm, p->target, d);
   cb.perf_config = b->opt->perf_config;
   bool ok = build_kernels(&cb, b->g, p, &b->out[c->target], c->first, c->end);
   cg_builder_dispose(&cb);
@@ -287,7 +288,7 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   c->ms[CG_STAGE_IR] = lap_ms(&lap);
   if (c->cache_hit) {
     LLVMDisposeModule(m);
-    LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
+    LLVMContextDispose(ctx);
     return true;
   }
   ok = ok && optimise(m, tm, b->opt->opt_level, d);
@@ -308,7 +309,7 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
     LLVMDisposeMemoryBuffer(obj);
   }
   LLVMDisposeModule(m);
-  LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
+  LLVMContextDispose(ctx);
   if (ok && cache && c->obj.data)
     cg_cache_put(cache, key, &c->obj, &c->bitcode);
   c->ms[CG_STAGE_EMIT] = lap_ms(&lap);
@@ -330,12 +331,13 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
   cg_result *out = &b->out[target];
   const char *id = b->plans[target]->target->id;
   LLVMModuleRef m = NULL;
+  LLVMContextRef ctx = LLVMContextCreate(); /* fresh, as in compile_chunk: same bits on any thread */
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
     LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
         (const char *)chunks[i].bitcode.data, chunks[i].bitcode.size, "chunk", 0);
     LLVMModuleRef cm = NULL;
-    ok = !LLVMParseBitcodeInContext2(t->ctx, mb, &cm);
+    ok = !LLVMParseBitcodeInContext2(ctx, mb, &cm);
     LLVMDisposeMemoryBuffer(mb);
     if (ok && m)
       ok = !LLVMLinkModules2(m, cm); /* consumes cm */
@@ -360,10 +362,9 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
   }
   if (ok && b->opt->want_asm) {
     llvm_diag_state lds = {0};
-    LLVMContextSetDiagnosticHandler(t->ctx, on_llvm_diagnostic, &lds);
+    LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
     LLVMMemoryBufferRef as = NULL;
     ok = emit(thread_tm(t, b, target, d), m, LLVMAssemblyFile, &as, d, "assembly");
-    LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
     if (ok) {
       out->asm_text = dup_buffer(as, NULL, true);
       LLVMDisposeMemoryBuffer(as);
@@ -371,6 +372,7 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
   }
   if (m)
     LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
   return ok;
 }
 
