@@ -41,6 +41,11 @@ manifest_shape() {
   /usr/bin/python3 -c "import json, sys; print(*json.load(open(sys.argv[1]))['inputs'][0]['shape'])" "$1"
 }
 
+# manifest_dtype M.json: the first input's numpy dtype
+manifest_dtype() {
+  /usr/bin/python3 -c "import json, sys; print({'f32': 'float32', 'f16': 'float16'}[json.load(open(sys.argv[1]))['inputs'][0]['element_type']])" "$1"
+}
+
 # rand FILE DTYPE SEED DIMS...: random normal values as .npy
 rand() {
   /usr/bin/python3 -c "
@@ -59,7 +64,7 @@ np.save(sys.argv[1], r.standard_normal([int(d) for d in sys.argv[4:]]).astype(sy
 @test "tosac-hip-run runs the samples through libtosac-hipemu on gfx90a and gfx1030 (oracle)" {
   for s in gelu gelu_tanh swish; do
     "$BIN/tosac" "$ROOT/samples/$s.mlir" --embed-ir --offload-arch=gfx90a,gfx1030 -o $s.hipfb
-    rand $s.in.npy float32 7 $(manifest_shape $s.json)
+    rand $s.in.npy $(manifest_dtype $s.json) 7 $(manifest_shape $s.json)
     for t in gfx90a gfx1030; do
       run hiprun $t $s.hipfb --input $s.in.npy --output $s.$t.npy --streams 1
       assert_success
@@ -73,17 +78,7 @@ np.save(sys.argv[1], r.standard_normal([int(d) for d in sys.argv[4:]]).astype(sy
 }
 
 @test "a graph with constants in the weights file, a copy node, 2 streams (oracle)" {
-  /usr/bin/python3 - <<'PY'
-import struct
-vals = [((i * 7) % 13) - 6.0 for i in range(2048)]
-hexs = ''.join(struct.pack('<f', v).hex() for v in vals).upper()
-open('w.mlir', 'w').write(f'''func.func @main(%a: tensor<2x2048xf32>) -> (tensor<2x2048xf32>, tensor<1x2048xf32>) {{
-  %w = "tosa.const"() <{{values = dense<"0x{hexs}"> : tensor<1x2048xf32>}}> : () -> tensor<1x2048xf32>
-  %0 = tosa.add %a, %w : (tensor<2x2048xf32>, tensor<1x2048xf32>) -> tensor<2x2048xf32>
-  return %0, %w : tensor<2x2048xf32>, tensor<1x2048xf32>
-}}
-''')
-PY
+  /usr/bin/python3 "$ROOT/tests/host/weights_graph.py" w.mlir
   "$BIN/tosac" w.mlir --embed-ir --offload-arch=gfx90a -o w.hipfb
   [ -f w.weights ]
   run /usr/bin/python3 -c "import json; print([l['kind'] for l in json.load(open('w.json'))['targets'][0]['launches']])"

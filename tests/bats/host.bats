@@ -106,17 +106,7 @@ void main_unload(main_ctx *ctx);"
 }
 
 @test "weights file + copy node: oracle-exact; a missing weights file is an error, not a crash" {
-  /usr/bin/python3 - <<'PY'
-import struct
-vals = [((i * 7) % 13) - 6.0 for i in range(2048)]
-hexs = ''.join(struct.pack('<f', v).hex() for v in vals).upper()
-open('w.mlir', 'w').write(f'''func.func @main(%a: tensor<2x2048xf32>) -> (tensor<2x2048xf32>, tensor<1x2048xf32>) {{
-  %w = "tosa.const"() <{{values = dense<"0x{hexs}"> : tensor<1x2048xf32>}}> : () -> tensor<1x2048xf32>
-  %0 = tosa.add %a, %w : (tensor<2x2048xf32>, tensor<1x2048xf32>) -> tensor<2x2048xf32>
-  return %0, %w : tensor<2x2048xf32>, tensor<1x2048xf32>
-}}
-''')
-PY
+  /usr/bin/python3 "$ROOT/tests/host/weights_graph.py" w.mlir
   run "$BIN/tosac" w.mlir --emit=host --embed-ir --offload-arch=gfx90a --prefix=w -o w_host.c
   assert_line --index 0 "tosac: wrote w_host.c, w_host.h, w.hipfb, w.json, w.weights"
   grep -q '^#define W_WEIGHTS_BYTES 8192ll' w_host.h

@@ -10,14 +10,6 @@
 
 pthread_mutex_t he_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define LOCKED(expr)                 \
-  do {                               \
-    pthread_mutex_lock(&he_lock);    \
-    hipError_t r_ = (expr);          \
-    pthread_mutex_unlock(&he_lock);  \
-    return r_;                       \
-  } while (0)
-
 /* ---------------------------------------------------------------- the device */
 
 static he_device dev;

@@ -29,6 +29,14 @@ typedef struct he_device {
 } he_device;
 
 extern pthread_mutex_t he_lock;
+/* An API entry point's body: evaluate expr under the lock and return its error code. */
+#define LOCKED(expr)                \
+  do {                              \
+    pthread_mutex_lock(&he_lock);   \
+    hipError_t r_ = (expr);         \
+    pthread_mutex_unlock(&he_lock); \
+    return r_;                      \
+  } while (0)
 const he_device *he_dev(void);
 /* Records a failure for hipGetLastError and hipGetErrorString (which returns this message for
  * the code while it is the last error) and returns e. */

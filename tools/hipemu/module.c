@@ -27,14 +27,6 @@ struct ihipModuleSymbol_t {
 /* Functions of live modules (freed with their module). */
 static struct ihipModuleSymbol_t *functions;
 
-#define LOCKED(expr)                \
-  do {                              \
-    pthread_mutex_lock(&he_lock);   \
-    hipError_t r_ = (expr);         \
-    pthread_mutex_unlock(&he_lock); \
-    return r_;                      \
-  } while (0)
-
 static uint64_t le64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8);

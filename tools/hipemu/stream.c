@@ -29,14 +29,6 @@ static struct ihipStream_t *streams = &null_stream; /* every stream, newest firs
 static int created;
 static hipError_t sticky = hipSuccess; /* a failed kernel poisons the device, as on a GPU */
 
-#define LOCKED(expr)                \
-  do {                              \
-    pthread_mutex_lock(&he_lock);   \
-    hipError_t r_ = (expr);         \
-    pthread_mutex_unlock(&he_lock); \
-    return r_;                      \
-  } while (0)
-
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
