@@ -54,11 +54,15 @@ r = np.random.default_rng(int(sys.argv[3]))
 np.save(sys.argv[1], r.standard_normal([int(d) for d in sys.argv[4:]]).astype(sys.argv[2]))" "$@"
 }
 
-@test "the library exports the HIP API it implements and nothing else" {
+@test "the library exports the HIP API it implements; the same test program links against libamdhip64" {
   run bash -c "nm -D --defined-only '$EMU' | awk '{print \$3}' | grep -v '^hip' | grep -v '^TOSAC' | grep -v '^$'"
   assert_output ""
   run bash -c "nm -D --defined-only '$EMU' | awk '{print \$3}' | grep -c '^hip'"
   [ "$output" -ge 50 ]
+  cc -std=c17 -Wall -Wextra -Werror -D__HIP_PLATFORM_AMD__ "$ROOT/tests/host/api_check.c" \
+    -o api.amdhip64 -lamdhip64
+  run bash -c "ldd api.amdhip64 | grep -c libamdhip64"
+  assert_output 1
 }
 
 @test "tosac-hip-run runs the samples through libtosac-hipemu on gfx90a and gfx1030 (oracle)" {
