@@ -2,6 +2,8 @@
 #include "emu.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -386,6 +388,34 @@ typedef struct mx_mats {
   bool seta[MX_MAX], setb[MX_MAX];
 } mx_mats;
 
+/* A thread's matrix state: reached through one initial-exec pointer, because in a shared library
+ * (libtosac-hipemu) every access to a thread-local array would be a __tls_get_addr call, and
+ * ~150 KB of initial-exec TLS would keep the library from being dlopen'ed. */
+typedef struct mx_state {
+  mx_map map;  /* the last instruction's maps (kernels use one or two) */
+  mx_mats mm;
+  bool seen_a[MX_MAX], seen_b[MX_MAX];
+  const char *last_name; /* mx_find's last answer */
+  unsigned last_fam;
+  const mx_instr *last_in;
+} mx_state;
+
+static pthread_key_t mx_key;
+static pthread_once_t mx_key_once = PTHREAD_ONCE_INIT;
+static __thread mx_state *mx_tls __attribute__((tls_model("initial-exec")));
+
+static void mx_key_init(void) { pthread_key_create(&mx_key, free); }
+
+static mx_state *mx_state_get(void) {
+  if (!mx_tls) {
+    pthread_once(&mx_key_once, mx_key_init);
+    mx_tls = calloc(1, sizeof *mx_tls);
+    if (mx_tls)
+      pthread_setspecific(mx_key, mx_tls); /* freed when the thread exits */
+  }
+  return mx_tls;
+}
+
 /* Source lane of B under the BLGP lane-group pattern (0 = identity). */
 static int mx_blgp_lane(int blgp, int lane) {
   switch (blgp) {
@@ -452,13 +482,14 @@ mx_dots(const float *a, const float *bt, float *acc, int M, int N, int K) {
 }
 
 /* The lane maps of `in` at `wave` lanes; false when an index does not fit (never for the table). */
-static bool mx_map_build(mx_map *mp, const mx_instr *in, int wave) {
+static bool mx_map_build(mx_state *st, const mx_instr *in, int wave) {
+  mx_map *mp = &st->map;
+  bool *seen_a = st->seen_a, *seen_b = st->seen_b;
   int per_ab = mx_ab_per_lane(in, wave), per_cd = mx_cd_per_lane(in, wave);
   if (wave * per_ab > MX_SLOTS || wave * per_cd > MX_SLOTS)
     return false;
-  static _Thread_local bool seen_a[MX_MAX], seen_b[MX_MAX];
-  memset(seen_a, 0, sizeof seen_a);
-  memset(seen_b, 0, sizeof seen_b);
+  memset(seen_a, 0, sizeof st->seen_a);
+  memset(seen_b, 0, sizeof st->seen_b);
   mp->replicated = false;
   int M = in->m, N = in->n, K = in->k;
   for (int l = 0; l < wave; l++) {
@@ -502,9 +533,11 @@ static void mx_decode(mx_mats *mm, bool is_a, int idx, uint64_t raw, mx_type t, 
 
 bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   unsigned fam = mx_family(call->processor);
-  static _Thread_local struct { const char *name; unsigned fam; const mx_instr *in; } last;
-  const mx_instr *in = last.name == call->intrinsic && last.fam == fam && call->intrinsic
-                           ? last.in
+  mx_state *st = mx_state_get();
+  if (!st)
+    return mx_fail(err, errsize, "%s: out of memory for the matrix state", "emulator", 0);
+  const mx_instr *in = st->last_name == call->intrinsic && st->last_fam == fam && call->intrinsic
+                           ? st->last_in
                            : mx_find(call->intrinsic, fam);
   if (!in) {
     if (err && errsize)
@@ -513,24 +546,24 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
                call->processor ? call->processor : "(null)");
     return false;
   }
-  last.name = call->intrinsic, last.fam = fam, last.in = in;
+  st->last_name = call->intrinsic, st->last_fam = fam, st->last_in = in;
   int wave = call->wave_size;
   bool mfma = in->layout == L_MFMA || in->layout == L_MFMA_F64;
   if (mfma ? wave != 64 : (wave != 32 && wave != 64))
     return mx_fail(err, errsize, "%s: unsupported wave size %d", in->intrinsic, wave);
   if (!mx_check_mods(in, fam, call, err, errsize)) return false;
 
-  static _Thread_local mx_map map; /* the last instruction's maps (kernels use one or two) */
-  if (map.in != in || map.wave != wave) {
-    map.in = NULL;
-    if (!mx_map_build(&map, in, wave))
+  mx_map *map = &st->map;
+  mx_mats *mm = &st->mm;
+  if (map->in != in || map->wave != wave) {
+    map->in = NULL;
+    if (!mx_map_build(st, in, wave))
       return mx_fail(err, errsize, "%s: layout does not fit the emulator's tables (wave %d)",
                      in->intrinsic, wave);
   }
-  static _Thread_local mx_mats mm; /* kept off fiber/worker stacks */
   int M = in->m, N = in->n, K = in->k, NB = in->blocks;
   int abits = mx_bits(in->a), bbits = mx_bits(in->b), cbits = mx_bits(in->cd);
-  int per_ab = map.per_ab, per_cd = map.per_cd;
+  int per_ab = map->per_ab, per_cd = map->per_cd;
   bool fnuz = (fam & P942) != 0;
   bool wmma = !mfma, iu = in->a == T_IU8 || in->a == T_IU4;
   bool sgn_a = wmma && iu ? call->cbsz : true, sgn_b = wmma && iu ? call->blgp : true;
@@ -540,33 +573,33 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   bool half_out = in->layout == L_WMMA11 && cbits == 16;
 
   /* RDNA3 replicates A and B over 16-lane groups: the replicas must agree. */
-  if (map.replicated) {
-    memset(mm.seta, 0, sizeof mm.seta);
-    memset(mm.setb, 0, sizeof mm.setb);
+  if (map->replicated) {
+    memset(mm->seta, 0, sizeof mm->seta);
+    memset(mm->setb, 0, sizeof mm->setb);
   }
   for (int l = 0; l < wave; l++) {
     const void *la = call->a[l], *lb = call->b[mx_blgp_lane(blgp, l)];
-    const int16_t *ma = &map.a[l * per_ab], *mb = &map.b[l * per_ab];
+    const int16_t *ma = &map->a[l * per_ab], *mb = &map->b[l * per_ab];
     for (int e = 0; e < per_ab; e++) {
       uint64_t va = mx_load(la, e, abits), vb = mx_load(lb, e, bbits);
       int ia = ma[e], ib = mb[e];
-      if (map.replicated) {
-        if ((mm.seta[ia] && mm.raw_a[ia] != va) || (mm.setb[ib] && mm.raw_b[ib] != vb))
-          return mx_fail(err, errsize, mm.seta[ia] && mm.raw_a[ia] != va
+      if (map->replicated) {
+        if ((mm->seta[ia] && mm->raw_a[ia] != va) || (mm->setb[ib] && mm->raw_b[ib] != vb))
+          return mx_fail(err, errsize, mm->seta[ia] && mm->raw_a[ia] != va
                          ? "%s: lane %d holds a different A value than its replica lane (RDNA3 "
                            "needs identical 16-lane groups)"
                          : "%s: lane %d holds a different B value than its replica lane (RDNA3 "
                            "needs identical 16-lane groups)", in->intrinsic, l);
-        mm.raw_a[ia] = va, mm.seta[ia] = true;
-        mm.raw_b[ib] = vb, mm.setb[ib] = true;
+        mm->raw_a[ia] = va, mm->seta[ia] = true;
+        mm->raw_b[ib] = vb, mm->setb[ib] = true;
       }
-      mx_decode(&mm, true, ia, va, in->a, in->cd, fnuz, sgn_a);
-      mx_decode(&mm, false, ib, vb, in->b, in->cd, fnuz, sgn_b);
+      mx_decode(mm, true, ia, va, in->a, in->cd, fnuz, sgn_a);
+      mx_decode(mm, false, ib, vb, in->b, in->cd, fnuz, sgn_b);
     }
-    const int16_t *mc = &map.cd[l * per_cd];
+    const int16_t *mc = &map->cd[l * per_cd];
     for (int e = 0; e < per_cd; e++) {
       if (half_out && e % 2 != opsel) continue;
-      mm.c[mc[e]] = mx_load(call->c[l], e, cbits);
+      mm->c[mc[e]] = mx_load(call->c[l], e, cbits);
     }
   }
 
@@ -580,44 +613,44 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
         int ic = (b * M + i) * N + j, ia = (ab * M + i) * K, ib = (b * N + j) * K;
-        uint64_t craw = mm.c[ic], out;
+        uint64_t craw = mm->c[ic], out;
         if (in->cd == T_F64) {
           double acc = sc * mx_value(craw, T_F64, fnuz, true);
           for (int k = 0; k < K; k++)
-            acc = fma(sa * mm.a.d[ia + k], sb * mm.b.d[ib + k], acc);
+            acc = fma(sa * mm->a.d[ia + k], sb * mm->b.d[ib + k], acc);
           memcpy(&out, &acc, 8);
         } else if (in->cd == T_I32) {
           int64_t acc = (int32_t)craw;
           for (int k = 0; k < K; k++)
-            acc += mm.a.i[ia + k] * mm.b.i[ib + k];
+            acc += mm->a.i[ia + k] * mm->b.i[ib + k];
           if (clamp) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
           out = (uint32_t)(uint64_t)acc; /* wraps like a 32-bit adder */
         } else {
           /* f32 accumulation: C now, the products in mx_dots below */
-          mm.acc[ic] = in->cd == T_F32   ? mx_f32((uint32_t)craw)
+          mm->acc[ic] = in->cd == T_F32   ? mx_f32((uint32_t)craw)
                        : in->cd == T_F16 ? (float)mx_f16_to((uint32_t)craw)
                                          : mx_f32((uint32_t)craw << 16);
           continue;
         }
-        mm.d[ic] = out;
+        mm->d[ic] = out;
       }
     if (in->cd != T_F64 && in->cd != T_I32) {
-      mx_dots(&mm.a.f[ab * M * K], &mm.b.f[b * N * K], &mm.acc[b * M * N], M, N, K);
+      mx_dots(&mm->a.f[ab * M * K], &mm->b.f[b * N * K], &mm->acc[b * M * N], M, N, K);
       for (int ic = b * M * N; ic < (b + 1) * M * N; ic++)
-        mm.d[ic] = in->cd == T_F32   ? mx_f32_bits(mm.acc[ic])
-                   : in->cd == T_F16 ? mx_f16_from(mm.acc[ic])
-                                     : mx_bf16_from(mm.acc[ic]);
+        mm->d[ic] = in->cd == T_F32   ? mx_f32_bits(mm->acc[ic])
+                   : in->cd == T_F16 ? mx_f16_from(mm->acc[ic])
+                                     : mx_bf16_from(mm->acc[ic]);
     }
   }
 
   for (int l = 0; l < wave; l++) {
-    const int16_t *mc = &map.cd[l * per_cd];
+    const int16_t *mc = &map->cd[l * per_cd];
     for (int e = 0; e < per_cd; e++) {
       if (half_out && e % 2 != opsel) { /* the other half keeps C (the _tied behaviour) */
         mx_store(call->d[l], e, cbits, mx_load(call->c[l], e, cbits));
         continue;
       }
-      mx_store(call->d[l], e, cbits, mm.d[mc[e]]);
+      mx_store(call->d[l], e, cbits, mm->d[mc[e]]);
     }
   }
   return true;
