@@ -22,8 +22,9 @@ func.func @main(%a: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<1024xf32> 
 }
 EOF
   "$BIN/tosac" add.mlir --embed-ir --offload-arch=gfx90a,gfx1030 -o add.hipfb
-  cc -std=c17 -Wall -Wextra -Werror -D__HIP_PLATFORM_AMD__ "$ROOT/tests/host/api_check.c" \
-    -o api -L"$BUILD/lib" -ltosac-hipemu -Wl,-rpath,"$BUILD/lib"
+  # TOSAC_SAN: the sanitizer flags libtosac-hipemu was built with (make asan sets it)
+  cc -std=c17 -Wall -Wextra -Werror ${TOSAC_SAN:-} -D__HIP_PLATFORM_AMD__ \
+    "$ROOT/tests/host/api_check.c" -o api -L"$BUILD/lib" -ltosac-hipemu -Wl,-rpath,"$BUILD/lib"
 }
 
 setup() {
@@ -31,9 +32,12 @@ setup() {
   CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
 }
 
-# hiprun ARCH ARGS...: tosac-hip-run on the emulated ARCH
+# hiprun ARCH ARGS...: tosac-hip-run on the emulated ARCH (under make asan, the sanitizer runtime
+# must still come first among the preloaded libraries)
 hiprun() {
-  TOSAC_HIPEMU_ARCH=$1 LD_PRELOAD="$EMU" "$BIN/tosac-hip-run" "${@:2}"
+  local pre="$EMU"
+  [ -z "${TOSAC_SAN:-}" ] || pre="$(gcc -print-file-name=libasan.so) $EMU"
+  TOSAC_HIPEMU_ARCH=$1 LD_PRELOAD="$pre" "$BIN/tosac-hip-run" "${@:2}"
 }
 
 # manifest_shape M.json: the first input's dimensions
@@ -161,6 +165,11 @@ np.save('b.npy', (r.integers(-16, 17, [1, 4096, 48]) / 8).astype(np.float32))"
   run ./api order add.hipfb
   assert_success
   assert_line "without a wait: d[5] bits 0xffffffff"
+  assert_line "with a wait: d[5] = 5.5"
+  # oldest stream first: the missing wait goes unnoticed in this direction
+  TOSAC_HIPEMU_ORDER=oldest run ./api order add.hipfb
+  assert_success
+  assert_line "without a wait: d[5] bits 0x40b00000"
   assert_line "with a wait: d[5] = 5.5"
 }
 

@@ -25,7 +25,8 @@ setup() {
 build() {
   local lib=${3:-tosac-hipemu} upper
   upper=$(echo "$2" | tr a-z A-Z)
-  cc -std=c17 -Wall -Wextra -Werror -D__HIP_PLATFORM_AMD__ -DMODEL="$2" -DMODEL_UPPER="$upper" \
+  # TOSAC_SAN: the sanitizer flags libtosac-hipemu was built with (make asan sets it)
+  cc -std=c17 -Wall -Wextra -Werror ${TOSAC_SAN:-} -D__HIP_PLATFORM_AMD__ -DMODEL="$2" -DMODEL_UPPER="$upper" \
     -include "$1_host.h" "$ROOT/tests/host/run_model.c" "$1_host.c" -o "$1.${3:-run}" \
     -L"$BUILD/lib" -l"$lib" -Wl,-rpath,"$BUILD/lib"
 }
@@ -210,6 +211,9 @@ EOF
     assert_success
   done
   cmp out1 out2
+  TOSAC_HIPEMU_ORDER=oldest run ./two2.run two.hipfb - a.in b.in -- out2o
+  assert_success
+  cmp out1 out2o
   same_as_run two.hipfb gfx90a "64x4096xf32=@a.in" "64x4096xf32=@b.in" -- out2
   # one stream: no events; two: the second branch waits for the caller's stream, the add for it
   run grep -c 'two_wait\|two_record' two1_host.c

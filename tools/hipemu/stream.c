@@ -1,8 +1,8 @@
 /* stream.c: libtosac-hipemu's streams and events. Work is queued per stream and runs when the
- * program synchronises (any synchronous call drains every queue). The drain always prefers the
- * newest stream whose next operation may start, so work on one stream that misses a wait for
- * another stream's result runs too early and reads poison: a host program with a missing
- * hipStreamWaitEvent fails here instead of racing on a GPU. */
+ * program synchronises (any synchronous call drains every queue). The drain prefers the newest
+ * stream whose next operation may start (or the oldest, TOSAC_HIPEMU_ORDER=oldest), so work on
+ * one stream that misses a wait for another stream's result runs too early and reads poison: a
+ * host program with a missing hipStreamWaitEvent fails here instead of racing on a GPU. */
 #include "hipemu.h"
 
 #include <stdlib.h>
@@ -124,10 +124,22 @@ static void discard_all(void) {
   }
 }
 
+/* TOSAC_HIPEMU_ORDER=oldest drains the oldest stream first instead (the null stream first):
+ * running a program under both orders exposes a missing wait in either direction. */
+static bool oldest_first(void) {
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv("TOSAC_HIPEMU_ORDER");
+    v = e && !strcmp(e, "oldest");
+  }
+  return v;
+}
+
 hipError_t he_drain(void) {
+  bool oldest = oldest_first();
   for (;;) {
     struct ihipStream_t *pick = NULL;
-    for (struct ihipStream_t *t = streams; t && !pick; t = t->next)
+    for (struct ihipStream_t *t = streams; t && (oldest || !pick); t = t->next)
       if (t->head && ready(t->head))
         pick = t;
     if (!pick)
