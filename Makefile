@@ -175,6 +175,7 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/lib/tosac.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac.pc
 	if [ -x $(BUILD)/bin/tosac-hip-run ]; then install -m 755 $(BUILD)/bin/tosac-hip-run $(DESTDIR)$(PREFIX)/bin/; fi
+	if [ -f $(BUILD)/lib/libtosac-hipemu.so ]; then install -m 755 $(BUILD)/lib/libtosac-hipemu.so $(DESTDIR)$(PREFIX)/lib/; fi
 	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 schema/manifest.schema.json $(DESTDIR)$(PREFIX)/share/tosac/
 
