@@ -248,3 +248,26 @@ EOF
   assert_failure 1
   assert_output "run_model: load: device 0 (gfx1100) runs none of this model's targets (gfx90a, gfx1030); compile with --offload-arch for it (hipErrorNoBinaryForGpu)"
 }
+
+@test "ResNet-18 (at 64x64) as host code on 2 streams, gfx90a, matches the oracle" {
+  # The 224x224 network takes about 10 s of CPU per run: make bench runs it (docs/bench.md).
+  "$BIN/tosac" /work/shared/testdata/rocmlir_resnet18.mlir --emit=tosa -o r18.tosa.mlir
+  /usr/bin/python3 "$ROOT/tests/oracle/resnet18_64.py" r18.tosa.mlir > r18_64.mlir
+  "$BIN/tosac" r18_64.mlir --emit=host --embed-ir --offload-arch=gfx90a --prefix=r18 \
+    --host-streams=2 -o r18_64_host.c 2>/dev/null
+  run grep -c 'r18_wait(c, st\[' r18_64_host.c
+  [ "$output" -ge 10 ]
+  build r18_64 r18
+  /usr/bin/python3 -c "
+import numpy as np
+x = np.random.default_rng(3).uniform(-1, 1, (1, 3, 64, 64)).astype(np.float32)
+np.save('r18_x.npy', x); x.tofile('r18_x.bin')"
+  run ./r18_64.run r18_64.hipfb r18_64.weights r18_x.bin -- r18_y.bin
+  assert_success
+  /usr/bin/python3 -c "
+import numpy as np
+np.save('r18_y.npy', np.fromfile('r18_y.bin', np.float32).reshape(1, 1000))"
+  run "${CHECK[@]}" r18_64.mlir --input=@r18_x.npy --expected=@r18_y.npy
+  assert_success
+  assert_output --partial "1 results match"
+}
