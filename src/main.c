@@ -264,7 +264,8 @@ static int run(driver *dr) {
     return 1;
   }
   /* diagnostics were shown on stderr as they arose (the message stream) */
-  int rc = tosac_result_status(r) == TOSAC_OK ? 0 : 1;
+  tosac_status st = tosac_result_status(r);
+  int rc = st == TOSAC_OK ? 0 : st == TOSAC_ERROR_USAGE ? 2 : 1;
   if (!rc && tosac_result_write(r, dr->output) != TOSAC_OK) {
     fprintf(stderr, "tosac: error: %s\n", tosac_result_write_error(r));
     rc = 1;

@@ -337,6 +337,14 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
   const char *name = r->src.path;
   const char *in_name = r->input_path ? r->input_path : name;
   if (o->emit == TOSAC_EMIT_HOST) { /* -o names the C file; the bundle keeps its default name */
+    size_t n = o->output ? strlen(o->output) : 0;
+    if (o->output && (n < 3 || strcmp(o->output + n - 2, ".c") || o->output[n - 3] == '/')) {
+      lib_error(r, "--emit=host writes a .c file and a .h file of the same stem: -o must name "
+                "the .c file, not '%s'", o->output);
+      r->status = TOSAC_ERROR_USAGE;
+      lib_show_diagnostics(r);
+      return;
+    }
     r->host_c_path = o->output ? strdup(o->output) : lib_stem_with(in_name, "_host.c", false);
     r->host_h_path = lib_stem_with(r->host_c_path, ".h", true);
     r->bundle_path = lib_stem_with(in_name, ".hipfb", false);

@@ -231,6 +231,10 @@ EOF
   run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host --host-streams=0
   assert_failure 2
   assert_line --index 0 "tosac: error: invalid --host-streams '0' (use 1 to 16)"
+  run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host -o gelu.h
+  assert_failure 2
+  assert_output "tosac: error: --emit=host writes a .c file and a .h file of the same stem: -o must name the .c file, not 'gelu.h'"
+  [ ! -e gelu.h ]
   mkdir so && cd so
   run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host --syntax-only
   assert_success
