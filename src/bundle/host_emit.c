@@ -418,7 +418,12 @@ static void emit_run(emitter *e, int ti, const hplan *h) {
     used[h->parts[i].stream] = true;
   out(c, "\nstatic hipError_t %s_%s_run(%s_ctx *c) {\n", P, T, P);
   out(c, "  hipStream_t *st = c->streams;\n");
-  if (ns > 1) {
+  if (!h->nparts)
+    out(c, "  (void)st;\n");
+  bool aux = false; /* does any partition run on a stream other than the caller's? */
+  for (int i = 1; i < ns; i++)
+    aux |= used[i];
+  if (aux) {
     out(c, "  /* the other streams start after what the caller queued on its stream */\n");
     out(c, "  %s_TRY(%s_record(c, %d, st[0]));\n", U, P, h->nparts);
     for (int s = 1; s < ns; s++)
@@ -435,7 +440,7 @@ static void emit_run(emitter *e, int ti, const hplan *h) {
     if (pt->recorded)
       out(c, "  %s_TRY(%s_record(c, %d, st[%d]));\n", U, P, pi, pt->stream);
   }
-  if (ns > 1) {
+  if (aux) {
     out(c, "  /* the caller's stream continues when every stream is done */\n");
     for (int s = 1; s < ns; s++)
       if (used[s]) {
@@ -521,10 +526,11 @@ static void emit_types(emitter *e, int max_kernarg) {
   out(c, "typedef struct %s_pattern { long long offset; unsigned long long bits; long long bytes; } "
          "%s_pattern;\n", P, P);
   out(c, "typedef struct %s_target_tab %s_target_tab;\n\n", P, P);
-  out(c, "struct %s_ctx {\n  const %s_target_tab *t;\n  hipModule_t module;\n  int loaded;\n"
+  out(c, "struct %s_ctx {\n  const %s_target_tab *t;\n  hipModule_t module;\n"
+         "  int loaded, ready; /* module loaded; %s_load succeeded */\n"
          "  hipFunction_t *fn;   /* per kernel */\n  void **addr;         /* per buffer */\n"
          "  void *workspace, *weights, *patterns;\n  hipStream_t streams[%s_STREAMS];\n"
-         "  hipEvent_t *events;\n  char message[512];\n};\n\n", P, P, U);
+         "  hipEvent_t *events;\n  char message[512];\n};\n\n", P, P, P, U);
   out(c, "struct %s_target_tab {\n  const char *id;\n  int nkernels, nbuffers, nevents, npatterns;\n"
          "  long long workspace_bytes, pattern_bytes;\n  const %s_kernel *kernels;\n"
          "  const %s_arg *args;\n  const %s_buffer *buffers;\n  const %s_pattern *patterns;\n"

@@ -275,3 +275,20 @@ np.save('r18_y.npy', np.fromfile('r18_y.bin', np.float32).reshape(1, 1000))"
   assert_success
   assert_output --partial "1 results match"
 }
+
+@test "a graph without kernels (its result is its input: one copy) loads no code and runs" {
+  cat > ident.mlir <<'EOF2'
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+EOF2
+  "$BIN/tosac" ident.mlir --emit=host --embed-ir --offload-arch=gfx90a --prefix=id \
+    --host-streams=2 -o ident_host.c 2>/dev/null
+  run grep -c 'ID_TRY(id_copy(c, s, 1, 0, 16));' ident_host.c
+  assert_output 1
+  build ident id
+  /usr/bin/python3 -c "import struct; open('i.bin', 'wb').write(struct.pack('<4f', 1, 2, 3, 4.5))"
+  run ./ident.run ident.hipfb - i.bin -- o.bin
+  assert_success
+  cmp i.bin o.bin
+}
