@@ -182,6 +182,7 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/lib/tosac.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac.pc
 	if [ -x $(BUILD)/bin/tosac-hip-run ]; then install -m 755 $(BUILD)/bin/tosac-hip-run $(DESTDIR)$(PREFIX)/bin/; fi
+	if [ -f $(BUILD)/lib/libtosac-hipemu.so ]; then install -m 755 $(BUILD)/lib/libtosac-hipemu.so $(DESTDIR)$(PREFIX)/lib/; fi
 	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 docs/tosac-tune.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 schema/manifest.schema.json $(DESTDIR)$(PREFIX)/share/tosac/
 
@@ -197,3 +198,18 @@ fuzz: $(BUILD)/bin/fuzz-parser
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cd $(BUILD)/fuzz && $(abspath $(BUILD))/bin/fuzz-parser -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	  -rss_limit_mb=2048 corpus $(abspath tests/fuzz/seeds) $(wildcard $(abspath tests/fuzz/regress))
+
+# libtosac-hipemu (docs/host.md): the HIP runtime API subset of tosac's host code and
+# tosac-hip-run, on tosac-run's emulator. Built against Debian's HIP 5.2 headers (the same
+# declarations libamdhip64 exports), so programs link against either library unchanged.
+HIPEMU_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tools/hipemu/*.c)))
+EMU_OBJ    := $(addprefix $(BUILD)/obj/tools/tosac-run/,emu.o fiber.o matrix.o retarget.o runtime.o fiber_switch.o)
+$(BUILD)/obj/tools/hipemu/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__ -Itools/tosac-run
+ifneq ($(wildcard /usr/include/hip/hip_runtime_api.h),)
+all: $(BUILD)/lib/libtosac-hipemu.so
+endif
+$(BUILD)/lib/libtosac-hipemu.so: $(HIPEMU_OBJ) $(EMU_OBJ) $(BUILD)/obj/tools/tosac-bundle/codeobj.o $(HIPRUN_HOST) $(BUILD)/libtosac.a tools/hipemu/hipemu.map
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) -shared -Wl,--version-script=tools/hipemu/hipemu.map -Wl,-soname,libtosac-hipemu.so \
+	  $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+-include $(HIPEMU_OBJ:.o=.d)

@@ -21,7 +21,13 @@ static const char *usage_text =
     "                           (default: every target --print-targets marks as default)\n"
     "  --emit=KIND              bundle (default), llvm, asm, partitions, dot (Graphviz),\n"
     "                           tosa (the graph as canonical TOSA 1.0 MLIR);\n"
-    "                           all but bundle print to -o FILE or standard output\n"
+    "                           all but bundle print to -o FILE or standard output;\n"
+    "                           host writes the bundle and manifest plus C host code\n"
+    "                           (-o FILE.c, default input stem + _host.c, and FILE.h)\n"
+    "  --prefix NAME            --emit=host: name of the generated API (NAME_load,\n"
+    "                           NAME_run, NAME_unload; default: the entry function's name)\n"
+    "  --host-streams=N         --emit=host: run independent partitions on up to N HIP\n"
+    "                           streams joined by events (default 1)\n"
     "  --entry NAME             function to compile (default: the single public one)\n"
     "  --syntax-only            parse and verify only\n"
     "  --embed-ir               store each target's optimised kernel IR in the bundle (for\n"
@@ -114,7 +120,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY,
          OPT_SYNTAX, OPT_EMBED, OPT_COV, OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS,
          OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT, OPT_CACHE_DIR, OPT_CACHE_MAX,
-         OPT_CACHE_STATS, OPT_TUNING_DB, OPT_SPECIALIZE };
+         OPT_CACHE_STATS, OPT_TUNING_DB, OPT_SPECIALIZE, OPT_PREFIX, OPT_HOST_STREAMS };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -137,10 +143,13 @@ static int parse_options(int argc, char **argv, driver *dr) {
       {"cache-dir", required_argument, 0, OPT_CACHE_DIR},
       {"cache-max-size", required_argument, 0, OPT_CACHE_MAX},
       {"cache-stats", no_argument, 0, OPT_CACHE_STATS},
+      {"prefix", required_argument, 0, OPT_PREFIX},
+      {"host-streams", required_argument, 0, OPT_HOST_STREAMS},
       {"version", no_argument, 0, OPT_VERSION},
       {"help", no_argument, 0, OPT_HELP},
       {0, 0, 0, 0}};
-  static const char *const emit_names[] = {"bundle", "llvm", "asm", "partitions", "dot", "tosa"};
+  static const char *const emit_names[] = {"bundle", "llvm", "asm", "partitions", "dot", "tosa",
+                                           "host"};
   tosac_options *o = dr->o;
   const char *env_cache = getenv("TOSAC_CACHE_DIR");
   dr->cache_dir = env_cache && *env_cache ? env_cache : NULL;
@@ -182,10 +191,10 @@ static int parse_options(int argc, char **argv, driver *dr) {
     case OPT_ARCH: rc = check(o, tosac_options_add_targets(o, optarg)); break;
     case OPT_EMIT: {
       int k = 0;
-      while (k < 6 && strcmp(optarg, emit_names[k]))
+      while (k < 7 && strcmp(optarg, emit_names[k]))
         k++;
-      if (k == 6)
-        return usage_error("unknown --emit kind '%s' (use bundle, llvm, asm, partitions, dot or tosa)", optarg);
+      if (k == 7)
+        return usage_error("unknown --emit kind '%s' (use bundle, llvm, asm, partitions, dot, tosa or host)", optarg);
       rc = check(o, tosac_options_set_emit(o, (tosac_emit)k));
       break;
     }
@@ -229,6 +238,15 @@ static int parse_options(int argc, char **argv, driver *dr) {
       break;
     }
     case OPT_CACHE_STATS: dr->cache_stats = true; break;
+    case OPT_PREFIX: rc = check(o, tosac_options_set_host_prefix(o, optarg)); break;
+    case OPT_HOST_STREAMS: {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (*end || n < 1 || n > 16)
+        return usage_error("invalid --host-streams '%s' (use 1 to 16)", optarg);
+      rc = check(o, tosac_options_set_host_streams(o, (int)n));
+      break;
+    }
     case OPT_PRINT_TARGETS: fputs(tosac_targets_table(), stdout); exit(0);
     case OPT_VERSION: printf("tosac %s (LLVM 22)\n", tosac_version()); exit(0);
     case OPT_HELP: fputs(usage_text, stdout); exit(0);
@@ -246,6 +264,20 @@ static int parse_options(int argc, char **argv, driver *dr) {
   return check(o, tosac_options_set_cache_dir(o, dr->cache_dir)) ||
          check(o, tosac_options_set_depfile(o, dr->depfile, dr->depfile_path, dr->dep_target)) ||
          check(o, tosac_options_set_message_stream(o, stderr, dr->verbose, 1));
+}
+
+/* --emit=host: what was written and the command lines that build it (docs/host.md). */
+static void print_host_build(const tosac_result *r) {
+  const char *c = tosac_result_host_source_path(r);
+  size_t n = strlen(c) > 2 && !strcmp(c + strlen(c) - 2, ".c") ? strlen(c) - 2 : strlen(c);
+  fprintf(stderr, "tosac: wrote %s, %s, %s, %s%s%s\n", c, tosac_result_host_header_path(r),
+          tosac_result_bundle_path(r), tosac_result_manifest_path(r),
+          tosac_result_weights_path(r) ? ", " : "",
+          tosac_result_weights_path(r) ? tosac_result_weights_path(r) : "");
+  fprintf(stderr, "tosac: build with: cc -std=c17 -Wall -D__HIP_PLATFORM_AMD__ -c %s -o %.*s.o\n", c,
+          (int)n, c);
+  fprintf(stderr, "tosac: and link your program with %.*s.o -lamdhip64 (or -ltosac-hipemu to run "
+          "on the CPU emulator)\n", (int)n, c);
 }
 
 static int run(driver *dr) {
@@ -267,6 +299,8 @@ static int run(driver *dr) {
     fprintf(stderr, "tosac: error: %s\n", tosac_result_write_error(r));
     rc = 1;
   }
+  if (!rc && tosac_result_host_source(r))
+    print_host_build(r);
   if (dr->time_report)
     fputs(tosac_result_time_report(r), stderr);
   tosac_result_dispose(r);

@@ -638,6 +638,20 @@ typedef struct bnd_manifest_input {
 /* Manifest JSON text (malloc), deterministic. */
 char *bnd_manifest_json(const bnd_manifest_input *in);
 
+/* bundle/host_emit.c (--emit=host, docs/host.md): the launch graph of every target as C17 host
+ * code over the HIP module API, from the same input the manifest is written from. */
+typedef struct bnd_host_options {
+  const char *prefix;      /* C identifier naming the API (PREFIX_load/run/unload) */
+  int streams;             /* --host-streams: independent partitions on up to this many streams */
+  const char *header_name; /* as #included by the .c file ("model_host.h") */
+  const char *source_name; /* the .c file's name, for its build comment */
+} bnd_host_options;
+/* c_text / h_text: the .c and .h files (malloc). false + message (and NULLs) on error. */
+bool bnd_host_emit(const bnd_manifest_input *in, const bnd_host_options *o, char **c_text,
+                   char **h_text, char *err, size_t errsize);
+/* A usable --prefix: a C identifier of at most 40 characters. */
+bool bnd_host_prefix_valid(const char *s);
+
 /* Write bytes to path through a temporary file in the same directory and rename. */
 bool write_file_atomic(const char *path, const void *data, size_t size, char *err, size_t errsize);
 /* Read a whole file ("-" = stdin) into a NUL-terminated malloc'd buffer. */

@@ -56,6 +56,8 @@ typedef enum tosac_emit {
   TOSAC_EMIT_PARTITIONS,
   TOSAC_EMIT_DOT,
   TOSAC_EMIT_TOSA,
+  TOSAC_EMIT_HOST,       /* bundle + manifest (+ weights) and C host code (docs/host.md):
+                            tosac_result_host_source & co. */
 } tosac_emit;
 
 typedef enum tosac_init_mode { TOSAC_INIT_MEMSET = 0, TOSAC_INIT_KERNEL = 1 } tosac_init_mode;
@@ -81,6 +83,10 @@ TOSAC_API tosac_status tosac_options_set_perf_config(tosac_options *o, const cha
 TOSAC_API tosac_status tosac_options_add_tuning_db(tosac_options *o, const char *path);
 TOSAC_API tosac_status tosac_options_set_jobs(tosac_options *o, int jobs); /* 1..256 */
 TOSAC_API tosac_status tosac_options_set_emit(tosac_options *o, tosac_emit what);
+/* --emit=host: the name of the generated API (PREFIX_load/run/unload; a C identifier, NULL: the
+ * entry function's name) and how many HIP streams independent partitions may use (1..16). */
+TOSAC_API tosac_status tosac_options_set_host_prefix(tosac_options *o, const char *prefix);
+TOSAC_API tosac_status tosac_options_set_host_streams(tosac_options *o, int streams);
 TOSAC_API tosac_status tosac_options_set_entry(tosac_options *o, const char *function);
 TOSAC_API tosac_status tosac_options_set_syntax_only(tosac_options *o, int on);
 TOSAC_API tosac_status tosac_options_set_embed_ir(tosac_options *o, int on);
@@ -143,6 +149,13 @@ TOSAC_API const char *tosac_result_manifest(const tosac_result *r);
 TOSAC_API const uint8_t *tosac_result_weights(const tosac_result *r, size_t *size);
 /* Output of the text emit kinds (llvm, asm, partitions, dot, tosa). */
 TOSAC_API const char *tosac_result_text(const tosac_result *r);
+/* Outputs of TOSAC_EMIT_HOST besides the bundle's: the .c and .h files and their paths (the
+ * output path, default input stem + "_host.c"; the header has the same stem). With
+ * TOSAC_EMIT_HOST the bundle keeps its default name (input stem + .hipfb). */
+TOSAC_API const char *tosac_result_host_source(const tosac_result *r);
+TOSAC_API const char *tosac_result_host_header(const tosac_result *r);
+TOSAC_API const char *tosac_result_host_source_path(const tosac_result *r);
+TOSAC_API const char *tosac_result_host_header_path(const tosac_result *r);
 /* The paths the outputs are named by (options or defaults). */
 TOSAC_API const char *tosac_result_bundle_path(const tosac_result *r);
 TOSAC_API const char *tosac_result_manifest_path(const tosac_result *r);

@@ -44,6 +44,12 @@ bool bnd_ccob_header(const uint8_t *data, size_t size, bnd_ccob_info *info, char
 uint8_t *bnd_decompress(const uint8_t *data, size_t size, size_t *out_size, bnd_ccob_info *info,
                         char *err, size_t errsize);
 
+/* ---------------------------------------------------------------- host_text.c */
+/* The fixed parts of --emit=host output, with PFX / UPFX replaced by prefix / upper: the helpers
+ * (after the types and tables of host_emit.c) and the public API (after the target table). */
+void bnd_host_put_runtime(FILE *f, const char *prefix, const char *upper);
+void bnd_host_put_api(FILE *f, const char *prefix, const char *upper);
+
 /* Notes on the tosac.h API, which this file implements:
  * - bnd_build: entries are written in the given order; each payload at
  *   align_up(previous end, align) exactly like clang-offload-bundler-22 -bundle-align=align;

@@ -143,6 +143,27 @@ static char *join_text(const tosac_result *r, bool want_asm) {
   return s;
 }
 
+/* --emit=host: the host code from the same input as the manifest (bundle/host_emit.c). */
+static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi) {
+  const char *prefix = o->host_prefix ? o->host_prefix : r->g->entry;
+  if (!bnd_host_prefix_valid(prefix)) {
+    lib_error(r, "the entry function's name '%s' is not a C identifier; name the host API with "
+              "--prefix", prefix ? prefix : "");
+    return false;
+  }
+  const char *slash = strrchr(r->host_h_path, '/');
+  const char *cslash = strrchr(r->host_c_path, '/');
+  bnd_host_options ho = {.prefix = prefix, .streams = o->host_streams,
+                         .header_name = slash ? slash + 1 : r->host_h_path,
+                         .source_name = cslash ? cslash + 1 : r->host_c_path};
+  char err[512];
+  if (!bnd_host_emit(mi, &ho, &r->host_c, &r->host_h, err, sizeof err)) {
+    lib_error(r, "--emit=host: %s", err);
+    return false;
+  }
+  return true;
+}
+
 static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_options *cgo) {
   bnd_entry entries[1 + 2 * LIB_MAX_TARGETS];
   int n = 0;
@@ -188,7 +209,10 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
                            .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0,
                            .variants = variants, .nvariants = r->nvariants > 1 ? r->nvariants : 0};
   r->manifest = r->bundle ? bnd_manifest_json(&mi) : NULL;
+  bool host_ok = r->manifest && (o->emit != TOSAC_EMIT_HOST || emit_host(r, o, &mi));
   free(wrel);
+  if (!host_ok)
+    return false;
   if (!r->bundle || !r->manifest) {
     lib_error(r, "cannot build the bundle and manifest");
     return false;
@@ -382,7 +406,22 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
   r->ntargets = o->ntargets;
   memcpy(r->targets, o->targets, sizeof(target_request) * (size_t)o->ntargets);
   const char *name = r->src.path;
-  r->bundle_path = o->output ? strdup(o->output) : lib_stem_with(r->input_path ? r->input_path : name, ".hipfb", false);
+  const char *in_name = r->input_path ? r->input_path : name;
+  if (o->emit == TOSAC_EMIT_HOST) { /* -o names the C file; the bundle keeps its default name */
+    size_t n = o->output ? strlen(o->output) : 0;
+    if (o->output && (n < 3 || strcmp(o->output + n - 2, ".c") || o->output[n - 3] == '/')) {
+      lib_error(r, "--emit=host writes a .c file and a .h file of the same stem: -o must name "
+                "the .c file, not '%s'", o->output);
+      r->status = TOSAC_ERROR_USAGE;
+      lib_show_diagnostics(r);
+      return;
+    }
+    r->host_c_path = o->output ? strdup(o->output) : lib_stem_with(in_name, "_host.c", false);
+    r->host_h_path = lib_stem_with(r->host_c_path, ".h", true);
+    r->bundle_path = lib_stem_with(in_name, ".hipfb", false);
+  } else {
+    r->bundle_path = o->output ? strdup(o->output) : lib_stem_with(in_name, ".hipfb", false);
+  }
   r->manifest_path = o->manifest ? strdup(o->manifest) : lib_stem_with(r->bundle_path, ".json", true);
   if (!load_source(r)) {
     lib_show_diagnostics(r);

@@ -18,6 +18,8 @@
 struct tosac_options {
   char error[640];
   char *entry, *perf_config, *output, *manifest, *weights, *depfile, *dep_target, *cache_dir;
+  char *host_prefix;
+  int host_streams;
   bool write_depfile, syntax_only, embed_ir, targets_given, verbose, progress;
   int jobs, opt_level, code_object_version, compress;
   tosac_emit emit;
@@ -80,6 +82,7 @@ struct tosac_result {
   uint8_t *weights; /* built on first request (tosac_result_weights) */
   size_t weights_size;
   char *text_out;
+  char *host_c, *host_h, *host_c_path, *host_h_path; /* TOSAC_EMIT_HOST */
   char *bundle_path, *manifest_path, *weights_path;
   /* diagnostics */
   lib_diag *diags;

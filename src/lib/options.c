@@ -43,6 +43,7 @@ tosac_options *tosac_options_create(void) {
   o->opt_level = 3;
   o->code_object_version = 5;
   o->jobs = default_jobs();
+  o->host_streams = 1;
   for (int i = 0; i < target_count; i++) {
     char err[256];
     if (target_table[i].default_target && o->ntargets < LIB_MAX_TARGETS &&
@@ -68,6 +69,7 @@ void tosac_options_dispose(tosac_options *o) {
   free(o->tuning_db);
   for (int s = 0; s < o->nspec; s++)
     free((char *)o->spec[0][s].arg);
+  free(o->host_prefix);
   free(o);
 }
 
@@ -164,9 +166,22 @@ tosac_status tosac_options_set_jobs(tosac_options *o, int jobs) {
 }
 
 tosac_status tosac_options_set_emit(tosac_options *o, tosac_emit what) {
-  if ((unsigned)what > TOSAC_EMIT_TOSA)
+  if ((unsigned)what > TOSAC_EMIT_HOST)
     return refuse(o, "unknown emit kind %d", (int)what);
   o->emit = what;
+  return accept(o);
+}
+
+tosac_status tosac_options_set_host_prefix(tosac_options *o, const char *prefix) {
+  if (prefix && !bnd_host_prefix_valid(prefix))
+    return refuse(o, "invalid --prefix '%s' (a C identifier of at most 40 characters)", prefix);
+  return set_string(o, &o->host_prefix, prefix);
+}
+
+tosac_status tosac_options_set_host_streams(tosac_options *o, int streams) {
+  if (streams < 1 || streams > 16)
+    return refuse(o, "invalid --host-streams '%d' (use 1 to 16)", streams);
+  o->host_streams = streams;
   return accept(o);
 }
 

@@ -83,6 +83,10 @@ void tosac_result_dispose(tosac_result *r) {
   free(r->manifest);
   free(r->weights);
   free(r->text_out);
+  free(r->host_c);
+  free(r->host_h);
+  free(r->host_c_path);
+  free(r->host_h_path);
   free(r->bundle_path);
   free(r->manifest_path);
   free(r->weights_path);
@@ -149,6 +153,10 @@ const char *tosac_result_text(const tosac_result *r) { return r ? r->text_out : 
 const char *tosac_result_bundle_path(const tosac_result *r) { return r ? r->bundle_path : NULL; }
 const char *tosac_result_manifest_path(const tosac_result *r) { return r ? r->manifest_path : NULL; }
 const char *tosac_result_weights_path(const tosac_result *r) { return r ? r->weights_path : NULL; }
+const char *tosac_result_host_source(const tosac_result *r) { return r ? r->host_c : NULL; }
+const char *tosac_result_host_header(const tosac_result *r) { return r ? r->host_h : NULL; }
+const char *tosac_result_host_source_path(const tosac_result *r) { return r ? r->host_c_path : NULL; }
+const char *tosac_result_host_header_path(const tosac_result *r) { return r ? r->host_h_path : NULL; }
 
 int tosac_result_target_count(const tosac_result *r) {
   return r && r->manifest ? r->ntargets : 0;
@@ -417,7 +425,7 @@ tosac_status tosac_result_write(tosac_result *r, const char *text_path) {
     snprintf(r->write_error, sizeof r->write_error, "the compile failed; nothing to write");
     return TOSAC_ERROR_USAGE;
   }
-  if (r->emit != TOSAC_EMIT_BUNDLE)
+  if (r->emit != TOSAC_EMIT_BUNDLE && r->emit != TOSAC_EMIT_HOST)
     return r->text_out ? (write_text(r, text_path) ? TOSAC_OK : TOSAC_ERROR_IO) : TOSAC_OK;
   if (!r->manifest)
     return TOSAC_OK; /* --syntax-only: nothing was produced */
@@ -434,6 +442,9 @@ tosac_status tosac_result_write(tosac_result *r, const char *text_path) {
     if (!strcmp(r->stages[i].what, "bundle and manifest"))
       r->stages[i].ms += (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
   if (!ok)
+    return TOSAC_ERROR_IO;
+  if (r->host_c && (!write_file_atomic(r->host_h_path, r->host_h, strlen(r->host_h), err, es) ||
+                    !write_file_atomic(r->host_c_path, r->host_c, strlen(r->host_c), err, es)))
     return TOSAC_ERROR_IO;
   if (r->write_depfile && !write_depfile(r))
     return TOSAC_ERROR_IO;

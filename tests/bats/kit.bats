@@ -265,6 +265,7 @@ np.save('wrong.npy', np.ones((3, 2), np.float32))"
   assert_success
   for b in tosac tosac-run tosac-bundle; do [ -x "$prefix/bin/$b" ]; done
   for m in tosac tosac-run tosac-bundle tosac-tune; do [ -f "$prefix/share/man/man1/$m.1" ]; done
+  [ ! -f "${TOSAC_BUILD:-build}/lib/libtosac-hipemu.so" ] || [ -f "$prefix/lib/libtosac-hipemu.so" ]
   cmp schema/manifest.schema.json "$prefix/share/tosac/manifest.schema.json"
   run "$prefix/bin/tosac" --version
   assert_output --regexp '^tosac [0-9]+\.[0-9]+\.[0-9]+ \(LLVM 22\)$'

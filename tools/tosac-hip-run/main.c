@@ -1,7 +1,7 @@
 /* main.c: tosac-hip-run, the reference HIP client: runs a tosac bundle + manifest on a GPU with the
  * HIP module API only (docs/hip-run.md). GPU-free decisions live in host.c. */
 #include "host.h"
-#include "tosac.h"
+#include "bundle/bundle.h"
 
 #include <hip/hip_runtime_api.h>
 #include <stdlib.h>
@@ -163,10 +163,20 @@ int main(int argc, char **argv) {
   fprintf(stderr, "tosac-hip-run: device %d %s: target %s\n", o.device, prop.gcnArchName,
           t->target_id);
 
-  /* The code object alone (a bare AMDGPU ELF is accepted by hipModuleLoadData, AMDGPU.md 1.4),
-   * copied so it is suitably aligned. */
-  void *image = malloc(co->size);
-  memcpy(image, co->data, co->size);
+  /* The whole bundle, uncompressed: HIP's loader picks the entry for the device (the same
+   * target-ID rule as hr_select_target), and a runtime that needs more than the code object
+   * finds it beside it (libtosac-hipemu runs the --embed-ir kernel IR). A CCOB bundle is
+   * decompressed here because ROCm 5.x cannot read one. */
+  size_t isize = bsize;
+  void *image = NULL;
+  if (bsize >= 4 && !memcmp(bundle, "CCOB", 4)) {
+    image = bnd_decompress(bundle, bsize, &isize, NULL, err, sizeof err);
+    if (!image)
+      die("%s: %s", o.bundle, err);
+  } else {
+    image = malloc(bsize); /* a copy, suitably aligned */
+    memcpy(image, bundle, bsize);
+  }
   hipModule_t mod;
   HIP_CHECK(hipModuleLoadData(&mod, image));
   hipFunction_t *fn = calloc((size_t)t->nkernels + 1, sizeof *fn);

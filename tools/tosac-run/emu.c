@@ -174,6 +174,13 @@ bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize) {
   return false;
 }
 
+bool emu_has_kernel(const emu_module *m, const char *name) {
+  for (int i = 0; i < m->info.nkernels; i++)
+    if (!strcmp(m->info.kernels[i].name, name))
+      return true;
+  return false;
+}
+
 void emu_free(emu_module *m) {
   if (!m)
     return;

@@ -43,6 +43,8 @@ emu_module *emu_load(const uint8_t *bitcode, size_t size, const emu_target *t, c
  * a check fires (out-of-bounds global or LDS access, partial-wave collective, divergent barrier). */
 bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize);
 void emu_free(emu_module *m);
+/* true if the module has a kernel of that name (libtosac-hipemu's hipModuleGetFunction). */
+bool emu_has_kernel(const emu_module *m, const char *name);
 
 /* ---------------------------------------------------------------- matrix.c */
 /* A wave-level matrix instruction (MFMA on gfx9, WMMA on gfx11/gfx12), identified by its LLVM

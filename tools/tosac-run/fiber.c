@@ -56,6 +56,10 @@ void emu_stack_range(const emu_stacks *s, int i, uintptr_t *lo, uintptr_t *hi) {
 void *emu_fiber_init(const emu_stacks *s, int i, void (*fn)(void *), void *arg) {
   uintptr_t lo, hi;
   emu_stack_range(s, i, &lo, &hi);
+  /* Stacks are a multiple of 4 KiB apart, so the lanes' operands of a wave operation (at the
+   * same depth in every stack) would all fall into the same cache sets; starting each stack at
+   * a different cache line of its top page spreads them. */
+  hi -= (uintptr_t)((i * 5) % 64) * 64;
   uintptr_t *sp = (uintptr_t *)((hi & ~(uintptr_t)15) - 72);
   sp[0] = 0;                            /* r15 */
   sp[1] = 0;                            /* r14 */

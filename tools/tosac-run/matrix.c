@@ -2,6 +2,8 @@
 #include "emu.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -177,16 +179,27 @@ static int mx_bits(mx_type t) {
   }
 }
 
-static uint64_t mx_load(const void *base, int e, int bits) {
+/* Element e of a lane's operand. Fixed-width loads: a memcpy of a variable width compiles to
+ * byte stores read back as one word, a store-forwarding stall on every element. */
+static inline __attribute__((always_inline)) uint64_t mx_load(const void *base, int e, int bits) {
   const uint8_t *p = base;
-  uint64_t v = 0;
-  if (bits == 4) return (p[e / 2] >> (4 * (e % 2))) & 0xf;
-  memcpy(&v, p + (size_t)e * (bits / 8), bits / 8); /* little-endian host, like the GPU */
-  return v;
+  switch (bits) {
+  case 4: return (p[e / 2] >> (4 * (e % 2))) & 0xf;
+  case 8: return p[e];
+  case 16: { uint16_t v; memcpy(&v, p + 2 * (size_t)e, 2); return v; } /* little-endian, like the GPU */
+  case 32: { uint32_t v; memcpy(&v, p + 4 * (size_t)e, 4); return v; }
+  default: { uint64_t v; memcpy(&v, p + 8 * (size_t)e, 8); return v; }
+  }
 }
 
-static void mx_store(void *base, int e, int bits, uint64_t v) {
-  memcpy((uint8_t *)base + (size_t)e * (bits / 8), &v, bits / 8);
+static inline __attribute__((always_inline)) void mx_store(void *base, int e, int bits, uint64_t v) {
+  uint8_t *p = base;
+  switch (bits) {
+  case 8: p[e] = (uint8_t)v; break;
+  case 16: { uint16_t w = (uint16_t)v; memcpy(p + 2 * (size_t)e, &w, 2); break; }
+  case 32: { uint32_t w = (uint32_t)v; memcpy(p + 4 * (size_t)e, &w, 4); break; }
+  default: memcpy(p + 8 * (size_t)e, &v, 8); break;
+  }
 }
 
 static float mx_f32(uint32_t b) {
@@ -354,10 +367,54 @@ static void mx_cd_coord(const mx_instr *in, int wave, int lane, int e, int *blk,
 
 /* ------------------------------------------------------------------ execution */
 
+/* Where each lane's register elements go, per (instruction, wave size): computed once from the
+ * closed forms above and reused by every call, so a call costs one pass over the lanes plus the
+ * M x N x K arithmetic on decoded operands. */
+#define MX_SLOTS (64 * 64) /* lanes x elements per lane, enough for every table row */
+typedef struct mx_map {
+  const mx_instr *in;
+  int wave, per_ab, per_cd;
+  bool replicated;           /* an A/B element lives in several lanes (RDNA3 16-lane groups) */
+  int16_t a[MX_SLOTS];       /* lane * per_ab + e -> (blk * M + i) * K + k */
+  int16_t b[MX_SLOTS];       /* lane * per_ab + e -> (blk * N + j) * K + k (B transposed) */
+  int16_t cd[MX_SLOTS];      /* lane * per_cd + e -> (blk * M + i) * N + j */
+} mx_map;
+
+/* Operands decoded once per call: B is stored transposed so the K loop reads both contiguously. */
 typedef struct mx_mats {
-  uint64_t a[MX_MAX], b[MX_MAX], c[MX_MAX];
+  union { float f[MX_MAX]; double d[MX_MAX]; int64_t i[MX_MAX]; } a, b;
+  uint64_t raw_a[MX_MAX], raw_b[MX_MAX], c[MX_MAX], d[MX_MAX];
+  float acc[MX_MAX];
   bool seta[MX_MAX], setb[MX_MAX];
 } mx_mats;
+
+/* A thread's matrix state: reached through one initial-exec pointer, because in a shared library
+ * (libtosac-hipemu) every access to a thread-local array would be a __tls_get_addr call, and
+ * ~150 KB of initial-exec TLS would keep the library from being dlopen'ed. */
+typedef struct mx_state {
+  mx_map map;  /* the last instruction's maps (kernels use one or two) */
+  mx_mats mm;
+  bool seen_a[MX_MAX], seen_b[MX_MAX];
+  const char *last_name; /* mx_find's last answer */
+  unsigned last_fam;
+  const mx_instr *last_in;
+} mx_state;
+
+static pthread_key_t mx_key;
+static pthread_once_t mx_key_once = PTHREAD_ONCE_INIT;
+static __thread mx_state *mx_tls __attribute__((tls_model("initial-exec")));
+
+static void mx_key_init(void) { pthread_key_create(&mx_key, free); }
+
+static mx_state *mx_state_get(void) {
+  if (!mx_tls) {
+    pthread_once(&mx_key_once, mx_key_init);
+    mx_tls = calloc(1, sizeof *mx_tls);
+    if (mx_tls)
+      pthread_setspecific(mx_key, mx_tls); /* freed when the thread exits */
+  }
+  return mx_tls;
+}
 
 /* Source lane of B under the BLGP lane-group pattern (0 = identity). */
 static int mx_blgp_lane(int blgp, int lane) {
@@ -409,9 +466,79 @@ static bool mx_check_mods(const mx_instr *in, unsigned fam, const emu_matrix_cal
   return true;
 }
 
+/* acc[i][j] += sum over k of a[i][k] * bt[j][k], one fused multiply-add per k in K order as the
+ * hardware's adder does. A build for FMA hosts is picked at load time (an ifunc): the same bits,
+ * without a libm call per product. */
+__attribute__((target_clones("fma", "default"))) static void
+mx_dots(const float *a, const float *bt, float *acc, int M, int N, int K) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float s = acc[i * N + j];
+      const float *ar = a + i * K, *bc = bt + j * K;
+      for (int k = 0; k < K; k++)
+        s = fmaf(ar[k], bc[k], s);
+      acc[i * N + j] = s;
+    }
+}
+
+/* The lane maps of `in` at `wave` lanes; false when an index does not fit (never for the table). */
+static bool mx_map_build(mx_state *st, const mx_instr *in, int wave) {
+  mx_map *mp = &st->map;
+  bool *seen_a = st->seen_a, *seen_b = st->seen_b;
+  int per_ab = mx_ab_per_lane(in, wave), per_cd = mx_cd_per_lane(in, wave);
+  if (wave * per_ab > MX_SLOTS || wave * per_cd > MX_SLOTS)
+    return false;
+  memset(seen_a, 0, sizeof st->seen_a);
+  memset(seen_b, 0, sizeof st->seen_b);
+  mp->replicated = false;
+  int M = in->m, N = in->n, K = in->k;
+  for (int l = 0; l < wave; l++) {
+    for (int e = 0; e < per_ab; e++) {
+      int b = 0, r = 0, k = 0;
+      mx_ab_coord(in, in->a, M, wave, l, e, &b, &r, &k);
+      int ia = (b * M + r) * K + k;
+      mx_ab_coord(in, in->b, N, wave, l, e, &b, &r, &k);
+      int ib = (b * N + r) * K + k;
+      if (ia < 0 || ia >= MX_MAX || ib < 0 || ib >= MX_MAX)
+        return false;
+      mp->replicated |= seen_a[ia] || seen_b[ib];
+      seen_a[ia] = seen_b[ib] = true;
+      mp->a[l * per_ab + e] = (int16_t)ia;
+      mp->b[l * per_ab + e] = (int16_t)ib;
+    }
+    for (int e = 0; e < per_cd; e++) {
+      int b = 0, i = 0, j = 0;
+      mx_cd_coord(in, wave, l, e, &b, &i, &j);
+      int ic = (b * M + i) * N + j;
+      if (ic < 0 || ic >= MX_MAX)
+        return false;
+      mp->cd[l * per_cd + e] = (int16_t)ic;
+    }
+  }
+  mp->in = in, mp->wave = wave, mp->per_ab = per_ab, mp->per_cd = per_cd;
+  return true;
+}
+
+/* One decoded operand element in the accumulation domain of the instruction. */
+static void mx_decode(mx_mats *mm, bool is_a, int idx, uint64_t raw, mx_type t, mx_type cd,
+                      bool fnuz, bool sgn) {
+  double v = mx_value(raw, t, fnuz, sgn);
+  if (cd == T_F64)
+    (is_a ? mm->a.d : mm->b.d)[idx] = v;
+  else if (cd == T_I32)
+    (is_a ? mm->a.i : mm->b.i)[idx] = (int64_t)v;
+  else
+    (is_a ? mm->a.f : mm->b.f)[idx] = (float)v;
+}
+
 bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   unsigned fam = mx_family(call->processor);
-  const mx_instr *in = mx_find(call->intrinsic, fam);
+  mx_state *st = mx_state_get();
+  if (!st)
+    return mx_fail(err, errsize, "%s: out of memory for the matrix state", "emulator", 0);
+  const mx_instr *in = st->last_name == call->intrinsic && st->last_fam == fam && call->intrinsic
+                           ? st->last_in
+                           : mx_find(call->intrinsic, fam);
   if (!in) {
     if (err && errsize)
       snprintf(err, errsize, "matrix intrinsic %s is not emulated for %s",
@@ -419,16 +546,24 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
                call->processor ? call->processor : "(null)");
     return false;
   }
+  st->last_name = call->intrinsic, st->last_fam = fam, st->last_in = in;
   int wave = call->wave_size;
   bool mfma = in->layout == L_MFMA || in->layout == L_MFMA_F64;
   if (mfma ? wave != 64 : (wave != 32 && wave != 64))
     return mx_fail(err, errsize, "%s: unsupported wave size %d", in->intrinsic, wave);
   if (!mx_check_mods(in, fam, call, err, errsize)) return false;
 
-  static _Thread_local mx_mats mm; /* ~53 KB: kept off fiber/worker stacks */
+  mx_map *map = &st->map;
+  mx_mats *mm = &st->mm;
+  if (map->in != in || map->wave != wave) {
+    map->in = NULL;
+    if (!mx_map_build(st, in, wave))
+      return mx_fail(err, errsize, "%s: layout does not fit the emulator's tables (wave %d)",
+                     in->intrinsic, wave);
+  }
   int M = in->m, N = in->n, K = in->k, NB = in->blocks;
   int abits = mx_bits(in->a), bbits = mx_bits(in->b), cbits = mx_bits(in->cd);
-  int per_ab = mx_ab_per_lane(in, wave), per_cd = mx_cd_per_lane(in, wave);
+  int per_ab = map->per_ab, per_cd = map->per_cd;
   bool fnuz = (fam & P942) != 0;
   bool wmma = !mfma, iu = in->a == T_IU8 || in->a == T_IU4;
   bool sgn_a = wmma && iu ? call->cbsz : true, sgn_b = wmma && iu ? call->blgp : true;
@@ -437,36 +572,38 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   int blgp = mfma && !f64neg ? call->blgp : 0;
   bool half_out = in->layout == L_WMMA11 && cbits == 16;
 
-  memset(mm.seta, 0, sizeof mm.seta);
-  memset(mm.setb, 0, sizeof mm.setb);
+  /* RDNA3 replicates A and B over 16-lane groups: the replicas must agree. */
+  if (map->replicated) {
+    memset(mm->seta, 0, sizeof mm->seta);
+    memset(mm->setb, 0, sizeof mm->setb);
+  }
   for (int l = 0; l < wave; l++) {
+    const void *la = call->a[l], *lb = call->b[mx_blgp_lane(blgp, l)];
+    const int16_t *ma = &map->a[l * per_ab], *mb = &map->b[l * per_ab];
     for (int e = 0; e < per_ab; e++) {
-      int b, r, k;
-      mx_ab_coord(in, in->a, M, wave, l, e, &b, &r, &k);
-      int ia = (b * M + r) * K + k;
-      uint64_t va = mx_load(call->a[l], e, abits);
-      if (mm.seta[ia] && mm.a[ia] != va)
-        return mx_fail(err, errsize, "%s: lane %d holds a different A value than its replica "
-                       "lane (RDNA3 needs identical 16-lane groups)", in->intrinsic, l);
-      mm.a[ia] = va, mm.seta[ia] = true;
-      mx_ab_coord(in, in->b, N, wave, l, e, &b, &r, &k);
-      int ib = (b * K + k) * N + r;
-      uint64_t vb = mx_load(call->b[mx_blgp_lane(blgp, l)], e, bbits);
-      if (mm.setb[ib] && mm.b[ib] != vb)
-        return mx_fail(err, errsize, "%s: lane %d holds a different B value than its replica "
-                       "lane (RDNA3 needs identical 16-lane groups)", in->intrinsic, l);
-      mm.b[ib] = vb, mm.setb[ib] = true;
+      uint64_t va = mx_load(la, e, abits), vb = mx_load(lb, e, bbits);
+      int ia = ma[e], ib = mb[e];
+      if (map->replicated) {
+        if ((mm->seta[ia] && mm->raw_a[ia] != va) || (mm->setb[ib] && mm->raw_b[ib] != vb))
+          return mx_fail(err, errsize, mm->seta[ia] && mm->raw_a[ia] != va
+                         ? "%s: lane %d holds a different A value than its replica lane (RDNA3 "
+                           "needs identical 16-lane groups)"
+                         : "%s: lane %d holds a different B value than its replica lane (RDNA3 "
+                           "needs identical 16-lane groups)", in->intrinsic, l);
+        mm->raw_a[ia] = va, mm->seta[ia] = true;
+        mm->raw_b[ib] = vb, mm->setb[ib] = true;
+      }
+      mx_decode(mm, true, ia, va, in->a, in->cd, fnuz, sgn_a);
+      mx_decode(mm, false, ib, vb, in->b, in->cd, fnuz, sgn_b);
     }
+    const int16_t *mc = &map->cd[l * per_cd];
     for (int e = 0; e < per_cd; e++) {
       if (half_out && e % 2 != opsel) continue;
-      int b, i, j;
-      mx_cd_coord(in, wave, l, e, &b, &i, &j);
-      mm.c[(b * M + i) * N + j] = mx_load(call->c[l], e, cbits);
+      mm->c[mc[e]] = mx_load(call->c[l], e, cbits);
     }
   }
 
   /* D = A x B + C per block; cbsz/abid broadcast one A block to 2^cbsz blocks */
-  static _Thread_local uint64_t dres[MX_MAX];
   double sa = 1, sb = 1, sc = 1;
   if (f64neg) {
     sa = (call->blgp & 1) ? -1 : 1, sb = (call->blgp & 2) ? -1 : 1, sc = (call->blgp & 4) ? -1 : 1;
@@ -475,48 +612,46 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
     int ab = mfma ? ((b >> call->cbsz) << call->cbsz) + call->abid : b;
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
-        uint64_t craw = mm.c[(b * M + i) * N + j];
-        const uint64_t *arow = &mm.a[(ab * M + i) * K];
-        const uint64_t *bcol = &mm.b[b * K * N + j];
-        uint64_t out;
+        int ic = (b * M + i) * N + j, ia = (ab * M + i) * K, ib = (b * N + j) * K;
+        uint64_t craw = mm->c[ic], out;
         if (in->cd == T_F64) {
           double acc = sc * mx_value(craw, T_F64, fnuz, true);
           for (int k = 0; k < K; k++)
-            acc = fma(sa * mx_value(arow[k], T_F64, fnuz, true),
-                      sb * mx_value(bcol[k * N], T_F64, fnuz, true), acc);
+            acc = fma(sa * mm->a.d[ia + k], sb * mm->b.d[ib + k], acc);
           memcpy(&out, &acc, 8);
         } else if (in->cd == T_I32) {
           int64_t acc = (int32_t)craw;
           for (int k = 0; k < K; k++)
-            acc += (int64_t)mx_value(arow[k], in->a, fnuz, sgn_a) *
-                   (int64_t)mx_value(bcol[k * N], in->b, fnuz, sgn_b);
+            acc += mm->a.i[ia + k] * mm->b.i[ib + k];
           if (clamp) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
           out = (uint32_t)(uint64_t)acc; /* wraps like a 32-bit adder */
         } else {
-          /* f32 accumulation: products of f16/bf16/fp8 are exact in f32, so fmaf == add */
-          float acc = in->cd == T_F32   ? mx_f32((uint32_t)craw)
-                      : in->cd == T_F16 ? (float)mx_f16_to((uint32_t)craw)
-                                        : mx_f32((uint32_t)craw << 16);
-          for (int k = 0; k < K; k++)
-            acc = fmaf((float)mx_value(arow[k], in->a, fnuz, true),
-                       (float)mx_value(bcol[k * N], in->b, fnuz, true), acc);
-          out = in->cd == T_F32 ? mx_f32_bits(acc)
-                : in->cd == T_F16 ? mx_f16_from(acc)
-                                  : mx_bf16_from(acc);
+          /* f32 accumulation: C now, the products in mx_dots below */
+          mm->acc[ic] = in->cd == T_F32   ? mx_f32((uint32_t)craw)
+                       : in->cd == T_F16 ? (float)mx_f16_to((uint32_t)craw)
+                                         : mx_f32((uint32_t)craw << 16);
+          continue;
         }
-        dres[(b * M + i) * N + j] = out;
+        mm->d[ic] = out;
       }
+    if (in->cd != T_F64 && in->cd != T_I32) {
+      mx_dots(&mm->a.f[ab * M * K], &mm->b.f[b * N * K], &mm->acc[b * M * N], M, N, K);
+      for (int ic = b * M * N; ic < (b + 1) * M * N; ic++)
+        mm->d[ic] = in->cd == T_F32   ? mx_f32_bits(mm->acc[ic])
+                   : in->cd == T_F16 ? mx_f16_from(mm->acc[ic])
+                                     : mx_bf16_from(mm->acc[ic]);
+    }
   }
 
-  for (int l = 0; l < wave; l++)
+  for (int l = 0; l < wave; l++) {
+    const int16_t *mc = &map->cd[l * per_cd];
     for (int e = 0; e < per_cd; e++) {
       if (half_out && e % 2 != opsel) { /* the other half keeps C (the _tied behaviour) */
         mx_store(call->d[l], e, cbits, mx_load(call->c[l], e, cbits));
         continue;
       }
-      int b, i, j;
-      mx_cd_coord(in, wave, l, e, &b, &i, &j);
-      mx_store(call->d[l], e, cbits, dres[(b * M + i) * N + j]);
+      mx_store(call->d[l], e, cbits, mm->d[mc[e]]);
     }
+  }
   return true;
 }

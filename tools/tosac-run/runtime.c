@@ -67,7 +67,9 @@ typedef struct exec {
   char err[768];
 } exec;
 
-static __thread exec *tls;
+/* initial-exec: the runtime calls read it on every work-item operation, and libtosac-hipemu (a
+ * shared library loaded at program start) must not pay a __tls_get_addr call for each. */
+static __thread exec *tls __attribute__((tls_model("initial-exec")));
 
 static int where(exec *ex, const item *it, char *buf, size_t n) {
   return snprintf(buf, n, "kernel %s: work-item (%u,%u,%u) of work-group (%u,%u,%u): ", ex->k->name,

@@ -1,0 +1,99 @@
+/* run_model.c: a complete program around the host code tosac --emit=host writes (docs/host.md).
+ * It reads each graph input from a raw little-endian file, runs the model on device 0 through
+ * PREFIX_load / PREFIX_run / PREFIX_unload, and writes each result to a raw file.
+ *
+ *   tosac model.mlir --emit=host -o model_host.c          (prefix: the entry function, "main")
+ *   cc -std=c17 -Wall -Werror -D__HIP_PLATFORM_AMD__ -DMODEL=main -DMODEL_UPPER=MAIN \
+ *      -include model_host.h run_model.c model_host.c -o run_model -lamdhip64
+ *   ./run_model model.hipfb [model.weights | -] in0.bin ... -- out0.bin ...
+ *
+ * Link -ltosac-hipemu instead of -lamdhip64 to run on the CPU emulator. Exit status: 0, or 1
+ * with the generated code's error message. */
+#include <hip/hip_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define M(name) CAT(MODEL, name)
+#define MU(name) CAT(MODEL_UPPER, name)
+
+static void *slurp(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f || fseek(f, 0, SEEK_END) || ftell(f) < 0) {
+    fprintf(stderr, "run_model: cannot read %s\n", path);
+    exit(1);
+  }
+  *size = (size_t)ftell(f);
+  rewind(f);
+  void *p = malloc(*size + 1);
+  if (!p || fread(p, 1, *size, f) != *size) {
+    fprintf(stderr, "run_model: cannot read %s\n", path);
+    exit(1);
+  }
+  fclose(f);
+  return p;
+}
+
+static int fail(M(_ctx) *ctx, hipError_t e, const char *what) {
+  fprintf(stderr, "run_model: %s: %s (%s)\n", what, ctx ? M(_error)(ctx) : hipGetErrorString(e),
+          hipGetErrorName(e));
+  M(_unload)(ctx);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  int nin = MU(_NUM_INPUTS), nout = MU(_NUM_OUTPUTS);
+  if (argc != 3 + nin + 1 + nout || strcmp(argv[3 + nin], "--")) {
+    fprintf(stderr, "usage: %s BUNDLE WEIGHTS|- IN.bin x%d -- OUT.bin x%d\n", argv[0], nin, nout);
+    return 2;
+  }
+  size_t bsize, wsize = 0;
+  void *bundle = slurp(argv[1], &bsize), *weights = NULL;
+  if (strcmp(argv[2], "-"))
+    weights = slurp(argv[2], &wsize);
+  M(_ctx) *ctx;
+  hipError_t e = M(_load)(&ctx, bundle, weights, wsize, 0);
+  if (e != hipSuccess)
+    return fail(ctx, e, "load");
+  fprintf(stderr, "run_model: target %s\n", M(_target_id)(ctx));
+  void *in[MU(_NUM_INPUTS) + 1], *out[MU(_NUM_OUTPUTS) + 1];
+  for (int i = 0; i < nin; i++) {
+    size_t n;
+    void *host = slurp(argv[3 + i], &n);
+    if (n != M(_inputs)[i].bytes) {
+      fprintf(stderr, "run_model: %s holds %zu bytes, input %d takes %zu\n", argv[3 + i], n, i,
+              M(_inputs)[i].bytes);
+      return 1;
+    }
+    if ((e = hipMalloc(&in[i], n + 1)) != hipSuccess ||
+        (e = hipMemcpyHtoD(in[i], host, n)) != hipSuccess)
+      return fail(NULL, e, "input upload");
+    free(host);
+  }
+  for (int i = 0; i < nout; i++)
+    if ((e = hipMalloc(&out[i], M(_outputs)[i].bytes + 1)) != hipSuccess)
+      return fail(NULL, e, "hipMalloc");
+  hipStream_t stream;
+  if ((e = hipStreamCreate(&stream)) != hipSuccess)
+    return fail(NULL, e, "hipStreamCreate");
+  if ((e = M(_run)(ctx, stream, (const void *const *)in, out)) != hipSuccess)
+    return fail(ctx, e, "run");
+  if ((e = hipStreamSynchronize(stream)) != hipSuccess)
+    return fail(NULL, e, "hipStreamSynchronize");
+  for (int i = 0; i < nout; i++) {
+    size_t n = M(_outputs)[i].bytes;
+    void *host = malloc(n + 1);
+    if ((e = hipMemcpyDtoH(host, out[i], n)) != hipSuccess)
+      return fail(NULL, e, "hipMemcpyDtoH");
+    FILE *f = fopen(argv[4 + nin + i], "wb");
+    if (!f || fwrite(host, 1, n, f) != n || fclose(f)) {
+      fprintf(stderr, "run_model: cannot write %s\n", argv[4 + nin + i]);
+      return 1;
+    }
+    free(host);
+  }
+  M(_unload)(ctx);
+  return 0;
+}
