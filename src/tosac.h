@@ -394,6 +394,9 @@ typedef struct part_kernel {
   int64_t fill_offset; /* KF_FILL: byte offset in out_bufs[0]; iter is [elements] of the fill
                           type; the pattern follows from ops (the op whose output it initialises) */
   uint64_t fill_bits;  /* KF_FILL: the element's bit pattern */
+  const op **gemm_anchors; /* a grouped GEMM (partition/group.c): the matmuls sharing A, one
+                              slice of the grid each; anchor is the first; NULL otherwise */
+  int ngemm;
 } part_kernel;
 
 /* READBACK copies a condition to the host; IF and WHILE run the launches of their regions

@@ -37,6 +37,7 @@ typedef struct gk {
   int threads, waves, wgn;
   LLVMValueRef lds, tid, lane, wave_m0, wave_n0, m0, n0, batch;
   LLVMValueRef split_idx; /* KR_PARTIAL: which chunk of K this work-group sums */
+  const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
@@ -125,6 +126,16 @@ static bool describe(gk *K, diag_sink *d) {
     return false;
   }
   return true;
+}
+
+/* Grouped GEMM: is o (an op of the kernel) the current GEMM's anchor or in its epilogue? */
+static bool in_slice(const gk *K, const op *o) {
+  if (!K->mine)
+    return true;
+  for (int i = 0; i < K->k->nops; i++)
+    if (K->k->ops[i] == o)
+      return K->mine[i];
+  return false;
 }
 
 static int param_of(gk *K, const value *v) {
@@ -510,7 +521,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   cur[K->anchor->results[0]->id] = x;
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
-    if (o == K->anchor || op_table[o->kind].family == FAM_CONST)
+    if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o))
       continue;
     LLVMValueRef args[8];
     int na = data_operands(o);
@@ -534,6 +545,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   }
   for (int o = 0; o < K->k->nout; o++) {
     const value *v = K->k->out_vals[o];
+    if (K->mine && (!v->def || !in_slice(K, v->def)))
+      continue; /* another GEMM's output */
     LLVMValueRef y = cur[v->id] ? cur[v->id] : read_value(K, v, lin);
     if (!y)
       return false;
@@ -606,55 +619,36 @@ static void set_wg_size(cg_builder *cb, int threads) {
   fn_attr(cb, "amdgpu-waves-per-eu", "2");
 }
 
-static bool emit_body(gk *K, cg_kernel_info *info) {
+/* The grid's work-groups per GEMM: batch x tiles (transpose_conv2d: x phases), without the
+ * split-K factor. */
+static int64_t grid_groups(const gk *K) {
+  const gemm_params *P = &K->P;
+  int64_t tiles_m = (K->pb.m + P->bm - 1) / P->bm, tiles_n = (K->pb.n + P->bn - 1) / P->bn;
+  return K->pb.batch * (K->kind == GK_CONV ? K->cv.phases : 1) * tiles_m * tiles_n;
+}
+
+/* One GEMM (K->anchor) of the kernel for work-group gid of its grid, through the final
+ * return: tile staging, the K loop and the epilogue. */
+static bool emit_gemm(gk *K, LLVMValueRef gid) {
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
   const gemm_params *P = &K->P;
   const gemm_problem *pb = &K->pb;
   const target_info *t = cb->target->info;
-  int wgm = P->bm / P->wm;
-  K->wgn = P->bn / P->wn;
-  K->waves = wgm * K->wgn;
-  K->threads = K->waves * t->wave_size;
-  K->es = elem_type_bytes(pb->in);
-  K->mem = pb->in == ET_BF16 ? cb->i16 : elem_type_is_f8(pb->in) ? cb->i8 : cg_elem_type(cb, pb->in);
-  K->sa = P->bk * K->es + GEMM_LDS_PAD_BYTES;
-  K->buf_bytes = (P->bm + P->bn) * K->sa;
   int64_t tiles_m = (pb->m + P->bm - 1) / P->bm, tiles_n = (pb->n + P->bn - 1) / P->bn;
-  /* transpose_conv2d: its output phases are the slowest grid index (K->batch below) */
-  int64_t groups = pb->batch * (K->kind == GK_CONV ? K->cv.phases : 1) * tiles_m * tiles_n;
+  int64_t groups = grid_groups(K);
   int nk = (int)((pb->k + P->bk - 1) / P->bk);
   /* Split-K: split_count chunks of `steps` K tiles each (the last one shorter), one more grid
    * dimension folded into the 1-D grid as its slowest index. */
   bool partial = K->k->role == KR_PARTIAL;
   int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
   int steps = (nk + split - 1) / split;
-
-  int nargs = K->k->nin + K->k->nout;
-  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
-  for (int i = 0; i < nargs; i++)
-    access[i] = i < K->k->nin ? "read_only" : "write_only";
-  cg_kernel_begin(cb, K->k->name, nargs, access, K->threads);
-  set_wg_size(cb, K->threads);
   /* kernel arguments, or constants folded into the code object (small weights) */
   K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
   K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
   K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
-  if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial)) {
-    free(access);
+  if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial))
     return false;
-  }
-
-  char lname[96];
-  snprintf(lname, sizeof lname, "%s.lds", K->k->name);
-  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)(2 * K->buf_bytes)), 16);
-
-  K->tid = cg_thread_id_x(cb);
-  LLVMValueRef gid = cg_group_id_x(cb);
-  if (!K->tid || !gid) {
-    free(access);
-    return false;
-  }
   /* K tiles [kbeg, kbeg + count) of this work-group; count <= 0 only for a split the problem
    * cannot fill, which runs one all-zero step and stores zeros */
   LLVMValueRef kbeg = c32(K, 0), count = c32(K, nk);
@@ -679,6 +673,8 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
     gemm_conv_phase_init(cb, &K->cv, K->batch, &K->ph);
   if (K->kind == GK_CONV && K->cv.transpose) /* never split (cg_gemm_shape): count was nk */
     count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
+  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row_ok), free(K->b_row), free(K->b_kc);
+  free(K->cv_rows);
   plan_slots(K);
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
@@ -728,8 +724,89 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   bool ok = !cb->failed && emit_epilogue(K, acc);
   if (ok)
     LLVMBuildRetVoid(b);
+  free(av);
+  free(bv);
+  free(acc);
+  free(phis);
+  return ok;
+}
 
-  groups *= split;
+/* A grouped GEMM's slice s: its anchor, and the kernel's ops downstream of it (its epilogue). */
+static bool select_gemm(gk *K, int s, char *mine) {
+  K->anchor = K->k->gemm_anchors[s];
+  memset(mine, 0, (size_t)K->k->nops + 1);
+  K->mine = mine;
+  for (int i = 0; i < K->k->nops; i++) {
+    const op *o = K->k->ops[i];
+    mine[i] = o == K->anchor;
+    for (int j = 0; j < o->noperands && !mine[i]; j++)
+      mine[i] = o->operands[j]->def && op_table[o->kind].family != FAM_CONST && in_slice(K, o->operands[j]->def);
+  }
+  return describe(K, K->cb->diag);
+}
+
+/* A grouped GEMM (part_kernel.gemm_anchors): the slowest grid index picks the GEMM, each
+ * slice runs its own K loop and epilogue over the shared LDS. */
+static bool emit_grouped(gk *K, LLVMValueRef gid, int64_t groups) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  int n = K->k->ngemm;
+  LLVMValueRef slice = LLVMBuildUDiv(b, gid, c32(K, groups), "gemm");
+  LLVMValueRef local = LLVMBuildURem(b, gid, c32(K, groups), "");
+  LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "no_gemm");
+  LLVMValueRef sw = LLVMBuildSwitch(b, slice, other, (unsigned)n);
+  char *mine = malloc((size_t)K->k->nops + 1);
+  bool ok = true;
+  for (int s = 0; s < n && ok; s++) {
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "gemm_slice");
+    LLVMAddCase(sw, c32(K, s), bb);
+    LLVMPositionBuilderAtEnd(b, bb);
+    ok = select_gemm(K, s, mine) && emit_gemm(K, local);
+  }
+  LLVMPositionBuilderAtEnd(b, other);
+  LLVMBuildRetVoid(b);
+  K->anchor = K->k->anchor, K->mine = NULL;
+  free(mine);
+  return ok;
+}
+
+static bool emit_body(gk *K, cg_kernel_info *info) {
+  cg_builder *cb = K->cb;
+  const gemm_params *P = &K->P;
+  const gemm_problem *pb = &K->pb;
+  const target_info *t = cb->target->info;
+  int wgm = P->bm / P->wm;
+  K->wgn = P->bn / P->wn;
+  K->waves = wgm * K->wgn;
+  K->threads = K->waves * t->wave_size;
+  K->es = elem_type_bytes(pb->in);
+  K->mem = pb->in == ET_BF16 ? cb->i16 : elem_type_is_f8(pb->in) ? cb->i8 : cg_elem_type(cb, pb->in);
+  K->sa = P->bk * K->es + GEMM_LDS_PAD_BYTES;
+  K->buf_bytes = (P->bm + P->bn) * K->sa;
+  int64_t groups = grid_groups(K);
+  bool partial = K->k->role == KR_PARTIAL;
+  int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
+
+  int nargs = K->k->nin + K->k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < K->k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, K->k->name, nargs, access, K->threads);
+  set_wg_size(cb, K->threads);
+
+  char lname[96];
+  snprintf(lname, sizeof lname, "%s.lds", K->k->name);
+  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)(2 * K->buf_bytes)), 16);
+
+  K->tid = cg_thread_id_x(cb);
+  LLVMValueRef gid = cg_group_id_x(cb);
+  if (!K->tid || !gid) {
+    free(access);
+    return false;
+  }
+  bool ok = K->k->ngemm > 1 ? emit_grouped(K, gid, groups) : emit_gemm(K, gid);
+
+  groups *= split * (K->k->ngemm > 1 ? K->k->ngemm : 1);
   cg_launch_1d(info, K->k, K->threads, groups, groups * K->threads, 1, access);
   char key[160];
   gemm_problem_key(pb, key, sizeof key);
@@ -743,10 +820,6 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d}", split);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
   free(access);
-  free(av);
-  free(bv);
-  free(acc);
-  free(phis);
   return ok;
 }
 

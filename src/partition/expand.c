@@ -18,7 +18,7 @@ void part_set_init_mode(part_init_mode m) { init_mode = m; }
 static expansion choose(const target_info *t, const part_kernel *k, int *split) {
   *split = 0;
   if (k->family == KF_GEMM) {
-    *split = k->anchor && k->role == KR_PLAIN ? cg_tune_splitk(t, k->anchor) : 0;
+    *split = k->anchor && k->role == KR_PLAIN && !k->ngemm ? cg_tune_splitk(t, k->anchor) : 0;
     return *split >= 2 ? EX_SPLITK : EX_NONE;
   }
   if (k->family == KF_ATTENTION) {

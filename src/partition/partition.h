@@ -32,6 +32,13 @@ int part_rownorm_find(arena *a, const graph *g, const char *live, const int *use
                       const char *is_result, int *pat, int first);
 bool part_rownorm_disabled(void);
 
+/* group.c: fusion groups that are GEMMs reading the same A with constant Bs of one shape
+ * merge into one grouped GEMM kernel (part_kernel.gemm_anchors); relabels group_of, returns
+ * the new group count, grouped[new group] set for merged ones (sized ngroups + 1).
+ * TOSAC_NO_GEMM_GROUPING=1 (or TOSAC_NO_FUSION=1) merges none. */
+int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped);
+bool part_gemm_grouping_disabled(void);
+
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's
  * offset (part_inplace_pairs). Returns the workspace size. */

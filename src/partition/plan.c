@@ -480,6 +480,16 @@ static const op *attention_anchor(const part_kernel *k) {
   return n == 2 ? last : NULL;
 }
 
+/* A grouped GEMM: its matmuls in launch order, the first the anchor. */
+static void group_anchors(arena *a, part_kernel *k) {
+  k->gemm_anchors = arena_alloc(a, sizeof(op *) * (size_t)(k->nops + 1));
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      k->gemm_anchors[k->ngemm++] = k->ops[i];
+  k->anchor = k->gemm_anchors[0];
+  k->family = KF_GEMM;
+}
+
 /* Only a row-wise normalisation group (rownorm.c) puts elementwise ops or a second reduction
  * beside a reduction. */
 static bool rownorm_group(const part_kernel *k) {
@@ -643,6 +653,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
 
   int *group_of = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
   int ngroups = part_fuse(a, g, group_of);
+  char *grouped = arena_alloc(a, (size_t)ngroups + 1);
+  ngroups = part_group_gemms(g, group_of, ngroups, grouped);
   b.readers = summarise_readers(a, g, group_of);
   bucket_groups(&b, group_of, ngroups);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
@@ -666,7 +678,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
-    const op *att = attention_anchor(k);
+    const op *att = grouped[grp] ? NULL : attention_anchor(k);
+    if (grouped[grp])
+      group_anchors(a, k);
     if (att)
       k->anchor = att, k->family = KF_ATTENTION;
     else if (k->family == KF_REDUCTION && rownorm_group(k))
@@ -675,6 +689,8 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     kernel_name(k);
     if (att)
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
+    else if (k->ngemm)
+      snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
     else if (k->family == KF_ROWNORM) {
       snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm", k->id);
       k->iter = k->anchor->operands[0]->type; /* the rows */

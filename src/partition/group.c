@@ -1,0 +1,113 @@
+/* group.c: horizontal fusion of GEMMs that read the same A operand (the Q, K and V
+ * projections of attention): their fusion groups become one grouped GEMM kernel whose grid
+ * covers every GEMM, each with its own constant B, epilogue and outputs (docs/partitioning.md,
+ * "Grouped GEMMs"). TOSAC_NO_GEMM_GROUPING=1 (or TOSAC_NO_FUSION=1) groups nothing. */
+#include "partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool part_gemm_grouping_disabled(void) {
+  const char *e = getenv("TOSAC_NO_GEMM_GROUPING");
+  return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled();
+}
+
+static bool is_const_value(const value *v) {
+  v = part_view_root(v);
+  return v->def && op_table[v->def->kind].family == FAM_CONST;
+}
+
+static bool same_type(const tensor_type *a, const tensor_type *b) {
+  if (a->elem != b->elem || a->rank != b->rank)
+    return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+/* The matmul of group grp when the group is a plain GEMM with a constant B and an
+ * elementwise epilogue on it only (every other op reads an op of the group) whose outside
+ * operands come from groups before `before` (or are arguments / constants); else NULL. */
+static const op *groupable(const graph *g, const int *group_of, int grp, int before) {
+  const op *mm = NULL;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    if (group_of[o->id] != grp)
+      continue;
+    op_family f = op_table[o->kind].family;
+    if (o->kind == OP_MATMUL && !mm)
+      mm = o;
+    else if (f != FAM_ELEMENTWISE)
+      return NULL;
+  }
+  if (!mm || mm->noperands < 2 || mm->operands[0]->type.rank != 3 || !is_const_value(mm->operands[1]))
+    return NULL;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    if (group_of[o->id] != grp || o == mm)
+      continue;
+    bool inner = false;
+    for (int j = 0; j < o->noperands; j++) {
+      /* read directly (not through a view): codegen finds the epilogue by operand edges */
+      const op *d = o->operands[j]->def;
+      if (d && group_of[d->id] == grp) {
+        inner = true;
+        continue;
+      }
+      d = part_view_root(o->operands[j])->def;
+      if (d && group_of[d->id] >= before)
+        return NULL;
+    }
+    if (!inner)
+      return NULL;
+  }
+  return mm;
+}
+
+/* Merges groups in place (group_of relabelled, numbers compacted in launch order); returns
+ * the new group count. grouped[grp] (sized by the old count) is set for the merged groups. */
+int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) {
+  memset(grouped, 0, (size_t)ngroups + 1);
+  if (part_gemm_grouping_disabled() || ngroups < 2)
+    return ngroups;
+  const op **mm = calloc((size_t)ngroups + 1, sizeof(op *));
+  int *into = malloc(sizeof(int) * ((size_t)ngroups + 1));
+  for (int grp = 0; grp < ngroups; grp++)
+    into[grp] = grp;
+  bool any = false;
+  for (int grp = 0; grp < ngroups; grp++)
+    mm[grp] = groupable(g, group_of, grp, grp);
+  for (int first = 0; first < ngroups; first++) {
+    if (!mm[first] || into[first] != first)
+      continue;
+    const value *a = part_view_root(mm[first]->operands[0]);
+    for (int j = first + 1; j < ngroups; j++) {
+      if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
+          !same_type(&mm[j]->operands[1]->type, &mm[first]->operands[1]->type) ||
+          !same_type(&mm[j]->results[0]->type, &mm[first]->results[0]->type) ||
+          !same_type(&mm[j]->operands[0]->type, &mm[first]->operands[0]->type) ||
+          !groupable(g, group_of, j, first))
+        continue;
+      into[j] = first, grouped[first] = 1, any = true;
+    }
+  }
+  if (any) {
+    int *num = malloc(sizeof(int) * ((size_t)ngroups + 1)), n = 0;
+    for (int grp = 0; grp < ngroups; grp++)
+      num[grp] = into[grp] == grp ? n++ : -1;
+    char *kept = calloc((size_t)ngroups + 1, 1);
+    for (int grp = 0; grp < ngroups; grp++)
+      kept[num[into[grp]]] |= grouped[grp];
+    for (int i = 0; i < g->nops; i++)
+      if (group_of[g->ops[i]->id] >= 0)
+        group_of[g->ops[i]->id] = num[into[group_of[g->ops[i]->id]]];
+    memcpy(grouped, kept, (size_t)ngroups + 1);
+    ngroups = n;
+    free(kept);
+    free(num);
+  }
+  free(into);
+  free(mm);
+  return ngroups;
+}
