@@ -33,6 +33,22 @@ print(t["kernel_count"], sum(k["family"] == sys.argv[2] for k in t["kernels"]), 
   assert_equal "$(echo "$output" | grep -c '^ok ')" 8
 }
 
+@test "grouped QKV GEMM: f16 with 77 rows (a partial row tile) matches the oracle; TOSAC_NO_GEMM_GROUPING=1 too" {
+  "${GEN[@]}" bert --seq=77 --hidden=64 --heads=4 --dtype=f16 --seed=12 > g16.mlir
+  run "$TOSAC" g16.mlir --offload-arch=gfx1100 -o g16.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+k = [k for k in json.load(open("g16.json"))["targets"][0]["kernels"] if k["name"].endswith("_matmul_group3")]
+print(len(k), k[0]["family"])'
+  assert_output "1 gemm"
+  run "${CHECK[@]}" g16.mlir --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  TOSAC_NO_GEMM_GROUPING=1 run "${CHECK[@]}" g16.mlir --targets=gfx90a
+  assert_success
+}
+
 @test "sequence lengths that are no tile multiple (77 with batch 2, 70) match the oracle" {
   # 77 rows = one full and one partial block of 64 query rows, 77 keys = two full tiles of 32
   # and one of 13; 70 keys: two full and one of 6
@@ -82,32 +98,43 @@ for t in json.load(open("b16.json"))["targets"]:
   "${GEN[@]}" gpt --layers=2 --seq=5 --syntax=old > old.mlir
   "${GEN[@]}" gpt --layers=2 --seq=5 > new.mlir
   run "$TOSAC" old.mlir --offload-arch=gfx90a --emit=partitions
-  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 4096 bytes"
+  assert_line "target gfx90a: 16 kernels, 16 launches, workspace 4096 bytes"
   run "${CHECK[@]}" old.mlir --oracle-via-tosac --targets=gfx942,gfx1100
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
-@test "kernels per layer: BERT 9, GPT 10 (attention, norms, GEMMs); the counts without each fusion" {
+@test "kernels per layer: BERT 7, GPT 8 (grouped QKV GEMM, attention, norms, GEMMs); the counts without each fusion" {
   "${GEN[@]}" bert --layers=2 --seq=8 > bert.mlir
   "${GEN[@]}" gpt --layers=2 --seq=8 > gpt.mlir
   run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
-  assert_line "target gfx1100: 18 kernels, 18 launches, workspace 6144 bytes"
-  # per layer: Q, K, V GEMMs (no transpose kernels: index maps of the attention kernel), attention, out-projection + residual,
-  # layer norm, FFN1 + GELU, FFN2 + residual, layer norm
+  assert_line "target gfx1100: 14 kernels, 14 launches, workspace 6144 bytes"
+  # per layer: one grouped GEMM for the Q, K and V projections (no transpose kernels: index maps
+  # of the attention kernel), attention, out-projection + residual, layer norm, FFN1 + GELU,
+  # FFN2 + residual, layer norm
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_matmul_group3 over tensor<1x8x32xf32>')" 2
   assert_equal "$(echo "$output" | grep -c '^  kernel .*_attention over tensor<2x8x16xf32>')" 2
   assert_equal "$(echo "$output" | grep -c '^  kernel .*_rownorm over tensor<1x8x32xf32>')" 4
-  assert_equal "$(echo "$output" | grep -c '^  kernel .*_matmul')" 12
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_matmul')" 8
+  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 18 kernels, 18 launches, workspace 6144 bytes"
+  assert_equal "$(echo "$output" | grep -c '_group')" 0
   assert_equal "$(echo "$output" | grep -c '_transpose\|_reduce')" 0
   TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
-  assert_line "target gfx1100: 30 kernels, 30 launches, workspace 5120 bytes"
+  assert_line "target gfx1100: 26 kernels, 26 launches, workspace 5120 bytes"
   TOSAC_NO_ROW_FUSION=1 TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
+  assert_line "target gfx1100: 44 kernels, 44 launches, workspace 5120 bytes"
+  TOSAC_NO_GEMM_GROUPING=1 TOSAC_NO_ROW_FUSION=1 TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
   assert_line "target gfx1100: 48 kernels, 48 launches, workspace 5120 bytes"
+  # per block: RMS norm, grouped QKV GEMM, attention, out-projection + residual, RMS norm, gate
+  # and up GEMMs (the up GEMM's epilogue multiplies by the gate's output: not groupable), down
   run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
-  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 6144 bytes"
+  assert_line "target gfx90a: 16 kernels, 16 launches, workspace 6144 bytes"
   assert_equal "$(echo "$output" | grep -c '_rownorm over tensor<1x8x32xf32>')" 4
   TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
-  assert_line "target gfx90a: 43 kernels, 43 launches, workspace 7168 bytes"
+  assert_line "target gfx90a: 39 kernels, 39 launches, workspace 6400 bytes"
+  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 20 kernels, 20 launches, workspace 6144 bytes"
 }
 
 @test "samples/attention.mlir: one attention kernel listing its source ops; 4 and 7 kernels without fusion" {
@@ -166,12 +193,12 @@ for t in json.load(open("a.json"))["targets"]:
   "${GEN[@]}" bert --seq=3 --decode=1500 --hidden=64 --heads=4 --dtype=f16 --seed=10 > dec16.mlir
   run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
   # 2 heads x 1 row block use 2 of 104 CUs: 7 chunks of 320 keys (at least 256 per chunk)
-  assert_line "target gfx90a: 11 kernels, 11 launches, workspace 1026560 bytes"
-  assert_line "  kernel 4 tosac_k4_attention_splitkv over tensor<2x1x32xf32>"
-  assert_line "  kernel 5 tosac_k5_attention_combine over tensor<2x1x32xf32>"
+  assert_line "target gfx90a: 10 kernels, 10 launches, workspace 1026560 bytes"
+  assert_line "  kernel 3 tosac_k3_attention_splitkv over tensor<2x1x32xf32>"
+  assert_line "  kernel 4 tosac_k4_attention_combine over tensor<2x1x32xf32>"
   assert_output --partial "workspace tensor<7x2x1x34xf32> 1904 bytes"
   TOSAC_SPLIT_KV=0 run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
-  assert_line "target gfx90a: 10 kernels, 10 launches, workspace 1024512 bytes"
+  assert_line "target gfx90a: 9 kernels, 9 launches, workspace 1024512 bytes"
   refute_output --partial "splitkv"
   run "${CHECK[@]}" dec.mlir dec16.mlir --targets=gfx90a,gfx1100,gfx1030
   assert_success
@@ -209,9 +236,9 @@ for t in json.load(open("base.json"))["targets"]:
           att["registers"]["vgpr_spills"], t["workspace"]["bytes"])
     # layer norms: 1 KiB of reduction tree + the 3 KiB input row cached in LDS
     assert all(k["lds_bytes"] == 4096 for k in t["kernels"] if k["family"] == "rownorm")'
-  assert_output "$(printf '%s\n' 'gfx908 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' 'gfx90a 9 6 2 v_mfma_f32_16x16x4f32 0 2359296' \
-    'gfx942 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' 'gfx950 9 6 2 v_mfma_f32_16x16x4_f32 0 2359296' \
-    'gfx1030 9 6 2 fma 0 2359296' 'gfx1100 9 6 2 fma 0 2359296' 'gfx1200 9 6 2 fma 0 2359296')"
+  assert_output "$(printf '%s\n' 'gfx908 7 4 2 v_mfma_f32_16x16x4f32 0 2359296' 'gfx90a 7 4 2 v_mfma_f32_16x16x4f32 0 2359296' \
+    'gfx942 7 4 2 v_mfma_f32_16x16x4_f32 0 2359296' 'gfx950 7 4 2 v_mfma_f32_16x16x4_f32 0 2359296' \
+    'gfx1030 7 4 2 fma 0 2359296' 'gfx1100 7 4 2 fma 0 2359296' 'gfx1200 7 4 2 fma 0 2359296')"
 }
 
 @test "masked_fill (select with -inf) joins the kernel: whole masked tiles and a fully masked row" {
