@@ -26,8 +26,9 @@ echo "\$ ${gen[*]} bert --layers=12 --seq=128 --hidden=768 --heads=12 > bert12.m
 "${gen[@]}" bert --layers=1 --seq=128 --hidden=768 --heads=12 --seed=11 > bert1.mlir
 echo "   $(du -m bert12.mlir | cut -f1) MB of TOSA text"
 printf '%-58s %9s %9s %12s\n' "fusion (gfx90a plan; the same on every target)" kernels "/layer" workspace
-for e in "" TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 \
-         "TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1" TOSAC_NO_FUSION=1; do
+for e in "" TOSAC_NO_GEMM_GROUPING=1 TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 \
+         "TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1" \
+         "TOSAC_NO_ATTENTION_FUSION=1 TOSAC_NO_ROW_FUSION=1 TOSAC_NO_GEMM_GROUPING=1" TOSAC_NO_FUSION=1; do
   read -r n ws < <(plan bert12.mlir "$e")
   printf '%-58s %9d %9s %12d\n' "${e:-default}" "$n" "$((n / 12))" "$ws"
 done
