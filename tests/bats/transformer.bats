@@ -47,6 +47,11 @@ print(len(k), k[0]["family"])'
   assert_output --partial "PASSED: 1 graph(s)"
   TOSAC_NO_GEMM_GROUPING=1 run "${CHECK[@]}" g16.mlir --targets=gfx90a
   assert_success
+  # weights as arguments: B is no constant, the projections stay three GEMMs
+  "${GEN[@]}" bert --seq=8 --weights=args > wa.mlir
+  run "$TOSAC" wa.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 9 kernels, 9 launches, workspace 6144 bytes"
+  refute_output --partial "_group"
 }
 
 @test "sequence lengths that are no tile multiple (77 with batch 2, 70) match the oracle" {
