@@ -165,7 +165,20 @@ static bool parse_launch(const cJSON *o, hr_launch *l, const hr_target *t) {
   return true;
 }
 
-static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize) {
+/* Does buffer b lie where its kind says: a graph input/output the manifest declares, a range of
+ * the workspace or of the weights file? Unchecked, a hostile manifest makes the client bind
+ * addresses outside its own allocations. */
+static bool buffer_in_range(const hr_buffer *b, const hr_manifest *m, const hr_target *t) {
+  int64_t limit = b->kind == HR_CONSTANT ? m->weights_bytes : t->workspace_bytes;
+  switch (b->kind) {
+  case HR_INPUT: return b->index >= 0 && b->index < m->ninputs;
+  case HR_OUTPUT: return b->index >= 0 && b->index < m->noutputs;
+  default: return b->offset <= limit && b->bytes <= limit - b->offset;
+  }
+}
+
+static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, char *err,
+                         size_t errsize) {
   const cJSON *bufs = get(o, "buffers"), *ks = get(o, "kernels"), *ls = get(o, "launches"),
               *order = get(o, "order"), *ws = get(o, "workspace");
   if (!get_str(o, "target_id", t->target_id, sizeof t->target_id) ||
@@ -194,6 +207,9 @@ static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize
                   t->target_id, i);
     hb->kind = (hr_buffer_kind)k;
     hb->index = (int)index;
+    if (!buffer_in_range(hb, m, t))
+      return fail(err, errsize, "target %s: buffer %d (%s) lies outside the graph's inputs, "
+                  "outputs, workspace or weights file", t->target_id, i, kind);
   }
   t->nkernels = cJSON_GetArraySize(ks);
   t->kernels = calloc(t->nkernels ? (size_t)t->nkernels : 1, sizeof(hr_kernel));
@@ -257,7 +273,7 @@ bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsi
     m->targets = calloc((size_t)m->ntargets, sizeof(hr_target));
     ok = true;
     for (int i = 0; ok && i < m->ntargets; i++)
-      ok = parse_target(cJSON_GetArrayItem(targets, i), &m->targets[i], err, errsize);
+      ok = parse_target(cJSON_GetArrayItem(targets, i), m, &m->targets[i], err, errsize);
   }
   cJSON_Delete(root);
   if (!ok)
