@@ -178,7 +178,7 @@ $(BUILD)/bin/fuzz-%: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o $(FUZZ_LIBOBJ) $(BUIL
 .SECONDARY: $(FUZZ_LIBOBJ) $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o)
 fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/bin/fuzz-%)
 # The verify target checks manifests against one real bundle (tests/fuzz/data/verify.mlir).
-$(BUILD)/fuzz/verify.hipfb: tests/fuzz/data/verify.mlir $(BUILD)/bin/tosac
+$(BUILD)/fuzz/verify.hipfb: tests/fuzz/data/verify.mlir | $(BUILD)/bin/tosac
 	@mkdir -p $(dir $@)
 	$(BUILD)/bin/tosac $< --offload-arch=gfx90a,gfx1100 --embed-ir -o $@
 fuzz: fuzz-build $(BUILD)/fuzz/verify.hipfb

@@ -519,7 +519,22 @@ typedef struct bnd_manifest_input {
   const cg_options *cg;
   const char *weights_path; /* weights file as written (NULL when there are no constants) */
   int64_t weights_bytes;
+  const char *bundle_digest;  /* bnd_digest of the bundle's bytes as written (NULL: null) */
+  const char *weights_digest; /* bnd_digest of the weights file's bytes (NULL: none) */
 } bnd_manifest_input;
+
+/* bundle/digest.c: "sha256:<64 hex>" of data, the manifest's "digests" entries. */
+#define BND_DIGEST_SIZE 72
+void bnd_digest(const void *data, size_t size, char out[BND_DIGEST_SIZE]);
+/* The digest of the file write_file_pieces writes from these pieces (the weights file, never
+ * held whole in memory); false on pieces it would refuse. */
+struct file_piece;
+bool bnd_digest_pieces(size_t total, const struct file_piece *pieces, int n,
+                       char out[BND_DIGEST_SIZE]);
+/* Does data (the file at path) have the digest the manifest records? Empty or NULL expected
+ * (a manifest without digests) passes; else false + "PATH does not belong to this manifest". */
+bool bnd_digest_check(const char *expected, const void *data, size_t size, const char *path,
+                      char *err, size_t errsize);
 
 /* Manifest JSON text (malloc), deterministic. */
 char *bnd_manifest_json(const bnd_manifest_input *in);

@@ -12,7 +12,7 @@ static void read_all(const uint8_t *d, size_t n) {
     return;
   tb_list(&b, fuzz_sink());
   tb_info(&b, fuzz_sink());
-  tb_verify(&b, NULL, fuzz_sink());
+  tb_verify(&b, NULL, NULL, fuzz_sink());
   for (int i = 0; i < b.nentries; i++) /* every payload byte must be readable */
     if (b.entries[i].size) {
       volatile uint8_t x = b.entries[i].data[0] ^ b.entries[i].data[b.entries[i].size - 1];

@@ -25,7 +25,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = fuzz_text(data, size);
-  tb_verify(&bundle, text, fuzz_sink());
+  tb_verify(&bundle, text, NULL, fuzz_sink());
   free(text);
   return 0;
 }

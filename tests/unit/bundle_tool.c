@@ -39,8 +39,8 @@ static int run_readers(const uint8_t *d, size_t n, const char *manifest, FILE *s
   }
   tb_list(&b, sink);
   tb_info(&b, sink);
-  int problems = tb_verify(&b, manifest, sink);
-  tb_verify(&b, NULL, sink);
+  int problems = tb_verify(&b, manifest, NULL, sink);
+  tb_verify(&b, NULL, NULL, sink);
   const bnd_entry *e = tb_find(&b, "1");
   if (e && e->size)
     CHECK(e->data != NULL, "entry 1 has no data");

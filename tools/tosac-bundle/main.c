@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
       rc = 1;
     }
   } else if (is_verify) {
-    rc = tb_verify(&b, mtext, stdout) ? 1 : 0;
+    rc = tb_verify(&b, mtext, manifest, stdout) ? 1 : 0;
   } else if (!strcmp(cmd, "info")) {
     rc = tb_info(&b, stdout) ? 1 : 0;
   } else {

@@ -269,6 +269,11 @@ bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsi
     if (cJSON_IsString(get(consts, "file")))
       get_str(consts, "file", m->weights_file, sizeof m->weights_file);
     get_int(consts, "bytes", 0, INT64_MAX, &m->weights_bytes);
+    const cJSON *dg = get(root, "digests");
+    if (cJSON_IsString(get(dg, "bundle")))
+      get_str(dg, "bundle", m->bundle_digest, sizeof m->bundle_digest);
+    if (cJSON_IsString(get(dg, "weights")))
+      get_str(dg, "weights", m->weights_digest, sizeof m->weights_digest);
     m->ntargets = cJSON_GetArraySize(targets);
     m->targets = calloc((size_t)m->ntargets, sizeof(hr_target));
     ok = true;

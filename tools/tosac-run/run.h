@@ -146,11 +146,17 @@ typedef struct run_manifest {
   char weights_file[1024]; /* constants.file, relative to the manifest's directory; "" if none */
   int64_t weights_bytes;
   const uint8_t *weights;  /* the loaded weights file (set by the caller before run_execute) */
+  char bundle_digest[BND_DIGEST_SIZE];  /* digests.bundle, "" when absent or null */
+  char weights_digest[BND_DIGEST_SIZE]; /* digests.weights */
 } run_manifest;
 
 /* Parse and validate (types, ranges, ids, offsets, order). false + message on any defect. */
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize);
 void run_manifest_free(run_manifest *m);
+/* Is this weights file (data, size bytes, read from path) the one the manifest was written
+ * with: its size and digest? false + message naming path. */
+bool run_weights_check(const run_manifest *m, const uint8_t *data, size_t size, const char *path,
+                       char *err, size_t errsize);
 /* Target whose target_id or processor equals name; NULL if none. */
 const run_target *run_manifest_find_target(const run_manifest *m, const char *name);
 
