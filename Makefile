@@ -102,6 +102,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/bin/test-%)
 RUN_LIBOBJ := $(filter-out $(BUILD)/obj/tools/tosac-run/main.o,$(RUN_OBJ))
 all: $(UNIT_BIN)
+-include $(UNIT_SRC:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.d)
 $(BUILD)/bin/test-%: $(BUILD)/obj/tests/unit/%.o $(RUN_LIBOBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)

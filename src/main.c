@@ -421,17 +421,22 @@ static file_piece *weight_pieces(const partition_plan *p, int *n) {
   return v;
 }
 
-/* The weights file from pieces, or through part_weights_image when they overlap. */
-static bool write_weights(const partition_plan *p, const char *path, char *err, size_t errsize) {
+/* The weights file from pieces, or through part_weights_image when they overlap; digest
+ * receives the digest of the bytes written (the manifest's digests.weights). */
+static bool write_weights(const partition_plan *p, const char *path, char *digest, char *err,
+                          size_t errsize) {
   int n = 0;
   file_piece *pieces = weight_pieces(p, &n);
   if (pieces) {
-    bool ok = write_file_pieces(path, (size_t)p->weights_bytes, pieces, n, err, errsize);
+    bool ok = bnd_digest_pieces((size_t)p->weights_bytes, pieces, n, digest) &&
+              write_file_pieces(path, (size_t)p->weights_bytes, pieces, n, err, errsize);
     free(pieces);
     return ok;
   }
   size_t size = 0;
   uint8_t *img = part_weights_image(p, &size);
+  if (img)
+    bnd_digest(img, size, digest);
   bool ok = img && write_file_atomic(path, img, size, err, errsize);
   if (!img)
     snprintf(err, errsize, "out of memory building the weights file");
@@ -465,18 +470,26 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   wsize = weights ? (size_t)plans[0]->weights_bytes : 0;
   char *wpath = !weights ? NULL : o->weights ? strdup(o->weights) : stem_with(out, ".weights", true);
   char *wrel = wpath ? path_from_manifest(man, wpath) : NULL;
+  /* The manifest records the digests of the bytes written (bundle/digest.c), so it is built
+   * after the weights file is written and before it is itself written, last. */
+  char err[512], bdigest[BND_DIGEST_SIZE] = "", wdigest[BND_DIGEST_SIZE] = "";
+  bool wrote_weights = !weights || write_weights(plans[0], wpath, wdigest, err, sizeof err);
+  if (bundle)
+    bnd_digest(bundle, size, bdigest);
   bnd_manifest_input mi = {.g = g, .source_path = o->input, .bundle_path = out,
                            .ntargets = o->ntargets, .targets = o->targets, .plans = plans,
                            .results = res, .cg = cgo, .weights_path = wrel,
-                           .weights_bytes = (int64_t)wsize};
-  char *json = bundle ? bnd_manifest_json(&mi) : NULL;
-  char err[512];
+                           .weights_bytes = (int64_t)wsize, .bundle_digest = bdigest,
+                           .weights_digest = wdigest};
+  char *json = bundle && wrote_weights ? bnd_manifest_json(&mi) : NULL;
   int rc = 0;
-  if (!bundle || !json) {
+  if (!wrote_weights) {
+    fprintf(stderr, "tosac: error: %s\n", err);
+    rc = 1;
+  } else if (!bundle || !json) {
     fprintf(stderr, "tosac: error: cannot build the bundle and manifest\n");
     rc = 1;
-  } else if ((weights && !write_weights(plans[0], wpath, err, sizeof err)) ||
-             !write_file_atomic(out, bundle, size, err, sizeof err) ||
+  } else if (!write_file_atomic(out, bundle, size, err, sizeof err) ||
              !write_file_atomic(man, json, strlen(json), err, sizeof err)) {
     fprintf(stderr, "tosac: error: %s\n", err);
     rc = 1;

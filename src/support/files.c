@@ -197,6 +197,34 @@ static char *link_target(const char *path) {
   return out;
 }
 
+/* An unnamed regular file in path's directory; -1 where the filesystem has no O_TMPFILE. */
+static int open_unnamed(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  int fd = dir ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600) : -1;
+  free(dir);
+  return fd;
+}
+
+/* Give the unnamed file fd a fresh name: tmp's XXXXXX replaced until linkat finds it free. */
+static bool link_unnamed(int fd, char *tmp) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  size_t n = strlen(tmp);
+  for (int attempt = 0; attempt < 100; attempt++) {
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned long long r = ((unsigned long long)getpid() << 20) ^ (unsigned long long)attempt ^
+                           (unsigned long long)(uintptr_t)tmp * 2654435761u ^ (unsigned)random();
+    for (int i = 0; i < 6; i++, r /= 36)
+      tmp[n - 6 + i] = digits[r % 36];
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+      return true;
+    if (errno != EEXIST)
+      return false;
+  }
+  return false;
+}
+
 static bool write_via_temp(const char *path, file_writer fill, const void *ctx, char *err,
                            size_t errsize) {
   struct stat st;
@@ -226,29 +254,38 @@ static bool write_via_temp(const char *path, file_writer fill, const void *ctx, 
     }
     return write_in_place(path, fill, ctx, err, errsize);
   }
+  /* The bytes go to an unnamed file (O_TMPFILE) in the output's directory: a run killed
+   * before the rename leaves nothing behind. Only for the instant between linking it under a
+   * temporary name and the rename does a name exist (`<path>.tmpXXXXXX`, as on filesystems
+   * without O_TMPFILE, where mkstemp makes it first). */
+  int fd = open_unnamed(path);
+  bool unnamed = fd >= 0;
   size_t len = strlen(path);
   char *tmp = malloc(len + 16);
   if (!tmp) {
+    if (unnamed)
+      close(fd);
     snprintf(err, errsize, "cannot write '%s': out of memory", path);
     return false;
   }
   snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
+  if (!unnamed && (fd = mkstemp(tmp)) < 0) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno));
     free(tmp);
     return false;
   }
   errno = 0;
   bool ok = fill(fd, ctx);
-  /* mkstemp creates 0600; outputs get the usual umask-derived mode like any compiler output. */
+  /* Outputs get the usual umask-derived mode like any compiler output (mkstemp makes 0600). */
   mode_t mask = umask(0);
   umask(mask);
   ok = ok && fchmod(fd, 0666 & ~mask) == 0;
+  ok = ok && (!unnamed || link_unnamed(fd, tmp));
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, path) != 0) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-    unlink(tmp);
+    if (!unnamed || ok)
+      unlink(tmp);
     free(tmp);
     return false;
   }

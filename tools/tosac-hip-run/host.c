@@ -250,6 +250,13 @@ static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, cha
   return true;
 }
 
+/* A digests entry into out[80]; "" when null or absent. A longer string is cut, which never
+ * equals a real digest (71 characters), so it is refused rather than skipped. */
+static void copy_digest(const cJSON *j, char out[80]) {
+  if (cJSON_IsString(j))
+    snprintf(out, 80, "%s", j->valuestring);
+}
+
 bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsize) {
   memset(m, 0, sizeof *m);
   cJSON *root = cJSON_Parse(text);
@@ -269,11 +276,8 @@ bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsi
     if (cJSON_IsString(get(consts, "file")))
       get_str(consts, "file", m->weights_file, sizeof m->weights_file);
     get_int(consts, "bytes", 0, INT64_MAX, &m->weights_bytes);
-    const cJSON *dg = get(root, "digests");
-    if (cJSON_IsString(get(dg, "bundle")))
-      get_str(dg, "bundle", m->bundle_digest, sizeof m->bundle_digest);
-    if (cJSON_IsString(get(dg, "weights")))
-      get_str(dg, "weights", m->weights_digest, sizeof m->weights_digest);
+    copy_digest(get(get(root, "digests"), "bundle"), m->bundle_digest);
+    copy_digest(get(get(root, "digests"), "weights"), m->weights_digest);
     m->ntargets = cJSON_GetArraySize(targets);
     m->targets = calloc((size_t)m->ntargets, sizeof(hr_target));
     ok = true;
