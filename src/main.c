@@ -421,27 +421,31 @@ static file_piece *weight_pieces(const partition_plan *p, int *n) {
   return v;
 }
 
-/* The weights file from pieces, or through part_weights_image when they overlap; digest
- * receives the digest of the bytes written (the manifest's digests.weights). */
-static bool write_weights(const partition_plan *p, const char *path, char *digest, char *err,
-                          size_t errsize) {
+/* The weights file from pieces, or through part_weights_image when they overlap, staged
+ * (commit_staged puts it in place); digest receives the digest of the bytes written (the
+ * manifest's digests.weights). */
+static staged_file *stage_weights(const partition_plan *p, const char *path, char *digest,
+                                  char *err, size_t errsize) {
   int n = 0;
   file_piece *pieces = weight_pieces(p, &n);
   if (pieces) {
-    bool ok = bnd_digest_pieces((size_t)p->weights_bytes, pieces, n, digest) &&
-              write_file_pieces(path, (size_t)p->weights_bytes, pieces, n, err, errsize);
+    staged_file *f = NULL;
+    if (bnd_digest_pieces((size_t)p->weights_bytes, pieces, n, digest))
+      f = stage_file_pieces(path, (size_t)p->weights_bytes, pieces, n, err, errsize);
+    else
+      snprintf(err, errsize, "cannot write '%s': overlapping constants", path);
     free(pieces);
-    return ok;
+    return f;
   }
   size_t size = 0;
   uint8_t *img = part_weights_image(p, &size);
   if (img)
     bnd_digest(img, size, digest);
-  bool ok = img && write_file_atomic(path, img, size, err, errsize);
+  staged_file *f = img ? stage_file(path, img, size, err, errsize) : NULL;
   if (!img)
     snprintf(err, errsize, "out of memory building the weights file");
   free(img);
-  return ok;
+  return f;
 }
 
 static int write_bundle(const options *o, const graph *g, const partition_plan **plans,
@@ -470,10 +474,13 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
   wsize = weights ? (size_t)plans[0]->weights_bytes : 0;
   char *wpath = !weights ? NULL : o->weights ? strdup(o->weights) : stem_with(out, ".weights", true);
   char *wrel = wpath ? path_from_manifest(man, wpath) : NULL;
-  /* The manifest records the digests of the bytes written (bundle/digest.c), so it is built
-   * after the weights file is written and before it is itself written, last. */
-  char err[512], bdigest[BND_DIGEST_SIZE] = "", wdigest[BND_DIGEST_SIZE] = "";
-  bool wrote_weights = !weights || write_weights(plans[0], wpath, wdigest, err, sizeof err);
+  /* The three files are staged in full (weights, bundle, then the manifest holding the digests
+   * of the other two's bytes, bundle/digest.c) and renamed into place only when all of them
+   * were written: a full disk or a read-only directory leaves every old output untouched. */
+  char err[512] = "", bdigest[BND_DIGEST_SIZE] = "", wdigest[BND_DIGEST_SIZE] = "";
+  staged_file *st[3] = {0};
+  int ns = 0;
+  bool ok = !weights || (st[ns++] = stage_weights(plans[0], wpath, wdigest, err, sizeof err));
   if (bundle)
     bnd_digest(bundle, size, bdigest);
   bnd_manifest_input mi = {.g = g, .source_path = o->input, .bundle_path = out,
@@ -481,16 +488,16 @@ static int write_bundle(const options *o, const graph *g, const partition_plan *
                            .results = res, .cg = cgo, .weights_path = wrel,
                            .weights_bytes = (int64_t)wsize, .bundle_digest = bdigest,
                            .weights_digest = wdigest};
-  char *json = bundle && wrote_weights ? bnd_manifest_json(&mi) : NULL;
+  char *json = bundle && ok ? bnd_manifest_json(&mi) : NULL;
   int rc = 0;
-  if (!wrote_weights) {
-    fprintf(stderr, "tosac: error: %s\n", err);
-    rc = 1;
-  } else if (!bundle || !json) {
+  if (ok && (!bundle || !json)) {
+    discard_staged(st, ns);
     fprintf(stderr, "tosac: error: cannot build the bundle and manifest\n");
     rc = 1;
-  } else if (!write_file_atomic(out, bundle, size, err, sizeof err) ||
-             !write_file_atomic(man, json, strlen(json), err, sizeof err)) {
+  } else if (!ok || !(st[ns++] = stage_file(out, bundle, size, err, sizeof err)) ||
+             !(st[ns++] = stage_file(man, json, strlen(json), err, sizeof err)) ||
+             !commit_staged(st, ns, err, sizeof err)) {
+    discard_staged(st, ns);
     fprintf(stderr, "tosac: error: %s\n", err);
     rc = 1;
   } else {

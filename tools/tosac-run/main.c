@@ -273,7 +273,7 @@ static bool load_weights(run_manifest *m, const char *manifest_path, char **data
   if (!ok)
     error("%s (the weights file the manifest names)", err);
   else if (!(ok = run_weights_check(m, (const uint8_t *)*data, size, path, err, sizeof err)))
-    error("%s", err);
+    error("%s (manifest %s)", err, manifest_path);
   m->weights = (const uint8_t *)*data;
   free(path);
   return ok;
