@@ -209,8 +209,19 @@ static bool parse_array(fe_parser *p, attr *out) {
   return fe_expect(p, T_RANGLE, "to close 'array<'");
 }
 
+static bool parse_list_items(fe_parser *p, const char *start, attr *out);
+
 static bool parse_list(fe_parser *p, attr *out) {
   const char *start = p->tok.p;
+  if (p->list_depth >= FE_MAX_LIST_DEPTH)
+    return fe_error(p, fe_loc(p, p->tok), "attribute lists nest more than %d deep", FE_MAX_LIST_DEPTH);
+  p->list_depth++;
+  bool ok = parse_list_items(p, start, out);
+  p->list_depth--;
+  return ok;
+}
+
+static bool parse_list_items(fe_parser *p, const char *start, attr *out) {
   fe_next(p);
   attr *items = NULL;
   int n = 0, cap = 0;

@@ -96,7 +96,14 @@ typedef struct fe_parser {
   bool fatal;   /* stop: the error limit was reached or recovery is impossible */
   fe_blob *blobs;
   int nblobs, capblobs;
+  int list_depth;   /* attribute lists open around the current token */
+  int region_depth; /* regions open around the current token */
 } fe_parser;
+
+/* Nesting the parser accepts: deeper input is an error at the opening token, never a stack
+ * overflow (the parser and every later stage recurse over both). */
+#define FE_MAX_LIST_DEPTH 256
+#define FE_MAX_REGION_DEPTH 64
 
 void fe_next(fe_parser *p);
 bool fe_accept(fe_parser *p, fe_tok_kind k);

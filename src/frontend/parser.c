@@ -294,8 +294,21 @@ static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_t
 /* { [^bb0(%a: T, ...):] ops... tosa.yield ... } into a region graph. Block arguments come from
  * the label or, in the custom cond_if / while_loop form, from the names and types written before
  * the region. */
+static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+                              const tensor_type *types, int nargs);
+
 static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_token *names, const tensor_type *types,
                          int nargs) {
+  if (p->region_depth >= FE_MAX_REGION_DEPTH)
+    return fe_error(p, fe_loc(p, p->tok), "regions nest more than %d deep", FE_MAX_REGION_DEPTH);
+  p->region_depth++;
+  bool ok = parse_region_body(p, outer, out, names, types, nargs);
+  p->region_depth--;
+  return ok;
+}
+
+static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+                              const tensor_type *types, int nargs) {
   graph *rg = arena_alloc(p->a, sizeof *rg);
   rg->arena = p->a;
   rg->file = p->src;
