@@ -191,4 +191,12 @@ fuzz: fuzz-build $(BUILD)/fuzz/verify.hipfb
 	    -rss_limit_mb=2048 -print_final_stats=1 corpus $(abspath $$seeds) \
 	    $$(ls -d $(abspath tests/fuzz/regress)/$$t 2>/dev/null)) || exit 1; \
 	done
--include $(FUZZ_LIBOBJ:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.d)
+# replay-<target>: the same fuzz target linked with tests/fuzz/replay.c by the normal build (and
+# its sanitizers under make asan), so make test replays the regressions without clang's fuzzer.
+REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/bin/replay-%)
+all: $(REPLAY_BIN)
+$(BUILD)/bin/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(HIPRUN_HOST) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+.SECONDARY: $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(BUILD)/obj/tests/fuzz/replay.o
+-include $(FUZZ_LIBOBJ:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.d) $(BUILD)/obj/tests/fuzz/replay.d $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.d)

@@ -3,6 +3,8 @@
 #ifndef TOSAC_FUZZ_H
 #define TOSAC_FUZZ_H
 
+#include "tosac.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
