@@ -7,7 +7,7 @@ SAN         ?=
 
 DEB_PKGS := llvm-22-dev lld-22 liblld-22-dev clang-22 clang-tools-22 mlir-22-tools \
             libcjson-dev libzstd-dev libmsgpack-dev bats bats-assert bats-support \
-            python3-jsonschema python3-numpy
+            python3-jsonschema python3-numpy pkg-config
 
 LLVM_CFLAGS  := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null)
 LLVM_LDFLAGS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null)
@@ -15,11 +15,11 @@ LLVM_LIBS    := $(shell $(LLVM_CONFIG) --libs 2>/dev/null)
 LLVM_INC     := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
 
 OPTFLAGS ?= -O2 -g
-CFLAGS   := $(OPTFLAGS) -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) $(SAN)
-CXXFLAGS := $(OPTFLAGS) -std=c++17 -Wall -Wextra -I$(LLVM_INC) -fno-exceptions -fno-rtti $(SAN)
+CFLAGS   := $(OPTFLAGS) -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden -Isrc -Iinclude $(LLVM_CFLAGS) $(SAN)
+CXXFLAGS := $(OPTFLAGS) -std=c++17 -Wall -Wextra -fPIC -fvisibility=hidden -I$(LLVM_INC) -fno-exceptions -fno-rtti $(SAN)
 LDLIBS   := $(LLVM_LDFLAGS) -llldELF -llldCommon $(LLVM_LIBS) -lcjson -lmsgpackc -lzstd -lz -lm -lpthread
 
-LIB_SRC  := $(sort $(wildcard src/support/*.c src/frontend/*.c src/partition/*.c src/codegen/*.c src/bundle/*.c))
+LIB_SRC  := $(sort $(wildcard src/support/*.c src/frontend/*.c src/partition/*.c src/codegen/*.c src/bundle/*.c src/lib/*.c))
 LIB_CXX  := $(sort $(wildcard src/codegen/*.cpp))
 RUN_SRC  := $(sort $(wildcard tools/tosac-run/*.c))
 RUN_ASM  := $(sort $(wildcard tools/tosac-run/*.S))
@@ -49,9 +49,31 @@ $(BUILD)/libtosac.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/tosac: $(BUILD)/obj/src/main.o $(BUILD)/libtosac.a
+# libtosac.so (docs/library.md): every library object, only the tosac_* API exported (version
+# script), a versioned soname. The tosac driver is its first client and finds it through its
+# rpath, in build/lib as after `make install`.
+TOSAC_VERSION := $(shell sed -n 's/^\#define TOSAC_VERSION "\(.*\)"/\1/p' src/tosac.h)
+SO_MAJOR := 0
+SO_NAME  := libtosac.so.$(SO_MAJOR)
+SO_FILE  := libtosac.so.$(SO_MAJOR).1.0
+$(BUILD)/lib/$(SO_FILE): $(LIB_OBJ) src/lib/tosac.map
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+	$(CXX) $(SAN) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=src/lib/tosac.map \
+	  -Wl,--no-undefined $(LIB_OBJ) -o $@ $(LDLIBS)
+	ln -sf $(SO_FILE) $(BUILD)/lib/$(SO_NAME)
+	ln -sf $(SO_NAME) $(BUILD)/lib/libtosac.so
+
+$(BUILD)/bin/tosac: $(BUILD)/obj/src/main.o $(BUILD)/lib/$(SO_FILE)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Clients of the public API only (tests/lib/NAME.c -> $(BUILD)/bin/test-NAME), linked like the
+# driver against libtosac.so.
+LIBTEST_BIN := $(patsubst tests/lib/%.c,$(BUILD)/bin/test-%,$(sort $(wildcard tests/lib/*.c)))
+all: $(LIBTEST_BIN)
+$(BUILD)/bin/test-%: $(BUILD)/obj/tests/lib/%.o $(BUILD)/lib/$(SO_FILE)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(BUILD)/bin/tosac-run: $(RUN_OBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
@@ -143,9 +165,16 @@ $(BUILD)/bin/test-hip_host: $(BUILD)/obj/tests/unit/hip_host.o $(HIPRUN_HOST)
 # make install PREFIX=/opt/tosac [DESTDIR=...]: binaries, man pages, the manifest schema.
 PREFIX ?= /usr/local
 .PHONY: install
-install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tosac
-	install -m 755 $^ $(DESTDIR)$(PREFIX)/bin/
+install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(BUILD)/lib/$(SO_FILE)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tosac \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/tosac
+	install -m 755 $(filter $(BUILD)/bin/%,$^) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/lib/$(SO_FILE) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SO_FILE) $(DESTDIR)$(PREFIX)/lib/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(PREFIX)/lib/libtosac.so
+	install -m 644 include/tosac/tosac.h $(DESTDIR)$(PREFIX)/include/tosac/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/lib/tosac.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac.pc
 	if [ -x $(BUILD)/bin/tosac-hip-run ]; then install -m 755 $(BUILD)/bin/tosac-hip-run $(DESTDIR)$(PREFIX)/bin/; fi
 	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 schema/manifest.schema.json $(DESTDIR)$(PREFIX)/share/tosac/

@@ -57,6 +57,9 @@ typedef struct diag_sink {
   FILE *out;
   int errors;
   int max_errors; /* stop reporting after this many (0 = 20) */
+  /* Also called for every diagnostic printed (libtosac keeps them as records); may be NULL. */
+  void (*record)(void *ctx, src_loc loc, const char *kind, const char *message);
+  void *record_ctx;
 } diag_sink;
 
 void diag_init(diag_sink *d, FILE *out);
@@ -397,7 +400,8 @@ uint8_t *part_weights_image(const partition_plan *p, size_t *size);
 
 partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d);
 /* How outputs that kernels accumulate into are initialised (--init): fill nodes in the launch
- * DAG (default), or one generated init kernel (KF_FILL) per fill. Set once, before part_plan. */
+ * DAG (default), or one generated init kernel (KF_FILL) per fill. Set on the thread that calls
+ * part_plan, before it. */
 typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init_mode;
 void part_set_init_mode(part_init_mode m);
 /* partition/expand.c: a reduction's input seen as [outer, r, inner] around its axis. */
@@ -415,10 +419,26 @@ typedef struct cg_options {
   bool want_llvm_ir;       /* keep textual IR (after O3) */
   bool want_asm;           /* keep assembly */
   const char *perf_config; /* GEMM tuning override (--perf-config, docs/gemm.md); NULL: heuristic */
+  struct cg_cache *cache;  /* persistent kernel cache (--cache-dir), NULL: none */
 } cg_options;
 
-/* The --perf-config string for GEMM kernels (kernel_gemm.c). The emitters do not receive
- * cg_options, so the driver also sets it here once, before any compile starts. */
+/* codegen/cache.c: the persistent kernel cache of work-item objects (docs/library.md). */
+#define CG_CACHE_KEY_LEN 65
+typedef struct cg_cache {
+  char *dir, *objects;
+  uint64_t max_size;              /* bytes, 0: unbounded */
+  _Atomic uint64_t hits, misses; /* of this compile */
+} cg_cache;
+bool cg_cache_open(cg_cache *c, const char *dir, uint64_t max_size, char *err, size_t errsize);
+/* Add this compile's counters to the directory's totals and evict down to max_size. */
+void cg_cache_finish(cg_cache *c);
+void cg_cache_close(cg_cache *c);
+/* Totals of a cache directory; false if dir holds no cache. */
+bool cg_cache_stats(const char *dir, uint64_t *hits, uint64_t *misses, uint64_t *entries,
+                    uint64_t *bytes);
+
+/* The --perf-config string the split-K cost model (cg_gemm_shape) sees on the calling thread;
+ * set before part_plan. Kernel emitters take cg_options.perf_config. */
 void cg_gemm_set_perf_config(const char *s);
 
 typedef struct cg_arg {
@@ -463,6 +483,7 @@ typedef struct cg_result {
   int abi_version;       /* EI_ABIVERSION */
   double time_ms[CG_STAGE_COUNT]; /* per stage: sum of its work items' wall times (--time-report) */
   int work_items;        /* LLVM modules the kernels were compiled in (chunks, see -v) */
+  int cache_hits;        /* work items taken from the kernel cache */
 } cg_result;
 
 void cg_init(void); /* once per process: LLVM target initialisation */

@@ -21,6 +21,7 @@ typedef struct cg_builder {
   LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, void_t, ptr_global, ptr_const;
   bool failed;     /* an error was reported; the caller stops */
   bool args_alias; /* the next kernel's pointer arguments may alias (in-place buffers) */
+  const char *perf_config; /* --perf-config (cg_options), NULL: heuristic */
 } cg_builder;
 
 void cg_builder_init(cg_builder *cb, LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm,
@@ -137,6 +138,7 @@ typedef struct cg_chunk {
   char *diag_text;   /* diagnostics (memstream) */
   size_t diag_len;
   bool ok;
+  bool cache_hit; /* obj (and bitcode) came from the kernel cache */
   double ms[CG_STAGE_COUNT];
 } cg_chunk;
 
@@ -148,10 +150,9 @@ typedef struct cg_batch {
   cg_result *out; /* one per target */
 } cg_batch;
 
-/* One per thread, reused by every work item the thread runs: an LLVM context and, created on
- * first use, a target machine per target of the batch. */
+/* One per thread, reused by every work item the thread runs: a target machine per target of
+ * the batch, created on first use (each work item gets an LLVM context of its own). */
 typedef struct cg_thread {
-  LLVMContextRef ctx;
   LLVMTargetMachineRef *tms;
   int ntms;
 } cg_thread;
@@ -165,6 +166,16 @@ void cg_compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t);
 bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int nchunks, cg_thread *t,
                       FILE *diag);
 void cg_thread_dispose(cg_thread *t);
+
+/* ---------------------------------------------------------------- cache.c */
+/* The key of a work item whose unoptimised module is m (hex SHA-256, NUL-terminated). */
+void cg_cache_key(const cg_options *opt, const target_request *t, bool need_ir, LLVMModuleRef m,
+                  char key[CG_CACHE_KEY_LEN]);
+/* The entry's object (and optimised bitcode when need_ir), malloc'd; false on a miss or a
+ * damaged entry (removed). Counts the hit or miss. */
+bool cg_cache_get(cg_cache *c, const char *key, bool need_ir, cg_object *obj, cg_object *bc);
+/* Store an entry (atomically; failures are ignored: the next compile misses again). */
+void cg_cache_put(cg_cache *c, const char *key, const cg_object *obj, const cg_object *bc);
 
 /* ---------------------------------------------------------------- metadata.c */
 /* Read the NT_AMDGPU_METADATA note of a linked code object and fill each kernel's info

@@ -15,7 +15,8 @@
 typedef enum { GK_MATMUL, GK_FC, GK_CONV } gemm_op;
 
 /* Process-wide --perf-config (see tosac.h: the emitters do not receive cg_options). */
-static const char *perf_config_override;
+/* For cg_gemm_shape on the partitioning thread; kernels take cg_builder.perf_config. */
+static _Thread_local const char *perf_config_override;
 void cg_gemm_set_perf_config(const char *s) { perf_config_override = s; }
 
 typedef struct gk {
@@ -758,7 +759,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   }
   if (!describe(&K, cb->diag))
     goto out;
-  if (!gemm_params_choose(cb->target->info, &K.pb, perf_config_override, &K.P, &K.mm, err, sizeof err)) {
+  if (!gemm_params_choose(cb->target->info, &K.pb, cb->perf_config, &K.P, &K.mm, err, sizeof err)) {
     diag_error(cb->diag, K.anchor->loc, "%s", err);
     goto out;
   }

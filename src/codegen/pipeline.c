@@ -253,8 +253,6 @@ void cg_thread_dispose(cg_thread *t) {
     if (t->tms[i])
       LLVMDisposeTargetMachine(t->tms[i]);
   free(t->tms);
-  if (t->ctx)
-    LLVMContextDispose(t->ctx);
   memset(t, 0, sizeof *t);
 }
 
@@ -286,11 +284,15 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   LLVMTargetMachineRef tm = thread_tm(t, b, c->target, d);
   if (!tm)
     return false;
+  /* A context of its own: a module's bitcode (the embedded IR, the cache key) records context
+   * state such as metadata kinds that earlier work items on the same thread would register. */
+  LLVMContextRef ctx = LLVMContextCreate();
   llvm_diag_state lds = {0};
-  LLVMContextSetDiagnosticHandler(t->ctx, on_llvm_diagnostic, &lds);
-  LLVMModuleRef m = new_module(t->ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
+  LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
+  LLVMModuleRef m = new_module(ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
   cg_builder cb;
-  cg_builder_init(&cb, t->ctx, m, tm, p->target, d);
+  cg_builder_init(&cb, ctx, m, tm, p->target, d);
+  cb.perf_config = b->opt->perf_config;
   bool ok = build_kernels(&cb, b->g, p, &b->out[c->target], c->first, c->end);
   cg_builder_dispose(&cb);
   char *err = NULL;
@@ -300,7 +302,18 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
     ok = false;
   }
   LLVMDisposeMessage(err);
+  char key[CG_CACHE_KEY_LEN];
+  cg_cache *cache = b->opt->cache;
+  if (ok && cache) {
+    cg_cache_key(b->opt, p->target, need_ir(b->opt), m, key);
+    c->cache_hit = cg_cache_get(cache, key, need_ir(b->opt), &c->obj, &c->bitcode);
+  }
   c->ms[CG_STAGE_IR] = lap_ms(&lap);
+  if (c->cache_hit) {
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    return true;
+  }
   ok = ok && optimise(m, tm, b->opt->opt_level, d);
   c->ms[CG_STAGE_OPT] = lap_ms(&lap);
   if (ok && need_ir(b->opt)) {
@@ -319,7 +332,9 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
     LLVMDisposeMemoryBuffer(obj);
   }
   LLVMDisposeModule(m);
-  LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
+  LLVMContextDispose(ctx);
+  if (ok && cache && c->obj.data)
+    cg_cache_put(cache, key, &c->obj, &c->bitcode);
   c->ms[CG_STAGE_EMIT] = lap_ms(&lap);
   return ok;
 }
@@ -339,12 +354,13 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
   cg_result *out = &b->out[target];
   const char *id = b->plans[target]->target->id;
   LLVMModuleRef m = NULL;
+  LLVMContextRef ctx = LLVMContextCreate(); /* fresh, as in compile_chunk: same bits on any thread */
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
     LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
         (const char *)chunks[i].bitcode.data, chunks[i].bitcode.size, "chunk", 0);
     LLVMModuleRef cm = NULL;
-    ok = !LLVMParseBitcodeInContext2(t->ctx, mb, &cm);
+    ok = !LLVMParseBitcodeInContext2(ctx, mb, &cm);
     LLVMDisposeMemoryBuffer(mb);
     if (ok && m)
       ok = !LLVMLinkModules2(m, cm); /* consumes cm */
@@ -369,10 +385,9 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
   }
   if (ok && b->opt->want_asm) {
     llvm_diag_state lds = {0};
-    LLVMContextSetDiagnosticHandler(t->ctx, on_llvm_diagnostic, &lds);
+    LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
     LLVMMemoryBufferRef as = NULL;
     ok = emit(thread_tm(t, b, target, d), m, LLVMAssemblyFile, &as, d, "assembly");
-    LLVMContextSetDiagnosticHandler(t->ctx, NULL, NULL);
     if (ok) {
       out->asm_text = dup_buffer(as, NULL, true);
       LLVMDisposeMemoryBuffer(as);
@@ -380,6 +395,7 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
   }
   if (m)
     LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
   return ok;
 }
 
@@ -419,9 +435,11 @@ bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int n, cg
       fwrite(chunks[i].diag_text, 1, chunks[i].diag_len, diag);
     ok = chunks[i].ok;
   }
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     for (int s = 0; s < CG_STAGE_COUNT; s++)
       ms[s] += chunks[i].ms[s];
+    out->cache_hits += chunks[i].cache_hit;
+  }
   for (int i = 0; ok && i < p->nkernels; i++) {
     const part_kernel *k = &p->kernels[i];
     if (k->reuses)
@@ -442,11 +460,13 @@ bool cg_finish_target(const cg_batch *b, int target, cg_chunk *chunks, int n, cg
     chunks[i].diag_text = NULL;
   }
   ok = ok && d.errors == 0;
+  int hits = out->cache_hits;
   if (!ok)
     cg_result_free(out);
   else
     memcpy(out->time_ms, ms, sizeof ms);
   out->work_items = n;
+  out->cache_hits = hits;
   return ok;
 }
 void cg_result_free(cg_result *r) {

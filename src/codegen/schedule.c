@@ -33,7 +33,7 @@ static void finish(cg_queue *q, int target, cg_thread *t) {
 
 static void *worker(void *arg) {
   cg_queue *q = arg;
-  cg_thread t = {.ctx = LLVMContextCreate()};
+  cg_thread t = {0};
   for (;;) {
     pthread_mutex_lock(&q->lock);
     int i = q->next++;

@@ -49,7 +49,8 @@ void part_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *
 
 typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK } expansion;
 
-static part_init_mode init_mode = PART_INIT_MEMSET;
+/* Per thread: each libtosac compile sets it before part_plan on its own thread. */
+static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
 void part_set_init_mode(part_init_mode m) { init_mode = m; }
 
 /* The atomic form needs a hardware read-modify-write in the result's own type: integer add /

@@ -1,12 +1,15 @@
 /* diag.c: clang-style diagnostics pointing into the source with a caret. */
 #include "tosac.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void diag_init(diag_sink *d, FILE *out) {
   d->out = out;
   d->errors = 0;
   d->max_errors = 20;
+  d->record = NULL;
+  d->record_ctx = NULL;
 }
 
 static void print_source_line(FILE *out, src_loc loc) {
@@ -35,12 +38,18 @@ void diag_verror(diag_sink *d, src_loc loc, const char *kind, const char *fmt, v
   } else if (d->errors > limit) {
     return;
   }
+  char *msg = NULL;
+  if (vasprintf(&msg, fmt, ap) < 0)
+    msg = NULL;
   if (loc.file)
     fprintf(out, "%s:%d:%d: %s: ", loc.file->path, loc.line, loc.col, kind);
   else
     fprintf(out, "tosac: %s: ", kind);
-  vfprintf(out, fmt, ap);
+  fputs(msg ? msg : "(out of memory formatting a diagnostic)", out);
   fputc('\n', out);
+  if (d->record)
+    d->record(d->record_ctx, loc, kind, msg ? msg : "");
+  free(msg);
   if (loc.file && loc.line > 0)
     print_source_line(out, loc);
   if (is_error && d->errors == limit)

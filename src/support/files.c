@@ -2,6 +2,8 @@
  * rename). */
 #include "tosac.h"
 
+#include <pthread.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -197,6 +199,19 @@ static char *link_target(const char *path) {
   return out;
 }
 
+/* umask can only be read by setting it: done once, before any thread of a library client could
+ * create files under a briefly zero mask. */
+static mode_t umask_value;
+static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
+static void read_umask(void) {
+  umask_value = umask(0);
+  umask(umask_value);
+}
+static mode_t process_umask(void) {
+  pthread_once(&umask_once, read_umask);
+  return umask_value;
+}
+
 /* An unnamed regular file in path's directory; -1 where the filesystem has no O_TMPFILE. */
 static int open_unnamed(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -301,9 +316,7 @@ static staged_file *stage(const char *path, file_writer fill, const void *ctx, c
   errno = 0;
   bool ok = fill(f->fd, ctx);
   /* Outputs get the usual umask-derived mode like any compiler output (mkstemp makes 0600). */
-  mode_t mask = umask(0);
-  umask(mask);
-  ok = ok && fchmod(f->fd, 0666 & ~mask) == 0;
+  ok = ok && fchmod(f->fd, 0666 & ~process_umask()) == 0;
   if (!ok) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
     staged_free(f);

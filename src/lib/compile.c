@@ -1,0 +1,351 @@
+/* compile.c: one compile, the stages in the order of DESIGN.md §1: load, parse and verify,
+ * partition per target, code generation (with the kernel cache), bundle and manifest. Every
+ * output stays in the result object; nothing is written to a file here (result.c does that). */
+#include "lib.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void lib_show_diagnostics(tosac_result *r) {
+  if (r->diag_mem)
+    fflush(r->diag_mem);
+  if (r->messages && r->diag_text && r->diag_len > r->diag_shown) {
+    fwrite(r->diag_text + r->diag_shown, 1, r->diag_len - r->diag_shown, r->messages);
+    fflush(r->messages);
+  }
+  r->diag_shown = r->diag_len;
+}
+
+static void stage_done(tosac_result *r, const char *what, double *t0) {
+  double t = now_ms();
+  if (r->nstages < LIB_MAX_STAGES)
+    r->stages[r->nstages].what = what, r->stages[r->nstages++].ms = t - *t0;
+  lib_show_diagnostics(r);
+  if (r->verbose)
+    fprintf(r->messages, "tosac: %-28s %8.1f ms\n", what, t - *t0);
+  *t0 = t;
+}
+
+static void add_record(tosac_result *r, const char *file, int line, int col, const char *kind,
+                       const char *msg) {
+  if (r->ndiags == r->cap_diags) {
+    int cap = r->cap_diags ? 2 * r->cap_diags : 8;
+    lib_diag *v = realloc(r->diags, (size_t)cap * sizeof *v);
+    if (!v)
+      return;
+    r->diags = v, r->cap_diags = cap;
+  }
+  r->diags[r->ndiags++] = (lib_diag){file ? strdup(file) : NULL, line, col, strdup(kind),
+                                     strdup(msg)};
+}
+
+static void record_diag(void *ctx, src_loc loc, const char *kind, const char *message) {
+  tosac_result *r = ctx;
+  add_record(r, loc.file ? loc.file->path : NULL, loc.file ? loc.line : 0,
+             loc.file ? loc.col : 0, kind, message);
+}
+
+void lib_error(tosac_result *r, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(r->diag_mem, "tosac: error: %s\n", msg);
+  add_record(r, NULL, 0, 0, "error", msg);
+}
+
+/* Codegen diagnostics come back per target as printed text (the work items run on other
+ * threads); their header lines become records: "path:L:C: kind: msg" or "tosac: kind: msg". */
+static void add_text_diagnostics(tosac_result *r, const char *text) {
+  fputs(text, r->diag_mem);
+  const char *path = r->src.path;
+  size_t plen = strlen(path);
+  for (const char *line = text; *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t n = eol ? (size_t)(eol - line) : strlen(line);
+    char *l = strndup(line, n);
+    int ln = 0, col = 0, used = 0;
+    char kind[16];
+    if (!strncmp(l, path, plen) && l[plen] == ':' &&
+        sscanf(l + plen, ":%d:%d: %15[a-z]: %n", &ln, &col, kind, &used) == 3 && used)
+      add_record(r, path, ln, col, kind, l + plen + used);
+    else if (sscanf(l, "tosac: %15[a-z]: %n", kind, &used) == 1 && used)
+      add_record(r, NULL, 0, 0, kind, l + used);
+    free(l);
+    line += n + (eol ? 1 : 0);
+  }
+}
+
+char *lib_stem_with(const char *path, const char *ext, bool keep_dir) {
+  const char *base = keep_dir ? path : strrchr(path, '/');
+  base = base ? (keep_dir ? base : base + 1) : path;
+  if (!strcmp(path, "-"))
+    base = "a";
+  const char *slash = strrchr(base, '/');
+  const char *dot = strrchr(slash ? slash : base, '.');
+  size_t n = dot && dot != (slash ? slash + 1 : base) ? (size_t)(dot - base) : strlen(base);
+  char *s = malloc(n + strlen(ext) + 1);
+  if (!s)
+    return NULL;
+  memcpy(s, base, n);
+  strcpy(s + n, ext);
+  return s;
+}
+
+/* The manifest names the weights file relative to its own directory, so the three files can
+ * move together; a weights file elsewhere is named by its absolute path. */
+static char *path_from_manifest(const char *manifest, const char *file) {
+  const char *ms = strrchr(manifest, '/'), *fs = strrchr(file, '/');
+  size_t md = ms ? (size_t)(ms - manifest) : 0, fd = fs ? (size_t)(fs - file) : 0;
+  if (md == fd && strncmp(manifest, file, md) == 0)
+    return strdup(fs ? fs + 1 : file);
+  if (file[0] == '/')
+    return strdup(file);
+  char *dir = fs ? strndup(file, fd) : strdup(".");
+  char *real = realpath(dir, NULL);
+  free(dir);
+  if (!real)
+    return strdup(file);
+  size_t n = strlen(real) + strlen(fs ? fs : file) + 2;
+  char *out = malloc(n);
+  snprintf(out, n, "%s/%s", real, fs ? fs + 1 : file);
+  free(real);
+  return out;
+}
+
+/* Text outputs (--emit=llvm/asm) for several targets are concatenated with a header each. */
+static char *join_text(const tosac_result *r, bool want_asm) {
+  size_t total = 1;
+  for (int i = 0; i < r->ntargets; i++) {
+    const char *t = want_asm ? r->res[i].asm_text : r->res[i].llvm_ir;
+    total += (t ? strlen(t) : 0) + 128;
+  }
+  char *s = malloc(total), *p = s;
+  if (!s)
+    return NULL;
+  *p = 0;
+  for (int i = 0; i < r->ntargets; i++) {
+    const char *t = want_asm ? r->res[i].asm_text : r->res[i].llvm_ir;
+    if (r->ntargets > 1)
+      p += sprintf(p, "; target %s\n", r->targets[i].id);
+    p += sprintf(p, "%s", t ? t : "");
+  }
+  return s;
+}
+
+static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_options *cgo) {
+  bnd_entry entries[1 + 2 * LIB_MAX_TARGETS];
+  int n = 0;
+  entries[n++] = (bnd_entry){.id = BND_HOST_ID, .data = NULL, .size = 0};
+  for (int i = 0; i < r->ntargets; i++) {
+    bnd_code_object_id(&r->targets[i], entries[n].id, sizeof entries[n].id);
+    entries[n].data = r->res[i].code_object;
+    entries[n++].size = r->res[i].code_size;
+  }
+  for (int i = 0; o->embed_ir && i < r->ntargets; i++) {
+    bnd_bitcode_id(&r->targets[i], entries[n].id, sizeof entries[n].id);
+    entries[n].data = r->res[i].bitcode;
+    entries[n++].size = r->res[i].bitcode_size;
+  }
+  r->bundle = bnd_build(entries, n, BND_ALIGN, &r->bundle_size);
+  if (r->bundle && o->compress) {
+    char err[512];
+    size_t csize = 0;
+    uint8_t *c = bnd_compress(r->bundle, r->bundle_size, o->compress, &csize, err, sizeof err);
+    if (!c)
+      lib_error(r, "%s", err);
+    else if (r->verbose)
+      fprintf(r->messages, "tosac: compressed the bundle (CCOB v%d) from %zu to %zu bytes\n",
+              o->compress, r->bundle_size, csize);
+    free(r->bundle);
+    r->bundle = c;
+    r->bundle_size = csize;
+    if (!c)
+      return false;
+  }
+  /* Every target's plan places the constants identically; the first one gives the file. */
+  int64_t wbytes = r->plans[0]->weights_bytes;
+  if (wbytes > 0)
+    r->weights_path = o->weights ? strdup(o->weights) : lib_stem_with(r->bundle_path, ".weights", true);
+  char *wrel = r->weights_path ? path_from_manifest(r->manifest_path, r->weights_path) : NULL;
+  /* The manifest ties itself to the bytes tosac_result_write will write (bundle/digest.c). */
+  char bdigest[BND_DIGEST_SIZE] = "", wdigest[BND_DIGEST_SIZE] = "";
+  if (r->bundle)
+    bnd_digest(r->bundle, r->bundle_size, bdigest);
+  bool wok = !r->weights_path || lib_weights_digest(r, wdigest);
+  bnd_manifest_input mi = {.g = r->g, .source_path = r->input_path ? r->input_path : r->src.path,
+                           .bundle_path = r->bundle_path, .ntargets = r->ntargets,
+                           .targets = r->targets, .plans = r->plans, .results = r->res, .cg = cgo,
+                           .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0,
+                           .bundle_digest = bdigest, .weights_digest = wdigest};
+  r->manifest = r->bundle && wok ? bnd_manifest_json(&mi) : NULL;
+  free(wrel);
+  if (!r->bundle || !r->manifest) {
+    lib_error(r, "cannot build the bundle and manifest");
+    return false;
+  }
+  if (!lib_read_kernel_tables(r)) {
+    lib_error(r, "internal error: cannot read the kernel tables back from the manifest");
+    return false;
+  }
+  return true;
+}
+
+/* Work items (chunks of kernels, of every target) compile in parallel threads inside
+ * cg_compile_targets; each target's diagnostics come back as text, kept in target order so
+ * output does not depend on timing. */
+static bool codegen_all(tosac_result *r, const tosac_options *o, const cg_options *cgo) {
+  char *diag[LIB_MAX_TARGETS];
+  bool progress = o->progress && isatty(fileno(o->messages));
+  bool ok = cg_compile_targets(r->g, r->plans, r->ntargets, cgo, o->jobs, progress, r->res, diag);
+  r->nres = r->ntargets;
+  for (int i = 0; i < r->ntargets; i++) {
+    if (diag[i])
+      add_text_diagnostics(r, diag[i]);
+    free(diag[i]);
+    double ms = 0;
+    for (int s = 0; s < CG_STAGE_COUNT; s++)
+      ms += r->res[i].time_ms[s];
+    lib_show_diagnostics(r);
+    if (r->verbose && cgo->cache)
+      fprintf(r->messages, "tosac: codegen %-19s %8.1f ms in %d work item%s, %d from the cache\n",
+              r->targets[i].id, ms, r->res[i].work_items, r->res[i].work_items == 1 ? "" : "s",
+              r->res[i].cache_hits);
+    else if (r->verbose)
+      fprintf(r->messages, "tosac: codegen %-19s %8.1f ms in %d work item%s\n", r->targets[i].id,
+              ms, r->res[i].work_items, r->res[i].work_items == 1 ? "" : "s");
+  }
+  return ok;
+}
+
+static char *plans_text(const tosac_result *r, bool dot) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return NULL;
+  for (int i = 0; i < r->ntargets; i++)
+    (dot ? part_print_dot : part_print)(f, r->g, r->plans[i]);
+  fclose(f);
+  return buf;
+}
+
+static void compile_graph(tosac_result *r, const tosac_options *o, double *t0) {
+  part_set_init_mode(o->init == TOSAC_INIT_KERNEL ? PART_INIT_KERNEL : PART_INIT_MEMSET);
+  cg_gemm_set_perf_config(o->perf_config); /* the split-K cost model sees the same tiles */
+  diag_sink d;
+  diag_init(&d, r->diag_mem);
+  d.record = record_diag, d.record_ctx = r;
+  for (int i = 0; i < r->ntargets; i++) {
+    r->plans[i] = part_plan(r->a, r->g, &r->targets[i], &d);
+    if (!r->plans[i] || d.errors) {
+      r->status = TOSAC_ERROR_INPUT;
+      return;
+    }
+  }
+  stage_done(r, "partition", t0);
+  if (o->emit == TOSAC_EMIT_PARTITIONS || o->emit == TOSAC_EMIT_DOT) {
+    r->text_out = plans_text(r, o->emit == TOSAC_EMIT_DOT);
+    if (!r->text_out)
+      lib_error(r, "out of memory"), r->status = TOSAC_ERROR_INPUT;
+    return;
+  }
+  cg_cache cache;
+  char err[512];
+  if (o->cache_dir && !cg_cache_open(&cache, o->cache_dir, o->cache_max_size, err, sizeof err)) {
+    cg_cache_close(&cache);
+    lib_error(r, "%s", err);
+    r->status = TOSAC_ERROR_IO;
+    return;
+  }
+  cg_options cgo = {.opt_level = o->opt_level, .code_object_version = o->code_object_version,
+                    .embed_ir = o->embed_ir, .want_llvm_ir = o->emit == TOSAC_EMIT_LLVM,
+                    .want_asm = o->emit == TOSAC_EMIT_ASM, .perf_config = o->perf_config,
+                    .cache = o->cache_dir ? &cache : NULL};
+  cg_init();
+  r->codegen_ran = true;
+  bool ok = codegen_all(r, o, &cgo);
+  if (cgo.cache) {
+    r->cache_on = true;
+    r->cache_hits = cache.hits, r->cache_misses = cache.misses;
+    cg_cache_finish(&cache);
+    cg_cache_close(&cache);
+  }
+  stage_done(r, "codegen (all targets)", t0);
+  if (!ok) {
+    r->status = TOSAC_ERROR_INPUT;
+  } else if (o->emit == TOSAC_EMIT_LLVM || o->emit == TOSAC_EMIT_ASM) {
+    r->text_out = join_text(r, o->emit == TOSAC_EMIT_ASM);
+  } else {
+    if (!build_bundle(r, o, &cgo))
+      r->status = TOSAC_ERROR_INPUT;
+    stage_done(r, "bundle and manifest", t0);
+  }
+}
+
+static bool load_source(tosac_result *r) {
+  if (r->text) /* a buffer */
+    return true;
+  char err[512];
+  r->text = source_load(r->input_path, &r->len, &r->mapped, err, sizeof err);
+  if (!r->text) {
+    lib_error(r, "%s", err);
+    r->status = TOSAC_ERROR_IO;
+    return false;
+  }
+  return true;
+}
+
+void lib_compile(tosac_result *r, const tosac_options *o) {
+  double t0 = now_ms();
+  r->emit = o->emit;
+  r->verbose = o->verbose;
+  r->messages = o->messages;
+  r->write_depfile = o->write_depfile;
+  r->depfile = o->depfile ? strdup(o->depfile) : NULL;
+  r->dep_target = o->dep_target ? strdup(o->dep_target) : NULL;
+  r->ntargets = o->ntargets;
+  memcpy(r->targets, o->targets, sizeof(target_request) * (size_t)o->ntargets);
+  const char *name = r->src.path;
+  r->bundle_path = o->output ? strdup(o->output) : lib_stem_with(r->input_path ? r->input_path : name, ".hipfb", false);
+  r->manifest_path = o->manifest ? strdup(o->manifest) : lib_stem_with(r->bundle_path, ".json", true);
+  if (!load_source(r)) {
+    lib_show_diagnostics(r);
+    return;
+  }
+  r->src.text = r->text, r->src.len = r->len, r->src.mapped = r->mapped;
+  diag_sink d;
+  diag_init(&d, r->diag_mem);
+  d.record = record_diag, d.record_ctx = r;
+  r->a = arena_new();
+  fe_options fo = {.entry = o->entry};
+  r->g = fe_parse(r->a, &r->src, &fo, &d);
+  stage_done(r, "parse and verify", &t0);
+  if (!r->g || d.errors) {
+    r->status = TOSAC_ERROR_INPUT;
+  } else if (o->emit == TOSAC_EMIT_TOSA && !o->syntax_only) {
+    size_t len = 0;
+    FILE *f = open_memstream(&r->text_out, &len);
+    if (f) {
+      fe_print_tosa(f, r->g);
+      fclose(f);
+    }
+  } else if (!o->syntax_only) {
+    compile_graph(r, o, &t0);
+  }
+  if (r->status == TOSAC_OK && r->ndiags)
+    for (int i = 0; i < r->ndiags; i++)
+      if (!strcmp(r->diags[i].severity, "error"))
+        r->status = TOSAC_ERROR_INPUT;
+  lib_show_diagnostics(r);
+}

@@ -1,0 +1,103 @@
+/* lib.h: libtosac's internals: the options and result objects behind the opaque handles of
+ * include/tosac/tosac.h. options.c owns the options, compile.c runs the stages, result.c
+ * answers the accessors and writes the files. */
+#ifndef TOSAC_LIB_H
+#define TOSAC_LIB_H
+
+#define TOSAC_BUILDING_LIBRARY 1
+#include "tosac.h"
+#include "tosac/tosac.h"
+
+#include <pthread.h>
+
+#define LIB_MAX_TARGETS 32
+#define LIB_MAX_STAGES 8
+
+struct tosac_options {
+  char error[640];
+  char *entry, *perf_config, *output, *manifest, *weights, *depfile, *dep_target, *cache_dir;
+  bool write_depfile, syntax_only, embed_ir, targets_given, verbose, progress;
+  int jobs, opt_level, code_object_version, compress;
+  tosac_emit emit;
+  tosac_init_mode init;
+  uint64_t cache_max_size;
+  FILE *messages;
+  int ntargets;
+  target_request targets[LIB_MAX_TARGETS];
+};
+
+typedef struct lib_diag {
+  char *file; /* NULL: no location */
+  int line, col;
+  char *severity, *message;
+} lib_diag;
+
+/* One target's kernels in launch order, read back from the manifest the compile wrote. */
+typedef struct lib_target {
+  char *id;
+  int nkernels;
+  tosac_kernel *kernels;
+} lib_target;
+
+struct tosac_result {
+  tosac_status status;
+  /* what the options said, copied: the options may be disposed before the result */
+  tosac_emit emit;
+  bool verbose, write_depfile;
+  FILE *messages;
+  char *input_path; /* as given ("-" for standard input); NULL for a buffer */
+  char *depfile, *dep_target;
+  /* the compile */
+  source_file src;
+  char *text;
+  size_t len;
+  bool mapped;
+  arena *a;
+  graph *g;
+  int ntargets;
+  target_request targets[LIB_MAX_TARGETS];
+  const partition_plan *plans[LIB_MAX_TARGETS];
+  cg_result res[LIB_MAX_TARGETS];
+  int nres;
+  /* outputs */
+  uint8_t *bundle;
+  size_t bundle_size;
+  char *manifest;
+  uint8_t *weights; /* built on first request (tosac_result_weights) */
+  size_t weights_size;
+  char *text_out;
+  char *bundle_path, *manifest_path, *weights_path;
+  /* diagnostics */
+  lib_diag *diags;
+  int ndiags, cap_diags;
+  char *diag_text;
+  size_t diag_len, diag_shown;
+  FILE *diag_mem;
+  /* kernels per target (from the manifest) */
+  void *manifest_tree; /* cJSON, owns the strings of targets[].kernels */
+  lib_target kt[LIB_MAX_TARGETS];
+  /* timing and cache */
+  struct { const char *what; double ms; } stages[LIB_MAX_STAGES];
+  int nstages;
+  bool codegen_ran, cache_on;
+  uint64_t cache_hits, cache_misses;
+  char *time_report;
+  char write_error[640];
+};
+
+/* compile.c */
+void lib_compile(tosac_result *r, const tosac_options *o);
+/* Record a driver-level error (no source location) in r's diagnostics. */
+void lib_error(tosac_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Show diagnostics not yet shown on the message stream. */
+void lib_show_diagnostics(tosac_result *r);
+/* "dir/model.mlir" -> "model" + ext (keep_dir: "dir/model" + ext); "-" -> "a" + ext. */
+char *lib_stem_with(const char *path, const char *ext, bool keep_dir);
+
+/* result.c */
+/* Read the kernels of every target back from r->manifest (after a bundle compile). */
+bool lib_read_kernel_tables(tosac_result *r);
+/* result.c: the digest of the weights file tosac_result_write writes (manifest digests). */
+bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]);
+
+#endif
