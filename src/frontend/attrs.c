@@ -167,6 +167,13 @@ static bool parse_number_attr(fe_parser *p, attr *out) {
       return fe_error(p, fe_loc(p, t), "floating-point literal %.*s given an integer type", t.n, t.p);
     out->kind = ATTR_INT;
     out->i = iv;
+    /* `1 : i1` is how the generic printer spells true: a boolean like `true`. */
+    if (ty == ET_I1) {
+      if (iv < -1 || iv > 1)
+        return fe_error(p, fe_loc(p, t), "integer %lld does not fit type i1", (long long)iv);
+      out->kind = ATTR_BOOL;
+      out->i = iv != 0;
+    }
   }
   return true;
 }

@@ -96,6 +96,7 @@ typedef struct fe_parser {
   bool fatal;   /* stop: the error limit was reached or recovery is impossible */
   fe_blob *blobs;
   int nblobs, capblobs;
+  fe_token prev;    /* the token consumed last (fe_loc_after_prev) */
   int list_depth;   /* attribute lists open around the current token */
   int region_depth; /* regions open around the current token */
 } fe_parser;
@@ -110,6 +111,9 @@ bool fe_accept(fe_parser *p, fe_tok_kind k);
 bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context);
 bool fe_tok_is(const fe_parser *p, const char *word); /* current token is this identifier */
 src_loc fe_loc(const fe_parser *p, fe_token t);
+/* Just after the token consumed last: where mlir-opt reports a missing token ("expected ':'"),
+ * at the end of the text before it rather than at whatever follows. */
+src_loc fe_loc_after_prev(const fe_parser *p);
 /* Reports at loc and returns false; sets fatal when the error limit is reached. */
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -8,6 +8,7 @@
 /* ---------------------------------------------------------------- token helpers */
 void fe_next(fe_parser *p) {
   p->prev_end = p->tok.p + p->tok.n;
+  p->prev = p->tok;
   int before = p->d->errors;
   p->tok = fe_lex(&p->lx);
   if (p->tok.kind == T_ERROR && p->d->errors != before) {
@@ -28,6 +29,15 @@ bool fe_tok_is(const fe_parser *p, const char *word) {
 }
 
 src_loc fe_loc(const fe_parser *p, fe_token t) { return (src_loc){p->src, t.line, t.col}; }
+
+src_loc fe_loc_after_prev(const fe_parser *p) {
+  if (!p->prev.p)
+    return fe_loc(p, p->tok);
+  src_loc l = {p->src, p->prev.line, p->prev.col};
+  for (int i = 0; i < p->prev.n; i++) /* tokens may span lines (strings) */
+    p->prev.p[i] == '\n' ? (l.line++, l.col = 1) : l.col++;
+  return l;
+}
 
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) {
   char buf[1024];
@@ -64,7 +74,8 @@ bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context) {
   if (p->tok.kind == T_ERROR) return false; /* the lexer said why */
   if (p->tok.kind == T_EOF)
     return fe_error(p, fe_loc(p, p->tok), "unexpected end of file; expected %s %s", fe_tok_desc(k), context);
-  return fe_error(p, fe_loc(p, p->tok), "expected %s %s, found %s", fe_tok_desc(k), context,
+  /* Where mlir-opt points: just after the text the missing token should follow. */
+  return fe_error(p, fe_loc_after_prev(p), "expected %s %s, found %s", fe_tok_desc(k), context,
                   fe_tok_text(p, p->tok));
 }
 
@@ -486,6 +497,8 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
         return false;
     }
   }
+  if (nlisted == 0 && n > 0)
+    return fe_error(p, fe_loc_after_prev(p), "expected ':'");
   fe_skip_loc(p);
   if (nlisted != n)
     return fe_error(p, fe_loc(p, kw), "%.*s lists %d operand%s but %d type%s", kw.n, kw.p, n, n == 1 ? "" : "s", nlisted,
