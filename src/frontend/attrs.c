@@ -68,6 +68,8 @@ static bool parse_shape_type(fe_parser *p, tensor_type *out) {
   return true;
 }
 
+static bool parse_type_cb(fe_parser *p, void *out) { return fe_parse_type(p, out, NULL); }
+
 bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
   *out = (tensor_type){0};
   fe_token start = p->tok;
@@ -75,6 +77,11 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
   if (loc) *loc = at;
   if (start.kind == T_BANG && start.n == 11 && memcmp(start.p, "!tosa.shape", 11) == 0)
     return parse_shape_type(p, out);
+  bool handled;
+  if (start.kind == T_BANG) {
+    bool ok = fe_with_alias(p, &handled, parse_type_cb, out);
+    if (handled) return ok;
+  }
   if (!fe_tok_is(p, "tensor")) {
     if (fe_scalar_type(p) != ET_INVALID)
       return fe_error(p, at, "scalar type '%.*s' is not supported; use a tensor type such as tensor<%.*s>",
@@ -259,6 +266,8 @@ static bool parse_list_items(fe_parser *p, const char *start, attr *out) {
   return true;
 }
 
+static bool parse_attr_cb(fe_parser *p, void *out) { return fe_parse_attr_value(p, out); }
+
 bool fe_parse_attr_value(fe_parser *p, attr *out) {
   fe_token t = p->tok;
   out->loc = fe_loc(p, t);
@@ -282,6 +291,11 @@ bool fe_parse_attr_value(fe_parser *p, attr *out) {
     return true;
   case T_HASH:
   case T_BANG: {
+    bool handled, ok = fe_with_alias(p, &handled, parse_attr_cb, out);
+    if (handled) {
+      out->loc = fe_loc(p, t);
+      return ok;
+    }
     fe_next(p);
     out->kind = t.kind == T_HASH ? ATTR_STR : ATTR_TYPE;
     if (p->tok.kind != T_LANGLE) {

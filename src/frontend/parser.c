@@ -39,6 +39,30 @@ src_loc fe_loc_after_prev(const fe_parser *p) {
   return l;
 }
 
+bool fe_with_alias(fe_parser *p, bool *handled, bool (*fn)(fe_parser *, void *), void *out) {
+  const fe_token name = p->tok;
+  const fe_alias *al = NULL;
+  for (int i = p->naliases - 1; i >= 0 && !al; i--)
+    if (p->aliases[i].name.n == name.n && !memcmp(p->aliases[i].name.p, name.p, (size_t)name.n))
+      al = &p->aliases[i];
+  *handled = al != NULL;
+  if (!al)
+    return false;
+  if (p->alias_depth >= 16)
+    return fe_error(p, fe_loc(p, name), "aliases refer to each other more than 16 deep");
+  fe_lexer save = p->lx;
+  p->lx = al->lx;
+  p->tok = al->value;
+  p->alias_depth++;
+  bool ok = fn(p, out);
+  p->alias_depth--;
+  p->lx = save;
+  p->tok = name;
+  if (ok)
+    fe_next(p);
+  return ok;
+}
+
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) {
   char buf[1024];
   va_list ap;
