@@ -187,7 +187,8 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 # are compiled with coverage; code generation they pull in comes uninstrumented from libtosac.a.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj
-FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined
 FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) \
                 src/codegen/target.c src/codegen/metadata.c tools/tosac-run/values.c \
                 tools/tosac-run/manifest_read.c tools/tosac-bundle/codeobj.c \
@@ -204,7 +205,7 @@ $(BUILD)/bin/fuzz-parser: tests/fuzz/fuzz_parser.c $(filter $(BUILD)/fuzz-obj/sr
 	clang-22 $(FUZZ_CFLAGS) $^ -o $@ -lm
 $(BUILD)/bin/fuzz-%: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o $(FUZZ_LIBOBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
-	clang++-22 -fsanitize=fuzzer,address,undefined $^ -o $@ $(LDLIBS)
+	clang++-22 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $^ -o $@ $(LDLIBS)
 .SECONDARY: $(FUZZ_LIBOBJ) $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o)
 fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/bin/fuzz-%)
 # The verify target checks manifests against one real bundle (tests/fuzz/data/verify.mlir).

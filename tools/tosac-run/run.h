@@ -48,6 +48,10 @@ double run_value_get(const run_value *v, size_t i);
 /* Shortest decimal that reads back to the same bits ("nan", "inf", "-inf" for specials). */
 void run_format_element(const run_value *v, size_t i, char *buf, size_t size);
 
+/* Largest value --input / --expected_output may describe (a splat like 4000000000xf32=1 would
+ * otherwise allocate without bound): 1 GiB, far beyond what the emulator runs in useful time. */
+#define RUN_MAX_VALUE_BYTES (1ll << 30)
+
 /* Parse one iree-run-module value spec ("2x3xf32=1 2 3 4 5 6", "@x.npy", "*all.npy",
  * "2xi32=@x.bin", "1234", ...) and append the value(s) to out. hints[k] is the type the manifest
  * expects for value k (may be NULL): a bare scalar like "1234" takes its element type. */
