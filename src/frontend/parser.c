@@ -449,6 +449,7 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     ARENA_PUSH(p->a, s->operands, s->noperands, s->capoperands, p->tok);
     fe_next(p);
     if (!fe_accept(p, T_COMMA)) break;
+    if (p->tok.kind != T_VALUE) return fe_error(p, fe_loc_after_prev(p), "expected SSA operand");
   }
   if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
   for (;;) {
@@ -502,6 +503,7 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     ops[n++] = p->tok;
     fe_next(p);
     if (!fe_accept(p, T_COMMA)) break;
+    if (p->tok.kind != T_VALUE) return fe_error(p, fe_loc_after_prev(p), "expected SSA operand");
   }
   if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
   tensor_type listed[64];

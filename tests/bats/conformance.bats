@@ -44,6 +44,27 @@ both() {
   assert_equal "${UPSTREAM_LINE%%: error*}" "paren.mlir:2:36"
 }
 
+@test "more malformed inputs: tosac reports at upstream's line:column" {
+  body() { printf 'func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n%s\n  return %%y : tensor<4xf32>\n}\n' "$1" > "$2"; }
+  body '  %y tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>' eq.mlir
+  body '  %y = tosa.abs %z : (tensor<4xf32>) -> tensor<4xf32>' undef.mlir
+  body '  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4x>' elem.mlir
+  body '  %y = tosa.abs %x, : (tensor<4xf32>) -> tensor<4xf32>' comma.mlir
+  body $'  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>\n  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>' redef.mlir
+  local expect=("eq.mlir:2:5: error: expected '=' after the result names, found 'tosa.abs'"
+                "undef.mlir:2:17: error: use of undefined value '%z'"
+                "elem.mlir:2:50: error: expected an element type in tensor type, found '>'"
+                "comma.mlir:2:20: error: expected SSA operand"
+                "redef.mlir:3:3: error: redefinition of value '%y'")
+  local i=0
+  for f in eq undef elem comma redef; do
+    both $f.mlir
+    assert_equal "$TOSAC_LINE" "${expect[$i]}"
+    assert_equal "${UPSTREAM_LINE%%: error*}" "${TOSAC_LINE%%: error*}"
+    i=$((i + 1))
+  done
+}
+
 @test "booleans written as i1 integers (scale32 = 1 : i1) mean true/false; the oracle agrees" {
   cat > r.mlir <<'EOF2'
 func.func @main(%a: tensor<4xi32>) -> tensor<4xi32> {
