@@ -246,8 +246,8 @@ static void verify_code_object(vctx *v, const bnd_entry *e, const char *tid) {
 
 static bool jint(const cJSON *o, const char *key, long long *out) {
   const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-  if (!cJSON_IsNumber(j))
-    return false;
+  if (!cJSON_IsNumber(j) || !(j->valuedouble >= -0x1p63 && j->valuedouble < 0x1p63))
+    return false; /* converting a double outside long long is undefined */
   *out = (long long)j->valuedouble;
   return true;
 }

@@ -26,7 +26,9 @@ static const cJSON *get(const cJSON *o, const char *k) {
 /* An integer-valued number in [lo, hi]. */
 static bool get_int(const cJSON *o, const char *k, int64_t lo, int64_t hi, int64_t *out) {
   const cJSON *j = get(o, k);
-  if (!cJSON_IsNumber(j) || j->valuedouble != (double)(int64_t)j->valuedouble)
+  /* range first: converting a double outside int64_t is undefined */
+  if (!cJSON_IsNumber(j) || !(j->valuedouble >= -0x1p63 && j->valuedouble < 0x1p63) ||
+      j->valuedouble != (double)(int64_t)j->valuedouble)
     return false;
   int64_t v = (int64_t)j->valuedouble;
   if (v < lo || v > hi)
@@ -65,7 +67,7 @@ static bool parse_tensor(const cJSON *o, hr_tensor *t) {
   t->rank = cJSON_GetArraySize(shape);
   for (int i = 0; i < t->rank; i++) {
     const cJSON *d = cJSON_GetArrayItem(shape, i);
-    if (!cJSON_IsNumber(d) || d->valuedouble < 0)
+    if (!cJSON_IsNumber(d) || !(d->valuedouble >= 0 && d->valuedouble < 0x1p63))
       return false;
     t->dims[i] = (int64_t)d->valuedouble;
   }
@@ -235,7 +237,8 @@ static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, cha
   bool ok = true;
   for (int i = 0; ok && i < t->nlaunches; i++) {
     const cJSON *j = cJSON_GetArrayItem(order, i);
-    int id = cJSON_IsNumber(j) ? (int)j->valuedouble : -1;
+    int id = cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble < t->nlaunches
+                 ? (int)j->valuedouble : -1;
     ok = id >= 0 && id < t->nlaunches && pos[id] < 0;
     if (ok)
       pos[id] = i, t->order[i] = id;

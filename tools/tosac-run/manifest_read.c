@@ -40,7 +40,9 @@ static const cJSON *need(reader *r, const cJSON *obj, const char *key) {
 
 static bool as_int(reader *r, const cJSON *it, const char *key, int64_t lo, int64_t hi,
                    int64_t *out) {
-  if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int64_t)it->valuedouble)
+  /* range first: converting a double outside int64_t is undefined */
+  if (!cJSON_IsNumber(it) || !(it->valuedouble >= -0x1p63 && it->valuedouble < 0x1p63) ||
+      it->valuedouble != (double)(int64_t)it->valuedouble)
     return fail(r, key, "expected an integer");
   int64_t v = (int64_t)it->valuedouble;
   if (v < lo || v > hi)
