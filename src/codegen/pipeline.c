@@ -124,11 +124,11 @@ static bool launch_fits(cg_builder *cb, const part_kernel *k, const cg_kernel_in
   static const char dims[] = "xyz";
   for (int d = 0; d < 3; d++) {
     uint64_t items = (uint64_t)info->grid[d] * info->block[d];
-    if (info->grid[d] != 0 && items <= UINT32_MAX)
+    if (items <= UINT32_MAX)
       continue;
     const op *o = k->anchor ? k->anchor : k->ops[0];
-    if (info->grid[d] == 0)
-      diag_error(cb->diag, o->loc, "'%s' needs more than %u work-groups in %c; an AMDGPU "
+    if (info->grid[d] == UINT32_MAX) /* saturated by cg_launch_1d */
+      diag_error(cb->diag, o->loc, "'%s' needs %u or more work-groups in %c; an AMDGPU "
                  "dispatch holds at most %u work-items per dimension", op_table[o->kind].name,
                  UINT32_MAX, dims[d], UINT32_MAX);
     else
