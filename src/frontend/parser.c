@@ -481,7 +481,11 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     if (!fe_expect(p, T_ARROW, "after the operand types")) return false;
     if (!parse_result_type(p, s)) return false;
   } else {
+    fe_token ty = p->tok;
     if (!parse_result_type(p, s)) return false;
+    if (p->tok.kind == T_ARROW) /* `: tensor<..> -> ...`: operand types without parentheses */
+      return fe_error(p, s->sig_loc, "expected a function type '(operand types) -> result types', found '%.*s'",
+                      (int)(p->prev_end - ty.p), ty.p);
   }
   fe_skip_loc(p);
   return true;
@@ -673,7 +677,8 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     poisoned = true;
   }
   if (s.has_sig_inputs && s.nin != s.noperands) {
-    ok = fe_error(p, s.sig_loc, "'%.*s' has %d operand%s, but its type lists %d", nlen, nm, s.noperands,
+    /* at the operands, where mlir-opt-22 reports it */
+    ok = fe_error(p, s.noperands ? olocs[0] : s.sig_loc, "'%.*s' has %d operand%s, but its type lists %d", nlen, nm, s.noperands,
                   s.noperands == 1 ? "" : "s", s.nin);
     poisoned = true;
   }

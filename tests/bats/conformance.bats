@@ -51,13 +51,17 @@ both() {
   body '  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4x>' elem.mlir
   body '  %y = tosa.abs %x, : (tensor<4xf32>) -> tensor<4xf32>' comma.mlir
   body $'  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>\n  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>' redef.mlir
+  body '  %y = tosa.abs %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>' ntypes.mlir
+  body '  %y = tosa.abs %x : tensor<4xf32> -> tensor<4xf32>' fntype.mlir
   local expect=("eq.mlir:2:5: error: expected '=' after the result names, found 'tosa.abs'"
                 "undef.mlir:2:17: error: use of undefined value '%z'"
                 "elem.mlir:2:50: error: expected an element type in tensor type, found '>'"
                 "comma.mlir:2:20: error: expected SSA operand"
-                "redef.mlir:3:3: error: redefinition of value '%y'")
+                "redef.mlir:3:3: error: redefinition of value '%y'"
+                "ntypes.mlir:2:17: error: 'tosa.abs' has 1 operand, but its type lists 2"
+                "fntype.mlir:2:22: error: expected a function type '(operand types) -> result types', found 'tensor<4xf32>'")
   local i=0
-  for f in eq undef elem comma redef; do
+  for f in eq undef elem comma redef ntypes fntype; do
     both $f.mlir
     assert_equal "$TOSAC_LINE" "${expect[$i]}"
     assert_equal "${UPSTREAM_LINE%%: error*}" "${TOSAC_LINE%%: error*}"
