@@ -162,6 +162,8 @@ EOF2
   "$TOSAC" v.mlir --offload-arch=gfx90a,gfx1100 --embed-ir -o v.hipfb
   run /usr/bin/python3 -c 'import json; t = json.load(open("v.json"))["targets"][0]; print(t["kernel_count"], [l["kind"] for l in t["launches"]])'
   assert_output "0 ['copy']"
+  run "$ROOT/${TOSAC_BUILD:-build}/bin/tosac-bundle" verify v.hipfb --manifest v.json
+  assert_output "ok: 2 code objects, 0 kernels, manifest agrees"
   run "$RUN" v.hipfb --target=gfx1100 --input="2x4xf32=1 2 3 4 5 6 7 8"
   assert_success
   assert_output $'result[0]: hal.buffer_view\n8xf32=1 2 3 4 5 6 7 8'
