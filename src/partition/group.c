@@ -17,15 +17,6 @@ static bool is_const_value(const value *v) {
   return v->def && op_table[v->def->kind].family == FAM_CONST;
 }
 
-static bool same_type(const tensor_type *a, const tensor_type *b) {
-  if (a->elem != b->elem || a->rank != b->rank)
-    return false;
-  for (int i = 0; i < a->rank; i++)
-    if (a->dims[i] != b->dims[i])
-      return false;
-  return true;
-}
-
 /* The matmul of group grp when the group is a plain GEMM with a constant B and an
  * elementwise epilogue on it only (every other op reads an op of the group) whose outside
  * operands come from groups before `before` (or are arguments / constants); else NULL. */
@@ -41,7 +32,9 @@ static const op *groupable(const graph *g, const int *group_of, int grp, int bef
     else if (f != FAM_ELEMENTWISE)
       return NULL;
   }
-  if (!mm || mm->noperands < 2 || mm->operands[0]->type.rank != 3 || !is_const_value(mm->operands[1]))
+  /* float only: integer GEMMs carry zero points, which the slices would have to share */
+  if (!mm || mm->noperands < 2 || mm->operands[0]->type.rank != 3 || !is_const_value(mm->operands[1]) ||
+      !elem_type_is_float(mm->operands[0]->type.elem) || elem_type_is_f8(mm->operands[0]->type.elem))
     return NULL;
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
@@ -84,9 +77,9 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
     const value *a = part_view_root(mm[first]->operands[0]);
     for (int j = first + 1; j < ngroups; j++) {
       if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
-          !same_type(&mm[j]->operands[1]->type, &mm[first]->operands[1]->type) ||
-          !same_type(&mm[j]->results[0]->type, &mm[first]->results[0]->type) ||
-          !same_type(&mm[j]->operands[0]->type, &mm[first]->operands[0]->type) ||
+          !tensor_type_equal(&mm[j]->operands[1]->type, &mm[first]->operands[1]->type) ||
+          !tensor_type_equal(&mm[j]->results[0]->type, &mm[first]->results[0]->type) ||
+          !tensor_type_equal(&mm[j]->operands[0]->type, &mm[first]->operands[0]->type) ||
           !groupable(g, group_of, j, first))
         continue;
       into[j] = first, grouped[first] = 1, any = true;
