@@ -234,7 +234,8 @@ EOF
   assert_line --index 0 "tosac: error: invalid --host-streams '0' (use 1 to 16)"
   run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host -o gelu.h
   assert_failure 2
-  assert_output "tosac: error: --emit=host writes a .c file and a .h file of the same stem: -o must name the .c file, not 'gelu.h'"
+  assert_line --index 0 "tosac: error: --emit=host writes a .c file and a .h file of the same stem: -o must name the .c file, not 'gelu.h'"
+  assert_line --index 1 "try 'tosac --help' for more information"
   [ ! -e gelu.h ]
   mkdir so && cd so
   run "$BIN/tosac" "$ROOT/samples/gelu.mlir" --emit=host --syntax-only
