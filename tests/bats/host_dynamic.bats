@@ -222,3 +222,28 @@ M
   assert_failure 1
   assert_line "run_model: select: main was compiled for other input shapes: got (i1, 4x8xf32); the variants take (i1, 2x8xf32) or (i1, 3x8xf32) (hipErrorInvalidValue)"
 }
+
+@test "tosac-hip-run on libtosac-hipemu picks the variant by the .npy shapes: batches 2 and 5 equal tosac-run" {
+  cat > v.mlir <<'M'
+func.func @main(%x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %s = tosa.add %x, %y : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  %t = tosa.tanh %s : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %t : tensor<?x8xf32>
+}
+M
+  "$BIN/tosac" v.mlir --specialize=x:0=2,5 --offload-arch=gfx90a,gfx1030 --embed-ir -o v.hipfb
+  for n in 2 5; do
+    $PY -c "
+import numpy as np
+r = np.random.default_rng($n)
+np.save('x.npy', r.uniform(-2, 2, ($n, 8)).astype(np.float32)); np.save('y.npy', r.uniform(-2, 2, ($n, 8)).astype(np.float32))"
+    for a in gfx90a gfx1030; do
+      TOSAC_HIPEMU_ARCH=$a LD_PRELOAD="$BUILD/lib/libtosac-hipemu.so" run "$BIN/tosac-hip-run" v.hipfb --input x.npy --input y.npy --output h.npy
+      assert_success
+      "$BIN/tosac-run" v.hipfb --target=$a --input=@x.npy --input=@y.npy --output=@r.npy
+      cmp h.npy r.npy
+      run $PY -c "import numpy as np; print(np.load('h.npy').shape)"
+      assert_output "($n, 8)"
+    done
+  done
+}
