@@ -246,4 +246,23 @@ np.save('x.npy', r.uniform(-2, 2, ($n, 8)).astype(np.float32)); np.save('y.npy',
       assert_output "($n, 8)"
     done
   done
+  # control nodes are not tosac-hip-run's (yet): a clear error, not "malformed"
+  cat > c.mlir <<'M'
+func.func @main(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tosa.cond_if %p (%a = %x) : tensor<i1> (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %t = tosa.tanh %a : (tensor<4xf32>) -> tensor<4xf32>
+    tosa.yield %t : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    tosa.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+M
+  "$BIN/tosac" c.mlir --offload-arch=gfx90a --embed-ir -o c.hipfb
+  $PY -c "import numpy as np; np.save('p.npy', np.array(True)); np.save('x4.npy', np.zeros(4, np.float32))"
+  LD_PRELOAD="$BUILD/lib/libtosac-hipemu.so" run "$BIN/tosac-hip-run" c.hipfb --input p.npy --input x4.npy --output h.npy
+  assert_failure 1
+  assert_output "tosac-hip-run: error: c.json: target gfx90a: launch 0 is a readback control node; tosac-hip-run does not run data-dependent control flow (tosac-run and --emit=host do)"
 }

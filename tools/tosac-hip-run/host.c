@@ -205,6 +205,12 @@ static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize
   for (int i = 0; i < t->nlaunches; i++) {
     int64_t id;
     const cJSON *l = cJSON_GetArrayItem(ls, i);
+    char kind[16];
+    if (get_str(l, "kind", kind, sizeof kind) &&
+        (!strcmp(kind, "readback") || !strcmp(kind, "if") || !strcmp(kind, "while")))
+      return fail(err, errsize, "target %s: launch %d is a %s control node; tosac-hip-run does "
+                  "not run data-dependent control flow (tosac-run and --emit=host do)",
+                  t->target_id, i, kind);
     if (!get_int(l, "id", i, i, &id) || !parse_launch(l, &t->launches[i], t))
       return fail(err, errsize, "target %s: launch %d is malformed", t->target_id, i);
   }
