@@ -351,6 +351,12 @@ static bool emit_tables(emitter *e, char *err, size_t errsize) {
   return true;
 }
 
+/* A 64-bit fill whose halves differ: no HIP memset writes it. */
+static bool is_pattern_fill(const partition_plan *p, const launch_node *nd) {
+  return nd->kind == LAUNCH_FILL && fill_width(nd, &p->buffers[nd->dst_buf]) == 64 &&
+         !bytes_uniform(nd->fill_bits, 64) && (nd->fill_bits >> 32) != (nd->fill_bits & 0xffffffffu);
+}
+
 /* 64-bit fill patterns with unequal halves have no HIP memset: they are copied from device
  * images uploaded at load time; these are their offsets in that area. */
 static void emit_patterns(emitter *e, int64_t *pattern_bytes) {
@@ -361,8 +367,7 @@ static void emit_patterns(emitter *e, int64_t *pattern_bytes) {
   out(e->c, "static const %s_pattern %s_%s_patterns[] = {\n", P, P, T);
   for (int i = 0; i < p->nnodes; i++) {
     const launch_node *nd = &p->nodes[i];
-    if (nd->kind != LAUNCH_FILL || fill_width(nd, &p->buffers[nd->dst_buf]) != 64 ||
-        bytes_uniform(nd->fill_bits, 64) || (nd->fill_bits >> 32) == (nd->fill_bits & 0xffffffffu))
+    if (!is_pattern_fill(p, nd))
       continue;
     out(e->c, "  {%lld, 0x%016llxull, %lld}, /* fill node %d */\n", (long long)*pattern_bytes,
         (unsigned long long)nd->fill_bits, (long long)fill_bytes(p, nd), nd->id);
@@ -375,11 +380,6 @@ static void emit_patterns(emitter *e, int64_t *pattern_bytes) {
 }
 
 /* ------------------------------------------------------------------ partition functions */
-
-static bool is_pattern_fill(const partition_plan *p, const launch_node *nd) {
-  return nd->kind == LAUNCH_FILL && fill_width(nd, &p->buffers[nd->dst_buf]) == 64 &&
-         !bytes_uniform(nd->fill_bits, 64) && (nd->fill_bits >> 32) != (nd->fill_bits & 0xffffffffu);
-}
 
 static void emit_list(emitter *e, const int *ids, int n, int depth);
 
