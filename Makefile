@@ -124,6 +124,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/bin/test-%)
 RUN_LIBOBJ := $(filter-out $(BUILD)/obj/tools/tosac-run/main.o,$(RUN_OBJ))
 all: $(UNIT_BIN)
+-include $(UNIT_SRC:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.d)
 $(BUILD)/bin/test-%: $(BUILD)/obj/tests/unit/%.o $(RUN_LIBOBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
@@ -186,18 +187,57 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 	install -m 644 docs/tosac.1 docs/tosac-run.1 docs/tosac-bundle.1 docs/tosac-tune.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 schema/manifest.schema.json $(DESTDIR)$(PREFIX)/share/tosac/
 
-# Parser fuzzing (libFuzzer, clang-22): `make fuzz FUZZ_SECONDS=600`. Crashing inputs land in
-# $(BUILD)/fuzz/crash-*; copy them into tests/fuzz/regress/ (they are replayed by frontend_fuzz.bats).
+# Fuzzing (libFuzzer + ASan + UBSan, clang-22): `make fuzz FUZZ_SECONDS=600` runs every target
+# in turn for FUZZ_SECONDS each (FUZZ_TARGETS="bundle npy" picks some). Each reads its seeds from
+# tests/fuzz/seeds/<target>/ and its regressions from
+# tests/fuzz/regress/<target>/; crashes land in $(BUILD)/fuzz/<target>/crash-*: fix them and copy
+# them into tests/fuzz/regress/<target>/, replayed by tests/bats/fuzz_regress.bats. The readers
+# are compiled with coverage; code generation they pull in comes uninstrumented from libtosac.a.
 FUZZ_SECONDS ?= 600
-FUZZ_SRC := tests/fuzz/fuzz_parser.c $(sort $(wildcard src/frontend/*.c src/support/*.c))
-.PHONY: fuzz
-$(BUILD)/bin/fuzz-parser: $(FUZZ_SRC) src/tosac.h src/ops.def src/frontend/frontend.h
+FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj
+FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) \
+                src/codegen/target.c src/codegen/metadata.c tools/tosac-run/values.c \
+                tools/tosac-run/manifest_read.c tools/tosac-bundle/codeobj.c \
+                tools/tosac-bundle/inspect.c tools/tosac-hip-run/host.c
+FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(BUILD)/fuzz-obj/%.o)
+.PHONY: fuzz fuzz-build
+$(BUILD)/fuzz-obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang-22 -std=c17 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined $(FUZZ_SRC) -o $@ -lm
-fuzz: $(BUILD)/bin/fuzz-parser
-	@mkdir -p $(BUILD)/fuzz/corpus
-	cd $(BUILD)/fuzz && $(abspath $(BUILD))/bin/fuzz-parser -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
-	  -rss_limit_mb=2048 corpus $(abspath tests/fuzz/seeds) $(wildcard $(abspath tests/fuzz/regress))
+	clang-22 $(FUZZ_CFLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) -MMD -MP -c $< -o $@
+$(BUILD)/fuzz-obj/tools/tosac-hip-run/%.o: FUZZ_CFLAGS += -D__HIP_PLATFORM_AMD__
+# The parser target links the frontend alone (no LLVM), as it always has.
+$(BUILD)/bin/fuzz-parser: tests/fuzz/fuzz_parser.c $(filter $(BUILD)/fuzz-obj/src/frontend/% $(BUILD)/fuzz-obj/src/support/%,$(FUZZ_LIBOBJ))
+	@mkdir -p $(dir $@)
+	clang-22 $(FUZZ_CFLAGS) $^ -o $@ -lm
+$(BUILD)/bin/fuzz-%: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o $(FUZZ_LIBOBJ) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	clang++-22 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $^ -o $@ $(LDLIBS)
+.SECONDARY: $(FUZZ_LIBOBJ) $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o)
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/bin/fuzz-%)
+# The verify target checks manifests against one real bundle (tests/fuzz/data/verify.mlir).
+$(BUILD)/fuzz/verify.hipfb: tests/fuzz/data/verify.mlir | $(BUILD)/bin/tosac
+	@mkdir -p $(dir $@)
+	$(BUILD)/bin/tosac $< --offload-arch=gfx90a,gfx1100 --embed-ir -o $@
+fuzz: fuzz-build $(BUILD)/fuzz/verify.hipfb
+	@for t in $(FUZZ_TARGETS); do \
+	  seeds=tests/fuzz/seeds/$$t; \
+	  mkdir -p $(BUILD)/fuzz/$$t/corpus; echo "== fuzz-$$t ($(FUZZ_SECONDS) s)"; \
+	  (cd $(BUILD)/fuzz/$$t && TOSAC_FUZZ_BUNDLE=$(abspath $(BUILD))/fuzz/verify.hipfb \
+	    $(abspath $(BUILD))/bin/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 corpus $(abspath $$seeds) \
+	    $$(ls -d $(abspath tests/fuzz/regress)/$$t 2>/dev/null)) || exit 1; \
+	done
+# replay-<target>: the same fuzz target linked with tests/fuzz/replay.c by the normal build (and
+# its sanitizers under make asan), so make test replays the regressions without clang's fuzzer.
+REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/bin/replay-%)
+all: $(REPLAY_BIN)
+$(BUILD)/bin/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(HIPRUN_HOST) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
+.SECONDARY: $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(BUILD)/obj/tests/fuzz/replay.o
+-include $(FUZZ_LIBOBJ:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.d) $(BUILD)/obj/tests/fuzz/replay.d $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.d)
 
 # libtosac-hipemu (docs/host.md): the HIP runtime API subset of tosac's host code and
 # tosac-hip-run, on tosac-run's emulator. Built against Debian's HIP 5.2 headers (the same

@@ -633,7 +633,22 @@ typedef struct bnd_manifest_input {
   int64_t weights_bytes;
   const bnd_variant *variants; /* --specialize: every variant, [0] the one g/plans describe; */
   int nvariants;               /* 0: no `variants` table */
+  const char *bundle_digest;  /* bnd_digest of the bundle's bytes as written (NULL: null) */
+  const char *weights_digest; /* bnd_digest of the weights file's bytes (NULL: none) */
 } bnd_manifest_input;
+
+/* bundle/digest.c: "sha256:<64 hex>" of data, the manifest's "digests" entries. */
+#define BND_DIGEST_SIZE 72
+void bnd_digest(const void *data, size_t size, char out[BND_DIGEST_SIZE]);
+/* The digest of the file write_file_pieces writes from these pieces (the weights file, never
+ * held whole in memory); false on pieces it would refuse. */
+struct file_piece;
+bool bnd_digest_pieces(size_t total, const struct file_piece *pieces, int n,
+                       char out[BND_DIGEST_SIZE]);
+/* Does data (the file at path) have the digest the manifest records? Empty or NULL expected
+ * (a manifest without digests) passes; else false + "PATH does not belong to this manifest". */
+bool bnd_digest_check(const char *expected, const void *data, size_t size, const char *path,
+                      char *err, size_t errsize);
 
 /* Manifest JSON text (malloc), deterministic. */
 char *bnd_manifest_json(const bnd_manifest_input *in);
@@ -667,6 +682,21 @@ typedef struct file_piece {
  * straight from their buffers (no image of the whole file in memory). */
 bool write_file_pieces(const char *path, size_t total, const file_piece *pieces, int n, char *err,
                        size_t errsize);
+/* Several outputs that must appear together (bundle, weights, manifest): each is written in
+ * full to an unnamed temporary next to its path (stage_file*: NULL + "cannot write 'PATH':
+ * strerror" when it does not fit or cannot be created), and only when every one succeeded are
+ * they renamed into place, in order (commit_staged). A full disk or a read-only directory thus
+ * leaves every old output untouched. commit_staged frees the stages (NULL entries count as
+ * failed, err then holds their message) and returns false if any was missing or a rename
+ * failed. Devices (/dev/null) are written at stage time, in place. */
+typedef struct staged_file staged_file;
+staged_file *stage_file(const char *path, const void *data, size_t size, char *err,
+                        size_t errsize);
+staged_file *stage_file_pieces(const char *path, size_t total, const file_piece *pieces, int n,
+                               char *err, size_t errsize);
+bool commit_staged(staged_file **files, int n, char *err, size_t errsize);
+/* Drop stages without putting them in place (NULL entries are skipped); sets them to NULL. */
+void discard_staged(staged_file **files, int n);
 /* Source text of a file ("-" = stdin): a regular, non-empty file is mapped private and
  * read-only (*mapped = true), anything else is read into a malloc'd buffer; NUL-terminated
  * either way. Free with source_unload. */

@@ -512,6 +512,10 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   add_str_or_null(root, "source", src);
   add_str_or_null(root, "entry", g->entry);
   add_str_or_null(root, "bundle", in->bundle_path);
+  /* What ties this manifest to the bundle and weights written with it (bundle/digest.c). */
+  cJSON *digests = cJSON_AddObjectToObject(root, "digests");
+  add_str_or_null(digests, "bundle", in->bundle_digest);
+  add_str_or_null(digests, "weights", in->weights_path ? in->weights_digest : NULL);
   add_int(root, "code_object_version",
           in->cg && in->cg->code_object_version ? in->cg->code_object_version
                                                 : DEFAULT_CODE_OBJECT_VERSION);

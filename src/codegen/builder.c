@@ -181,7 +181,9 @@ LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v) {
 void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t groups,
                   int64_t work_items, int vector_width, const char *const *access) {
   info->block[0] = (uint32_t)block, info->block[1] = 1, info->block[2] = 1;
-  info->grid[0] = (uint32_t)(groups > 0 ? groups : 1), info->grid[1] = 1, info->grid[2] = 1;
+  /* Saturated at UINT32_MAX: no dispatch holds that many (build_kernels reports it). */
+  info->grid[0] = groups >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)(groups > 0 ? groups : 1);
+  info->grid[1] = 1, info->grid[2] = 1;
   info->work_items = work_items;
   info->vector_width = vector_width;
   int nargs = k->nin + k->nout;

@@ -117,6 +117,29 @@ static void reuse_kernel(const part_kernel *twin, const cg_kernel_info *tinfo,
   }
 }
 
+/* An AMDGPU dispatch packet holds the grid size in work-items as 32 bits per dimension
+ * (hsa_kernel_dispatch_packet_t.grid_size_x..z, HIP's gridDim * blockDim): a kernel needing
+ * more is refused with its op named rather than launched with a wrapped-around grid. */
+static bool launch_fits(cg_builder *cb, const part_kernel *k, const cg_kernel_info *info) {
+  static const char dims[] = "xyz";
+  for (int d = 0; d < 3; d++) {
+    uint64_t items = (uint64_t)info->grid[d] * info->block[d];
+    if (items <= UINT32_MAX)
+      continue;
+    const op *o = k->anchor ? k->anchor : k->ops[0];
+    if (info->grid[d] == UINT32_MAX) /* saturated by cg_launch_1d */
+      diag_error(cb->diag, o->loc, "'%s' needs %u or more work-groups in %c; an AMDGPU "
+                 "dispatch holds at most %u work-items per dimension", op_table[o->kind].name,
+                 UINT32_MAX, dims[d], UINT32_MAX);
+    else
+      diag_error(cb->diag, o->loc, "'%s' needs %llu work-items in %c (%u work-groups of %u); an "
+                 "AMDGPU dispatch holds at most %u per dimension", op_table[o->kind].name,
+                 (unsigned long long)items, dims[d], info->grid[d], info->block[d], UINT32_MAX);
+    return false;
+  }
+  return true;
+}
+
 /* Emit plan kernels [first, end) into cb's module; twins are filled in later by
  * cg_finish_target, once every chunk (and so every twin's original) is done. */
 static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *p, cg_result *out,
@@ -146,7 +169,7 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {
       cb->args_alias = k->args_alias;
-      ok = families[k->family].fn(cb, g, p, k, info);
+      ok = families[k->family].fn(cb, g, p, k, info) && launch_fits(cb, k, info);
     } else {
       const op *o = k->anchor ? k->anchor : k->ops[0];
       diag_error(cb->diag, o->loc, "no %s kernel generator for '%s' yet",

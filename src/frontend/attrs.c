@@ -69,6 +69,8 @@ static bool parse_shape_type(fe_parser *p, tensor_type *out) {
   return true;
 }
 
+static bool parse_type_cb(fe_parser *p, void *out) { return fe_parse_type(p, out, NULL); }
+
 bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
   *out = (tensor_type){0};
   fe_token start = p->tok;
@@ -81,6 +83,11 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     bool ok = fe_mgx_parse_type(p, &mt, loc);
     *out = mt.t;
     return ok;
+  }
+  bool handled;
+  if (start.kind == T_BANG) {
+    bool ok = fe_with_alias(p, &handled, parse_type_cb, out);
+    if (handled) return ok;
   }
   if (!fe_tok_is(p, "tensor")) {
     if (fe_scalar_type(p) != ET_INVALID)
@@ -181,6 +188,13 @@ static bool parse_number_attr(fe_parser *p, attr *out) {
       return fe_error(p, fe_loc(p, t), "floating-point literal %.*s given an integer type", t.n, t.p);
     out->kind = ATTR_INT;
     out->i = iv;
+    /* `1 : i1` is how the generic printer spells true: a boolean like `true`. */
+    if (ty == ET_I1) {
+      if (iv < -1 || iv > 1)
+        return fe_error(p, fe_loc(p, t), "integer %lld does not fit type i1", (long long)iv);
+      out->kind = ATTR_BOOL;
+      out->i = iv != 0;
+    }
   }
   return true;
 }
@@ -223,8 +237,19 @@ static bool parse_array(fe_parser *p, attr *out) {
   return fe_expect(p, T_RANGLE, "to close 'array<'");
 }
 
+static bool parse_list_items(fe_parser *p, const char *start, attr *out);
+
 static bool parse_list(fe_parser *p, attr *out) {
   const char *start = p->tok.p;
+  if (p->list_depth >= FE_MAX_LIST_DEPTH)
+    return fe_error(p, fe_loc(p, p->tok), "attribute lists nest more than %d deep", FE_MAX_LIST_DEPTH);
+  p->list_depth++;
+  bool ok = parse_list_items(p, start, out);
+  p->list_depth--;
+  return ok;
+}
+
+static bool parse_list_items(fe_parser *p, const char *start, attr *out) {
   fe_next(p);
   attr *items = NULL;
   int n = 0, cap = 0;
@@ -255,6 +280,8 @@ static bool parse_list(fe_parser *p, attr *out) {
   return true;
 }
 
+static bool parse_attr_cb(fe_parser *p, void *out) { return fe_parse_attr_value(p, out); }
+
 bool fe_parse_attr_value(fe_parser *p, attr *out) {
   fe_token t = p->tok;
   out->loc = fe_loc(p, t);
@@ -278,6 +305,11 @@ bool fe_parse_attr_value(fe_parser *p, attr *out) {
     return true;
   case T_HASH:
   case T_BANG: {
+    bool handled, ok = fe_with_alias(p, &handled, parse_attr_cb, out);
+    if (handled) {
+      out->loc = fe_loc(p, t);
+      return ok;
+    }
     fe_next(p);
     out->kind = t.kind == T_HASH ? ATTR_STR : ATTR_TYPE;
     if (p->tok.kind != T_LANGLE) {

@@ -86,6 +86,14 @@ typedef struct fe_blob {
   size_t n;
 } fe_blob;
 
+/* A top-level alias (`!t = tensor<...>`, `#a = array<...>`): where its value starts, so a use
+ * re-reads the value there (diagnostics inside it point at the definition). */
+typedef struct fe_alias {
+  fe_token name; /* "!t" / "#a", sigil included */
+  fe_lexer lx;   /* lexer just after `value`'s first token */
+  fe_token value;
+} fe_alias;
+
 typedef struct fe_parser {
   arena *a;
   const source_file *src;
@@ -101,13 +109,30 @@ typedef struct fe_parser {
   src_loc dyn_loc[TOSAC_MAX_RANK]; /* where each '?' of the type parsed last was */
   struct fe_dyn_dim *dyn;          /* the entry's '?' argument dimensions (dynamic.c) */
   int ndyn, dyncap;
+  fe_token prev;    /* the token consumed last (fe_loc_after_prev) */
+  fe_alias *aliases;
+  int naliases, capaliases;
+  int alias_depth;  /* aliases being expanded (an alias may name another) */
+  int list_depth;   /* attribute lists open around the current token */
+  int region_depth; /* regions open around the current token */
 } fe_parser;
+
+/* Nesting the parser accepts: deeper input is an error at the opening token, never a stack
+ * overflow (the parser and every later stage recurse over both). */
+#define FE_MAX_LIST_DEPTH 256
+#define FE_MAX_REGION_DEPTH 64
 
 void fe_next(fe_parser *p);
 bool fe_accept(fe_parser *p, fe_tok_kind k);
 bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context);
 bool fe_tok_is(const fe_parser *p, const char *word); /* current token is this identifier */
 src_loc fe_loc(const fe_parser *p, fe_token t);
+/* Just after the token consumed last: where mlir-opt reports a missing token ("expected ':'"),
+ * at the end of the text before it rather than at whatever follows. */
+src_loc fe_loc_after_prev(const fe_parser *p);
+/* If the current token names an alias, parse its value with fn (fe_parse_type or an attribute
+ * parser) and consume the name; *handled = false when it names none. */
+bool fe_with_alias(fe_parser *p, bool *handled, bool (*fn)(fe_parser *, void *), void *out);
 /* Reports at loc and returns false; sets fatal when the error limit is reached. */
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -64,9 +64,12 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
     case T_META_BEGIN:
       if (!fe_parse_resources(p)) return false;
       continue;
-    case T_HASH: /* #alias = value: ignored, values are one per line */
+    case T_HASH: /* #alias = value / !alias = type: recorded, read again where used */
+    case T_BANG: {
       fe_next(p);
-      if (!fe_expect(p, T_EQUAL, "after the attribute alias name")) return false;
+      if (!fe_expect(p, T_EQUAL, t.kind == T_HASH ? "after the attribute alias name" : "after the type alias name")) return false;
+      fe_alias al = {.name = t, .lx = p->lx, .value = p->tok};
+      ARENA_PUSH(p->a, p->aliases, p->naliases, p->capaliases, al);
       while (p->tok.kind != T_EOF && p->tok.line == t.line && !p->fatal) {
         if (is_open(p->tok.kind)) {
           if (!fe_skip_group(p)) return false;
@@ -75,6 +78,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
         }
       }
       continue;
+    }
     case T_RBRACE:
       if (depth == 0) return fe_error(p, fe_loc(p, t), "unexpected '}' at top level");
       depth--;

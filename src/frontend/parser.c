@@ -8,6 +8,7 @@
 /* ---------------------------------------------------------------- token helpers */
 void fe_next(fe_parser *p) {
   p->prev_end = p->tok.p + p->tok.n;
+  p->prev = p->tok;
   int before = p->d->errors;
   p->tok = fe_lex(&p->lx);
   if (p->tok.kind == T_ERROR && p->d->errors != before) {
@@ -28,6 +29,39 @@ bool fe_tok_is(const fe_parser *p, const char *word) {
 }
 
 src_loc fe_loc(const fe_parser *p, fe_token t) { return (src_loc){p->src, t.line, t.col}; }
+
+src_loc fe_loc_after_prev(const fe_parser *p) {
+  if (!p->prev.p)
+    return fe_loc(p, p->tok);
+  src_loc l = {p->src, p->prev.line, p->prev.col};
+  for (int i = 0; i < p->prev.n; i++) /* tokens may span lines (strings) */
+    p->prev.p[i] == '\n' ? (l.line++, l.col = 1) : l.col++;
+  return l;
+}
+
+bool fe_with_alias(fe_parser *p, bool *handled, bool (*fn)(fe_parser *, void *), void *out) {
+  const fe_token name = p->tok;
+  const fe_alias *al = NULL;
+  for (int i = p->naliases - 1; i >= 0 && !al; i--)
+    if (p->aliases[i].name.n == name.n && !memcmp(p->aliases[i].name.p, name.p, (size_t)name.n))
+      al = &p->aliases[i];
+  *handled = al != NULL;
+  if (!al)
+    return false;
+  if (p->alias_depth >= 16)
+    return fe_error(p, fe_loc(p, name), "aliases refer to each other more than 16 deep");
+  fe_lexer save = p->lx;
+  p->lx = al->lx;
+  p->tok = al->value;
+  p->alias_depth++;
+  bool ok = fn(p, out);
+  p->alias_depth--;
+  p->lx = save;
+  p->tok = name;
+  if (ok)
+    fe_next(p);
+  return ok;
+}
 
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) {
   char buf[1024];
@@ -64,7 +98,8 @@ bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context) {
   if (p->tok.kind == T_ERROR) return false; /* the lexer said why */
   if (p->tok.kind == T_EOF)
     return fe_error(p, fe_loc(p, p->tok), "unexpected end of file; expected %s %s", fe_tok_desc(k), context);
-  return fe_error(p, fe_loc(p, p->tok), "expected %s %s, found %s", fe_tok_desc(k), context,
+  /* Where mlir-opt points: just after the text the missing token should follow. */
+  return fe_error(p, fe_loc_after_prev(p), "expected %s %s, found %s", fe_tok_desc(k), context,
                   fe_tok_text(p, p->tok));
 }
 
@@ -303,8 +338,21 @@ static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_t
 /* { [^bb0(%a: T, ...):] ops... tosa.yield ... } into a region graph. Block arguments come from
  * the label or, in the custom cond_if / while_loop form, from the names and types written before
  * the region. */
+static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+                              const tensor_type *types, int nargs);
+
 static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_token *names, const tensor_type *types,
                          int nargs) {
+  if (p->region_depth >= FE_MAX_REGION_DEPTH)
+    return fe_error(p, fe_loc(p, p->tok), "regions nest more than %d deep", FE_MAX_REGION_DEPTH);
+  p->region_depth++;
+  bool ok = parse_region_body(p, outer, out, names, types, nargs);
+  p->region_depth--;
+  return ok;
+}
+
+static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+                              const tensor_type *types, int nargs) {
   graph *rg = arena_alloc(p->a, sizeof *rg);
   rg->arena = p->a;
   rg->file = p->src;
@@ -415,6 +463,7 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     ARENA_PUSH(p->a, s->operands, s->noperands, s->capoperands, p->tok);
     fe_next(p);
     if (!fe_accept(p, T_COMMA)) break;
+    if (p->tok.kind != T_VALUE) return fe_error(p, fe_loc_after_prev(p), "expected SSA operand");
   }
   if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
   for (;;) {
@@ -446,7 +495,11 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     if (!fe_expect(p, T_ARROW, "after the operand types")) return false;
     if (!parse_result_type(p, s)) return false;
   } else {
+    fe_token ty = p->tok;
     if (!parse_result_type(p, s)) return false;
+    if (p->tok.kind == T_ARROW) /* `: tensor<..> -> ...`: operand types without parentheses */
+      return fe_error(p, s->sig_loc, "expected a function type '(operand types) -> result types', found '%.*s'",
+                      (int)(p->prev_end - ty.p), ty.p);
   }
   fe_skip_loc(p);
   return true;
@@ -469,6 +522,7 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     ops[n++] = p->tok;
     fe_next(p);
     if (!fe_accept(p, T_COMMA)) break;
+    if (p->tok.kind != T_VALUE) return fe_error(p, fe_loc_after_prev(p), "expected SSA operand");
   }
   if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
   tensor_type listed[64];
@@ -488,6 +542,8 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
         return false;
     }
   }
+  if (nlisted == 0 && n > 0)
+    return fe_error(p, fe_loc_after_prev(p), "expected ':'");
   fe_skip_loc(p);
   if (nlisted != n)
     return fe_error(p, fe_loc(p, kw), "%.*s lists %d operand%s but %d type%s", kw.n, kw.p, n, n == 1 ? "" : "s", nlisted,
@@ -653,7 +709,8 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     poisoned = true;
   }
   if (s.has_sig_inputs && s.nin != s.noperands) {
-    ok = fe_error(p, s.sig_loc, "'%.*s' has %d operand%s, but its type lists %d", nlen, nm, s.noperands,
+    /* at the operands, where mlir-opt-22 reports it */
+    ok = fe_error(p, s.noperands ? olocs[0] : s.sig_loc, "'%.*s' has %d operand%s, but its type lists %d", nlen, nm, s.noperands,
                   s.noperands == 1 ? "" : "s", s.nin);
     poisoned = true;
   }

@@ -203,12 +203,18 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
   for (int v = 0; v < r->nvariants; v++)
     variants[v] = (bnd_variant){.g = r->vg[v], .plans = r->vplans[v], .kernel_base = r->kbase[v],
                                 .buffer_base = r->bbase[v]};
+  /* The manifest ties itself to the bytes tosac_result_write will write (bundle/digest.c). */
+  char bdigest[BND_DIGEST_SIZE] = "", wdigest[BND_DIGEST_SIZE] = "";
+  if (r->bundle)
+    bnd_digest(r->bundle, r->bundle_size, bdigest);
+  bool wok = !r->weights_path || lib_weights_digest(r, wdigest);
   bnd_manifest_input mi = {.g = r->g, .source_path = r->input_path ? r->input_path : r->src.path,
                            .bundle_path = r->bundle_path, .ntargets = r->ntargets,
                            .targets = r->targets, .plans = r->plans, .results = r->res, .cg = cgo,
                            .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0,
-                           .variants = variants, .nvariants = r->nvariants > 1 ? r->nvariants : 0};
-  r->manifest = r->bundle ? bnd_manifest_json(&mi) : NULL;
+                           .variants = variants, .nvariants = r->nvariants > 1 ? r->nvariants : 0,
+                           .bundle_digest = bdigest, .weights_digest = wdigest};
+  r->manifest = r->bundle && wok ? bnd_manifest_json(&mi) : NULL;
   bool host_ok = r->manifest && (o->emit != TOSAC_EMIT_HOST || emit_host(r, o, &mi));
   free(wrel);
   if (!host_ok)

@@ -117,5 +117,7 @@ bool lib_check_variants(tosac_result *r, const tosac_options *o);
 /* result.c */
 /* Read the kernels of every target back from r->manifest (after a bundle compile). */
 bool lib_read_kernel_tables(tosac_result *r);
+/* result.c: the digest of the weights file tosac_result_write writes (manifest digests). */
+bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]);
 
 #endif

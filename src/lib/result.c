@@ -368,20 +368,39 @@ static file_piece *weight_pieces(const partition_plan *p, int *n) {
   return v;
 }
 
-static bool write_weights(tosac_result *r, char *err, size_t errsize) {
+bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]) {
   const partition_plan *p = r->plans[0];
   int n = 0;
   file_piece *pieces = weight_pieces(p, &n);
   if (pieces) {
-    bool ok = write_file_pieces(r->weights_path, (size_t)p->weights_bytes, pieces, n, err, errsize);
+    bool ok = bnd_digest_pieces((size_t)p->weights_bytes, pieces, n, out);
     free(pieces);
     return ok;
+  }
+  size_t size = 0;
+  uint8_t *img = part_weights_image(p, &size);
+  if (img)
+    bnd_digest(img, size, out);
+  free(img);
+  return img != NULL;
+}
+
+/* The weights file staged from the same pieces lib_weights_digest hashed. */
+static staged_file *stage_weights(tosac_result *r, char *err, size_t errsize) {
+  const partition_plan *p = r->plans[0];
+  int n = 0;
+  file_piece *pieces = weight_pieces(p, &n);
+  if (pieces) {
+    staged_file *f =
+        stage_file_pieces(r->weights_path, (size_t)p->weights_bytes, pieces, n, err, errsize);
+    free(pieces);
+    return f;
   }
   size_t size = 0;
   const uint8_t *img = tosac_result_weights(r, &size);
   if (!img)
     snprintf(err, errsize, "out of memory building the weights file");
-  return img && write_file_atomic(r->weights_path, img, size, err, errsize);
+  return img ? stage_file(r->weights_path, img, size, err, errsize) : NULL;
 }
 
 /* Make depfile: the outputs depend on the input graph (the only file tosac reads). */
@@ -433,9 +452,16 @@ tosac_status tosac_result_write(tosac_result *r, const char *text_path) {
   size_t es = sizeof r->write_error;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  bool ok = (!r->weights_path || write_weights(r, err, es)) &&
-            write_file_atomic(r->bundle_path, r->bundle, r->bundle_size, err, es) &&
-            write_file_atomic(r->manifest_path, r->manifest, strlen(r->manifest), err, es);
+  /* All three files are written in full before any is renamed into place (commit_staged): a
+   * full disk or a read-only directory leaves every old output untouched. The manifest, which
+   * holds the digests of the other two, goes last. */
+  staged_file *st[3] = {0};
+  int ns = 0;
+  bool ok = (!r->weights_path || (st[ns++] = stage_weights(r, err, es))) &&
+            (st[ns++] = stage_file(r->bundle_path, r->bundle, r->bundle_size, err, es)) &&
+            (st[ns++] = stage_file(r->manifest_path, r->manifest, strlen(r->manifest), err, es)) &&
+            commit_staged(st, ns, err, es);
+  discard_staged(st, ns);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   /* the time report's "bundle and manifest" stage includes writing them, as it always did */
   for (int i = 0; i < r->nstages; i++)

@@ -13,6 +13,10 @@
 
 /* Operand edges a cycle query may examine before it gives up and refuses the merge. */
 #define REACH_BUDGET 4096
+/* Ops in one kernel at most: a longer chain is cut into kernels of this many ops, whose specs
+ * repeat and so share code (dedup.c). Without a cap one generated function holds the whole
+ * chain, and LLVM's optimiser takes minutes and gigabytes on 100,000 ops. */
+#define FUSE_MAX_OPS 256
 
 /* Per-group singly linked lists of op-level edges, concatenated when groups merge. */
 typedef struct edge_list {
@@ -41,6 +45,7 @@ typedef struct fuse_state {
   char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it */
   int *recomputed;   /* cost of the small producers it recomputes */
   int64_t *space;    /* elements of its largest op result */
+  int *nops;         /* ops in the group (FUSE_MAX_OPS) */
   int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
   int next_ord;
   edge_list ins, outs; /* operand reads across groups: by reading / by producing group */
@@ -102,6 +107,7 @@ static void merge(fuse_state *s, int child, int root) {
   s->is_att[root] |= s->is_att[child];
   if (s->space[child] > s->space[root])
     s->space[root] = s->space[child];
+  s->nops[root] += s->nops[child];
   list_append(s->ins.head, s->ins.tail, s->ins.next, root, child);
   list_append(s->outs.head, s->outs.tail, s->outs.next, root, child);
   list_append(s->op_head, s->op_tail, s->op_next, root, child);
@@ -254,6 +260,8 @@ static bool compatible(fuse_state *s, int a, int b) {
     return false;
   if ((x && s->has_map[b]) || (y && s->has_map[a]))
     return false;
+  if (s->nops[a] + s->nops[b] > FUSE_MAX_OPS)
+    return false;
   const op *anc = x ? x : y;
   return !anc || takes_epilogue(anc);
 }
@@ -296,6 +304,7 @@ static int new_group(fuse_state *s, const op *o) {
   s->ins.head[gid] = s->outs.head[gid] = -1;
   s->ord[gid] = s->next_ord++;
   s->space[gid] = o->nresults ? tensor_numel(&o->results[0]->type) : 0;
+  s->nops[gid] = 1;
   bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE;
   s->anchor[gid] = elementwise || s->is_map[o->id] ? NULL : o;
   s->has_map[gid] = s->is_map[o->id];
@@ -613,6 +622,7 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.is_map = zalloc(a, n, 1);
   s.recomputed = zalloc(a, n, sizeof(int));
   s.space = zalloc(a, n, sizeof(int64_t));
+  s.nops = zalloc(a, n, sizeof(int));
   s.ord = zalloc(a, n, sizeof(int));
   s.nb_seen = zalloc(a, n, sizeof(int));
   s.nbr = zalloc(a, n, sizeof(int));

@@ -212,8 +212,56 @@ static mode_t process_umask(void) {
   return umask_value;
 }
 
-static bool write_via_temp(const char *path, file_writer fill, const void *ctx, char *err,
-                           size_t errsize) {
+/* An unnamed regular file in path's directory; -1 where the filesystem has no O_TMPFILE. */
+static int open_unnamed(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  int fd = dir ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600) : -1;
+  free(dir);
+  return fd;
+}
+
+/* Give the unnamed file fd a fresh name: tmp's XXXXXX replaced until linkat finds it free. */
+static bool link_unnamed(int fd, char *tmp) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  size_t n = strlen(tmp);
+  for (int attempt = 0; attempt < 100; attempt++) {
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned long long r = ((unsigned long long)getpid() << 20) ^ (unsigned long long)attempt ^
+                           (unsigned long long)(uintptr_t)tmp * 2654435761u ^ (unsigned)random();
+    for (int i = 0; i < 6; i++, r /= 36)
+      tmp[n - 6 + i] = digits[r % 36];
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+      return true;
+    if (errno != EEXIST)
+      return false;
+  }
+  return false;
+}
+
+/* A file written but not yet in place (stage_file / commit_staged). */
+struct staged_file {
+  char *path;  /* final name (symlinks resolved) */
+  char *tmp;   /* temporary name: mkstemp's, or the pattern link_unnamed fills in */
+  int fd;      /* open until the commit; -1 when written in place (devices) */
+  bool unnamed;
+};
+
+static void staged_free(staged_file *f) {
+  if (!f)
+    return;
+  if (f->fd >= 0)
+    close(f->fd);
+  if (f->fd >= 0 && !f->unnamed)
+    unlink(f->tmp);
+  free(f->path);
+  free(f->tmp);
+  free(f);
+}
+
+static staged_file *stage(const char *path, file_writer fill, const void *ctx, char *err,
+                          size_t errsize) {
   struct stat st;
   /* A symlink (/dev/stdout -> /proc/self/fd/1 redirected to a file, a link to a build output)
    * is followed: renaming the temporary over the link itself would replace the link. A chain
@@ -222,51 +270,102 @@ static bool write_via_temp(const char *path, file_writer fill, const void *ctx, 
   for (int hops = 0; target; hops++) {
     char *next = link_target(target);
     if (!next) {
-      bool ok = write_via_temp(target, fill, ctx, err, errsize);
+      staged_file *f = stage(target, fill, ctx, err, errsize);
       free(target);
-      return ok;
+      return f;
     }
     free(target);
     target = next;
     if (hops == 40) {
       free(target);
       snprintf(err, errsize, "cannot write '%s': Too many levels of symbolic links", path);
-      return false;
+      return NULL;
     }
   }
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) {
-      snprintf(err, errsize, "cannot write '%s': Is a directory", path);
-      return false;
-    }
-    return write_in_place(path, fill, ctx, err, errsize);
-  }
+  staged_file *f = calloc(1, sizeof *f);
   size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!tmp) {
+  if (f && (f->path = strdup(path)) && (f->tmp = malloc(len + 16)))
+    snprintf(f->tmp, len + 16, "%s.tmpXXXXXX", path);
+  if (!f || !f->tmp) {
     snprintf(err, errsize, "cannot write '%s': out of memory", path);
-    return false;
+    staged_free(f);
+    return NULL;
   }
-  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
+  f->fd = -1;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    bool ok = !S_ISDIR(st.st_mode) && write_in_place(path, fill, ctx, err, errsize);
+    if (S_ISDIR(st.st_mode))
+      snprintf(err, errsize, "cannot write '%s': Is a directory", path);
+    if (!ok) {
+      staged_free(f);
+      return NULL;
+    }
+    return f; /* nothing left to commit */
+  }
+  /* The bytes go to an unnamed file (O_TMPFILE) in the output's directory: a run killed
+   * before the commit leaves nothing behind. Only for the instant between linking it under a
+   * temporary name and the rename does a name exist (`<path>.tmpXXXXXX`, as on filesystems
+   * without O_TMPFILE, where mkstemp makes it first). */
+  f->fd = open_unnamed(path);
+  f->unnamed = f->fd >= 0;
+  if (!f->unnamed && (f->fd = mkstemp(f->tmp)) < 0) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno));
-    free(tmp);
-    return false;
+    staged_free(f);
+    return NULL;
   }
   errno = 0;
-  bool ok = fill(fd, ctx);
-  /* mkstemp creates 0600; outputs get the usual umask-derived mode like any compiler output. */
-  ok = ok && fchmod(fd, 0666 & ~process_umask()) == 0;
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
+  bool ok = fill(f->fd, ctx);
+  /* Outputs get the usual umask-derived mode like any compiler output (mkstemp makes 0600). */
+  ok = ok && fchmod(f->fd, 0666 & ~process_umask()) == 0;
+  if (!ok) {
     snprintf(err, errsize, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-    unlink(tmp);
-    free(tmp);
-    return false;
+    staged_free(f);
+    return NULL;
   }
-  free(tmp);
-  return true;
+  return f;
+}
+
+/* Give f its final name: link the unnamed file under a temporary name, then rename. */
+static bool commit_one(staged_file *f, char *err, size_t errsize) {
+  if (f->fd < 0)
+    return true; /* written in place */
+  errno = 0;
+  bool ok = !f->unnamed || link_unnamed(f->fd, f->tmp);
+  ok = close(f->fd) == 0 && ok;
+  bool linked = ok || !f->unnamed;
+  f->fd = -1;
+  if (ok && rename(f->tmp, f->path) == 0)
+    return true;
+  snprintf(err, errsize, "cannot write '%s': %s", f->path, strerror(errno ? errno : EIO));
+  if (linked)
+    unlink(f->tmp);
+  return false;
+}
+
+bool commit_staged(staged_file **files, int n, char *err, size_t errsize) {
+  bool ok = true;
+  for (int i = 0; i < n; i++) {
+    if (!files[i])
+      ok = false; /* a stage that failed: its message is already in err */
+    else if (ok)
+      ok = commit_one(files[i], err, errsize);
+    staged_free(files[i]);
+    files[i] = NULL;
+  }
+  return ok;
+}
+
+void discard_staged(staged_file **files, int n) {
+  for (int i = 0; i < n; i++) {
+    staged_free(files[i]);
+    files[i] = NULL;
+  }
+}
+
+static bool write_via_temp(const char *path, file_writer fill, const void *ctx, char *err,
+                           size_t errsize) {
+  staged_file *f = stage(path, fill, ctx, err, errsize);
+  return f && commit_staged(&f, 1, err, errsize);
 }
 
 typedef struct bytes_ctx {
@@ -333,4 +432,16 @@ bool write_file_pieces(const char *path, size_t total, const file_piece *pieces,
                        size_t errsize) {
   pieces_ctx c = {total, pieces, n};
   return write_via_temp(path, write_pieces, &c, err, errsize);
+}
+
+staged_file *stage_file(const char *path, const void *data, size_t size, char *err,
+                        size_t errsize) {
+  bytes_ctx b = {data, size};
+  return stage(path, write_bytes, &b, err, errsize);
+}
+
+staged_file *stage_file_pieces(const char *path, size_t total, const file_piece *pieces, int n,
+                               char *err, size_t errsize) {
+  pieces_ctx c = {total, pieces, n};
+  return stage(path, write_pieces, &c, err, errsize);
 }

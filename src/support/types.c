@@ -48,14 +48,21 @@ bool elem_type_is_int(elem_type t) {
   return t > ET_INVALID && t < ET_COUNT && !elem_descs[t].is_float && t != ET_INDEX;
 }
 
+/* Both saturate at INT64_MAX: the frontend refuses such types (fe_check_size), but the clients
+ * also read shapes from hostile manifests and .npy headers, and compare the result with what
+ * they hold. */
 int64_t tensor_numel(const tensor_type *t) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++)
-    n *= t->dims[i];
+    if (__builtin_mul_overflow(n, t->dims[i], &n))
+      return INT64_MAX;
   return n;
 }
 
-int64_t tensor_bytes(const tensor_type *t) { return tensor_numel(t) * elem_type_bytes(t->elem); }
+int64_t tensor_bytes(const tensor_type *t) {
+  int64_t b;
+  return __builtin_mul_overflow(tensor_numel(t), (int64_t)elem_type_bytes(t->elem), &b) ? INT64_MAX : b;
+}
 
 bool tensor_type_equal(const tensor_type *a, const tensor_type *b) {
   if (a->elem != b->elem || a->rank != b->rank)

@@ -79,7 +79,7 @@ func.func @main(%re: tensor<2x4x8xf32>, %im: tensor<2x4x8xf32>) -> tensor<2x4x8x
   return %2 : tensor<2x4x8xf32>
 }
 M
-  run $PY "$CHECK" "${graphs[@]}" chain.mlir "$ROOT"/tests/fuzz/seeds/llvm_test_{fft2d_with_local_bound,rfft2d_with_local_bound,rfft2d_width1}.mlir
+  run $PY "$CHECK" "${graphs[@]}" chain.mlir "$ROOT"/tests/fuzz/seeds/parser/llvm_test_{fft2d_with_local_bound,rfft2d_with_local_bound,rfft2d_width1}.mlir
   assert_success
   assert_line "PASSED: 8 graph(s)"
   assert_line "ok chain.mlir [gfx942]: 1 results match"
@@ -261,7 +261,7 @@ M
 }
 
 @test "control flow on data compiles to control nodes (cond_if, while_loop, a loop over the unroll bound); --emit=tosa still prints it" {
-  cp "$ROOT/tests/fuzz/seeds/llvm_test_cond_if.mlir" c.mlir
+  cp "$ROOT/tests/fuzz/seeds/parser/llvm_test_cond_if.mlir" c.mlir
   run "$TOSAC" c.mlir --offload-arch=gfx90a -o c.hipfb
   assert_success
   run $PY -c 'import json; print([l["kind"] for l in json.load(open("c.json"))["targets"][0]["launches"]][:2])'

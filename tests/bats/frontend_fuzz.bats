@@ -11,7 +11,7 @@ setup() {
 
 @test "fuzz regressions: no crash, a diagnostic for each rejected input" {
   local n=0
-  for f in "$ROOT"/tests/fuzz/regress/*; do
+  for f in "$ROOT"/tests/fuzz/regress/parser/*; do
     run "$TOSAC" --syntax-only "$f"
     [ "$status" -le 1 ] || { echo "$f: exit $status"; false; }
     if [ "$status" -eq 1 ]; then assert_output --regexp ': error: '; fi
@@ -21,10 +21,10 @@ setup() {
 }
 
 @test "fuzz regressions: exact diagnostics for the two hand-written ones" {
-  run "$TOSAC" --syntax-only "$ROOT/tests/fuzz/regress/unterminated-region.mlir"
+  run "$TOSAC" --syntax-only "$ROOT/tests/fuzz/regress/parser/unterminated-region.mlir"
   assert_failure 1
   assert_line --index 0 --partial "unterminated-region.mlir:1:65: error: unterminated '{': unexpected end of file"
-  run "$TOSAC" --syntax-only "$ROOT/tests/fuzz/regress/too-many-results.mlir"
+  run "$TOSAC" --syntax-only "$ROOT/tests/fuzz/regress/parser/too-many-results.mlir"
   assert_failure 1
   assert_line --index 0 --partial "too-many-results.mlir:2:6: error: result count '70' must be in 1..64"
 }

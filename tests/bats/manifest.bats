@@ -81,7 +81,7 @@ PY
   run head -3 sample.json
   assert_output $'{\n  "format": "tosac-manifest",\n  "version": 1,'
   run grep -m1 -n '"shape"' sample.json
-  assert_output '17:      "shape": [2, 3],'
+  assert_output '21:      "shape": [2, 3],'
   run grep -c '"ir_entry_id": "openmp-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"' sample.json
   assert_output "1"
   run grep -c '"bits": "0x00000000"' sample.json
@@ -210,6 +210,8 @@ mutations = {
     'copy without dst': lambda m: t0(m)['launches'][3].pop('dst_buffer'),
     'duplicate deps': lambda m: t0(m)['launches'][2].update(deps=[0, 0]),
     'order with repeats': lambda m: t0(m).update(order=[0, 0, 1, 2]),
+    'missing digests': lambda m: m.pop('digests'),
+    'md5 digest': lambda m: m['digests'].update(bundle='md5:' + '0' * 32),
 }
 for name, mutate in mutations.items():
     m = copy.deepcopy(good)
@@ -219,5 +221,5 @@ PY
   assert_success
   refute_output --partial ACCEPTED
   assert_line "rejected hidden arg bound to buffer"
-  [ "$(echo "$output" | grep -c '^rejected ')" -eq 30 ]
+  [ "$(echo "$output" | grep -c '^rejected ')" -eq 32 ]
 }

@@ -87,5 +87,5 @@ w = np.fromfile("m.weights", dtype="<f4"); print(w[:4].tolist(), w.size)'
   head -c 100 gone.weights > m.weights
   run "$RUN" m.hipfb --input=2x2048xf32
   assert_failure 1
-  assert_output "tosac-run: error: m.weights has 100 bytes; the manifest says 8192"
+  assert_output "tosac-run: error: m.weights has 100 bytes; the manifest says 8192 (manifest m.json)"
 }

@@ -39,13 +39,26 @@ static int run_readers(const uint8_t *d, size_t n, const char *manifest, FILE *s
   }
   tb_list(&b, sink);
   tb_info(&b, sink);
-  int problems = tb_verify(&b, manifest, sink);
-  tb_verify(&b, NULL, sink);
+  int problems = tb_verify(&b, manifest, NULL, sink);
+  tb_verify(&b, NULL, NULL, sink);
   const bnd_entry *e = tb_find(&b, "1");
   if (e && e->size)
     CHECK(e->data != NULL, "entry 1 has no data");
   tb_free(&b);
   return problems;
+}
+
+/* A copy of the manifest whose digests.bundle is that of d: the CCOB versions of the bundle
+ * are other files than the one the manifest was written with. */
+static char *with_bundle_digest(const char *manifest, const uint8_t *d, size_t n) {
+  char *m = strdup(manifest), *at = strstr(m, "\"digests\"");
+  at = at ? strstr(at, "sha256:") : NULL;
+  if (at) {
+    char digest[BND_DIGEST_SIZE];
+    bnd_digest(d, n, digest);
+    memcpy(at, digest, strlen(digest));
+  }
+  return m;
 }
 
 static const uint64_t specials[] = {0, 1, 24, 4096, 0x7fffffffffffffffull, 0xffffffffffffffffull,
@@ -112,7 +125,9 @@ int main(int argc, char **argv) {
             "CCOB v%d: entry %d differs", v, i);
     free(pe);
     free(ce);
-    CHECK(run_readers(c, cn, manifest, sink) == 0, "CCOB v%d does not verify", v);
+    char *cman = with_bundle_digest(manifest, c, cn);
+    CHECK(run_readers(c, cn, cman, sink) == 0, "CCOB v%d does not verify", v);
+    free(cman);
     /* Hostile CCOB: truncations, flipped bytes in header and zstd frame, a wrong hash. */
     uint8_t *m = malloc(cn);
     for (int it = 0; it < iterations / 4; it++) {
@@ -127,7 +142,9 @@ int main(int argc, char **argv) {
     }
     memcpy(m, c, cn);
     m[v == 2 ? 16 : 24] ^= 1; /* the hash: bnd_parse accepts it (like the bundler), verify not */
-    CHECK(run_readers(m, cn, manifest, sink) == 1, "CCOB v%d with a wrong hash verifies", v);
+    cman = with_bundle_digest(manifest, m, cn);
+    CHECK(run_readers(m, cn, cman, sink) == 1, "CCOB v%d with a wrong hash verifies", v);
+    free(cman);
     free(m);
     free(c);
   }

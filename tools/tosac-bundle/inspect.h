@@ -29,7 +29,10 @@ void tb_list(const tb_bundle *b, FILE *out);
 int tb_info(const tb_bundle *b, FILE *out);
 /* "tosac-bundle verify": checks the bundle alone, and against the manifest when manifest_text is
  * not NULL. Prints "error: ..." lines for every problem found; returns their number. */
-int tb_verify(const tb_bundle *b, const char *manifest_text, FILE *out);
+/* With manifest_path, also the weights file the manifest names (constants.file, relative to the
+ * manifest's directory): it exists, has constants.bytes bytes and digests.weights. */
+int tb_verify(const tb_bundle *b, const char *manifest_text, const char *manifest_path,
+              FILE *out);
 
 /* graph_check.c: a target's launch lists (control nodes, docs/manifest.md) and the manifest's
  * variants are consistent; false + the first problem. */

@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
       rc = 1;
     }
   } else if (is_verify) {
-    rc = tb_verify(&b, mtext, stdout) ? 1 : 0;
+    rc = tb_verify(&b, mtext, manifest, stdout) ? 1 : 0;
   } else if (is_quality) {
     rc = tb_quality(&b, mtext, &qo, stdout) ? 1 : 0;
   } else if (!strcmp(cmd, "info")) {

@@ -26,7 +26,9 @@ static const cJSON *get(const cJSON *o, const char *k) {
 /* An integer-valued number in [lo, hi]. */
 static bool get_int(const cJSON *o, const char *k, int64_t lo, int64_t hi, int64_t *out) {
   const cJSON *j = get(o, k);
-  if (!cJSON_IsNumber(j) || j->valuedouble != (double)(int64_t)j->valuedouble)
+  /* range first: converting a double outside int64_t is undefined */
+  if (!cJSON_IsNumber(j) || !(j->valuedouble >= -0x1p63 && j->valuedouble < 0x1p63) ||
+      j->valuedouble != (double)(int64_t)j->valuedouble)
     return false;
   int64_t v = (int64_t)j->valuedouble;
   if (v < lo || v > hi)
@@ -65,7 +67,7 @@ static bool parse_tensor(const cJSON *o, hr_tensor *t) {
   t->rank = cJSON_GetArraySize(shape);
   for (int i = 0; i < t->rank; i++) {
     const cJSON *d = cJSON_GetArrayItem(shape, i);
-    if (!cJSON_IsNumber(d) || d->valuedouble < 0)
+    if (!cJSON_IsNumber(d) || !(d->valuedouble >= 0 && d->valuedouble < 0x1p63))
       return false;
     t->dims[i] = (int64_t)d->valuedouble;
   }
@@ -165,7 +167,20 @@ static bool parse_launch(const cJSON *o, hr_launch *l, const hr_target *t) {
   return true;
 }
 
-static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize) {
+/* Does buffer b lie where its kind says: a graph input/output the manifest declares, a range of
+ * the workspace or of the weights file? Unchecked, a hostile manifest makes the client bind
+ * addresses outside its own allocations. */
+static bool buffer_in_range(const hr_buffer *b, const hr_manifest *m, const hr_target *t) {
+  int64_t limit = b->kind == HR_CONSTANT ? m->weights_bytes : t->workspace_bytes;
+  switch (b->kind) {
+  case HR_INPUT: return b->index >= 0 && b->index < m->ninputs;
+  case HR_OUTPUT: return b->index >= 0 && b->index < m->noutputs;
+  default: return b->offset <= limit && b->bytes <= limit - b->offset;
+  }
+}
+
+static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, char *err,
+                         size_t errsize) {
   const cJSON *bufs = get(o, "buffers"), *ks = get(o, "kernels"), *ls = get(o, "launches"),
               *order = get(o, "order"), *ws = get(o, "workspace");
   if (!get_str(o, "target_id", t->target_id, sizeof t->target_id) ||
@@ -194,6 +209,9 @@ static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize
                   t->target_id, i);
     hb->kind = (hr_buffer_kind)k;
     hb->index = (int)index;
+    if (!buffer_in_range(hb, m, t))
+      return fail(err, errsize, "target %s: buffer %d (%s) lies outside the graph's inputs, "
+                  "outputs, workspace or weights file", t->target_id, i, kind);
   }
   t->nkernels = cJSON_GetArraySize(ks);
   t->kernels = calloc(t->nkernels ? (size_t)t->nkernels : 1, sizeof(hr_kernel));
@@ -225,7 +243,8 @@ static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize
   bool ok = true;
   for (int i = 0; ok && i < t->nlaunches; i++) {
     const cJSON *j = cJSON_GetArrayItem(order, i);
-    int id = cJSON_IsNumber(j) ? (int)j->valuedouble : -1;
+    int id = cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble < t->nlaunches
+                 ? (int)j->valuedouble : -1;
     ok = id >= 0 && id < t->nlaunches && pos[id] < 0;
     if (ok)
       pos[id] = i, t->order[i] = id;
@@ -238,6 +257,13 @@ static bool parse_target(const cJSON *o, hr_target *t, char *err, size_t errsize
     return fail(err, errsize, "target %s: order is not a topological order of the launches",
                 t->target_id);
   return true;
+}
+
+/* A digests entry into out[80]; "" when null or absent. A longer string is cut, which never
+ * equals a real digest (71 characters), so it is refused rather than skipped. */
+static void copy_digest(const cJSON *j, char out[80]) {
+  if (cJSON_IsString(j))
+    snprintf(out, 80, "%s", j->valuestring);
 }
 
 bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsize) {
@@ -270,11 +296,13 @@ bool hr_manifest_parse_variant(const char *text, int variant, hr_manifest *m, ch
     if (cJSON_IsString(get(consts, "file")))
       get_str(consts, "file", m->weights_file, sizeof m->weights_file);
     get_int(consts, "bytes", 0, INT64_MAX, &m->weights_bytes);
+    copy_digest(get(get(root, "digests"), "bundle"), m->bundle_digest);
+    copy_digest(get(get(root, "digests"), "weights"), m->weights_digest);
     m->ntargets = cJSON_GetArraySize(targets);
     m->targets = calloc((size_t)m->ntargets, sizeof(hr_target));
     ok = true;
     for (int i = 0; ok && i < m->ntargets; i++)
-      ok = parse_target(cJSON_GetArrayItem(targets, i), &m->targets[i], err, errsize);
+      ok = parse_target(cJSON_GetArrayItem(targets, i), m, &m->targets[i], err, errsize);
   }
   cJSON_Delete(root);
   if (!ok)

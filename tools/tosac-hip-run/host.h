@@ -69,6 +69,9 @@ typedef struct hr_manifest {
   int ninputs, noutputs;
   char weights_file[512]; /* "" when constants are folded into the code */
   int64_t weights_bytes;
+  /* digests.bundle / digests.weights ("sha256:<hex>"), "" when absent: the client refuses a
+   * bundle or weights file whose digest differs (bnd_digest_check). */
+  char bundle_digest[80], weights_digest[80];
   hr_target *targets;
   int ntargets;
   int nvariants; /* --specialize: entries of the manifest's `variants` (0: none) */

@@ -134,6 +134,27 @@ int main(int argc, char **argv) {
   int nentries;
   if (!bnd_parse(bundle, bsize, &entries, &nentries, err, sizeof err))
     die("%s: %s", o.bundle, err);
+  if (!bnd_digest_check(m.bundle_digest, bundle, bsize, o.bundle, err, sizeof err))
+    die("%s (manifest %s)", err, mpath);
+  /* The weights file: --weights, else constants.file relative to the manifest's directory. */
+  uint8_t *wdata = NULL;
+  size_t wsize = 0;
+  char *wpath = NULL;
+  if (m.weights_bytes) {
+    const char *slash = strrchr(mpath, '/');
+    size_t dir = o.weights || m.weights_file[0] == '/' || !slash ? 0 : (size_t)(slash - mpath) + 1;
+    const char *name = o.weights ? o.weights : m.weights_file;
+    wpath = malloc(dir + strlen(name) + 1);
+    sprintf(wpath, "%.*s%s", (int)dir, mpath, name);
+    wdata = slurp(wpath, &wsize);
+    if (wsize != (size_t)m.weights_bytes) {
+      snprintf(err, sizeof err, "%s has %zu bytes; the manifest says %lld", wpath, wsize,
+               (long long)m.weights_bytes);
+      die("%s%s", err, "");
+    }
+    if (!bnd_digest_check(m.weights_digest, wdata, wsize, wpath, err, sizeof err))
+      die("%s (manifest %s)", err, mpath);
+  }
   if (o.ninputs != m.ninputs) {
     fprintf(stderr, "tosac-hip-run: error: the graph takes %d inputs, %d given\n", m.ninputs,
             o.ninputs);
@@ -162,6 +183,8 @@ int main(int argc, char **argv) {
             ndev == 1 ? "" : "s");
     for (int i = 0; i < o.ninputs; i++)
       free(in_files[i]);
+    free(wdata);
+    free(wpath);
     free(entries);
     free(bundle);
     hr_manifest_free(&m);
@@ -225,16 +248,12 @@ int main(int argc, char **argv) {
     ws = (uint64_t)(uintptr_t)p;
   }
   if (m.weights_bytes) {
-    const char *wpath = o.weights ? o.weights : m.weights_file;
-    size_t wsize;
-    uint8_t *w = slurp(wpath, &wsize);
-    if (wsize < (size_t)m.weights_bytes)
-      die("%s is shorter than the manifest's constants.bytes%s", wpath, "");
     void *p;
     HIP_CHECK(hipMalloc(&p, wsize));
-    HIP_CHECK(hipMemcpyHtoD(p, w, wsize));
+    HIP_CHECK(hipMemcpyHtoD(p, wdata, wsize));
     weights = (uint64_t)(uintptr_t)p;
-    free(w);
+    free(wdata);
+    free(wpath);
   }
   uint64_t *addr = calloc((size_t)t->nbuffers + 1, sizeof *addr);
   hr_buffer_addresses(t, in_addr, out_addr, ws, weights, addr);

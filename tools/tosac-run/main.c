@@ -272,9 +272,8 @@ static bool load_weights(run_manifest *m, const char *manifest_path, char **data
   bool ok = *data != NULL;
   if (!ok)
     error("%s (the weights file the manifest names)", err);
-  else if ((int64_t)size != m->weights_bytes)
-    error("%s has %zu bytes; the manifest says %lld", path, size, (long long)m->weights_bytes);
-  ok = ok && (int64_t)size == m->weights_bytes;
+  else if (!(ok = run_weights_check(m, (const uint8_t *)*data, size, path, err, sizeof err)))
+    error("%s (manifest %s)", err, manifest_path);
   m->weights = (const uint8_t *)*data;
   free(path);
   return ok;
@@ -306,6 +305,10 @@ static int run(const options *o) {
   }
   if (!run_manifest_parse(manifest_text, &m, err, sizeof(err))) {
     error("%s: %s", manifest_path, err);
+    goto done;
+  }
+  if (!bnd_digest_check(m.bundle_digest, bundle, bundle_size, o->bundle, err, sizeof err)) {
+    error("%s (manifest %s)", err, manifest_path);
     goto done;
   }
   if (o->function && strcmp(o->function, m.entry) != 0) {

@@ -40,7 +40,9 @@ static const cJSON *need(reader *r, const cJSON *obj, const char *key) {
 
 static bool as_int(reader *r, const cJSON *it, const char *key, int64_t lo, int64_t hi,
                    int64_t *out) {
-  if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int64_t)it->valuedouble)
+  /* range first: converting a double outside int64_t is undefined */
+  if (!cJSON_IsNumber(it) || !(it->valuedouble >= -0x1p63 && it->valuedouble < 0x1p63) ||
+      it->valuedouble != (double)(int64_t)it->valuedouble)
     return fail(r, key, "expected an integer");
   int64_t v = (int64_t)it->valuedouble;
   if (v < lo || v > hi)
@@ -602,6 +604,28 @@ bool run_manifest_pick(run_manifest *m, const tensor_type *in, int n, char *err,
   return false;
 }
 
+/* digests: {bundle, weights} (docs/manifest.md); absent in manifests from before digests. */
+static bool read_digests(reader *r, const cJSON *root, run_manifest *m) {
+  const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "digests");
+  snprintf(r->where, sizeof(r->where), "digests");
+  if (!d)
+    return true;
+  if (!cJSON_IsObject(d))
+    return fail(r, NULL, "must be an object");
+  return get_str(r, d, "bundle", m->bundle_digest, sizeof m->bundle_digest, true) &&
+         get_str(r, d, "weights", m->weights_digest, sizeof m->weights_digest, true);
+}
+
+bool run_weights_check(const run_manifest *m, const uint8_t *data, size_t size, const char *path,
+                       char *err, size_t errsize) {
+  if ((int64_t)size != m->weights_bytes) {
+    snprintf(err, errsize, "%s has %zu bytes; the manifest says %" PRId64, path, size,
+             m->weights_bytes);
+    return false;
+  }
+  return bnd_digest_check(m->weights_digest, data, size, path, err, errsize);
+}
+
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize) {
   memset(m, 0, sizeof(*m));
   reader r = {.err = err, .errsize = errsize};
@@ -636,7 +660,7 @@ bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t err
   if (!get_str(&r, root, "entry", m->entry, sizeof(m->entry), false) ||
       !read_graph_values(&r, root, "inputs", &m->inputs, &m->ninputs) ||
       !read_graph_values(&r, root, "outputs", &m->outputs, &m->noutputs) ||
-      !read_constants(&r, root, m))
+      !read_constants(&r, root, m) || !read_digests(&r, root, m))
     goto done;
   if (!read_targets(&r, root, "", m, &m->targets, &m->ntargets) || !read_variants(&r, root, m))
     goto done;

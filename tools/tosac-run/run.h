@@ -48,6 +48,10 @@ double run_value_get(const run_value *v, size_t i);
 /* Shortest decimal that reads back to the same bits ("nan", "inf", "-inf" for specials). */
 void run_format_element(const run_value *v, size_t i, char *buf, size_t size);
 
+/* Largest value --input / --expected_output may describe (a splat like 4000000000xf32=1 would
+ * otherwise allocate without bound): 1 GiB, far beyond what the emulator runs in useful time. */
+#define RUN_MAX_VALUE_BYTES (1ll << 30)
+
 /* Parse one iree-run-module value spec ("2x3xf32=1 2 3 4 5 6", "@x.npy", "*all.npy",
  * "2xi32=@x.bin", "1234", ...) and append the value(s) to out. hints[k] is the type the manifest
  * expects for value k (may be NULL): a bare scalar like "1234" takes its element type. */
@@ -160,6 +164,8 @@ typedef struct run_manifest {
   run_variant *variants;   /* NULL when the manifest has no `variants` */
   int nvariants;
   int variant;             /* the variant inputs/outputs/targets describe (run_manifest_pick) */
+  char bundle_digest[BND_DIGEST_SIZE];  /* digests.bundle, "" when absent or null */
+  char weights_digest[BND_DIGEST_SIZE]; /* digests.weights */
 } run_manifest;
 
 /* Parse and validate (types, ranges, ids, offsets, order). false + message on any defect. */
@@ -168,6 +174,10 @@ void run_manifest_free(run_manifest *m);
 /* Make inputs/outputs/targets describe the variant whose input shapes are `in` (no-op without
  * variants); false + a message naming the shapes every variant takes when none does. */
 bool run_manifest_pick(run_manifest *m, const tensor_type *in, int n, char *err, size_t errsize);
+/* Is this weights file (data, size bytes, read from path) the one the manifest was written
+ * with: its size and digest? false + message naming path. */
+bool run_weights_check(const run_manifest *m, const uint8_t *data, size_t size, const char *path,
+                       char *err, size_t errsize);
 /* Target whose target_id or processor equals name; NULL if none. */
 const run_target *run_manifest_find_target(const run_manifest *m, const char *name);
 

@@ -428,6 +428,11 @@ bool run_parse_value(const char *spec, const tensor_type *hints, int nhints, run
     run_value_list_push(out, v);
     return true;
   }
+  if (tensor_bytes(&t) > RUN_MAX_VALUE_BYTES) {
+    snprintf(err, errsize, "%.*s needs %lld bytes; tosac-run holds values up to %lld bytes",
+             (int)lhs_len, spec, (long long)tensor_bytes(&t), (long long)RUN_MAX_VALUE_BYTES);
+    return false;
+  }
   run_value_init(&v, &t);
   const char *data = eq ? eq + 1 : "";
   if (data[0] == '@' || data[0] == '+') { /* raw little-endian bytes */

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# Bad sizes (issue 17): element counts and byte sizes that overflow, buffers beyond what a
+# target addresses, grids over the dispatch limit, deep nesting, huge constants and many ops:
+# each is a diagnostic naming the op or type, or a compile in bounded memory; never a crash.
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  TOSAC="$ROOT/${TOSAC_BUILD:-build}/bin/tosac"
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# unary.mlir: %0 = OP %a over tensor<SHAPE x TYPE>
+unary() {
+  cat > "$1.mlir" <<EOF
+func.func @main(%a: tensor<$2>) -> tensor<$2> {
+  %0 = tosa.abs %a : (tensor<$2>) -> tensor<$2>
+  return %0 : tensor<$2>
+}
+EOF
+}
+
+@test "an element count that overflows 64 bits is an error at the type" {
+  unary ov 4294967296x4294967296x16xf32
+  run "$TOSAC" ov.mlir --offload-arch=gfx90a -o ov.hipfb
+  assert_failure 1
+  assert_line --index 0 "ov.mlir:1:21: error: tensor type tensor<4294967296x4294967296x16xf32> has too many elements (the product of its dimensions overflows)"
+  [ ! -e ov.hipfb ]
+}
+
+@test "a byte size over 2^40 (more than any target addresses) is an error at the type" {
+  unary big 2305843009213693952xf32
+  run "$TOSAC" big.mlir --offload-arch=gfx90a -o big.hipfb
+  assert_failure 1
+  assert_line --index 0 "big.mlir:1:21: error: tensor type tensor<2305843009213693952xf32> is too large (more than 2^40 bytes)"
+}
+
+@test "a kernel over 2^32 work-items in one grid dimension is an error naming the op" {
+  unary grid 68719476736xf32
+  run "$TOSAC" grid.mlir --offload-arch=gfx90a -o grid.hipfb
+  assert_failure 1
+  assert_line --index 0 "grid.mlir:2:8: error: 'tosa.abs' needs 17179869184 work-items in x (67108864 work-groups of 256); an AMDGPU dispatch holds at most 4294967295 per dimension"
+  [ ! -e grid.hipfb ]
+  # 32 GiB still fits one dispatch: it compiles
+  unary fits 8589934592xf32
+  run "$TOSAC" fits.mlir --offload-arch=gfx90a -o fits.hipfb
+  assert_success
+  run grep -m1 '"global"' fits.json
+  assert_output --partial '"global": [2147483648, 1, 1]'
+}
+
+@test "100,000-deep attribute lists and regions are errors, not stack overflows" {
+  /usr/bin/python3 - <<'PY'
+n = 100000
+open('list.mlir', 'w').write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tosa.abs %a {x = '
+    + '[' * n + '1' + ']' * n + '} : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n')
+def nest(d):
+    s = 'func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {\n'
+    s += ''.join(f'%r{i} = tosa.cond_if %p : tensor<i1> -> tensor<4xf32> {{\n' for i in range(d))
+    for i in reversed(range(d)):
+        s += f'  tosa.yield {f"%r{i + 1}" if i < d - 1 else "%a"} : tensor<4xf32>\n}} else {{\n  tosa.yield %a : tensor<4xf32>\n}}\n'
+    return s + '  return %r0 : tensor<4xf32>\n}\n'
+open('regions.mlir', 'w').write(nest(n))
+open('regions64.mlir', 'w').write(nest(64))
+open('angle.mlir', 'w').write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tosa.abs %a {x = #foo'
+    + '<' * n + '>' * n + '} : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n')
+PY
+  run "$TOSAC" list.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "list.mlir:2:281: error: attribute lists nest more than 256 deep"
+  run "$TOSAC" regions.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "regions.mlir:66:54: error: regions nest more than 64 deep"
+  # 64 deep is accepted and reaches the later stages
+  run "$TOSAC" regions64.mlir --offload-arch=gfx90a -o r.hipfb
+  assert_failure 1
+  assert_line --index 0 --partial "regions64.mlir:2:7: error: operation 'tosa.cond_if' cannot be compiled: its condition is not a compile-time constant"
+  # an unknown attribute's raw text is skipped without recursion
+  run "$TOSAC" angle.mlir --syntax-only
+  assert_success
+}
+
+@test "a 2 GiB splat constant compiles in bounded memory; as matmul weights it streams to the file" {
+  cat > c.mlir <<'EOF'
+func.func @main(%a: tensor<536870912xf32>) -> tensor<536870912xf32> {
+  %c = "tosa.const"() <{values = dense<1.5> : tensor<536870912xf32>}> : () -> tensor<536870912xf32>
+  %0 = tosa.add %a, %c : (tensor<536870912xf32>, tensor<536870912xf32>) -> tensor<536870912xf32>
+  return %0 : tensor<536870912xf32>
+}
+EOF
+  run /usr/bin/time -f "%M" "$TOSAC" c.mlir --offload-arch=gfx90a -o c.hipfb
+  assert_success
+  [ "${lines[-1]}" -lt 300000 ] # KB: far below the constant's 2 GiB
+  [ ! -e c.weights ]            # a splat is folded into the kernel
+  # a 256 MiB splat matmul operand goes to the weights file, written in 64 KiB pieces
+  cat > w.mlir <<'EOF'
+func.func @main(%a: tensor<1x16x8192xf32>) -> tensor<1x16x8192xf32> {
+  %c = "tosa.const"() <{values = dense<0.5> : tensor<1x8192x8192xf32>}> : () -> tensor<1x8192x8192xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.matmul %a, %c, %zp, %zp : (tensor<1x16x8192xf32>, tensor<1x8192x8192xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x16x8192xf32>
+  return %0 : tensor<1x16x8192xf32>
+}
+EOF
+  run /usr/bin/time -f "%M" "$TOSAC" w.mlir --offload-arch=gfx90a -o w.hipfb
+  assert_success
+  [ "${lines[-1]}" -lt 300000 ]
+  [ "$(stat -c %s w.weights)" = 268435456 ]
+  run grep -c "\"weights\": \"sha256:$(sha256sum w.weights | cut -d' ' -f1)\"" w.json
+  assert_output 1
+}
+
+@test "a chain of 100,000 ops compiles: fused kernels of at most 256 ops sharing their code" {
+  /usr/bin/python3 - <<'PY'
+with open('ops.mlir', 'w') as f:
+    f.write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n')
+    prev = '%a'
+    for i in range(100000):
+        f.write(f'  %{i} = tosa.{"abs" if i % 2 == 0 else "floor"} {prev} : (tensor<4xf32>) -> tensor<4xf32>\n')
+        prev = f'%{i}'
+    f.write(f'  return {prev} : tensor<4xf32>\n}}\n')
+PY
+  run /usr/bin/time -f "%e %M" "$TOSAC" ops.mlir --offload-arch=gfx90a -o ops.hipfb
+  assert_success
+  echo "# 100,000 ops (6 MB): ${lines[-1]} (s, KB)" >&3
+  run /usr/bin/python3 -c '
+import json; t = json.load(open("ops.json"))["targets"][0]
+print(t["kernel_count"], t["distinct_kernels"], max(len(k["ops"]) for k in t["kernels"]))'
+  assert_output "391 3 256"
+}
