@@ -200,7 +200,7 @@ FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fu
 FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) \
                 src/codegen/target.c src/codegen/metadata.c tools/tosac-run/values.c \
                 tools/tosac-run/manifest_read.c tools/tosac-bundle/codeobj.c \
-                tools/tosac-bundle/inspect.c tools/tosac-hip-run/host.c
+                tools/tosac-bundle/inspect.c tools/tosac-bundle/graph_check.c tools/tosac-hip-run/host.c
 FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(BUILD)/fuzz-obj/%.o)
 .PHONY: fuzz fuzz-build
 $(BUILD)/fuzz-obj/%.o: %.c

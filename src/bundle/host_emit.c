@@ -64,7 +64,7 @@ static bool order_parts(hplan *h) {
    * order, so one stream replays the plan's order when no grouping moved anything. */
   int *pos = calloc((size_t)p->nnodes + 1, sizeof *pos), *left = calloc((size_t)h->nparts + 1, sizeof *left);
   bool *done = calloc((size_t)h->nparts + 1, sizeof *done);
-  for (int i = 0; i < p->nnodes; i++)
+  for (int i = 0; i < p->norder; i++)
     pos[p->order[i]] = i;
   for (int i = 0; i < h->nparts; i++)
     left[i] = h->parts[i].ndeps;
@@ -107,7 +107,7 @@ static bool hplan_build(hplan *h, const partition_plan *p, bool group) {
   const void **keys = calloc((size_t)p->nnodes + 1, sizeof *keys);
   for (int i = 0; i < p->nnodes; i++)
     h->part_of[i] = -1;
-  for (int oi = 0; oi < p->nnodes; oi++) { /* kernels and copies, in plan order */
+  for (int oi = 0; oi < p->norder; oi++) { /* kernels, copies, control nodes, in plan order */
     const launch_node *n = &p->nodes[p->order[oi]];
     if (n->kind == LAUNCH_FILL && group)
       continue;
@@ -122,11 +122,11 @@ static bool hplan_build(hplan *h, const partition_plan *p, bool group) {
     }
     h->part_of[n->id] = part;
   }
-  for (int oi = 0; oi < p->nnodes; oi++) { /* fills: with their first waiting kernel */
+  for (int oi = 0; oi < p->norder; oi++) { /* fills: with their first waiting kernel */
     const launch_node *f = &p->nodes[p->order[oi]];
     if (f->kind != LAUNCH_FILL || h->part_of[f->id] >= 0)
       continue;
-    for (int oj = oi + 1; oj < p->nnodes && h->part_of[f->id] < 0; oj++) {
+    for (int oj = oi + 1; oj < p->norder && h->part_of[f->id] < 0; oj++) {
       const launch_node *n = &p->nodes[p->order[oj]];
       for (int d = 0; d < n->ndeps; d++)
         if (n->deps[d] == f->id && n->kind == LAUNCH_KERNEL)
@@ -136,7 +136,7 @@ static bool hplan_build(hplan *h, const partition_plan *p, bool group) {
       h->part_of[f->id] = h->nparts++;
   }
   free(keys);
-  for (int oi = 0; oi < p->nnodes; oi++) {
+  for (int oi = 0; oi < p->norder; oi++) {
     int id = p->order[oi];
     hpart *pt = &h->parts[h->part_of[id]];
     add_unique(&pt->nodes, &pt->nnodes, id);
@@ -177,12 +177,21 @@ static void hplan_schedule(hplan *h, int nstreams) {
 
 typedef struct emitter {
   FILE *c, *h;
+  FILE *rows; /* PREFIX_targets rows, written after every (target, variant) */
   const char *header_name;
   const bnd_manifest_input *in;
   const char *prefix;
   char upper[64];
   int streams;
   char (*tname)[48]; /* per target: identifier part ("gfx90a", "gfx90a_1") */
+  int nvariants;      /* 1 without --specialize */
+  /* the (target, variant) being written: */
+  int ti, kbase, bbase; /* target; where the variant's kernels / buffers start in its code */
+  const partition_plan *p;
+  char T[64];           /* identifier part: "gfx90a", "gfx90a_v1" with variants */
+  int *pattern_of;      /* node -> fill pattern index (-1) */
+  int *cond_of;         /* readback node -> offset of its bytes in the ctx's cond area */
+  int cond_bytes;       /* the largest cond area of any (target, variant) */
 } emitter;
 
 static void out(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -227,6 +236,19 @@ static void describe_node(FILE *f, const partition_plan *p, const launch_node *n
   }
   if (n->kind == LAUNCH_FILL) {
     out(f, "fill of buffer %d", n->dst_buf);
+    return;
+  }
+  if (n->kind == LAUNCH_READBACK) {
+    out(f, "readback of buffer %d", n->src_buf);
+    return;
+  }
+  if (n->kind == LAUNCH_IF || n->kind == LAUNCH_WHILE) {
+    out(f, "%s", n->kind == LAUNCH_IF ? "tosa.cond_if" : "tosa.while_loop");
+    if (n->ctl && n->ctl->loc.file && n->ctl->loc.file->path) {
+      out(f, " at ");
+      comment_text(f, n->ctl->loc.file->path);
+      out(f, ":%d:%d", n->ctl->loc.line, n->ctl->loc.col);
+    }
     return;
   }
   const part_kernel *k = &p->kernels[n->kernel];
@@ -275,10 +297,10 @@ static const char *kind_macro(buffer_kind k) {
   }
 }
 
-static bool emit_tables(emitter *e, int ti, char *err, size_t errsize) {
-  const partition_plan *p = e->in->plans[ti];
-  const cg_result *r = &e->in->results[ti];
-  const char *P = e->prefix, *T = e->tname[ti];
+static bool emit_tables(emitter *e, char *err, size_t errsize) {
+  const partition_plan *p = e->p;
+  const cg_result *r = &e->in->results[e->ti];
+  const char *P = e->prefix, *T = e->T;
   FILE *c = e->c;
   out(c, "static const %s_buffer %s_%s_buffers[] = {\n", P, P, T);
   for (int i = 0; i < p->nbuffers; i++) {
@@ -292,17 +314,18 @@ static bool emit_tables(emitter *e, int ti, char *err, size_t errsize) {
   out(c, "static const %s_arg %s_%s_args[] = {\n", P, P, T);
   int nargs = 0;
   for (int k = 0; k < p->nkernels; k++) {
-    const cg_kernel_info *ki = &r->kernels[k];
+    const cg_kernel_info *ki = &r->kernels[e->kbase + k];
     for (int a = 0; a < ki->nargs; a++) {
       const cg_arg *ar = &ki->args[a];
       if (!strncmp(ar->value_kind, "hidden_", 7))
         continue;
-      if (ar->buffer < 0 || ar->buffer >= p->nbuffers || ar->size != 8) {
+      int buf = ar->buffer - e->bbase; /* linked code numbers buffers across variants */
+      if (buf < 0 || buf >= p->nbuffers || ar->size != 8) {
         snprintf(err, errsize, "kernel %s: argument %d (%s) is not a buffer pointer; --emit=host "
                  "binds only buffer arguments", ki->name, a, ar->value_kind);
         return false;
       }
-      out(c, "  {%lld, %d}, /* %s arg %d */\n", (long long)ar->offset, ar->buffer, ki->name, a);
+      out(c, "  {%lld, %d}, /* %s arg %d */\n", (long long)ar->offset, buf, ki->name, a);
       nargs++;
     }
   }
@@ -312,7 +335,7 @@ static bool emit_tables(emitter *e, int ti, char *err, size_t errsize) {
   out(c, "static const %s_kernel %s_%s_kernels[] = {\n", P, P, T);
   int first = 0;
   for (int k = 0; k < p->nkernels; k++) {
-    const cg_kernel_info *ki = &r->kernels[k];
+    const cg_kernel_info *ki = &r->kernels[e->kbase + k];
     int n = 0;
     for (int a = 0; a < ki->nargs; a++)
       n += strncmp(ki->args[a].value_kind, "hidden_", 7) != 0;
@@ -328,18 +351,23 @@ static bool emit_tables(emitter *e, int ti, char *err, size_t errsize) {
   return true;
 }
 
+/* A 64-bit fill whose halves differ: no HIP memset writes it. */
+static bool is_pattern_fill(const partition_plan *p, const launch_node *nd) {
+  return nd->kind == LAUNCH_FILL && fill_width(nd, &p->buffers[nd->dst_buf]) == 64 &&
+         !bytes_uniform(nd->fill_bits, 64) && (nd->fill_bits >> 32) != (nd->fill_bits & 0xffffffffu);
+}
+
 /* 64-bit fill patterns with unequal halves have no HIP memset: they are copied from device
  * images uploaded at load time; these are their offsets in that area. */
-static void emit_patterns(emitter *e, int ti, int64_t *pattern_bytes) {
-  const partition_plan *p = e->in->plans[ti];
-  const char *P = e->prefix, *T = e->tname[ti];
+static void emit_patterns(emitter *e, int64_t *pattern_bytes) {
+  const partition_plan *p = e->p;
+  const char *P = e->prefix, *T = e->T;
   int n = 0;
   *pattern_bytes = 0;
   out(e->c, "static const %s_pattern %s_%s_patterns[] = {\n", P, P, T);
   for (int i = 0; i < p->nnodes; i++) {
     const launch_node *nd = &p->nodes[i];
-    if (nd->kind != LAUNCH_FILL || fill_width(nd, &p->buffers[nd->dst_buf]) != 64 ||
-        bytes_uniform(nd->fill_bits, 64) || (nd->fill_bits >> 32) == (nd->fill_bits & 0xffffffffu))
+    if (!is_pattern_fill(p, nd))
       continue;
     out(e->c, "  {%lld, 0x%016llxull, %lld}, /* fill node %d */\n", (long long)*pattern_bytes,
         (unsigned long long)nd->fill_bits, (long long)fill_bytes(p, nd), nd->id);
@@ -353,16 +381,40 @@ static void emit_patterns(emitter *e, int ti, int64_t *pattern_bytes) {
 
 /* ------------------------------------------------------------------ partition functions */
 
-static void emit_node(emitter *e, int ti, const launch_node *n, int pattern) {
-  const partition_plan *p = e->in->plans[ti];
-  const char *P = e->prefix;
+static void emit_list(emitter *e, const int *ids, int n, int depth);
+
+/* One launch node at `depth` levels of indentation; a control node writes its regions' launches
+ * inline (docs/manifest.md "Control nodes"): they run on the control node's stream. */
+static void emit_node(emitter *e, const launch_node *n, int depth) {
+  const partition_plan *p = e->p;
+  const char *P = e->prefix, *U = e->upper;
   FILE *c = e->c;
+  int ind = 2 * depth;
   if (n->kind == LAUNCH_KERNEL) {
-    out(c, "  %s_TRY(%s_launch(c, s, %d)); /* %s */\n", e->upper, P, n->kernel,
-        e->in->results[ti].kernels[n->kernel].name);
+    out(c, "%*s%s_TRY(%s_launch(c, s, %d)); /* %s */\n", ind, "", U, P, n->kernel,
+        e->in->results[e->ti].kernels[e->kbase + n->kernel].name);
   } else if (n->kind == LAUNCH_COPY) {
-    out(c, "  %s_TRY(%s_copy(c, s, %d, %d, %lld));\n", e->upper, P, n->dst_buf, n->src_buf,
+    out(c, "%*s%s_TRY(%s_copy(c, s, %d, %d, %lld));\n", ind, "", U, P, n->dst_buf, n->src_buf,
         (long long)p->buffers[n->dst_buf].bytes);
+  } else if (n->kind == LAUNCH_READBACK) {
+    out(c, "%*s%s_TRY(%s_readback(c, s, %d, %d, %lld)); /* condition of node %d */\n", ind, "", U,
+        P, n->src_buf, e->cond_of[n->id], (long long)p->buffers[n->src_buf].bytes, n->id);
+  } else if (n->kind == LAUNCH_IF) {
+    const launch_node *rb = &p->nodes[n->cond];
+    out(c, "%*sif (%s_is_true(c, %d, %lld)) { /* readback node %d */\n", ind, "", P,
+        e->cond_of[rb->id], (long long)p->buffers[rb->src_buf].bytes, rb->id);
+    emit_list(e, n->region[0], n->nregion[0], depth + 1);
+    out(c, "%*s} else {\n", ind, "");
+    emit_list(e, n->region[1], n->nregion[1], depth + 1);
+    out(c, "%*s}\n", ind, "");
+  } else if (n->kind == LAUNCH_WHILE) {
+    const launch_node *rb = &p->nodes[n->cond];
+    out(c, "%*sfor (;;) {\n", ind, "");
+    emit_list(e, n->region[0], n->nregion[0], depth + 1);
+    out(c, "%*s  if (!%s_is_true(c, %d, %lld)) /* readback node %d */\n%*s    break;\n", ind, "",
+        P, e->cond_of[rb->id], (long long)p->buffers[rb->src_buf].bytes, rb->id, ind, "");
+    emit_list(e, n->region[1], n->nregion[1], depth + 1);
+    out(c, "%*s}\n", ind, "");
   } else {
     int w = fill_width(n, &p->buffers[n->dst_buf]);
     uint64_t bits = w == 64 ? n->fill_bits : n->fill_bits & ((1ull << w) - 1);
@@ -372,27 +424,42 @@ static void emit_node(emitter *e, int ti, const launch_node *n, int pattern) {
     else if (w == 64 && (bits >> 32) == (bits & 0xffffffffu))
       w = 32, bits &= 0xffffffffu;
     if (w == 64)
-      out(c, "  %s_TRY(%s_fill_pattern(c, s, %d, %lld, %d));\n", e->upper, P, n->dst_buf,
-          (long long)n->fill_offset, pattern);
+      out(c, "%*s%s_TRY(%s_fill_pattern(c, s, %d, %lld, %d));\n", ind, "", U, P, n->dst_buf,
+          (long long)n->fill_offset, e->pattern_of[n->id]);
     else
-      out(c, "  %s_TRY(%s_fill%d(c, s, %d, %lld, %lld, 0x%llxu));\n", e->upper, P, w, n->dst_buf,
-          (long long)n->fill_offset, (long long)bytes, (unsigned long long)bits);
+      out(c, "%*s%s_TRY(%s_fill%d(c, s, %d, %lld, %lld, 0x%llxu));\n", ind, "", U, P, w,
+          n->dst_buf, (long long)n->fill_offset, (long long)bytes, (unsigned long long)bits);
   }
 }
 
-static void emit_partitions(emitter *e, int ti, const hplan *h) {
-  const partition_plan *p = h->p;
-  const char *P = e->prefix, *T = e->tname[ti];
-  FILE *c = e->c;
-  /* Pattern indexes follow node order (emit_patterns); map by counting in node-id order. */
-  int *pattern_of = calloc((size_t)p->nnodes + 1, sizeof *pattern_of);
+static void emit_list(emitter *e, const int *ids, int n, int depth) {
+  for (int i = 0; i < n; i++)
+    emit_node(e, &e->p->nodes[ids[i]], depth);
+}
+
+/* Per node: its fill pattern (in node-id order, as emit_patterns) and the offset of a readback's
+ * bytes in the ctx's cond area. */
+static void index_nodes(emitter *e) {
+  const partition_plan *p = e->p;
+  e->pattern_of = calloc((size_t)p->nnodes + 1, sizeof *e->pattern_of);
+  e->cond_of = calloc((size_t)p->nnodes + 1, sizeof *e->cond_of);
+  int conds = 0;
   for (int i = 0, k = 0; i < p->nnodes; i++) {
     const launch_node *nd = &p->nodes[i];
-    pattern_of[i] = -1;
-    if (nd->kind == LAUNCH_FILL && fill_width(nd, &p->buffers[nd->dst_buf]) == 64 &&
-        !bytes_uniform(nd->fill_bits, 64) && (nd->fill_bits >> 32) != (nd->fill_bits & 0xffffffffu))
-      pattern_of[i] = k++;
+    e->pattern_of[i] = is_pattern_fill(p, nd) ? k++ : -1;
+    if (nd->kind == LAUNCH_READBACK) {
+      e->cond_of[i] = conds;
+      conds += (int)((p->buffers[nd->src_buf].bytes + 7) / 8 * 8);
+    }
   }
+  if (conds > e->cond_bytes)
+    e->cond_bytes = conds;
+}
+
+static void emit_partitions(emitter *e, const hplan *h) {
+  const partition_plan *p = h->p;
+  const char *P = e->prefix, *T = e->T;
+  FILE *c = e->c;
   for (int i = 0; i < h->nparts; i++) {
     const hpart *pt = &h->parts[i];
     out(c, "\n/* p%d: ", i);
@@ -400,17 +467,16 @@ static void emit_partitions(emitter *e, int ti, const hplan *h) {
     out(c, "; %d launch%s */\n", pt->nnodes, pt->nnodes == 1 ? "" : "es");
     out(c, "static hipError_t %s_%s_p%d(%s_ctx *c, hipStream_t s) {\n", P, T, i, P);
     for (int j = 0; j < pt->nnodes; j++)
-      emit_node(e, ti, &p->nodes[pt->nodes[j]], pattern_of[pt->nodes[j]]);
+      emit_node(e, &p->nodes[pt->nodes[j]], 1);
     out(c, "  return hipSuccess;\n}\n");
   }
-  free(pattern_of);
 }
 
 /* The run function: partitions in topological order; with several streams, a partition first
  * waits for the events of its dependencies on other streams. Events: one per partition, then
  * the start event (stream 0 -> others) and one end event per stream (others -> stream 0). */
-static void emit_run(emitter *e, int ti, const hplan *h) {
-  const char *P = e->prefix, *T = e->tname[ti], *U = e->upper;
+static void emit_run(emitter *e, const hplan *h) {
+  const char *P = e->prefix, *T = e->T, *U = e->upper;
   FILE *c = e->c;
   int ns = e->streams;
   bool *used = calloc((size_t)ns + 1, sizeof *used);
@@ -466,6 +532,8 @@ static void emit_header(emitter *e) {
   out(h, "#include <hip/hip_runtime_api.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
   out(h, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", U, in->g->nargs, U,
       in->g->nresults);
+  out(h, "#define %s_NUM_VARIANTS %d /* --specialize: input shapes compiled for */\n", U,
+      e->nvariants);
   out(h, "#define %s_WEIGHTS_BYTES %lldll /* size of the weights file (0: none) */\n\n", U,
       (long long)(in->weights_path ? in->weights_bytes : 0));
   out(h, "/* One graph input or output: device buffers hold `bytes` bytes, row-major. */\n");
@@ -473,7 +541,9 @@ static void emit_header(emitter *e) {
          "  const char *element_type; /* MLIR spelling: \"f32\", \"bf16\", \"i8\" */\n"
          "  int rank;\n  int64_t shape[8];\n  size_t bytes;\n} %s_tensor;\n", P, P);
   out(h, "extern const %s_tensor %s_inputs[];  /* %s_NUM_INPUTS entries */\n", P, P, U);
-  out(h, "extern const %s_tensor %s_outputs[]; /* %s_NUM_OUTPUTS entries */\n\n", P, P, U);
+  out(h, "extern const %s_tensor %s_outputs[]; /* %s_NUM_OUTPUTS entries */\n", P, P, U);
+  out(h, "/* (with --specialize: variant 0's shapes; %s_input / %s_output give the selected one's) */\n\n",
+      P, P);
   out(h, "typedef struct %s_ctx %s_ctx;\n\n", P, P);
   out(h,
       "/* Picks the target for `device`'s gcnArchName, loads the code objects from `bundle` (the\n"
@@ -484,11 +554,18 @@ static void emit_header(emitter *e) {
   out(h, "hipError_t %s_load(%s_ctx **ctx, const void *bundle, const void *weights,\n"
          "                   size_t weights_bytes, int device);\n", P, P);
   out(h, "/* Queues the whole graph on `stream` (asynchronous: synchronise the stream before reading\n"
-         " * outputs). inputs[i] / outputs[i] are device buffers of %s_inputs[i].bytes /\n"
+         " * outputs; a graph with data-dependent control flow synchronises at each condition). inputs[i] / outputs[i] are device buffers of %s_inputs[i].bytes /\n"
          " * %s_outputs[i].bytes. One run at a time per context (the workspace is shared). */\n",
       P, P);
   out(h, "hipError_t %s_run(%s_ctx *ctx, hipStream_t stream, const void *const inputs[],\n"
          "                  void *const outputs[]);\n", P, P);
+  out(h, "/* Selects the variant compiled for these input shapes (shapes[i]: %s_inputs[i].rank\n"
+         " * dimensions of input i) for the next runs; variant 0 until called. No variant takes them:\n"
+         " * hipErrorInvalidValue, and %s_error names the shapes each variant takes. */\n", P, P);
+  out(h, "hipError_t %s_select(%s_ctx *ctx, const int64_t *const shapes[]);\n", P, P);
+  out(h, "/* Input / output i of the selected variant (its shape and bytes); NULL if i is out of range. */\n");
+  out(h, "const %s_tensor *%s_input(const %s_ctx *ctx, int i);\n", P, P, P);
+  out(h, "const %s_tensor *%s_output(const %s_ctx *ctx, int i);\n", P, P, P);
   out(h, "/* What failed last, e.g. \"hipModuleLaunchKernel(tosac_k0_add) failed: ...\". */\n");
   out(h, "const char *%s_error(const %s_ctx *ctx);\n", P, P);
   out(h, "/* The manifest target_id the context runs (NULL before a target was chosen). */\n");
@@ -496,9 +573,54 @@ static void emit_header(emitter *e) {
   out(h, "void %s_unload(%s_ctx *ctx);\n\n#endif\n", P, P);
 }
 
+static void put_tensor_rows(emitter *e, value *const *vals, int n, bool named);
+
 static void emit_tensors(emitter *e, const char *what, value *const *vals, int n, bool named) {
   FILE *c = e->c;
   out(c, "const %s_tensor %s_%s[] = {\n", e->prefix, e->prefix, what);
+  put_tensor_rows(e, vals, n, named);
+  if (!n)
+    out(c, "  {\"\", \"\", 0, {0}, 0},\n");
+  out(c, "};\n");
+}
+
+/* "2x16x32xf32" (as tosac-run prints a shape). */
+static void shape_text(FILE *f, const value *v) {
+  for (int d = 0; d < v->type.rank; d++)
+    out(f, "%lldx", (long long)v->type.dims[d]);
+  out(f, "%s", elem_type_name(v->type.elem));
+}
+
+/* Every variant's inputs and outputs (rows v * count + i), and its input shapes as text. */
+static void emit_variant_tensors(emitter *e) {
+  const bnd_manifest_input *in = e->in;
+  FILE *c = e->c;
+  const char *P = e->prefix;
+  for (int k = 0; k < 2; k++) {
+    out(c, "static const %s_tensor %s_v%s[] = {\n", P, P, k ? "outputs" : "inputs");
+    for (int v = 0; v < e->nvariants; v++) {
+      const graph *g = in->nvariants ? in->variants[v].g : in->g;
+      put_tensor_rows(e, k ? g->results : g->args, k ? g->nresults : g->nargs, !k);
+    }
+    out(c, "  {\"\", \"\", 0, {0}, 0},\n};\n");
+  }
+  out(c, "static const char *const %s_vshapes[] = {\n", P);
+  for (int v = 0; v < e->nvariants; v++) {
+    const graph *g = in->nvariants ? in->variants[v].g : in->g;
+    out(c, "  \"(");
+    for (int i = 0; i < g->nargs; i++) {
+      out(c, "%s", i ? ", " : "");
+      shape_text(c, g->args[i]);
+    }
+    out(c, ")\",\n");
+  }
+  out(c, "};\n#define %s_ENTRY ", e->upper);
+  c_string(c, in->g->entry ? in->g->entry : "main");
+  out(c, "\n");
+}
+
+static void put_tensor_rows(emitter *e, value *const *vals, int n, bool named) {
+  FILE *c = e->c;
   for (int i = 0; i < n; i++) {
     const value *v = vals[i];
     out(c, "  {");
@@ -508,9 +630,6 @@ static void emit_tensors(emitter *e, const char *what, value *const *vals, int n
       out(c, "%s%lld", d ? ", " : "", (long long)v->type.dims[d]);
     out(c, "}, %lld},\n", (long long)tensor_bytes(&v->type));
   }
-  if (!n)
-    out(c, "  {\"\", \"\", 0, {0}, 0},\n");
-  out(c, "};\n");
 }
 
 static void emit_types(emitter *e, int max_kernarg) {
@@ -526,11 +645,17 @@ static void emit_types(emitter *e, int max_kernarg) {
   out(c, "typedef struct %s_pattern { long long offset; unsigned long long bits; long long bytes; } "
          "%s_pattern;\n", P, P);
   out(c, "typedef struct %s_target_tab %s_target_tab;\n\n", P, P);
-  out(c, "struct %s_ctx {\n  const %s_target_tab *t;\n  hipModule_t module;\n"
-         "  int loaded, ready; /* module loaded; %s_load succeeded */\n"
-         "  hipFunction_t *fn;   /* per kernel */\n  void **addr;         /* per buffer */\n"
-         "  void *workspace, *weights, *patterns;\n  hipStream_t streams[%s_STREAMS];\n"
-         "  hipEvent_t *events;\n  char message[512];\n};\n\n", P, P, P, U);
+  out(c, "struct %s_ctx {\n  const %s_target_tab *t;    /* the selected variant's row */\n"
+         "  const %s_target_tab *rows; /* the target's rows, one per variant */\n"
+         "  hipModule_t module;\n"
+         "  int loaded, ready, nevents; /* module loaded; %s_load succeeded */\n"
+         "  hipFunction_t *fn;   /* per kernel (of the selected variant) */\n"
+         "  void **addr;         /* per buffer (of the selected variant) */\n  void *patterns;\n"
+         "  hipFunction_t *vfn[%s_NUM_VARIANTS];\n  void **vaddr[%s_NUM_VARIANTS];\n"
+         "  void *vpatterns[%s_NUM_VARIANTS];\n"
+         "  void *workspace, *weights;\n  unsigned char *cond; /* read-back conditions */\n"
+         "  hipStream_t streams[%s_STREAMS];\n"
+         "  hipEvent_t *events;\n  char message[512];\n};\n\n", P, P, P, P, U, U, U, U);
   out(c, "struct %s_target_tab {\n  const char *id;\n  int nkernels, nbuffers, nevents, npatterns;\n"
          "  long long workspace_bytes, pattern_bytes;\n  const %s_kernel *kernels;\n"
          "  const %s_arg *args;\n  const %s_buffer *buffers;\n  const %s_pattern *patterns;\n"
@@ -566,6 +691,70 @@ bool bnd_host_prefix_valid(const char *s) {
   return true;
 }
 
+/* The plan of target t in variant v (its kernels / buffers from kbase / bbase of the code). */
+static const partition_plan *unit_plan(const bnd_manifest_input *in, int t, int v, int *kbase,
+                                       int *bbase) {
+  *kbase = in->nvariants ? in->variants[v].kernel_base[t] : 0;
+  *bbase = in->nvariants ? in->variants[v].buffer_base[t] : 0;
+  return in->nvariants ? in->variants[v].plans[t] : in->plans[t];
+}
+
+static bool plans_agree(const bnd_manifest_input *in, char *err, size_t errsize) {
+  for (int i = 0; i < in->ntargets; i++)
+    for (int v = 0; v < (in->nvariants ? in->nvariants : 1); v++) {
+      int kb, bb;
+      const partition_plan *p = unit_plan(in, i, v, &kb, &bb);
+      if (!p || (in->nvariants ? kb + p->nkernels > in->results[i].nkernels
+                               : p->nkernels != in->results[i].nkernels)) {
+        snprintf(err, errsize, "the plan and the compiled kernels of target %d disagree", i);
+        return false;
+      }
+    }
+  return true;
+}
+
+/* Tables, partition functions and run function of (target t, variant v): one row of
+ * PREFIX_targets. */
+static bool emit_unit(emitter *e, int t, int v, hplan *h, char *err, size_t errsize) {
+  const bnd_manifest_input *in = e->in;
+  e->ti = t;
+  e->p = unit_plan(in, t, v, &e->kbase, &e->bbase);
+  const partition_plan *p = e->p;
+  if (in->nvariants)
+    snprintf(e->T, sizeof e->T, "%s_v%d", e->tname[t], v);
+  else
+    snprintf(e->T, sizeof e->T, "%s", e->tname[t]);
+  if (!hplan_build(h, p, true) && !hplan_build(h, p, false)) {
+    snprintf(err, errsize, "target %s: the launch graph has a cycle", in->targets[t].id);
+    return false;
+  }
+  hplan_schedule(h, e->streams);
+  out(e->c, "\n/* ---------------------------------------------------------------- %s", in->targets[t].id);
+  if (in->nvariants)
+    out(e->c, ", variant %d", v);
+  out(e->c, " */\n/* %d kernels, %d launches in %d partitions, workspace %lld bytes */\n",
+      p->nkernels, p->nnodes, h->nparts, (long long)p->workspace_bytes);
+  if (!emit_tables(e, err, errsize))
+    return false;
+  int64_t pattern_bytes = 0;
+  emit_patterns(e, &pattern_bytes);
+  index_nodes(e);
+  emit_partitions(e, h);
+  emit_run(e, h);
+  free(e->pattern_of), free(e->cond_of);
+  e->pattern_of = e->cond_of = NULL;
+  int npatterns = 0;
+  for (int i = 0; i < p->nnodes; i++)
+    npatterns += is_pattern_fill(p, &p->nodes[i]);
+  const char *P = e->prefix, *T = e->T;
+  /* the row, written after every unit into the table (kept in a side buffer) */
+  out(e->rows, "  {\"%s\", %d, %d, %d, %d, %lldll, %lldll, %s_%s_kernels, %s_%s_args, %s_%s_buffers, "
+      "%s_%s_patterns, %s_%s_run},\n", in->targets[t].id, p->nkernels, p->nbuffers,
+      h->nparts + e->streams, npatterns, (long long)p->workspace_bytes, (long long)pattern_bytes,
+      P, T, P, T, P, T, P, T, P, T);
+  return true;
+}
+
 bool bnd_host_emit(const bnd_manifest_input *in, const bnd_host_options *o, char **c_text,
                    char **h_text, char *err, size_t errsize) {
   *c_text = *h_text = NULL;
@@ -574,19 +763,19 @@ bool bnd_host_emit(const bnd_manifest_input *in, const bnd_host_options *o, char
              o->prefix ? o->prefix : "");
     return false;
   }
-  for (int i = 0; i < in->ntargets; i++)
-    if (!in->plans[i] || in->plans[i]->nkernels != in->results[i].nkernels) {
-      snprintf(err, errsize, "the plan and the compiled kernels of target %d disagree", i);
-      return false;
-    }
-  size_t clen, hlen;
+  if (!plans_agree(in, err, errsize))
+    return false;
+  size_t clen, hlen, rlen;
+  char *rows_text = NULL;
   emitter e = {.in = in, .prefix = o->prefix, .streams = o->streams < 1 ? 1 : o->streams,
-               .header_name = o->header_name ? o->header_name : "model_host.h"};
+               .header_name = o->header_name ? o->header_name : "model_host.h",
+               .nvariants = in->nvariants ? in->nvariants : 1};
   for (size_t i = 0; o->prefix[i] && i + 1 < sizeof e.upper; i++)
     e.upper[i] = (char)toupper((unsigned char)o->prefix[i]);
   e.tname = calloc((size_t)in->ntargets + 1, sizeof *e.tname);
   e.c = open_memstream(c_text, &clen);
   e.h = open_memstream(h_text, &hlen);
+  e.rows = open_memstream(&rows_text, &rlen);
   target_names(&e);
   emit_header(&e);
 
@@ -608,63 +797,31 @@ bool bnd_host_emit(const bnd_manifest_input *in, const bnd_host_options *o, char
   emit_types(&e, (max_kernarg + 15) / 16 * 16);
   emit_tensors(&e, "inputs", in->g->args, in->g->nargs, true);
   emit_tensors(&e, "outputs", in->g->results, in->g->nresults, false);
+  emit_variant_tensors(&e);
   out(c, "\n");
   bnd_host_put_runtime(c, P, U);
 
   bool ok = true;
-  hplan *plans = calloc((size_t)in->ntargets + 1, sizeof *plans);
-  int64_t *pattern_total = calloc((size_t)in->ntargets + 1, sizeof *pattern_total);
-  for (int t = 0; ok && t < in->ntargets; t++) {
-    const partition_plan *p = in->plans[t];
-    if (!hplan_build(&plans[t], p, true) && !hplan_build(&plans[t], p, false)) {
-      snprintf(err, errsize, "target %s: the launch graph has a cycle", in->targets[t].id);
-      ok = false;
-      break;
+  for (int t = 0; ok && t < in->ntargets; t++)
+    for (int v = 0; ok && v < e.nvariants; v++) {
+      hplan h;
+      ok = emit_unit(&e, t, v, &h, err, errsize);
+      hplan_free(&h);
     }
-    hplan_schedule(&plans[t], e.streams);
-    out(c, "\n/* ---------------------------------------------------------------- %s */\n",
-        in->targets[t].id);
-    out(c, "/* %d kernels, %d launches in %d partitions, workspace %lld bytes */\n", p->nkernels,
-        p->nnodes, plans[t].nparts, (long long)p->workspace_bytes);
-    ok = emit_tables(&e, t, err, errsize);
-    int64_t pattern_bytes = 0;
-    if (ok) {
-      emit_patterns(&e, t, &pattern_bytes);
-      emit_partitions(&e, t, &plans[t]);
-      emit_run(&e, t, &plans[t]);
-    }
-    pattern_total[t] = pattern_bytes;
-  }
+  fclose(e.rows);
   if (ok) {
-    out(c, "\n#define %s_NUM_TARGETS %d\n#define %s_TARGET_LIST \"", U, in->ntargets, U);
+    out(c, "\n#define %s_NUM_TARGETS %d\n#define %s_COND_BYTES %d\n#define %s_TARGET_LIST \"",
+        U, in->ntargets, U, e.cond_bytes + 8, U);
     for (int t = 0; t < in->ntargets; t++)
       out(c, "%s%s", t ? ", " : "", in->targets[t].id);
-    out(c, "\"\nstatic const %s_target_tab %s_targets[] = {\n", P, P);
-    for (int t = 0; t < in->ntargets; t++) {
-      const partition_plan *p = in->plans[t];
-      const char *T = e.tname[t];
-      int npatterns = 0;
-      for (int i = 0; i < p->nnodes; i++) {
-        const launch_node *nd = &p->nodes[i];
-        npatterns += nd->kind == LAUNCH_FILL && fill_width(nd, &p->buffers[nd->dst_buf]) == 64 &&
-                     !bytes_uniform(nd->fill_bits, 64) &&
-                     (nd->fill_bits >> 32) != (nd->fill_bits & 0xffffffffu);
-      }
-      out(c, "  {\"%s\", %d, %d, %d, %d, %lldll, %lldll, %s_%s_kernels, %s_%s_args, %s_%s_buffers, "
-             "%s_%s_patterns, %s_%s_run},\n",
-          in->targets[t].id, p->nkernels, p->nbuffers, plans[t].nparts + e.streams, npatterns,
-          (long long)p->workspace_bytes, (long long)pattern_total[t], P, T, P, T, P, T, P, T,
-          P, T);
-    }
+    out(c, "\"\n/* one row per (target, variant): row t * %s_NUM_VARIANTS + v */\n", U);
+    out(c, "static const %s_target_tab %s_targets[] = {\n%s", P, P, rows_text ? rows_text : "");
     if (!in->ntargets)
       out(c, "  {\"\", 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},\n");
     out(c, "};\n\n");
     bnd_host_put_api(c, P, U);
   }
-  for (int t = 0; t < in->ntargets; t++)
-    hplan_free(&plans[t]);
-  free(plans);
-  free(pattern_total);
+  free(rows_text);
   free(e.tname);
   fclose(e.c);
   fclose(e.h);

@@ -64,6 +64,7 @@ tosac: and link your program with gelu_host.o -lamdhip64 (or -ltosac-hipemu to r
   run grep -E '^(hipError_t |const char \*|void )main_' gelu_host.h
   assert_output "hipError_t main_load(main_ctx **ctx, const void *bundle, const void *weights,
 hipError_t main_run(main_ctx *ctx, hipStream_t stream, const void *const inputs[],
+hipError_t main_select(main_ctx *ctx, const int64_t *const shapes[]);
 const char *main_error(const main_ctx *ctx);
 const char *main_target_id(const main_ctx *ctx);
 void main_unload(main_ctx *ctx);"

@@ -7,6 +7,9 @@
  *      -include model_host.h run_model.c model_host.c -o run_model -lamdhip64
  *   ./run_model model.hipfb [model.weights | -] in0.bin ... -- out0.bin ...
  *
+ * An input written FILE@2x16x32 has that shape (a --specialize model: PREFIX_select picks the
+ * variant); otherwise its shape is PREFIX_inputs[i]'s.
+ *
  * Link -ltosac-hipemu instead of -lamdhip64 to run on the CPU emulator. Exit status: 0, or 1
  * with the generated code's error message. */
 #include <hip/hip_runtime_api.h>
@@ -59,12 +62,25 @@ int main(int argc, char **argv) {
     return fail(ctx, e, "load");
   fprintf(stderr, "run_model: target %s\n", M(_target_id)(ctx));
   void *in[MU(_NUM_INPUTS) + 1], *out[MU(_NUM_OUTPUTS) + 1];
+  int64_t dims[MU(_NUM_INPUTS) + 1][8];
+  const int64_t *shapes[MU(_NUM_INPUTS) + 1];
+  for (int i = 0; i < nin; i++) {
+    char *at = strchr(argv[3 + i], '@');
+    memcpy(dims[i], M(_inputs)[i].shape, sizeof dims[i]);
+    for (int d = 0; at && d < M(_inputs)[i].rank; d++)
+      dims[i][d] = strtoll(at + 1, &at, 10);
+    if (strchr(argv[3 + i], '@'))
+      *strchr(argv[3 + i], '@') = '\0';
+    shapes[i] = dims[i];
+  }
+  if ((e = M(_select)(ctx, shapes)) != hipSuccess)
+    return fail(ctx, e, "select");
   for (int i = 0; i < nin; i++) {
     size_t n;
     void *host = slurp(argv[3 + i], &n);
-    if (n != M(_inputs)[i].bytes) {
+    if (n != M(_input)(ctx, i)->bytes) {
       fprintf(stderr, "run_model: %s holds %zu bytes, input %d takes %zu\n", argv[3 + i], n, i,
-              M(_inputs)[i].bytes);
+              M(_input)(ctx, i)->bytes);
       return 1;
     }
     if ((e = hipMalloc(&in[i], n + 1)) != hipSuccess ||
@@ -73,7 +89,7 @@ int main(int argc, char **argv) {
     free(host);
   }
   for (int i = 0; i < nout; i++)
-    if ((e = hipMalloc(&out[i], M(_outputs)[i].bytes + 1)) != hipSuccess)
+    if ((e = hipMalloc(&out[i], M(_output)(ctx, i)->bytes + 1)) != hipSuccess)
       return fail(NULL, e, "hipMalloc");
   hipStream_t stream;
   if ((e = hipStreamCreate(&stream)) != hipSuccess)
@@ -83,7 +99,7 @@ int main(int argc, char **argv) {
   if ((e = hipStreamSynchronize(stream)) != hipSuccess)
     return fail(NULL, e, "hipStreamSynchronize");
   for (int i = 0; i < nout; i++) {
-    size_t n = M(_outputs)[i].bytes;
+    size_t n = M(_output)(ctx, i)->bytes;
     void *host = malloc(n + 1);
     if ((e = hipMemcpyDtoH(host, out[i], n)) != hipSuccess)
       return fail(NULL, e, "hipMemcpyDtoH");

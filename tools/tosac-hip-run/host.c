@@ -223,6 +223,12 @@ static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, cha
   for (int i = 0; i < t->nlaunches; i++) {
     int64_t id;
     const cJSON *l = cJSON_GetArrayItem(ls, i);
+    char kind[16];
+    if (get_str(l, "kind", kind, sizeof kind) &&
+        (!strcmp(kind, "readback") || !strcmp(kind, "if") || !strcmp(kind, "while")))
+      return fail(err, errsize, "target %s: launch %d is a %s control node; tosac-hip-run does "
+                  "not run data-dependent control flow (tosac-run and --emit=host do)",
+                  t->target_id, i, kind);
     if (!get_int(l, "id", i, i, &id) || !parse_launch(l, &t->launches[i], t))
       return fail(err, errsize, "target %s: launch %d is malformed", t->target_id, i);
   }
@@ -261,17 +267,28 @@ static void copy_digest(const cJSON *j, char out[80]) {
 }
 
 bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsize) {
+  return hr_manifest_parse_variant(text, -1, m, err, errsize);
+}
+
+bool hr_manifest_parse_variant(const char *text, int variant, hr_manifest *m, char *err,
+                               size_t errsize) {
   memset(m, 0, sizeof *m);
   cJSON *root = cJSON_Parse(text);
   if (!root)
     return fail(err, errsize, "manifest is not valid JSON");
   bool ok = false;
   char format[32];
-  const cJSON *targets = get(root, "targets"), *consts = get(root, "constants");
+  const cJSON *variants = get(root, "variants");
+  m->nvariants = cJSON_IsArray(variants) ? cJSON_GetArraySize(variants) : 0;
+  /* a variant's inputs, outputs and targets replace the top level's (docs/manifest.md) */
+  const cJSON *src = variant < 0 ? root : cJSON_GetArrayItem(variants, variant);
+  const cJSON *targets = get(src, "targets"), *consts = get(root, "constants");
   if (!get_str(root, "format", format, sizeof format) || strcmp(format, "tosac-manifest") != 0) {
     fail(err, errsize, "not a tosac manifest (\"format\": \"tosac-manifest\")");
-  } else if (!parse_tensors(get(root, "inputs"), &m->inputs, &m->ninputs) ||
-             !parse_tensors(get(root, "outputs"), &m->outputs, &m->noutputs)) {
+  } else if (!src) {
+    fail(err, errsize, "manifest has no variant %d", variant);
+  } else if (!parse_tensors(get(src, "inputs"), &m->inputs, &m->ninputs) ||
+             !parse_tensors(get(src, "outputs"), &m->outputs, &m->noutputs)) {
     fail(err, errsize, "manifest inputs or outputs are malformed");
   } else if (!cJSON_IsArray(targets) || cJSON_GetArraySize(targets) == 0) {
     fail(err, errsize, "manifest has no targets");

@@ -74,12 +74,17 @@ typedef struct hr_manifest {
   char bundle_digest[80], weights_digest[80];
   hr_target *targets;
   int ntargets;
+  int nvariants; /* --specialize: entries of the manifest's `variants` (0: none) */
 } hr_manifest;
 
 /* Parse and check ids, ranges, buffer bindings and that `order` is a topological order of the
  * deps. false + message on any defect. */
 bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsize);
 void hr_manifest_free(hr_manifest *m);
+/* The same for variant v of a --specialize manifest (its inputs, outputs and targets; -1: the
+ * top level). */
+bool hr_manifest_parse_variant(const char *text, int variant, hr_manifest *m, char *err,
+                               size_t errsize);
 
 /* AMDGPU.md 1.4: may a code object for target ID `code` ("gfx90a", "gfx90a:xnack-") run on a
  * device whose ISA is `device` (hipDeviceProp_t.gcnArchName, "gfx90a:sramecc+:xnack-")?
