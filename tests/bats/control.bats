@@ -31,53 +31,10 @@ sys.exit(check.main(sys.argv[2:]))
 PY
   $PY -c 'import numpy as np; np.save("t.npy", np.array(True)); np.save("f.npy", np.array(False))'
   # A branch on an input: an f16 GEMM (f32 result) or a slice + cast + tanh.
-  cat > if.mlir <<'M'
-func.func @main(%p: tensor<i1>, %x: tensor<1x32x64xf16>, %w: tensor<1x64x32xf16>) -> tensor<1x32x32xf32> {
-  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf16>} : () -> tensor<1xf16>
-  %r = tosa.cond_if %p (%a = %x) : tensor<i1> (tensor<1x32x64xf16>) -> tensor<1x32x32xf32> {
-  ^bb0(%a: tensor<1x32x64xf16>):
-    %m = tosa.matmul %a, %w, %z, %z : (tensor<1x32x64xf16>, tensor<1x64x32xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x32x32xf32>
-    tosa.yield %m : tensor<1x32x32xf32>
-  } else {
-  ^bb0(%a: tensor<1x32x64xf16>):
-    %sl = tosa.const_shape {values = dense<[0, 0, 0]> : tensor<3xindex>} : () -> !tosa.shape<3>
-    %sz = tosa.const_shape {values = dense<[1, 32, 32]> : tensor<3xindex>} : () -> !tosa.shape<3>
-    %s = tosa.slice %a, %sl, %sz : (tensor<1x32x64xf16>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x32x32xf16>
-    %c = tosa.cast %s : (tensor<1x32x32xf16>) -> tensor<1x32x32xf32>
-    %t = tosa.tanh %c : (tensor<1x32x32xf32>) -> tensor<1x32x32xf32>
-    tosa.yield %t : tensor<1x32x32xf32>
-  }
-  return %r : tensor<1x32x32xf32>
-}
-M
+  cp "$ROOT/tests/data/control/if.mlir" if.mlir
   # A loop over a run-time count carrying a counter and a tensor; the body multiplies by %w
   # (captured from outside the loop) and branches on %p (an if nested in the loop).
-  cat > loop.mlir <<'M'
-func.func @main(%lim: tensor<i32>, %p: tensor<i1>, %x: tensor<1x16x32xf32>, %w: tensor<1x32x32xf32>) -> (tensor<i32>, tensor<1x16x32xf32>) {
-  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  %zero = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %r:2 = tosa.while_loop (%i = %zero, %y = %x) : (tensor<i32>, tensor<1x16x32xf32>) -> (tensor<i32>, tensor<1x16x32xf32>) {
-    %c = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    tosa.yield %c : tensor<i1>
-  } do {
-  ^bb0(%i: tensor<i32>, %y: tensor<1x16x32xf32>):
-    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %i1 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %m = tosa.matmul %y, %w, %z, %z : (tensor<1x16x32xf32>, tensor<1x32x32xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x16x32xf32>
-    %y1 = tosa.cond_if %p (%a = %m) : tensor<i1> (tensor<1x16x32xf32>) -> tensor<1x16x32xf32> {
-    ^bb0(%a: tensor<1x16x32xf32>):
-      %t = tosa.tanh %a : (tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
-      tosa.yield %t : tensor<1x16x32xf32>
-    } else {
-    ^bb0(%a: tensor<1x16x32xf32>):
-      %s = tosa.sigmoid %a : (tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
-      tosa.yield %s : tensor<1x16x32xf32>
-    }
-    tosa.yield %i1, %y1 : tensor<i32>, tensor<1x16x32xf32>
-  }
-  return %r#0, %r#1 : tensor<i32>, tensor<1x16x32xf32>
-}
-M
+  cp "$ROOT/tests/data/control/loop.mlir" loop.mlir
 }
 
 # oracle_pass GRAPH ARGS...: check.py (with control flow) passes on gfx90a, gfx1100 and gfx1030.
@@ -213,20 +170,7 @@ M
 }
 
 @test "control flow in a --specialize graph: block arguments and results take the variant's shapes" {
-  cat > dl.mlir <<'M'
-func.func @main(%p: tensor<i1>, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = tosa.cond_if %p (%a = %x) : tensor<i1> (tensor<?x8xf32>) -> tensor<?x8xf32> {
-  ^bb0(%a: tensor<?x8xf32>):
-    %t = tosa.tanh %a : (tensor<?x8xf32>) -> tensor<?x8xf32>
-    tosa.yield %t : tensor<?x8xf32>
-  } else {
-  ^bb0(%a: tensor<?x8xf32>):
-    %s = tosa.sigmoid %a : (tensor<?x8xf32>) -> tensor<?x8xf32>
-    tosa.yield %s : tensor<?x8xf32>
-  }
-  return %r : tensor<?x8xf32>
-}
-M
+  cp "$ROOT/tests/data/control/specialized_if.mlir" dl.mlir
   "$TOSAC" dl.mlir --specialize=x:0=2,3 --embed-ir --offload-arch=gfx1030 -o dl.hipfb
   for n in 2 3; do
     $PY -c "import numpy as np; np.save('x.npy', np.random.default_rng($n).uniform(-3, 3, ($n, 8)).astype(np.float32))"

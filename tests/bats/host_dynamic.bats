@@ -40,18 +40,7 @@ same_as_run() {
 }
 
 @test "a dynamic batch (--specialize=x:0=2,5) as host code: both batches equal tosac-run on gfx90a and gfx1030; another batch is refused" {
-  cat > g.mlir <<'M'
-func.func @main(%x: tensor<?x16x32xf32>, %w: tensor<?x32x16xf32>, %b: tensor<8x16xf32>) -> (tensor<?x16x16xf32>, tensor<1x16xf32>) {
-  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  %m = tosa.matmul %x, %w, %z, %z : (tensor<?x16x32xf32>, tensor<?x32x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x16x16xf32>
-  %s = tosa.reduce_sum %b {axis = 0 : i32} : (tensor<8x16xf32>) -> tensor<1x16xf32>
-  %sh = tosa.const_shape {values = dense<[1, 1, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
-  %s3 = tosa.reshape %s, %sh : (tensor<1x16xf32>, !tosa.shape<3>) -> tensor<1x1x16xf32>
-  %y = tosa.add %m, %s3 : (tensor<?x16x16xf32>, tensor<1x1x16xf32>) -> tensor<?x16x16xf32>
-  %t = tosa.tanh %y : (tensor<?x16x16xf32>) -> tensor<?x16x16xf32>
-  return %t, %s : tensor<?x16x16xf32>, tensor<1x16xf32>
-}
-M
+  cp "$ROOT/tests/data/dynamic/batch.mlir" g.mlir
   run "$BIN/tosac" g.mlir --specialize=x:0=2,5 --offload-arch=gfx90a,gfx1030 --embed-ir --emit=host -o g_host.c
   assert_success
   build g
@@ -79,25 +68,7 @@ r.uniform(-1, 1, (8, 16)).astype(np.float32).tofile('b.bin')"
 }
 
 @test "cond_if as host code: a readback, then the chosen branch; taken and not taken equal tosac-run on gfx90a and gfx1030" {
-  cat > if.mlir <<'M'
-func.func @main(%p: tensor<i1>, %x: tensor<1x32x64xf16>, %w: tensor<1x64x32xf16>) -> tensor<1x32x32xf32> {
-  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf16>} : () -> tensor<1xf16>
-  %r = tosa.cond_if %p (%a = %x) : tensor<i1> (tensor<1x32x64xf16>) -> tensor<1x32x32xf32> {
-  ^bb0(%a: tensor<1x32x64xf16>):
-    %m = tosa.matmul %a, %w, %z, %z : (tensor<1x32x64xf16>, tensor<1x64x32xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x32x32xf32>
-    tosa.yield %m : tensor<1x32x32xf32>
-  } else {
-  ^bb0(%a: tensor<1x32x64xf16>):
-    %sl = tosa.const_shape {values = dense<[0, 0, 0]> : tensor<3xindex>} : () -> !tosa.shape<3>
-    %sz = tosa.const_shape {values = dense<[1, 32, 32]> : tensor<3xindex>} : () -> !tosa.shape<3>
-    %s = tosa.slice %a, %sl, %sz : (tensor<1x32x64xf16>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x32x32xf16>
-    %c = tosa.cast %s : (tensor<1x32x32xf16>) -> tensor<1x32x32xf32>
-    %t = tosa.tanh %c : (tensor<1x32x32xf32>) -> tensor<1x32x32xf32>
-    tosa.yield %t : tensor<1x32x32xf32>
-  }
-  return %r : tensor<1x32x32xf32>
-}
-M
+  cp "$ROOT/tests/data/control/if.mlir" if.mlir
   "$BIN/tosac" if.mlir --offload-arch=gfx90a,gfx1030 --embed-ir --emit=host -o if_host.c 2>/dev/null
   build if
   run sed -n '/^static hipError_t main_gfx90a_p0/,/^}/p' if_host.c
@@ -124,32 +95,7 @@ r.standard_normal((1, 64, 32)).astype(np.float16).tofile('w.bin')"
 }
 
 @test "while_loop as host code: 0, 1 and 3 iterations with an if in the body equal tosac-run on gfx90a and gfx1030, also on 2 streams" {
-  cat > loop.mlir <<'M'
-func.func @main(%lim: tensor<i32>, %p: tensor<i1>, %x: tensor<1x16x32xf32>, %w: tensor<1x32x32xf32>) -> (tensor<i32>, tensor<1x16x32xf32>) {
-  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  %zero = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %r:2 = tosa.while_loop (%i = %zero, %y = %x) : (tensor<i32>, tensor<1x16x32xf32>) -> (tensor<i32>, tensor<1x16x32xf32>) {
-    %c = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    tosa.yield %c : tensor<i1>
-  } do {
-  ^bb0(%i: tensor<i32>, %y: tensor<1x16x32xf32>):
-    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %i1 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %m = tosa.matmul %y, %w, %z, %z : (tensor<1x16x32xf32>, tensor<1x32x32xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x16x32xf32>
-    %y1 = tosa.cond_if %p (%a = %m) : tensor<i1> (tensor<1x16x32xf32>) -> tensor<1x16x32xf32> {
-    ^bb0(%a: tensor<1x16x32xf32>):
-      %t = tosa.tanh %a : (tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
-      tosa.yield %t : tensor<1x16x32xf32>
-    } else {
-    ^bb0(%a: tensor<1x16x32xf32>):
-      %s = tosa.sigmoid %a : (tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
-      tosa.yield %s : tensor<1x16x32xf32>
-    }
-    tosa.yield %i1, %y1 : tensor<i32>, tensor<1x16x32xf32>
-  }
-  return %r#0, %r#1 : tensor<i32>, tensor<1x16x32xf32>
-}
-M
+  cp "$ROOT/tests/data/control/loop.mlir" loop.mlir
   "$BIN/tosac" loop.mlir --offload-arch=gfx90a,gfx1030 --embed-ir --emit=host -o loop_host.c 2>/dev/null
   build loop
   "$BIN/tosac" loop.mlir --offload-arch=gfx90a,gfx1030 --embed-ir --emit=host --host-streams=2 -o loop2_host.c 2>/dev/null
@@ -189,20 +135,7 @@ for n in (0, 1, 3): np.array(n, np.int32).tofile('n%d.bin' % n)"
 }
 
 @test "control flow in a --specialize graph as host code: variant by shape, branch by condition" {
-  cat > dl.mlir <<'M'
-func.func @main(%p: tensor<i1>, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = tosa.cond_if %p (%a = %x) : tensor<i1> (tensor<?x8xf32>) -> tensor<?x8xf32> {
-  ^bb0(%a: tensor<?x8xf32>):
-    %t = tosa.tanh %a : (tensor<?x8xf32>) -> tensor<?x8xf32>
-    tosa.yield %t : tensor<?x8xf32>
-  } else {
-  ^bb0(%a: tensor<?x8xf32>):
-    %s = tosa.sigmoid %a : (tensor<?x8xf32>) -> tensor<?x8xf32>
-    tosa.yield %s : tensor<?x8xf32>
-  }
-  return %r : tensor<?x8xf32>
-}
-M
+  cp "$ROOT/tests/data/control/specialized_if.mlir" dl.mlir
   "$BIN/tosac" dl.mlir --specialize=x:0=2,3 --embed-ir --offload-arch=gfx90a,gfx1030 --emit=host -o dl_host.c 2>/dev/null
   build dl
   $PY -c "import numpy as np; np.array(True).tofile('t.bin'); np.array(False).tofile('f.bin')"
