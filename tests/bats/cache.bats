@@ -156,6 +156,9 @@ entries() { find "$1/objects" -type f ! -name '*.tmp*' | wc -l; }
   run "$TOSAC" m1.mlir --cache-dir=c6 --cache-max-size=12Q
   [ "$status" -eq 2 ]
   assert_output --partial "tosac: error: invalid --cache-max-size '12Q' (use bytes, or a number with K, M or G)"
+  run "$TOSAC" m1.mlir --cache-dir=
+  [ "$status" -eq 2 ]
+  assert_line --index 0 "tosac: error: --cache-dir needs a directory"
   run "$TOSAC" --cache-stats
   [ "$status" -eq 2 ]
   assert_output "tosac: error: --cache-stats needs --cache-dir=DIR or TOSAC_CACHE_DIR"
