@@ -195,6 +195,17 @@ typedef struct tosac_kernel {
 /* Fills *k with kernel i (launch order) of target t; TOSAC_ERROR_USAGE if out of range. */
 TOSAC_API tosac_status tosac_result_kernel(const tosac_result *r, int target, int i,
                                            tosac_kernel *k);
+
+/* Entry functions (docs/manifest.md "Entries"). Without --entry every public function of the
+ * module is compiled into the same bundle and manifest; entry 0 is the first in the file, the
+ * one tosac_result_kernel_count / tosac_result_kernel describe. Count: 0 before a bundle
+ * compile succeeded, 1 for a module with one public function or with --entry. A kernel two
+ * entries share (the same code) is one symbol in the code object, listed by both entries. */
+TOSAC_API int tosac_result_entry_count(const tosac_result *r);
+TOSAC_API const char *tosac_result_entry_name(const tosac_result *r, int entry); /* no '@' */
+TOSAC_API int tosac_result_entry_kernel_count(const tosac_result *r, int entry, int target);
+TOSAC_API tosac_status tosac_result_entry_kernel(const tosac_result *r, int entry, int target,
+                                                 int i, tosac_kernel *k);
 /* The target's code object (an entry of the bundle). */
 TOSAC_API const uint8_t *tosac_result_code_object(const tosac_result *r, int target, size_t *size);
 

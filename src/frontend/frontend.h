@@ -146,6 +146,7 @@ void fe_skip_loc(fe_parser *p);
 
 /* ---------------------------------------------------------------- module.c */
 typedef struct fe_func {
+  fe_token kw; /* func.func */
   fe_token name;
   bool is_public, has_body;
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
@@ -161,6 +162,8 @@ typedef struct fe_top {
 bool fe_scan_top(fe_parser *p, fe_top *ts);
 /* --entry NAME, else the single public function with a body; NULL after reporting why not. */
 const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt);
+/* fe_entry_names: --entry's function, else every public function with a body (in the arena). */
+int fe_list_entries(fe_parser *p, const fe_top *ts, const fe_options *opt, const char ***names);
 
 /* ---------------------------------------------------------------- attrs.c */
 /* tensor<...> or !tosa.shape<N> (rank 1 of ET_INDEX). Dynamic, unranked and oversized types

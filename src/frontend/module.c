@@ -1,6 +1,8 @@
 /* module.c: the file's top level, scanned once: modules, attribute aliases, the resource
  * section, and each func.func's name, visibility and where its signature starts (its body is
- * skipped here and parsed by parser.c only for the entry function); then the entry choice. */
+ * skipped here and parsed by parser.c only for the entry functions); then the entry choice:
+ * one function (--entry, or the only public one) or every public one (docs/manifest.md,
+ * "Entries"). */
 #include "frontend/frontend.h"
 
 #include <string.h>
@@ -16,7 +18,7 @@ static bool skip_type(fe_parser *p) {
 }
 
 static bool scan_func(fe_parser *p, fe_top *ts) {
-  fe_func f = {.is_public = true};
+  fe_func f = {.is_public = true, .kw = p->tok};
   fe_next(p);
   if (fe_tok_is(p, "private") || fe_tok_is(p, "nested")) f.is_public = false;
   if (fe_tok_is(p, "private") || fe_tok_is(p, "nested") || fe_tok_is(p, "public")) fe_next(p);
@@ -45,6 +47,12 @@ static bool scan_func(fe_parser *p, fe_top *ts) {
     if (!fe_skip_group(p)) return false;
   }
   fe_skip_loc(p);
+  for (int i = 0; i < ts->nfuncs; i++) /* one symbol table: entries are chosen by name */
+    if (ts->funcs[i].name.n == f.name.n && !memcmp(ts->funcs[i].name.p, f.name.p, (size_t)f.name.n)) {
+      fe_error(p, fe_loc(p, f.kw), "redefinition of symbol named '%.*s'", f.name.n - 1, f.name.p + 1);
+      fe_note(p, fe_loc(p, ts->funcs[i].kw), "see existing symbol definition here");
+      return false;
+    }
   ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, f);
   return true;
 }
@@ -140,4 +148,19 @@ const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options 
     diag_error_noloc(p->d, "%s has %d public functions (%s%s); choose one with --entry NAME", p->src->path,
                      npublic, names, npublic > 4 ? ", ..." : "");
   return NULL;
+}
+
+int fe_list_entries(fe_parser *p, const fe_top *ts, const fe_options *opt, const char ***names) {
+  int n = 0;
+  *names = arena_alloc(p->a, sizeof(char *) * (size_t)(ts->nfuncs + 1));
+  if (opt && opt->entry) {
+    const fe_func *f = fe_choose_entry(p, ts, opt);
+    if (f) (*names)[n++] = arena_strndup(p->a, f->name.p + 1, (size_t)f->name.n - 1);
+    return n;
+  }
+  for (int i = 0; i < ts->nfuncs; i++)
+    if (ts->funcs[i].has_body && ts->funcs[i].is_public)
+      (*names)[n++] = arena_strndup(p->a, ts->funcs[i].name.p + 1, (size_t)ts->funcs[i].name.n - 1);
+  if (n == 0) diag_error_noloc(p->d, "%s has no public function with a body to compile", p->src->path);
+  return n;
 }
