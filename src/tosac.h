@@ -678,6 +678,11 @@ bool bnd_digest_check(const char *expected, const void *data, size_t size, const
 
 /* Manifest JSON text (malloc), deterministic. */
 char *bnd_manifest_json(const bnd_manifest_input *in);
+/* bundle/entries.c, for clients: make the top level of a parsed manifest describe entry
+ * function `name` (NULL: the only one; a leading '@' is allowed) and drop `entries`. false +
+ * message listing the names when name is not an entry or NULL among several. */
+struct cJSON;
+bool bnd_manifest_select_entry(struct cJSON *root, const char *name, char *err, size_t errsize);
 
 /* bundle/host_emit.c (--emit=host, docs/host.md): the launch graph of every target as C17 host
  * code over the HIP module API, from the same input the manifest is written from. */

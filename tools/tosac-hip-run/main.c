@@ -3,6 +3,7 @@
 #include "host.h"
 #include "bundle/bundle.h"
 
+#include <cjson/cJSON.h>
 #include <hip/hip_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +13,19 @@
 
 static const char *usage_text =
     "usage: tosac-hip-run BUNDLE [--manifest M] [--input X.npy]... [--output Y.npy]...\n"
-    "                     [--weights W] [--streams N] [--device N]\n"
+    "                     [--weights W] [--streams N] [--device N] [--entry NAME]\n"
     "\n"
     "Runs a tosac bundle on the first (or --device N) HIP GPU: picks the manifest target that\n"
     "matches the device's gcnArchName, loads its code object with hipModuleLoadData, uploads the\n"
     "inputs (.npy, in graph argument order) and the weights file, plays the launch graph on N\n"
     "streams (default 2) with events for cross-stream dependencies, times every kernel and\n"
-    "writes the outputs (.npy, in result order).\n"
+    "writes the outputs (.npy, in result order). --entry picks the entry function of a module\n"
+    "compiled with several public functions (default: the only one).\n"
     "\n"
     "exit status: 0 success, 1 error, 2 usage error, 77 no HIP device\n";
 
 typedef struct opts {
-  const char *bundle, *manifest, *weights;
+  const char *bundle, *manifest, *weights, *entry;
   const char *inputs[MAX_FILES], *outputs[MAX_FILES];
   int ninputs, noutputs, streams, device;
 } opts;
@@ -53,6 +55,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       exit(0);
     } else if (!strcmp(a, "--manifest") && v) {
       o->manifest = v, i++;
+    } else if (!strcmp(a, "--entry") && v) {
+      o->entry = v, i++;
     } else if (!strcmp(a, "--weights") && v) {
       o->weights = v, i++;
     } else if (!strcmp(a, "--input") && v && o->ninputs < MAX_FILES) {
@@ -97,6 +101,23 @@ static uint8_t *slurp(const char *path, size_t *size) {
   return d;
 }
 
+/* A manifest of several entry functions (or --entry): the chosen one's as a one-entry manifest
+ * (bundle/entries.c), so everything below reads it unchanged. */
+static char *select_entry(char *mtext, const char *entry, const char *mpath) {
+  cJSON *root = cJSON_Parse(mtext);
+  if (!root || (!entry && !cJSON_GetObjectItemCaseSensitive(root, "entries"))) {
+    cJSON_Delete(root);
+    return mtext; /* hr_manifest_parse reports malformed text */
+  }
+  char err[600];
+  if (!bnd_manifest_select_entry(root, entry, err, sizeof err))
+    die("%s: %s", mpath, err);
+  char *text = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  free(mtext);
+  return text;
+}
+
 /* --specialize: the variant whose input shapes are the .npy files' replaces the top level (which
  * describes variant 0); none: the top level stays and the shape check names the mismatch. */
 static void select_variant(const char *mtext, hr_manifest *m, const hr_npy *in, int n) {
@@ -125,7 +146,7 @@ int main(int argc, char **argv) {
   char err[600];
   char *mpath = o.manifest ? strdup(o.manifest) : default_manifest(o.bundle);
   size_t msize, bsize;
-  char *mtext = (char *)slurp(mpath, &msize);
+  char *mtext = select_entry((char *)slurp(mpath, &msize), o.entry, mpath);
   hr_manifest m;
   if (!hr_manifest_parse(mtext, &m, err, sizeof err))
     die("%s: %s", mpath, err);
