@@ -122,7 +122,10 @@ const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options 
     const char *e = opt->entry[0] == '@' ? opt->entry + 1 : opt->entry;
     for (int i = 0; i < ts->nfuncs; i++) {
       const fe_func *f = &ts->funcs[i];
-      if (f->has_body && (size_t)f->name.n - 1 == strlen(e) && !memcmp(f->name.p + 1, e, strlen(e))) return f;
+      if ((size_t)f->name.n - 1 != strlen(e) || memcmp(f->name.p + 1, e, strlen(e))) continue;
+      if (f->has_body) return f;
+      return fe_error(p, fe_loc(p, f->kw), "--entry @%s names a declaration; it has no body to compile", e),
+             NULL;
     }
     diag_error_noloc(p->d, "no function named '@%s' in %s", e, p->src->path);
     return NULL;

@@ -472,16 +472,20 @@ static graph *parse_entries(tosac_result *r, const tosac_options *o, diag_sink *
   }
   r->entry_first = arena_alloc(r->a, sizeof(int) * (size_t)(r->nentries + 1));
   r->entry_units = arena_alloc(r->a, sizeof(int) * (size_t)(r->nentries + 1));
-  int nvar = o->nvariants ? o->nvariants : 1;
+  int nvar = o->nvariants ? o->nvariants : 1, limit = d->max_errors > 0 ? d->max_errors : 20;
   r->nvariants = 0;
-  for (int e = 0; e < r->nentries; e++) {
+  bool failed = false; /* an entry with errors: the others are still checked (--syntax-only) */
+  for (int e = 0; e < r->nentries && d->errors < limit; e++) {
     r->entry_first[e] = r->nvariants;
     for (int v = 0; v < nvar; v++) { /* one parse per variant */
       fe_options fo = {.entry = r->entry_names[e], .specialize = o->nspec ? o->spec[v] : NULL,
                        .nspecialize = o->nspec, .specialize_if_dynamic = r->nentries > 1};
+      int before = d->errors;
       graph *g = fe_parse_function(m, &fo);
-      if (!g || d->errors)
-        return NULL;
+      if (!g || d->errors != before) {
+        failed = true;
+        break;
+      }
       if (r->nvariants == LIB_MAX_UNITS) {
         lib_error(r, "%s: too many functions and variants to compile at once (at most %d); "
                   "choose one with --entry NAME", r->src.path, LIB_MAX_UNITS);
@@ -493,7 +497,7 @@ static graph *parse_entries(tosac_result *r, const tosac_options *o, diag_sink *
     }
     r->entry_units[e] = r->nvariants - r->entry_first[e];
   }
-  return r->nentries ? r->vg[0] : NULL;
+  return r->nentries && !failed && !d->errors ? r->vg[0] : NULL;
 }
 
 static bool load_source(tosac_result *r) {
