@@ -87,6 +87,8 @@ TOSAC_API tosac_status tosac_options_set_emit(tosac_options *o, tosac_emit what)
  * entry function's name) and how many HIP streams independent partitions may use (1..16). */
 TOSAC_API tosac_status tosac_options_set_host_prefix(tosac_options *o, const char *prefix);
 TOSAC_API tosac_status tosac_options_set_host_streams(tosac_options *o, int streams);
+/* Compile only this function (its name, '@' optional). NULL (default): every public function
+ * of the module, each an entry of the one bundle and manifest (tosac_result_entry_count). */
 TOSAC_API tosac_status tosac_options_set_entry(tosac_options *o, const char *function);
 TOSAC_API tosac_status tosac_options_set_syntax_only(tosac_options *o, int on);
 TOSAC_API tosac_status tosac_options_set_embed_ir(tosac_options *o, int on);
@@ -105,7 +107,9 @@ TOSAC_API tosac_status tosac_options_set_depfile(tosac_options *o, int on, const
 /* Dynamic shapes (docs/manifest.md "Variants"): "ARG:DIM=V1,V2,..." gives dimension DIM (a '?')
  * of entry argument ARG (its name without '%', or its index) one value per variant; repeatable,
  * every call listing as many values as the first (variant i takes the i-th value of each). One
- * bundle holds every variant; the manifest's `variants` table describes each. */
+ * bundle holds every variant; the manifest's `variants` table describes each. Compiling several
+ * entry functions, the values apply to those with '?' argument dimensions; the others compile
+ * once. */
 TOSAC_API tosac_status tosac_options_add_specialize(tosac_options *o, const char *spec);
 /* Persistent kernel cache (docs/library.md#kernel-cache): NULL or "" turns it off (default). */
 TOSAC_API tosac_status tosac_options_set_cache_dir(tosac_options *o, const char *dir);
