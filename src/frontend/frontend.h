@@ -148,6 +148,7 @@ void fe_skip_loc(fe_parser *p);
 typedef struct fe_func {
   fe_token kw; /* func.func */
   fe_token name;
+  int scope; /* the module (symbol table) it is defined in */
   bool is_public, has_body;
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
@@ -156,6 +157,7 @@ typedef struct fe_func {
 typedef struct fe_top {
   fe_func *funcs;
   int nfuncs, cap;
+  int scope, nscopes; /* the module being scanned; modules seen */
 } fe_top;
 
 /* The whole file's top level into ts (function bodies are skipped); false after an error. */

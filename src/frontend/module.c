@@ -18,7 +18,7 @@ static bool skip_type(fe_parser *p) {
 }
 
 static bool scan_func(fe_parser *p, fe_top *ts) {
-  fe_func f = {.is_public = true, .kw = p->tok};
+  fe_func f = {.is_public = true, .kw = p->tok, .scope = ts->scope};
   fe_next(p);
   if (fe_tok_is(p, "private") || fe_tok_is(p, "nested")) f.is_public = false;
   if (fe_tok_is(p, "private") || fe_tok_is(p, "nested") || fe_tok_is(p, "public")) fe_next(p);
@@ -47,8 +47,9 @@ static bool scan_func(fe_parser *p, fe_top *ts) {
     if (!fe_skip_group(p)) return false;
   }
   fe_skip_loc(p);
-  for (int i = 0; i < ts->nfuncs; i++) /* one symbol table: entries are chosen by name */
-    if (ts->funcs[i].name.n == f.name.n && !memcmp(ts->funcs[i].name.p, f.name.p, (size_t)f.name.n)) {
+  for (int i = 0; i < ts->nfuncs; i++) /* each module is a symbol table */
+    if (ts->funcs[i].scope == f.scope && ts->funcs[i].name.n == f.name.n &&
+        !memcmp(ts->funcs[i].name.p, f.name.p, (size_t)f.name.n)) {
       fe_error(p, fe_loc(p, f.kw), "redefinition of symbol named '%.*s'", f.name.n - 1, f.name.p + 1);
       fe_note(p, fe_loc(p, ts->funcs[i].kw), "see existing symbol definition here");
       return false;
@@ -59,7 +60,7 @@ static bool scan_func(fe_parser *p, fe_top *ts) {
 
 bool fe_scan_top(fe_parser *p, fe_top *ts) {
   fe_token modules[16];
-  int depth = 0;
+  int scopes[16], depth = 0;
   fe_next(p);
   while (!p->fatal) {
     fe_token t = p->tok;
@@ -90,6 +91,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
     case T_RBRACE:
       if (depth == 0) return fe_error(p, fe_loc(p, t), "unexpected '}' at top level");
       depth--;
+      ts->scope = depth ? scopes[depth - 1] : 0;
       fe_next(p);
       fe_skip_loc(p);
       continue;
@@ -97,6 +99,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
     }
     if (fe_tok_is(p, "module") || fe_tok_is(p, "builtin.module")) {
       if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
+      scopes[depth] = ts->scope = ++ts->nscopes;
       modules[depth++] = t;
       fe_next(p);
       if (p->tok.kind == T_SYMBOL) fe_next(p);
@@ -161,9 +164,18 @@ int fe_list_entries(fe_parser *p, const fe_top *ts, const fe_options *opt, const
     if (f) (*names)[n++] = arena_strndup(p->a, f->name.p + 1, (size_t)f->name.n - 1);
     return n;
   }
-  for (int i = 0; i < ts->nfuncs; i++)
-    if (ts->funcs[i].has_body && ts->funcs[i].is_public)
-      (*names)[n++] = arena_strndup(p->a, ts->funcs[i].name.p + 1, (size_t)ts->funcs[i].name.n - 1);
+  for (int i = 0; i < ts->nfuncs; i++) {
+    const fe_func *f = &ts->funcs[i];
+    if (!f->has_body || !f->is_public) continue;
+    for (int j = 0; j < i; j++) /* entries are chosen by name: one per name */
+      if (ts->funcs[j].has_body && ts->funcs[j].is_public && ts->funcs[j].name.n == f->name.n &&
+          !memcmp(ts->funcs[j].name.p, f->name.p, (size_t)f->name.n)) {
+        fe_error(p, fe_loc(p, f->kw), "a second public function named '@%.*s' (in another module): entry "
+                 "functions are chosen by name; make one of them private", f->name.n - 1, f->name.p + 1);
+        return 0;
+      }
+    (*names)[n++] = arena_strndup(p->a, f->name.p + 1, (size_t)f->name.n - 1);
+  }
   if (n == 0) diag_error_noloc(p->d, "%s has no public function with a body to compile", p->src->path);
   return n;
 }

@@ -224,6 +224,30 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
 dup.mlir:1:1: note: see existing symbol definition here
 func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
 ^"
+  # each module is a symbol table: the same name in two modules is no redefinition, but entries
+  # are chosen by name, so two public ones are refused (rocMLIR's private kernel copies pass)
+  cat > nest.mlir <<'EOF'
+module {
+  module @a {
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      return %x : tensor<2xf32>
+    }
+  }
+  module @b {
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      return %x : tensor<2xf32>
+    }
+  }
+}
+EOF
+  run "$BIN/tosac" nest.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "nest.mlir:8:5: error: a second public function named '@f' (in another module): entry functions are chosen by name; make one of them private"
+  sed -i '8s/func.func @f/func.func private @f/' nest.mlir
+  run "$BIN/tosac" nest.mlir --syntax-only
+  assert_success
+  run "$BIN/tosac" "$ROOT/tests/data/migraphx/mhal_attention.mlir" --syntax-only
+  assert_success
   run "$BIN/tosac" module.mlir --syntax-only --entry=relu
   assert_failure 1
   assert_output "tosac: error: no function named '@relu' in module.mlir"
