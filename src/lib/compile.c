@@ -143,17 +143,10 @@ static char *join_text(const tosac_result *r, bool want_asm) {
   return s;
 }
 
-/* "@a, @b, @c" (at most 8 names) for messages, in the arena. */
-static const char *entry_list(tosac_result *r) {
-  const char *s = "";
-  for (int e = 0; e < r->nentries && e < 8; e++)
-    s = arena_printf(r->a, "%s%s@%s", s, e ? ", " : "", r->entry_names[e]);
-  return r->nentries > 8 ? arena_printf(r->a, "%s, ...", s) : s;
-}
-
-/* --emit=host: the host code from the same input as the manifest (bundle/host_emit.c). */
-static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi) {
-  const char *prefix = o->host_prefix ? o->host_prefix : r->g->entry;
+/* --emit=host: the host code from the same input as the manifest (bundle/host_emit.c), its API
+ * named by prefix; *c / *h receive the two texts. */
+static bool emit_host_as(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi,
+                         const char *prefix, char **c, char **h) {
   if (!bnd_host_prefix_valid(prefix)) {
     lib_error(r, "the entry function's name '%s' is not a C identifier; name the host API with "
               "--prefix", prefix ? prefix : "");
@@ -165,11 +158,43 @@ static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifes
                          .header_name = slash ? slash + 1 : r->host_h_path,
                          .source_name = cslash ? cslash + 1 : r->host_c_path};
   char err[512];
-  if (!bnd_host_emit(mi, &ho, &r->host_c, &r->host_h, err, sizeof err)) {
+  if (!bnd_host_emit(mi, &ho, c, h, err, sizeof err)) {
     lib_error(r, "--emit=host: %s", err);
     return false;
   }
   return true;
+}
+
+/* Several entry functions: each one's host code under its own prefix (its name, or
+ * PREFIX_name with --prefix), one after another in the same two files. Every name is a
+ * prefix of its own, so the parts never collide; each loads the same bundle and weights. */
+static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi) {
+  if (r->nentries < 2)
+    return emit_host_as(r, o, mi, o->host_prefix ? o->host_prefix : r->g->entry, &r->host_c,
+                        &r->host_h);
+  size_t cl = 0, hl = 0;
+  FILE *fc = open_memstream(&r->host_c, &cl), *fh = open_memstream(&r->host_h, &hl);
+  bool ok = fc && fh;
+  for (int e = 0; ok && e < r->nentries; e++) {
+    int first = r->entry_first[e];
+    bnd_manifest_input me = *mi; /* the entry's units: variants even for one (kernel bases) */
+    me.g = r->vg[first], me.plans = r->vplans[first];
+    me.variants = mi->variants + first, me.nvariants = r->entry_units[e];
+    me.entries = NULL, me.nentries = 0;
+    const char *name = r->entry_names[e];
+    char *c = NULL, *h = NULL;
+    ok = emit_host_as(r, o, &me, o->host_prefix ? arena_printf(r->a, "%s_%s", o->host_prefix, name)
+                                                : name, &c, &h);
+    if (ok)
+      fprintf(fc, "%s%s", e ? "\n" : "", c), fprintf(fh, "%s%s", e ? "\n" : "", h);
+    free(c);
+    free(h);
+  }
+  if (fc)
+    fclose(fc);
+  if (fh)
+    fclose(fh);
+  return ok;
 }
 
 static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_options *cgo) {
@@ -464,12 +489,6 @@ static graph *parse_entries(tosac_result *r, const tosac_options *o, diag_sink *
   fe_module *m = fe_open(r->a, &r->src, d);
   fe_options pick = {.entry = o->entry};
   r->nentries = m ? fe_entry_names(m, &pick, &r->entry_names) : 0;
-  if (r->nentries > 1 && o->emit == TOSAC_EMIT_HOST) {
-    lib_error(r, "--emit=host writes the host code of one function, and %s has %d public "
-              "functions (%s): choose one with --entry NAME", r->src.path, r->nentries,
-              entry_list(r));
-    return NULL;
-  }
   r->entry_first = arena_alloc(r->a, sizeof(int) * (size_t)(r->nentries + 1));
   r->entry_units = arena_alloc(r->a, sizeof(int) * (size_t)(r->nentries + 1));
   int nvar = o->nvariants ? o->nvariants : 1, limit = d->max_errors > 0 ? d->max_errors : 20;

@@ -194,7 +194,7 @@ print(a['entry'], 'entries' in a, a['targets'] == b['targets'], a['constants']['
   assert_output "False"
 }
 
-@test "--emit: partitions per entry, canonical TOSA of every entry that mlir-opt-22 accepts, host code needs --entry" {
+@test "--emit: partitions per entry, canonical TOSA of every entry that mlir-opt-22 accepts" {
   run "$BIN/tosac" module.mlir --emit=partitions --specialize=a:0=1,3 --offload-arch=gfx90a
   assert_success
   run bash -c "'$BIN/tosac' module.mlir --emit=partitions --specialize=a:0=1,3 --offload-arch=gfx90a | grep -E '^(entry|variant)'"
@@ -207,11 +207,40 @@ entry @conv"
   run grep -c "func.func @" all.mlir
   assert_output 3
   mlir-opt-22 all.mlir > /dev/null
-  run "$BIN/tosac" module.mlir --emit=host
-  assert_failure 1
-  assert_output "tosac: error: --emit=host writes the host code of one function, and module.mlir has 3 public functions (@matmul, @matmul_dyn, @conv): choose one with --entry NAME"
-  "$BIN/tosac" module.mlir --emit=host --entry=conv --offload-arch=gfx90a -o conv_host.c
-  grep -q "conv_run" conv_host.h
+}
+
+@test "--emit=host: one API per entry in one file pair; each runs on libtosac-hipemu as tosac-run does" {
+  [ -f "$BUILD/lib/libtosac-hipemu.so" ] || skip "no HIP headers: libtosac-hipemu not built"
+  run "$BIN/tosac" module.mlir --emit=host --specialize=a:0=1,3 --offload-arch=gfx90a,gfx1030 --embed-ir -o h_host.c
+  assert_success
+  run grep -E "^hipError_t [a-z_]+_load\(" h_host.h
+  assert_output "hipError_t matmul_load(matmul_ctx **ctx, const void *bundle, const void *weights,
+hipError_t matmul_dyn_load(matmul_dyn_ctx **ctx, const void *bundle, const void *weights,
+hipError_t conv_load(conv_ctx **ctx, const void *bundle, const void *weights,"
+  $PY -c "
+import numpy as np
+r = np.random.default_rng(5)
+r.standard_normal((1, 8, 8, 16)).astype(np.float32).tofile('x.bin')
+r.standard_normal(32).astype(np.float32).tofile('bias.bin')
+r.uniform(-1, 1, (3, 64, 32)).astype(np.float32).tofile('a3.bin')
+r.uniform(-1, 1, (3, 32, 48)).astype(np.float32).tofile('b3.bin')"
+  for m in conv matmul_dyn; do
+    cc -std=c17 -Wall -Wextra -Werror ${TOSAC_SAN:-} -D__HIP_PLATFORM_AMD__ -DMODEL=$m \
+      -DMODEL_UPPER=$(echo $m | tr a-z A-Z) -include h_host.h "$ROOT/tests/host/run_model.c" h_host.c \
+      -o $m.run -L"$BUILD/lib" -ltosac-hipemu -Wl,-rpath,"$BUILD/lib"
+  done
+  TOSAC_HIPEMU_ARCH=gfx1030 ./conv.run module.hipfb module.weights x.bin bias.bin -- yc.bin
+  TOSAC_HIPEMU_ARCH=gfx90a ./matmul_dyn.run module.hipfb module.weights a3.bin@3x64x32 b3.bin@3x32x48 -- yd.bin
+  "$BIN/tosac-run" module.hipfb --target=gfx1030 --entry=conv --input=1x8x8x16xf32=@x.bin \
+    --input=32xf32=@bias.bin --output=@rc.bin
+  "$BIN/tosac-run" module.hipfb --target=gfx90a --entry=matmul_dyn --input=3x64x32xf32=@a3.bin \
+    --input=3x32x48xf32=@b3.bin --output=@rd.bin
+  cmp yc.bin rc.bin
+  cmp yd.bin rd.bin
+  # --prefix heads every entry's API
+  "$BIN/tosac" module.mlir --emit=host --specialize=a:0=1,3 --prefix=net --offload-arch=gfx90a -o p_host.c
+  run grep -cE "^hipError_t net_(matmul|matmul_dyn|conv)_run\(" p_host.h
+  assert_output 3
 }
 
 @test "errors: a duplicate function name, --entry naming a missing function or a declaration, only private functions" {
