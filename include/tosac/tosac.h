@@ -84,7 +84,9 @@ TOSAC_API tosac_status tosac_options_add_tuning_db(tosac_options *o, const char 
 TOSAC_API tosac_status tosac_options_set_jobs(tosac_options *o, int jobs); /* 1..256 */
 TOSAC_API tosac_status tosac_options_set_emit(tosac_options *o, tosac_emit what);
 /* --emit=host: the name of the generated API (PREFIX_load/run/unload; a C identifier, NULL: the
- * entry function's name) and how many HIP streams independent partitions may use (1..16). */
+ * entry function's name; a module of several entry functions gets one API per function,
+ * PREFIX_<function>_... or, NULL, <function>_...) and how many HIP streams independent
+ * partitions may use (1..16). */
 TOSAC_API tosac_status tosac_options_set_host_prefix(tosac_options *o, const char *prefix);
 TOSAC_API tosac_status tosac_options_set_host_streams(tosac_options *o, int streams);
 /* Compile only this function (its name, '@' optional). NULL (default): every public function
