@@ -110,8 +110,11 @@ static char *select_entry(char *mtext, const char *entry, const char *mpath) {
     return mtext; /* hr_manifest_parse reports malformed text */
   }
   char err[600];
-  if (!bnd_manifest_select_entry(root, entry, err, sizeof err))
+  if (!bnd_manifest_select_entry(root, entry, err, sizeof err)) {
+    cJSON_Delete(root); /* leak-free exit under make asan */
+    free(mtext);
     die("%s: %s", mpath, err);
+  }
   char *text = cJSON_PrintUnformatted(root);
   cJSON_Delete(root);
   free(mtext);
