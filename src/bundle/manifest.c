@@ -1,5 +1,6 @@
-/* manifest.c: the JSON launch manifest (version 1; several public functions add `entries`): built as a cJSON tree in the documented key
- * order, printed by our own deterministic 2-space printer. */
+/* manifest.c: the JSON launch manifest (version 1; several public functions add `entries`):
+ * built as a cJSON tree in the documented key order, printed by our own deterministic 2-space
+ * printer. */
 #include "bundle/bundle.h"
 
 #include <cjson/cJSON.h>

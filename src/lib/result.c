@@ -317,7 +317,8 @@ bool lib_read_kernel_tables(tosac_result *r) {
   if (!m || !r->kt || (r->nentries > 1 && cJSON_GetArraySize(es) != r->nentries))
     return false;
   for (int e = 0; e < r->nentries; e++)
-    if (!read_entry_tables(r, r->nentries > 1 ? cJSON_GetArrayItem(es, e) : m, &r->kt[e * r->ntargets]))
+    if (!read_entry_tables(r, r->nentries > 1 ? cJSON_GetArrayItem(es, e) : m,
+                           &r->kt[e * r->ntargets]))
       return false;
   return true;
 }

@@ -19,7 +19,8 @@ int main(int argc, char **argv) {
   printf("status %d, %d entries\n", tosac_result_status(r), tosac_result_entry_count(r));
   for (int e = 0; e < tosac_result_entry_count(r); e++)
     for (int t = 0; t < tosac_result_target_count(r); t++) {
-      printf("entry %d %s target %s:", e, tosac_result_entry_name(r, e), tosac_result_target_id(r, t));
+      printf("entry %d %s target %s:", e, tosac_result_entry_name(r, e),
+             tosac_result_target_id(r, t));
       for (int i = 0; i < tosac_result_entry_kernel_count(r, e, t); i++) {
         tosac_kernel k;
         tosac_result_entry_kernel(r, e, t, i, &k);
@@ -30,8 +31,10 @@ int main(int argc, char **argv) {
   tosac_kernel k;
   printf("entry 0 is the top level: %d\n",
          tosac_result_kernel_count(r, 0) == tosac_result_entry_kernel_count(r, 0, 0));
-  printf("out of range: %d %d %s\n", tosac_result_entry_kernel(r, tosac_result_entry_count(r), 0, 0, &k),
-         tosac_result_entry_kernel_count(r, -1, 0), tosac_result_entry_name(r, 99) ? "name" : "null");
+  printf("out of range: %d %d %s\n",
+         tosac_result_entry_kernel(r, tosac_result_entry_count(r), 0, 0, &k),
+         tosac_result_entry_kernel_count(r, -1, 0),
+         tosac_result_entry_name(r, 99) ? "name" : "null");
   tosac_result_dispose(r);
   tosac_options_dispose(o);
   return 0;
