@@ -200,13 +200,17 @@ static void plan_slots(gk *K) {
 }
 
 /* Load one chunk (v elements, a whole vector or nothing: the contiguous run is a multiple of v)
- * at element offset off if ok, else the fill value (0, or the zero point for the FMA path). */
-static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMValueRef ok, int v,
+ * at element offset off from base if ok, else the fill value (0, or the zero point for the FMA
+ * path). base is uniform and off a non-negative i32: the zero-extended byte offset lets LLVM use
+ * the SGPR-base + VGPR-offset form of global_load (no 64-bit address arithmetic per load). */
+static LLVMValueRef load_chunk(gk *K, LLVMValueRef base, LLVMValueRef off, LLVMValueRef ok, int v,
                                int fill) {
   LLVMBuilderRef b = K->cb->b;
   LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)v);
   LLVMValueRef safe = LLVMBuildSelect(b, ok, off, c32(K, 0), "");
-  LLVMValueRef x = cg_load(K->cb, vt, gep_el(K, ptr, safe), al(v * K->es));
+  LLVMValueRef bytes = LLVMBuildZExt(b, LLVMBuildNUWMul(b, safe, c32(K, K->es), ""), K->cb->i64, "");
+  LLVMValueRef x = cg_load(K->cb, vt, LLVMBuildInBoundsGEP2(b, K->cb->i8, base, &bytes, 1, ""),
+                           al(v * K->es));
   LLVMValueRef f = LLVMConstNull(vt);
   if (fill) {
     LLVMValueRef e = LLVMConstInt(K->mem, (unsigned long long)fill, 1);
@@ -218,7 +222,9 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMVa
   return LLVMBuildSelect(b, ok, x, f, "");
 }
 
-/* Global loads of K tile kt into registers (av[na], bv[nb]). */
+/* Global loads of K tile kt into registers (av[na], bv[nb]). Each offset is split into a
+ * uniform part (work-group origin and k0, folded into the base pointer) and a loop-invariant
+ * per-thread part. */
 static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_params *P = &K->P;
@@ -230,37 +236,45 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   bool k_in = pb->k % P->bk == 0;
   bool a_in = (P->bm * P->bk / P->va) % K->threads == 0 && pb->m % P->bm == 0;
   bool b_in = (P->bn * P->bk / P->vb) % K->threads == 0 && pb->n % P->bn == 0;
+  LLVMValueRef abase = K->a_ptr, bbase = K->b_ptr;
+  if (K->kind != GK_CONV) { /* uniform parts: always in bounds (m0 < M, n0 < N, k0 < K) */
+    LLVMValueRef row0 = K->m0;
+    if (K->kind == GK_MATMUL)
+      row0 = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), K->m0, "");
+    LLVMValueRef ua = LLVMBuildAdd(b, LLVMBuildMul(b, row0, c32(K, pb->k), ""), k0, "");
+    LLVMValueRef ub = pb->b_kcontig
+        ? LLVMBuildAdd(b, LLVMBuildMul(b, K->n0, c32(K, pb->k), ""), k0, "")
+        : LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k0, ""),
+                                       c32(K, pb->n), ""), K->n0, "");
+    abase = gep_el(K, K->a_ptr, LLVMBuildZExt(b, ua, K->cb->i64, ""));
+    bbase = gep_el(K, K->b_ptr, LLVMBuildZExt(b, ub, K->cb->i64, ""));
+  }
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
     LLVMValueRef ok = LLVMBuildAnd(b, a_in ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
-    LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
     LLVMValueRef off;
     if (K->kind == GK_CONV) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
-      LLVMValueRef row = m;
-      if (K->kind == GK_MATMUL)
-        row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), m, "");
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, pb->k), ""), k, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, pb->k), ""), K->a_kc[s], "");
     }
-    av[s] = load_chunk(K, K->a_ptr, off, ok, P->va, fa);
+    av[s] = load_chunk(K, abase, off, ok, P->va, fa);
   }
   for (int s = 0; s < K->nb; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
     LLVMValueRef ok = LLVMBuildAnd(b, b_in ? yes : K->b_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
-    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
     LLVMValueRef off;
     if (K->kind == GK_CONV) {
+      LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
       off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
     } else if (pb->b_kcontig) {
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, pb->k), ""), k, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, K->b_row[s], c32(K, pb->k), ""), K->b_kc[s], "");
     } else {
-      LLVMValueRef krow = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k, "");
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, krow, c32(K, pb->n), ""), n, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, K->b_kc[s], c32(K, pb->n), ""), K->b_row[s], "");
     }
-    bv[s] = load_chunk(K, K->b_ptr, off, ok, P->vb, fb);
+    bv[s] = load_chunk(K, bbase, off, ok, P->vb, fb);
   }
 }
 
@@ -388,6 +402,179 @@ static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
   }
   free(fa);
   free(fb);
+}
+
+/* ---------------------------------------------------------------- the MFMA main loop */
+
+/* The MFMA loop is software-pipelined and unrolled by two K tiles, so that the matrix pipe never
+ * waits for the loop's other instructions (docs/gemm.md "Main loop"):
+ * - tile t lives in LDS buffer t&1, a compile-time constant in each half of the body: every LDS
+ *   address is a register plus an immediate offset;
+ * - the global loads of tile t+2 are issued in half t and written to LDS at the start of half
+ *   t+1, a whole half later, so their latency hides behind a half's MFMAs;
+ * - fragments are read one k group ahead into the other of two register sets; the first group
+ *   of tile t+1 is read right after half t's barrier, under the last MFMAs of tile t, so no
+ *   iteration starts with a wait for LDS. */
+
+typedef struct mloop {
+  int rm, rn, nf, G, n, c; /* wave tile in instructions, fragments, k groups, MFMAs per group,
+                            * MFMAs of the last group placed after the barrier */
+  gemm_lane la, lb;
+  LLVMValueRef *F[2]; /* two fragment sets: A fragments [0, rm), B [rm, rm+rn) */
+  int (*order)[3];    /* MFMA e of a group: pack step, A fragment, B fragment */
+} mloop;
+
+/* The rm + rn fragments of k group g of LDS buffer buf into f. */
+static void read_group(gk *K, const mloop *L, int buf, int g, LLVMValueRef *f) {
+  LLVMValueRef base = c32(K, (int64_t)buf * K->buf_bytes);
+  int kk = g * K->mm.k * K->mm.pack;
+  for (int i = 0; i < L->rm; i++)
+    f[i] = fragment(K, base, &L->la, false, i, kk);
+  for (int j = 0; j < L->rn; j++)
+    f[L->rm + j] = fragment(K, base, &L->lb, true, j, kk);
+}
+
+/* MFMAs [from, to) of one k group on fragments f. */
+static void mma_range(gk *K, const mloop *L, LLVMValueRef *f, LLVMValueRef *acc, int from, int to) {
+  for (int e = from; e < to; e++) {
+    int p = L->order[e][0], i = L->order[e][1], j = L->order[e][2];
+    acc[i * L->rn + j] = gemm_mma_step(K->cb, &K->mm, pack_part(K, f[i], p),
+                                       pack_part(K, f[L->rm + j], p), acc[i * L->rn + j]);
+  }
+}
+
+static LLVMValueRef smin(gk *K, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildSelect(K->cb->b, LLVMBuildICmp(K->cb->b, LLVMIntSLT, x, y, ""), x, y, "");
+}
+
+static LLVMValueRef smax(gk *K, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildSelect(K->cb->b, LLVMBuildICmp(K->cb->b, LLVMIntSGT, x, y, ""), x, y, "");
+}
+
+/* Count of `total` items that falls on slot i of [from, to) when spread evenly. */
+static int spread(int total, int i, int from, int to) {
+  if (i < from || i >= to || to <= from)
+    return 0;
+  int len = to - from, x = i - from;
+  return (int)((int64_t)total * (x + 1) / len - (int64_t)total * x / len);
+}
+
+/* sched.group.barrier plan of one half: before the barrier the LDS writes of the staged tile, then
+ * its successor's global loads, the reads of k groups 1.. under the MFMAs of the group before;
+ * after the barrier the reads of the next tile's group 0 under the last c MFMAs. */
+static void schedule_half(gk *K, const mloop *L, bool after_barrier) {
+  int nwrite = K->na + K->nb * (K->pb.b_kcontig ? 1 : K->P.vb), nvmem = K->na + K->nb, nr = L->nf;
+  int m1 = L->G * L->n - L->c;
+  if (after_barrier) {
+    for (int i = 0; i < L->c; i++)
+      gemm_mma_slot(K->cb, &K->mm, 0, 0, spread(nr, i, 0, L->c), 1);
+    return;
+  }
+  int wend = (nwrite + 2) / 3 < m1 ? (nwrite + 2) / 3 : m1;
+  int vend = wend + (nvmem + 1) / 2 < m1 ? wend + (nvmem + 1) / 2 : m1;
+  for (int i = 0; i < m1; i++) {
+    int g = i / L->n, rd = g + 1 < L->G ? spread(nr, i, g * L->n, (g + 1) * L->n) : 0;
+    gemm_mma_slot(K->cb, &K->mm, spread(nwrite, i, 0, wend), spread(nvmem, i, wend, vend), rd, 1);
+  }
+}
+
+/* Half h (0 or 1) of the loop body for the tile in LDS buffer h: store the staged tile
+ * (sa, sb) to buffer h^1, load tile `next` into (sa, sb), multiply, barrier, read group 0 of
+ * buffer h^1. */
+static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *sa, LLVMValueRef *sb,
+                       LLVMValueRef *acc) {
+  store_tile(K, c32(K, h ^ 1), sa, sb);
+  load_tile(K, next, sa, sb);
+  for (int g = 0; g < L->G; g++) {
+    LLVMValueRef *f = L->F[(h * L->G + g) % 2];
+    if (g + 1 < L->G)
+      read_group(K, L, h, g + 1, L->F[(h * L->G + g + 1) % 2]);
+    mma_range(K, L, f, acc, 0, g + 1 < L->G ? L->n : L->n - L->c);
+  }
+  schedule_half(K, L, false);
+  /* nothing crosses the barrier: the MFMAs of each side stay where the schedule puts them */
+  cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
+  cg_barrier(K->cb);
+  LLVMValueRef *last = L->F[(h * L->G + L->G - 1) % 2];
+  read_group(K, L, h ^ 1, 0, L->F[(h * L->G + L->G) % 2]);
+  mma_range(K, L, last, acc, L->n - L->c, L->n);
+  schedule_half(K, L, true);
+}
+
+/* The MFMA K loop over `count` tiles from kbeg; acc[] holds the sums when it returns, the builder
+ * sits in the block after the loop. An odd count gets a zero tile in front (the sequence index j
+ * runs over count + 1 tiles then), so that both halves of every iteration have a tile. */
+static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRef *acc) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_mma *mm = &K->mm;
+  mloop L = {.rm = K->P.wm / mm->m, .rn = K->P.wn / mm->n};
+  L.nf = L.rm + L.rn, L.G = K->P.bk / (mm->k * mm->pack), L.n = L.rm * L.rn * mm->pack;
+  L.c = (L.nf + 2) / 3 < L.n ? (L.nf + 2) / 3 : L.n - 1;
+  if (L.c < 1)
+    L.c = L.n > 1 ? 1 : 0;
+  L.la = gemm_mma_lane(cb, mm, K->lane, false), L.lb = gemm_mma_lane(cb, mm, K->lane, true);
+  L.order = calloc((size_t)L.n, sizeof *L.order);
+  /* row 0 and column 0 first: every fragment is in use early in the group */
+  for (int p = 0, e = 0; p < mm->pack; p++)
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < L.rm; i++)
+        for (int j = 0; j < L.rn; j++)
+          if ((i == 0 || j == 0) == (pass == 0))
+            L.order[e][0] = p, L.order[e][1] = i, L.order[e++][2] = j;
+  L.F[0] = calloc((size_t)L.nf, sizeof(LLVMValueRef));
+  L.F[1] = calloc((size_t)L.nf, sizeof(LLVMValueRef));
+  int ns = K->na + K->nb, nacc = L.rm * L.rn;
+  LLVMValueRef *sv = calloc((size_t)ns, sizeof(LLVMValueRef)), *phis = calloc((size_t)(nacc + L.nf + ns), sizeof(LLVMValueRef));
+  LLVMValueRef one = c32(K, 1);
+  LLVMValueRef T = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, count, one, ""), one, count, "tiles");
+  LLVMValueRef odd = LLVMBuildAnd(b, T, one, "");
+  LLVMValueRef T2 = LLVMBuildAdd(b, T, odd, "");
+  LLVMValueRef lastt = LLVMBuildSub(b, T, one, "");
+#define TILE(j) LLVMBuildAdd(b, kbeg, smin(K, smax(K, LLVMBuildSub(b, (j), odd, ""), c32(K, 0)), lastt), "")
+  /* prologue: sequence tile 0 (zeros when count is odd) into buffer 0, tile 1 staged */
+  load_tile(K, TILE(c32(K, 0)), sv, sv + K->na);
+  LLVMValueRef isodd = LLVMBuildICmp(b, LLVMIntNE, odd, c32(K, 0), "");
+  for (int s = 0; s < ns; s++)
+    sv[s] = LLVMBuildSelect(b, isodd, LLVMConstNull(LLVMTypeOf(sv[s])), sv[s], "");
+  store_tile(K, c32(K, 0), sv, sv + K->na);
+  load_tile(K, TILE(one), sv, sv + K->na);
+  cg_barrier(cb);
+  read_group(K, &L, 0, 0, L.F[0]);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef j = LLVMBuildPhi(b, cb->i32, "j");
+  LLVMValueRef *init = calloc((size_t)(nacc + L.nf + ns), sizeof(LLVMValueRef));
+  int np = 0;
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm);
+  for (int i = 0; i < nacc; i++)
+    init[np] = LLVMConstNull(acc_t), acc[i] = phis[np++] = LLVMBuildPhi(b, acc_t, "acc");
+  for (int i = 0; i < L.nf; i++)
+    init[np] = L.F[0][i], L.F[0][i] = phis[np++] = LLVMBuildPhi(b, LLVMTypeOf(L.F[0][i]), "frag");
+  for (int s = 0; s < ns; s++)
+    init[np] = sv[s], sv[s] = phis[np++] = LLVMBuildPhi(b, LLVMTypeOf(sv[s]), "staged");
+  mloop_half(K, &L, 0, TILE(LLVMBuildAdd(b, j, c32(K, 2), "")), sv, sv + K->na, acc);
+  mloop_half(K, &L, 1, TILE(LLVMBuildAdd(b, j, c32(K, 3), "")), sv, sv + K->na, acc);
+#undef TILE
+  LLVMValueRef j2 = LLVMBuildAdd(b, j, c32(K, 2), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMValueRef back = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, j2, T2, ""), loop, done);
+  cg_loop_no_unroll(cb, back); /* already two tiles per iteration */
+  LLVMBasicBlockRef bbs[2] = {pre, latch};
+  LLVMValueRef jin[2] = {c32(K, 0), j2};
+  LLVMAddIncoming(j, jin, bbs, 2);
+  np = 0;
+  for (int i = 0; i < nacc; i++, np++)
+    LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], acc[i]}, bbs, 2);
+  for (int i = 0; i < L.nf; i++, np++) /* (2 G) % 2 == 0: an iteration ends in set 0 again */
+    LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], L.F[0][i]}, bbs, 2);
+  for (int s = 0; s < ns; s++, np++)
+    LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], sv[s]}, bbs, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  free(L.order), free(L.F[0]), free(L.F[1]), free(sv), free(phis), free(init);
 }
 
 /* ---------------------------------------------------------------- epilogue */
@@ -610,6 +797,54 @@ static void fn_attr(cg_builder *cb, const char *key, const char *v) {
                           LLVMCreateStringAttribute(cb->ctx, key, (unsigned)strlen(key), v, (unsigned)strlen(v)));
 }
 
+/* The K loop of the WMMA and FMA paths: one tile per iteration, the next one prefetched into
+ * registers while this one computes, one barrier. */
+static void kloop_simple(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRef *av,
+                         LLVMValueRef *bv, LLVMValueRef *acc) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_params *P = &K->P;
+  int nacc = (P->wm / K->mm.m) * (P->wn / K->mm.n);
+  LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
+  /* prologue: the first tile into buffer 0 */
+  load_tile(K, kbeg, av, bv);
+  store_tile(K, c32(K, 0), av, bv);
+  cg_barrier(cb);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef kt = LLVMBuildPhi(b, cb->i32, "kt");
+  for (int i = 0; i < nacc; i++)
+    acc[i] = phis[i] = LLVMBuildPhi(b, acc_t, "acc");
+  LLVMValueRef next = LLVMBuildAdd(b, kt, c32(K, 1), "");
+  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, count, "");
+  /* prefetch the next tile (the last iteration reloads its own: in bounds, never stored to a
+   * buffer anyone reads) while this one computes; kt counts from this group's first tile */
+  load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
+  compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
+  store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
+  cg_barrier(cb);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
+  /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
+   * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
+   * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
+  if (K->mm.row)
+    cg_loop_no_unroll(cb, back);
+  LLVMValueRef kin[2] = {c32(K, 0), next};
+  LLVMBasicBlockRef kbb[2] = {pre, latch};
+  LLVMAddIncoming(kt, kin, kbb, 2);
+  for (int i = 0; i < nacc; i++) {
+    LLVMValueRef in[2] = {LLVMConstNull(acc_t), acc[i]};
+    LLVMAddIncoming(phis[i], in, kbb, 2);
+  }
+  LLVMPositionBuilderAtEnd(b, done);
+  free(phis);
+}
+
 /* The exact work-group size lets LLVM use the whole register budget (GEMM.md §1.7); the default
  * tiles hold <= 64 accumulators per lane, so 2 waves per SIMD fit without spills. */
 static void set_wg_size(cg_builder *cb, int threads) {
@@ -678,56 +913,17 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   plan_slots(K);
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
-  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n, nacc = rm * rn;
-  LLVMValueRef *acc = calloc((size_t)nacc, sizeof(LLVMValueRef));
-  LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
-  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
-
-  /* prologue: the first tile into buffer 0 */
-  load_tile(K, kbeg, av, bv);
-  store_tile(K, c32(K, 0), av, bv);
-  cg_barrier(cb);
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
-  LLVMBuildBr(b, loop);
-  LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef kt = LLVMBuildPhi(b, cb->i32, "kt");
-  for (int i = 0; i < nacc; i++)
-    acc[i] = phis[i] = LLVMBuildPhi(b, acc_t, "acc");
-  LLVMValueRef next = LLVMBuildAdd(b, kt, c32(K, 1), "");
-  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, count, "");
-  /* prefetch the next tile (the last iteration reloads its own: in bounds, never stored to a
-   * buffer anyone reads) while this one computes; kt counts from this group's first tile */
-  load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
-  compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
-  store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
-  int kgroups = P->bk / (K->mm.k * K->mm.pack), step = nacc * K->mm.pack;
-  gemm_mma_pipeline(cb, &K->mm, K->na + K->nb, kgroups * (rm + rn), kgroups * step,
-                    (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (pb->b_kcontig ? 1 : P->vb));
-  cg_barrier(cb);
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-  LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
-  /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
-   * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
-   * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
-  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
-    cg_loop_no_unroll(cb, back);
-  LLVMValueRef kin[2] = {c32(K, 0), next};
-  LLVMBasicBlockRef kbb[2] = {pre, latch};
-  LLVMAddIncoming(kt, kin, kbb, 2);
-  for (int i = 0; i < nacc; i++) {
-    LLVMValueRef in[2] = {LLVMConstNull(acc_t), acc[i]};
-    LLVMAddIncoming(phis[i], in, kbb, 2);
-  }
-  LLVMPositionBuilderAtEnd(b, done);
+  LLVMValueRef *acc = calloc((size_t)(P->wm / K->mm.m) * (size_t)(P->wn / K->mm.n), sizeof(LLVMValueRef));
+  if (K->mm.row && K->mm.row->layout == MATRIX_MFMA)
+    kloop_mfma(K, kbeg, count, acc);
+  else
+    kloop_simple(K, kbeg, count, av, bv, acc);
   bool ok = !cb->failed && emit_epilogue(K, acc);
   if (ok)
     LLVMBuildRetVoid(b);
   free(av);
   free(bv);
   free(acc);
-  free(phis);
   return ok;
 }
 
