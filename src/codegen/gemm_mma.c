@@ -237,3 +237,21 @@ void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, in
   sched_group(cb, SG_DS_READ, nread);
   sched_group(cb, SG_MFMA, nmma);
 }
+void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
+                       int nwrite) {
+  if (!mm->row || mm->row->layout != MATRIX_MFMA)
+    return;
+  if (first > nmma)
+    first = nmma;
+  int rest = nmma - first, tail = rest / 4 < nwrite ? rest / 4 : nwrite;
+  if (tail < 1)
+    tail = rest ? 1 : 0;
+  sched_group(cb, SG_DS_READ, nread);
+  sched_group(cb, SG_MFMA, first);
+  sched_group(cb, SG_VMEM_READ, nvmem);
+  sched_group(cb, SG_MFMA, rest - tail);
+  for (int i = 0; i < tail; i++) {
+    sched_group(cb, SG_DS_WRITE, nwrite * (i + 1) / tail - nwrite * i / tail);
+    sched_group(cb, SG_MFMA, 1);
+  }
+}

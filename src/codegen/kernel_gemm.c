@@ -32,6 +32,7 @@ typedef struct gk {
   int es;          /* bytes per operand element */
   LLVMTypeRef mem; /* operand element type in memory/LDS (bf16 as i16) */
   LLVMValueRef a_ptr, b_ptr, bias_ptr;
+  LLVMValueRef a_rsrc, b_rsrc; /* MFMA: buffer resources of A and B (NULL: global loads) */
   int sa;            /* LDS row stride in bytes */
   int buf_bytes;     /* one LDS buffer (A then B) */
   int threads, waves, wgn;
@@ -222,6 +223,46 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef base, LLVMValueRef off, LLVMV
   return LLVMBuildSelect(b, ok, x, f, "");
 }
 
+/* A raw buffer load of v elements at byte offset voff (per thread) + soff (uniform) of rsrc: the
+ * uniform part travels in an SGPR and the loop-invariant per-thread part in one VGPR, so a
+ * load is one instruction with no address arithmetic; and buffer loads count in vmcnt only
+ * (llvm-mca counts FLAT global loads in lgkmcnt too, stalling every LDS wait behind them). */
+static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLVMValueRef soff,
+                                LLVMValueRef ok, int v) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)v);
+  int bytes = v * K->es;
+  LLVMTypeRef lt = bytes >= 4 ? (bytes == 4 ? cb->i32 : LLVMVectorType(cb->i32, (unsigned)(bytes / 4)))
+                              : LLVMIntTypeInContext(cb->ctx, (unsigned)bytes * 8);
+  LLVMValueRef vo = LLVMBuildNUWMul(b, LLVMBuildSelect(b, ok, voff, c32(K, 0), ""), c32(K, K->es), "");
+  LLVMValueRef so = LLVMBuildNUWMul(b, soff, c32(K, K->es), "");
+  LLVMValueRef args[4] = {rsrc, vo, so, c32(K, 0)};
+  LLVMValueRef x = cg_intrinsic(cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4);
+  x = LLVMBuildBitCast(b, x, vt, "");
+  return LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "");
+}
+
+/* Buffer resources for A and B when the target has them, the MFMA path runs and each operand
+ * fits 2^31 bytes (32-bit offsets). */
+static void make_rsrcs(gk *K) {
+  cg_builder *cb = K->cb;
+  const target_info *t = cb->target->info;
+  K->a_rsrc = K->b_rsrc = NULL;
+  if (!t->buffer_dword3 || !K->mm.row || K->mm.row->layout != MATRIX_MFMA)
+    return;
+  LLVMValueRef *rs[2] = {&K->a_rsrc, &K->b_rsrc}, ptrs[2] = {K->a_ptr, K->b_ptr};
+  for (int i = 0; i < 2; i++) {
+    int64_t bytes = tensor_numel(&K->anchor->operands[i]->type) * K->es;
+    if (bytes >= ((int64_t)1 << 31))
+      return (void)(K->a_rsrc = K->b_rsrc = NULL);
+    LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(cb->ctx, 8), LLVMTypeOf(ptrs[i])};
+    LLVMValueRef args[4] = {ptrs[i], LLVMConstInt(cb->i16, 0, 0), LLVMConstInt(cb->i64, (unsigned long long)bytes, 0),
+                            LLVMConstInt(cb->i32, t->buffer_dword3, 0)};
+    *rs[i] = cg_intrinsic(cb, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
+  }
+}
+
 /* Global loads of K tile kt into registers (av[na], bv[nb]). Each offset is split into a
  * uniform part (work-group origin and k0, folded into the base pointer) and a loop-invariant
  * per-thread part. */
@@ -236,13 +277,13 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   bool k_in = pb->k % P->bk == 0;
   bool a_in = (P->bm * P->bk / P->va) % K->threads == 0 && pb->m % P->bm == 0;
   bool b_in = (P->bn * P->bk / P->vb) % K->threads == 0 && pb->n % P->bn == 0;
-  LLVMValueRef abase = K->a_ptr, bbase = K->b_ptr;
+  LLVMValueRef abase = K->a_ptr, bbase = K->b_ptr, ua = c32(K, 0), ub = c32(K, 0);
   if (K->kind != GK_CONV) { /* uniform parts: always in bounds (m0 < M, n0 < N, k0 < K) */
     LLVMValueRef row0 = K->m0;
     if (K->kind == GK_MATMUL)
       row0 = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), K->m0, "");
-    LLVMValueRef ua = LLVMBuildAdd(b, LLVMBuildMul(b, row0, c32(K, pb->k), ""), k0, "");
-    LLVMValueRef ub = pb->b_kcontig
+    ua = LLVMBuildAdd(b, LLVMBuildMul(b, row0, c32(K, pb->k), ""), k0, "");
+    ub = pb->b_kcontig
         ? LLVMBuildAdd(b, LLVMBuildMul(b, K->n0, c32(K, pb->k), ""), k0, "")
         : LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k0, ""),
                                        c32(K, pb->n), ""), K->n0, "");
@@ -259,7 +300,7 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     } else {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, pb->k), ""), K->a_kc[s], "");
     }
-    av[s] = load_chunk(K, abase, off, ok, P->va, fa);
+    av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va) : load_chunk(K, abase, off, ok, P->va, fa);
   }
   for (int s = 0; s < K->nb; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
@@ -274,7 +315,7 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     } else {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, K->b_kc[s], c32(K, pb->n), ""), K->b_row[s], "");
     }
-    bv[s] = load_chunk(K, bbase, off, ok, P->vb, fb);
+    bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb) : load_chunk(K, bbase, off, ok, P->vb, fb);
   }
 }
 
@@ -513,6 +554,7 @@ static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRe
   L.c = (L.nf + 2) / 3 < L.n ? (L.nf + 2) / 3 : L.n - 1;
   if (L.c < 1)
     L.c = L.n > 1 ? 1 : 0;
+  if (getenv("XC")) L.c = atoi(getenv("XC"));
   L.la = gemm_mma_lane(cb, mm, K->lane, false), L.lb = gemm_mma_lane(cb, mm, K->lane, true);
   L.order = calloc((size_t)L.n, sizeof *L.order);
   /* row 0 and column 0 first: every fragment is in use early in the group */
@@ -826,13 +868,17 @@ static void kloop_simple(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValue
   load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
   compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
   store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
+  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n;
+  int kgroups = P->bk / (K->mm.k * K->mm.pack), step = nacc * K->mm.pack;
+  gemm_mma_pipeline(cb, &K->mm, K->na + K->nb, kgroups * (rm + rn), kgroups * step,
+                    (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (K->pb.b_kcontig ? 1 : P->vb));
   cg_barrier(cb);
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
   /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
    * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
    * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
-  if (K->mm.row)
+  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
     cg_loop_no_unroll(cb, back);
   LLVMValueRef kin[2] = {c32(K, 0), next};
   LLVMBasicBlockRef kbb[2] = {pre, latch};
@@ -911,10 +957,13 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row_ok), free(K->b_row), free(K->b_kc);
   free(K->cv_rows);
   plan_slots(K);
+  make_rsrcs(K);
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   LLVMValueRef *acc = calloc((size_t)(P->wm / K->mm.m) * (size_t)(P->wn / K->mm.n), sizeof(LLVMValueRef));
-  if (K->mm.row && K->mm.row->layout == MATRIX_MFMA)
+  /* gfx908 keeps the single-tile loop: its accumulators fill the separate 128-entry AGPR budget
+   * of 2 waves per SIMD, and the pipelined loop's second fragment set spilled there (48 dwords) */
+  if (K->mm.row && K->mm.row->layout == MATRIX_MFMA && !cb->target->info->agpr_file)
     kloop_mfma(K, kbeg, count, acc);
   else
     kloop_simple(K, kbeg, count, av, bv, acc);
