@@ -500,23 +500,30 @@ static int spread(int total, int i, int from, int to) {
   return (int)((int64_t)total * (x + 1) / len - (int64_t)total * x / len);
 }
 
-/* sched.group.barrier plan of one half: before the barrier the LDS writes of the staged tile, then
- * its successor's global loads, the reads of k groups 1.. under the MFMAs of the group before;
- * after the barrier the reads of the next tile's group 0 under the last c MFMAs. */
-static void schedule_half(gk *K, const mloop *L, bool after_barrier) {
+/* sched.group.barrier plan of k group g of a half (one scheduling region each, sched.barrier
+ * between them, so that no MFMA of a later group is pulled in front of its fragments): group 0
+ * issues the global loads of the tile after next and the LDS writes of the staged tile, every
+ * group but the last reads the next group's fragments under its MFMAs; after the barrier the
+ * next tile's group 0 is read under the last c MFMAs (after_barrier). */
+static void schedule_group(gk *K, const mloop *L, int g, bool after_barrier) {
   int nwrite = K->na + K->nb * (K->pb.b_kcontig ? 1 : K->P.vb), nvmem = K->na + K->nb, nr = L->nf;
-  int m1 = L->G * L->n - L->c;
   if (after_barrier) {
     for (int i = 0; i < L->c; i++)
       gemm_mma_slot(K->cb, &K->mm, 0, 0, spread(nr, i, 0, L->c), 1);
     return;
   }
-  int wend = (nwrite + 2) / 3 < m1 ? (nwrite + 2) / 3 : m1;
-  int vend = wend + (nvmem + 1) / 2 < m1 ? wend + (nvmem + 1) / 2 : m1;
-  for (int i = 0; i < m1; i++) {
-    int g = i / L->n, rd = g + 1 < L->G ? spread(nr, i, g * L->n, (g + 1) * L->n) : 0;
-    gemm_mma_slot(K->cb, &K->mm, spread(nwrite, i, 0, wend), spread(nvmem, i, wend, vend), rd, 1);
-  }
+  int m = g + 1 < L->G ? L->n : L->n - L->c;
+  if (g > 0)
+    nwrite = nvmem = 0;
+  int wend = (nwrite + 2) / 3 < m ? (nwrite + 2) / 3 : m;
+  int vend = (nvmem + 3) / 4 < m ? (nvmem + 3) / 4 : m;
+  int rd = g + 1 < L->G ? nr : 0;
+  for (int i = 0; i < m; i++)
+    gemm_mma_slot(K->cb, &K->mm, spread(nwrite, i, 0, wend), spread(nvmem, i, 0, vend), spread(rd, i, 0, m), 1);
+}
+
+static void sched_fence(gk *K) {
+  cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
 }
 
 /* Half h (0 or 1) of the loop body for the tile in LDS buffer h: store the staged tile
@@ -531,15 +538,15 @@ static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *
     if (g + 1 < L->G)
       read_group(K, L, h, g + 1, L->F[(h * L->G + g + 1) % 2]);
     mma_range(K, L, f, acc, 0, g + 1 < L->G ? L->n : L->n - L->c);
+    schedule_group(K, L, g, false);
+    /* nothing crosses a group boundary or the barrier */
+    sched_fence(K);
   }
-  schedule_half(K, L, false);
-  /* nothing crosses the barrier: the MFMAs of each side stay where the schedule puts them */
-  cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
   cg_barrier(K->cb);
   LLVMValueRef *last = L->F[(h * L->G + L->G - 1) % 2];
   read_group(K, L, h ^ 1, 0, L->F[(h * L->G + L->G) % 2]);
   mma_range(K, L, last, acc, L->n - L->c, L->n);
-  schedule_half(K, L, true);
+  schedule_group(K, L, 0, true);
 }
 
 /* The MFMA K loop over `count` tiles from kbeg; acc[] holds the sums when it returns, the builder
