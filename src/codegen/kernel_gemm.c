@@ -322,11 +322,11 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
 /* LDS layout per buffer: A rows (m, k contiguous) then B rows (n, k contiguous), each row
  * bk elements + 16 bytes of padding so that lanes reading the same k of consecutive rows hit
  * different banks. */
-static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv) {
+static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv, int s0, int s1) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_params *P = &K->P;
   LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
-  for (int s = 0; s < K->na; s++) {
+  for (int s = s0; s < K->na && s < s1; s++) {
     LLVMValueRef byte = LLVMBuildAdd(b, base, LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, K->sa), ""),
                                                            LLVMBuildMul(b, K->a_kc[s], c32(K, K->es), ""), ""), "");
     /* slots past the tile (the thread count does not divide it) write into the padding of the
@@ -341,7 +341,7 @@ static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *
   LLVMValueRef bbase = LLVMBuildAdd(b, base, c32(K, (int64_t)P->bm * K->sa), "");
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
-  for (int s = 0; s < K->nb; s++) {
+  for (int s = s0 > K->na ? s0 - K->na : 0; s < K->nb && K->na + s < s1; s++) {
     LLVMValueRef in = NULL;
     if (b_total % K->threads)
       in = LLVMBuildICmp(b, LLVMIntULT, kc ? K->b_row[s] : K->b_kc[s], c32(K, kc ? P->bn : P->bk), "");
@@ -364,6 +364,11 @@ static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *
       }
     }
   }
+}
+
+/* Staging slots [s0, s1) (A's slots, then B's) of the registers into LDS buffer buf. */
+static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv) {
+  store_slots(K, buf, av, bv, 0, K->na + K->nb);
 }
 
 /* ---------------------------------------------------------------- compute one LDS buffer */
@@ -463,6 +468,7 @@ typedef struct mloop {
   gemm_lane la, lb;
   LLVMValueRef *F[2]; /* two fragment sets: A fragments [0, rm), B [rm, rm+rn) */
   int (*order)[3];    /* MFMA e of a group: pack step, A fragment, B fragment */
+  int wr[64];         /* LDS writes of the staged tile in k group g of the current half */
 } mloop;
 
 /* The rm + rn fragments of k group g of LDS buffer buf into f. */
@@ -513,8 +519,9 @@ static void schedule_group(gk *K, const mloop *L, int g, bool after_barrier) {
     return;
   }
   int m = g + 1 < L->G ? L->n : L->n - L->c;
+  nwrite = L->wr[g];
   if (g > 0)
-    nwrite = nvmem = 0;
+    nvmem = 0;
   int wend = (nwrite + 2) / 3 < m ? (nwrite + 2) / 3 : m;
   int vend = (nvmem + 3) / 4 < m ? (nvmem + 3) / 4 : m;
   int rd = g + 1 < L->G ? nr : 0;
@@ -531,10 +538,24 @@ static void sched_fence(gk *K) {
  * buffer h^1. */
 static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *sa, LLVMValueRef *sb,
                        LLVMValueRef *acc) {
-  store_tile(K, c32(K, h ^ 1), sa, sb);
+  /* the staged tile's LDS writes, spread over the k groups by their instruction counts (a
+   * transposed 8-bit B slot is 16 byte writes) */
+  int ns = K->na + K->nb, wb = K->pb.b_kcontig ? 1 : K->P.vb, wtot = K->na + K->nb * wb;
+  LLVMValueRef *st = malloc(sizeof(LLVMValueRef) * (size_t)ns);
+  memcpy(st, sa, sizeof(LLVMValueRef) * (size_t)K->na), memcpy(st + K->na, sb, sizeof(LLVMValueRef) * (size_t)K->nb);
   load_tile(K, next, sa, sb);
-  for (int g = 0; g < L->G; g++) {
+  for (int g = 0, s0 = 0; g < L->G; g++) {
     LLVMValueRef *f = L->F[(h * L->G + g) % 2];
+    int s1 = s0, w = 0, want = (int)((int64_t)wtot * (g + 1) / L->G);
+    for (int s = 0; s < ns; s++)
+      w += s < K->na ? 1 : wb, s1 = w <= want ? s + 1 : s1;
+    if (g + 1 == L->G)
+      s1 = ns;
+    store_slots(K, c32(K, h ^ 1), st, st + K->na, s0, s1);
+    L->wr[g] = 0;
+    for (int s = s0; s < s1; s++)
+      L->wr[g] += s < K->na ? 1 : wb;
+    s0 = s1;
     if (g + 1 < L->G)
       read_group(K, L, h, g + 1, L->F[(h * L->G + g + 1) % 2]);
     mma_range(K, L, f, acc, 0, g + 1 < L->G ? L->n : L->n - L->c);
@@ -542,6 +563,7 @@ static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *
     /* nothing crosses a group boundary or the barrier */
     sched_fence(K);
   }
+  free(st);
   cg_barrier(K->cb);
   LLVMValueRef *last = L->F[(h * L->G + L->G - 1) % 2];
   read_group(K, L, h ^ 1, 0, L->F[(h * L->G + L->G) % 2]);
