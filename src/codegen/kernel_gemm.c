@@ -583,7 +583,6 @@ static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRe
   L.c = (L.nf + 2) / 3 < L.n ? (L.nf + 2) / 3 : L.n - 1;
   if (L.c < 1)
     L.c = L.n > 1 ? 1 : 0;
-  if (getenv("XC")) L.c = atoi(getenv("XC"));
   L.la = gemm_mma_lane(cb, mm, K->lane, false), L.lb = gemm_mma_lane(cb, mm, K->lane, true);
   L.order = calloc((size_t)L.n, sizeof *L.order);
   /* row 0 and column 0 first: every fragment is in use early in the group */
