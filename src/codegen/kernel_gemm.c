@@ -41,6 +41,7 @@ typedef struct gk {
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
+  int rb; /* k rows of B a thread transposes together (8-bit n-contiguous B on the MFMA path) */
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
 } gk;
@@ -187,9 +188,18 @@ static void plan_slots(gk *K) {
   K->b_row = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_kc = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   per_row = kc ? P->bk / P->vb : P->bn / P->vb;
+  /* 8-bit n-contiguous B (matmul): a thread loads rb = 2 consecutive k rows of the same n run, so
+   * that each n gets one 2-byte LDS write of its k pair instead of two byte writes (and the byte
+   * extractions); needs the staging to tile the threads exactly */
+  K->rb = 1;
+  if (!kc && K->es == 1 && K->mm.row && K->mm.row->layout == MATRIX_MFMA && K->nb % 2 == 0 &&
+      b_total % (2 * T) == 0 && P->bk % 2 == 0)
+    K->rb = 2;
   for (int s = 0; s < K->nb; s++) {
-    LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
+    LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)(s / K->rb) * T), "");
     LLVMValueRef q = LLVMBuildUDiv(b, c, c32(K, per_row), "");
+    if (K->rb > 1)
+      q = LLVMBuildAdd(b, LLVMBuildMul(b, q, c32(K, K->rb), ""), c32(K, s % K->rb), "");
     LLVMValueRef rem = LLVMBuildMul(b, LLVMBuildURem(b, c, c32(K, per_row), ""), c32(K, P->vb), "");
     LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, c, c32(K, b_total), "");
     /* kc: q = n row, rem = k column; else q = k row, rem = n column */
@@ -352,6 +362,21 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
       if (in)
         byte = LLVMBuildSelect(b, in, byte, pad, "");
       cg_store(K->cb, bv[s], gep8(K, K->lds, byte), al(P->vb * K->es));
+    } else if (K->rb > 1) { /* rows s, s+1 (k, k+1): one 2-byte write of the k pair per n */
+      if ((s - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
+        continue;
+      /* the pairs of n and n+1 in one dword (one v_perm_b32), written as its two halves */
+      for (int j = 0; j < P->vb; j += 2) {
+        LLVMValueRef mask[4] = {c32(K, j), c32(K, P->vb + j), c32(K, j + 1), c32(K, P->vb + j + 1)};
+        LLVMValueRef w = LLVMBuildShuffleVector(b, bv[s], bv[s + 1], LLVMConstVector(mask, 4), "");
+        w = LLVMBuildBitCast(b, w, LLVMVectorType(K->cb->i16, 2), "");
+        for (int h = 0; h < 2; h++) {
+          LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j + h), "");
+          LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
+                                                                  K->b_kc[s], ""), "");
+          cg_store(K->cb, LLVMBuildExtractElement(b, w, c32(K, h), ""), gep8(K, K->lds, byte), 2);
+        }
+      }
     } else { /* matmul B is n-contiguous in memory: transpose element by element */
       for (int j = 0; j < P->vb; j++) {
         LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
@@ -540,15 +565,15 @@ static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *
                        LLVMValueRef *acc) {
   /* the staged tile's LDS writes, spread over the k groups by their instruction counts (a
    * transposed 8-bit B slot is 16 byte writes) */
-  int ns = K->na + K->nb, wb = K->pb.b_kcontig ? 1 : K->P.vb, wtot = K->na + K->nb * wb;
+  int ns = K->na + K->nb, wb = K->pb.b_kcontig ? 1 : K->P.vb / K->rb, wtot = K->na + K->nb * wb;
   LLVMValueRef *st = malloc(sizeof(LLVMValueRef) * (size_t)ns);
   memcpy(st, sa, sizeof(LLVMValueRef) * (size_t)K->na), memcpy(st + K->na, sb, sizeof(LLVMValueRef) * (size_t)K->nb);
   load_tile(K, next, sa, sb);
   for (int g = 0, s0 = 0; g < L->G; g++) {
     LLVMValueRef *f = L->F[(h * L->G + g) % 2];
     int s1 = s0, w = 0, want = (int)((int64_t)wtot * (g + 1) / L->G);
-    for (int s = 0; s < ns; s++)
-      w += s < K->na ? 1 : wb, s1 = w <= want ? s + 1 : s1;
+    for (int s = 0; s < ns; s++) /* B splits between blocks of rb rows only */
+      w += s < K->na ? 1 : wb, s1 = w <= want && (s < K->na || (s + 1 - K->na) % K->rb == 0) ? s + 1 : s1;
     if (g + 1 == L->G)
       s1 = ns;
     store_slots(K, c32(K, h ^ 1), st, st + K->na, s0, s1);
