@@ -494,7 +494,7 @@ typedef struct mloop {
   gemm_lane la, lb;
   LLVMValueRef *F[2]; /* two fragment sets: A fragments [0, rm), B [rm, rm+rn) */
   int (*order)[3];    /* MFMA e of a group: pack step, A fragment, B fragment */
-  int wr[64];         /* LDS writes of the staged tile in k group g of the current half */
+  int *wr;            /* [G]: LDS writes of the staged tile in k group g of the current half */
 } mloop;
 
 /* The rm + rn fragments of k group g of LDS buffer buf into f. */
@@ -538,14 +538,13 @@ static int spread(int total, int i, int from, int to) {
  * group but the last reads the next group's fragments under its MFMAs; after the barrier the
  * next tile's group 0 is read under the last c MFMAs (after_barrier). */
 static void schedule_group(gk *K, const mloop *L, int g, bool after_barrier) {
-  int nwrite = K->na + K->nb * (K->pb.b_kcontig ? 1 : K->P.vb), nvmem = K->na + K->nb, nr = L->nf;
+  int nvmem = K->na + K->nb, nr = L->nf;
   if (after_barrier) {
     for (int i = 0; i < L->c; i++)
       gemm_mma_slot(K->cb, &K->mm, 0, 0, spread(nr, i, 0, L->c), 1);
     return;
   }
-  int m = g + 1 < L->G ? L->n : L->n - L->c;
-  nwrite = L->wr[g];
+  int m = g + 1 < L->G ? L->n : L->n - L->c, nwrite = L->wr[g];
   if (g > 0)
     nvmem = 0;
   int wend = (nwrite + 2) / 3 < m ? (nwrite + 2) / 3 : m;
@@ -564,8 +563,8 @@ static void sched_fence(gk *K) {
  * buffer h^1. */
 static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *sa, LLVMValueRef *sb,
                        LLVMValueRef *acc) {
-  /* the staged tile's LDS writes, spread over the k groups by their instruction counts (a
-   * transposed 8-bit B slot is 16 byte writes) */
+  /* the staged tile's LDS writes, spread over the k groups by their instruction counts (an
+   * n-contiguous B slot is vb / rb writes) */
   int ns = K->na + K->nb, wb = K->pb.b_kcontig ? 1 : K->P.vb / K->rb, wtot = K->na + K->nb * wb;
   LLVMValueRef *st = malloc(sizeof(LLVMValueRef) * (size_t)ns);
   memcpy(st, sa, sizeof(LLVMValueRef) * (size_t)K->na), memcpy(st + K->na, sb, sizeof(LLVMValueRef) * (size_t)K->nb);
@@ -611,6 +610,7 @@ static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRe
     L.c = L.n > 1 ? 1 : 0;
   L.la = gemm_mma_lane(cb, mm, K->lane, false), L.lb = gemm_mma_lane(cb, mm, K->lane, true);
   L.order = calloc((size_t)L.n, sizeof *L.order);
+  L.wr = calloc((size_t)L.G, sizeof *L.wr);
   /* row 0 and column 0 first: every fragment is in use early in the group */
   for (int p = 0, e = 0; p < mm->pack; p++)
     for (int pass = 0; pass < 2; pass++)
@@ -670,7 +670,7 @@ static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRe
   for (int s = 0; s < ns; s++, np++)
     LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], sv[s]}, bbs, 2);
   LLVMPositionBuilderAtEnd(b, done);
-  free(L.order), free(L.F[0]), free(L.F[1]), free(sv), free(phis), free(init);
+  free(L.order), free(L.wr), free(L.F[0]), free(L.F[1]), free(sv), free(phis), free(init);
 }
 
 /* ---------------------------------------------------------------- epilogue */
