@@ -253,6 +253,7 @@ typedef struct target_info {
   int valu_flops_per_cu_clk; /* f32 FMA: 2 x lanes issued per clock per CU (no packed math) */
   bool f32_atomic_add;    /* native global f32 atomic add */
   int agpr_file;          /* entries of a separate AGPR file (gfx908), 0: unified or none */
+  unsigned buffer_dword3; /* dword 3 of a raw buffer resource (AMDGPU.md §4.3), 0: no buffer loads */
 } target_info;
 
 extern const target_info target_table[];
