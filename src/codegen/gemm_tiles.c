@@ -94,13 +94,18 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   bool mfma = mm->row && !wmma;
   int64_t big_tiles = pb->batch * ((pb->m + 255) / 256) * ((pb->n + 255) / 256);
   bool big = mfma && pb->m >= 256 && pb->n >= 256 && big_tiles >= 32;
-  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget */
-  int rep_m = mm->row ? (big ? 128 : wmma ? 32 : 64) / mm->m : 1, rep_n = mm->row ? 64 / mm->n : 1;
+  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget.
+   * gfx12's fragments are 4 VGPRs: 64x64 waves fit (256 VGPRs, no spills) and halve the fragment
+   * reads per WMMA, which its 16-cycle WMMA needs (4096^3 f16 73.6 -> 82.8 % by the WMMA model);
+   * only where the 128x128 tiles still give every CU one */
+  int64_t tiles128 = pb->batch * ((pb->m + 127) / 128) * ((pb->n + 127) / 128);
+  bool wide_wmma = wmma && mm->row->layout == MATRIX_WMMA_GFX12 && tiles128 >= t->cus;
+  int rep_m = mm->row ? (big ? 128 : wmma && !wide_wmma ? 32 : 64) / mm->m : 1;
+  int rep_n = mm->row ? 64 / mm->n : 1;
   /* Few work-groups leave CUs idle: BERT-base's 512x768x768 f16 makes 24 tiles of 128x128 for
    * 304 gfx942 CUs. When 128x128 tiles would not reach one per CU and the output still holds 16
    * tiles of 64x64, 2x2 waves of one 32x32 instruction each fill more CUs (tosac-tune and the
    * quality model: 512x768x768 10 -> 35 % of the roofline on gfx942, 22 -> 92 % on gfx90a). */
-  int64_t tiles128 = pb->batch * ((pb->m + 127) / 128) * ((pb->n + 127) / 128);
   if (mfma && !big && mm->m == 32 && mm->n == 32 && tiles128 < t->cus &&
       pb->batch * pb->m * pb->n >= 16 * 64 * 64)
     rep_m = rep_n = 1;

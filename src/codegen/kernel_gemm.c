@@ -30,6 +30,7 @@ typedef struct gk {
   elem_type out_t; /* anchor result type */
   int a_zp, b_zp;
   int es;          /* bytes per operand element */
+  bool off32;      /* both operands below 4 GiB: 32-bit unsigned byte offsets (load_chunk) */
   LLVMTypeRef mem; /* operand element type in memory/LDS (bf16 as i16) */
   LLVMValueRef a_ptr, b_ptr, bias_ptr;
   int sa;            /* LDS row stride in bytes */
@@ -206,7 +207,17 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMVa
   LLVMBuilderRef b = K->cb->b;
   LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)v);
   LLVMValueRef safe = LLVMBuildSelect(b, ok, off, c32(K, 0), "");
-  LLVMValueRef x = cg_load(K->cb, vt, gep_el(K, ptr, safe), al(v * K->es));
+  /* a zero-extended 32-bit byte offset lets the backend address with the kernel argument's SGPR
+   * pair plus one VGPR (global_load saddr) instead of 64-bit VGPR arithmetic per load (four
+   * instructions each in the main loop); operands of 4 GiB or more keep the signed index */
+  LLVMValueRef p;
+  if (K->off32) {
+    LLVMValueRef byte = LLVMBuildNUWMul(b, safe, c32(K, K->es), "");
+    p = gep8(K, ptr, LLVMBuildZExt(b, byte, K->cb->i64, ""));
+  } else {
+    p = gep_el(K, ptr, safe);
+  }
+  LLVMValueRef x = cg_load(K->cb, vt, p, al(v * K->es));
   LLVMValueRef f = LLVMConstNull(vt);
   if (fill) {
     LLVMValueRef e = LLVMConstInt(K->mem, (unsigned long long)fill, 1);
@@ -660,6 +671,8 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     LLVMValueRef left = LLVMBuildSub(b, c32(K, nk), kbeg, "");
     count = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, left, c32(K, steps), ""), left, c32(K, steps), "count");
   }
+  K->off32 = tensor_numel(&K->anchor->operands[0]->type) * K->es < ((int64_t)1 << 32) &&
+             tensor_numel(&K->anchor->operands[1]->type) * K->es < ((int64_t)1 << 32);
   K->lane = LLVMBuildURem(b, K->tid, c32(K, t->wave_size), "lane");
   LLVMValueRef wave = LLVMBuildUDiv(b, K->tid, c32(K, t->wave_size), "wave");
   K->wave_m0 = LLVMBuildMul(b, LLVMBuildUDiv(b, wave, c32(K, K->wgn), ""), c32(K, P->wm), "");
