@@ -9,7 +9,9 @@
 /* ---------------------------------------------------------------- matrix instruction (gemm_mma.c) */
 /* One wave-level multiply-accumulate step D[m][n] += A[m][k] * B[k][n], either a real matrix
  * instruction (row of target_matrix_table) or the FMA fallback, in which each lane owns a
- * tm x tn micro-tile of a (lanes_m*tm) x (lanes_n*tn) wave-instruction tile and k = 1. */
+ * tm x tn micro-tile of a (lanes_m*tm) x (lanes_n*tn) wave-instruction tile and k is 16 bytes of
+ * elements: every A and B row of the micro-tile is one 16-byte LDS read per step, multiplied with
+ * dot instructions where the target has them (target_dot_table), else with FMAs. */
 typedef struct gemm_mma {
   const target_matrix *row; /* NULL: FMA fallback */
   elem_type in;             /* A/B element type */
@@ -23,6 +25,7 @@ typedef struct gemm_mma {
   int nacc;                 /* accumulators per lane */
   int tm, tn, lanes_m;      /* FMA: micro-tile and lane grid (lanes_n = wave / lanes_m) */
   int a_zp, b_zp;           /* FMA, integers: zero points subtracted before the product */
+  const target_dot *dot;    /* FMA: the dot instruction for `in`, or NULL */
   char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
 } gemm_mma;
 

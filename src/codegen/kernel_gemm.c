@@ -332,14 +332,17 @@ static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, b
   LLVMValueRef w0 = is_b ? K->wave_n0 : K->wave_m0;
   int step = is_b ? mm->n : mm->m;
   LLVMValueRef row = LLVMBuildAdd(b, w0, LLVMBuildAdd(b, ln->row, c32(K, (int64_t)t * step), ""), "");
-  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one k */
+  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one 16-byte read of k each */
     int nr = is_b ? mm->tn : mm->tm, stride = is_b ? mm->n / mm->tn : mm->lanes_m;
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)nr));
+    LLVMTypeRef rt = LLVMVectorType(K->mem, (unsigned)mm->k);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)(nr * mm->k)));
     for (int i = 0; i < nr; i++) {
       LLVMValueRef r = LLVMBuildAdd(b, row, c32(K, (int64_t)i * stride), "");
       LLVMValueRef byte = LLVMBuildAdd(b, region, LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(K, K->sa), ""),
                                                                c32(K, (int64_t)kk * K->es), ""), "");
-      v = LLVMBuildInsertElement(b, v, cg_load(K->cb, K->mem, gep8(K, K->lds, byte), (unsigned)K->es), c32(K, i), "");
+      LLVMValueRef x = cg_load(K->cb, rt, gep8(K, K->lds, byte), al(mm->k * K->es));
+      for (int e = 0; e < mm->k; e++)
+        v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, e), ""), c32(K, i * mm->k + e), "");
     }
     return v;
   }
@@ -396,6 +399,10 @@ static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
             if ((i == 0 || j == 0) == (pass == 0))
               acc[i * rn + j] = gemm_mma_step(K->cb, mm, pack_part(K, fa[i], p), pack_part(K, fb[j], p),
                                               acc[i * rn + j]);
+    /* FMA path: one step's fragments at a time; hoisting every step's 16-byte reads of the K
+     * tile ahead of the FMAs takes the whole register file and spills on gfx11/gfx12 */
+    if (!mm->row && kk + mm->k < K->P.bk)
+      cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
   }
   free(fa);
   free(fb);
