@@ -84,6 +84,13 @@ static int lds_waves(const target_info *t, const gemm_params *p, elem_type in) {
   return groups * (p->bm / p->wm) * (p->bn / p->wn) / 4;
 }
 
+/* Global-to-LDS staging slots (vector loads) per thread of tile p. */
+static int staging_slots(const gemm_problem *pb, const gemm_params *p, int threads) {
+  int va = vector_width(pb->in, pb->a_contig, p->bk);
+  int vb = vector_width(pb->in, pb->b_contig, pb->b_kcontig ? p->bk : p->bn);
+  return (p->bm * p->bk / va + p->bn * p->bk / vb + threads - 1) / threads;
+}
+
 /* The default tiles (docs/gemm.md "Defaults"). Large MFMA problems get GEMM.md §6 row 1's shape:
  * 8 waves of 128x64 (128 accumulators, 2 waves/SIMD by registers) on a 256x256 tile; others 2x2
  * waves of 64x64. The K step starts at 128 bytes per row (the large shape; 64 otherwise) and halves until
@@ -129,6 +136,12 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   int bk = start / es > mm->k ? start / es : mm->k;
   out->bk = bk;
   while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, pb->in) < 2)
+    out->bk = bk /= 2;
+  /* Odd contiguous runs (127x255x63: K = 255, N = 63) stage one element per slot; at 128x64x32
+   * that is 48 masked loads per thread, whose addresses and masks spill (gfx950: 91 VGPRs). Down
+   * to one 16-byte K chunk while a thread holds more than 16 slots (48 -> 24, no spills). */
+  int threads = (out->bm / out->wm) * (out->bn / out->wn) * t->wave_size;
+  while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && staging_slots(pb, out, threads) > 16)
     out->bk = bk /= 2;
   /* not far beyond K itself */
   int64_t kneed = round_up(pb->k, kmin);

@@ -41,7 +41,7 @@ typedef struct gk {
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
-  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
+  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
 } gk;
 
@@ -183,7 +183,6 @@ static void plan_slots(gk *K) {
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
   K->nb = (b_total + T - 1) / T;
-  K->b_row_ok = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_row = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_kc = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   per_row = kc ? P->bk / P->vb : P->bn / P->vb;
@@ -191,12 +190,9 @@ static void plan_slots(gk *K) {
     LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
     LLVMValueRef q = LLVMBuildUDiv(b, c, c32(K, per_row), "");
     LLVMValueRef rem = LLVMBuildMul(b, LLVMBuildURem(b, c, c32(K, per_row), ""), c32(K, P->vb), "");
-    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, c, c32(K, b_total), "");
     /* kc: q = n row, rem = k column; else q = k row, rem = n column */
     K->b_row[s] = kc ? q : rem;
     K->b_kc[s] = kc ? rem : q;
-    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
-    K->b_row_ok[s] = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
   }
 }
 
@@ -229,6 +225,11 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMVa
   return LLVMBuildSelect(b, ok, x, f, "");
 }
 
+static LLVMValueRef clamp_row(gk *K, LLVMValueRef r, int64_t count) {
+  LLVMValueRef args[2] = {r, c32(K, count - 1)};
+  return cg_intrinsic(K->cb, "llvm.umin", &K->cb->i32, 1, args, 2);
+}
+
 /* Global loads of K tile kt into registers (av[na], bv[nb]). */
 static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv) {
   LLVMBuilderRef b = K->cb->b;
@@ -241,13 +242,19 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   bool k_in = pb->k % P->bk == 0;
   bool a_in = (P->bm * P->bk / P->va) % K->threads == 0 && pb->m % P->bm == 0;
   bool b_in = (P->bn * P->bk / P->vb) % K->threads == 0 && pb->n % P->bn == 0;
+  /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
+   * per slot and K step their address is clamped to the last row, once, outside the loop. Only
+   * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
+  bool conv = K->kind == GK_CONV;
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, a_in ? yes : K->a_row_ok[s],
+    LLVMValueRef ok = LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
+    if (!a_in && !conv)
+      m = clamp_row(K, m, pb->m);
     LLVMValueRef off;
-    if (K->kind == GK_CONV) {
+    if (conv) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
       LLVMValueRef row = m;
@@ -257,11 +264,15 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     }
     av[s] = load_chunk(K, K->a_ptr, off, ok, P->va, fa);
   }
+  /* slots past the tile (the thread count does not divide it) are stored to LDS padding; a
+   * k row past the tile is clamped into it so that the load stays inside B */
+  bool b_spill = (P->bn * P->bk / P->vb) % K->threads && !pb->b_kcontig;
   for (int s = 0; s < K->nb; s++) {
-    LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, b_in ? yes : K->b_row_ok[s],
-                                   k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef k = LLVMBuildAdd(b, k0, b_spill ? clamp_row(K, K->b_kc[s], P->bk) : K->b_kc[s], "");
+    LLVMValueRef ok = k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), "");
     LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
+    if (!b_in) /* matmul B rows are n-contiguous: the last whole vector of the row */
+      n = clamp_row(K, n, pb->b_kcontig ? pb->n : pb->n - P->vb + 1);
     LLVMValueRef off;
     if (K->kind == GK_CONV) {
       off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
@@ -693,7 +704,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     gemm_conv_phase_init(cb, &K->cv, K->batch, &K->ph);
   if (K->kind == GK_CONV && K->cv.transpose) /* never split (cg_gemm_shape): count was nk */
     count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
-  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row_ok), free(K->b_row), free(K->b_kc);
+  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row), free(K->b_kc);
   free(K->cv_rows);
   plan_slots(K);
 
@@ -873,7 +884,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
 out:
   if (!ok)
     cb->failed = true;
-  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row_ok), free(K.b_row), free(K.b_kc);
+  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row), free(K.b_kc);
   free(K.cv_rows);
   return ok;
 }
