@@ -29,17 +29,14 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
       return false;
   }
   out->row = best;
-  if (!best) { /* FMA: lanes_m x lanes_n lanes, each a 4x4 micro-tile, 16 bytes of k per step */
-    out->tm = 8, out->tn = 8;
+  if (!best) { /* FMA: 8 x wave/8 lanes, each an 8x8 micro-tile, 16 bytes of k per step */
     out->lanes_m = 8;
-    out->m = out->lanes_m * out->tm;
-    out->n = (t->wave_size / out->lanes_m) * out->tn;
     out->k = out->kl = out->chunk = 16 / elem_type_bytes(in);
     out->pack = 1;
     for (int i = 0; i < target_dot_count; i++)
       if (strcmp(target_dot_table[i].target, t->name) == 0 && target_dot_table[i].in == in)
         out->dot = &target_dot_table[i];
-    out->nacc = out->tm * out->tn;
+    gemm_mma_fma_tile(t, out, 8, 8);
     snprintf(out->name, sizeof out->name, "fma");
     return true;
   }
@@ -63,6 +60,23 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
   }
   snprintf(out->name, sizeof out->name, "%s", best->mnemonic);
   return true;
+}
+
+void gemm_mma_fma_tile(const target_info *t, gemm_mma *mm, int tm, int tn) {
+  mm->tm = tm, mm->tn = tn;
+  mm->m = mm->lanes_m * tm;
+  mm->n = (t->wave_size / mm->lanes_m) * tn;
+  mm->nacc = tm * tn;
+}
+
+void gemm_mma_fma_fit(const target_info *t, gemm_mma *mm, int64_t batch, int64_t M, int64_t N) {
+  static const int tiles[][2] = {{8, 8}, {8, 4}, {4, 4}};
+  for (int i = 0; i < 3; i++) {
+    gemm_mma_fma_tile(t, mm, tiles[i][0], tiles[i][1]);
+    int64_t waves = batch * ((M + mm->m - 1) / mm->m) * ((N + mm->n - 1) / mm->n);
+    if (waves >= (int64_t)t->cus * t->simds_per_cu)
+      return;
+  }
 }
 
 static LLVMValueRef c32(cg_builder *cb, int64_t v) { return LLVMConstInt(cb->i32, (unsigned long long)v, 0); }

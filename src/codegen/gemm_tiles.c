@@ -165,6 +165,8 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
              elem_type_name(pb->in), t->name);
     return false;
   }
+  if (!mm->row)
+    gemm_mma_fma_fit(t, mm, pb->batch, pb->m, pb->n);
   memset(out, 0, sizeof *out);
   out->shape = o.shape;
   out->fma = !mm->row;
