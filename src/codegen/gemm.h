@@ -37,10 +37,15 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
 
 /* FMA path: the lanes' micro-tile tm x tn (instruction tile, accumulators). */
 void gemm_mma_fma_tile(const target_info *t, gemm_mma *mm, int tm, int tn);
-/* FMA path: the largest micro-tile (8x8, 8x4, 4x4) whose waves still give every SIMD of t one
- * (an 8x8 tile reads 16 rows per 64 multiply-adds, a 4x4 one 8 per 16, but small layers would
- * leave SIMDs idle: ResNet-18's 7x7x512 convolutions make 16 waves of 64x32 for 160 SIMDs). */
+/* FMA path: the micro-tile (8x8, 8x4, 4x4) with the shortest estimated time, rounds of waves
+ * over t's SIMDs x a wave's work over the tile's FMA-slot share (an 8x8 tile reads 16 rows per
+ * 64 multiply-adds, a 4x4 one 8 per 16, but small layers would leave SIMDs idle: ResNet-18's
+ * 7x7x512 convolutions make 16 waves of 64x32 for gfx1030's 160 SIMDs). */
 void gemm_mma_fma_fit(const target_info *t, gemm_mma *mm, int64_t batch, int64_t M, int64_t N);
+
+/* FMA path: when wm x wn (a --perf-config or database entry) is no multiple of the instruction
+ * tile, the largest micro-tile that divides it (else unchanged: the override is infeasible). */
+void gemm_mma_fma_divide(const target_info *t, gemm_mma *mm, int wm, int wn);
 
 /* Per-lane position helpers; lane is the lane id inside the wave (i32 value). */
 typedef struct gemm_lane {

@@ -176,6 +176,8 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   if (o.bk) out->bk = o.bk;
   if (o.wm) out->wm = o.wm;
   if (o.wn) out->wn = o.wn;
+  if (!mm->row && (o.wm || o.wn))
+    gemm_mma_fma_divide(t, mm, out->wm, out->wn);
   gemm_mma_set_pack(mm, out->bk);
   out->va = o.va ? o.va : vector_width(pb->in, pb->a_contig, out->bk);
   out->vb = o.vb ? o.vb : vector_width(pb->in, pb->b_contig, pb->b_kcontig ? out->bk : out->bn);

@@ -742,7 +742,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
    * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
    * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
-  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
+  if (!K->mm.row || K->mm.row->layout != MATRIX_MFMA) /* the FMA path's 16-byte fragments too */
     cg_loop_no_unroll(cb, back);
   LLVMValueRef kin[2] = {c32(K, 0), next};
   LLVMBasicBlockRef kbb[2] = {pre, latch};

@@ -95,7 +95,7 @@ PY
 }
 
 @test "FMA path: dot instructions and 16-byte LDS fragment reads in the main loop (gfx1030 f16/i8, gfx1100 bf16/f32, gfx1200 i8)" {
-  mm ff16 1 1024 1024 1024 f16
+  mm ff16 1 2048 2048 2048 f16
   mm fi8 1 256 256 256 i8
   mm fbf16 1 256 256 256 bf16
   mm ff32 1 256 256 256 f32

@@ -64,7 +64,7 @@ PY
   # body, modelled whole: -all); the WMMA and FMA-slot static models on RDNA
   assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x64x32/32x32 +v_mfma_f32_32x32x8_f16 +60 +0 +20480 +3 +0 +512 +8368\.0 +mca-all +24\.5 +4\.0 +10% mem$'
   assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x128x32/32x64 +v_wmma_f32_16x16x16_f16 +214 +0 +30720 +4 +0 +131 +613\.0 +wmma +83\.5 +3\.9 +56% mma$'
-  assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x32x32/64x16 +fma +123 +0 +25600 +5 +0 +649 +604\.0 +fma +84\.8 +8\.6 +136% mma$'
+  assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x64x32/64x32 +fma +178 +0 +30720 +4 +0 +1207 +1145\.0 +fma +89\.4 +8\.1 +143% mma$'
   # --no-mca: the in-order issue model on gfx9
   run "$BUNDLE" quality m512.hipfb --no-mca
   assert_line --regexp '^gfx942 .* 512 +2684\.0 +issue-all +76\.3 +1\.3 +31% mem$'
