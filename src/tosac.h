@@ -276,6 +276,19 @@ typedef struct target_matrix {
 extern const target_matrix target_matrix_table[];
 extern const int target_matrix_count;
 
+/* Dot-product instructions of the GEMM FMA path (no matrix instruction for the type): `k`
+ * products of `in` elements summed into an f32 (i32 for i8) accumulator in one VALU instruction
+ * (LLVM 22: llvm.amdgcn.fdot2 v_dot2(c)_f32_f16, fdot2.f32.bf16, sdot4 v_dot4(c)_i32_i8 /
+ * v_dot4_i32_iu8). */
+typedef struct target_dot {
+  const char *target;
+  elem_type in;
+  const char *intrinsic;
+  int k;
+} target_dot;
+extern const target_dot target_dot_table[];
+extern const int target_dot_count;
+
 /* One requested target: processor plus target-ID features, e.g. gfx90a:sramecc+:xnack-. */
 typedef struct target_request {
   const target_info *info;

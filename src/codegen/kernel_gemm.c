@@ -42,7 +42,7 @@ typedef struct gk {
   /* per-thread staging slots */
   int na, nb;
   int rb; /* k rows of B a thread transposes together (8-bit n-contiguous B on the MFMA path) */
-  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
+  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
 } gk;
 
@@ -184,7 +184,6 @@ static void plan_slots(gk *K) {
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
   K->nb = (b_total + T - 1) / T;
-  K->b_row_ok = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_row = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_kc = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   per_row = kc ? P->bk / P->vb : P->bn / P->vb;
@@ -202,12 +201,9 @@ static void plan_slots(gk *K) {
     if (K->rb > 1)
       q = LLVMBuildAdd(b, LLVMBuildMul(b, q, c32(K, K->rb), ""), c32(K, s % K->rb), "");
     LLVMValueRef rem = LLVMBuildMul(b, LLVMBuildURem(b, c, c32(K, per_row), ""), c32(K, P->vb), "");
-    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, c, c32(K, b_total), "");
     /* kc: q = n row, rem = k column; else q = k row, rem = n column */
     K->b_row[s] = kc ? q : rem;
     K->b_kc[s] = kc ? rem : q;
-    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
-    K->b_row_ok[s] = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
   }
 }
 
@@ -232,6 +228,18 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef base, LLVMValueRef off, LLVMV
     f = LLVMConstVector(el, (unsigned)v);
   }
   return LLVMBuildSelect(b, ok, x, f, "");
+}
+
+static LLVMValueRef clamp_row(gk *K, LLVMValueRef r, int64_t count) {
+  LLVMValueRef args[2] = {r, c32(K, count - 1)};
+  return cg_intrinsic(K->cb, "llvm.umin", &K->cb->i32, 1, args, 2);
+}
+
+/* Row (column) o + r clamped to the last valid one, as an offset from the tile origin o:
+ * loop-invariant, so the clamp costs nothing in the main loop. */
+static LLVMValueRef clamp_rel(gk *K, LLVMValueRef o, LLVMValueRef r, int64_t count) {
+  LLVMBuilderRef b = K->cb->b;
+  return LLVMBuildSub(b, clamp_row(K, LLVMBuildAdd(b, o, r, ""), count), o, "");
 }
 
 /* A raw buffer load of v elements at byte offset voff (per thread) + soff (uniform) of rsrc: the
@@ -301,30 +309,41 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     abase = gep_el(K, K->a_ptr, LLVMBuildZExt(b, ua, K->cb->i64, ""));
     bbase = gep_el(K, K->b_ptr, LLVMBuildZExt(b, ub, K->cb->i64, ""));
   }
+  /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
+   * per slot and K step their address is clamped to the last row, once, outside the loop. Only
+   * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
+  bool conv = K->kind == GK_CONV;
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, a_in ? yes : K->a_row_ok[s],
+    LLVMValueRef ok = LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef arow = !a_in && !conv ? clamp_rel(K, K->m0, K->a_row[s], pb->m) : K->a_row[s];
     LLVMValueRef off;
-    if (K->kind == GK_CONV) {
+    if (conv) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, pb->k), ""), K->a_kc[s], "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, arow, c32(K, pb->k), ""), K->a_kc[s], "");
     }
     av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va) : load_chunk(K, abase, off, ok, P->va, fa);
   }
+  /* slots past the tile (the thread count does not divide it) are stored to LDS padding; a
+   * k row past the tile is clamped into it so that the load stays inside B */
+  bool b_spill = (P->bn * P->bk / P->vb) % K->threads && !pb->b_kcontig;
   for (int s = 0; s < K->nb; s++) {
-    LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, b_in ? yes : K->b_row_ok[s],
-                                   k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
+    LLVMValueRef kc = b_spill ? clamp_row(K, K->b_kc[s], P->bk) : K->b_kc[s];
+    LLVMValueRef k = LLVMBuildAdd(b, k0, kc, "");
+    LLVMValueRef ok = k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), "");
+    /* matmul B rows are n-contiguous: the last whole vector of the row */
+    LLVMValueRef brow = b_in ? K->b_row[s]
+                             : clamp_rel(K, K->n0, K->b_row[s], pb->b_kcontig ? pb->n : pb->n - P->vb + 1);
     LLVMValueRef off;
     if (K->kind == GK_CONV) {
-      LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
+      LLVMValueRef n = LLVMBuildAdd(b, K->n0, brow, "");
       off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
     } else if (pb->b_kcontig) {
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, K->b_row[s], c32(K, pb->k), ""), K->b_kc[s], "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, brow, c32(K, pb->k), ""), kc, "");
     } else {
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, K->b_kc[s], c32(K, pb->n), ""), K->b_row[s], "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, kc, c32(K, pb->n), ""), brow, "");
     }
     bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb) : load_chunk(K, bbase, off, ok, P->vb, fb);
   }
@@ -407,14 +426,17 @@ static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, b
   LLVMValueRef w0 = is_b ? K->wave_n0 : K->wave_m0;
   int step = is_b ? mm->n : mm->m;
   LLVMValueRef row = LLVMBuildAdd(b, w0, LLVMBuildAdd(b, ln->row, c32(K, (int64_t)t * step), ""), "");
-  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one k */
+  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one 16-byte read of k each */
     int nr = is_b ? mm->tn : mm->tm, stride = is_b ? mm->n / mm->tn : mm->lanes_m;
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)nr));
+    LLVMTypeRef rt = LLVMVectorType(K->mem, (unsigned)mm->k);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)(nr * mm->k)));
     for (int i = 0; i < nr; i++) {
       LLVMValueRef r = LLVMBuildAdd(b, row, c32(K, (int64_t)i * stride), "");
       LLVMValueRef byte = LLVMBuildAdd(b, region, LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(K, K->sa), ""),
                                                                c32(K, (int64_t)kk * K->es), ""), "");
-      v = LLVMBuildInsertElement(b, v, cg_load(K->cb, K->mem, gep8(K, K->lds, byte), (unsigned)K->es), c32(K, i), "");
+      LLVMValueRef x = cg_load(K->cb, rt, gep8(K, K->lds, byte), al(mm->k * K->es));
+      for (int e = 0; e < mm->k; e++)
+        v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, e), ""), c32(K, i * mm->k + e), "");
     }
     return v;
   }
@@ -471,6 +493,10 @@ static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
             if ((i == 0 || j == 0) == (pass == 0))
               acc[i * rn + j] = gemm_mma_step(K->cb, mm, pack_part(K, fa[i], p), pack_part(K, fb[j], p),
                                               acc[i * rn + j]);
+    /* FMA path: one step's fragments at a time; hoisting every step's 16-byte reads of the K
+     * tile ahead of the FMAs takes the whole register file and spills on gfx11/gfx12 */
+    if (!mm->row && kk + mm->k < K->P.bk)
+      cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
   }
   free(fa);
   free(fb);
@@ -932,7 +958,7 @@ static void kloop_simple(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValue
   /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
    * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
    * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
-  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
+  if (!K->mm.row || K->mm.row->layout != MATRIX_MFMA) /* the FMA path's 16-byte fragments too */
     cg_loop_no_unroll(cb, back);
   LLVMValueRef kin[2] = {c32(K, 0), next};
   LLVMBasicBlockRef kbb[2] = {pre, latch};
@@ -1008,7 +1034,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     gemm_conv_phase_init(cb, &K->cv, K->batch, &K->ph);
   if (K->kind == GK_CONV && K->cv.transpose) /* never split (cg_gemm_shape): count was nk */
     count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
-  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row_ok), free(K->b_row), free(K->b_kc);
+  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row), free(K->b_kc);
   free(K->cv_rows);
   plan_slots(K);
   make_rsrcs(K);
@@ -1152,7 +1178,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
 out:
   if (!ok)
     cb->failed = true;
-  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row_ok), free(K.b_row), free(K.b_kc);
+  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row), free(K.b_kc);
   free(K.cv_rows);
   return ok;
 }

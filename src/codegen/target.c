@@ -151,3 +151,16 @@ const target_matrix target_matrix_table[] = {
 #undef MFMA
 #undef WMMA
 const int target_matrix_count = (int)(sizeof target_matrix_table / sizeof target_matrix_table[0]);
+
+/* f16 and i8 dots exist on every table target; the bf16 dot only on gfx950, gfx11 and gfx12
+ * (llc-22 aborts on the others) */
+#define DOT(tg, t, intr, k) {tg, t, "llvm.amdgcn." intr, k}
+#define DOTS(tg) DOT(tg, ET_F16, "fdot2", 2), DOT(tg, ET_I8, "sdot4", 4)
+const target_dot target_dot_table[] = {
+    DOTS("gfx908"), DOTS("gfx90a"), DOTS("gfx942"), DOTS("gfx950"), DOTS("gfx1030"),
+    DOTS("gfx1100"), DOTS("gfx1200"),
+    DOT("gfx950", ET_BF16, "fdot2.f32.bf16", 2),
+    DOT("gfx1100", ET_BF16, "fdot2.f32.bf16", 2),
+    DOT("gfx1200", ET_BF16, "fdot2.f32.bf16", 2),
+};
+const int target_dot_count = (int)(sizeof target_dot_table / sizeof target_dot_table[0]);

@@ -95,10 +95,19 @@ static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p
 static bool is_matrix(const char *s) {
   return starts(s, "v_mfma") || starts(s, "v_wmma") || starts(s, "v_smfmac");
 }
-/* FMA-path work: the multiply-adds of the FMA fallback (and dot products on RDNA). */
+/* FMA-path work: the multiply-adds of the FMA fallback (and dot products on RDNA). A gfx11+
+ * dual-issue VOPD instruction ("v_dual_dot2acc_f32_f16 ... :: v_dual_add_nc_u32 ...") takes one
+ * issue slot and counts when either half is such work. */
+static bool is_fma_op(const char *s) {
+  return starts(s, "fma") || starts(s, "pk_fma") || starts(s, "mac") || starts(s, "dot") ||
+         starts(s, "mad") || starts(s, "pk_mad");
+}
 static bool is_fma(const char *s) {
-  return starts(s, "v_fma") || starts(s, "v_fmac") || starts(s, "v_pk_fma") || starts(s, "v_mac") ||
-         starts(s, "v_dot") || starts(s, "v_mad") || starts(s, "v_pk_mad");
+  if (starts(s, "v_dual_")) {
+    const char *y = strstr(s, ":: v_dual_");
+    return is_fma_op(s + 7) || (y && is_fma_op(y + 10));
+  }
+  return starts(s, "v_") && is_fma_op(s + 2);
 }
 static bool is_branch(const char *s) { return starts(s, "s_cbranch") || starts(s, "s_branch"); }
 
