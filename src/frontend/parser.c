@@ -283,6 +283,8 @@ typedef struct op_syntax {
   int nregions;
   fe_token *rargs; /* custom cond_if / while_loop: (%a = %x, ...) block argument names */
   int nrargs, caprargs;
+  int build;   /* 1: tensor.from_elements, 2: tensor.splat (read as arith.constant; scalar.c) */
+  bool scalar; /* arith.constant 0.5 : f32 */
 } op_syntax;
 
 static bool parse_type_list(fe_parser *p, op_syntax *s) {
@@ -450,9 +452,16 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
   if (kind == OP_ARITH_CONST && !generic) { /* arith.constant dense<...> : tensor<...> */
     attr a = {.name = "value"};
     a.loc = fe_loc(p, p->tok);
-    if (!fe_parse_attr_value(p, &a)) return false;
+    fe_token lit = p->tok;
+    if (s->build ? !fe_parse_tensor_build(p, fs, s->build == 2, &a) : !fe_parse_attr_value(p, &a)) return false;
+    if (a.kind == ATTR_INT || a.kind == ATTR_FLOAT || a.kind == ATTR_BOOL) { /* 0.5 : f32, a scalar */
+      if (a.kind == ATTR_BOOL && lit.kind == T_IDENT) a.type_elem = ET_I1;
+      if (!(a.dense = fe_dense_scalar(p, lit, a.type_elem))) return false;
+      a.kind = ATTR_DENSE;
+      s->scalar = true;
+    }
     if (a.kind != ATTR_DENSE)
-      return fe_error(p, a.loc, "arith.constant must hold a dense tensor literal (scalars are not supported)");
+      return fe_error(p, a.loc, "arith.constant must hold a dense tensor literal or a scalar (0.5 : f32)");
     ARENA_PUSH(p->a, s->attrs, s->nattrs, s->capattrs, a);
     s->out_types[0] = a.dense->type;
     s->nout = 1;
@@ -646,6 +655,11 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
                     "mhal.await on tensors (docs/migraphx.md)", nlen, nm);
   }
   op_kind kind = op_lookup(nm, (size_t)nlen);
+  if (s.name.kind == T_IDENT && ((nlen == 20 && !memcmp(nm, "tensor.from_elements", 20)) ||
+                                 (nlen == 12 && !memcmp(nm, "tensor.splat", 12)))) {
+    kind = OP_ARITH_CONST; /* of scalars: folded into a constant (scalar.c) */
+    s.build = nlen == 20 ? 1 : 2;
+  }
   if (kind == OP_COUNT) {
     define_poison(p, fs, &s);
     if (is_later_op(nm, nlen))
@@ -658,6 +672,14 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     return false;
   }
   const op_info *info = &op_table[kind];
+  if (s.scalar && s.nresults == 1 && s.rcount[0] == 1) { /* outside the graph (scalar.c) */
+    value *v = arena_alloc(p->a, sizeof *v);
+    *v = (value){.id = FE_SCALAR_ID, .type = s.out_types[0], .arg_index = -1};
+    v->def = arena_alloc(p->a, sizeof *v->def);
+    *v->def = (op){.kind = kind, .loc = name_loc, .attrs = s.attrs, .nattrs = s.nattrs};
+    define_value(p, fs, s.results[0], v);
+    return true;
+  }
   /* Operands by name. */
   op *o = arena_alloc(p->a, sizeof *o);
   o->kind = kind;
@@ -677,6 +699,17 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
       ok = fe_error(p, olocs[i], "use of undefined value '%.*s'", t.n, t.p);
       poisoned = true;
       continue;
+    }
+    if (v->id == FE_SCALAR_ID) { /* where and how mlir-opt-22 says it, and what to do */
+      char a[160];
+      if (s.has_sig_inputs && i < s.nin)
+        ok = fe_error(p, olocs[i], "use of value '%.*s' expects different type than prior uses: '%s' vs '%s' (TOSA "
+                      "operands are tensors: wrap the scalar with tensor.from_elements or tensor.splat)", t.n, t.p,
+                      fe_type_str(&s.in_types[i], a, sizeof a), elem_type_name(v->type.elem));
+      else
+        ok = fe_error(p, name_loc, "'%.*s' op operand #%d must be a tensor, but '%.*s' is a scalar %s (wrap it with "
+                      "tensor.from_elements or tensor.splat)", nlen, nm, i, t.n, t.p, elem_type_name(v->type.elem));
+      poisoned = true;
     }
     if (v->id < 0) poisoned = true;
     o->operands[i] = v;
