@@ -136,6 +136,9 @@ bool fe_with_alias(fe_parser *p, bool *handled, bool (*fn)(fe_parser *, void *),
 /* Reports at loc and returns false; sets fatal when the error limit is reached. */
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* End of file inside `open`: the error just after the last token (where mlir-opt-22 points), a
+ * note at the opener; false. */
+bool fe_unterminated(fe_parser *p, fe_token open, const char *what);
 /* "'foo'" style spelling of the current token for messages, in the arena. */
 const char *fe_tok_text(fe_parser *p, fe_token t);
 /* Skip one balanced group starting at the current ( [ { or < token. */

@@ -103,6 +103,30 @@ bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context) {
                   fe_tok_text(p, p->tok));
 }
 
+/* Where mlir-opt-22 reports an unexpected end of file: it backs up from the file's last byte over
+ * blanks (comments count as blank) and reports just after the text left. So: just after the
+ * last token, unless that token ends the file: then at its last character, or for a
+ * one-character token (`{`), just after the text before it. */
+static src_loc eof_loc(const fe_parser *p) {
+  src_loc l = fe_loc_after_prev(p);
+  const char *t = p->src->text, *tok = p->prev.p;
+  if (!tok || tok + p->prev.n != t + p->src->len) return l;
+  if (p->prev.n > 1) return l.col--, l;
+  l = (src_loc){p->src, p->prev.line, p->prev.col};
+  for (; tok > t && strchr(" \t\r\n", tok[-1]); tok--)
+    if (tok[-1] == '\n') l.line--;
+  const char *bol = tok;
+  while (bol > t && bol[-1] != '\n') bol--;
+  l.col = (int)(tok - bol) + 1;
+  return l;
+}
+
+bool fe_unterminated(fe_parser *p, fe_token open, const char *what) {
+  fe_error(p, eof_loc(p), "unterminated %s: unexpected end of file", what);
+  fe_note(p, fe_loc(p, open), "%s opened here", what);
+  return false;
+}
+
 static fe_tok_kind closer_of(fe_tok_kind k) {
   switch (k) {
   case T_LPAREN: return T_RPAREN;
@@ -119,7 +143,7 @@ bool fe_skip_group(fe_parser *p) {
   int depth = 0;
   do {
     if (p->tok.kind == T_EOF)
-      return fe_error(p, fe_loc(p, open), "unterminated %s: unexpected end of file", fe_tok_desc(open.kind));
+      return fe_unterminated(p, open, fe_tok_desc(open.kind));
     if (p->tok.kind == open.kind) depth++;
     if (p->tok.kind == close) depth--;
     fe_next(p);
@@ -385,7 +409,7 @@ static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const 
   bool done = false;
   while (!done && !p->fatal) {
     if (p->tok.kind == T_RBRACE) return fe_error(p, fe_loc(p, p->tok), "region ends without tosa.yield");
-    if (p->tok.kind == T_EOF) return fe_error(p, fe_loc(p, open), "unterminated region: unexpected end of file");
+    if (p->tok.kind == T_EOF) return fe_unterminated(p, open, "region");
     int line = p->tok.line;
     if (!parse_op(p, &fs, &done) && !done) recover(p, line);
   }
@@ -976,8 +1000,7 @@ static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs) {
       return fe_error(p, fe_loc(p, p->tok), "function @%.*s ends without func.return", f->name.n - 1, f->name.p + 1);
     }
     if (p->tok.kind == T_EOF) {
-      fe_error(p, fe_loc(p, open), "unterminated function body: unexpected end of file");
-      return false;
+      return fe_unterminated(p, open, "function body");
     }
     int line = p->tok.line;
     if (!parse_op(p, fs, &done) && !done) recover(p, line);

@@ -230,3 +230,43 @@ EOF2
   assert_equal "$TOSAC_LINE" "sig.mlir:3:42: error: scalar type 'f32' is not supported; use a tensor type such as tensor<f32>"
   assert_equal "$UPSTREAM_LINE" "sig.mlir:3:8: error: 'tosa.add' op operand #1 must be tosa-conformant tensor of number values, but got 'f32'"
 }
+
+@test "unterminated '{', region or module: at upstream's line:column for truncated files, a note at the opener" {
+  local f=(
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>\n  return %y : tensor<4xf32>\n'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n  // a comment  \n\n  \n'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>  '
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %z = "tosa.const"() <{values = dense<1.0> : tensor<4xf32>'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = "tosa.const"() {values = dense<1.0> : tensor<4xf32>\n}\n'
+    'module {\nfunc.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}\n'
+    'module {'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32>\n\n {'
+    'func.func @main(%a: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {\n  %0 = tosa.cond_if %c : tensor<i1> -> tensor<f32> {\n    %1 = tosa.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
+  )
+  local want=(
+    "t0.mlir:3:28: error: unterminated '{': unexpected end of file"
+    "t1.mlir:2:53: error: unterminated '{': unexpected end of file"
+    "t2.mlir:2:28: error: unterminated '{': unexpected end of file"
+    "t3.mlir:2:28: error: unterminated '{': unexpected end of file"
+    "t4.mlir:2:59: error: unterminated '{': unexpected end of file"
+    "t5.mlir:3:2: error: unterminated '{': unexpected end of file"
+    "t6.mlir:4:2: error: unterminated 'module': unexpected end of file"
+    "t7.mlir:1:7: error: unterminated 'module': unexpected end of file"
+    "t8.mlir:1:52: error: unterminated '{': unexpected end of file"
+    "t9.mlir:3:69: error: unterminated '{': unexpected end of file"
+  )
+  for i in "${!f[@]}"; do
+    printf "${f[$i]//%/%%}" > t$i.mlir
+    both t$i.mlir
+    assert_equal "$TOSAC_LINE" "${want[$i]}"
+    assert_equal "${UPSTREAM_LINE%%: error*}" "${TOSAC_LINE%%: error*}"
+  done
+  run "$TOSAC" --syntax-only t7.mlir
+  assert_output "t7.mlir:1:7: error: unterminated 'module': unexpected end of file
+module {
+      ^
+t7.mlir:1:1: note: 'module' opened here
+module {
+^"
+}
