@@ -308,6 +308,12 @@ typedef struct op_syntax {
   fe_token *rargs; /* custom cond_if / while_loop: (%a = %x, ...) block argument names */
   int nrargs, caprargs;
   int build;   /* 1: tensor.from_elements, 2: tensor.splat (read as arith.constant; scalar.c) */
+  /* First storage of the lists above: most ops fit, so a million-op graph does not leave a
+   * kilobyte of outgrown lists per op in the arena (attrs are copied out at their size). */
+  fe_token operands0[4];
+  tensor_type in_types0[4];
+  src_loc in_locs0[4];
+  attr attrs0[4];
   bool scalar; /* arith.constant 0.5 : f32 */
 } op_syntax;
 
@@ -626,6 +632,10 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
 /* One op line. Returns false when the caller must resynchronise. *done after func.return. */
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   op_syntax s = {0};
+  s.operands = s.operands0, s.capoperands = 4;
+  s.in_types = s.in_types0, s.capin = 4;
+  s.in_locs = s.in_locs0, s.capinl = 4;
+  s.attrs = s.attrs0, s.capattrs = 4;
   int total = 0;
   if (p->tok.kind == T_VALUE) {
     for (;;) {
@@ -696,6 +706,9 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     return false;
   }
   const op_info *info = &op_table[kind];
+  attr *kept = s.nattrs ? arena_alloc(p->a, sizeof *kept * (size_t)s.nattrs) : NULL;
+  if (s.nattrs) memcpy(kept, s.attrs, sizeof *kept * (size_t)s.nattrs);
+  s.attrs = kept;
   if (s.scalar && s.nresults == 1 && s.rcount[0] == 1) { /* outside the graph (scalar.c) */
     value *v = arena_alloc(p->a, sizeof *v);
     *v = (value){.id = FE_SCALAR_ID, .type = s.out_types[0], .arg_index = -1};

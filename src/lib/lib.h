@@ -91,7 +91,6 @@ struct tosac_result {
   size_t diag_len, diag_shown;
   FILE *diag_mem;
   /* kernels per target (from the manifest) */
-  void *manifest_tree; /* cJSON, owns the strings of targets[].kernels */
   lib_target kt[LIB_MAX_TARGETS];
   /* timing and cache */
   struct { const char *what; double ms; } stages[LIB_MAX_STAGES];
@@ -115,7 +114,8 @@ char *lib_stem_with(const char *path, const char *ext, bool keep_dir);
 bool lib_check_variants(tosac_result *r, const tosac_options *o);
 
 /* result.c */
-/* Read the kernels of every target back from r->manifest (after a bundle compile). */
+/* Every target's kernels in launch order, from the plans and codegen results the manifest's
+ * top-level targets describe (after a bundle compile). */
 bool lib_read_kernel_tables(tosac_result *r);
 /* result.c: the digest of the weights file tosac_result_write writes (manifest digests). */
 bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]);

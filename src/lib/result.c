@@ -3,7 +3,6 @@
  * writing the outputs. */
 #include "lib.h"
 
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,7 +77,6 @@ void tosac_result_dispose(tosac_result *r) {
       free((void *)r->kt[t].kernels[k].args);
     free(r->kt[t].kernels);
   }
-  cJSON_Delete(r->manifest_tree);
   free(r->bundle);
   free(r->manifest);
   free(r->weights);
@@ -207,78 +205,46 @@ tosac_status tosac_cache_stats(const char *dir, uint64_t *hits, uint64_t *misses
 }
 
 /* ---------------------------------------------------------------- kernel tables */
-static uint32_t num_at(const cJSON *arr, int i) {
-  const cJSON *v = cJSON_GetArrayItem(arr, i);
-  return cJSON_IsNumber(v) ? (uint32_t)v->valuedouble : 0;
-}
-
-static uint64_t num_of(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
-}
-
-static const char *str_of(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static bool fill_kernel(const cJSON *kj, tosac_kernel *k) {
-  *k = (tosac_kernel){.name = str_of(kj, "name"), .symbol = str_of(kj, "symbol")};
-  const cJSON *grid = cJSON_GetObjectItemCaseSensitive(kj, "grid");
-  const cJSON *block = cJSON_GetObjectItemCaseSensitive(kj, "block");
+/* The tables come from the plans and codegen results the manifest's top-level "targets" were
+ * written from (variant 0: kernel and buffer bases 0), not from parsing the manifest again: for
+ * a million-op graph that tree alone held several hundred MB for the whole result's life. */
+static bool fill_kernel(const cg_kernel_info *ki, tosac_kernel *k) {
+  *k = (tosac_kernel){.name = ki->name, .symbol = ki->symbol, .lds_bytes = (uint64_t)ki->lds_bytes,
+                      .kernarg_size = (uint64_t)ki->kernarg_size,
+                      .kernarg_align = (uint64_t)ki->kernarg_align};
   for (int d = 0; d < 3; d++)
-    k->grid[d] = num_at(grid, d), k->block[d] = num_at(block, d);
-  k->lds_bytes = num_of(kj, "lds_bytes");
-  k->kernarg_size = num_of(kj, "kernarg_size");
-  k->kernarg_align = num_of(kj, "kernarg_align");
-  const cJSON *args = cJSON_GetObjectItemCaseSensitive(kj, "args");
-  int n = cJSON_GetArraySize(args);
-  tosac_kernel_arg *v = calloc(n ? (size_t)n : 1, sizeof *v);
+    k->grid[d] = ki->grid[d], k->block[d] = ki->block[d];
+  tosac_kernel_arg *v = calloc(ki->nargs ? (size_t)ki->nargs : 1, sizeof *v);
   if (!v)
     return false;
-  for (int a = 0; a < n; a++) {
-    const cJSON *aj = cJSON_GetArrayItem(args, a);
-    const cJSON *buf = cJSON_GetObjectItemCaseSensitive(aj, "buffer");
-    v[a] = (tosac_kernel_arg){.name = str_of(aj, "name"), .value_kind = str_of(aj, "value_kind"),
-                              .offset = num_of(aj, "offset"), .size = num_of(aj, "size"),
-                              .buffer = cJSON_IsNumber(buf) ? (int)buf->valuedouble : -1};
+  for (int a = 0; a < ki->nargs; a++) {
+    const cg_arg *ar = &ki->args[a];
+    v[a] = (tosac_kernel_arg){.name = ar->name, .value_kind = ar->value_kind,
+                              .offset = (uint64_t)ar->offset, .size = (uint64_t)ar->size,
+                              .buffer = ar->buffer >= 0 ? ar->buffer : -1};
   }
-  k->nargs = n;
+  k->nargs = ki->nargs;
   k->args = v;
   return true;
 }
 
-static const cJSON *by_id(const cJSON *arr, int id) {
-  const cJSON *x;
-  cJSON_ArrayForEach(x, arr) {
-    if ((int)num_of(x, "id") == id)
-      return x;
-  }
-  return NULL;
-}
-
 bool lib_read_kernel_tables(tosac_result *r) {
-  cJSON *m = cJSON_Parse(r->manifest);
-  r->manifest_tree = m;
-  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(m, "targets");
-  if (!m || cJSON_GetArraySize(targets) != r->ntargets)
-    return false;
   for (int t = 0; t < r->ntargets; t++) {
-    const cJSON *tj = cJSON_GetArrayItem(targets, t);
-    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(tj, "kernels");
-    const cJSON *launches = cJSON_GetObjectItemCaseSensitive(tj, "launches");
-    const cJSON *order = cJSON_GetObjectItemCaseSensitive(tj, "order");
-    int n = cJSON_GetArraySize(order);
+    const partition_plan *p = r->plans[t];
+    const cg_result *res = &r->res[t];
     lib_target *lt = &r->kt[t];
-    lt->kernels = calloc(n ? (size_t)n : 1, sizeof *lt->kernels);
+    lt->kernels = calloc(p->norder ? (size_t)p->norder : 1, sizeof *lt->kernels);
     if (!lt->kernels)
       return false;
-    for (int i = 0; i < n; i++) {
-      const cJSON *l = by_id(launches, (int)num_at(order, i));
-      if (!l || strcmp(str_of(l, "kind"), "kernel"))
+    for (int i = 0; i < p->norder; i++) {
+      int id = p->order[i];
+      if (id < 0 || id >= p->nnodes || p->nodes[id].id != id)
+        return false;
+      const launch_node *ln = &p->nodes[id];
+      if (ln->kind != LAUNCH_KERNEL)
         continue;
-      const cJSON *kj = by_id(kernels, (int)num_of(l, "kernel"));
-      if (!kj || !fill_kernel(kj, &lt->kernels[lt->nkernels]))
+      if (ln->kernel < 0 || ln->kernel >= p->nkernels || ln->kernel >= res->nkernels ||
+          !fill_kernel(&res->kernels[ln->kernel], &lt->kernels[lt->nkernels]))
         return false;
       lt->nkernels++;
     }
