@@ -3,6 +3,7 @@
  * graph, canonicalising and verifying each op, and holds the token helpers both share. */
 #include "frontend/frontend.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- token helpers */
@@ -217,14 +218,18 @@ static value *vt_find(fn_state *fs, const char *name, int len) {
   return NULL;
 }
 
-static void vt_put(fe_parser *p, fn_state *fs, const char *name, int len, value *v) {
+static void vt_put(fn_state *fs, const char *name, int len, value *v) {
   if (2 * (fs->tabn + 1) > fs->tabcap) {
     vt_entry *old = fs->tab;
     int oldcap = fs->tabcap;
     fs->tabcap = oldcap ? oldcap * 2 : 64;
-    fs->tab = arena_alloc(p->a, sizeof(vt_entry) * (size_t)fs->tabcap);
+    /* malloc, freed on growth and when the scope ends: outgrown tables of a million-value
+     * function would otherwise stay in the arena (200 MB) */
+    fs->tab = calloc((size_t)fs->tabcap, sizeof(vt_entry));
+    if (!fs->tab) abort();
     for (int i = 0; i < oldcap; i++)
       if (old[i].name) *vt_slot(fs, old[i].name, old[i].len) = old[i];
+    free(old);
   }
   vt_entry *e = vt_slot(fs, name, len);
   if (!e->name) fs->tabn++;
@@ -243,7 +248,7 @@ static bool define_value(fe_parser *p, fn_state *fs, fe_token t, value *v) {
   }
   v->name = arena_strndup(p->a, name, (size_t)len);
   v->loc = fe_loc(p, t);
-  vt_put(p, fs, v->name, len, v);
+  vt_put(fs, v->name, len, v);
   return true;
 }
 
@@ -370,7 +375,7 @@ static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_t
 /* { [^bb0(%a: T, ...):] ops... tosa.yield ... } into a region graph. Block arguments come from
  * the label or, in the custom cond_if / while_loop form, from the names and types written before
  * the region. */
-static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+static bool parse_region_body(fe_parser *p, fn_state *fs, graph **out, const fe_token *names,
                               const tensor_type *types, int nargs);
 
 static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_token *names, const tensor_type *types,
@@ -378,17 +383,19 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
   if (p->region_depth >= FE_MAX_REGION_DEPTH)
     return fe_error(p, fe_loc(p, p->tok), "regions nest more than %d deep", FE_MAX_REGION_DEPTH);
   p->region_depth++;
-  bool ok = parse_region_body(p, outer, out, names, types, nargs);
+  fn_state fs = {.parent = outer, .in_region = true};
+  bool ok = parse_region_body(p, &fs, out, names, types, nargs);
+  free(fs.tab);
   p->region_depth--;
   return ok;
 }
 
-static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+static bool parse_region_body(fe_parser *p, fn_state *fs, graph **out, const fe_token *names,
                               const tensor_type *types, int nargs) {
   graph *rg = arena_alloc(p->a, sizeof *rg);
   rg->arena = p->a;
   rg->file = p->src;
-  fn_state fs = {.g = rg, .parent = outer, .in_region = true};
+  fs->g = rg;
   fe_token open = p->tok;
   if (!fe_expect(p, T_LBRACE, "to open the region")) return false;
   if (p->tok.kind == T_CARET) {
@@ -401,7 +408,7 @@ static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const 
         if (!fe_expect(p, T_COLON, "after the block argument name") || !fe_parse_type(p, &t, NULL)) return false;
         if (k < nargs) fe_dyn_fill(&t, &types[k]); /* '?' dimensions: the operand's */
         fe_skip_loc(p);
-        if (!region_arg(p, &fs, nt, &t)) return false;
+        if (!region_arg(p, fs, nt, &t)) return false;
         if (!fe_accept(p, T_COMMA)) break;
       }
       if (!fe_expect(p, T_RPAREN, "to close the block arguments")) return false;
@@ -409,15 +416,15 @@ static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const 
     if (!fe_expect(p, T_COLON, "after the block label")) return false;
   } else {
     for (int i = 0; i < nargs; i++)
-      if (!region_arg(p, &fs, names[i], &types[i])) return false;
+      if (!region_arg(p, fs, names[i], &types[i])) return false;
   }
-  fs.vcap = rg->nvalues; /* region_arg allocated exactly: the next push grows the array */
+  fs->vcap = rg->nvalues; /* region_arg allocated exactly: the next push grows the array */
   bool done = false;
   while (!done && !p->fatal) {
     if (p->tok.kind == T_RBRACE) return fe_error(p, fe_loc(p, p->tok), "region ends without tosa.yield");
     if (p->tok.kind == T_EOF) return fe_unterminated(p, open, "region");
     int line = p->tok.line;
-    if (!parse_op(p, &fs, &done) && !done) recover(p, line);
+    if (!parse_op(p, fs, &done) && !done) recover(p, line);
   }
   if (p->fatal) return false;
   drop_unused_consts(rg);
@@ -859,7 +866,7 @@ bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v) {
     fe_note(p, old->loc, "previous definition is here");
     return false;
   }
-  vt_put(p, fs, arena_strndup(p->a, t.p + 1, (size_t)t.n - 1), t.n - 1, v);
+  vt_put(fs, arena_strndup(p->a, t.p + 1, (size_t)t.n - 1), t.n - 1, v);
   return true;
 }
 
@@ -924,6 +931,7 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
   fe_token tok = p->tok;
   int before = p->d->errors;
   bool ok = parse_fn(p, f, &cs) && p->d->errors == before;
+  free(cs.tab);
   fs->vcap = cs.vcap, fs->ocap = cs.ocap;
   p->lx = save, p->tok = tok;
   if (!ok) return fe_error(p, at, "in the function launched here");
@@ -966,7 +974,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
       value *logical = fe_mgx_arg(p, fs, v, &mt, tl);
       if (!logical) return false;
-      vt_put(p, fs, v->name, nt.n - 1, logical);
+      vt_put(fs, v->name, nt.n - 1, logical);
     }
     if (!fe_accept(p, T_COMMA)) break;
   }
@@ -996,7 +1004,9 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
 
 static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
   fn_state fs = {.g = g};
-  return parse_fn(p, f, &fs);
+  bool ok = parse_fn(p, f, &fs);
+  free(fs.tab);
+  return ok;
 }
 
 /* A function's signature and body into fs: the entry function, or one read in place of an
