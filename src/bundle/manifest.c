@@ -163,8 +163,12 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int b
     const op *op_ = pk->ops[i];
     char buf[1024];
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "op", (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?");
-    add_str_or_null(e, "loc", loc_string(op_->loc, buf, sizeof buf));
+    /* one entry per source op: constant keys and the op table's names are referenced, not
+     * copied (three fewer allocations per op for a million-op graph) */
+    cJSON_AddItemToObjectCS(e, "op", cJSON_CreateStringReference(
+                                         (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?"));
+    const char *loc = loc_string(op_->loc, buf, sizeof buf);
+    cJSON_AddItemToObjectCS(e, "loc", loc ? cJSON_CreateString(loc) : cJSON_CreateNull());
     cJSON_AddItemToArray(ops, e);
   }
   return o;
