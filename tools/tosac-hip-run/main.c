@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
   if (o.ninputs != m.ninputs) {
     fprintf(stderr, "tosac-hip-run: error: the graph takes %d inputs, %d given\n", m.ninputs,
             o.ninputs);
-    return 1;
+    exit(1); /* like die: what main holds stays reachable */
   }
   uint8_t *in_files[MAX_FILES];
   hr_npy in_npy[MAX_FILES];
@@ -331,6 +331,34 @@ int main(int argc, char **argv) {
     free(f);
     free(host);
   }
+  /* Everything is released (not left to exit) so that leak checking stays meaningful. */
+  for (int n = 0; n < t->nlaunches; n++) {
+    HIP_CHECK(hipEventDestroy(done[n]));
+    HIP_CHECK(hipEventDestroy(start[n]));
+  }
+  for (int s = 0; s < o.streams; s++)
+    HIP_CHECK(hipStreamDestroy(streams[s]));
+  for (int i = 0; i < m.ninputs; i++)
+    HIP_CHECK(hipFree((void *)(uintptr_t)in_addr[i]));
+  for (int i = 0; i < m.noutputs && i < MAX_FILES; i++)
+    HIP_CHECK(hipFree((void *)(uintptr_t)out_addr[i]));
+  if (ws)
+    HIP_CHECK(hipFree((void *)(uintptr_t)ws));
+  if (weights)
+    HIP_CHECK(hipFree((void *)(uintptr_t)weights));
   HIP_CHECK(hipModuleUnload(mod));
+  free(done);
+  free(start);
+  free(stream);
+  free(addr);
+  free(fn);
+  free(image);
+  for (int i = 0; i < o.ninputs; i++)
+    free(in_files[i]);
+  free(entries);
+  free(bundle);
+  hr_manifest_free(&m);
+  free(mtext);
+  free(mpath);
   return 0;
 }
