@@ -67,7 +67,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
     switch (t.kind) {
     case T_EOF:
       if (depth > 0)
-        return fe_error(p, fe_loc(p, modules[depth - 1]), "unterminated 'module': unexpected end of file");
+        return fe_unterminated(p, modules[depth - 1], "'module'");
       return true;
     case T_ERROR: return false;
     case T_META_BEGIN:
