@@ -253,6 +253,8 @@ typedef struct target_info {
   int valu_flops_per_cu_clk; /* f32 FMA: 2 x lanes issued per clock per CU (no packed math) */
   bool f32_atomic_add;    /* native global f32 atomic add */
   int agpr_file;          /* entries of a separate AGPR file (gfx908), 0: unified or none */
+  int mem_latency_ns;     /* load-to-use latency of a memory (not cache) access, assumed: the
+                           * bytes a CU must keep in flight (Little's law, docs/bench.md) */
 } target_info;
 
 extern const target_info target_table[];
