@@ -137,13 +137,14 @@ static bool gemv_fits(const gemm_problem *pb) {
 }
 
 /* Its parameters: 256 threads (4 waves of 64, 8 of 32) splitting K; lanes own V adjacent
- * columns of a [K][N] B (at most 128 accumulators per lane) and step 8 rows per block, or one
+ * columns of a [K][N] B (at most 64 accumulators per lane: 128 spill on CDNA at M = 16, with the
+ * widened A and B of a block) and step 8 rows per block, or one
  * column of an [N][K] B and 64 bytes of its k per block. V: 16 bytes of elements, halved until it
  * divides the contiguous run (an odd N or K gets element loads). */
 static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
   int es = elem_type_bytes(pb->in), v = 16 / es;
   int64_t contig = pb->b_kcontig ? pb->k : pb->n;
-  while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 128)))
+  while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 64)))
     v /= 2;
   out->kwaves = 256 / t->wave_size;
   out->vb = v;
@@ -152,7 +153,8 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
     int u = 64 / (v * es);
     out->bk = (u > 16 ? 16 : u) * v, out->bn = t->wave_size, out->va = v;
   } else {
-    out->bk = 8, out->bn = t->wave_size * v, out->va = pb->k % 8 ? 1 : 8;
+    int u = 8;
+    out->bk = u, out->bn = t->wave_size * v, out->va = pb->k % u ? 1 : u;
   }
   out->wn = out->bn;
 }
@@ -178,7 +180,7 @@ static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuri
  * more of them but adds the partials' round trip (written here, read by the combine kernel). S
  * minimises bytes / min(bandwidth, in-flight rate), each wave keeping >= 2 blocks. */
 #define GEMV_GROUPS_PER_CU 2
-#define GEMV_MIN_BLOCKS 2
+#define GEMV_MIN_BLOCKS 1
 static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
   int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
@@ -194,6 +196,15 @@ static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_p
     if (rate > t->mem_gbps)
       rate = t->mem_gbps;
     double time = (base + (s > 1 ? (double)s * partial : 0)) / rate;
+    /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
+     * on the SIMDs the grid occupies, at the table's VALU lanes per clock */
+    double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;
+    double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+    double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
+    double elems = (double)gemv_lane_bytes(pb, P) / elem_type_bytes(pb->in);
+    double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / (waves < simds ? waves : simds);
+    if (issue / (t->clock_mhz / 1e3) > time)
+      time = issue / (t->clock_mhz / 1e3);
     if (s == 1 || time < best * 0.98) /* a split must gain 2 %: fewer kernels otherwise */
       best = time, s_best = (int)s;
   }
