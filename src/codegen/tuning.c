@@ -136,7 +136,7 @@ static bool gemv_fits(const gemm_problem *pb) {
   return op && type && pb->m >= 1 && pb->m <= 16;
 }
 
-/* Its parameters: 256 threads (4 waves of 64, 8 of 32) splitting K; lanes own V adjacent
+/* Its parameters: waves splitting K; lanes own V adjacent
  * columns of a [K][N] B (at most 64 accumulators per lane: 128 spill on CDNA at M = 16, with the
  * widened A and B of a block) and step 8 rows per block, or one
  * column of an [N][K] B and 64 bytes of its k per block. V: 16 bytes of elements, halved until it
@@ -146,7 +146,6 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
   int64_t contig = pb->b_kcontig ? pb->k : pb->n;
   while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 64)))
     v /= 2;
-  out->kwaves = 256 / t->wave_size;
   out->vb = v;
   out->bm = out->wm = (int)pb->m;
   if (pb->b_kcontig) {
@@ -157,6 +156,14 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
     out->bk = u, out->bn = t->wave_size * v, out->va = pb->k % u ? 1 : u;
   }
   out->wn = out->bn;
+  /* waves: 64 KiB of B in flight per work-group (one block per lane; Little's law wants a lot,
+   * and waves of one group share their partial sums in LDS, where split-K would send them through
+   * memory), 256 to 1024 threads; at most 512 above 32 accumulators per lane (1024 threads
+   * leave 128 VGPRs per lane on CDNA: 64 accumulators and a block of B spill) */
+  int64_t threads = 65536 / gemv_lane_bytes(pb, out);
+  int64_t most = (pb->b_kcontig ? pb->m : pb->m * out->vb) > 32 ? 512 : 1024;
+  threads = threads < 256 ? 256 : threads > most ? most : threads;
+  out->kwaves = (int)(threads / t->wave_size);
 }
 
 static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuristic,

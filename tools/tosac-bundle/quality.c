@@ -355,7 +355,8 @@ static int vmem_load_bytes(const char *s) {
   return 0;
 }
 
-/* The skinny kernel (docs/bench.md "Skinny kernels: memory model"): its time is the larger of
+/* The skinny kernel (docs/bench.md "Skinny kernels: memory model"): against the ideal of moving
+ * A, B and C once at the bandwidth, its time is the larger of
  * (a) issue: every K block is one main-loop iteration of one wave, a VALU instruction takes
  * wave / (VALU lanes per SIMD per clock) cycles, the iterations spread over the SIMDs the grid
  * occupies; and (b) memory: the bytes of the kernel's buffers at the rate that Little's law
@@ -381,13 +382,18 @@ static void gemv_model(const target_info *t, const insn *v, int b, int e, const 
   double rate = resident * lane_bytes * t->wave_size / latency;
   if (rate > bpc)
     rate = bpc;
-  double t_mem = rate > 0 ? d->bytes / rate : 0;
+  /* the GEMM's own traffic (A, B and C once) is the ideal; a split-K kernel moves its partials
+   * too (its buffers) and the combine kernel reads them once more */
+  int es = strcmp(d->type, "f32") == 0 ? 4 : strcmp(d->type, "i8") == 0 ? 1 : 2;
+  double ideal = (double)d->batch * ((double)d->m * d->k * es + (double)d->k * d->n * es + (double)d->m * d->n * 4);
+  double moved = d->bytes + (d->split > 1 ? (double)d->split * d->batch * d->m * d->n * 4 : 0);
+  double t_mem = rate > 0 ? moved / rate : 0;
   double cycles = t_issue > t_mem ? t_issue : t_mem;
   out->loop_cycles = loop;
   out->inflight_kib = resident * lane_bytes * t->wave_size / 1024.0 / t->cus;
   if (cycles > 0) {
     out->est_us = cycles / t->clock_mhz;
-    out->roofline = d->bytes / bpc / cycles;
+    out->roofline = ideal / bpc / cycles;
     out->mem_bound = true;
   }
 }
