@@ -184,10 +184,12 @@ static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuri
 /* Split-K of the skinny kernel: Little's law. The memory system delivers at most
  * (bytes in flight) / latency; a work-group keeps its waves' first K block in flight and a CU
  * holds up to two of them, so a few work-groups cannot reach the bandwidth. Splitting K makes
- * more of them but adds the partials' round trip (written here, read by the combine kernel). S
- * minimises bytes / min(bandwidth, in-flight rate), each wave keeping >= 2 blocks. */
+ * more of them but adds the partials' round trip (written here, read by the combine kernel) and
+ * a launch. S minimises that time (or the multiply-adds' issue time, if longer). */
 #define GEMV_GROUPS_PER_CU 2
 #define GEMV_MIN_BLOCKS 1
+/* What a second, dependent kernel launch costs (assumed): small GEMMs never split. */
+#define GEMV_LAUNCH_NS 2000.0
 static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
   int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
@@ -212,6 +214,8 @@ static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_p
     double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / (waves < simds ? waves : simds);
     if (issue / (t->clock_mhz / 1e3) > time)
       time = issue / (t->clock_mhz / 1e3);
+    if (s > 1)
+      time += GEMV_LAUNCH_NS; /* the combine kernel's launch */
     if (s == 1 || time < best * 0.98) /* a split must gain 2 %: fewer kernels otherwise */
       best = time, s_best = (int)s;
   }
