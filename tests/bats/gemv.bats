@@ -143,6 +143,12 @@ PY
   assert_output --regexp '^v_mfma_f32_32x32x8_f16 64 '
   run kernels m64.json gfx1100
   assert_output --regexp '^v_wmma_'
+  # the manifest (with "kernel": "gemv") stays valid against the schema
+  run /usr/bin/python3 -c "
+import json, sys, jsonschema
+jsonschema.validate(json.load(open('m1.json')), json.load(open(sys.argv[1])))
+print('valid')" "$ROOT/schema/manifest.schema.json"
+  assert_output "valid"
   # the report rates it with the memory model (`gemv`), bound by memory
   run "$BUNDLE" quality m1.hipfb --no-mca
   assert_success
