@@ -1,5 +1,6 @@
-/* manifest.c: the JSON launch manifest (version 1): built as a cJSON tree in the documented key
- * order, printed by our own deterministic 2-space printer. */
+/* manifest.c: the JSON launch manifest (version 1; several public functions add `entries`):
+ * built as a cJSON tree in the documented key order, printed by our own deterministic 2-space
+ * printer. */
 #include "bundle/bundle.h"
 
 #include <cjson/cJSON.h>
@@ -314,13 +315,14 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
   return o;
 }
 
-/* --specialize: which input dimensions vary, then per variant its shapes and its targets. */
-static cJSON *variants_json(const bnd_manifest_input *in) {
+/* --specialize: which input dimensions vary, then per variant its shapes and its targets
+ * (variants first .. first + n - 1 of the input: one entry's). */
+static cJSON *variants_json(const bnd_manifest_input *in, int first, int n) {
   cJSON *vs = cJSON_CreateArray();
-  for (int v = 0; v < in->nvariants; v++) {
+  for (int v = first; v < first + n; v++) {
     const graph *g = in->variants[v].g;
     cJSON *o = cJSON_CreateObject();
-    add_int(o, "id", v);
+    add_int(o, "id", v - first);
     cJSON *dims = cJSON_AddArrayToObject(o, "dims");
     for (int k = 0; k < g->ndynamic; k++) {
       const value *a = g->args[g->dynamic_dims[2 * k]];
@@ -339,6 +341,27 @@ static cJSON *variants_json(const bnd_manifest_input *in) {
     cJSON_AddItemToArray(vs, o);
   }
   return vs;
+}
+
+/* Several public functions: each entry as the top level describes the first (name, inputs,
+ * outputs, targets, variants); the kernels of every entry live in one code object per target. */
+static cJSON *entries_json(const bnd_manifest_input *in) {
+  cJSON *es = cJSON_CreateArray();
+  for (int e = 0; e < in->nentries; e++) {
+    const bnd_manifest_entry *en = &in->entries[e];
+    const graph *g = in->variants[en->first].g;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", en->name);
+    cJSON_AddItemToObject(o, "inputs", graph_values(g->args, g->nargs, true));
+    cJSON_AddItemToObject(o, "outputs", graph_values(g->results, g->nresults, false));
+    cJSON *ts = cJSON_AddArrayToObject(o, "targets");
+    for (int i = 0; i < in->ntargets; i++)
+      cJSON_AddItemToArray(ts, target_json(in, i, en->first));
+    if (en->count > 1)
+      cJSON_AddItemToObject(o, "variants", variants_json(in, en->first, en->count));
+    cJSON_AddItemToArray(es, o);
+  }
+  return es;
 }
 
 /* ------------------------------------------------------------------ printer */
@@ -532,8 +555,12 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
   for (int i = 0; i < in->ntargets; i++)
     cJSON_AddItemToArray(targets, target_json(in, i, -1));
-  if (in->nvariants > 0)
-    cJSON_AddItemToObject(root, "variants", variants_json(in));
+  if (in->nentries > 0 && in->entries[0].count > 1)
+    cJSON_AddItemToObject(root, "variants", variants_json(in, 0, in->entries[0].count));
+  else if (in->nentries == 0 && in->nvariants > 0)
+    cJSON_AddItemToObject(root, "variants", variants_json(in, 0, in->nvariants));
+  if (in->nentries > 0)
+    cJSON_AddItemToObject(root, "entries", entries_json(in));
 
   sbuf s = {0};
   print_value(&s, root, 0);

@@ -51,14 +51,15 @@ LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm);
 LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef b,
                            LLVMValueRef c);
 
-/* Order one main-loop iteration for the matrix pipe (MFMA only; sched.group.barrier, GEMM.md
- * §1.6): the fragment reads, the `first` MFMAs that consume them, then the global loads of the
- * next tile, the other MFMAs, and the LDS writes of the loaded tile spread over the last quarter
- * of them. The loads come after the last wait for a fragment read: llvm-mca counts global loads in
- * lgkmcnt as well, so an LDS wait behind a global load would stall for its whole latency there.
- * Counts are per-thread instruction counts of one iteration. */
+/* One slot of the main loop's schedule (MFMA only; sched.group.barrier, GEMM.md §1.6): nwrite
+ * LDS writes, nvmem global loads and nread LDS reads, then nmma MFMAs. A sequence of slots is the
+ * order the scheduler follows inside one scheduling region (kernel_gemm.c schedule_half). */
+/* The single-tile loop's order (gfx908's loop, kernel_gemm.c kloop_simple): the fragment reads,
+ * the `first` MFMAs that consume them, the global loads of the next tile, the other MFMAs, and the
+ * LDS writes spread over the last quarter of them. */
 void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
                        int nwrite);
+void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, int nread, int nmma);
 
 /* ---------------------------------------------------------------- tiles (gemm_tiles.c) */
 typedef struct gemm_params {

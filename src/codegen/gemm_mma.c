@@ -229,6 +229,14 @@ static void sched_group(cg_builder *cb, int mask, int count) {
   cg_intrinsic(cb, "llvm.amdgcn.sched.group.barrier", NULL, 0, args, 3);
 }
 
+void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, int nread, int nmma) {
+  if (!mm->row || mm->row->layout != MATRIX_MFMA)
+    return;
+  sched_group(cb, SG_VMEM_READ, nvmem);
+  sched_group(cb, SG_DS_WRITE, nwrite);
+  sched_group(cb, SG_DS_READ, nread);
+  sched_group(cb, SG_MFMA, nmma);
+}
 void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
                        int nwrite) {
   if (!mm->row || mm->row->layout != MATRIX_MFMA)

@@ -118,12 +118,11 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   out->bn = out->wn * (pb->n > out->wn ? (big ? 4 : 2) : 1);
   int es = elem_type_bytes(pb->in);
   int kmin = 16 / es > mm->k ? 16 / es : mm->k; /* one 16-byte row chunk, one instruction */
-  /* the large MFMA shape: up to 128 bytes per row, so that an iteration holds enough MFMAs for
-   * the other instructions to hide behind (gfx950's 160 KiB LDS keeps it: 4096^3 f16 goes from
-   * 56 % to 65 % matrix pipe by llvm-mca, i8 from 41 % to 56 %); else 64 bytes (on 2x2-wave
-   * tiles 128 bytes unrolls short K loops whole and halves the waves: 512^3 f16 on gfx950 takes
-   * 2.9 instead of 2.4 us by the issue model) */
-  int start = big ? 128 : 64;
+  /* 64 bytes of K per row: the pipelined MFMA loop (kernel_gemm.c) keeps two staged tiles and
+   * two fragment sets in registers; 128 bytes (which gfx950's 160 KiB LDS would hold) left
+   * 4096^3 f16 at 256 VGPRs and 92 % matrix pipe against 93 % with 64 bytes, i8 77 % against
+   * 87 %. 64 bytes on 2x2-wave tiles too: 128 unrolls short K loops whole and halves the waves */
+  int start = 64;
   int bk = start / es > mm->k ? start / es : mm->k;
   out->bk = bk;
   while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, pb->in) < 2)

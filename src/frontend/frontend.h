@@ -146,7 +146,9 @@ void fe_skip_loc(fe_parser *p);
 
 /* ---------------------------------------------------------------- module.c */
 typedef struct fe_func {
+  fe_token kw; /* func.func */
   fe_token name;
+  int scope; /* the module (symbol table) it is defined in */
   bool is_public, has_body;
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
@@ -155,12 +157,15 @@ typedef struct fe_func {
 typedef struct fe_top {
   fe_func *funcs;
   int nfuncs, cap;
+  int scope, nscopes; /* the module being scanned; modules seen */
 } fe_top;
 
 /* The whole file's top level into ts (function bodies are skipped); false after an error. */
 bool fe_scan_top(fe_parser *p, fe_top *ts);
 /* --entry NAME, else the single public function with a body; NULL after reporting why not. */
 const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt);
+/* fe_entry_names: --entry's function, else every public function with a body (in the arena). */
+int fe_list_entries(fe_parser *p, const fe_top *ts, const fe_options *opt, const char ***names);
 
 /* ---------------------------------------------------------------- attrs.c */
 /* tensor<...> or !tosa.shape<N> (rank 1 of ET_INDEX). Dynamic, unranked and oversized types

@@ -975,23 +975,46 @@ static void drop_unused_consts(graph *g) {
   g->nvalues = nv;
 }
 
-graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
-  fe_parser p = {.a = a, .src = src, .d = d, .opt = opt};
-  fe_lex_init(&p.lx, src, d);
-  fe_lex_memo memo = {.a = a}; /* long strings the scan saw: the second pass steps over them */
-  p.lx.memo = &memo;
+struct fe_module {
+  fe_parser p; /* just after the scan: aliases, resources, functions */
+  fe_top ts;
+  fe_lex_memo memo; /* long strings the scan saw: every function's pass steps over them */
+};
+
+fe_module *fe_open(arena *a, const source_file *src, diag_sink *d) {
+  fe_module *m = arena_alloc(a, sizeof *m);
+  *m = (fe_module){.p = {.a = a, .src = src, .d = d}, .memo = {.a = a}};
+  fe_lex_init(&m->p.lx, src, d);
+  m->p.lx.memo = &m->memo;
   int before = d->errors;
-  fe_top ts = {0};
-  if (!fe_scan_top(&p, &ts) || d->errors != before) return NULL;
-  p.top = &ts;
-  const fe_func *f = fe_choose_entry(&p, &ts, opt);
+  if (!fe_scan_top(&m->p, &m->ts) || d->errors != before) return NULL;
+  m->p.top = &m->ts;
+  return m;
+}
+
+int fe_entry_names(fe_module *m, const fe_options *opt, const char ***names) {
+  return fe_list_entries(&m->p, &m->ts, opt, names);
+}
+
+graph *fe_parse_function(fe_module *m, const fe_options *opt) {
+  fe_parser p = m->p; /* per function: its own '?' dimensions and nesting counts */
+  p.opt = opt;
+  p.dyn = NULL, p.ndyn = p.dyncap = 0;
+  diag_sink *d = p.d;
+  int before = d->errors;
+  const fe_func *f = fe_choose_entry(&p, &m->ts, opt);
   if (!f) return NULL;
-  graph *g = arena_alloc(a, sizeof *g);
-  g->arena = a;
-  g->file = src;
-  g->entry = arena_strndup(a, f->name.p + 1, (size_t)f->name.n - 1);
+  graph *g = arena_alloc(p.a, sizeof *g);
+  g->arena = p.a;
+  g->file = p.src;
+  g->entry = arena_strndup(p.a, f->name.p + 1, (size_t)f->name.n - 1);
   if (!parse_entry(&p, f, g) || d->errors != before || !fe_dyn_finish(&p, g)) return NULL;
   drop_unused_consts(g);
   if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;
+}
+
+graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
+  fe_module *m = fe_open(a, src, d);
+  return m ? fe_parse_function(m, opt) : NULL;
 }

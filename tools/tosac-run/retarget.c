@@ -20,6 +20,8 @@ typedef enum {
   R_WAVESIZE,   /* constant */
   R_IDENTITY,   /* whole-wave-mode wrappers: every lane is active here */
   R_MATRIX,     /* emu_rt_matrix(kind, d, a, b, c, ...) */
+  R_BUF_RSRC,   /* make.buffer.rsrc: the base pointer itself */
+  R_BUF_LOAD,   /* raw.ptr.buffer.load: a checked load at base + voffset + soffset */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -56,6 +58,8 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.permlanex16", R_WAVE, EMU_WOP_PERMLANEX16},
     {"llvm.amdgcn.permlane64", R_WAVE, EMU_WOP_PERMLANE64},
     {"llvm.amdgcn.wavefrontsize", R_WAVESIZE, 0},
+    {"llvm.amdgcn.make.buffer.rsrc", R_BUF_RSRC, 0},
+    {"llvm.amdgcn.raw.ptr.buffer.load", R_BUF_LOAD, 0},
     {"llvm.amdgcn.set.inactive", R_IDENTITY, 0},
     {"llvm.amdgcn.wwm", R_IDENTITY, 0},
     {"llvm.amdgcn.strict.wwm", R_IDENTITY, 0},
@@ -748,6 +752,23 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
   case R_IDENTITY:
     replace(call, LLVMGetOperand(call, 0));
     break;
+  case R_BUF_RSRC: /* stride 0, no swizzle: the resource is its base address */
+    replace(call, LLVMBuildAddrSpaceCast(r->b, LLVMGetOperand(call, 0), rty, ""));
+    break;
+  case R_BUF_LOAD: {
+    /* the kernels keep every access inside num_records (masked lanes read offset 0), so the
+     * hardware's zero for out-of-range offsets is never relied on: an access outside the
+     * buffer stops the run like any other */
+    LLVMValueRef base = LLVMBuildAddrSpaceCast(r->b, LLVMGetOperand(call, 0), r->ptr, "");
+    LLVMValueRef off = LLVMBuildAdd(r->b, LLVMBuildZExt(r->b, LLVMGetOperand(call, 1), r->i64, ""),
+                                    LLVMBuildZExt(r->b, LLVMGetOperand(call, 2), r->i64, ""), "");
+    LLVMValueRef p = LLVMBuildGEP2(r->b, r->i8, base, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(r->b, rty, p, "");
+    LLVMSetAlignment(v, 1);
+    add_check(r, v, p, size_of(r, rty), EMU_ACC_LOAD);
+    replace(call, v);
+    break;
+  }
   case R_MATRIX:
     break;
   }
