@@ -179,8 +179,8 @@ static void block(gv *G, LLVMValueRef k0, bool masked) {
     block_ncontig(G, k0, masked);
 }
 
-/* Per-lane accumulator of output row m, column c of the work-group tile... as LDS writes: the
- * lane's values of rows [r0, r0 + R) go to lds[(wave * R + r) * bn + column]. */
+/* This wave's partial sums of output rows [r0, r0 + R) into LDS: row r of the lane's columns
+ * goes to lds[(wave * R + r) * bn + column]. */
 static void write_partials(gv *G, LLVMValueRef lds, int r0, int R) {
   LLVMBuilderRef b = G->cb->b;
   int per = G->kc ? 1 : G->V; /* columns per lane */
