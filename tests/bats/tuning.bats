@@ -132,7 +132,7 @@ PY
   printf 'gfx942\tmatmul:1x32x48x64:f16:a64:b48n\tbm=64,bx=3\t0.5\n' > bad.tsv
   run "$TOSAC" m.mlir --tuning-db=bad.tsv -o m.hipfb
   assert_failure 1
-  assert_line --index 0 "bad.tsv:1:39: error: bad entry 'bx=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma)"
+  assert_line --index 0 "bad.tsv:1:39: error: bad entry 'bx=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma; kernel = tile or gemv)"
   [ ! -e m.hipfb ] && [ ! -e m.json ]
   printf '# ok\n\ngfx942 matmul bm=64\n' > bad2.tsv
   run "$TOSAC" m.mlir --tuning-db=bad2.tsv -o m.hipfb

@@ -76,6 +76,10 @@ static void enumerate(const target_info *t, const gemm_problem *pb, problem *p) 
     snprintf(cfg, sizeof cfg, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d", P.bm, P.bn, P.bk, P.wm, P.wn);
     add_config(p, cfg);
   }
+  /* the skinny-GEMM kernel where the problem has one (M <= 16) */
+  const char *src;
+  if (cg_tune_gemm(t, pb, "kernel=gemv", NULL, &P, &mm, &src, NULL, 0, err, sizeof err))
+    add_config(p, "kernel=gemv");
   static const int shapes[] = {32, 16};
   int es = elem_type_bytes(pb->in);
   for (int si = 0; si < 2; si++) {
