@@ -192,7 +192,7 @@ static void plan_slots(gk *K) {
    * extractions (4096^3 i8 on gfx950: 87 % -> 94 % matrix pipe); needs the staging to tile the
    * threads exactly and an even vector */
   K->rb = 1;
-  if (!kc && K->es == 1 && K->mm.row && K->mm.row->layout == MATRIX_MFMA && K->nb % 2 == 0 &&
+  if (!kc && K->es == 1 && K->mm.row && K->nb % 2 == 0 &&
       b_total % (2 * T) == 0 && P->bk % 2 == 0 && P->vb % 2 == 0)
     K->rb = 2;
   for (int s = 0; s < K->nb; s++) {
@@ -309,6 +309,12 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     abase = gep_el(K, K->a_ptr, LLVMBuildZExt(b, ua, K->cb->i64, ""));
     bbase = gep_el(K, K->b_ptr, LLVMBuildZExt(b, ub, K->cb->i64, ""));
   }
+  /* An operand under 4 GiB takes its whole offset in 32 bits, uniform part added in the loop:
+   * the zero extension then sits next to the load, which selects the SGPR-base + VGPR-offset
+   * form; a 64-bit base per K tile plus a hoisted (invariant) 64-bit offset cost two VALU adds
+   * per load (4096^3 i8 on gfx1200: 16 per K tile) */
+  bool a32 = K->kind != GK_CONV && tensor_numel(&K->anchor->operands[0]->type) * K->es < ((int64_t)1 << 32);
+  bool b32 = K->kind != GK_CONV && tensor_numel(&K->anchor->operands[1]->type) * K->es < ((int64_t)1 << 32);
   /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
    * per slot and K step their address is clamped to the last row, once, outside the loop. Only
    * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
@@ -324,7 +330,9 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     } else {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, arow, c32(K, pb->k), ""), K->a_kc[s], "");
     }
-    av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va) : load_chunk(K, abase, off, ok, P->va, fa);
+    av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va)
+            : a32    ? load_chunk(K, K->a_ptr, LLVMBuildNUWAdd(b, ua, off, ""), ok, P->va, fa)
+                     : load_chunk(K, abase, off, ok, P->va, fa);
   }
   /* slots past the tile (the thread count does not divide it) are stored to LDS padding; a
    * k row past the tile is clamped into it so that the load stays inside B */
@@ -345,7 +353,9 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     } else {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, kc, c32(K, pb->n), ""), brow, "");
     }
-    bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb) : load_chunk(K, bbase, off, ok, P->vb, fb);
+    bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb)
+            : b32    ? load_chunk(K, K->b_ptr, LLVMBuildNUWAdd(b, ub, off, ""), ok, P->vb, fb)
+                     : load_chunk(K, bbase, off, ok, P->vb, fb);
   }
 }
 
