@@ -26,6 +26,9 @@ typedef struct gemm_mma {
   int tm, tn, lanes_m;      /* FMA: micro-tile and lane grid (lanes_n = wave / lanes_m) */
   int a_zp, b_zp;           /* FMA, integers: zero points subtracted before the product */
   const target_dot *dot;    /* FMA: the dot instruction for `in`, or NULL */
+  bool widen;               /* FMA, bf16 without a dot: staged into LDS as f32, so each element
+                             * is widened once per K tile, not once per step of every lane that
+                             * reads it (4096^3 on gfx1030: 76 % -> 8x % FMA slots) */
   char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
 } gemm_mma;
 
@@ -148,7 +151,9 @@ void gemv_params_json(const gemm_params *P, char *buf, size_t size);
 bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name);
 
 /* LDS bytes of the two staging buffers (A and B, rows padded by 16 bytes). */
-int gemm_lds_bytes(const gemm_params *p, elem_type t);
+int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm);
+/* Bytes of one operand element in LDS (f32 for a widened bf16). */
+int gemm_lds_elem_bytes(const gemm_mma *mm);
 #define GEMM_LDS_PAD_BYTES 16
 /* {"bm":..,...} into buf (<= 128 bytes). */
 void gemm_params_json(const gemm_params *p, const gemm_mma *mm, int waves, char *buf, size_t size);

@@ -36,6 +36,9 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
     for (int i = 0; i < target_dot_count; i++)
       if (strcmp(target_dot_table[i].target, t->name) == 0 && target_dot_table[i].in == in)
         out->dot = &target_dot_table[i];
+    out->widen = in == ET_BF16 && !out->dot;
+    if (out->widen) /* 16 bytes of f32 per LDS read */
+      out->k = out->kl = out->chunk = 4;
     gemm_mma_fma_tile(t, out, 8, 8);
     snprintf(out->name, sizeof out->name, "fma");
     return true;
@@ -198,7 +201,7 @@ static LLVMValueRef fma_elem(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v,
   LLVMValueRef x = LLVMBuildExtractElement(b, v, c32(cb, e), "");
   if (mm->int_acc)
     return LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, zp), "");
-  if (mm->in == ET_F32)
+  if (mm->in == ET_F32 || mm->widen)
     return x;
   return LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
 }

@@ -17,9 +17,10 @@ static int vector_width(elem_type t, int64_t contig, int tile) {
   return v;
 }
 
-int gemm_lds_bytes(const gemm_params *p, elem_type t) {
-  int es = elem_type_bytes(t);
-  return 2 * (p->bm + p->bn) * (p->bk * es + GEMM_LDS_PAD_BYTES);
+int gemm_lds_elem_bytes(const gemm_mma *mm) { return mm->widen ? 4 : elem_type_bytes(mm->in); }
+
+int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm) {
+  return 2 * (p->bm + p->bn) * (p->bk * gemm_lds_elem_bytes(mm) + GEMM_LDS_PAD_BYTES);
 }
 
 typedef struct overrides {
@@ -82,8 +83,8 @@ bool gemm_config_check(const char *s, char *err, size_t errsize) {
 static int lds_pool(const target_info *t) { return t->wave_size == 32 ? 2 * t->lds_bytes : t->lds_bytes; }
 
 /* Waves per SIMD that the LDS use of one work-group allows. */
-static int lds_waves(const target_info *t, const gemm_params *p, elem_type in) {
-  int groups = lds_pool(t) / gemm_lds_bytes(p, in);
+static int lds_waves(const target_info *t, const gemm_params *p, const gemm_mma *mm) {
+  int groups = lds_pool(t) / gemm_lds_bytes(p, mm);
   return groups * (p->bm / p->wm) * (p->bn / p->wn) / 4;
 }
 
@@ -137,7 +138,7 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   int start = 64;
   int bk = start / es > mm->k ? start / es : mm->k;
   out->bk = bk;
-  while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, pb->in) < 2)
+  while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, mm) < 2)
     out->bk = bk /= 2;
   /* Odd contiguous runs (127x255x63: K = 255, N = 63) stage one element per slot; at 128x64x32
    * that is 48 masked loads per thread, whose addresses and masks spill (gfx950: 91 VGPRs). Down
@@ -196,7 +197,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
     why = "bk must be a multiple of the instruction's k and of 16 bytes";
   else if (waves * t->wave_size > GEMM_MAX_THREADS)
     why = "too many waves per work-group";
-  else if (gemm_lds_bytes(out, pb->in) > t->lds_bytes)
+  else if (gemm_lds_bytes(out, mm) > t->lds_bytes)
     why = "the LDS buffers exceed the target's LDS";
   else if (out->va * elem_type_bytes(pb->in) > 16 || out->vb * elem_type_bytes(pb->in) > 16 ||
            (out->va & (out->va - 1)) || (out->vb & (out->vb - 1)))

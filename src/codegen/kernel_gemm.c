@@ -30,6 +30,7 @@ typedef struct gk {
   elem_type out_t; /* anchor result type */
   int a_zp, b_zp;
   int es;          /* bytes per operand element */
+  int les;         /* bytes per element in LDS (4: bf16 widened to f32, gemm_mma.widen) */
   LLVMTypeRef mem; /* operand element type in memory/LDS (bf16 as i16) */
   LLVMValueRef a_ptr, b_ptr, bias_ptr;
   LLVMValueRef a_rsrc, b_rsrc; /* MFMA: buffer resources of A and B (NULL: global loads) */
@@ -359,24 +360,45 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   }
 }
 
+/* A staged vector (or element) as LDS holds it: bf16 bits shifted into the high half of an f32
+ * when the FMA path widens (gemm_mma.widen), else unchanged. */
+static LLVMValueRef lds_value(gk *K, LLVMValueRef x) {
+  if (!K->mm.widen)
+    return x;
+  LLVMBuilderRef b = K->cb->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+  unsigned n = vec ? LLVMGetVectorSize(t) : 1;
+  LLVMTypeRef it = vec ? LLVMVectorType(K->cb->i32, n) : K->cb->i32;
+  LLVMValueRef sh = LLVMConstInt(K->cb->i32, 16, 0);
+  if (vec) {
+    LLVMValueRef el[16];
+    for (unsigned i = 0; i < n; i++)
+      el[i] = sh;
+    sh = LLVMConstVector(el, n);
+  }
+  LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, x, it, ""), sh, "");
+  return LLVMBuildBitCast(b, w, vec ? LLVMVectorType(K->cb->f32, n) : K->cb->f32, "");
+}
+
 /* LDS layout per buffer: A rows (m, k contiguous) then B rows (n, k contiguous), each row
- * bk elements + 16 bytes of padding so that lanes reading the same k of consecutive rows hit
- * different banks. */
+ * bk elements (of les bytes) + 16 bytes of padding so that lanes reading the same k of
+ * consecutive rows hit different banks. */
 static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv, int s0, int s1) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_params *P = &K->P;
   LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
   for (int s = s0; s < K->na && s < s1; s++) {
     LLVMValueRef byte = LLVMBuildAdd(b, base, LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, K->sa), ""),
-                                                           LLVMBuildMul(b, K->a_kc[s], c32(K, K->es), ""), ""), "");
+                                                           LLVMBuildMul(b, K->a_kc[s], c32(K, K->les), ""), ""), "");
     /* slots past the tile (the thread count does not divide it) write into the padding of the
      * last row, which no fragment read touches */
     if ((P->bm * P->bk / P->va) % K->threads) {
       LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, K->a_row[s], c32(K, P->bm), "");
-      LLVMValueRef pad = LLVMBuildAdd(b, base, c32(K, (int64_t)(P->bm - 1) * K->sa + P->bk * K->es), "");
+      LLVMValueRef pad = LLVMBuildAdd(b, base, c32(K, (int64_t)(P->bm - 1) * K->sa + P->bk * K->les), "");
       byte = LLVMBuildSelect(b, in, byte, pad, "");
     }
-    cg_store(K->cb, av[s], gep8(K, K->lds, byte), al(P->va * K->es));
+    cg_store(K->cb, lds_value(K, av[s]), gep8(K, K->lds, byte), al(P->va * K->les));
   }
   LLVMValueRef bbase = LLVMBuildAdd(b, base, c32(K, (int64_t)P->bm * K->sa), "");
   bool kc = K->pb.b_kcontig;
@@ -385,13 +407,13 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
     LLVMValueRef in = NULL;
     if (b_total % K->threads)
       in = LLVMBuildICmp(b, LLVMIntULT, kc ? K->b_row[s] : K->b_kc[s], c32(K, kc ? P->bn : P->bk), "");
-    LLVMValueRef pad = LLVMBuildAdd(b, bbase, c32(K, (int64_t)(P->bn - 1) * K->sa + P->bk * K->es), "");
+    LLVMValueRef pad = LLVMBuildAdd(b, bbase, c32(K, (int64_t)(P->bn - 1) * K->sa + P->bk * K->les), "");
     if (kc) {
       LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, K->b_row[s], c32(K, K->sa), ""),
-                                                              LLVMBuildMul(b, K->b_kc[s], c32(K, K->es), ""), ""), "");
+                                                              LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
       if (in)
         byte = LLVMBuildSelect(b, in, byte, pad, "");
-      cg_store(K->cb, bv[s], gep8(K, K->lds, byte), al(P->vb * K->es));
+      cg_store(K->cb, lds_value(K, bv[s]), gep8(K, K->lds, byte), al(P->vb * K->les));
     } else if (K->rb > 1) { /* rows s, s+1 (k, k+1): one 2-byte write of the k pair per n */
       if ((s - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
         continue;
@@ -411,11 +433,11 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
       for (int j = 0; j < P->vb; j++) {
         LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
         LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
-                                                                LLVMBuildMul(b, K->b_kc[s], c32(K, K->es), ""), ""), "");
+                                                                LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
         if (in)
           byte = LLVMBuildSelect(b, in, byte, pad, "");
         LLVMValueRef x = LLVMBuildExtractElement(b, bv[s], c32(K, j), "");
-        cg_store(K->cb, x, gep8(K, K->lds, byte), (unsigned)K->es);
+        cg_store(K->cb, lds_value(K, x), gep8(K, K->lds, byte), (unsigned)K->les);
       }
     }
   }
@@ -438,13 +460,13 @@ static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, b
   LLVMValueRef row = LLVMBuildAdd(b, w0, LLVMBuildAdd(b, ln->row, c32(K, (int64_t)t * step), ""), "");
   if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one 16-byte read of k each */
     int nr = is_b ? mm->tn : mm->tm, stride = is_b ? mm->n / mm->tn : mm->lanes_m;
-    LLVMTypeRef rt = LLVMVectorType(K->mem, (unsigned)mm->k);
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)(nr * mm->k)));
+    LLVMTypeRef et = mm->widen ? K->cb->f32 : K->mem, rt = LLVMVectorType(et, (unsigned)mm->k);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(et, (unsigned)(nr * mm->k)));
     for (int i = 0; i < nr; i++) {
       LLVMValueRef r = LLVMBuildAdd(b, row, c32(K, (int64_t)i * stride), "");
       LLVMValueRef byte = LLVMBuildAdd(b, region, LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(K, K->sa), ""),
-                                                               c32(K, (int64_t)kk * K->es), ""), "");
-      LLVMValueRef x = cg_load(K->cb, rt, gep8(K, K->lds, byte), al(mm->k * K->es));
+                                                               c32(K, (int64_t)kk * K->les), ""), "");
+      LLVMValueRef x = cg_load(K->cb, rt, gep8(K, K->lds, byte), al(mm->k * K->les));
       for (int e = 0; e < mm->k; e++)
         v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, e), ""), c32(K, i * mm->k + e), "");
     }
@@ -1116,7 +1138,8 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->threads = K->waves * t->wave_size;
   K->es = elem_type_bytes(pb->in);
   K->mem = pb->in == ET_BF16 ? cb->i16 : elem_type_is_f8(pb->in) ? cb->i8 : cg_elem_type(cb, pb->in);
-  K->sa = P->bk * K->es + GEMM_LDS_PAD_BYTES;
+  K->les = gemm_lds_elem_bytes(&K->mm);
+  K->sa = P->bk * K->les + GEMM_LDS_PAD_BYTES;
   K->buf_bytes = (P->bm + P->bn) * K->sa;
   int64_t groups = grid_groups(K);
   bool partial = K->k->role == KR_PARTIAL;
