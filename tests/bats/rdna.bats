@@ -127,19 +127,26 @@ PY
   assert_output "64x32x8 64 32"
 }
 
-@test "quality model: >= 80 % FMA slots (gfx1030 f32, i8) and WMMA (gfx1200 f16) on 4096^3, no spills" {
+@test "quality model: >= 80 % FMA slots (gfx1030 f32, bf16, i8) and WMMA (gfx1200 f16, i8) on 4096^3, no spills" {
   cd "$BATS_FILE_TMPDIR"
   mm q32 1 4096 4096 4096 f32
   mm qi8 1 4096 4096 4096 i8
   mm q16 1 4096 4096 4096 f16
+  mm qb16 1 4096 4096 4096 bf16
   "$BIN/tosac" q32.mlir --offload-arch=gfx1030 -o q32.hipfb
   "$BIN/tosac" qi8.mlir --offload-arch=gfx1030 -o qi8.hipfb
   "$BIN/tosac" q16.mlir --offload-arch=gfx1200 -o q16.hipfb
-  for q in q32 qi8 q16; do
+  # bf16 on gfx1030 (no bf16 dot): staged into LDS as f32, so 2x the LDS (55296 bytes)
+  "$BIN/tosac" qb16.mlir --offload-arch=gfx1030 -o qb16.hipfb
+  # i8 on gfx1200: the n-contiguous B is staged by k pairs (one v_perm_b32 per two n)
+  "$BIN/tosac" qi8.mlir --offload-arch=gfx1200 -o qw8.hipfb
+  for q in q32 qi8 q16 qb16 qw8; do
     "$BIN/tosac-bundle" quality $q.hipfb --no-mca | tail -n 1 > $q.txt
   done
+  grep -q ' 55296 ' qb16.txt
   run /usr/bin/python3 - <<'PY'
-for q, tile in (("q32", "128x64x16/64x32"), ("qi8", "128x64x64/64x32"), ("q16", "128x128x32/64x64")):
+for q, tile in (("q32", "128x64x16/64x32"), ("qi8", "128x64x64/64x32"), ("q16", "128x128x32/64x64"),
+                ("qb16", "128x64x32/64x32"), ("qw8", "128x128x64/64x64")):
     f = open(f"{q}.txt").read().split()
     # target problem type tile instruction vgpr agpr lds w/s spill loop cycles model mma% ...
     assert f[3] == tile and f[9] == "0", (q, f)
@@ -149,6 +156,8 @@ PY
   assert_success
   assert_line --partial "q32 fma "
   assert_line --partial "q16 wmma "
+  assert_line --partial "qb16 fma "
+  assert_line --partial "qw8 wmma "
 }
 
 @test "seeded random shapes off the tile grid match the oracle: default paths on gfx1030, gfx1100, gfx1200" {
@@ -191,4 +200,7 @@ func.func @main(%x: tensor<1x7x7x12xf16>, %w: tensor<10x3x3x12xf16>, %b: tensor<
 }
 M
   oracle o_cv gfx950,gfx1030,gfx1100,gfx1200
+  # bf16 on gfx1030: both operands widened to f32 in LDS, the weights as k-contiguous vectors
+  sed 's/xf16>/xbf16>/g' "$BATS_FILE_TMPDIR/o_cv.mlir" > "$BATS_FILE_TMPDIR/o_cvb.mlir"
+  oracle o_cvb gfx1030
 }
