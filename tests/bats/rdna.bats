@@ -160,6 +160,17 @@ PY
   assert_line --partial "qw8 wmma "
 }
 
+@test "WMMA i8 with an n-contiguous B: k-pair staging (v_perm_b32, 2-byte LDS writes, no byte writes) matches the oracle" {
+  mm w8 1 256 256 256 i8
+  oracle w8 gfx1100,gfx1200
+  "$BIN/tosac" "$BATS_FILE_TMPDIR/w8.mlir" --offload-arch=gfx1200 -o "$BATS_FILE_TMPDIR/w8.hipfb"
+  disasm w8 gfx1200
+  run grep -c 'v_perm_b32' "$BATS_FILE_TMPDIR/w8_gfx1200.dis"
+  assert_output 32
+  run grep -c 'ds_store_b8 ' "$BATS_FILE_TMPDIR/w8_gfx1200.dis"
+  assert_output 0
+}
+
 @test "seeded random shapes off the tile grid match the oracle: default paths on gfx1030, gfx1100, gfx1200" {
   # seed 13: five shapes per run, every type
   read -r -a S <<< "$(/usr/bin/python3 -c "
