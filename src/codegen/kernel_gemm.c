@@ -310,10 +310,12 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     abase = gep_el(K, K->a_ptr, LLVMBuildZExt(b, ua, K->cb->i64, ""));
     bbase = gep_el(K, K->b_ptr, LLVMBuildZExt(b, ub, K->cb->i64, ""));
   }
-  /* An operand under 4 GiB takes its whole offset in 32 bits, uniform part added in the loop:
-   * the zero extension then sits next to the load, which selects the SGPR-base + VGPR-offset
-   * form; a 64-bit base per K tile plus a hoisted (invariant) 64-bit offset cost two VALU adds
-   * per load (4096^3 i8 on gfx1200: 16 per K tile) */
+  /* An unmasked load of an operand under 4 GiB takes its whole offset in 32 bits, the uniform
+   * part added in the loop: the zero extension then sits next to the load, which selects the
+   * SGPR-base + VGPR-offset form; a 64-bit base per K tile plus a hoisted (invariant) 64-bit
+   * offset cost two VALU adds per load (4096^3 i8 on gfx1200: 16 per K tile). A masked load's
+   * offset is computed in the loop anyway (its select): it keeps the uniform base pointer, which
+   * costs scalar adds only */
   bool a32 = K->kind != GK_CONV && tensor_numel(&K->anchor->operands[0]->type) * K->es < ((int64_t)1 << 32);
   bool b32 = K->kind != GK_CONV && tensor_numel(&K->anchor->operands[1]->type) * K->es < ((int64_t)1 << 32);
   /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
@@ -332,8 +334,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
       off = LLVMBuildAdd(b, LLVMBuildMul(b, arow, c32(K, pb->k), ""), K->a_kc[s], "");
     }
     av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va)
-            : a32    ? load_chunk(K, K->a_ptr, LLVMBuildNUWAdd(b, ua, off, ""), ok, P->va, fa)
-                     : load_chunk(K, abase, off, ok, P->va, fa);
+            : a32 && LLVMIsConstant(ok) ? load_chunk(K, K->a_ptr, LLVMBuildNUWAdd(b, ua, off, ""), ok, P->va, fa)
+                                        : load_chunk(K, abase, off, ok, P->va, fa);
   }
   /* slots past the tile (the thread count does not divide it) are stored to LDS padding; a
    * k row past the tile is clamped into it so that the load stays inside B */
@@ -355,8 +357,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
       off = LLVMBuildAdd(b, LLVMBuildMul(b, kc, c32(K, pb->n), ""), brow, "");
     }
     bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb)
-            : b32    ? load_chunk(K, K->b_ptr, LLVMBuildNUWAdd(b, ub, off, ""), ok, P->vb, fb)
-                     : load_chunk(K, bbase, off, ok, P->vb, fb);
+            : b32 && LLVMIsConstant(ok) ? load_chunk(K, K->b_ptr, LLVMBuildNUWAdd(b, ub, off, ""), ok, P->vb, fb)
+                                        : load_chunk(K, bbase, off, ok, P->vb, fb);
   }
 }
 
