@@ -28,7 +28,7 @@ typedef struct gemm_mma {
   const target_dot *dot;    /* FMA: the dot instruction for `in`, or NULL */
   bool widen;               /* FMA, bf16 without a dot: staged into LDS as f32, so each element
                              * is widened once per K tile, not once per step of every lane that
-                             * reads it (4096^3 on gfx1030: 76 % -> 8x % FMA slots) */
+                             * reads it (4096^3 on gfx1030: 76 % -> 90 % FMA slots) */
   char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
 } gemm_mma;
 
