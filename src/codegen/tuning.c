@@ -4,6 +4,7 @@
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,19 +98,164 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
   return atomic_capable(t, o) ? CG_RED_ATOMIC : CG_RED_PARTIAL;
 }
 
+/* ---------------------------------------------------------------- the MFMA estimate */
+/* The heuristic scores candidate tiles and split factors with an analytic stand-in for the
+ * static model of tosac-bundle quality / tosac-tune (docs/bench.md "Kernel quality report"),
+ * so that the default lands near what the tuner finds without compiling anything:
+ * - one main-loop iteration of a wave costs max(its MFMA cycles + the reads and loads the
+ *   MFMAs wait for, 4 cycles per issued instruction), the instructions being the MFMAs, the
+ *   fragment reads, 4 per 16-byte global load per thread (load, LDS write, address arithmetic),
+ *   ~26 fixed (loop, waits, barrier, offsets) and 25 more when an operand tile is smaller than
+ *   one 16-byte load per thread; fitted to the issue model's cycles of 169 f16 tiles on gfx942
+ *   (512x3072x768): most within 15 %, and its pick within 5 % of the grid's best on BERT,
+ *   ResNet and 1000^3-2048^3 shapes;
+ * - rounds x iterations x that, where rounds = waves of the grid over the SIMDs (as the model);
+ * - never below moving A, B and the result once at the bandwidth; split-K adds the partials'
+ *   workspace to the GEMM kernel's traffic, the combine kernel's read of it and a launch. */
+
+/* A and B bytes from the problem alone: an implicit-GEMM convolution reads its input image
+ * (about M x C: stride 1), not the M x K gather. */
+static double operand_bytes(const gemm_problem *pb) {
+  double es = elem_type_bytes(pb->in);
+  bool conv = pb->op && strstr(pb->op, "conv");
+  double a = (double)pb->batch * pb->m * (conv && pb->a_contig < pb->k ? pb->a_contig : pb->k) * es;
+  double b = (conv || (pb->op && !strcmp(pb->op, "fully_connected")) ? 1.0 : (double)pb->batch) *
+             (double)pb->n * pb->k * es;
+  return a + b;
+}
+
+/* Cycles of one main-loop iteration of one wave (the issue model's steady state, estimated). */
+static double iter_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                          const gemm_mma *mm) {
+  int es = elem_type_bytes(pb->in);
+  int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
+  int pack = 16 / (mm->kl * es);
+  pack = pack < 1 ? 1 : pack > steps ? steps : pack;
+  int reads = (rm + rn) * ((steps + pack - 1) / pack);
+  int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
+  int64_t tb = (int64_t)threads * 16; /* bytes of one 16-byte load per thread */
+  int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
+  int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
+  /* an operand tile smaller than one 16-byte load per thread costs masking and narrower loads */
+  int partial = (int64_t)P->bm * P->bk * es < tb || (int64_t)P->bn * P->bk * es < tb ? 25 : 0;
+  int nmma = rm * rn * steps;
+  double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 2 + 3 * (la + lb));
+  double issue = 4.0 * (26 + reads + 4 * (la + lb) + nmma + partial);
+  return mma > issue ? mma : issue;
+}
+
+/* A combine launch and its wave start, in cycles (not in the quality model; keeps split-K for
+ * where it pays clearly). */
+#define SPLITK_LAUNCH_CYCLES 4000.0
+/* Each split runs at least this many K tiles: its prologue and partial store stay small. */
+#define SPLITK_MIN_TILES 4
+/* The partials may take at most this much workspace. */
+#define SPLITK_MAX_WORKSPACE ((int64_t)64 << 20)
+/* and at most this many splits (the estimate flattens long before) */
+#define SPLITK_MAX_SPLIT 128
+
+/* Estimated cycles of the GEMM with tile P split S ways over K. */
+static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                         const gemm_mma *mm, int64_t S) {
+  int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
+  int64_t nk = (pb->k + P->bk - 1) / P->bk, iters = (nk + S - 1) / S;
+  int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
+  int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
+  double c = (double)rounds * iters * iter_cycles(t, pb, P, mm);
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
+  double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
+  c = c > mem ? c : mem;
+  return S > 1 ? c + (ws + out4) / bpc + SPLITK_LAUNCH_CYCLES : c;
+}
+
+/* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
+ * at least SPLITK_MIN_TILES each, the workspace bounded. */
+static int64_t best_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                          const gemm_mma *mm, double *cycles) {
+  int64_t nk = (pb->k + P->bk - 1) / P->bk, best = 1;
+  double out4 = 4.0 * pb->batch * pb->m * pb->n;
+  *cycles = est_cycles(t, pb, P, mm, 1);
+  for (int64_t want = 2; want <= nk / SPLITK_MIN_TILES && want <= SPLITK_MAX_SPLIT &&
+                        want * out4 <= SPLITK_MAX_WORKSPACE;
+       want++) {
+    int64_t steps = (nk + want - 1) / want, s = (nk + steps - 1) / steps;
+    if (s != want)
+      continue;
+    double c = est_cycles(t, pb, P, mm, s);
+    if (c < *cycles)
+      *cycles = c, best = s;
+  }
+  return best;
+}
+
+static int round_up_int(int64_t x, int m) { return (int)((x + m - 1) / m * m); }
+
+/* Problems below this many multiply-adds keep gemm_tiles.c's defaults: the estimate would pick
+ * many tiny work-groups for them, which costs the emulator and gains microseconds. */
+#define HEUR_MIN_MACS ((int64_t)1 << 22)
+
+bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  /* MFMA targets only; the large-square default (256x256 tiles) is kept as it is */
+  if (!t->has_mfma || pb->zero_points || pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
+      !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row || P.bm >= 256)
+    return false;
+  double best = est_cycles(t, pb, &P, &mm, 1) * 1.0;
+  int64_t bestw = INT64_MAX;
+  bool found = false;
+  int es = elem_type_bytes(pb->in);
+  static const int shapes[] = {32, 16};
+  for (int si = 0; si < 2; si++) {
+    gemm_mma m0;
+    if (!gemm_mma_select(t, pb->in, shapes[si], false, pb->m, pb->n, &m0) || !m0.row)
+      continue;
+    for (int rm = 1; rm <= 4; rm *= 2)
+      for (int rn = 1; rn <= 4; rn *= 2)
+        for (int gm = 1; gm <= 4; gm *= 2)
+          for (int gn = 1; gn <= 4; gn *= 2)
+            for (int kb = 32; kb <= 64; kb *= 2) {
+              gemm_params c = {.wm = m0.m * rm, .wn = m0.n * rn, .bk = kb / es};
+              c.bm = c.wm * gm, c.bn = c.wn * gn;
+              if (c.wm > 128 || c.wn > 128 || c.wm * c.wn > 128 * t->wave_size || gm * gn > 8 ||
+                  gm * gn < 2 || c.bk < m0.k || c.bk % m0.k ||
+                  c.bm > round_up_int(pb->m, c.wm) || c.bn > round_up_int(pb->n, c.wn) ||
+                  c.bk > round_up_int(pb->k, m0.k) || gemm_lds_bytes(&c, pb->in) > t->lds_bytes)
+                continue;
+              double cyc;
+              int64_t s = best_split(t, pb, &c, &m0, &cyc);
+              int64_t waves = pb->batch * ((pb->m + c.bm - 1) / c.bm) * ((pb->n + c.bn - 1) / c.bn) *
+                              s * gm * gn;
+              /* within 2 %: the fewer waves (less split, fewer work-groups to emulate) */
+              if (cyc < best * 0.98 || (cyc <= best * 1.02 && waves < bestw)) {
+                char buf[128];
+                snprintf(buf, sizeof buf, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d,mma=%d", c.bm, c.bn,
+                         c.bk, c.wm, c.wn, m0.m);
+                if (!gemm_params_choose(t, pb, buf, &P, &mm, err, sizeof err))
+                  continue;
+                if (cyc < best)
+                  best = cyc;
+                bestw = waves, found = true;
+                snprintf(cfg, size, "%s", buf);
+              }
+            }
+  }
+  return found;
+}
+
 /* ---------------------------------------------------------------- split-K */
 
-/* Split only when the output tiles would occupy at most a quarter of the compute units. */
+/* Other targets: split only when the output tiles would occupy at most a quarter of the
+ * compute units. */
 #define SPLITK_TILE_SHARE 4
 /* Each split runs at least this many K tiles, so its prologue and partial store stay small
  * against the loop. */
 #define SPLITK_MIN_STEPS 8
 /* Only a long K is split: below this many K elements, one kernel finishes soon enough that the
  * second launch and the partials' round trip through memory cost more than the idle CUs. This
- * keeps the usual model GEMMs (BERT K <= 3072, ResNet K <= 4608) single kernels. */
+ * keeps the usual model GEMMs (BERT K <= 3072, ResNet K <= 4608) single kernels there. */
 #define SPLITK_MIN_K 8192
-/* The partials may take at most this much workspace. */
-#define SPLITK_MAX_WORKSPACE ((int64_t)64 << 20)
 
 /* TOSAC_SPLIT_K: unset or empty = the cost model, 0 (or 1) = never split, S = S splits for
  * every GEMM that has a GEMM kernel (capped at its number of K tiles). -1 when unset. */
@@ -128,8 +274,18 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
     return 0;
   int forced = forced_split();
   int64_t want;
+  gemm_problem pb;
+  gemm_params P;
+  gemm_mma mm;
+  const char *src;
+  char err[256];
   if (forced >= 0) {
     want = forced;
+  } else if (t->has_mfma && cg_gemm_problem(anchor, &pb) &&
+             cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && mm.row) {
+    /* MFMA: the split with the smallest estimate for the tile the kernel will use */
+    double cyc;
+    want = best_split(t, &pb, &P, &mm, &cyc);
   } else {
     /* one work-group per CU: S = CUs / tiles, while every split keeps its minimum K */
     if (tiles * SPLITK_TILE_SHARE > t->cus || klen < SPLITK_MIN_K || nk < 2 * SPLITK_MIN_STEPS)
@@ -319,5 +475,9 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
                "heuristic", key, t->name, w);
   }
   *source = "heuristic";
+  char hcfg[128];
+  if (cg_tune_heuristic(t, pb, hcfg, sizeof hcfg) &&
+      gemm_params_choose(t, pb, hcfg, out, mm, err, errsize))
+    return true;
   return gemm_params_choose(t, pb, NULL, out, mm, err, errsize);
 }
