@@ -129,9 +129,9 @@ static double iter_cycles(const target_info *t, const gemm_problem *pb, const ge
                           const gemm_mma *mm) {
   int es = elem_type_bytes(pb->in);
   int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
-  int pack = 16 / (mm->kl * es);
+  int pack = 16 / (mm->kl * es), chunks = (mm->kl * es + 15) / 16; /* 16-byte LDS reads */
   pack = pack < 1 ? 1 : pack > steps ? steps : pack;
-  int reads = (rm + rn) * ((steps + pack - 1) / pack);
+  int reads = (rm + rn) * ((steps + pack - 1) / pack) * chunks;
   int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   int64_t tb = (int64_t)threads * 16; /* bytes of one 16-byte load per thread */
   int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
@@ -144,9 +144,9 @@ static double iter_cycles(const target_info *t, const gemm_problem *pb, const ge
   return mma > issue ? mma : issue;
 }
 
-/* A combine launch and its wave start, in cycles (not in the quality model; keeps split-K for
- * where it pays clearly). */
-#define SPLITK_LAUNCH_CYCLES 4000.0
+/* A combine launch and its wave start, in microseconds (not in the quality model; keeps split-K
+ * for where it pays clearly). */
+#define SPLITK_LAUNCH_US 5.0
 /* Each split runs at least this many K tiles: its prologue and partial store stay small. */
 #define SPLITK_MIN_TILES 4
 /* The partials may take at most this much workspace. */
@@ -165,7 +165,7 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
   c = c > mem ? c : mem;
-  return S > 1 ? c + (ws + out4) / bpc + SPLITK_LAUNCH_CYCLES : c;
+  return S > 1 ? c + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : c;
 }
 
 /* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
@@ -194,17 +194,65 @@ static int round_up_int(int64_t x, int m) { return (int)((x + m - 1) / m * m); }
  * many tiny work-groups for them, which costs the emulator and gains microseconds. */
 #define HEUR_MIN_MACS ((int64_t)1 << 22)
 
+/* The best MFMA candidate so far (estimated cycles, waves of the grid, its perf-config). */
+typedef struct heur_best {
+  double cycles;
+  int64_t waves;
+  bool found;
+  char cfg[128];
+} heur_best;
+
+/* Score tile c (instruction m0, gm x gn waves) and keep it if it beats hb: faster by more than
+ * 2 %, or within 2 % with fewer waves (less split, fewer work-groups to emulate). */
+static void heur_try(const target_info *t, const gemm_problem *pb, const gemm_mma *m0,
+                     const gemm_params *c, heur_best *hb) {
+  int gm = c->bm / c->wm, gn = c->bn / c->wn;
+  if (c->wm > 128 || c->wn > 128 || c->wm * c->wn > 128 * t->wave_size || gm * gn > 8 ||
+      gm * gn < 2 || c->bk < m0->k || c->bk % m0->k || c->bm > round_up_int(pb->m, c->wm) ||
+      c->bn > round_up_int(pb->n, c->wn) || c->bk > round_up_int(pb->k, m0->k) ||
+      gemm_lds_bytes(c, pb->in) > t->lds_bytes)
+    return;
+  double cyc;
+  int64_t s = best_split(t, pb, c, m0, &cyc);
+  int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
+                  gm * gn;
+  if (!(cyc < hb->cycles * 0.98 || (cyc <= hb->cycles * 1.02 && waves < hb->waves)))
+    return;
+  char buf[128], err[256];
+  gemm_params P;
+  gemm_mma mm;
+  snprintf(buf, sizeof buf, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d,mma=%d", c->bm, c->bn, c->bk, c->wm,
+           c->wn, m0->m);
+  if (!gemm_params_choose(t, pb, buf, &P, &mm, err, sizeof err))
+    return;
+  if (cyc < hb->cycles)
+    hb->cycles = cyc;
+  hb->waves = waves, hb->found = true;
+  snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
+}
+
 bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
   gemm_params P;
   gemm_mma mm;
   char err[256];
-  /* MFMA targets only; the large-square default (256x256 tiles) is kept as it is */
-  if (!t->has_mfma || pb->zero_points || pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
-      !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row || P.bm >= 256)
+  if (!(t->has_mfma || t->has_wmma) || pb->zero_points ||
+      pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
+      !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row)
     return false;
-  double best = est_cycles(t, pb, &P, &mm, 1) * 1.0;
-  int64_t bestw = INT64_MAX;
-  bool found = false;
+  if (mm.row->layout != MATRIX_MFMA) {
+    /* WMMA: 2x4 waves of 64x32 instead of 2x2 of 32x64 (the same fragment registers): fewer
+     * operand reads per WMMA; tosac-tune's picks on BERT shapes, and 4096^3 f16 goes from 80 to
+     * 84 % of the roofline on gfx1100, 69 to 76 % on gfx1200 (the estimate above does not model
+     * the WMMA loops well enough to search) */
+    if (pb->m < 128 || pb->n < 128 || P.wm != 32 || P.wn != 64)
+      return false;
+    snprintf(cfg, size, "bm=128,bn=128,bk=%d,wm=64,wn=32,mma=16", P.bk);
+    return gemm_params_choose(t, pb, cfg, &P, &mm, err, sizeof err);
+  }
+  if (P.bm >= 256) /* the large-square MFMA default (256x256 tiles) is kept */
+    return false;
+  /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */
+  heur_best hb = {.cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
   int es = elem_type_bytes(pb->in);
   static const int shapes[] = {32, 16};
   for (int si = 0; si < 2; si++) {
@@ -218,30 +266,12 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
             for (int kb = 32; kb <= 64; kb *= 2) {
               gemm_params c = {.wm = m0.m * rm, .wn = m0.n * rn, .bk = kb / es};
               c.bm = c.wm * gm, c.bn = c.wn * gn;
-              if (c.wm > 128 || c.wn > 128 || c.wm * c.wn > 128 * t->wave_size || gm * gn > 8 ||
-                  gm * gn < 2 || c.bk < m0.k || c.bk % m0.k ||
-                  c.bm > round_up_int(pb->m, c.wm) || c.bn > round_up_int(pb->n, c.wn) ||
-                  c.bk > round_up_int(pb->k, m0.k) || gemm_lds_bytes(&c, pb->in) > t->lds_bytes)
-                continue;
-              double cyc;
-              int64_t s = best_split(t, pb, &c, &m0, &cyc);
-              int64_t waves = pb->batch * ((pb->m + c.bm - 1) / c.bm) * ((pb->n + c.bn - 1) / c.bn) *
-                              s * gm * gn;
-              /* within 2 %: the fewer waves (less split, fewer work-groups to emulate) */
-              if (cyc < best * 0.98 || (cyc <= best * 1.02 && waves < bestw)) {
-                char buf[128];
-                snprintf(buf, sizeof buf, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d,mma=%d", c.bm, c.bn,
-                         c.bk, c.wm, c.wn, m0.m);
-                if (!gemm_params_choose(t, pb, buf, &P, &mm, err, sizeof err))
-                  continue;
-                if (cyc < best)
-                  best = cyc;
-                bestw = waves, found = true;
-                snprintf(cfg, size, "%s", buf);
-              }
+              heur_try(t, pb, &m0, &c, &hb);
             }
   }
-  return found;
+  if (hb.found)
+    snprintf(cfg, size, "%s", hb.cfg);
+  return hb.found;
 }
 
 /* ---------------------------------------------------------------- split-K */
@@ -282,6 +312,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   if (forced >= 0) {
     want = forced;
   } else if (t->has_mfma && cg_gemm_problem(anchor, &pb) &&
+             pb.batch * pb.m * pb.n * pb.k >= HEUR_MIN_MACS &&
              cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && mm.row) {
     /* MFMA: the split with the smallest estimate for the tile the kernel will use */
     double cyc;
