@@ -60,14 +60,14 @@ PY
   run "$BUNDLE" quality m512.hipfb
   assert_success
   assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline$'
-  # llvm-mca-22 on gfx9 (the 64x64 tile fills more CUs; its 16 K steps are unrolled into one
-  # body, modelled whole: -all); the WMMA and FMA-slot static models on RDNA
-  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x64x32/32x32 +v_mfma_f32_32x32x8_f16 +62 +0 +20480 +3 +0 +559 +8364\.0 +mca-all +24\.5 +4\.0 +10% mem$'
-  assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x128x32/32x64 +v_wmma_f32_16x16x16_f16 +214 +0 +30720 +4 +0 +156 +638\.0 +wmma +80\.3 +4\.1 +54% mma$'
+  # llvm-mca-22 on gfx9 (the heuristic's 32x32 tile of 16x16 MFMAs fills more CUs; its K steps
+  # are unrolled into one body, modelled whole: -all); the WMMA and FMA-slot static models on RDNA
+  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +32x32x32/16x32 +v_mfma_f32_16x16x16_f16 +50 +0 +10240 +3 +0 +528 +7592\.0 +mca-all +13\.5 +3\.6 +11% mem$'
+  assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x128x32/64x32 +v_wmma_f32_16x16x16_f16 +200 +0 +40960 +6 +0 +121 +607\.0 +wmma +84\.3 +3\.9 +56% mma$'
   assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x32x32/32x16 +fma +98 +0 +15360 +8 +0 +619 +591\.0 +fma +86\.6 +16\.8 +69% mma$'
   # --no-mca: the in-order issue model on gfx9
   run "$BUNDLE" quality m512.hipfb --no-mca
-  assert_line --regexp '^gfx942 .* 559 +2828\.0 +issue-all +72\.4 +1\.3 +29% mem$'
+  assert_line --regexp '^gfx942 .* 528 +1844\.0 +issue-all +55\.5 +0\.9 +45% mem$'
 }
 
 @test "quality: a K loop unrolled away is modelled whole; llvm-mca-22 hanging is cut by --mca-timeout" {
