@@ -68,6 +68,13 @@ PY
   assert_success
   run tiles ffn1.json
   assert_output "gfx942 128x128x32/32x64 32x32x8 s1 heuristic"
+  # the down-projection (K 3072) splits K in 3 on gfx942 only (304 CUs, 64x64 tiles)
+  matmul ffn2 f16 1 512 3072 768
+  run "$TOSAC" ffn2.mlir --offload-arch=gfx90a,gfx942 --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
+  assert_line "target gfx942: 2 kernels, 2 launches, workspace 4718592 bytes"
+  assert_line "  buffer 3 workspace tensor<3x1x512x768xf32> 4718592 bytes at workspace+0"
 }
 
 @test "ResNet-18's last 3x3 convolution (49x512x4608 f32) splits K on CDNA; GEMMs under 4M multiply-adds keep the defaults" {
@@ -81,8 +88,8 @@ EOF
   run "$TOSAC" c.mlir --offload-arch=gfx90a,gfx942,gfx1030 -o c.hipfb
   assert_success
   run tiles c.json
-  assert_line "gfx90a 32x32x16/16x32 16x16x4 s6 heuristic"
-  assert_line "gfx942 16x64x16/16x32 16x16x4 s18 heuristic"
+  assert_line "gfx90a 64x64x16/32x32 32x32x2 s13 heuristic"
+  assert_line "gfx942 32x32x16/16x32 16x16x4 s18 heuristic"
   assert_line "gfx1030 64x32x16/32x16 32x16x1 s1 heuristic"
   # 64x64x64: below the estimate's threshold, one kernel with gemm_tiles.c's default tile
   matmul small f32 1 64 64 64
@@ -93,13 +100,13 @@ EOF
   assert_line "gfx942 64x64x4/64x64 32x32x2 s1 heuristic"
 }
 
-@test "a split the heuristic picks (49x2300x200 f32: S 12 on gfx90a, 29 on gfx942) matches the oracle; WMMA and FMA too" {
+@test "a split the heuristic picks (49x2300x200 f32: S 14 on gfx90a, 36 on gfx942) matches the oracle; WMMA and FMA too" {
   matmul s f32 1 49 2300 200
   run "$TOSAC" s.mlir --offload-arch=gfx90a,gfx942,gfx1100,gfx1030 -o s.hipfb
   assert_success
   run tiles s.json
-  assert_line --regexp '^gfx90a .* s12 heuristic$'
-  assert_line --regexp '^gfx942 .* s29 heuristic$'
+  assert_line --regexp '^gfx90a .* s14 heuristic$'
+  assert_line --regexp '^gfx942 .* s36 heuristic$'
   assert_line --regexp '^gfx1100 .* s1 heuristic$'
   assert_line --regexp '^gfx1030 .* s1 heuristic$'
   eighths a.npy float32 11 1 49 2300
