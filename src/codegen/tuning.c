@@ -183,6 +183,10 @@ static int64_t best_split(const target_info *t, const gemm_problem *pb, const ge
   int64_t nk = (pb->k + P->bk - 1) / P->bk, best = 1;
   double out4 = 4.0 * pb->batch * pb->m * pb->n;
   *cycles = est_cycles(t, pb, P, mm, 1);
+  /* the large-square 256x256 tile already fills the GPU, and its split variant spills on gfx908
+   * (2048^3 f16: 20 VGPRs) */
+  if (P->bm >= 256 && P->bn >= 256)
+    return 1;
   for (int64_t want = 2; want <= nk / SPLITK_MIN_TILES && want <= SPLITK_MAX_SPLIT &&
                         want * out4 <= SPLITK_MAX_WORKSPACE;
        want++) {
