@@ -28,7 +28,7 @@ static const char *usage_text =
     "                           NAME_run, NAME_unload; default: the entry function's name)\n"
     "  --host-streams=N         --emit=host: run independent partitions on up to N HIP\n"
     "                           streams joined by events (default 1)\n"
-    "  --entry NAME             function to compile (default: the single public one)\n"
+    "  --entry NAME             compile only this function (default: every public one)\n"
     "  --syntax-only            parse and verify only\n"
     "  --embed-ir               store each target's optimised kernel IR in the bundle (for\n"
     "                           tosac-run)\n"

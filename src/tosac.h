@@ -253,6 +253,7 @@ typedef struct target_info {
   int valu_flops_per_cu_clk; /* f32 FMA: 2 x lanes issued per clock per CU (no packed math) */
   bool f32_atomic_add;    /* native global f32 atomic add */
   int agpr_file;          /* entries of a separate AGPR file (gfx908), 0: unified or none */
+  unsigned buffer_dword3; /* dword 3 of a raw buffer resource (AMDGPU.md §4.3), 0: no buffer loads */
 } target_info;
 
 extern const target_info target_table[];
@@ -274,6 +275,19 @@ typedef struct target_matrix {
 } target_matrix;
 extern const target_matrix target_matrix_table[];
 extern const int target_matrix_count;
+
+/* Dot-product instructions of the GEMM FMA path (no matrix instruction for the type): `k`
+ * products of `in` elements summed into an f32 (i32 for i8) accumulator in one VALU instruction
+ * (LLVM 22: llvm.amdgcn.fdot2 v_dot2(c)_f32_f16, fdot2.f32.bf16, sdot4 v_dot4(c)_i32_i8 /
+ * v_dot4_i32_iu8). */
+typedef struct target_dot {
+  const char *target;
+  elem_type in;
+  const char *intrinsic;
+  int k;
+} target_dot;
+extern const target_dot target_dot_table[];
+extern const int target_dot_count;
 
 /* One requested target: processor plus target-ID features, e.g. gfx90a:sramecc+:xnack-. */
 typedef struct target_request {
@@ -299,6 +313,9 @@ typedef struct fe_options {
   const char *entry; /* function to compile; NULL: the single public one */
   const fe_dim_value *specialize; /* values for '?' dimensions of the arguments (one variant) */
   int nspecialize;
+  /* A compile of several entries: a function without '?' argument dimensions ignores
+   * `specialize` (it applies to the dynamic entries only) instead of refusing it. */
+  bool specialize_if_dynamic;
 } fe_options;
 /* The argument type as written, '?' dimensions as FE_DYNAMIC_DIM (fe_parse replaces every one
  * with a value from fe_options.specialize or from a dimension shape rules tie it to). */
@@ -306,6 +323,15 @@ typedef struct fe_options {
 
 /* Parse and verify; NULL (with diagnostics) on error. The graph lives in arena a. */
 graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d);
+/* The same in two steps, for a module compiled as several entries: the top level is scanned
+ * once (fe_open), then each function is parsed from the scan (fe_parse_function with
+ * opt->entry naming it; NULL entry: fe_parse's choice). */
+typedef struct fe_module fe_module;
+fe_module *fe_open(arena *a, const source_file *src, diag_sink *d);
+graph *fe_parse_function(fe_module *m, const fe_options *opt);
+/* The functions that become entries: the one opt->entry names, else every public function with
+ * a body in file order; 0 after reporting why there is none. */
+int fe_entry_names(fe_module *m, const fe_options *opt, const char ***names);
 /* frontend/fold_control.c (called by fe_parse): inline cond_if branches with constant conditions
  * and unroll while_loops whose condition is constant in every iteration (up to a bound). Control
  * flow that does not fold stays in the graph and becomes control nodes of the launch graph
@@ -458,12 +484,13 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
  * part_plan, before it. */
 typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init_mode;
 void part_set_init_mode(part_init_mode m);
-/* partition/link.c: the plans of one target's n variants as one plan for cg_compile: kernels
- * and buffers concatenated (variant v's start at kernel_base[v] / buffer_base[v], buffer ids
- * shifted by it), kernels of variants v > 0 renamed tosac_v<v>_..., identical kernels deduplicated
- * across variants (their names in plans[] follow). n == 1 returns plans[0] unchanged. */
-partition_plan *part_link(arena *a, partition_plan *const *plans, int n, int *kernel_base,
-                          int *buffer_base);
+/* partition/link.c: the plans of one target's n variants (or entries) as one plan for
+ * cg_compile: kernels and buffers concatenated (variant v's start at kernel_base[v] /
+ * buffer_base[v], buffer ids shifted by it), kernels of variants v > 0 renamed heads[v]...
+ * (heads NULL: tosac_v<v>_...), identical kernels deduplicated across variants (their names in
+ * plans[] follow). n == 1 returns plans[0] unchanged. */
+partition_plan *part_link(arena *a, partition_plan *const *plans, int n, const char *const *heads,
+                          int *kernel_base, int *buffer_base);
 /* Variant plan p's weights buffers at the offsets of the same constants in ref (variant 0's plan,
  * whose weights file is written); false (diagnosed) when a constant has no twin there. */
 bool part_share_weights(partition_plan *p, const partition_plan *ref, diag_sink *d);
@@ -623,6 +650,11 @@ typedef struct bnd_variant {
   const int *kernel_base, *buffer_base;
 } bnd_variant;
 
+typedef struct bnd_manifest_entry {
+  const char *name;
+  int first, count;
+} bnd_manifest_entry;
+
 typedef struct bnd_manifest_input {
   const graph *g;
   const char *source_path;
@@ -636,6 +668,11 @@ typedef struct bnd_manifest_input {
   int64_t weights_bytes;
   const bnd_variant *variants; /* --specialize: every variant, [0] the one g/plans describe; */
   int nvariants;               /* 0: no `variants` table */
+  /* Several public functions (docs/manifest.md "Entries"): entry e is variants[first] ..
+   * variants[first + count - 1] (count > 1: its own `variants` table); g/plans describe entry
+   * 0's first variant. 0: one entry, and variants are that entry's. */
+  const struct bnd_manifest_entry *entries;
+  int nentries;
   const char *bundle_digest;  /* bnd_digest of the bundle's bytes as written (NULL: null) */
   const char *weights_digest; /* bnd_digest of the weights file's bytes (NULL: none) */
 } bnd_manifest_input;
@@ -655,6 +692,11 @@ bool bnd_digest_check(const char *expected, const void *data, size_t size, const
 
 /* Manifest JSON text (malloc), deterministic. */
 char *bnd_manifest_json(const bnd_manifest_input *in);
+/* bundle/entries.c, for clients: make the top level of a parsed manifest describe entry
+ * function `name` (NULL: the only one; a leading '@' is allowed) and drop `entries`. false +
+ * message listing the names when name is not an entry or NULL among several. */
+struct cJSON;
+bool bnd_manifest_select_entry(struct cJSON *root, const char *name, char *err, size_t errsize);
 
 /* bundle/host_emit.c (--emit=host, docs/host.md): the launch graph of every target as C17 host
  * code over the HIP module API, from the same input the manifest is written from. */

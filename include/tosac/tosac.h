@@ -84,9 +84,13 @@ TOSAC_API tosac_status tosac_options_add_tuning_db(tosac_options *o, const char 
 TOSAC_API tosac_status tosac_options_set_jobs(tosac_options *o, int jobs); /* 1..256 */
 TOSAC_API tosac_status tosac_options_set_emit(tosac_options *o, tosac_emit what);
 /* --emit=host: the name of the generated API (PREFIX_load/run/unload; a C identifier, NULL: the
- * entry function's name) and how many HIP streams independent partitions may use (1..16). */
+ * entry function's name; a module of several entry functions gets one API per function,
+ * PREFIX_<function>_... or, NULL, <function>_...) and how many HIP streams independent
+ * partitions may use (1..16). */
 TOSAC_API tosac_status tosac_options_set_host_prefix(tosac_options *o, const char *prefix);
 TOSAC_API tosac_status tosac_options_set_host_streams(tosac_options *o, int streams);
+/* Compile only this function (its name, '@' optional). NULL (default): every public function
+ * of the module, each an entry of the one bundle and manifest (tosac_result_entry_count). */
 TOSAC_API tosac_status tosac_options_set_entry(tosac_options *o, const char *function);
 TOSAC_API tosac_status tosac_options_set_syntax_only(tosac_options *o, int on);
 TOSAC_API tosac_status tosac_options_set_embed_ir(tosac_options *o, int on);
@@ -105,7 +109,9 @@ TOSAC_API tosac_status tosac_options_set_depfile(tosac_options *o, int on, const
 /* Dynamic shapes (docs/manifest.md "Variants"): "ARG:DIM=V1,V2,..." gives dimension DIM (a '?')
  * of entry argument ARG (its name without '%', or its index) one value per variant; repeatable,
  * every call listing as many values as the first (variant i takes the i-th value of each). One
- * bundle holds every variant; the manifest's `variants` table describes each. */
+ * bundle holds every variant; the manifest's `variants` table describes each. Compiling several
+ * entry functions, the values apply to those with '?' argument dimensions; the others compile
+ * once. */
 TOSAC_API tosac_status tosac_options_add_specialize(tosac_options *o, const char *spec);
 /* Persistent kernel cache (docs/library.md#kernel-cache): NULL or "" turns it off (default). */
 TOSAC_API tosac_status tosac_options_set_cache_dir(tosac_options *o, const char *dir);
@@ -195,6 +201,17 @@ typedef struct tosac_kernel {
 /* Fills *k with kernel i (launch order) of target t; TOSAC_ERROR_USAGE if out of range. */
 TOSAC_API tosac_status tosac_result_kernel(const tosac_result *r, int target, int i,
                                            tosac_kernel *k);
+
+/* Entry functions (docs/manifest.md "Entries"). Without --entry every public function of the
+ * module is compiled into the same bundle and manifest; entry 0 is the first in the file, the
+ * one tosac_result_kernel_count / tosac_result_kernel describe. Count: 0 before a bundle
+ * compile succeeded, 1 for a module with one public function or with --entry. A kernel two
+ * entries share (the same code) is one symbol in the code object, listed by both entries. */
+TOSAC_API int tosac_result_entry_count(const tosac_result *r);
+TOSAC_API const char *tosac_result_entry_name(const tosac_result *r, int entry); /* no '@' */
+TOSAC_API int tosac_result_entry_kernel_count(const tosac_result *r, int entry, int target);
+TOSAC_API tosac_status tosac_result_entry_kernel(const tosac_result *r, int entry, int target,
+                                                 int i, tosac_kernel *k);
 /* The target's code object (an entry of the bundle). */
 TOSAC_API const uint8_t *tosac_result_code_object(const tosac_result *r, int target, size_t *size);
 

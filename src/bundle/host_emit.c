@@ -548,7 +548,8 @@ static void emit_header(emitter *e) {
   out(h,
       "/* Picks the target for `device`'s gcnArchName, loads the code objects from `bundle` (the\n"
       " * .hipfb file in host memory) with hipModuleLoadData, uploads the weights file (`weights`,\n"
-      " * %s_WEIGHTS_BYTES bytes; NULL when 0) and allocates the workspace. *ctx is set even on\n"
+      " * %s_WEIGHTS_BYTES bytes; NULL when 0) and allocates the workspace. A bundle or weights\n"
+      " * file of another compile (SHA-256 not the manifest's) is refused. *ctx is set even on\n"
       " * failure (NULL only when out of memory): read %s_error(*ctx), then %s_unload it. */\n",
       U, P, P);
   out(h, "hipError_t %s_load(%s_ctx **ctx, const void *bundle, const void *weights,\n"
@@ -755,6 +756,20 @@ static bool emit_unit(emitter *e, int t, int v, hplan *h, char *err, size_t errs
   return true;
 }
 
+/* The files the load accepts: their names and the manifest's digests of them (bundle/digest.c). */
+static void emit_digests(emitter *e) {
+  const bnd_manifest_input *in = e->in;
+  const char *bslash = in->bundle_path ? strrchr(in->bundle_path, '/') : NULL;
+  const char *wslash = in->weights_path ? strrchr(in->weights_path, '/') : NULL;
+  out(e->c, "#define %s_BUNDLE_NAME ", e->upper);
+  c_string(e->c, bslash ? bslash + 1 : in->bundle_path ? in->bundle_path : "the bundle");
+  out(e->c, "\n#define %s_BUNDLE_DIGEST \"%s\"\n#define %s_WEIGHTS_NAME ", e->upper,
+      in->bundle_digest ? in->bundle_digest : "", e->upper);
+  c_string(e->c, wslash ? wslash + 1 : in->weights_path ? in->weights_path : "");
+  out(e->c, "\n#define %s_WEIGHTS_DIGEST \"%s\"\n", e->upper,
+      in->weights_path && in->weights_digest ? in->weights_digest : "");
+}
+
 bool bnd_host_emit(const bnd_manifest_input *in, const bnd_host_options *o, char **c_text,
                    char **h_text, char *err, size_t errsize) {
   *c_text = *h_text = NULL;
@@ -814,7 +829,9 @@ bool bnd_host_emit(const bnd_manifest_input *in, const bnd_host_options *o, char
         U, in->ntargets, U, e.cond_bytes + 8, U);
     for (int t = 0; t < in->ntargets; t++)
       out(c, "%s%s", t ? ", " : "", in->targets[t].id);
-    out(c, "\"\n/* one row per (target, variant): row t * %s_NUM_VARIANTS + v */\n", U);
+    out(c, "\"\n");
+    emit_digests(&e);
+    out(c, "/* one row per (target, variant): row t * %s_NUM_VARIANTS + v */\n", U);
     out(c, "static const %s_target_tab %s_targets[] = {\n%s", P, P, rows_text ? rows_text : "");
     if (!in->ntargets)
       out(c, "  {\"\", 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},\n");

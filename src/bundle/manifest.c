@@ -1,5 +1,6 @@
-/* manifest.c: the JSON launch manifest (version 1): built as a cJSON tree in the documented key
- * order, printed by our own deterministic 2-space printer. */
+/* manifest.c: the JSON launch manifest (version 1; several public functions add `entries`):
+ * built as a cJSON tree in the documented key order, printed by our own deterministic 2-space
+ * printer. */
 #include "bundle/bundle.h"
 
 #include <cjson/cJSON.h>
@@ -122,6 +123,8 @@ static cJSON *args_json(const cg_kernel_info *ki, int buffer_base) {
   return a;
 }
 
+static cJSON *rendered(cJSON *v);
+
 static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int buffer_base) {
   cJSON *o = cJSON_CreateObject();
   add_int(o, "id", pk->id);
@@ -158,15 +161,20 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int b
   add_int(tuning, "vector_width", ki->vector_width);
   add_str_or_null(o, "matrix_instruction", ki->matrix_instruction[0] ? ki->matrix_instruction : NULL);
 
-  cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+  cJSON *ops = cJSON_CreateArray();
   for (int i = 0; i < pk->nops; i++) {
     const op *op_ = pk->ops[i];
     char buf[1024];
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "op", (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?");
-    add_str_or_null(e, "loc", loc_string(op_->loc, buf, sizeof buf));
+    /* one entry per source op: constant keys and the op table's names are referenced, not
+     * copied (three fewer allocations per op for a million-op graph) */
+    cJSON_AddItemToObjectCS(e, "op", cJSON_CreateStringReference(
+                                         (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?"));
+    const char *loc = loc_string(op_->loc, buf, sizeof buf);
+    cJSON_AddItemToObjectCS(e, "loc", loc ? cJSON_CreateString(loc) : cJSON_CreateNull());
     cJSON_AddItemToArray(ops, e);
   }
+  cJSON_AddItemToObject(o, "ops", rendered(ops));
   return o;
 }
 
@@ -314,13 +322,14 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
   return o;
 }
 
-/* --specialize: which input dimensions vary, then per variant its shapes and its targets. */
-static cJSON *variants_json(const bnd_manifest_input *in) {
+/* --specialize: which input dimensions vary, then per variant its shapes and its targets
+ * (variants first .. first + n - 1 of the input: one entry's). */
+static cJSON *variants_json(const bnd_manifest_input *in, int first, int n) {
   cJSON *vs = cJSON_CreateArray();
-  for (int v = 0; v < in->nvariants; v++) {
+  for (int v = first; v < first + n; v++) {
     const graph *g = in->variants[v].g;
     cJSON *o = cJSON_CreateObject();
-    add_int(o, "id", v);
+    add_int(o, "id", v - first);
     cJSON *dims = cJSON_AddArrayToObject(o, "dims");
     for (int k = 0; k < g->ndynamic; k++) {
       const value *a = g->args[g->dynamic_dims[2 * k]];
@@ -339,6 +348,27 @@ static cJSON *variants_json(const bnd_manifest_input *in) {
     cJSON_AddItemToArray(vs, o);
   }
   return vs;
+}
+
+/* Several public functions: each entry as the top level describes the first (name, inputs,
+ * outputs, targets, variants); the kernels of every entry live in one code object per target. */
+static cJSON *entries_json(const bnd_manifest_input *in) {
+  cJSON *es = cJSON_CreateArray();
+  for (int e = 0; e < in->nentries; e++) {
+    const bnd_manifest_entry *en = &in->entries[e];
+    const graph *g = in->variants[en->first].g;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", en->name);
+    cJSON_AddItemToObject(o, "inputs", graph_values(g->args, g->nargs, true));
+    cJSON_AddItemToObject(o, "outputs", graph_values(g->results, g->nresults, false));
+    cJSON *ts = cJSON_AddArrayToObject(o, "targets");
+    for (int i = 0; i < in->ntargets; i++)
+      cJSON_AddItemToArray(ts, target_json(in, i, en->first));
+    if (en->count > 1)
+      cJSON_AddItemToObject(o, "variants", variants_json(in, en->first, en->count));
+    cJSON_AddItemToArray(es, o);
+  }
+  return es;
 }
 
 /* ------------------------------------------------------------------ printer */
@@ -442,7 +472,16 @@ static void print_number(sbuf *s, double d) {
 static bool is_container(const cJSON *v) { return cJSON_IsArray(v) || cJSON_IsObject(v); }
 
 static void print_value(sbuf *s, const cJSON *v, int depth) {
-  if (cJSON_IsNull(v)) {
+  if (cJSON_IsRaw(v)) { /* printed at depth 0 by rendered(): indent its lines to this depth */
+    for (const char *c = v->valuestring, *nl; *c; c = nl + 1) {
+      nl = strchr(c, '\n');
+      sb_put(s, c, nl ? (size_t)(nl - c) : strlen(c));
+      if (!nl)
+        break;
+      sb_put(s, "\n", 1);
+      sb_indent(s, depth);
+    }
+  } else if (cJSON_IsNull(v)) {
     sb_puts(s, "null");
   } else if (cJSON_IsTrue(v)) {
     sb_puts(s, "true");
@@ -484,6 +523,20 @@ static void print_value(sbuf *s, const cJSON *v, int depth) {
     }
     sb_puts(s, obj ? "}" : "]");
   }
+}
+
+/* v as its text (printed at depth 0; print_value indents it where it lands), v deleted: a
+ * kernel's source-op list is most of a million-op manifest, and as text it takes a third of
+ * the memory of its nodes until the whole manifest is printed. v itself when out of memory. */
+static cJSON *rendered(cJSON *v) {
+  sbuf t = {0};
+  print_value(&t, v, 0);
+  cJSON *raw = t.oom || !t.p ? NULL : cJSON_CreateRaw(t.p);
+  free(t.p);
+  if (!raw)
+    return v;
+  cJSON_Delete(v);
+  return raw;
 }
 
 /* ------------------------------------------------------------------ entry point */
@@ -532,8 +585,12 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
   for (int i = 0; i < in->ntargets; i++)
     cJSON_AddItemToArray(targets, target_json(in, i, -1));
-  if (in->nvariants > 0)
-    cJSON_AddItemToObject(root, "variants", variants_json(in));
+  if (in->nentries > 0 && in->entries[0].count > 1)
+    cJSON_AddItemToObject(root, "variants", variants_json(in, 0, in->entries[0].count));
+  else if (in->nentries == 0 && in->nvariants > 0)
+    cJSON_AddItemToObject(root, "variants", variants_json(in, 0, in->nvariants));
+  if (in->nentries > 0)
+    cJSON_AddItemToObject(root, "entries", entries_json(in));
 
   sbuf s = {0};
   print_value(&s, root, 0);

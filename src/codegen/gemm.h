@@ -9,7 +9,9 @@
 /* ---------------------------------------------------------------- matrix instruction (gemm_mma.c) */
 /* One wave-level multiply-accumulate step D[m][n] += A[m][k] * B[k][n], either a real matrix
  * instruction (row of target_matrix_table) or the FMA fallback, in which each lane owns a
- * tm x tn micro-tile of a (lanes_m*tm) x (lanes_n*tn) wave-instruction tile and k = 1. */
+ * tm x tn micro-tile of a (lanes_m*tm) x (lanes_n*tn) wave-instruction tile and k is 16 bytes of
+ * elements: every A and B row of the micro-tile is one 16-byte LDS read per step, multiplied with
+ * dot instructions where the target has them (target_dot_table), else with FMAs. */
 typedef struct gemm_mma {
   const target_matrix *row; /* NULL: FMA fallback */
   elem_type in;             /* A/B element type */
@@ -23,6 +25,7 @@ typedef struct gemm_mma {
   int nacc;                 /* accumulators per lane */
   int tm, tn, lanes_m;      /* FMA: micro-tile and lane grid (lanes_n = wave / lanes_m) */
   int a_zp, b_zp;           /* FMA, integers: zero points subtracted before the product */
+  const target_dot *dot;    /* FMA: the dot instruction for `in`, or NULL */
   char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
 } gemm_mma;
 
@@ -31,6 +34,18 @@ typedef struct gemm_mma {
  * if zero points are non-zero (raw i8 products would need correction terms). */
 bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_fma, int64_t M,
                      int64_t N, gemm_mma *out);
+
+/* FMA path: the lanes' micro-tile tm x tn (instruction tile, accumulators). */
+void gemm_mma_fma_tile(const target_info *t, gemm_mma *mm, int tm, int tn);
+/* FMA path: the micro-tile (8x8, 8x4, 4x4) with the shortest estimated time, rounds of waves
+ * over t's SIMDs x a wave's work over the tile's FMA-slot share (an 8x8 tile reads 16 rows per
+ * 64 multiply-adds, a 4x4 one 8 per 16, but small layers would leave SIMDs idle: ResNet-18's
+ * 7x7x512 convolutions make 16 waves of 64x32 for gfx1030's 160 SIMDs). */
+void gemm_mma_fma_fit(const target_info *t, gemm_mma *mm, int64_t batch, int64_t M, int64_t N);
+
+/* FMA path: when wm x wn (a --perf-config or database entry) is no multiple of the instruction
+ * tile, the largest micro-tile that divides it (else unchanged: the override is infeasible). */
+void gemm_mma_fma_divide(const target_info *t, gemm_mma *mm, int wm, int wn);
 
 /* Per-lane position helpers; lane is the lane id inside the wave (i32 value). */
 typedef struct gemm_lane {
@@ -51,14 +66,15 @@ LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm);
 LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef b,
                            LLVMValueRef c);
 
-/* Order one main-loop iteration for the matrix pipe (MFMA only; sched.group.barrier, GEMM.md
- * §1.6): the fragment reads, the `first` MFMAs that consume them, then the global loads of the
- * next tile, the other MFMAs, and the LDS writes of the loaded tile spread over the last quarter
- * of them. The loads come after the last wait for a fragment read: llvm-mca counts global loads in
- * lgkmcnt as well, so an LDS wait behind a global load would stall for its whole latency there.
- * Counts are per-thread instruction counts of one iteration. */
+/* One slot of the main loop's schedule (MFMA only; sched.group.barrier, GEMM.md §1.6): nwrite
+ * LDS writes, nvmem global loads and nread LDS reads, then nmma MFMAs. A sequence of slots is the
+ * order the scheduler follows inside one scheduling region (kernel_gemm.c schedule_half). */
+/* The single-tile loop's order (gfx908's loop, kernel_gemm.c kloop_simple): the fragment reads,
+ * the `first` MFMAs that consume them, the global loads of the next tile, the other MFMAs, and the
+ * LDS writes spread over the last quarter of them. */
 void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
                        int nwrite);
+void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, int nread, int nmma);
 
 /* ---------------------------------------------------------------- tiles (gemm_tiles.c) */
 typedef struct gemm_params {

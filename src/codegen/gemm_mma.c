@@ -29,14 +29,14 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
       return false;
   }
   out->row = best;
-  if (!best) { /* FMA: lanes_m x lanes_n lanes, each a 4x4 micro-tile */
-    out->tm = out->tn = 4;
+  if (!best) { /* FMA: 8 x wave/8 lanes, each an 8x8 micro-tile, 16 bytes of k per step */
     out->lanes_m = 8;
-    out->m = out->lanes_m * out->tm;
-    out->n = (t->wave_size / out->lanes_m) * out->tn;
-    out->k = 1;
-    out->kl = out->chunk = out->pack = 1;
-    out->nacc = out->tm * out->tn;
+    out->k = out->kl = out->chunk = 16 / elem_type_bytes(in);
+    out->pack = 1;
+    for (int i = 0; i < target_dot_count; i++)
+      if (strcmp(target_dot_table[i].target, t->name) == 0 && target_dot_table[i].in == in)
+        out->dot = &target_dot_table[i];
+    gemm_mma_fma_tile(t, out, 8, 8);
     snprintf(out->name, sizeof out->name, "fma");
     return true;
   }
@@ -60,6 +60,35 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
   }
   snprintf(out->name, sizeof out->name, "%s", best->mnemonic);
   return true;
+}
+
+void gemm_mma_fma_tile(const target_info *t, gemm_mma *mm, int tm, int tn) {
+  mm->tm = tm, mm->tn = tn;
+  mm->m = mm->lanes_m * tm;
+  mm->n = (t->wave_size / mm->lanes_m) * tn;
+  mm->nacc = tm * tn;
+}
+
+void gemm_mma_fma_fit(const target_info *t, gemm_mma *mm, int64_t batch, int64_t M, int64_t N) {
+  /* micro-tile and its FMA-slot share (tosac-bundle quality, 4096^3 f32 on gfx1030, percent) */
+  static const int tiles[][3] = {{8, 8, 90}, {8, 4, 85}, {4, 4, 75}};
+  int64_t simds = (int64_t)t->cus * t->simds_per_cu, best_cost = 0;
+  int best = 0;
+  for (int i = 0; i < 3; i++) {
+    gemm_mma_fma_tile(t, mm, tiles[i][0], tiles[i][1]);
+    int64_t waves = batch * ((M + mm->m - 1) / mm->m) * ((N + mm->n - 1) / mm->n);
+    /* rounds of waves over the SIMDs x one wave's issue time */
+    int64_t cost = (waves + simds - 1) / simds * tiles[i][0] * tiles[i][1] * 1000 / tiles[i][2];
+    if (i == 0 || cost < best_cost)
+      best = i, best_cost = cost;
+  }
+  gemm_mma_fma_tile(t, mm, tiles[best][0], tiles[best][1]);
+}
+
+void gemm_mma_fma_divide(const target_info *t, gemm_mma *mm, int wm, int wn) {
+  static const int tiles[][2] = {{8, 8}, {8, 4}, {4, 4}};
+  for (int i = 0; i < 3 && (wm % mm->m || wn % mm->n); i++)
+    gemm_mma_fma_tile(t, mm, tiles[i][0], tiles[i][1]);
 }
 
 static LLVMValueRef c32(cg_builder *cb, int64_t v) { return LLVMConstInt(cb->i32, (unsigned long long)v, 0); }
@@ -163,40 +192,68 @@ static LLVMValueRef operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v) 
   }
 }
 
-/* FMA fallback: a = <tm x mem>, b = <tn x mem>; zero points are subtracted in i32. */
+/* Element e of v as an f32 (i32 for integers, minus the zero point). */
+static LLVMValueRef fma_elem(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v, int e, int zp) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef x = LLVMBuildExtractElement(b, v, c32(cb, e), "");
+  if (mm->int_acc)
+    return LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, zp), "");
+  if (mm->in == ET_F32)
+    return x;
+  return LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
+}
+
+/* Elements [e, e + dot->k) of v as the dot intrinsic's operand (<2 x half>, <2 x bfloat>, i32). */
+static LLVMValueRef dot_operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v, int e) {
+  LLVMBuilderRef b = cb->b;
+  int k = mm->dot->k;
+  LLVMValueRef idx[4];
+  for (int i = 0; i < k; i++)
+    idx[i] = c32(cb, e + i);
+  LLVMValueRef s = LLVMBuildShuffleVector(b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(idx, (unsigned)k), "");
+  if (mm->in == ET_I8)
+    return LLVMBuildBitCast(b, s, cb->i32, "");
+  if (mm->in == ET_BF16)
+    return LLVMBuildBitCast(b, s, LLVMVectorType(cb->bf16, 2), "");
+  return s;
+}
+
+/* FMA fallback: a = <tm*k x mem> (row i's k elements at i*k), b = <tn*k x mem>. With a dot
+ * instruction (not for integers with zero points: raw products would need correction terms)
+ * each accumulator takes k/dot->k dots per step, else k FMAs (products of converted elements,
+ * each converted once per step). */
 static LLVMValueRef fma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef bv,
                              LLVMValueRef c, int a_zp, int b_zp) {
   LLVMBuilderRef b = cb->b;
-  LLVMValueRef av[8], bw[8];
-  for (int i = 0; i < mm->tm; i++) {
-    LLVMValueRef x = LLVMBuildExtractElement(b, a, c32(cb, i), "");
-    if (mm->int_acc)
-      x = LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, a_zp), "");
-    else if (mm->in != ET_F32)
-      x = LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
-    av[i] = x;
-  }
-  for (int j = 0; j < mm->tn; j++) {
-    LLVMValueRef x = LLVMBuildExtractElement(b, bv, c32(cb, j), "");
-    if (mm->int_acc)
-      x = LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, b_zp), "");
-    else if (mm->in != ET_F32)
-      x = LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
-    bw[j] = x;
-  }
-  for (int i = 0; i < mm->tm; i++)
-    for (int j = 0; j < mm->tn; j++) {
-      LLVMValueRef idx = c32(cb, i * mm->tn + j);
-      LLVMValueRef acc = LLVMBuildExtractElement(b, c, idx, "");
-      if (mm->int_acc) {
-        acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, av[i], bw[j], ""), "");
-      } else {
-        LLVMValueRef args[3] = {av[i], bw[j], acc};
-        LLVMTypeRef ft = cb->f32;
-        acc = cg_intrinsic(cb, "llvm.fmuladd", &ft, 1, args, 3);
+  int kv = mm->k;
+  bool dot = mm->dot && !(mm->int_acc && (a_zp || b_zp));
+  LLVMValueRef av[128], bw[128];
+  for (int e = 0; e < mm->tm * kv; e++)
+    av[e] = dot ? NULL : fma_elem(cb, mm, a, e, a_zp);
+  for (int e = 0; e < mm->tn * kv; e++)
+    bw[e] = dot ? NULL : fma_elem(cb, mm, bv, e, b_zp);
+  LLVMValueRef acc[64];
+  for (int e = 0; e < mm->tm * mm->tn; e++)
+    acc[e] = LLVMBuildExtractElement(b, c, c32(cb, e), "");
+  /* k outer: consecutive instructions update different accumulators (no dependent chains) */
+  for (int q = 0; q < kv; q += dot ? mm->dot->k : 1)
+    for (int i = 0; i < mm->tm; i++)
+      for (int j = 0; j < mm->tn; j++) {
+        LLVMValueRef *x = &acc[i * mm->tn + j];
+        if (dot) {
+          LLVMValueRef args[4] = {dot_operand(cb, mm, a, i * kv + q), dot_operand(cb, mm, bv, j * kv + q), *x,
+                                  LLVMConstInt(cb->i1, 0, 0)};
+          *x = cg_intrinsic(cb, mm->dot->intrinsic, NULL, 0, args, 4);
+        } else if (mm->int_acc) {
+          *x = LLVMBuildAdd(b, *x, LLVMBuildMul(b, av[i * kv + q], bw[j * kv + q], ""), "");
+        } else {
+          LLVMValueRef args[3] = {av[i * kv + q], bw[j * kv + q], *x};
+          LLVMTypeRef ft = cb->f32;
+          *x = cg_intrinsic(cb, "llvm.fmuladd", &ft, 1, args, 3);
+        }
       }
-      c = LLVMBuildInsertElement(b, c, acc, idx, "");
-    }
+  for (int e = 0; e < mm->tm * mm->tn; e++)
+    c = LLVMBuildInsertElement(b, c, acc[e], c32(cb, e), "");
   return c;
 }
 
@@ -229,6 +286,14 @@ static void sched_group(cg_builder *cb, int mask, int count) {
   cg_intrinsic(cb, "llvm.amdgcn.sched.group.barrier", NULL, 0, args, 3);
 }
 
+void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, int nread, int nmma) {
+  if (!mm->row || mm->row->layout != MATRIX_MFMA)
+    return;
+  sched_group(cb, SG_VMEM_READ, nvmem);
+  sched_group(cb, SG_DS_WRITE, nwrite);
+  sched_group(cb, SG_DS_READ, nread);
+  sched_group(cb, SG_MFMA, nmma);
+}
 void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
                        int nwrite) {
   if (!mm->row || mm->row->layout != MATRIX_MFMA)

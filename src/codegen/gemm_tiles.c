@@ -84,6 +84,13 @@ static int lds_waves(const target_info *t, const gemm_params *p, elem_type in) {
   return groups * (p->bm / p->wm) * (p->bn / p->wn) / 4;
 }
 
+/* Global-to-LDS staging slots (vector loads) per thread of tile p. */
+static int staging_slots(const gemm_problem *pb, const gemm_params *p, int threads) {
+  int va = vector_width(pb->in, pb->a_contig, p->bk);
+  int vb = vector_width(pb->in, pb->b_contig, pb->b_kcontig ? p->bk : p->bn);
+  return (p->bm * p->bk / va + p->bn * p->bk / vb + threads - 1) / threads;
+}
+
 /* The default tiles (docs/gemm.md "Defaults"). Large MFMA problems get GEMM.md §6 row 1's shape:
  * 8 waves of 128x64 (128 accumulators, 2 waves/SIMD by registers) on a 256x256 tile; others 2x2
  * waves of 64x64. The K step starts at 128 bytes per row (the large shape; 64 otherwise) and halves until
@@ -94,13 +101,18 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   bool mfma = mm->row && !wmma;
   int64_t big_tiles = pb->batch * ((pb->m + 255) / 256) * ((pb->n + 255) / 256);
   bool big = mfma && pb->m >= 256 && pb->n >= 256 && big_tiles >= 32;
-  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget */
-  int rep_m = mm->row ? (big ? 128 : wmma ? 32 : 64) / mm->m : 1, rep_n = mm->row ? 64 / mm->n : 1;
+  /* WMMA operands are 8 VGPRs per fragment (gfx11 replicates A/B): 32x64 keeps them in budget.
+   * gfx12's fragments are 4 VGPRs: 64x64 waves fit (256 VGPRs, no spills) and halve the fragment
+   * reads per WMMA, which its 16-cycle WMMA needs (4096^3 f16 73.6 -> 82.8 % by the WMMA model);
+   * only where the 128x128 tiles still give every CU one */
+  int64_t tiles128 = pb->batch * ((pb->m + 127) / 128) * ((pb->n + 127) / 128);
+  bool wide_wmma = wmma && mm->row->layout == MATRIX_WMMA_GFX12 && tiles128 >= t->cus;
+  int rep_m = mm->row ? (big ? 128 : wmma && !wide_wmma ? 32 : 64) / mm->m : 1;
+  int rep_n = mm->row ? 64 / mm->n : 1;
   /* Few work-groups leave CUs idle: BERT-base's 512x768x768 f16 makes 24 tiles of 128x128 for
    * 304 gfx942 CUs. When 128x128 tiles would not reach one per CU and the output still holds 16
    * tiles of 64x64, 2x2 waves of one 32x32 instruction each fill more CUs (tosac-tune and the
    * quality model: 512x768x768 10 -> 35 % of the roofline on gfx942, 22 -> 92 % on gfx90a). */
-  int64_t tiles128 = pb->batch * ((pb->m + 127) / 128) * ((pb->n + 127) / 128);
   if (mfma && !big && mm->m == 32 && mm->n == 32 && tiles128 < t->cus &&
       pb->batch * pb->m * pb->n >= 16 * 64 * 64)
     rep_m = rep_n = 1;
@@ -115,15 +127,20 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   out->bn = out->wn * (pb->n > out->wn ? (big ? 4 : 2) : 1);
   int es = elem_type_bytes(pb->in);
   int kmin = 16 / es > mm->k ? 16 / es : mm->k; /* one 16-byte row chunk, one instruction */
-  /* the large MFMA shape: up to 128 bytes per row, so that an iteration holds enough MFMAs for
-   * the other instructions to hide behind (gfx950's 160 KiB LDS keeps it: 4096^3 f16 goes from
-   * 56 % to 65 % matrix pipe by llvm-mca, i8 from 41 % to 56 %); else 64 bytes (on 2x2-wave
-   * tiles 128 bytes unrolls short K loops whole and halves the waves: 512^3 f16 on gfx950 takes
-   * 2.9 instead of 2.4 us by the issue model) */
-  int start = big ? 128 : 64;
+  /* 64 bytes of K per row: the pipelined MFMA loop (kernel_gemm.c) keeps two staged tiles and
+   * two fragment sets in registers; 128 bytes (which gfx950's 160 KiB LDS would hold) left
+   * 4096^3 f16 at 256 VGPRs and 92 % matrix pipe against 93 % with 64 bytes, i8 77 % against
+   * 87 %. 64 bytes on 2x2-wave tiles too: 128 unrolls short K loops whole and halves the waves */
+  int start = 64;
   int bk = start / es > mm->k ? start / es : mm->k;
   out->bk = bk;
   while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && lds_waves(t, out, pb->in) < 2)
+    out->bk = bk /= 2;
+  /* Odd contiguous runs (127x255x63: K = 255, N = 63) stage one element per slot; at 128x64x32
+   * that is 48 masked loads per thread, whose addresses and masks spill (gfx950: 91 VGPRs). Down
+   * to one 16-byte K chunk while a thread holds more than 16 slots (48 -> 24, no spills). */
+  int threads = (out->bm / out->wm) * (out->bn / out->wn) * t->wave_size;
+  while (bk / 2 >= kmin && bk / 2 % mm->k == 0 && staging_slots(pb, out, threads) > 16)
     out->bk = bk /= 2;
   /* not far beyond K itself */
   int64_t kneed = round_up(pb->k, kmin);
@@ -147,6 +164,8 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
              elem_type_name(pb->in), t->name);
     return false;
   }
+  if (!mm->row)
+    gemm_mma_fma_fit(t, mm, pb->batch, pb->m, pb->n);
   memset(out, 0, sizeof *out);
   out->shape = o.shape;
   out->fma = !mm->row;
@@ -156,6 +175,8 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   if (o.bk) out->bk = o.bk;
   if (o.wm) out->wm = o.wm;
   if (o.wn) out->wn = o.wn;
+  if (!mm->row && (o.wm || o.wn))
+    gemm_mma_fma_divide(t, mm, out->wm, out->wn);
   gemm_mma_set_pack(mm, out->bk);
   out->va = o.va ? o.va : vector_width(pb->in, pb->a_contig, out->bk);
   out->vb = o.vb ? o.vb : vector_width(pb->in, pb->b_contig, pb->b_kcontig ? out->bk : out->bn);

@@ -32,6 +32,7 @@ typedef struct gk {
   int es;          /* bytes per operand element */
   LLVMTypeRef mem; /* operand element type in memory/LDS (bf16 as i16) */
   LLVMValueRef a_ptr, b_ptr, bias_ptr;
+  LLVMValueRef a_rsrc, b_rsrc; /* MFMA: buffer resources of A and B (NULL: global loads) */
   int sa;            /* LDS row stride in bytes */
   int buf_bytes;     /* one LDS buffer (A then B) */
   int threads, waves, wgn;
@@ -40,7 +41,8 @@ typedef struct gk {
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
-  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row_ok, *b_row, *b_kc; /* b_row: n (or k row) */
+  int rb; /* k rows of B a thread transposes together (8-bit n-contiguous B on the MFMA path) */
+  LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
 } gk;
 
@@ -182,31 +184,41 @@ static void plan_slots(gk *K) {
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
   K->nb = (b_total + T - 1) / T;
-  K->b_row_ok = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_row = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   K->b_kc = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   per_row = kc ? P->bk / P->vb : P->bn / P->vb;
+  /* 8-bit n-contiguous B (matmul): a thread loads rb = 2 consecutive k rows of the same n run, so
+   * that each n gets one 2-byte LDS write of its k pair instead of two byte writes and their byte
+   * extractions (4096^3 i8 on gfx950: 87 % -> 94 % matrix pipe); needs the staging to tile the
+   * threads exactly and an even vector */
+  K->rb = 1;
+  if (!kc && K->es == 1 && K->mm.row && K->mm.row->layout == MATRIX_MFMA && K->nb % 2 == 0 &&
+      b_total % (2 * T) == 0 && P->bk % 2 == 0 && P->vb % 2 == 0)
+    K->rb = 2;
   for (int s = 0; s < K->nb; s++) {
-    LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
+    LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)(s / K->rb) * T), "");
     LLVMValueRef q = LLVMBuildUDiv(b, c, c32(K, per_row), "");
+    if (K->rb > 1)
+      q = LLVMBuildAdd(b, LLVMBuildMul(b, q, c32(K, K->rb), ""), c32(K, s % K->rb), "");
     LLVMValueRef rem = LLVMBuildMul(b, LLVMBuildURem(b, c, c32(K, per_row), ""), c32(K, P->vb), "");
-    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, c, c32(K, b_total), "");
     /* kc: q = n row, rem = k column; else q = k row, rem = n column */
     K->b_row[s] = kc ? q : rem;
     K->b_kc[s] = kc ? rem : q;
-    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
-    K->b_row_ok[s] = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
   }
 }
 
 /* Load one chunk (v elements, a whole vector or nothing: the contiguous run is a multiple of v)
- * at element offset off if ok, else the fill value (0, or the zero point for the FMA path). */
-static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMValueRef ok, int v,
+ * at element offset off from base if ok, else the fill value (0, or the zero point for the FMA
+ * path). base is uniform and off a non-negative i32: the zero-extended byte offset lets LLVM use
+ * the SGPR-base + VGPR-offset form of global_load (no 64-bit address arithmetic per load). */
+static LLVMValueRef load_chunk(gk *K, LLVMValueRef base, LLVMValueRef off, LLVMValueRef ok, int v,
                                int fill) {
   LLVMBuilderRef b = K->cb->b;
   LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)v);
   LLVMValueRef safe = LLVMBuildSelect(b, ok, off, c32(K, 0), "");
-  LLVMValueRef x = cg_load(K->cb, vt, gep_el(K, ptr, safe), al(v * K->es));
+  LLVMValueRef bytes = LLVMBuildZExt(b, LLVMBuildNUWMul(b, safe, c32(K, K->es), ""), K->cb->i64, "");
+  LLVMValueRef x = cg_load(K->cb, vt, LLVMBuildInBoundsGEP2(b, K->cb->i8, base, &bytes, 1, ""),
+                           al(v * K->es));
   LLVMValueRef f = LLVMConstNull(vt);
   if (fill) {
     LLVMValueRef e = LLVMConstInt(K->mem, (unsigned long long)fill, 1);
@@ -218,7 +230,61 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef ptr, LLVMValueRef off, LLVMVa
   return LLVMBuildSelect(b, ok, x, f, "");
 }
 
-/* Global loads of K tile kt into registers (av[na], bv[nb]). */
+static LLVMValueRef clamp_row(gk *K, LLVMValueRef r, int64_t count) {
+  LLVMValueRef args[2] = {r, c32(K, count - 1)};
+  return cg_intrinsic(K->cb, "llvm.umin", &K->cb->i32, 1, args, 2);
+}
+
+/* Row (column) o + r clamped to the last valid one, as an offset from the tile origin o:
+ * loop-invariant, so the clamp costs nothing in the main loop. */
+static LLVMValueRef clamp_rel(gk *K, LLVMValueRef o, LLVMValueRef r, int64_t count) {
+  LLVMBuilderRef b = K->cb->b;
+  return LLVMBuildSub(b, clamp_row(K, LLVMBuildAdd(b, o, r, ""), count), o, "");
+}
+
+/* A raw buffer load of v elements at byte offset voff (per thread) + soff (uniform) of rsrc: the
+ * uniform part travels in an SGPR and the loop-invariant per-thread part in one VGPR, so a
+ * load is one instruction with no address arithmetic; and buffer loads count in vmcnt only
+ * (llvm-mca counts FLAT global loads in lgkmcnt too, stalling every LDS wait behind them). */
+static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLVMValueRef soff,
+                                LLVMValueRef ok, int v) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)v);
+  int bytes = v * K->es;
+  LLVMTypeRef lt = bytes >= 4 ? (bytes == 4 ? cb->i32 : LLVMVectorType(cb->i32, (unsigned)(bytes / 4)))
+                              : LLVMIntTypeInContext(cb->ctx, (unsigned)bytes * 8);
+  LLVMValueRef vo = LLVMBuildNUWMul(b, LLVMBuildSelect(b, ok, voff, c32(K, 0), ""), c32(K, K->es), "");
+  LLVMValueRef so = LLVMBuildNUWMul(b, soff, c32(K, K->es), "");
+  LLVMValueRef args[4] = {rsrc, vo, so, c32(K, 0)};
+  LLVMValueRef x = cg_intrinsic(cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4);
+  x = LLVMBuildBitCast(b, x, vt, "");
+  return LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "");
+}
+
+/* Buffer resources for A and B when the target has them, the MFMA path runs and each operand
+ * fits 2^31 bytes (32-bit offsets). */
+static void make_rsrcs(gk *K) {
+  cg_builder *cb = K->cb;
+  const target_info *t = cb->target->info;
+  K->a_rsrc = K->b_rsrc = NULL;
+  if (!t->buffer_dword3 || !K->mm.row || K->mm.row->layout != MATRIX_MFMA)
+    return;
+  LLVMValueRef *rs[2] = {&K->a_rsrc, &K->b_rsrc}, ptrs[2] = {K->a_ptr, K->b_ptr};
+  for (int i = 0; i < 2; i++) {
+    int64_t bytes = tensor_numel(&K->anchor->operands[i]->type) * K->es;
+    if (bytes >= ((int64_t)1 << 31))
+      return (void)(K->a_rsrc = K->b_rsrc = NULL);
+    LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(cb->ctx, 8), LLVMTypeOf(ptrs[i])};
+    LLVMValueRef args[4] = {ptrs[i], LLVMConstInt(cb->i16, 0, 0), LLVMConstInt(cb->i64, (unsigned long long)bytes, 0),
+                            LLVMConstInt(cb->i32, t->buffer_dword3, 0)};
+    *rs[i] = cg_intrinsic(cb, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
+  }
+}
+
+/* Global loads of K tile kt into registers (av[na], bv[nb]). Each offset is split into a
+ * uniform part (work-group origin and k0, folded into the base pointer) and a loop-invariant
+ * per-thread part. */
 static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_params *P = &K->P;
@@ -230,48 +296,67 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   bool k_in = pb->k % P->bk == 0;
   bool a_in = (P->bm * P->bk / P->va) % K->threads == 0 && pb->m % P->bm == 0;
   bool b_in = (P->bn * P->bk / P->vb) % K->threads == 0 && pb->n % P->bn == 0;
+  LLVMValueRef abase = K->a_ptr, bbase = K->b_ptr, ua = c32(K, 0), ub = c32(K, 0);
+  if (K->kind != GK_CONV) { /* uniform parts: always in bounds (m0 < M, n0 < N, k0 < K) */
+    LLVMValueRef row0 = K->m0;
+    if (K->kind == GK_MATMUL)
+      row0 = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), K->m0, "");
+    ua = LLVMBuildAdd(b, LLVMBuildMul(b, row0, c32(K, pb->k), ""), k0, "");
+    ub = pb->b_kcontig
+        ? LLVMBuildAdd(b, LLVMBuildMul(b, K->n0, c32(K, pb->k), ""), k0, "")
+        : LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k0, ""),
+                                       c32(K, pb->n), ""), K->n0, "");
+    abase = gep_el(K, K->a_ptr, LLVMBuildZExt(b, ua, K->cb->i64, ""));
+    bbase = gep_el(K, K->b_ptr, LLVMBuildZExt(b, ub, K->cb->i64, ""));
+  }
+  /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
+   * per slot and K step their address is clamped to the last row, once, outside the loop. Only
+   * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
+  bool conv = K->kind == GK_CONV;
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, a_in ? yes : K->a_row_ok[s],
+    LLVMValueRef ok = LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
-    LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
+    LLVMValueRef arow = !a_in && !conv ? clamp_rel(K, K->m0, K->a_row[s], pb->m) : K->a_row[s];
     LLVMValueRef off;
-    if (K->kind == GK_CONV) {
+    if (conv) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
-      LLVMValueRef row = m;
-      if (K->kind == GK_MATMUL)
-        row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), m, "");
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, pb->k), ""), k, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, arow, c32(K, pb->k), ""), K->a_kc[s], "");
     }
-    av[s] = load_chunk(K, K->a_ptr, off, ok, P->va, fa);
+    av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va) : load_chunk(K, abase, off, ok, P->va, fa);
   }
+  /* slots past the tile (the thread count does not divide it) are stored to LDS padding; a
+   * k row past the tile is clamped into it so that the load stays inside B */
+  bool b_spill = (P->bn * P->bk / P->vb) % K->threads && !pb->b_kcontig;
   for (int s = 0; s < K->nb; s++) {
-    LLVMValueRef k = LLVMBuildAdd(b, k0, K->b_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, b_in ? yes : K->b_row_ok[s],
-                                   k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
-    LLVMValueRef n = LLVMBuildAdd(b, K->n0, K->b_row[s], "");
+    LLVMValueRef kc = b_spill ? clamp_row(K, K->b_kc[s], P->bk) : K->b_kc[s];
+    LLVMValueRef k = LLVMBuildAdd(b, k0, kc, "");
+    LLVMValueRef ok = k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), "");
+    /* matmul B rows are n-contiguous: the last whole vector of the row */
+    LLVMValueRef brow = b_in ? K->b_row[s]
+                             : clamp_rel(K, K->n0, K->b_row[s], pb->b_kcontig ? pb->n : pb->n - P->vb + 1);
     LLVMValueRef off;
     if (K->kind == GK_CONV) {
+      LLVMValueRef n = LLVMBuildAdd(b, K->n0, brow, "");
       off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
     } else if (pb->b_kcontig) {
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, pb->k), ""), k, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, brow, c32(K, pb->k), ""), kc, "");
     } else {
-      LLVMValueRef krow = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k, "");
-      off = LLVMBuildAdd(b, LLVMBuildMul(b, krow, c32(K, pb->n), ""), n, "");
+      off = LLVMBuildAdd(b, LLVMBuildMul(b, kc, c32(K, pb->n), ""), brow, "");
     }
-    bv[s] = load_chunk(K, K->b_ptr, off, ok, P->vb, fb);
+    bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb) : load_chunk(K, bbase, off, ok, P->vb, fb);
   }
 }
 
 /* LDS layout per buffer: A rows (m, k contiguous) then B rows (n, k contiguous), each row
  * bk elements + 16 bytes of padding so that lanes reading the same k of consecutive rows hit
  * different banks. */
-static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv) {
+static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv, int s0, int s1) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_params *P = &K->P;
   LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
-  for (int s = 0; s < K->na; s++) {
+  for (int s = s0; s < K->na && s < s1; s++) {
     LLVMValueRef byte = LLVMBuildAdd(b, base, LLVMBuildAdd(b, LLVMBuildMul(b, K->a_row[s], c32(K, K->sa), ""),
                                                            LLVMBuildMul(b, K->a_kc[s], c32(K, K->es), ""), ""), "");
     /* slots past the tile (the thread count does not divide it) write into the padding of the
@@ -286,7 +371,7 @@ static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *
   LLVMValueRef bbase = LLVMBuildAdd(b, base, c32(K, (int64_t)P->bm * K->sa), "");
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
-  for (int s = 0; s < K->nb; s++) {
+  for (int s = s0 > K->na ? s0 - K->na : 0; s < K->nb && K->na + s < s1; s++) {
     LLVMValueRef in = NULL;
     if (b_total % K->threads)
       in = LLVMBuildICmp(b, LLVMIntULT, kc ? K->b_row[s] : K->b_kc[s], c32(K, kc ? P->bn : P->bk), "");
@@ -297,6 +382,21 @@ static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *
       if (in)
         byte = LLVMBuildSelect(b, in, byte, pad, "");
       cg_store(K->cb, bv[s], gep8(K, K->lds, byte), al(P->vb * K->es));
+    } else if (K->rb > 1) { /* rows s, s+1 (k, k+1): one 2-byte write of the k pair per n */
+      if ((s - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
+        continue;
+      /* the pairs of n and n+1 in one dword (one v_perm_b32), written as its two halves */
+      for (int j = 0; j < P->vb; j += 2) {
+        LLVMValueRef mask[4] = {c32(K, j), c32(K, P->vb + j), c32(K, j + 1), c32(K, P->vb + j + 1)};
+        LLVMValueRef w = LLVMBuildShuffleVector(b, bv[s], bv[s + 1], LLVMConstVector(mask, 4), "");
+        w = LLVMBuildBitCast(b, w, LLVMVectorType(K->cb->i16, 2), "");
+        for (int h = 0; h < 2; h++) {
+          LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j + h), "");
+          LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
+                                                                  K->b_kc[s], ""), "");
+          cg_store(K->cb, LLVMBuildExtractElement(b, w, c32(K, h), ""), gep8(K, K->lds, byte), 2);
+        }
+      }
     } else { /* matmul B is n-contiguous in memory: transpose element by element */
       for (int j = 0; j < P->vb; j++) {
         LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
@@ -311,6 +411,11 @@ static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *
   }
 }
 
+/* Staging slots [s0, s1) (A's slots, then B's) of the registers into LDS buffer buf. */
+static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *bv) {
+  store_slots(K, buf, av, bv, 0, K->na + K->nb);
+}
+
 /* ---------------------------------------------------------------- compute one LDS buffer */
 
 /* kl elements of one A (is_b false) or B fragment for step kk of instruction tile t. */
@@ -321,14 +426,17 @@ static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, b
   LLVMValueRef w0 = is_b ? K->wave_n0 : K->wave_m0;
   int step = is_b ? mm->n : mm->m;
   LLVMValueRef row = LLVMBuildAdd(b, w0, LLVMBuildAdd(b, ln->row, c32(K, (int64_t)t * step), ""), "");
-  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one k */
+  if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one 16-byte read of k each */
     int nr = is_b ? mm->tn : mm->tm, stride = is_b ? mm->n / mm->tn : mm->lanes_m;
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)nr));
+    LLVMTypeRef rt = LLVMVectorType(K->mem, (unsigned)mm->k);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)(nr * mm->k)));
     for (int i = 0; i < nr; i++) {
       LLVMValueRef r = LLVMBuildAdd(b, row, c32(K, (int64_t)i * stride), "");
       LLVMValueRef byte = LLVMBuildAdd(b, region, LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(K, K->sa), ""),
                                                                c32(K, (int64_t)kk * K->es), ""), "");
-      v = LLVMBuildInsertElement(b, v, cg_load(K->cb, K->mem, gep8(K, K->lds, byte), (unsigned)K->es), c32(K, i), "");
+      LLVMValueRef x = cg_load(K->cb, rt, gep8(K, K->lds, byte), al(mm->k * K->es));
+      for (int e = 0; e < mm->k; e++)
+        v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, e), ""), c32(K, i * mm->k + e), "");
     }
     return v;
   }
@@ -385,9 +493,210 @@ static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
             if ((i == 0 || j == 0) == (pass == 0))
               acc[i * rn + j] = gemm_mma_step(K->cb, mm, pack_part(K, fa[i], p), pack_part(K, fb[j], p),
                                               acc[i * rn + j]);
+    /* FMA path: one step's fragments at a time; hoisting every step's 16-byte reads of the K
+     * tile ahead of the FMAs takes the whole register file and spills on gfx11/gfx12 */
+    if (!mm->row && kk + mm->k < K->P.bk)
+      cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
   }
   free(fa);
   free(fb);
+}
+
+/* ---------------------------------------------------------------- the MFMA main loop */
+
+/* The MFMA loop is software-pipelined and unrolled by two K tiles, so that the matrix pipe never
+ * waits for the loop's other instructions (docs/gemm.md "Main loop"):
+ * - tile t lives in LDS buffer t&1, a compile-time constant in each half of the body: every LDS
+ *   address is a register plus an immediate offset;
+ * - the global loads of tile t+2 are issued in half t and written to LDS at the start of half
+ *   t+1, a whole half later, so their latency hides behind a half's MFMAs;
+ * - fragments are read one k group ahead into the other of two register sets; the first group
+ *   of tile t+1 is read right after half t's barrier, under the last MFMAs of tile t, so no
+ *   iteration starts with a wait for LDS. */
+
+typedef struct mloop {
+  int rm, rn, nf, G, n, c; /* wave tile in instructions, fragments, k groups, MFMAs per group,
+                            * MFMAs of the last group placed after the barrier */
+  gemm_lane la, lb;
+  LLVMValueRef *F[2]; /* two fragment sets: A fragments [0, rm), B [rm, rm+rn) */
+  int (*order)[3];    /* MFMA e of a group: pack step, A fragment, B fragment */
+  int *wr;            /* [G]: LDS writes of the staged tile in k group g of the current half */
+} mloop;
+
+/* The rm + rn fragments of k group g of LDS buffer buf into f. */
+static void read_group(gk *K, const mloop *L, int buf, int g, LLVMValueRef *f) {
+  LLVMValueRef base = c32(K, (int64_t)buf * K->buf_bytes);
+  int kk = g * K->mm.k * K->mm.pack;
+  for (int i = 0; i < L->rm; i++)
+    f[i] = fragment(K, base, &L->la, false, i, kk);
+  for (int j = 0; j < L->rn; j++)
+    f[L->rm + j] = fragment(K, base, &L->lb, true, j, kk);
+}
+
+/* MFMAs [from, to) of one k group on fragments f. */
+static void mma_range(gk *K, const mloop *L, LLVMValueRef *f, LLVMValueRef *acc, int from, int to) {
+  for (int e = from; e < to; e++) {
+    int p = L->order[e][0], i = L->order[e][1], j = L->order[e][2];
+    acc[i * L->rn + j] = gemm_mma_step(K->cb, &K->mm, pack_part(K, f[i], p),
+                                       pack_part(K, f[L->rm + j], p), acc[i * L->rn + j]);
+  }
+}
+
+static LLVMValueRef smin(gk *K, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildSelect(K->cb->b, LLVMBuildICmp(K->cb->b, LLVMIntSLT, x, y, ""), x, y, "");
+}
+
+static LLVMValueRef smax(gk *K, LLVMValueRef x, LLVMValueRef y) {
+  return LLVMBuildSelect(K->cb->b, LLVMBuildICmp(K->cb->b, LLVMIntSGT, x, y, ""), x, y, "");
+}
+
+/* Count of `total` items that falls on slot i of [from, to) when spread evenly. */
+static int spread(int total, int i, int from, int to) {
+  if (i < from || i >= to || to <= from)
+    return 0;
+  int len = to - from, x = i - from;
+  return (int)((int64_t)total * (x + 1) / len - (int64_t)total * x / len);
+}
+
+/* sched.group.barrier plan of k group g of a half (one scheduling region each, sched.barrier
+ * between them, so that no MFMA of a later group is pulled in front of its fragments): group 0
+ * issues the global loads of the tile after next and the LDS writes of the staged tile, every
+ * group but the last reads the next group's fragments under its MFMAs; after the barrier the
+ * next tile's group 0 is read under the last c MFMAs (after_barrier). */
+static void schedule_group(gk *K, const mloop *L, int g, bool after_barrier) {
+  int nvmem = K->na + K->nb, nr = L->nf;
+  if (after_barrier) {
+    for (int i = 0; i < L->c; i++)
+      gemm_mma_slot(K->cb, &K->mm, 0, 0, spread(nr, i, 0, L->c), 1);
+    return;
+  }
+  int m = g + 1 < L->G ? L->n : L->n - L->c, nwrite = L->wr[g];
+  if (g > 0)
+    nvmem = 0;
+  int wend = (nwrite + 2) / 3 < m ? (nwrite + 2) / 3 : m;
+  int vend = (nvmem + 3) / 4 < m ? (nvmem + 3) / 4 : m;
+  int rd = g + 1 < L->G ? nr : 0;
+  for (int i = 0; i < m; i++)
+    gemm_mma_slot(K->cb, &K->mm, spread(nwrite, i, 0, wend), spread(nvmem, i, 0, vend), spread(rd, i, 0, m), 1);
+}
+
+static void sched_fence(gk *K) {
+  cg_intrinsic(K->cb, "llvm.amdgcn.sched.barrier", NULL, 0, (LLVMValueRef[]){c32(K, 0)}, 1);
+}
+
+/* Half h (0 or 1) of the loop body for the tile in LDS buffer h: store the staged tile
+ * (sa, sb) to buffer h^1, load tile `next` into (sa, sb), multiply, barrier, read group 0 of
+ * buffer h^1. */
+static void mloop_half(gk *K, mloop *L, int h, LLVMValueRef next, LLVMValueRef *sa, LLVMValueRef *sb,
+                       LLVMValueRef *acc) {
+  /* the staged tile's LDS writes, spread over the k groups by their instruction counts (an
+   * n-contiguous B slot is vb / rb writes) */
+  int ns = K->na + K->nb, wb = K->pb.b_kcontig ? 1 : K->P.vb / K->rb, wtot = K->na + K->nb * wb;
+  LLVMValueRef *st = malloc(sizeof(LLVMValueRef) * (size_t)ns);
+  memcpy(st, sa, sizeof(LLVMValueRef) * (size_t)K->na), memcpy(st + K->na, sb, sizeof(LLVMValueRef) * (size_t)K->nb);
+  load_tile(K, next, sa, sb);
+  for (int g = 0, s0 = 0; g < L->G; g++) {
+    LLVMValueRef *f = L->F[(h * L->G + g) % 2];
+    int s1 = s0, w = 0, want = (int)((int64_t)wtot * (g + 1) / L->G);
+    for (int s = 0; s < ns; s++) /* B splits between blocks of rb rows only */
+      w += s < K->na ? 1 : wb, s1 = w <= want && (s < K->na || (s + 1 - K->na) % K->rb == 0) ? s + 1 : s1;
+    if (g + 1 == L->G)
+      s1 = ns;
+    store_slots(K, c32(K, h ^ 1), st, st + K->na, s0, s1);
+    L->wr[g] = 0;
+    for (int s = s0; s < s1; s++)
+      L->wr[g] += s < K->na ? 1 : wb;
+    s0 = s1;
+    if (g + 1 < L->G)
+      read_group(K, L, h, g + 1, L->F[(h * L->G + g + 1) % 2]);
+    mma_range(K, L, f, acc, 0, g + 1 < L->G ? L->n : L->n - L->c);
+    schedule_group(K, L, g, false);
+    /* nothing crosses a group boundary or the barrier */
+    sched_fence(K);
+  }
+  free(st);
+  cg_barrier(K->cb);
+  LLVMValueRef *last = L->F[(h * L->G + L->G - 1) % 2];
+  read_group(K, L, h ^ 1, 0, L->F[(h * L->G + L->G) % 2]);
+  mma_range(K, L, last, acc, L->n - L->c, L->n);
+  schedule_group(K, L, 0, true);
+}
+
+/* The MFMA K loop over `count` tiles from kbeg; acc[] holds the sums when it returns, the builder
+ * sits in the block after the loop. An odd count gets a zero tile in front (the sequence index j
+ * runs over count + 1 tiles then), so that both halves of every iteration have a tile. */
+static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRef *acc) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_mma *mm = &K->mm;
+  mloop L = {.rm = K->P.wm / mm->m, .rn = K->P.wn / mm->n};
+  L.nf = L.rm + L.rn, L.G = K->P.bk / (mm->k * mm->pack), L.n = L.rm * L.rn * mm->pack;
+  L.c = (L.nf + 2) / 3 < L.n ? (L.nf + 2) / 3 : L.n - 1;
+  if (L.c < 1)
+    L.c = L.n > 1 ? 1 : 0;
+  L.la = gemm_mma_lane(cb, mm, K->lane, false), L.lb = gemm_mma_lane(cb, mm, K->lane, true);
+  L.order = calloc((size_t)L.n, sizeof *L.order);
+  L.wr = calloc((size_t)L.G, sizeof *L.wr);
+  /* row 0 and column 0 first: every fragment is in use early in the group */
+  for (int p = 0, e = 0; p < mm->pack; p++)
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < L.rm; i++)
+        for (int j = 0; j < L.rn; j++)
+          if ((i == 0 || j == 0) == (pass == 0))
+            L.order[e][0] = p, L.order[e][1] = i, L.order[e++][2] = j;
+  L.F[0] = calloc((size_t)L.nf, sizeof(LLVMValueRef));
+  L.F[1] = calloc((size_t)L.nf, sizeof(LLVMValueRef));
+  int ns = K->na + K->nb, nacc = L.rm * L.rn;
+  LLVMValueRef *sv = calloc((size_t)ns, sizeof(LLVMValueRef)), *phis = calloc((size_t)(nacc + L.nf + ns), sizeof(LLVMValueRef));
+  LLVMValueRef one = c32(K, 1);
+  LLVMValueRef T = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, count, one, ""), one, count, "tiles");
+  LLVMValueRef odd = LLVMBuildAnd(b, T, one, "");
+  LLVMValueRef T2 = LLVMBuildAdd(b, T, odd, "");
+  LLVMValueRef lastt = LLVMBuildSub(b, T, one, "");
+#define TILE(j) LLVMBuildAdd(b, kbeg, smin(K, smax(K, LLVMBuildSub(b, (j), odd, ""), c32(K, 0)), lastt), "")
+  /* prologue: sequence tile 0 (zeros when count is odd) into buffer 0, tile 1 staged */
+  load_tile(K, TILE(c32(K, 0)), sv, sv + K->na);
+  LLVMValueRef isodd = LLVMBuildICmp(b, LLVMIntNE, odd, c32(K, 0), "");
+  for (int s = 0; s < ns; s++)
+    sv[s] = LLVMBuildSelect(b, isodd, LLVMConstNull(LLVMTypeOf(sv[s])), sv[s], "");
+  store_tile(K, c32(K, 0), sv, sv + K->na);
+  load_tile(K, TILE(one), sv, sv + K->na);
+  cg_barrier(cb);
+  read_group(K, &L, 0, 0, L.F[0]);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef j = LLVMBuildPhi(b, cb->i32, "j");
+  LLVMValueRef *init = calloc((size_t)(nacc + L.nf + ns), sizeof(LLVMValueRef));
+  int np = 0;
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm);
+  for (int i = 0; i < nacc; i++)
+    init[np] = LLVMConstNull(acc_t), acc[i] = phis[np++] = LLVMBuildPhi(b, acc_t, "acc");
+  for (int i = 0; i < L.nf; i++)
+    init[np] = L.F[0][i], L.F[0][i] = phis[np++] = LLVMBuildPhi(b, LLVMTypeOf(L.F[0][i]), "frag");
+  for (int s = 0; s < ns; s++)
+    init[np] = sv[s], sv[s] = phis[np++] = LLVMBuildPhi(b, LLVMTypeOf(sv[s]), "staged");
+  mloop_half(K, &L, 0, TILE(LLVMBuildAdd(b, j, c32(K, 2), "")), sv, sv + K->na, acc);
+  mloop_half(K, &L, 1, TILE(LLVMBuildAdd(b, j, c32(K, 3), "")), sv, sv + K->na, acc);
+#undef TILE
+  LLVMValueRef j2 = LLVMBuildAdd(b, j, c32(K, 2), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMValueRef back = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, j2, T2, ""), loop, done);
+  cg_loop_no_unroll(cb, back); /* already two tiles per iteration */
+  LLVMBasicBlockRef bbs[2] = {pre, latch};
+  LLVMValueRef jin[2] = {c32(K, 0), j2};
+  LLVMAddIncoming(j, jin, bbs, 2);
+  np = 0;
+  for (int i = 0; i < nacc; i++, np++)
+    LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], acc[i]}, bbs, 2);
+  for (int i = 0; i < L.nf; i++, np++) /* (2 G) % 2 == 0: an iteration ends in set 0 again */
+    LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], L.F[0][i]}, bbs, 2);
+  for (int s = 0; s < ns; s++, np++)
+    LLVMAddIncoming(phis[np], (LLVMValueRef[]){init[np], sv[s]}, bbs, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  free(L.order), free(L.wr), free(L.F[0]), free(L.F[1]), free(sv), free(phis), free(init);
 }
 
 /* ---------------------------------------------------------------- epilogue */
@@ -610,6 +919,58 @@ static void fn_attr(cg_builder *cb, const char *key, const char *v) {
                           LLVMCreateStringAttribute(cb->ctx, key, (unsigned)strlen(key), v, (unsigned)strlen(v)));
 }
 
+/* The K loop of the WMMA and FMA paths: one tile per iteration, the next one prefetched into
+ * registers while this one computes, one barrier. */
+static void kloop_simple(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRef *av,
+                         LLVMValueRef *bv, LLVMValueRef *acc) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_params *P = &K->P;
+  int nacc = (P->wm / K->mm.m) * (P->wn / K->mm.n);
+  LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
+  /* prologue: the first tile into buffer 0 */
+  load_tile(K, kbeg, av, bv);
+  store_tile(K, c32(K, 0), av, bv);
+  cg_barrier(cb);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef kt = LLVMBuildPhi(b, cb->i32, "kt");
+  for (int i = 0; i < nacc; i++)
+    acc[i] = phis[i] = LLVMBuildPhi(b, acc_t, "acc");
+  LLVMValueRef next = LLVMBuildAdd(b, kt, c32(K, 1), "");
+  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, count, "");
+  /* prefetch the next tile (the last iteration reloads its own: in bounds, never stored to a
+   * buffer anyone reads) while this one computes; kt counts from this group's first tile */
+  load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
+  compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
+  store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
+  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n;
+  int kgroups = P->bk / (K->mm.k * K->mm.pack), step = nacc * K->mm.pack;
+  gemm_mma_pipeline(cb, &K->mm, K->na + K->nb, kgroups * (rm + rn), kgroups * step,
+                    (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (K->pb.b_kcontig ? 1 : P->vb));
+  cg_barrier(cb);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
+  /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
+   * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
+   * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
+  if (!K->mm.row || K->mm.row->layout != MATRIX_MFMA) /* the FMA path's 16-byte fragments too */
+    cg_loop_no_unroll(cb, back);
+  LLVMValueRef kin[2] = {c32(K, 0), next};
+  LLVMBasicBlockRef kbb[2] = {pre, latch};
+  LLVMAddIncoming(kt, kin, kbb, 2);
+  for (int i = 0; i < nacc; i++) {
+    LLVMValueRef in[2] = {LLVMConstNull(acc_t), acc[i]};
+    LLVMAddIncoming(phis[i], in, kbb, 2);
+  }
+  LLVMPositionBuilderAtEnd(b, done);
+  free(phis);
+}
+
 /* The exact work-group size lets LLVM use the whole register budget (GEMM.md §1.7); the default
  * tiles hold <= 64 accumulators per lane, so 2 waves per SIMD fit without spills. */
 static void set_wg_size(cg_builder *cb, int threads) {
@@ -673,61 +1034,25 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     gemm_conv_phase_init(cb, &K->cv, K->batch, &K->ph);
   if (K->kind == GK_CONV && K->cv.transpose) /* never split (cg_gemm_shape): count was nk */
     count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
-  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row_ok), free(K->b_row), free(K->b_kc);
+  free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row), free(K->b_kc);
   free(K->cv_rows);
   plan_slots(K);
+  make_rsrcs(K);
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
-  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n, nacc = rm * rn;
-  LLVMValueRef *acc = calloc((size_t)nacc, sizeof(LLVMValueRef));
-  LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
-  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
-
-  /* prologue: the first tile into buffer 0 */
-  load_tile(K, kbeg, av, bv);
-  store_tile(K, c32(K, 0), av, bv);
-  cg_barrier(cb);
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "kloop");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "epilogue");
-  LLVMBuildBr(b, loop);
-  LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef kt = LLVMBuildPhi(b, cb->i32, "kt");
-  for (int i = 0; i < nacc; i++)
-    acc[i] = phis[i] = LLVMBuildPhi(b, acc_t, "acc");
-  LLVMValueRef next = LLVMBuildAdd(b, kt, c32(K, 1), "");
-  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, count, "");
-  /* prefetch the next tile (the last iteration reloads its own: in bounds, never stored to a
-   * buffer anyone reads) while this one computes; kt counts from this group's first tile */
-  load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
-  compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
-  store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
-  int kgroups = P->bk / (K->mm.k * K->mm.pack), step = nacc * K->mm.pack;
-  gemm_mma_pipeline(cb, &K->mm, K->na + K->nb, kgroups * (rm + rn), kgroups * step,
-                    (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (pb->b_kcontig ? 1 : P->vb));
-  cg_barrier(cb);
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-  LLVMValueRef back = LLVMBuildCondBr(b, more, loop, done);
-  /* WMMA fragments are 8 VGPRs each (gfx11 replicates them): a short K loop unrolled whole keeps
-   * every iteration's fragments and staging loads live at once and spills (2x64x96 by 2x96x80 f16
-   * on gfx1100: 256 VGPRs, 74 spilled); one iteration at a time fits */
-  if (K->mm.row && K->mm.row->layout != MATRIX_MFMA)
-    cg_loop_no_unroll(cb, back);
-  LLVMValueRef kin[2] = {c32(K, 0), next};
-  LLVMBasicBlockRef kbb[2] = {pre, latch};
-  LLVMAddIncoming(kt, kin, kbb, 2);
-  for (int i = 0; i < nacc; i++) {
-    LLVMValueRef in[2] = {LLVMConstNull(acc_t), acc[i]};
-    LLVMAddIncoming(phis[i], in, kbb, 2);
-  }
-  LLVMPositionBuilderAtEnd(b, done);
+  LLVMValueRef *acc = calloc((size_t)(P->wm / K->mm.m) * (size_t)(P->wn / K->mm.n), sizeof(LLVMValueRef));
+  /* gfx908 keeps the single-tile loop: its accumulators fill the separate 128-entry AGPR budget
+   * of 2 waves per SIMD, and the pipelined loop's second fragment set spilled there (48 dwords) */
+  if (K->mm.row && K->mm.row->layout == MATRIX_MFMA && !cb->target->info->agpr_file)
+    kloop_mfma(K, kbeg, count, acc);
+  else
+    kloop_simple(K, kbeg, count, av, bv, acc);
   bool ok = !cb->failed && emit_epilogue(K, acc);
   if (ok)
     LLVMBuildRetVoid(b);
   free(av);
   free(bv);
   free(acc);
-  free(phis);
   return ok;
 }
 
@@ -853,7 +1178,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
 out:
   if (!ok)
     cb->failed = true;
-  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row_ok), free(K.b_row), free(K.b_kc);
+  free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row), free(K.b_kc);
   free(K.cv_rows);
   return ok;
 }

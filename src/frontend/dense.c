@@ -240,6 +240,16 @@ static bool store_elem(fe_parser *p, fe_token t, elem_type et, uint8_t *dst) {
   return true;
 }
 
+dense_data *fe_dense_scalar(fe_parser *p, fe_token lit, elem_type et) {
+  dense_data *d = arena_alloc(p->a, sizeof *d);
+  uint8_t *b = arena_alloc(p->a, 8);
+  d->type = (tensor_type){.elem = et, .rank = 0};
+  d->bytes = b;
+  d->nbytes = (size_t)elem_type_bytes(et);
+  d->splat = true;
+  return store_elem(p, lit, et, b) ? d : NULL;
+}
+
 typedef struct lit_list {
   fe_token *elems;
   int64_t n, cap;

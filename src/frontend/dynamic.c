@@ -43,6 +43,7 @@ static const char *arg_list(fe_parser *p, const graph *g) {
 bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc) {
   const fe_options *o = p->opt;
   bool ok = true;
+  if (o && o->specialize_if_dynamic && p->ndyn == 0) return true; /* a static entry among several */
   for (int i = 0; o && i < o->nspecialize; i++) {
     const fe_dim_value *s = &o->specialize[i];
     value *v = find_arg(g, s->arg);

@@ -136,6 +136,9 @@ bool fe_with_alias(fe_parser *p, bool *handled, bool (*fn)(fe_parser *, void *),
 /* Reports at loc and returns false; sets fatal when the error limit is reached. */
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* End of file inside `open`: the error just after the last token (where mlir-opt-22 points), a
+ * note at the opener; false. */
+bool fe_unterminated(fe_parser *p, fe_token open, const char *what);
 /* "'foo'" style spelling of the current token for messages, in the arena. */
 const char *fe_tok_text(fe_parser *p, fe_token t);
 /* Skip one balanced group starting at the current ( [ { or < token. */
@@ -146,7 +149,9 @@ void fe_skip_loc(fe_parser *p);
 
 /* ---------------------------------------------------------------- module.c */
 typedef struct fe_func {
+  fe_token kw; /* func.func */
   fe_token name;
+  int scope; /* the module (symbol table) it is defined in */
   bool is_public, has_body;
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
@@ -155,12 +160,15 @@ typedef struct fe_func {
 typedef struct fe_top {
   fe_func *funcs;
   int nfuncs, cap;
+  int scope, nscopes; /* the module being scanned; modules seen */
 } fe_top;
 
 /* The whole file's top level into ts (function bodies are skipped); false after an error. */
 bool fe_scan_top(fe_parser *p, fe_top *ts);
 /* --entry NAME, else the single public function with a body; NULL after reporting why not. */
 const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt);
+/* fe_entry_names: --entry's function, else every public function with a body (in the arena). */
+int fe_list_entries(fe_parser *p, const fe_top *ts, const fe_options *opt, const char ***names);
 
 /* ---------------------------------------------------------------- attrs.c */
 /* tensor<...> or !tosa.shape<N> (rank 1 of ET_INDEX). Dynamic, unranked and oversized types
@@ -185,6 +193,8 @@ bool fe_parse_resources(fe_parser *p);
 /* n pairs of hex digits at s into b, releasing the text behind (mapped sources); true when every
  * character was a hex digit. */
 bool fe_hex_decode(const source_file *src, const char *s, size_t n, uint8_t *b);
+/* One scalar literal token (`0.5`, `-3`, `true`) of type et as a rank-0 constant; NULL reported. */
+dense_data *fe_dense_scalar(fe_parser *p, fe_token lit, elem_type et);
 /* Element i of a constant as an integer / double (splat aware). */
 int64_t fe_dense_int(const dense_data *dd, int64_t i);
 double fe_dense_float(const dense_data *dd, int64_t i);
@@ -259,6 +269,15 @@ value *fe_poison(fe_parser *p); /* stands for a result whose op failed: later us
 op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int n);
 /* NULL (diagnosed) when the op breaks a TOSA rule. */
 value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name);
+
+/* ---------------------------------------------------------------- scalar.c */
+/* `arith.constant 0.5 : f32` defines a scalar: a value outside the graph with this id, whose
+ * def holds the rank-0 constant. TOSA operands are tensors, so only tensor.from_elements and
+ * tensor.splat take it (docs/ops.md, "Scalars"). */
+#define FE_SCALAR_ID (-2)
+/* After `tensor.from_elements` / `tensor.splat`: `%s, ... : tensor<...>` of scalars, folded into
+ * the dense constant *out (the op becomes an arith.constant). */
+bool fe_parse_tensor_build(fe_parser *p, fe_scope *fs, bool splat, attr *out);
 
 /* ---------------------------------------------------------------- migraphx.c */
 /* A !migraphx.shaped<dims x elem, strides> type (has_strides), or a tensor type (standard). */

@@ -1,6 +1,8 @@
 /* module.c: the file's top level, scanned once: modules, attribute aliases, the resource
  * section, and each func.func's name, visibility and where its signature starts (its body is
- * skipped here and parsed by parser.c only for the entry function); then the entry choice. */
+ * skipped here and parsed by parser.c only for the entry functions); then the entry choice:
+ * one function (--entry, or the only public one) or every public one (docs/manifest.md,
+ * "Entries"). */
 #include "frontend/frontend.h"
 
 #include <string.h>
@@ -16,7 +18,7 @@ static bool skip_type(fe_parser *p) {
 }
 
 static bool scan_func(fe_parser *p, fe_top *ts) {
-  fe_func f = {.is_public = true};
+  fe_func f = {.is_public = true, .kw = p->tok, .scope = ts->scope};
   fe_next(p);
   if (fe_tok_is(p, "private") || fe_tok_is(p, "nested")) f.is_public = false;
   if (fe_tok_is(p, "private") || fe_tok_is(p, "nested") || fe_tok_is(p, "public")) fe_next(p);
@@ -45,20 +47,27 @@ static bool scan_func(fe_parser *p, fe_top *ts) {
     if (!fe_skip_group(p)) return false;
   }
   fe_skip_loc(p);
+  for (int i = 0; i < ts->nfuncs; i++) /* each module is a symbol table */
+    if (ts->funcs[i].scope == f.scope && ts->funcs[i].name.n == f.name.n &&
+        !memcmp(ts->funcs[i].name.p, f.name.p, (size_t)f.name.n)) {
+      fe_error(p, fe_loc(p, f.kw), "redefinition of symbol named '%.*s'", f.name.n - 1, f.name.p + 1);
+      fe_note(p, fe_loc(p, ts->funcs[i].kw), "see existing symbol definition here");
+      return false;
+    }
   ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, f);
   return true;
 }
 
 bool fe_scan_top(fe_parser *p, fe_top *ts) {
   fe_token modules[16];
-  int depth = 0;
+  int scopes[16], depth = 0;
   fe_next(p);
   while (!p->fatal) {
     fe_token t = p->tok;
     switch (t.kind) {
     case T_EOF:
       if (depth > 0)
-        return fe_error(p, fe_loc(p, modules[depth - 1]), "unterminated 'module': unexpected end of file");
+        return fe_unterminated(p, modules[depth - 1], "'module'");
       return true;
     case T_ERROR: return false;
     case T_META_BEGIN:
@@ -82,6 +91,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
     case T_RBRACE:
       if (depth == 0) return fe_error(p, fe_loc(p, t), "unexpected '}' at top level");
       depth--;
+      ts->scope = depth ? scopes[depth - 1] : 0;
       fe_next(p);
       fe_skip_loc(p);
       continue;
@@ -89,6 +99,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
     }
     if (fe_tok_is(p, "module") || fe_tok_is(p, "builtin.module")) {
       if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
+      scopes[depth] = ts->scope = ++ts->nscopes;
       modules[depth++] = t;
       fe_next(p);
       if (p->tok.kind == T_SYMBOL) fe_next(p);
@@ -114,7 +125,10 @@ const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options 
     const char *e = opt->entry[0] == '@' ? opt->entry + 1 : opt->entry;
     for (int i = 0; i < ts->nfuncs; i++) {
       const fe_func *f = &ts->funcs[i];
-      if (f->has_body && (size_t)f->name.n - 1 == strlen(e) && !memcmp(f->name.p + 1, e, strlen(e))) return f;
+      if ((size_t)f->name.n - 1 != strlen(e) || memcmp(f->name.p + 1, e, strlen(e))) continue;
+      if (f->has_body) return f;
+      return fe_error(p, fe_loc(p, f->kw), "--entry @%s names a declaration; it has no body to compile", e),
+             NULL;
     }
     diag_error_noloc(p->d, "no function named '@%s' in %s", e, p->src->path);
     return NULL;
@@ -140,4 +154,28 @@ const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options 
     diag_error_noloc(p->d, "%s has %d public functions (%s%s); choose one with --entry NAME", p->src->path,
                      npublic, names, npublic > 4 ? ", ..." : "");
   return NULL;
+}
+
+int fe_list_entries(fe_parser *p, const fe_top *ts, const fe_options *opt, const char ***names) {
+  int n = 0;
+  *names = arena_alloc(p->a, sizeof(char *) * (size_t)(ts->nfuncs + 1));
+  if (opt && opt->entry) {
+    const fe_func *f = fe_choose_entry(p, ts, opt);
+    if (f) (*names)[n++] = arena_strndup(p->a, f->name.p + 1, (size_t)f->name.n - 1);
+    return n;
+  }
+  for (int i = 0; i < ts->nfuncs; i++) {
+    const fe_func *f = &ts->funcs[i];
+    if (!f->has_body || !f->is_public) continue;
+    for (int j = 0; j < i; j++) /* entries are chosen by name: one per name */
+      if (ts->funcs[j].has_body && ts->funcs[j].is_public && ts->funcs[j].name.n == f->name.n &&
+          !memcmp(ts->funcs[j].name.p, f->name.p, (size_t)f->name.n)) {
+        fe_error(p, fe_loc(p, f->kw), "a second public function named '@%.*s' (in another module): entry "
+                 "functions are chosen by name; make one of them private", f->name.n - 1, f->name.p + 1);
+        return 0;
+      }
+    (*names)[n++] = arena_strndup(p->a, f->name.p + 1, (size_t)f->name.n - 1);
+  }
+  if (n == 0) diag_error_noloc(p->d, "%s has no public function with a body to compile", p->src->path);
+  return n;
 }

@@ -3,6 +3,7 @@
  * graph, canonicalising and verifying each op, and holds the token helpers both share. */
 #include "frontend/frontend.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- token helpers */
@@ -103,6 +104,30 @@ bool fe_expect(fe_parser *p, fe_tok_kind k, const char *context) {
                   fe_tok_text(p, p->tok));
 }
 
+/* Where mlir-opt-22 reports an unexpected end of file: it backs up from the file's last byte over
+ * blanks (comments count as blank) and reports just after the text left. So: just after the
+ * last token, unless that token ends the file: then at its last character, or for a
+ * one-character token (`{`), just after the text before it. */
+static src_loc eof_loc(const fe_parser *p) {
+  src_loc l = fe_loc_after_prev(p);
+  const char *t = p->src->text, *tok = p->prev.p;
+  if (!tok || tok + p->prev.n != t + p->src->len) return l;
+  if (p->prev.n > 1) return l.col--, l;
+  l = (src_loc){p->src, p->prev.line, p->prev.col};
+  for (; tok > t && strchr(" \t\r\n", tok[-1]); tok--)
+    if (tok[-1] == '\n') l.line--;
+  const char *bol = tok;
+  while (bol > t && bol[-1] != '\n') bol--;
+  l.col = (int)(tok - bol) + 1;
+  return l;
+}
+
+bool fe_unterminated(fe_parser *p, fe_token open, const char *what) {
+  fe_error(p, eof_loc(p), "unterminated %s: unexpected end of file", what);
+  fe_note(p, fe_loc(p, open), "%s opened here", what);
+  return false;
+}
+
 static fe_tok_kind closer_of(fe_tok_kind k) {
   switch (k) {
   case T_LPAREN: return T_RPAREN;
@@ -119,7 +144,7 @@ bool fe_skip_group(fe_parser *p) {
   int depth = 0;
   do {
     if (p->tok.kind == T_EOF)
-      return fe_error(p, fe_loc(p, open), "unterminated %s: unexpected end of file", fe_tok_desc(open.kind));
+      return fe_unterminated(p, open, fe_tok_desc(open.kind));
     if (p->tok.kind == open.kind) depth++;
     if (p->tok.kind == close) depth--;
     fe_next(p);
@@ -193,14 +218,18 @@ static value *vt_find(fn_state *fs, const char *name, int len) {
   return NULL;
 }
 
-static void vt_put(fe_parser *p, fn_state *fs, const char *name, int len, value *v) {
+static void vt_put(fn_state *fs, const char *name, int len, value *v) {
   if (2 * (fs->tabn + 1) > fs->tabcap) {
     vt_entry *old = fs->tab;
     int oldcap = fs->tabcap;
     fs->tabcap = oldcap ? oldcap * 2 : 64;
-    fs->tab = arena_alloc(p->a, sizeof(vt_entry) * (size_t)fs->tabcap);
+    /* malloc, freed on growth and when the scope ends: outgrown tables of a million-value
+     * function would otherwise stay in the arena (200 MB) */
+    fs->tab = calloc((size_t)fs->tabcap, sizeof(vt_entry));
+    if (!fs->tab) abort();
     for (int i = 0; i < oldcap; i++)
       if (old[i].name) *vt_slot(fs, old[i].name, old[i].len) = old[i];
+    free(old);
   }
   vt_entry *e = vt_slot(fs, name, len);
   if (!e->name) fs->tabn++;
@@ -219,7 +248,7 @@ static bool define_value(fe_parser *p, fn_state *fs, fe_token t, value *v) {
   }
   v->name = arena_strndup(p->a, name, (size_t)len);
   v->loc = fe_loc(p, t);
-  vt_put(p, fs, v->name, len, v);
+  vt_put(fs, v->name, len, v);
   return true;
 }
 
@@ -283,6 +312,14 @@ typedef struct op_syntax {
   int nregions;
   fe_token *rargs; /* custom cond_if / while_loop: (%a = %x, ...) block argument names */
   int nrargs, caprargs;
+  int build;   /* 1: tensor.from_elements, 2: tensor.splat (read as arith.constant; scalar.c) */
+  /* First storage of the lists above: most ops fit, so a million-op graph does not leave a
+   * kilobyte of outgrown lists per op in the arena (attrs are copied out at their size). */
+  fe_token operands0[4];
+  tensor_type in_types0[4];
+  src_loc in_locs0[4];
+  attr attrs0[4];
+  bool scalar; /* arith.constant 0.5 : f32 */
 } op_syntax;
 
 static bool parse_type_list(fe_parser *p, op_syntax *s) {
@@ -338,7 +375,7 @@ static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_t
 /* { [^bb0(%a: T, ...):] ops... tosa.yield ... } into a region graph. Block arguments come from
  * the label or, in the custom cond_if / while_loop form, from the names and types written before
  * the region. */
-static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+static bool parse_region_body(fe_parser *p, fn_state *fs, graph **out, const fe_token *names,
                               const tensor_type *types, int nargs);
 
 static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_token *names, const tensor_type *types,
@@ -346,17 +383,19 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
   if (p->region_depth >= FE_MAX_REGION_DEPTH)
     return fe_error(p, fe_loc(p, p->tok), "regions nest more than %d deep", FE_MAX_REGION_DEPTH);
   p->region_depth++;
-  bool ok = parse_region_body(p, outer, out, names, types, nargs);
+  fn_state fs = {.parent = outer, .in_region = true};
+  bool ok = parse_region_body(p, &fs, out, names, types, nargs);
+  free(fs.tab);
   p->region_depth--;
   return ok;
 }
 
-static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const fe_token *names,
+static bool parse_region_body(fe_parser *p, fn_state *fs, graph **out, const fe_token *names,
                               const tensor_type *types, int nargs) {
   graph *rg = arena_alloc(p->a, sizeof *rg);
   rg->arena = p->a;
   rg->file = p->src;
-  fn_state fs = {.g = rg, .parent = outer, .in_region = true};
+  fs->g = rg;
   fe_token open = p->tok;
   if (!fe_expect(p, T_LBRACE, "to open the region")) return false;
   if (p->tok.kind == T_CARET) {
@@ -369,7 +408,7 @@ static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const 
         if (!fe_expect(p, T_COLON, "after the block argument name") || !fe_parse_type(p, &t, NULL)) return false;
         if (k < nargs) fe_dyn_fill(&t, &types[k]); /* '?' dimensions: the operand's */
         fe_skip_loc(p);
-        if (!region_arg(p, &fs, nt, &t)) return false;
+        if (!region_arg(p, fs, nt, &t)) return false;
         if (!fe_accept(p, T_COMMA)) break;
       }
       if (!fe_expect(p, T_RPAREN, "to close the block arguments")) return false;
@@ -377,15 +416,15 @@ static bool parse_region_body(fe_parser *p, fn_state *outer, graph **out, const 
     if (!fe_expect(p, T_COLON, "after the block label")) return false;
   } else {
     for (int i = 0; i < nargs; i++)
-      if (!region_arg(p, &fs, names[i], &types[i])) return false;
+      if (!region_arg(p, fs, names[i], &types[i])) return false;
   }
-  fs.vcap = rg->nvalues; /* region_arg allocated exactly: the next push grows the array */
+  fs->vcap = rg->nvalues; /* region_arg allocated exactly: the next push grows the array */
   bool done = false;
   while (!done && !p->fatal) {
     if (p->tok.kind == T_RBRACE) return fe_error(p, fe_loc(p, p->tok), "region ends without tosa.yield");
-    if (p->tok.kind == T_EOF) return fe_error(p, fe_loc(p, open), "unterminated region: unexpected end of file");
+    if (p->tok.kind == T_EOF) return fe_unterminated(p, open, "region");
     int line = p->tok.line;
-    if (!parse_op(p, &fs, &done) && !done) recover(p, line);
+    if (!parse_op(p, fs, &done) && !done) recover(p, line);
   }
   if (p->fatal) return false;
   drop_unused_consts(rg);
@@ -450,9 +489,16 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
   if (kind == OP_ARITH_CONST && !generic) { /* arith.constant dense<...> : tensor<...> */
     attr a = {.name = "value"};
     a.loc = fe_loc(p, p->tok);
-    if (!fe_parse_attr_value(p, &a)) return false;
+    fe_token lit = p->tok;
+    if (s->build ? !fe_parse_tensor_build(p, fs, s->build == 2, &a) : !fe_parse_attr_value(p, &a)) return false;
+    if (a.kind == ATTR_INT || a.kind == ATTR_FLOAT || a.kind == ATTR_BOOL) { /* 0.5 : f32, a scalar */
+      if (a.kind == ATTR_BOOL && lit.kind == T_IDENT) a.type_elem = ET_I1;
+      if (!(a.dense = fe_dense_scalar(p, lit, a.type_elem))) return false;
+      a.kind = ATTR_DENSE;
+      s->scalar = true;
+    }
     if (a.kind != ATTR_DENSE)
-      return fe_error(p, a.loc, "arith.constant must hold a dense tensor literal (scalars are not supported)");
+      return fe_error(p, a.loc, "arith.constant must hold a dense tensor literal or a scalar (0.5 : f32)");
     ARENA_PUSH(p->a, s->attrs, s->nattrs, s->capattrs, a);
     s->out_types[0] = a.dense->type;
     s->nout = 1;
@@ -593,6 +639,10 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
 /* One op line. Returns false when the caller must resynchronise. *done after func.return. */
 static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   op_syntax s = {0};
+  s.operands = s.operands0, s.capoperands = 4;
+  s.in_types = s.in_types0, s.capin = 4;
+  s.in_locs = s.in_locs0, s.capinl = 4;
+  s.attrs = s.attrs0, s.capattrs = 4;
   int total = 0;
   if (p->tok.kind == T_VALUE) {
     for (;;) {
@@ -646,6 +696,11 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
                     "mhal.await on tensors (docs/migraphx.md)", nlen, nm);
   }
   op_kind kind = op_lookup(nm, (size_t)nlen);
+  if (s.name.kind == T_IDENT && ((nlen == 20 && !memcmp(nm, "tensor.from_elements", 20)) ||
+                                 (nlen == 12 && !memcmp(nm, "tensor.splat", 12)))) {
+    kind = OP_ARITH_CONST; /* of scalars: folded into a constant (scalar.c) */
+    s.build = nlen == 20 ? 1 : 2;
+  }
   if (kind == OP_COUNT) {
     define_poison(p, fs, &s);
     if (is_later_op(nm, nlen))
@@ -658,6 +713,17 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     return false;
   }
   const op_info *info = &op_table[kind];
+  attr *kept = s.nattrs ? arena_alloc(p->a, sizeof *kept * (size_t)s.nattrs) : NULL;
+  if (s.nattrs) memcpy(kept, s.attrs, sizeof *kept * (size_t)s.nattrs);
+  s.attrs = kept;
+  if (s.scalar && s.nresults == 1 && s.rcount[0] == 1) { /* outside the graph (scalar.c) */
+    value *v = arena_alloc(p->a, sizeof *v);
+    *v = (value){.id = FE_SCALAR_ID, .type = s.out_types[0], .arg_index = -1};
+    v->def = arena_alloc(p->a, sizeof *v->def);
+    *v->def = (op){.kind = kind, .loc = name_loc, .attrs = s.attrs, .nattrs = s.nattrs};
+    define_value(p, fs, s.results[0], v);
+    return true;
+  }
   /* Operands by name. */
   op *o = arena_alloc(p->a, sizeof *o);
   o->kind = kind;
@@ -677,6 +743,17 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
       ok = fe_error(p, olocs[i], "use of undefined value '%.*s'", t.n, t.p);
       poisoned = true;
       continue;
+    }
+    if (v->id == FE_SCALAR_ID) { /* where and how mlir-opt-22 says it, and what to do */
+      char a[160];
+      if (s.has_sig_inputs && i < s.nin)
+        ok = fe_error(p, olocs[i], "use of value '%.*s' expects different type than prior uses: '%s' vs '%s' (TOSA "
+                      "operands are tensors: wrap the scalar with tensor.from_elements or tensor.splat)", t.n, t.p,
+                      fe_type_str(&s.in_types[i], a, sizeof a), elem_type_name(v->type.elem));
+      else
+        ok = fe_error(p, name_loc, "'%.*s' op operand #%d must be a tensor, but '%.*s' is a scalar %s (wrap it with "
+                      "tensor.from_elements or tensor.splat)", nlen, nm, i, t.n, t.p, elem_type_name(v->type.elem));
+      poisoned = true;
     }
     if (v->id < 0) poisoned = true;
     o->operands[i] = v;
@@ -789,7 +866,7 @@ bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v) {
     fe_note(p, old->loc, "previous definition is here");
     return false;
   }
-  vt_put(p, fs, arena_strndup(p->a, t.p + 1, (size_t)t.n - 1), t.n - 1, v);
+  vt_put(fs, arena_strndup(p->a, t.p + 1, (size_t)t.n - 1), t.n - 1, v);
   return true;
 }
 
@@ -854,6 +931,7 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
   fe_token tok = p->tok;
   int before = p->d->errors;
   bool ok = parse_fn(p, f, &cs) && p->d->errors == before;
+  free(cs.tab);
   fs->vcap = cs.vcap, fs->ocap = cs.ocap;
   p->lx = save, p->tok = tok;
   if (!ok) return fe_error(p, at, "in the function launched here");
@@ -896,7 +974,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
       value *logical = fe_mgx_arg(p, fs, v, &mt, tl);
       if (!logical) return false;
-      vt_put(p, fs, v->name, nt.n - 1, logical);
+      vt_put(fs, v->name, nt.n - 1, logical);
     }
     if (!fe_accept(p, T_COMMA)) break;
   }
@@ -926,7 +1004,9 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
 
 static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
   fn_state fs = {.g = g};
-  return parse_fn(p, f, &fs);
+  bool ok = parse_fn(p, f, &fs);
+  free(fs.tab);
+  return ok;
 }
 
 /* A function's signature and body into fs: the entry function, or one read in place of an
@@ -943,8 +1023,7 @@ static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs) {
       return fe_error(p, fe_loc(p, p->tok), "function @%.*s ends without func.return", f->name.n - 1, f->name.p + 1);
     }
     if (p->tok.kind == T_EOF) {
-      fe_error(p, fe_loc(p, open), "unterminated function body: unexpected end of file");
-      return false;
+      return fe_unterminated(p, open, "function body");
     }
     int line = p->tok.line;
     if (!parse_op(p, fs, &done) && !done) recover(p, line);
@@ -975,23 +1054,46 @@ static void drop_unused_consts(graph *g) {
   g->nvalues = nv;
 }
 
-graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
-  fe_parser p = {.a = a, .src = src, .d = d, .opt = opt};
-  fe_lex_init(&p.lx, src, d);
-  fe_lex_memo memo = {.a = a}; /* long strings the scan saw: the second pass steps over them */
-  p.lx.memo = &memo;
+struct fe_module {
+  fe_parser p; /* just after the scan: aliases, resources, functions */
+  fe_top ts;
+  fe_lex_memo memo; /* long strings the scan saw: every function's pass steps over them */
+};
+
+fe_module *fe_open(arena *a, const source_file *src, diag_sink *d) {
+  fe_module *m = arena_alloc(a, sizeof *m);
+  *m = (fe_module){.p = {.a = a, .src = src, .d = d}, .memo = {.a = a}};
+  fe_lex_init(&m->p.lx, src, d);
+  m->p.lx.memo = &m->memo;
   int before = d->errors;
-  fe_top ts = {0};
-  if (!fe_scan_top(&p, &ts) || d->errors != before) return NULL;
-  p.top = &ts;
-  const fe_func *f = fe_choose_entry(&p, &ts, opt);
+  if (!fe_scan_top(&m->p, &m->ts) || d->errors != before) return NULL;
+  m->p.top = &m->ts;
+  return m;
+}
+
+int fe_entry_names(fe_module *m, const fe_options *opt, const char ***names) {
+  return fe_list_entries(&m->p, &m->ts, opt, names);
+}
+
+graph *fe_parse_function(fe_module *m, const fe_options *opt) {
+  fe_parser p = m->p; /* per function: its own '?' dimensions and nesting counts */
+  p.opt = opt;
+  p.dyn = NULL, p.ndyn = p.dyncap = 0;
+  diag_sink *d = p.d;
+  int before = d->errors;
+  const fe_func *f = fe_choose_entry(&p, &m->ts, opt);
   if (!f) return NULL;
-  graph *g = arena_alloc(a, sizeof *g);
-  g->arena = a;
-  g->file = src;
-  g->entry = arena_strndup(a, f->name.p + 1, (size_t)f->name.n - 1);
+  graph *g = arena_alloc(p.a, sizeof *g);
+  g->arena = p.a;
+  g->file = p.src;
+  g->entry = arena_strndup(p.a, f->name.p + 1, (size_t)f->name.n - 1);
   if (!parse_entry(&p, f, g) || d->errors != before || !fe_dyn_finish(&p, g)) return NULL;
   drop_unused_consts(g);
   if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;
+}
+
+graph *fe_parse(arena *a, const source_file *src, const fe_options *opt, diag_sink *d) {
+  fe_module *m = fe_open(a, src, d);
+  return m ? fe_parse_function(m, opt) : NULL;
 }

@@ -143,9 +143,10 @@ static char *join_text(const tosac_result *r, bool want_asm) {
   return s;
 }
 
-/* --emit=host: the host code from the same input as the manifest (bundle/host_emit.c). */
-static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi) {
-  const char *prefix = o->host_prefix ? o->host_prefix : r->g->entry;
+/* --emit=host: the host code from the same input as the manifest (bundle/host_emit.c), its API
+ * named by prefix; *c / *h receive the two texts. */
+static bool emit_host_as(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi,
+                         const char *prefix, char **c, char **h) {
   if (!bnd_host_prefix_valid(prefix)) {
     lib_error(r, "the entry function's name '%s' is not a C identifier; name the host API with "
               "--prefix", prefix ? prefix : "");
@@ -157,11 +158,43 @@ static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifes
                          .header_name = slash ? slash + 1 : r->host_h_path,
                          .source_name = cslash ? cslash + 1 : r->host_c_path};
   char err[512];
-  if (!bnd_host_emit(mi, &ho, &r->host_c, &r->host_h, err, sizeof err)) {
+  if (!bnd_host_emit(mi, &ho, c, h, err, sizeof err)) {
     lib_error(r, "--emit=host: %s", err);
     return false;
   }
   return true;
+}
+
+/* Several entry functions: each one's host code under its own prefix (its name, or
+ * PREFIX_name with --prefix), one after another in the same two files. Every name is a
+ * prefix of its own, so the parts never collide; each loads the same bundle and weights. */
+static bool emit_host(tosac_result *r, const tosac_options *o, const bnd_manifest_input *mi) {
+  if (r->nentries < 2)
+    return emit_host_as(r, o, mi, o->host_prefix ? o->host_prefix : r->g->entry, &r->host_c,
+                        &r->host_h);
+  size_t cl = 0, hl = 0;
+  FILE *fc = open_memstream(&r->host_c, &cl), *fh = open_memstream(&r->host_h, &hl);
+  bool ok = fc && fh;
+  for (int e = 0; ok && e < r->nentries; e++) {
+    int first = r->entry_first[e];
+    bnd_manifest_input me = *mi; /* the entry's units: variants even for one (kernel bases) */
+    me.g = r->vg[first], me.plans = r->vplans[first];
+    me.variants = mi->variants + first, me.nvariants = r->entry_units[e];
+    me.entries = NULL, me.nentries = 0;
+    const char *name = r->entry_names[e];
+    char *c = NULL, *h = NULL;
+    ok = emit_host_as(r, o, &me, o->host_prefix ? arena_printf(r->a, "%s_%s", o->host_prefix, name)
+                                                : name, &c, &h);
+    if (ok)
+      fprintf(fc, "%s%s", e ? "\n" : "", c), fprintf(fh, "%s%s", e ? "\n" : "", h);
+    free(c);
+    free(h);
+  }
+  if (fc)
+    fclose(fc);
+  if (fh)
+    fclose(fh);
+  return ok;
 }
 
 static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_options *cgo) {
@@ -199,7 +232,10 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
   if (wbytes > 0)
     r->weights_path = o->weights ? strdup(o->weights) : lib_stem_with(r->bundle_path, ".weights", true);
   char *wrel = r->weights_path ? path_from_manifest(r->manifest_path, r->weights_path) : NULL;
-  bnd_variant variants[LIB_MAX_VARIANTS];
+  bnd_variant variants[LIB_MAX_UNITS];
+  bnd_manifest_entry fns[LIB_MAX_UNITS];
+  for (int e = 0; e < r->nentries; e++)
+    fns[e] = (bnd_manifest_entry){r->entry_names[e], r->entry_first[e], r->entry_units[e]};
   for (int v = 0; v < r->nvariants; v++)
     variants[v] = (bnd_variant){.g = r->vg[v], .plans = r->vplans[v], .kernel_base = r->kbase[v],
                                 .buffer_base = r->bbase[v]};
@@ -212,7 +248,9 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
                            .bundle_path = r->bundle_path, .ntargets = r->ntargets,
                            .targets = r->targets, .plans = r->plans, .results = r->res, .cg = cgo,
                            .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0,
-                           .variants = variants, .nvariants = r->nvariants > 1 ? r->nvariants : 0,
+                           .variants = variants,
+                           .nvariants = r->nvariants > 1 || r->nentries > 1 ? r->nvariants : 0,
+                           .entries = fns, .nentries = r->nentries > 1 ? r->nentries : 0,
                            .bundle_digest = bdigest, .weights_digest = wdigest};
   r->manifest = r->bundle && wok ? bnd_manifest_json(&mi) : NULL;
   bool host_ok = r->manifest && (o->emit != TOSAC_EMIT_HOST || emit_host(r, o, &mi));
@@ -230,6 +268,19 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
   return true;
 }
 
+/* The kernel-name head of each unit in the linked plan: NULL (part_link's tosac_v<u>_, the
+ * variants of one entry) or, with several entries, tosac_e<e>_ and tosac_e<e>v<v>_. */
+static const char **unit_heads(tosac_result *r) {
+  if (r->nentries < 2)
+    return NULL;
+  const char **h = arena_alloc(r->a, sizeof(char *) * (size_t)r->nvariants);
+  for (int e = 0; e < r->nentries; e++)
+    for (int v = 0; v < r->entry_units[e]; v++)
+      h[r->entry_first[e] + v] = v ? arena_printf(r->a, "tosac_e%dv%d_", e, v)
+                                   : arena_printf(r->a, "tosac_e%d_", e);
+  return h;
+}
+
 /* Work items (chunks of kernels, of every target) compile in parallel threads inside
  * cg_compile_targets; each target's diagnostics come back as text, kept in target order so
  * output does not depend on timing. */
@@ -238,11 +289,11 @@ static bool codegen_all(tosac_result *r, const tosac_options *o, const cg_option
   bool progress = o->progress && isatty(fileno(o->messages));
   const partition_plan *linked[LIB_MAX_TARGETS]; /* one code object holds every variant */
   for (int i = 0; i < r->ntargets; i++) {
-    partition_plan *pv[LIB_MAX_VARIANTS];
-    int kb[LIB_MAX_VARIANTS], bb[LIB_MAX_VARIANTS];
+    partition_plan *pv[LIB_MAX_UNITS];
+    int kb[LIB_MAX_UNITS], bb[LIB_MAX_UNITS];
     for (int v = 0; v < r->nvariants; v++)
       pv[v] = (partition_plan *)r->vplans[v][i];
-    linked[i] = part_link(r->a, pv, r->nvariants, kb, bb);
+    linked[i] = part_link(r->a, pv, r->nvariants, unit_heads(r), kb, bb);
     for (int v = 0; v < r->nvariants; v++)
       r->kbase[v][i] = kb[v], r->bbase[v][i] = bb[v];
   }
@@ -269,6 +320,13 @@ static bool codegen_all(tosac_result *r, const tosac_options *o, const cg_option
   return ok;
 }
 
+static int unit_entry(const tosac_result *r, int u) {
+  int e = 0;
+  while (e + 1 < r->nentries && r->entry_first[e + 1] <= u)
+    e++;
+  return e;
+}
+
 static char *plans_text(const tosac_result *r, bool dot) {
   char *buf = NULL;
   size_t len = 0;
@@ -277,8 +335,11 @@ static char *plans_text(const tosac_result *r, bool dot) {
     return NULL;
   for (int v = 0; v < r->nvariants; v++)
     for (int i = 0; i < r->ntargets; i++) {
-      if (r->nvariants > 1 && !dot)
-        fprintf(f, "variant %d\n", v);
+      int e = unit_entry(r, v), lv = v - r->entry_first[e];
+      if (r->nentries > 1 && !dot && i == 0 && lv == 0)
+        fprintf(f, "entry @%s\n", r->entry_names[e]);
+      if (r->entry_units[e] > 1 && !dot)
+        fprintf(f, "variant %d\n", lv);
       (dot ? part_print_dot : part_print)(f, r->vg[v], r->vplans[v][i]);
     }
   fclose(f);
@@ -330,6 +391,37 @@ static void compile_graph(tosac_result *r, const tosac_options *o, double *t0) {
   cg_tuning_db_free(db);
 }
 
+/* Several entries share one weights file: entry e's constants follow entry e-1's (256-byte
+ * aligned) in every plan of e; the plan returned lists them all for writing the file. */
+static const partition_plan *entry_weights(tosac_result *r) {
+  partition_plan *w = arena_alloc(r->a, sizeof *w);
+  int n = 0;
+  for (int e = 0; e < r->nentries; e++)
+    n += r->vplans[r->entry_first[e]][0]->nbuffers;
+  w->buffers = arena_alloc(r->a, sizeof(part_buffer) * (size_t)(n + 1));
+  int64_t base = 0;
+  for (int e = 0; e < r->nentries; e++) {
+    int first = r->entry_first[e];
+    const partition_plan *ref = r->vplans[first][0];
+    for (int v = first; v < first + r->entry_units[e]; v++)
+      for (int i = 0; i < r->ntargets; i++) {
+        partition_plan *p = (partition_plan *)r->vplans[v][i];
+        for (int b = 0; b < p->nbuffers; b++)
+          if (p->buffers[b].kind == BUF_CONSTANT)
+            p->buffers[b].offset += base;
+      }
+    for (int b = 0; b < ref->nbuffers; b++)
+      if (ref->buffers[b].kind == BUF_CONSTANT)
+        w->buffers[w->nbuffers++] = ref->buffers[b];
+    base += ref->weights_bytes ? (ref->weights_bytes + 255) / 256 * 256 : 0;
+  }
+  for (int v = 0; v < r->nvariants; v++)
+    for (int i = 0; i < r->ntargets; i++)
+      ((partition_plan *)r->vplans[v][i])->weights_bytes = base;
+  w->weights_bytes = base;
+  return w;
+}
+
 static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
                           const cg_tuning_db *db) {
   part_set_init_mode(o->init == TOSAC_INIT_KERNEL ? PART_INIT_KERNEL : PART_INIT_MEMSET);
@@ -337,16 +429,18 @@ static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
   diag_sink d;
   diag_init(&d, r->diag_mem);
   d.record = record_diag, d.record_ctx = r;
-  for (int v = 0; v < r->nvariants; v++) /* variants v > 0 share variant 0's weights file */
+  for (int v = 0; v < r->nvariants; v++) /* an entry's variants share its first one's weights */
     for (int i = 0; i < r->ntargets; i++) {
+      int first = r->entry_first[unit_entry(r, v)];
       partition_plan *p = part_plan(r->a, r->vg[v], &r->targets[i], &d);
-      if (!p || d.errors || (v > 0 && !part_share_weights(p, r->vplans[0][i], &d))) {
+      if (!p || d.errors || (v > first && !part_share_weights(p, r->vplans[first][i], &d))) {
         r->status = TOSAC_ERROR_INPUT;
         return;
       }
       r->vplans[v][i] = p;
     }
   memcpy(r->plans, r->vplans[0], sizeof r->plans);
+  r->wplan = r->nentries > 1 ? entry_weights(r) : r->plans[0];
   stage_done(r, "partition", t0);
   if (o->emit == TOSAC_EMIT_PARTITIONS || o->emit == TOSAC_EMIT_DOT) {
     r->text_out = plans_text(r, o->emit == TOSAC_EMIT_DOT);
@@ -386,6 +480,43 @@ static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
       r->status = TOSAC_ERROR_INPUT;
     stage_done(r, "bundle and manifest", t0);
   }
+}
+
+/* Every entry function (the one --entry names, else every public one), each once per
+ * --specialize variant when it has '?' dimensions: r->vg and the entry tables. The first
+ * entry's first graph, or NULL after diagnostics. */
+static graph *parse_entries(tosac_result *r, const tosac_options *o, diag_sink *d) {
+  fe_module *m = fe_open(r->a, &r->src, d);
+  fe_options pick = {.entry = o->entry};
+  r->nentries = m ? fe_entry_names(m, &pick, &r->entry_names) : 0;
+  r->entry_first = arena_alloc(r->a, sizeof(int) * (size_t)(r->nentries + 1));
+  r->entry_units = arena_alloc(r->a, sizeof(int) * (size_t)(r->nentries + 1));
+  int nvar = o->nvariants ? o->nvariants : 1, limit = d->max_errors > 0 ? d->max_errors : 20;
+  r->nvariants = 0;
+  bool failed = false; /* an entry with errors: the others are still checked (--syntax-only) */
+  for (int e = 0; e < r->nentries && d->errors < limit; e++) {
+    r->entry_first[e] = r->nvariants;
+    for (int v = 0; v < nvar; v++) { /* one parse per variant */
+      fe_options fo = {.entry = r->entry_names[e], .specialize = o->nspec ? o->spec[v] : NULL,
+                       .nspecialize = o->nspec, .specialize_if_dynamic = r->nentries > 1};
+      int before = d->errors;
+      graph *g = fe_parse_function(m, &fo);
+      if (!g || d->errors != before) {
+        failed = true;
+        break;
+      }
+      if (r->nvariants == LIB_MAX_UNITS) {
+        lib_error(r, "%s: too many functions and variants to compile at once (at most %d); "
+                  "choose one with --entry NAME", r->src.path, LIB_MAX_UNITS);
+        return NULL;
+      }
+      r->vg[r->nvariants++] = g;
+      if (g->ndynamic == 0 && r->nentries > 1) /* a static entry: --specialize is not its */
+        break;
+    }
+    r->entry_units[e] = r->nvariants - r->entry_first[e];
+  }
+  return r->nentries && !failed && !d->errors ? r->vg[0] : NULL;
 }
 
 static bool load_source(tosac_result *r) {
@@ -442,25 +573,17 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
     lib_show_diagnostics(r);
     return;
   }
-  r->nvariants = o->nvariants ? o->nvariants : 1;
-  for (int v = 0; v < r->nvariants && (v == 0 || r->g); v++) { /* one parse per variant */
-    fe_options fo = {.entry = o->entry, .specialize = o->nspec ? o->spec[v] : NULL,
-                     .nspecialize = o->nspec};
-    r->g = r->vg[v] = fe_parse(r->a, &r->src, &fo, &d);
-    if (d.errors)
-      r->g = NULL;
-  }
-  r->g = r->g ? r->vg[0] : NULL;
+  r->g = parse_entries(r, o, &d);
   stage_done(r, "parse and verify", &t0);
   if (!r->g || d.errors) {
     r->status = TOSAC_ERROR_INPUT;
   } else if (o->emit == TOSAC_EMIT_TOSA && !o->syntax_only) {
     size_t len = 0;
     FILE *f = open_memstream(&r->text_out, &len);
-    if (f) {
-      fe_print_tosa(f, r->g);
+    for (int e = 0; f && e < r->nentries; e++) /* one module per entry function */
+      fe_print_tosa(f, r->vg[r->entry_first[e]]);
+    if (f)
       fclose(f);
-    }
   } else if (!o->syntax_only) {
     compile_graph(r, o, &t0);
   }

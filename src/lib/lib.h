@@ -14,6 +14,7 @@
 #define LIB_MAX_STAGES 8
 #define LIB_MAX_VARIANTS 64
 #define LIB_MAX_SPECIALIZE 16
+#define LIB_MAX_UNITS 1024 /* graphs of one compile: entries x their variants */
 
 struct tosac_options {
   char error[640];
@@ -68,12 +69,17 @@ struct tosac_result {
   target_request targets[LIB_MAX_TARGETS];
   const partition_plan *plans[LIB_MAX_TARGETS]; /* variant 0's */
   cg_result res[LIB_MAX_TARGETS]; /* per target: the code object of every variant */
-  /* --specialize: every variant's graph and plans, and where each variant's kernels and
-   * buffers start in the linked plan codegen compiled (part_link) */
-  int nvariants;
-  graph *vg[LIB_MAX_VARIANTS];
-  const partition_plan *vplans[LIB_MAX_VARIANTS][LIB_MAX_TARGETS];
-  int kbase[LIB_MAX_VARIANTS][LIB_MAX_TARGETS], bbase[LIB_MAX_VARIANTS][LIB_MAX_TARGETS];
+  /* Every graph compiled (a unit: one variant of one entry function; --specialize gives an
+   * entry several), its plans, and where its kernels and buffers start in the linked plan
+   * codegen compiled (part_link). Entry e's units are entry_first[e] .. + entry_units[e] - 1. */
+  int nvariants; /* units */
+  graph *vg[LIB_MAX_UNITS];
+  const partition_plan *vplans[LIB_MAX_UNITS][LIB_MAX_TARGETS];
+  int kbase[LIB_MAX_UNITS][LIB_MAX_TARGETS], bbase[LIB_MAX_UNITS][LIB_MAX_TARGETS];
+  int nentries; /* public functions compiled (1 with --entry) */
+  const char **entry_names;
+  int *entry_first, *entry_units;
+  const partition_plan *wplan; /* the weights file's layout: every entry's constants */
   int nres;
   /* outputs */
   uint8_t *bundle;
@@ -92,7 +98,7 @@ struct tosac_result {
   FILE *diag_mem;
   /* kernels per target (from the manifest) */
   void *manifest_tree; /* cJSON, owns the strings of targets[].kernels */
-  lib_target kt[LIB_MAX_TARGETS];
+  lib_target *kt; /* entry e, target t: kt[e * ntargets + t] */
   /* timing and cache */
   struct { const char *what; double ms; } stages[LIB_MAX_STAGES];
   int nstages;

@@ -73,11 +73,12 @@ void tosac_result_dispose(tosac_result *r) {
   if (r->diag_mem)
     fclose(r->diag_mem);
   free(r->diag_text);
-  for (int t = 0; t < r->ntargets; t++) {
+  for (int t = 0; r->kt && t < r->nentries * r->ntargets; t++) {
     for (int k = 0; k < r->kt[t].nkernels; k++)
       free((void *)r->kt[t].kernels[k].args);
     free(r->kt[t].kernels);
   }
+  free(r->kt);
   cJSON_Delete(r->manifest_tree);
   free(r->bundle);
   free(r->manifest);
@@ -143,7 +144,7 @@ const uint8_t *tosac_result_weights(const tosac_result *r, size_t *size) {
   if (!r || !r->weights_path || !r->manifest)
     return NULL;
   if (!m->weights)
-    m->weights = part_weights_image(r->plans[0], &m->weights_size);
+    m->weights = part_weights_image(r->wplan, &m->weights_size);
   if (size)
     *size = m->weights ? m->weights_size : 0;
   return m->weights;
@@ -166,15 +167,38 @@ const char *tosac_result_target_id(const tosac_result *r, int t) {
   return r && t >= 0 && t < tosac_result_target_count(r) ? r->targets[t].id : NULL;
 }
 
+int tosac_result_entry_count(const tosac_result *r) { return r && r->manifest ? r->nentries : 0; }
+
+const char *tosac_result_entry_name(const tosac_result *r, int e) {
+  return r && e >= 0 && e < tosac_result_entry_count(r) ? r->entry_names[e] : NULL;
+}
+
+static const lib_target *entry_target(const tosac_result *r, int e, int t) {
+  bool ok = r && r->kt && e >= 0 && e < tosac_result_entry_count(r) && t >= 0 &&
+            t < tosac_result_target_count(r);
+  return ok ? &r->kt[e * r->ntargets + t] : NULL;
+}
+
+int tosac_result_entry_kernel_count(const tosac_result *r, int e, int t) {
+  const lib_target *lt = entry_target(r, e, t);
+  return lt ? lt->nkernels : 0;
+}
+
+tosac_status tosac_result_entry_kernel(const tosac_result *r, int e, int t, int i,
+                                       tosac_kernel *k) {
+  const lib_target *lt = entry_target(r, e, t);
+  if (!lt || i < 0 || i >= lt->nkernels)
+    return TOSAC_ERROR_USAGE;
+  *k = lt->kernels[i];
+  return TOSAC_OK;
+}
+
 int tosac_result_kernel_count(const tosac_result *r, int t) {
-  return r && t >= 0 && t < tosac_result_target_count(r) ? r->kt[t].nkernels : 0;
+  return tosac_result_entry_kernel_count(r, 0, t);
 }
 
 tosac_status tosac_result_kernel(const tosac_result *r, int t, int i, tosac_kernel *k) {
-  if (!r || t < 0 || t >= tosac_result_target_count(r) || i < 0 || i >= r->kt[t].nkernels)
-    return TOSAC_ERROR_USAGE;
-  *k = r->kt[t].kernels[i];
-  return TOSAC_OK;
+  return tosac_result_entry_kernel(r, 0, t, i, k);
 }
 
 const uint8_t *tosac_result_code_object(const tosac_result *r, int t, size_t *size) {
@@ -257,11 +281,10 @@ static const cJSON *by_id(const cJSON *arr, int id) {
   return NULL;
 }
 
-bool lib_read_kernel_tables(tosac_result *r) {
-  cJSON *m = cJSON_Parse(r->manifest);
-  r->manifest_tree = m;
-  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(m, "targets");
-  if (!m || cJSON_GetArraySize(targets) != r->ntargets)
+/* Entry e's kernels per target: the top level's (one entry) or entries[e]'s. */
+static bool read_entry_tables(tosac_result *r, const cJSON *obj, lib_target *kt) {
+  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(obj, "targets");
+  if (cJSON_GetArraySize(targets) != r->ntargets)
     return false;
   for (int t = 0; t < r->ntargets; t++) {
     const cJSON *tj = cJSON_GetArrayItem(targets, t);
@@ -269,7 +292,7 @@ bool lib_read_kernel_tables(tosac_result *r) {
     const cJSON *launches = cJSON_GetObjectItemCaseSensitive(tj, "launches");
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(tj, "order");
     int n = cJSON_GetArraySize(order);
-    lib_target *lt = &r->kt[t];
+    lib_target *lt = &kt[t];
     lt->kernels = calloc(n ? (size_t)n : 1, sizeof *lt->kernels);
     if (!lt->kernels)
       return false;
@@ -283,6 +306,20 @@ bool lib_read_kernel_tables(tosac_result *r) {
       lt->nkernels++;
     }
   }
+  return true;
+}
+
+bool lib_read_kernel_tables(tosac_result *r) {
+  cJSON *m = cJSON_Parse(r->manifest);
+  r->manifest_tree = m;
+  const cJSON *es = cJSON_GetObjectItemCaseSensitive(m, "entries");
+  r->kt = calloc((size_t)(r->nentries * r->ntargets + 1), sizeof *r->kt);
+  if (!m || !r->kt || (r->nentries > 1 && cJSON_GetArraySize(es) != r->nentries))
+    return false;
+  for (int e = 0; e < r->nentries; e++)
+    if (!read_entry_tables(r, r->nentries > 1 ? cJSON_GetArrayItem(es, e) : m,
+                           &r->kt[e * r->ntargets]))
+      return false;
   return true;
 }
 
@@ -369,7 +406,7 @@ static file_piece *weight_pieces(const partition_plan *p, int *n) {
 }
 
 bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]) {
-  const partition_plan *p = r->plans[0];
+  const partition_plan *p = r->wplan;
   int n = 0;
   file_piece *pieces = weight_pieces(p, &n);
   if (pieces) {
@@ -387,7 +424,7 @@ bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]) {
 
 /* The weights file staged from the same pieces lib_weights_digest hashed. */
 static staged_file *stage_weights(tosac_result *r, char *err, size_t errsize) {
-  const partition_plan *p = r->plans[0];
+  const partition_plan *p = r->wplan;
   int n = 0;
   file_piece *pieces = weight_pieces(p, &n);
   if (pieces) {

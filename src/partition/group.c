@@ -20,12 +20,10 @@ static bool is_const_value(const value *v) {
 /* The matmul of group grp when the group is a plain GEMM with a constant B and an
  * elementwise epilogue on it only (every other op reads an op of the group) whose outside
  * operands come from groups before `before` (or are arguments / constants); else NULL. */
-static const op *groupable(const graph *g, const int *group_of, int grp, int before) {
+static const op *groupable(const op *const *ops, int nops, const int *group_of, int grp, int before) {
   const op *mm = NULL;
-  for (int i = 0; i < g->nops; i++) {
-    const op *o = g->ops[i];
-    if (group_of[o->id] != grp)
-      continue;
+  for (int i = 0; i < nops; i++) {
+    const op *o = ops[i];
     op_family f = op_table[o->kind].family;
     if (o->kind == OP_MATMUL && !mm)
       mm = o;
@@ -36,9 +34,9 @@ static const op *groupable(const graph *g, const int *group_of, int grp, int bef
   if (!mm || mm->noperands < 2 || mm->operands[0]->type.rank != 3 || !is_const_value(mm->operands[1]) ||
       !elem_type_is_float(mm->operands[0]->type.elem) || elem_type_is_f8(mm->operands[0]->type.elem))
     return NULL;
-  for (int i = 0; i < g->nops; i++) {
-    const op *o = g->ops[i];
-    if (group_of[o->id] != grp || o == mm)
+  for (int i = 0; i < nops; i++) {
+    const op *o = ops[i];
+    if (o == mm)
       continue;
     bool inner = false;
     for (int j = 0; j < o->noperands; j++) {
@@ -58,6 +56,25 @@ static const op *groupable(const graph *g, const int *group_of, int grp, int bef
   return mm;
 }
 
+/* The ops of each group in graph order: group grp's are ops[at[grp]] .. ops[at[grp + 1] - 1]
+ * (one pass, so a million-op graph is not scanned once per group). */
+static const op **ops_by_group(const graph *g, const int *group_of, int ngroups, int **at_out) {
+  int *at = calloc((size_t)ngroups + 2, sizeof(int));
+  const op **ops = malloc(sizeof(op *) * ((size_t)g->nops + 1));
+  for (int i = 0; i < g->nops; i++)
+    if (group_of[g->ops[i]->id] >= 0 && group_of[g->ops[i]->id] < ngroups)
+      at[group_of[g->ops[i]->id] + 2]++;
+  for (int grp = 0; grp < ngroups; grp++)
+    at[grp + 2] += at[grp + 1];
+  for (int i = 0; i < g->nops; i++) {
+    int grp = group_of[g->ops[i]->id];
+    if (grp >= 0 && grp < ngroups)
+      ops[at[grp + 1]++] = g->ops[i];
+  }
+  *at_out = at;
+  return ops;
+}
+
 /* Merges groups in place (group_of relabelled, numbers compacted in launch order); returns
  * the new group count. grouped[grp] (sized by the old count) is set for the merged groups. */
 int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) {
@@ -69,8 +86,10 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
   for (int grp = 0; grp < ngroups; grp++)
     into[grp] = grp;
   bool any = false;
+  int *at;
+  const op **members = ops_by_group(g, group_of, ngroups, &at);
   for (int grp = 0; grp < ngroups; grp++)
-    mm[grp] = groupable(g, group_of, grp, grp);
+    mm[grp] = groupable(members + at[grp], at[grp + 1] - at[grp], group_of, grp, grp);
   for (int first = 0; first < ngroups; first++) {
     if (!mm[first] || into[first] != first)
       continue;
@@ -80,7 +99,7 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
           !tensor_type_equal(&mm[j]->operands[1]->type, &mm[first]->operands[1]->type) ||
           !tensor_type_equal(&mm[j]->results[0]->type, &mm[first]->results[0]->type) ||
           !tensor_type_equal(&mm[j]->operands[0]->type, &mm[first]->operands[0]->type) ||
-          !groupable(g, group_of, j, first))
+          !groupable(members + at[j], at[j + 1] - at[j], group_of, j, first))
         continue;
       into[j] = first, grouped[first] = 1, any = true;
     }
@@ -102,5 +121,7 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
   }
   free(into);
   free(mm);
+  free(members);
+  free(at);
   return ngroups;
 }

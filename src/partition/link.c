@@ -34,8 +34,8 @@ static int *shifted(arena *a, const int *ids, int n, int by) {
   return v;
 }
 
-partition_plan *part_link(arena *a, partition_plan *const *plans, int n, int *kernel_base,
-                          int *buffer_base) {
+partition_plan *part_link(arena *a, partition_plan *const *plans, int n, const char *const *heads,
+                          int *kernel_base, int *buffer_base) {
   if (n == 1) {
     kernel_base[0] = buffer_base[0] = 0;
     return plans[0];
@@ -63,7 +63,8 @@ partition_plan *part_link(arena *a, partition_plan *const *plans, int n, int *ke
       k->out_bufs = shifted(a, k->out_bufs, k->nout, nb);
       if (v > 0) { /* variant 0 keeps its names: a single-variant compile is unchanged */
         char name[sizeof k->name + 16]; /* the unique tosac_k<id> head survives truncation */
-        int len = snprintf(name, sizeof name, "tosac_v%d_", v);
+        int len = heads ? snprintf(name, sizeof name, "%s", heads[v])
+                        : snprintf(name, sizeof name, "tosac_v%d_", v);
         const char *rest = k->name + (strncmp(k->name, "tosac_", 6) ? 0 : 6);
         size_t keep = strnlen(rest, sizeof k->name - 1 - (size_t)len);
         memcpy(name + len, rest, keep);

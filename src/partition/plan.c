@@ -652,7 +652,11 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   }
 
   int *group_of = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
-  int ngroups = part_fuse(a, g, group_of);
+  /* fusion's per-op tables (a few hundred bytes per op) die with it: a scratch arena, so a
+   * million-op graph does not keep them through code generation */
+  arena *scratch = arena_new();
+  int ngroups = part_fuse(scratch, g, group_of);
+  arena_free(scratch);
   char *grouped = arena_alloc(a, (size_t)ngroups + 1);
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
   b.readers = summarise_readers(a, g, group_of);

@@ -170,3 +170,103 @@ EOF2
   run $CHECK v.mlir --targets=gfx90a,gfx1100
   assert_success
 }
+
+@test "scalar arith.constant through tensor.from_elements / tensor.splat feeds TOSA operands; the oracle agrees" {
+  # mul's shift, add's operand, pad's pad_const and an i1 operand, as producers write them
+  cat > sc.mlir <<'EOF2'
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<2x4xi32>, %m: tensor<2x4xi1>) -> (tensor<2x4xf32>, tensor<2x4xi32>, tensor<2x6xf32>, tensor<2x4xi1>) {
+  %half = arith.constant 0.5 : f32
+  %neg = arith.constant -1.25 : f32
+  %three = arith.constant 3 : i32
+  %zero = arith.constant 0 : i8
+  %pc = arith.constant 7.0 : f32
+  %yes = arith.constant true
+  %no = arith.constant 0 : i1
+  %s = tensor.splat %half : tensor<2x4xf32>
+  %v = tensor.from_elements %half, %neg, %half, %neg : tensor<1x4xf32>
+  %sh = tensor.from_elements %zero : tensor<1xi8>
+  %x = tosa.mul %a, %s, %sh : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<1xi8>) -> tensor<2x4xf32>
+  %y = tosa.add %x, %v : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  %t = tensor.splat %three : tensor<1x1xi32>
+  %z = tosa.mul %b, %t, %sh : (tensor<2x4xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<2x4xi32>
+  %padding = tosa.const_shape {values = dense<[0, 0, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %pv = tensor.from_elements %pc : tensor<1xf32>
+  %p = tosa.pad %a, %padding, %pv : (tensor<2x4xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<2x6xf32>
+  %bits = tensor.from_elements %yes, %no, %no, %yes : tensor<1x4xi1>
+  %l = tosa.logical_and %m, %bits : (tensor<2x4xi1>, tensor<1x4xi1>) -> tensor<2x4xi1>
+  return %y, %z, %p, %l : tensor<2x4xf32>, tensor<2x4xi32>, tensor<2x6xf32>, tensor<2x4xi1>
+}
+EOF2
+  mlir-opt-22 --verify-each sc.mlir > /dev/null
+  run "$TOSAC" sc.mlir --emit=tosa -o -
+  assert_success
+  assert_line --index 2 '    %0 = "tosa.const"() <{values = dense<5.00000000e-01> : tensor<2x4xf32>}> : () -> tensor<2x4xf32>'
+  assert_line --index 3 '    %1 = "tosa.const"() <{values = dense<[[5.00000000e-01, -1.25000000e+00, 5.00000000e-01, -1.25000000e+00]]> : tensor<1x4xf32>}> : () -> tensor<1x4xf32>'
+  run $CHECK sc.mlir --targets=gfx90a,gfx1100
+  assert_success
+  assert_output --partial "ok sc.mlir [gfx1100]: 4 results match"
+}
+
+@test "a scalar used as a TOSA operand or a tensor given to from_elements: upstream's words and column" {
+  printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%c = arith.constant 0.5 : f32\n  %%0 = "tosa.add"(%%a, %%c) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>\n  return %%0 : tensor<4xf32>\n}\n' > op.mlir
+  both op.mlir
+  assert_equal "$TOSAC_LINE" "op.mlir:3:23: error: use of value '%c' expects different type than prior uses: 'tensor<1xf32>' vs 'f32' (TOSA operands are tensors: wrap the scalar with tensor.from_elements or tensor.splat)"
+  assert_equal "$UPSTREAM_LINE" "op.mlir:3:23: error: use of value '%c' expects different type than prior uses: 'tensor<1xf32>' vs 'f32'"
+  printf 'func.func @main(%%a: tensor<1xf32>) -> tensor<1xf32> {\n  %%t = tensor.from_elements %%a : tensor<1xf32>\n  return %%t : tensor<1xf32>\n}\n' > fe.mlir
+  both fe.mlir
+  assert_equal "$TOSAC_LINE" "fe.mlir:2:29: error: use of value '%a' expects different type than prior uses: 'f32' vs 'tensor<1xf32>' (tensor.from_elements and tensor.splat take scalars: arith.constant 0.5 : f32)"
+  assert_equal "$UPSTREAM_LINE" "fe.mlir:2:29: error: use of value '%a' expects different type than prior uses: 'f32' vs 'tensor<1xf32>'"
+  printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%c = arith.constant 0.5 : f32\n  %%t = tensor.from_elements %%c : tensor<2xf32>\n  return %%a : tensor<4xf32>\n}\n' > n.mlir
+  both n.mlir
+  assert_equal "$TOSAC_LINE" "n.mlir:3:29: error: custom op 'tensor.from_elements' number of operands and types do not match: got 1 operands and 2 types"
+  assert_equal "$UPSTREAM_LINE" "$TOSAC_LINE"
+  printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%c = arith.constant 0.5 : f32\n  %%t = tensor.splat %%c : tensor<4xf16>\n  return %%a : tensor<4xf32>\n}\n' > sp.mlir
+  both sp.mlir
+  assert_equal "$TOSAC_LINE" "sp.mlir:3:21: error: use of value '%c' expects different type than prior uses: 'f16' vs 'f32'"
+  assert_equal "$UPSTREAM_LINE" "$TOSAC_LINE"
+  # a scalar type in an op's signature: TOSA operands are tensors (upstream: at the op, 3:8)
+  printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%c = arith.constant 0.5 : f32\n  %%0 = tosa.add %%a, %%c : (tensor<4xf32>, f32) -> tensor<4xf32>\n  return %%0 : tensor<4xf32>\n}\n' > sig.mlir
+  both sig.mlir
+  assert_equal "$TOSAC_LINE" "sig.mlir:3:42: error: scalar type 'f32' is not supported; use a tensor type such as tensor<f32>"
+  assert_equal "$UPSTREAM_LINE" "sig.mlir:3:8: error: 'tosa.add' op operand #1 must be tosa-conformant tensor of number values, but got 'f32'"
+}
+
+@test "unterminated '{', region or module: at upstream's line:column for truncated files, a note at the opener" {
+  local f=(
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>\n  return %y : tensor<4xf32>\n'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n  // a comment  \n\n  \n'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>  '
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %z = "tosa.const"() <{values = dense<1.0> : tensor<4xf32>'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = "tosa.const"() {values = dense<1.0> : tensor<4xf32>\n}\n'
+    'module {\nfunc.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}\n'
+    'module {'
+    'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32>\n\n {'
+    'func.func @main(%a: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {\n  %0 = tosa.cond_if %c : tensor<i1> -> tensor<f32> {\n    %1 = tosa.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
+  )
+  local want=(
+    "t0.mlir:3:28: error: unterminated '{': unexpected end of file"
+    "t1.mlir:2:53: error: unterminated '{': unexpected end of file"
+    "t2.mlir:2:28: error: unterminated '{': unexpected end of file"
+    "t3.mlir:2:28: error: unterminated '{': unexpected end of file"
+    "t4.mlir:2:59: error: unterminated '{': unexpected end of file"
+    "t5.mlir:3:2: error: unterminated '{': unexpected end of file"
+    "t6.mlir:4:2: error: unterminated 'module': unexpected end of file"
+    "t7.mlir:1:7: error: unterminated 'module': unexpected end of file"
+    "t8.mlir:1:52: error: unterminated '{': unexpected end of file"
+    "t9.mlir:3:69: error: unterminated '{': unexpected end of file"
+  )
+  for i in "${!f[@]}"; do
+    printf "${f[$i]//%/%%}" > t$i.mlir
+    both t$i.mlir
+    assert_equal "$TOSAC_LINE" "${want[$i]}"
+    assert_equal "${UPSTREAM_LINE%%: error*}" "${TOSAC_LINE%%: error*}"
+  done
+  run "$TOSAC" --syntax-only t7.mlir
+  assert_output "t7.mlir:1:7: error: unterminated 'module': unexpected end of file
+module {
+      ^
+t7.mlir:1:1: note: 'module' opened here
+module {
+^"
+}

@@ -139,7 +139,7 @@ M
   assert_output ""
 }
 
-@test "--entry picks one of several public functions; private ones are not candidates" {
+@test "--entry picks one of several public functions; without it every public one is verified" {
   cat > two.mlir <<'M'
 func.func @one(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = tosa.exp %a : (tensor<2xf32>) -> tensor<2xf32>
@@ -155,7 +155,7 @@ M
   assert_success
   run "$TOSAC" --syntax-only two.mlir
   assert_failure 1
-  assert_output "tosac: error: two.mlir has 2 public functions (@one, @two); choose one with --entry NAME"
+  assert_line --index 0 "two.mlir:6:8: error: unknown operation 'tosa.foo'"
   run "$TOSAC" --syntax-only --entry three two.mlir
   assert_failure 1
   assert_output "tosac: error: no function named '@three' in two.mlir"
@@ -248,7 +248,9 @@ M
 
 @test "error: unterminated function body (unexpected end of file)" {
   printf '%s\n' "$HEAD" '  %0 = tosa.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>' > e.mlir
-  expect_error e.mlir 1 78 "unterminated '{': unexpected end of file"
+  # at the end of the last token, where mlir-opt-22 points (conformance.bats), with a note at '{'
+  expect_error e.mlir 2 79 "unterminated '{': unexpected end of file"
+  assert_line --index 3 "e.mlir:1:78: note: '{' opened here"
 }
 
 @test "error: unterminated string" {
@@ -348,7 +350,8 @@ M
   done
   run "$TOSAC" --syntax-only "$TESTDATA/llvm_ops.mlir"
   assert_failure 1
-  assert_output --partial "has 247 public functions (@test_argmax, "
+  assert_line --index 0 --partial "llvm_ops.mlir:59:53: error: element type '!quant.uniform' is not supported"
+  assert_line "tosac: note: too many errors emitted, stopping now"
   run "$TOSAC" --syntax-only --entry test_add "$TESTDATA/llvm_ops.mlir"
   assert_success
 }

@@ -23,7 +23,7 @@ setup() {
 @test "fuzz regressions: exact diagnostics for the two hand-written ones" {
   run "$TOSAC" --syntax-only "$ROOT/tests/fuzz/regress/parser/unterminated-region.mlir"
   assert_failure 1
-  assert_line --index 0 --partial "unterminated-region.mlir:1:65: error: unterminated '{': unexpected end of file"
+  assert_line --index 0 --partial "unterminated-region.mlir:3:69: error: unterminated '{': unexpected end of file"
   run "$TOSAC" --syntax-only "$ROOT/tests/fuzz/regress/parser/too-many-results.mlir"
   assert_failure 1
   assert_line --index 0 --partial "too-many-results.mlir:2:6: error: result count '70' must be in 1..64"

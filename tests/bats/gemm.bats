@@ -150,7 +150,8 @@ disasm() {
   assert_success
   refute_output --partial "v_mfma"
   refute_output --partial "v_wmma"
-  assert_output --partial "v_fma"
+  # the FMA path multiplies f16 pairs with the dot instruction (target_dot_table)
+  assert_output --partial "v_dot2c_f32_f16"
 }
 
 @test "manifest records tuning and matrix instruction; --perf-config overrides them" {

@@ -294,3 +294,44 @@ EOF2
   assert_success
   cmp i.bin o.bin
 }
+
+# digest PATH: the manifest's spelling of a file's SHA-256, cut as the load's message cuts it
+short_digest() { echo "sha256:$(sha256sum "$1" | cut -c1-16)..."; }
+
+@test "the load refuses a bundle or weights file of another compile, naming it and both digests" {
+  /usr/bin/python3 "$ROOT/tests/host/weights_graph.py" w.mlir
+  "$BIN/tosac" w.mlir --emit=host --embed-ir --offload-arch=gfx90a --prefix=w -o w_host.c 2>/dev/null
+  [ "$(grep '^#define W_BUNDLE_DIGEST' w_host.c)" = "#define W_BUNDLE_DIGEST \"sha256:$(sha256sum w.hipfb | cut -c1-64)\"" ]
+  build w w
+  rand a.in 2 2 2048
+  cp w.hipfb w.good.hipfb && cp w.weights w.good.weights
+  # a compile of another graph (add becomes sub) with the same bundle name
+  sed 's/tosa.add/tosa.sub/' w.mlir > w2.mlir
+  mkdir other && "$BIN/tosac" w2.mlir --embed-ir --offload-arch=gfx90a -o other/w.hipfb
+  run ./w.run other/w.hipfb w.weights a.in -- d0.out d1.out
+  assert_failure 1
+  assert_output "run_model: load: the bundle is not the w.hipfb this code was generated with: its digest is $(short_digest other/w.hipfb), expected $(short_digest w.good.hipfb) (outputs of another compile?) (hipErrorInvalidImage)"
+  [ ! -e d0.out ]
+  # another weights file of the right size
+  /usr/bin/python3 -c "
+import numpy as np
+np.arange(2048, dtype=np.float32).tofile('w.other.weights')"
+  run ./w.run w.hipfb w.other.weights a.in -- d0.out d1.out
+  assert_failure 1
+  assert_output "run_model: load: the weights file is not the w.weights this code was generated with: its digest is $(short_digest w.other.weights), expected $(short_digest w.good.weights) (outputs of another compile?) (hipErrorInvalidValue)"
+  # not a bundle at all; then the matching pair runs
+  run ./w.run w.weights w.weights a.in -- d0.out d1.out
+  assert_failure 1
+  assert_output "run_model: load: the bundle is not a clang offload bundle (no __CLANG_OFFLOAD_BUNDLE__ or CCOB header) (hipErrorInvalidImage)"
+  run ./w.run w.hipfb w.weights a.in -- d0.out d1.out
+  assert_success
+  cmp d1.out w.weights
+  # a compressed bundle of this compile is accepted (its size comes from the CCOB header)
+  "$BIN/tosac" w.mlir --emit=host --embed-ir --compress=v3 --offload-arch=gfx90a --prefix=w -o w_host.c 2>/dev/null
+  build w w
+  run ./w.run w.hipfb w.weights a.in -- d0.out d1.out
+  assert_success
+  run ./w.run w.good.hipfb w.weights a.in -- d0.out d1.out
+  assert_failure 1
+  assert_output --partial "run_model: load: the bundle is not the w.hipfb this code was generated with: its digest is $(short_digest w.good.hipfb), expected $(short_digest w.hipfb)"
+}

@@ -20,6 +20,16 @@ setup() {
   PY=/usr/bin/python3
 }
 
+# emu_preload: LD_PRELOAD for tosac-hip-run on libtosac-hipemu (under make asan the sanitizer
+# runtime must come first among the preloaded libraries)
+emu_preload() {
+  if [ -n "${TOSAC_SAN:-}" ]; then
+    echo "$(gcc -print-file-name=libasan.so) $BUILD/lib/libtosac-hipemu.so"
+  else
+    echo "$BUILD/lib/libtosac-hipemu.so"
+  fi
+}
+
 # build NAME: compile NAME_host.c (prefix main) with run_model.c against libtosac-hipemu
 build() {
   cc -std=c17 -Wall -Wextra -Werror ${TOSAC_SAN:-} -D__HIP_PLATFORM_AMD__ -DMODEL=main -DMODEL_UPPER=MAIN \
@@ -171,7 +181,7 @@ import numpy as np
 r = np.random.default_rng($n)
 np.save('x.npy', r.uniform(-2, 2, ($n, 8)).astype(np.float32)); np.save('y.npy', r.uniform(-2, 2, ($n, 8)).astype(np.float32))"
     for a in gfx90a gfx1030; do
-      TOSAC_HIPEMU_ARCH=$a LD_PRELOAD="$BUILD/lib/libtosac-hipemu.so" run "$BIN/tosac-hip-run" v.hipfb --input x.npy --input y.npy --output h.npy
+      TOSAC_HIPEMU_ARCH=$a LD_PRELOAD="$(emu_preload)" run "$BIN/tosac-hip-run" v.hipfb --input x.npy --input y.npy --output h.npy
       assert_success
       "$BIN/tosac-run" v.hipfb --target=$a --input=@x.npy --input=@y.npy --output=@r.npy
       cmp h.npy r.npy
@@ -195,7 +205,7 @@ func.func @main(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
 M
   "$BIN/tosac" c.mlir --offload-arch=gfx90a --embed-ir -o c.hipfb
   $PY -c "import numpy as np; np.save('p.npy', np.array(True)); np.save('x4.npy', np.zeros(4, np.float32))"
-  LD_PRELOAD="$BUILD/lib/libtosac-hipemu.so" run "$BIN/tosac-hip-run" c.hipfb --input p.npy --input x4.npy --output h.npy
+  LD_PRELOAD="$(emu_preload)" run "$BIN/tosac-hip-run" c.hipfb --input p.npy --input x4.npy --output h.npy
   assert_failure 1
   assert_output "tosac-hip-run: error: c.json: target gfx90a: launch 0 is a readback control node; tosac-hip-run does not run data-dependent control flow (tosac-run and --emit=host do)"
 }

@@ -42,6 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       run_manifest_find_target(&m, m.targets[i].processor);
     run_manifest_free(&m);
   }
+  /* a manifest of several entry functions: choose one (bundle/entries.c) */
+  if (strstr(text, "\"entries\"") && run_manifest_parse_entry(text, "two", &m, err, sizeof err))
+    run_manifest_free(&m);
   hr_manifest h;
   if (hr_manifest_parse(text, &h, err, sizeof err)) {
     hip_client(&h);

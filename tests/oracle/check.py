@@ -208,7 +208,8 @@ def check(text, label, o, log):
             np.save(p, a, allow_pickle=False)
             ins.append("--input=@" + p)
         bundle = os.path.join(tmp, "x.hipfb")
-        cmd = [tool("tosac", o.tosac), gpath, "--embed-ir", "--offload-arch=" + o.targets, "-o", bundle]
+        cmd = [tool("tosac", o.tosac), gpath, "--embed-ir", "--offload-arch=" + o.targets, "-o", bundle] + \
+            (o.tosac_arg or [])
         rc, out, err = run_cmd(cmd)
         if rc != 0:
             log("FAIL %s: tosac exited %d: %s\n  %s" % (label, rc, " ".join(cmd), err.strip()[-3000:]))
@@ -218,6 +219,8 @@ def check(text, label, o, log):
             outs = [os.path.join(tmp, "%s-out%d.npy" % (t.replace(":", "_"), k)) for k in range(len(results))]
             cmd = [tool("tosac-run", o.tosac_run), bundle, "--target=" + t] + ins + \
                 ["--output=@" + p for p in outs]
+            if o.entry:  # a module of several functions is compiled whole; run this one
+                cmd.append("--entry=" + o.entry)
             rc, out, err = run_cmd(cmd)
             if rc != 0:
                 log("FAIL %s [%s]: tosac-run exited %d\n  %s\n  %s" % (label, t, rc, " ".join(cmd),
@@ -264,7 +267,10 @@ def main(argv):
                     help="comma-separated gen_graph seeds, merged into one graph (repeatable)")
     ap.add_argument("--seed", type=int, default=1, help="input seed")
     ap.add_argument("--targets", default=DEFAULT_TARGETS)
-    ap.add_argument("--entry", default=None)
+    ap.add_argument("--entry", default=None,
+                    help="the function to check (tosac compiles every public one; tosac-run --entry)")
+    ap.add_argument("--tosac-arg", action="append",
+                    help="extra tosac option, repeatable (e.g. --tosac-arg=--specialize=x:0=1,4)")
     ap.add_argument("--tosac", default=None)
     ap.add_argument("--tosac-run", default=None)
     ap.add_argument("--input", action="append", help="@x.npy: use this array for the next argument")

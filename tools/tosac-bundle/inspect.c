@@ -329,6 +329,31 @@ static void add_names(const cJSON *ks, char (**names)[72], int *n, int *cap) {
   }
 }
 
+/* One graph's (the top level's or an entry's) target t and the same target of each of its
+ * variants: kernels against the code object, launch lists, kernel names collected. */
+static void verify_graph_target(vctx *v, const char *tid, const bnd_entry *e, const tb_symbols *syms,
+                                const cJSON *g, const cJSON *t, int ti, long long wave,
+                                const char *entry, char (**mnames)[72], int *nmk, int *mcap) {
+  char err[600], where[200] = "";
+  if (entry)
+    snprintf(where, sizeof where, "entry %s ", entry);
+  const cJSON *vs = cJSON_GetObjectItemCaseSensitive(g, "variants");
+  int nvar = cJSON_IsArray(vs) ? cJSON_GetArraySize(vs) : 0;
+  for (int vi = -1; vi < nvar; vi++) { /* -1: the graph's own targets */
+    const cJSON *var = vi < 0 ? NULL : cJSON_GetArrayItem(vs, vi);
+    const cJSON *vt = var ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(var, "targets"), ti) : t;
+    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(vt, "kernels"), *k;
+    cJSON_ArrayForEach(k, ks) verify_manifest_kernel(v, tid, e, syms, k, wave);
+    add_names(ks, mnames, nmk, mcap);
+    if (vt && !tb_check_launch_lists(vt, err, sizeof err)) {
+      if (vi < 0)
+        verr(v, "manifest %starget %s: %s", where, tid, err);
+      else
+        verr(v, "manifest %svariant %d target %s: %s", where, vi, tid, err);
+    }
+  }
+}
+
 /* Target t (targets[ti]) and the same target of every variant: one code object holds the
  * kernels of all of them. */
 static void verify_manifest_target(vctx *v, const tb_bundle *b, const cJSON *t, const cJSON *root,
@@ -361,21 +386,21 @@ static void verify_manifest_target(vctx *v, const tb_bundle *b, const cJSON *t, 
     verr(v, "manifest target %s: abi_version %lld, the code object has %d", tid, abi,
          elf.abi_version);
   jint(t, "wavefront_size", &wave);
-  const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants"), *var;
   char (*mnames)[72] = NULL;
-  int nmk = 0, mcap = 0, nvar = cJSON_IsArray(vs) ? cJSON_GetArraySize(vs) : 0;
-  for (int vi = -1; vi < nvar; vi++) { /* -1: the top level */
-    var = vi < 0 ? NULL : cJSON_GetArrayItem(vs, vi);
-    const cJSON *vt = var ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(var, "targets"), ti) : t;
-    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(vt, "kernels"), *k;
-    cJSON_ArrayForEach(k, ks) verify_manifest_kernel(v, tid, e, &syms, k, wave);
-    add_names(ks, &mnames, &nmk, &mcap);
-    if (vt && !tb_check_launch_lists(vt, err, sizeof err)) {
-      if (vi < 0)
-        verr(v, "manifest target %s: %s", tid, err);
-      else
-        verr(v, "manifest variant %d target %s: %s", vi, tid, err);
+  int nmk = 0, mcap = 0;
+  /* The top level, then every entry function (docs/manifest.md "Entries"), each with its
+   * variants: all their kernels live in this one code object. */
+  const cJSON *es = cJSON_GetObjectItemCaseSensitive(root, "entries");
+  int nent = cJSON_IsArray(es) ? cJSON_GetArraySize(es) : 0;
+  for (int en = -1; en < nent; en++) {
+    const cJSON *g = en < 0 ? root : cJSON_GetArrayItem(es, en);
+    const cJSON *gt = en < 0 ? t : cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "targets"), ti);
+    const char *gtid = jstr(gt, "target_id");
+    if (en >= 0 && (!gtid || strcmp(gtid, tid) != 0)) {
+      verr(v, "manifest entry %s: targets[%d] is not %s", jstr(g, "name") ? jstr(g, "name") : "?", ti, tid);
+      continue;
     }
+    verify_graph_target(v, tid, e, &syms, g, gt, ti, wave, en < 0 ? NULL : jstr(g, "name"), &mnames, &nmk, &mcap);
   }
   free(mnames);
   char (*names)[72] = NULL;
@@ -411,6 +436,19 @@ static void verify_manifest(vctx *v, const tb_bundle *b, const char *text) {
   cJSON_ArrayForEach(t, targets) verify_manifest_target(v, b, t, root, ti++);
   if (!tb_check_variants(root, err, sizeof err))
     verr(v, "manifest: %s", err);
+  const cJSON *es = cJSON_GetObjectItemCaseSensitive(root, "entries"), *en;
+  if (es && (!cJSON_IsArray(es) || cJSON_GetArraySize(es) < 2))
+    verr(v, "manifest: entries: not an array of at least 2 entry functions");
+  int ei = 0;
+  cJSON_ArrayForEach(en, es) {
+    const char *nm = jstr(en, "name");
+    if (!nm || cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(en, "targets")) !=
+                   cJSON_GetArraySize(targets))
+      verr(v, "manifest: entries[%d]: no name, or not one target per top-level target", ei);
+    else if (!tb_check_variants(en, err, sizeof err))
+      verr(v, "manifest: entry %s: %s", nm, err);
+    ei++;
+  }
   /* The reverse direction: every code object in the bundle belongs to a manifest target. */
   for (int i = 0; i < b->nentries; i++) {
     const char *tid;

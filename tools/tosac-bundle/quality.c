@@ -95,10 +95,19 @@ static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p
 static bool is_matrix(const char *s) {
   return starts(s, "v_mfma") || starts(s, "v_wmma") || starts(s, "v_smfmac");
 }
-/* FMA-path work: the multiply-adds of the FMA fallback (and dot products on RDNA). */
+/* FMA-path work: the multiply-adds of the FMA fallback (and dot products on RDNA). A gfx11+
+ * dual-issue VOPD instruction ("v_dual_dot2acc_f32_f16 ... :: v_dual_add_nc_u32 ...") takes one
+ * issue slot and counts when either half is such work. */
+static bool is_fma_op(const char *s) {
+  return starts(s, "fma") || starts(s, "pk_fma") || starts(s, "mac") || starts(s, "dot") ||
+         starts(s, "mad") || starts(s, "pk_mad");
+}
 static bool is_fma(const char *s) {
-  return starts(s, "v_fma") || starts(s, "v_fmac") || starts(s, "v_pk_fma") || starts(s, "v_mac") ||
-         starts(s, "v_dot") || starts(s, "v_mad") || starts(s, "v_pk_mad");
+  if (starts(s, "v_dual_")) {
+    const char *y = strstr(s, ":: v_dual_");
+    return is_fma_op(s + 7) || (y && is_fma_op(y + 10));
+  }
+  return starts(s, "v_") && is_fma_op(s + 2);
 }
 static bool is_branch(const char *s) { return starts(s, "s_cbranch") || starts(s, "s_branch"); }
 
@@ -508,6 +517,25 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
           sc.loop_cycles > 0 ? share : sc.model, est, roof);
 }
 
+/* The GEMM/conv kernels of kernels_of (target t of the top level or of an entry) not yet in
+ * seen (" name " tags). */
+static void report_kernels(const tb_quality_options *o, const target_info *ti, const cJSON *t,
+                           const cJSON *kernels_of, const bnd_entry *e, char *seen, size_t size,
+                           FILE *out) {
+  const cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(kernels_of, "kernels")) {
+    const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
+    char tag[80];
+    snprintf(tag, sizeof tag, " %s ", jstr(k, "name"));
+    if (!cJSON_GetObjectItemCaseSensitive(tun, "bm") || strstr(seen, tag))
+      continue;
+    if (strlen(seen) + strlen(tag) < size)
+      strcat(seen, tag);
+    report_kernel(o, ti, t, k, e->data, e->size, out);
+    fflush(out);
+  }
+}
+
 void tb_quality_init(void) {
   LLVMInitializeAMDGPUTargetInfo();
   LLVMInitializeAMDGPUTargetMC();
@@ -525,7 +553,7 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
   fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %s\n",
           "target", "problem", "type", "tile", "instruction", "vgpr", "agpr", "lds", "w/s", "spill",
           "loop", "cycles", "model", "mma%", "est_us", "roofline");
-  int problems = 0;
+  int problems = 0, ti_index = 0;
   const cJSON *t;
   cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(m, "targets")) {
     const char *proc = jstr(t, "processor");
@@ -534,22 +562,18 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
     if (!ti || !e) {
       fprintf(out, "error: target '%s' of the manifest is not in the bundle\n", proc);
       problems++;
+      ti_index++;
       continue;
     }
-    const cJSON *k;
+    /* the top level's kernels, then every entry function's (a shared kernel once) */
+    const cJSON *es = cJSON_GetObjectItemCaseSensitive(m, "entries");
     char seen[4096] = "";
-    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(t, "kernels")) {
-      const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
-      const char *name = jstr(k, "name");
-      char tag[80];
-      snprintf(tag, sizeof tag, " %s ", name);
-      if (!cJSON_GetObjectItemCaseSensitive(tun, "bm") || strstr(seen, tag))
-        continue;
-      if (strlen(seen) + strlen(tag) < sizeof seen)
-        strcat(seen, tag);
-      report_kernel(o, ti, t, k, e->data, e->size, out);
-      fflush(out);
+    report_kernels(o, ti, t, t, e, seen, sizeof seen, out);
+    for (int en = 0; cJSON_IsArray(es) && en < cJSON_GetArraySize(es); en++) {
+      const cJSON *ets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(es, en), "targets");
+      report_kernels(o, ti, t, cJSON_GetArrayItem(ets, ti_index), e, seen, sizeof seen, out);
     }
+    ti_index++;
   }
   cJSON_Delete(m);
   return problems;

@@ -3,6 +3,7 @@
 #include "host.h"
 #include "bundle/bundle.h"
 
+#include <cjson/cJSON.h>
 #include <hip/hip_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +13,19 @@
 
 static const char *usage_text =
     "usage: tosac-hip-run BUNDLE [--manifest M] [--input X.npy]... [--output Y.npy]...\n"
-    "                     [--weights W] [--streams N] [--device N]\n"
+    "                     [--weights W] [--streams N] [--device N] [--entry NAME]\n"
     "\n"
     "Runs a tosac bundle on the first (or --device N) HIP GPU: picks the manifest target that\n"
     "matches the device's gcnArchName, loads its code object with hipModuleLoadData, uploads the\n"
     "inputs (.npy, in graph argument order) and the weights file, plays the launch graph on N\n"
     "streams (default 2) with events for cross-stream dependencies, times every kernel and\n"
-    "writes the outputs (.npy, in result order).\n"
+    "writes the outputs (.npy, in result order). --entry picks the entry function of a module\n"
+    "compiled with several public functions (default: the only one).\n"
     "\n"
     "exit status: 0 success, 1 error, 2 usage error, 77 no HIP device\n";
 
 typedef struct opts {
-  const char *bundle, *manifest, *weights;
+  const char *bundle, *manifest, *weights, *entry;
   const char *inputs[MAX_FILES], *outputs[MAX_FILES];
   int ninputs, noutputs, streams, device;
 } opts;
@@ -53,6 +55,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       exit(0);
     } else if (!strcmp(a, "--manifest") && v) {
       o->manifest = v, i++;
+    } else if (!strcmp(a, "--entry") && v) {
+      o->entry = v, i++;
     } else if (!strcmp(a, "--weights") && v) {
       o->weights = v, i++;
     } else if (!strcmp(a, "--input") && v && o->ninputs < MAX_FILES) {
@@ -97,6 +101,26 @@ static uint8_t *slurp(const char *path, size_t *size) {
   return d;
 }
 
+/* A manifest of several entry functions (or --entry): the chosen one's as a one-entry manifest
+ * (bundle/entries.c), so everything below reads it unchanged. */
+static char *select_entry(char *mtext, const char *entry, const char *mpath) {
+  cJSON *root = cJSON_Parse(mtext);
+  if (!root || (!entry && !cJSON_GetObjectItemCaseSensitive(root, "entries"))) {
+    cJSON_Delete(root);
+    return mtext; /* hr_manifest_parse reports malformed text */
+  }
+  char err[600];
+  if (!bnd_manifest_select_entry(root, entry, err, sizeof err)) {
+    cJSON_Delete(root); /* leak-free exit under make asan */
+    free(mtext);
+    die("%s: %s", mpath, err);
+  }
+  char *text = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  free(mtext);
+  return text;
+}
+
 /* --specialize: the variant whose input shapes are the .npy files' replaces the top level (which
  * describes variant 0); none: the top level stays and the shape check names the mismatch. */
 static void select_variant(const char *mtext, hr_manifest *m, const hr_npy *in, int n) {
@@ -125,7 +149,7 @@ int main(int argc, char **argv) {
   char err[600];
   char *mpath = o.manifest ? strdup(o.manifest) : default_manifest(o.bundle);
   size_t msize, bsize;
-  char *mtext = (char *)slurp(mpath, &msize);
+  char *mtext = select_entry((char *)slurp(mpath, &msize), o.entry, mpath);
   hr_manifest m;
   if (!hr_manifest_parse(mtext, &m, err, sizeof err))
     die("%s: %s", mpath, err);
@@ -158,7 +182,7 @@ int main(int argc, char **argv) {
   if (o.ninputs != m.ninputs) {
     fprintf(stderr, "tosac-hip-run: error: the graph takes %d inputs, %d given\n", m.ninputs,
             o.ninputs);
-    return 1;
+    exit(1); /* like die: what main holds stays reachable */
   }
   uint8_t *in_files[MAX_FILES];
   hr_npy in_npy[MAX_FILES];
@@ -331,6 +355,34 @@ int main(int argc, char **argv) {
     free(f);
     free(host);
   }
+  /* Everything is released (not left to exit) so that leak checking stays meaningful. */
+  for (int n = 0; n < t->nlaunches; n++) {
+    HIP_CHECK(hipEventDestroy(done[n]));
+    HIP_CHECK(hipEventDestroy(start[n]));
+  }
+  for (int s = 0; s < o.streams; s++)
+    HIP_CHECK(hipStreamDestroy(streams[s]));
+  for (int i = 0; i < m.ninputs; i++)
+    HIP_CHECK(hipFree((void *)(uintptr_t)in_addr[i]));
+  for (int i = 0; i < m.noutputs && i < MAX_FILES; i++)
+    HIP_CHECK(hipFree((void *)(uintptr_t)out_addr[i]));
+  if (ws)
+    HIP_CHECK(hipFree((void *)(uintptr_t)ws));
+  if (weights)
+    HIP_CHECK(hipFree((void *)(uintptr_t)weights));
   HIP_CHECK(hipModuleUnload(mod));
+  free(done);
+  free(start);
+  free(stream);
+  free(addr);
+  free(fn);
+  free(image);
+  for (int i = 0; i < o.ninputs; i++)
+    free(in_files[i]);
+  free(entries);
+  free(bundle);
+  hr_manifest_free(&m);
+  free(mtext);
+  free(mpath);
   return 0;
 }

@@ -27,6 +27,8 @@ static const char usage_text[] =
     "  --manifest FILE              launch manifest (default: MODEL with extension .json)\n"
     "  --target=ID                  manifest target by target ID or processor (gfx90a, ...);\n"
     "                               optional when the manifest has a single target\n"
+    "  --entry NAME, --function=NAME entry function of a module compiled with several public\n"
+    "                               functions (default: the only one)\n"
     "  --input=VALUE                one per graph input, in order: 2x3xf32=1 2 3 4 5 6,\n"
     "                               2x3xi32=[1 2 3][4 5 6], 2xi32 (zeros), @x.npy, *all.npy,\n"
     "                               2x4xi32=@x.bin, 2x4xi32=+x.bin, @inputs.txt\n"
@@ -81,7 +83,8 @@ static int parse_options(int argc, char **argv, options *o) {
       {"rtol", required_argument, 0, OPT_RTOL},
       {"print_max_element_count", required_argument, 0, OPT_PRINT_MAX},
       {"module", required_argument, 0, OPT_MODULE},     /* iree-run-module spelling */
-      {"function", required_argument, 0, OPT_FUNCTION}, /* checked against the manifest */
+      {"function", required_argument, 0, OPT_FUNCTION}, /* the entry (iree-run-module) */
+      {"entry", required_argument, 0, OPT_FUNCTION},
       {"device", required_argument, 0, OPT_DEVICE},     /* accepted and ignored */
       {"help", no_argument, 0, OPT_HELP},
       {"version", no_argument, 0, OPT_VERSION},
@@ -303,16 +306,12 @@ static int run(const options *o) {
     error("%s (the manifest tosac wrote next to the bundle; pass --manifest FILE)", err);
     goto done;
   }
-  if (!run_manifest_parse(manifest_text, &m, err, sizeof(err))) {
+  if (!run_manifest_parse_entry(manifest_text, o->function, &m, err, sizeof(err))) {
     error("%s: %s", manifest_path, err);
     goto done;
   }
   if (!bnd_digest_check(m.bundle_digest, bundle, bundle_size, o->bundle, err, sizeof err)) {
     error("%s (manifest %s)", err, manifest_path);
-    goto done;
-  }
-  if (o->function && strcmp(o->function, m.entry) != 0) {
-    error("%s: no function '%s' (the entry is '%s')", manifest_path, o->function, m.entry);
     goto done;
   }
   /* The inputs' shapes choose the variant (tosac --specialize) before the target is chosen. */

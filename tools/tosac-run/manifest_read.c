@@ -627,6 +627,11 @@ bool run_weights_check(const run_manifest *m, const uint8_t *data, size_t size, 
 }
 
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize) {
+  return run_manifest_parse_entry(text, NULL, m, err, errsize);
+}
+
+bool run_manifest_parse_entry(const char *text, const char *entry, run_manifest *m, char *err,
+                              size_t errsize) {
   memset(m, 0, sizeof(*m));
   reader r = {.err = err, .errsize = errsize};
   cJSON *root = cJSON_Parse(text);
@@ -657,6 +662,8 @@ bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t err
     fail(&r, "version", "%" PRId64 " is newer than this tosac-run understands (1)", version);
     goto done;
   }
+  if (!bnd_manifest_select_entry(root, entry, err, errsize))
+    goto done;
   if (!get_str(&r, root, "entry", m->entry, sizeof(m->entry), false) ||
       !read_graph_values(&r, root, "inputs", &m->inputs, &m->ninputs) ||
       !read_graph_values(&r, root, "outputs", &m->outputs, &m->noutputs) ||

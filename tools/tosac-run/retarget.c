@@ -20,6 +20,9 @@ typedef enum {
   R_WAVESIZE,   /* constant */
   R_IDENTITY,   /* whole-wave-mode wrappers: every lane is active here */
   R_MATRIX,     /* emu_rt_matrix(kind, d, a, b, c, ...) */
+  R_BUF_RSRC,   /* make.buffer.rsrc: the base pointer itself */
+  R_BUF_LOAD,   /* raw.ptr.buffer.load: a checked load at base + voffset + soffset */
+  R_DOT,        /* dot products (fdot2, sdot4): inline host arithmetic */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -56,6 +59,8 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.permlanex16", R_WAVE, EMU_WOP_PERMLANEX16},
     {"llvm.amdgcn.permlane64", R_WAVE, EMU_WOP_PERMLANE64},
     {"llvm.amdgcn.wavefrontsize", R_WAVESIZE, 0},
+    {"llvm.amdgcn.make.buffer.rsrc", R_BUF_RSRC, 0},
+    {"llvm.amdgcn.raw.ptr.buffer.load", R_BUF_LOAD, 0},
     {"llvm.amdgcn.set.inactive", R_IDENTITY, 0},
     {"llvm.amdgcn.wwm", R_IDENTITY, 0},
     {"llvm.amdgcn.strict.wwm", R_IDENTITY, 0},
@@ -71,6 +76,9 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.s.wait.storecnt", R_ERASE, 0},
     {"llvm.amdgcn.s.wait.dscnt", R_ERASE, 0},
     {"llvm.amdgcn.s.wait.kmcnt", R_ERASE, 0},
+    {"llvm.amdgcn.fdot2", R_DOT, 0},
+    {"llvm.amdgcn.fdot2.f32.bf16", R_DOT, 0},
+    {"llvm.amdgcn.sdot4", R_DOT, 1},
 };
 
 /* Per kernel, recorded with the AMDGPU data layout before anything changes. */
@@ -700,6 +708,32 @@ static void rewrite_matrix(rt *r, LLVMValueRef call, const char *name) {
   replace(call, LLVMBuildLoad2(r->b, LLVMTypeOf(call), d, ""));
 }
 
+/* d = c + sum a[i] * b[i]: fdot2 (<2 x half> or <2 x bfloat> into f32; the products are exact in
+ * f32, summed in order) or sdot4 (i32 operands as 4 signed bytes into i32, wrapping); the clamp
+ * operand is false in tosac's kernels and ignored. */
+static void rewrite_dot(rt *r, LLVMValueRef call, bool bytes) {
+  LLVMBuilderRef b = r->b;
+  LLVMValueRef a = LLVMGetOperand(call, 0), bb = LLVMGetOperand(call, 1), acc = LLVMGetOperand(call, 2);
+  if (bytes) {
+    LLVMTypeRef v4 = LLVMVectorType(r->i8, 4);
+    a = LLVMBuildBitCast(b, a, v4, ""), bb = LLVMBuildBitCast(b, bb, v4, "");
+  }
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
+  LLVMTypeRef ft = LLVMFloatTypeInContext(r->ctx);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef idx = LLVMConstInt(r->i32, i, 0);
+    LLVMValueRef x = LLVMBuildExtractElement(b, a, idx, ""), y = LLVMBuildExtractElement(b, bb, idx, "");
+    if (bytes) {
+      x = LLVMBuildSExt(b, x, r->i32, ""), y = LLVMBuildSExt(b, y, r->i32, "");
+      acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, x, y, ""), "");
+    } else {
+      x = LLVMBuildFPExt(b, x, ft, ""), y = LLVMBuildFPExt(b, y, ft, "");
+      acc = LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, x, y, ""), "");
+    }
+  }
+  replace(call, acc);
+}
+
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {
   LLVMPositionBuilderBefore(r->b, call);
   LLVMTypeRef rty = LLVMTypeOf(call);
@@ -748,7 +782,27 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
   case R_IDENTITY:
     replace(call, LLVMGetOperand(call, 0));
     break;
+  case R_BUF_RSRC: /* stride 0, no swizzle: the resource is its base address */
+    replace(call, LLVMBuildAddrSpaceCast(r->b, LLVMGetOperand(call, 0), rty, ""));
+    break;
+  case R_BUF_LOAD: {
+    /* the kernels keep every access inside num_records (masked lanes read offset 0), so the
+     * hardware's zero for out-of-range offsets is never relied on: an access outside the
+     * buffer stops the run like any other */
+    LLVMValueRef base = LLVMBuildAddrSpaceCast(r->b, LLVMGetOperand(call, 0), r->ptr, "");
+    LLVMValueRef off = LLVMBuildAdd(r->b, LLVMBuildZExt(r->b, LLVMGetOperand(call, 1), r->i64, ""),
+                                    LLVMBuildZExt(r->b, LLVMGetOperand(call, 2), r->i64, ""), "");
+    LLVMValueRef p = LLVMBuildGEP2(r->b, r->i8, base, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(r->b, rty, p, "");
+    LLVMSetAlignment(v, 1);
+    add_check(r, v, p, size_of(r, rty), EMU_ACC_LOAD);
+    replace(call, v);
+    break;
+  }
   case R_MATRIX:
+    break;
+  case R_DOT:
+    rewrite_dot(r, call, rule->arg == 1);
     break;
   }
 }

@@ -170,6 +170,9 @@ typedef struct run_manifest {
 
 /* Parse and validate (types, ranges, ids, offsets, order). false + message on any defect. */
 bool run_manifest_parse(const char *text, run_manifest *m, char *err, size_t errsize);
+/* The same for entry function `entry` of a manifest of several (NULL: the only one). */
+bool run_manifest_parse_entry(const char *text, const char *entry, run_manifest *m, char *err,
+                              size_t errsize);
 void run_manifest_free(run_manifest *m);
 /* Make inputs/outputs/targets describe the variant whose input shapes are `in` (no-op without
  * variants); false + a message naming the shapes every variant takes when none does. */
