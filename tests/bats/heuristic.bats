@@ -59,7 +59,7 @@ PY
   assert_line "gfx90a 64x64x32/32x32 32x32x8 s1 heuristic"
   assert_line "gfx942 32x32x32/16x32 16x16x16 s1 heuristic"
   assert_line "gfx950 32x32x32/16x32 16x16x32 s1 heuristic"
-  assert_line "gfx1030 64x32x32/32x16 32x16x1 s1 heuristic"
+  assert_line "gfx1030 64x32x32/32x16 32x16x8 s1 heuristic"
   assert_line "gfx1100 128x128x32/64x32 16x16x16 s1 heuristic"
   assert_line "gfx1200 128x128x32/64x32 16x16x16 s1 heuristic"
   # the FFN up-projection has 4x the columns: 8 waves of 32x64 on gfx942
@@ -90,7 +90,7 @@ EOF
   run tiles c.json
   assert_line "gfx90a 64x64x16/32x32 32x32x2 s13 heuristic"
   assert_line "gfx942 32x32x16/16x32 16x16x4 s18 heuristic"
-  assert_line "gfx1030 64x32x16/32x16 32x16x1 s1 heuristic"
+  assert_line "gfx1030 64x32x16/32x16 32x16x4 s1 heuristic"
   # 64x64x64: below the estimate's threshold, one kernel with gemm_tiles.c's default tile
   matmul small f32 1 64 64 64
   run "$TOSAC" small.mlir --offload-arch=gfx90a,gfx942 -o small.hipfb
