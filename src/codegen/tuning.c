@@ -1,6 +1,7 @@
 /* tuning.c: the one place that decides tiles and split factors, fed by the target table: GEMM
- * tiles (--perf-config, a tuning database entry, or the heuristic of gemm_tiles.c), split-K for
- * GEMMs whose tiles cannot fill the GPU, and the tile and split of large reductions. The
+ * tiles (--perf-config, a tuning database entry, or the heuristic: the MFMA estimate below, the
+ * WMMA 64x32-wave rule, else gemm_tiles.c's defaults), split-K for GEMMs whose tiles cannot fill
+ * the GPU, and the tile and split of large reductions. The
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
 
@@ -107,7 +108,8 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  *   fragment reads, 4 per 16-byte global load per thread (load, LDS write, address arithmetic),
  *   ~26 fixed (loop, waits, barrier, offsets) and 25 more when an operand tile is smaller than
  *   one 16-byte load per thread, 20 more at problem edges; fitted to the issue model's cycles of
- *   169 f16 tiles on gfx942 (512x3072x768): most within 15 %;
+ *   169 f16 tiles on gfx942 (512x3072x768, before main's pipelined MFMA loop): most within
+ *   15 %;
  * - rounds x (iterations x that + a prologue and epilogue of 40 + 2 per accumulator
  *   instructions), where rounds = waves of the grid over the SIMDs (as the model);
  * - never below moving A, B and the result once at the bandwidth; split-K adds the partials'
