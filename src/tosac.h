@@ -254,6 +254,8 @@ typedef struct target_info {
   bool f32_atomic_add;    /* native global f32 atomic add */
   int agpr_file;          /* entries of a separate AGPR file (gfx908), 0: unified or none */
   unsigned buffer_dword3; /* dword 3 of a raw buffer resource (AMDGPU.md §4.3), 0: no buffer loads */
+  int mem_latency_ns;     /* load-to-use latency of a memory (not cache) access, assumed: the
+                           * bytes a CU must keep in flight (Little's law, docs/bench.md) */
 } target_info;
 
 extern const target_info target_table[];

@@ -83,7 +83,12 @@ typedef struct gemm_params {
   int shape;       /* requested instruction shape (32, 16) or 0 */
   bool fma;        /* force the FMA path */
   int va, vb;      /* global vector width (elements) of A and B staging */
+  int kernel;      /* GEMM_KERNEL_*: what a perf-config asked for (tuning.c decides) */
+  int kwaves;      /* > 0: the skinny-GEMM kernel (kernel_gemv.c) with this many waves over K;
+                    * bm = M, bn = columns per work-group, bk = K elements per wave step,
+                    * vb = B elements per 16-byte load */
 } gemm_params;
+enum { GEMM_KERNEL_ANY, GEMM_KERNEL_TILE, GEMM_KERNEL_GEMV };
 
 /* Problem summary that drives the heuristic. */
 typedef struct gemm_problem {
@@ -121,6 +126,31 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
  * analytic estimate of tuning.c; false where gemm_tiles.c's defaults apply as they are (non-MFMA
  * targets, small problems, the large-square 256x256 tile). */
 bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size);
+
+/* ---------------------------------------------------------------- kernel_gemv.c */
+/* The skinny-GEMM kernel (P->kwaves > 0): B streamed once with 16-byte loads, lanes owning
+ * columns, waves splitting K, partial sums added in LDS. kernel_gemm.c declares the kernel and
+ * supplies the epilogue of one output element through `store` (split: the split-K chunk index,
+ * for the partials' offset). */
+typedef bool (*gemv_store_fn)(void *ctx, LLVMValueRef acc, LLVMValueRef batch, LLVMValueRef split,
+                              LLVMValueRef m, LLVMValueRef n);
+typedef struct gemv_kernel {
+  const gemm_problem *pb;
+  const gemm_params *P;
+  int a_zp, b_zp; /* integer zero points, subtracted before the product */
+  int split;      /* K chunks over work-groups (a split-K partial kernel), else 1 */
+  LLVMValueRef a_ptr, b_ptr;
+  gemv_store_fn store;
+  void *ctx;
+} gemv_kernel;
+/* LDS per work-group for the partial sums: R rows of kwaves x bn accumulators at a time. */
+#define GEMV_LDS_BYTES 16384
+int gemv_lds_rows(const gemm_params *P, int M);
+int gemv_threads(const target_info *t, const gemm_params *P);
+int64_t gemv_groups(const gemm_problem *pb, const gemm_params *P); /* without split-K */
+void gemv_params_json(const gemm_params *P, char *buf, size_t size);
+/* The body of kernel `name` (declared, builder in its entry block) through its last store. */
+bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name);
 
 /* LDS bytes of the two staging buffers (A and B, rows padded by 16 bytes). */
 int gemm_lds_bytes(const gemm_params *p, elem_type t);

@@ -24,6 +24,7 @@ int gemm_lds_bytes(const gemm_params *p, elem_type t) {
 
 typedef struct overrides {
   int bm, bn, bk, wm, wn, shape, va, vb;
+  int kernel; /* GEMM_KERNEL_* */
   bool fma;
 } overrides;
 
@@ -45,6 +46,8 @@ static bool parse_config(const char *s, overrides *o, char *err, size_t errsize)
 #define KEY(name) (kl == strlen(name) && memcmp(s, name, kl) == 0)
     if (KEY("mma") && strcmp(val, "fma") == 0)
       o->fma = true;
+    else if (KEY("kernel") && (strcmp(val, "gemv") == 0 || strcmp(val, "tile") == 0))
+      o->kernel = val[0] == 'g' ? GEMM_KERNEL_GEMV : GEMM_KERNEL_TILE;
     else if (KEY("mma") && num && (v == 16 || v == 32))
       o->shape = (int)v;
     else if (num && KEY("bm")) o->bm = (int)v;
@@ -57,7 +60,7 @@ static bool parse_config(const char *s, overrides *o, char *err, size_t errsize)
     else {
       snprintf(err, errsize,
                "--perf-config: bad entry '%.*s' (keys: bm, bn, bk, wm, wn, va, vb = positive "
-               "integers; mma = 32, 16 or fma)",
+               "integers; mma = 32, 16 or fma; kernel = tile or gemv)",
                (int)n, s);
       return false;
     }
@@ -169,6 +172,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   memset(out, 0, sizeof *out);
   out->shape = o.shape;
   out->fma = !mm->row;
+  out->kernel = o.kernel;
   default_tiles(t, pb, mm, out);
   if (o.bm) out->bm = o.bm;
   if (o.bn) out->bn = o.bn;

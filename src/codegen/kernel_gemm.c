@@ -1148,6 +1148,54 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   return ok;
 }
 
+/* ---------------------------------------------------------------- the skinny kernel (kernel_gemv.c) */
+
+static bool gemv_store(void *ctx, LLVMValueRef acc, LLVMValueRef batch, LLVMValueRef split,
+                       LLVMValueRef m, LLVMValueRef n) {
+  gk *K = ctx;
+  K->batch = batch, K->split_idx = split;
+  LLVMValueRef *cur = calloc((size_t)K->g->nvalues + 1, sizeof(LLVMValueRef));
+  bool ok = epilogue_element(K, acc, m, n, cur);
+  free(cur);
+  return ok;
+}
+
+/* kernel_gemv.c's loop and reduction with this file's epilogue and manifest record. */
+static bool emit_gemv(gk *K, cg_kernel_info *info) {
+  cg_builder *cb = K->cb;
+  bool partial = K->k->role == KR_PARTIAL;
+  int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
+  int threads = gemv_threads(cb->target->info, &K->P), nargs = K->k->nin + K->k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < K->k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, K->k->name, nargs, access, threads);
+  set_wg_size(cb, threads);
+  K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
+  K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
+  K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
+  bool ok = K->a_ptr && K->b_ptr && (K->bias_ptr || K->kind == GK_MATMUL || partial);
+  gemv_kernel G = {.pb = &K->pb, .P = &K->P, .a_zp = K->a_zp, .b_zp = K->b_zp, .split = split,
+                   .a_ptr = K->a_ptr, .b_ptr = K->b_ptr, .store = gemv_store, .ctx = K};
+  ok = ok && cg_gemv_body(cb, &G, K->k->name) && !cb->failed;
+  if (ok)
+    LLVMBuildRetVoid(cb->b);
+  int64_t groups = gemv_groups(&K->pb, &K->P) * split;
+  cg_launch_1d(info, K->k, threads, groups, groups * threads, 1, access);
+  char key[160];
+  gemm_problem_key(&K->pb, key, sizeof key);
+  gemv_params_json(&K->P, info->tuning, sizeof info->tuning);
+  size_t tl = strlen(info->tuning);
+  snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"problem\":\"%s\",\"source\":\"%s\"%s",
+           key, K->source, partial ? "" : "}");
+  tl = strlen(info->tuning);
+  if (partial)
+    snprintf(info->tuning + tl, sizeof info->tuning - tl, ",\"split_k\":%d}", split);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
+  free(access);
+  return ok;
+}
+
 bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
                   cg_kernel_info *info) {
   /* depthwise convolutions reduce over taps only, never over channels: no matrix to multiply */
@@ -1174,7 +1222,15 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   if (warn[0])
     diag_warning(cb->diag, K.anchor->loc, "%s", warn);
   K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
-  ok = emit_body(&K, info);
+  if (K.P.kwaves && k->ngemm > 1) { /* a grouped GEMM shares one tile kernel over its slices */
+    const char *src = K.source;
+    if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=tile", NULL, &K.P, &K.mm, &K.source, NULL, 0,
+                      err, sizeof err))
+      goto out;
+    K.source = src;
+    K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
+  }
+  ok = K.P.kwaves ? emit_gemv(&K, info) : emit_body(&K, info);
 out:
   if (!ok)
     cb->failed = true;

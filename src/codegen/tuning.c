@@ -314,17 +314,126 @@ static int forced_split(void) {
   return *end == 0 && v >= 0 && v <= 65536 ? (int)v : -1;
 }
 
+/* ---------------------------------------------------------------- skinny GEMMs (kernel_gemv.c) */
+
+/* Bytes of B one lane loads per K block before it uses any of them (16-byte loads). */
+static int64_t gemv_lane_bytes(const gemm_problem *pb, const gemm_params *P) {
+  return (int64_t)(pb->b_kcontig ? P->bk : P->bk * P->vb) * elem_type_bytes(pb->in);
+}
+
+/* M <= 16 matmuls and fully connected layers are bound by reading B once: the skinny kernel. */
+static bool gemv_fits(const gemm_problem *pb) {
+  bool op = pb->op && (!strcmp(pb->op, "matmul") || !strcmp(pb->op, "fully_connected"));
+  bool type = pb->in == ET_F32 || pb->in == ET_F16 || pb->in == ET_BF16 || pb->in == ET_I8;
+  return op && type && pb->m >= 1 && pb->m <= 16;
+}
+
+/* Its parameters: waves splitting K; lanes own V adjacent
+ * columns of a [K][N] B (at most 64 accumulators per lane: 128 spill on CDNA at M = 16, with the
+ * widened A and B of a block) and step 8 rows per block, or one
+ * column of an [N][K] B and 64 bytes of its k per block. V: 16 bytes of elements, halved until it
+ * divides the contiguous run (an odd N or K gets element loads). */
+static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
+  int es = elem_type_bytes(pb->in), v = 16 / es;
+  int64_t contig = pb->b_kcontig ? pb->k : pb->n;
+  while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 64)))
+    v /= 2;
+  out->vb = v;
+  out->bm = out->wm = (int)pb->m;
+  if (pb->b_kcontig) {
+    int u = 64 / (v * es);
+    out->bk = (u > 16 ? 16 : u) * v, out->bn = t->wave_size, out->va = v;
+  } else {
+    int u = 8;
+    out->bk = u, out->bn = t->wave_size * v, out->va = pb->k % u ? 1 : u;
+  }
+  out->wn = out->bn;
+  /* waves: 64 KiB of B in flight per work-group (one block per lane; Little's law wants a lot,
+   * and waves of one group share their partial sums in LDS, where split-K would send them through
+   * memory), 256 to 1024 threads; at most 512 above 32 accumulators per lane (1024 threads
+   * leave 128 VGPRs per lane on CDNA: 64 accumulators and a block of B spill) */
+  int64_t threads = 65536 / gemv_lane_bytes(pb, out);
+  int64_t most = (pb->b_kcontig ? pb->m : pb->m * out->vb) > 32 ? 512 : 1024;
+  threads = threads < 256 ? 256 : threads > most ? most : threads;
+  out->kwaves = (int)(threads / t->wave_size);
+}
+
+static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuristic,
+                        gemm_params *out, char *err, size_t errsize) {
+  out->kwaves = 0;
+  bool want = out->kernel == GEMM_KERNEL_GEMV || (heuristic && out->kernel == GEMM_KERNEL_ANY && gemv_fits(pb));
+  if (want && !gemv_fits(pb)) {
+    snprintf(err, errsize, "--perf-config: kernel=gemv needs a matmul or fully_connected with M <= "
+             "16 and f32, f16, bf16 or i8 operands (this one: M = %lld, %s)", (long long)pb->m,
+             elem_type_name(pb->in));
+    return false;
+  }
+  if (want)
+    gemv_params(t, pb, out);
+  return true;
+}
+
+/* Split-K of the skinny kernel: Little's law. The memory system delivers at most
+ * (bytes in flight) / latency; a work-group keeps its waves' first K block in flight and a CU
+ * holds up to two of them, so a few work-groups cannot reach the bandwidth. Splitting K makes
+ * more of them but adds the partials' round trip (written here, read by the combine kernel) and
+ * a launch. S minimises that time (or the multiply-adds' issue time, if longer). */
+#define GEMV_GROUPS_PER_CU 2
+#define GEMV_MIN_BLOCKS 1
+/* What a second, dependent kernel launch costs (assumed): small GEMMs never split. */
+#define GEMV_LAUNCH_NS 2000.0
+static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
+  int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
+  int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
+  double wg_bytes = (double)gemv_lane_bytes(pb, P) * P->kwaves * t->wave_size;
+  double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * elem_type_bytes(pb->in);
+  double partial = 2.0 * pb->batch * pb->m * pb->n * 4, best = 0;
+  int s_best = 1;
+  for (int64_t s = 1; s <= most && s <= 1024; s++) {
+    int64_t wg = groups * s, per_cu = (wg + t->cus - 1) / t->cus;
+    double active = (double)(wg < t->cus ? wg : t->cus);
+    double inflight = active * wg_bytes * (double)(per_cu < GEMV_GROUPS_PER_CU ? per_cu : GEMV_GROUPS_PER_CU);
+    double rate = inflight / t->mem_latency_ns; /* bytes per ns = GB/s */
+    if (rate > t->mem_gbps)
+      rate = t->mem_gbps;
+    double time = (base + (s > 1 ? (double)s * partial : 0)) / rate;
+    /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
+     * on the SIMDs the grid occupies, at the table's VALU lanes per clock */
+    double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;
+    double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+    double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
+    double elems = (double)gemv_lane_bytes(pb, P) / elem_type_bytes(pb->in);
+    double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / (waves < simds ? waves : simds);
+    if (issue / (t->clock_mhz / 1e3) > time)
+      time = issue / (t->clock_mhz / 1e3);
+    if (s > 1)
+      time += GEMV_LAUNCH_NS; /* the combine kernel's launch */
+    if (s == 1 || time < best * 0.98) /* a split must gain 2 %: fewer kernels otherwise */
+      best = time, s_best = (int)s;
+  }
+  /* whole blocks per split: `steps` each, the last one the rest */
+  int64_t steps = (nkb + s_best - 1) / s_best;
+  int64_t s = (nkb + steps - 1) / steps;
+  return s >= 2 ? (int)s : 0;
+}
+
 int cg_tune_splitk(const target_info *t, const op *anchor) {
-  int64_t tiles, nk, klen;
-  if (!cg_gemm_shape(t, anchor, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
-    return 0;
-  int forced = forced_split();
-  int64_t want;
   gemm_problem pb;
   gemm_params P;
   gemm_mma mm;
   const char *src;
   char err[256];
+  if (forced_split() < 0 && cg_gemm_problem(anchor, &pb) &&
+      cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves) {
+    int s = gemv_split(t, &pb, &P);
+    int64_t bytes = tensor_numel(&anchor->results[0]->type) * 4;
+    return (int64_t)s * bytes > SPLITK_MAX_WORKSPACE ? 0 : s;
+  }
+  int64_t tiles, nk, klen;
+  if (!cg_gemm_shape(t, anchor, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
+    return 0;
+  int forced = forced_split();
+  int64_t want;
   if (forced >= 0) {
     want = forced;
   } else if (t->has_mfma && cg_gemm_problem(anchor, &pb) &&
@@ -505,14 +614,16 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
     perf_config = thread_perf_config, db = thread_db;
   if (perf_config) {
     *source = "perf-config";
-    return gemm_params_choose(t, pb, perf_config, out, mm, err, errsize);
+    return gemm_params_choose(t, pb, perf_config, out, mm, err, errsize) &&
+           gemv_choose(t, pb, false, out, err, errsize);
   }
   char key[160];
   gemm_problem_key(pb, key, sizeof key);
   const char *cfg = db_find(db, t->name, key);
   if (cfg) {
     char why[256];
-    if (gemm_params_choose(t, pb, cfg, out, mm, why, sizeof why)) {
+    if (gemm_params_choose(t, pb, cfg, out, mm, why, sizeof why) &&
+        gemv_choose(t, pb, false, out, why, sizeof why)) {
       *source = "db";
       return true;
     }
@@ -525,6 +636,7 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
   char hcfg[128];
   if (cg_tune_heuristic(t, pb, hcfg, sizeof hcfg) &&
       gemm_params_choose(t, pb, hcfg, out, mm, err, errsize))
-    return true;
-  return gemm_params_choose(t, pb, NULL, out, mm, err, errsize);
+    return gemv_choose(t, pb, true, out, err, errsize);
+  return gemm_params_choose(t, pb, NULL, out, mm, err, errsize) &&
+         gemv_choose(t, pb, true, out, err, errsize);
 }

@@ -96,8 +96,7 @@ struct tosac_result {
   char *diag_text;
   size_t diag_len, diag_shown;
   FILE *diag_mem;
-  /* kernels per target (from the manifest) */
-  void *manifest_tree; /* cJSON, owns the strings of targets[].kernels */
+  /* kernels per entry and target (lib_read_kernel_tables) */
   lib_target *kt; /* entry e, target t: kt[e * ntargets + t] */
   /* timing and cache */
   struct { const char *what; double ms; } stages[LIB_MAX_STAGES];
@@ -121,7 +120,8 @@ char *lib_stem_with(const char *path, const char *ext, bool keep_dir);
 bool lib_check_variants(tosac_result *r, const tosac_options *o);
 
 /* result.c */
-/* Read the kernels of every target back from r->manifest (after a bundle compile). */
+/* Every entry's kernels per target in launch order, from the plans and codegen results the
+ * manifest is written from (after a bundle compile). */
 bool lib_read_kernel_tables(tosac_result *r);
 /* result.c: the digest of the weights file tosac_result_write writes (manifest digests). */
 bool lib_weights_digest(const tosac_result *r, char out[BND_DIGEST_SIZE]);

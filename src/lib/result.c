@@ -3,7 +3,6 @@
  * writing the outputs. */
 #include "lib.h"
 
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -73,13 +72,12 @@ void tosac_result_dispose(tosac_result *r) {
   if (r->diag_mem)
     fclose(r->diag_mem);
   free(r->diag_text);
-  for (int t = 0; r->kt && t < r->nentries * r->ntargets; t++) {
+  for (int t = 0; r->kt && t < (r->nentries > 0 ? r->nentries : 1) * r->ntargets; t++) {
     for (int k = 0; k < r->kt[t].nkernels; k++)
       free((void *)r->kt[t].kernels[k].args);
     free(r->kt[t].kernels);
   }
   free(r->kt);
-  cJSON_Delete(r->manifest_tree);
   free(r->bundle);
   free(r->manifest);
   free(r->weights);
@@ -231,77 +229,51 @@ tosac_status tosac_cache_stats(const char *dir, uint64_t *hits, uint64_t *misses
 }
 
 /* ---------------------------------------------------------------- kernel tables */
-static uint32_t num_at(const cJSON *arr, int i) {
-  const cJSON *v = cJSON_GetArrayItem(arr, i);
-  return cJSON_IsNumber(v) ? (uint32_t)v->valuedouble : 0;
-}
-
-static uint64_t num_of(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
-}
-
-static const char *str_of(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static bool fill_kernel(const cJSON *kj, tosac_kernel *k) {
-  *k = (tosac_kernel){.name = str_of(kj, "name"), .symbol = str_of(kj, "symbol")};
-  const cJSON *grid = cJSON_GetObjectItemCaseSensitive(kj, "grid");
-  const cJSON *block = cJSON_GetObjectItemCaseSensitive(kj, "block");
+/* Filled from the plans and codegen results the manifest is written from (kernel i of a unit's
+ * plan is the linked result's kernel kbase + i; buffers are numbered from the unit's bbase), so
+ * they say what the manifest says without parsing it back (a cJSON tree of a million-op
+ * manifest would hold ~12 nodes per op for the result's life). */
+static bool fill_kernel(const cg_kernel_info *ki, int bbase, tosac_kernel *k) {
+  *k = (tosac_kernel){.name = ki->name, .symbol = ki->symbol, .lds_bytes = (uint64_t)ki->lds_bytes,
+                      .kernarg_size = (uint64_t)ki->kernarg_size,
+                      .kernarg_align = (uint64_t)ki->kernarg_align};
   for (int d = 0; d < 3; d++)
-    k->grid[d] = num_at(grid, d), k->block[d] = num_at(block, d);
-  k->lds_bytes = num_of(kj, "lds_bytes");
-  k->kernarg_size = num_of(kj, "kernarg_size");
-  k->kernarg_align = num_of(kj, "kernarg_align");
-  const cJSON *args = cJSON_GetObjectItemCaseSensitive(kj, "args");
-  int n = cJSON_GetArraySize(args);
-  tosac_kernel_arg *v = calloc(n ? (size_t)n : 1, sizeof *v);
+    k->grid[d] = ki->grid[d], k->block[d] = ki->block[d];
+  tosac_kernel_arg *v = calloc(ki->nargs ? (size_t)ki->nargs : 1, sizeof *v);
   if (!v)
     return false;
-  for (int a = 0; a < n; a++) {
-    const cJSON *aj = cJSON_GetArrayItem(args, a);
-    const cJSON *buf = cJSON_GetObjectItemCaseSensitive(aj, "buffer");
-    v[a] = (tosac_kernel_arg){.name = str_of(aj, "name"), .value_kind = str_of(aj, "value_kind"),
-                              .offset = num_of(aj, "offset"), .size = num_of(aj, "size"),
-                              .buffer = cJSON_IsNumber(buf) ? (int)buf->valuedouble : -1};
+  for (int a = 0; a < ki->nargs; a++) {
+    const cg_arg *ar = &ki->args[a];
+    v[a] = (tosac_kernel_arg){.name = ar->name, .value_kind = ar->value_kind,
+                              .offset = (uint64_t)ar->offset, .size = (uint64_t)ar->size,
+                              .buffer = ar->buffer >= 0 ? ar->buffer - bbase : -1};
   }
-  k->nargs = n;
+  k->nargs = ki->nargs;
   k->args = v;
   return true;
 }
 
-static const cJSON *by_id(const cJSON *arr, int id) {
-  const cJSON *x;
-  cJSON_ArrayForEach(x, arr) {
-    if ((int)num_of(x, "id") == id)
-      return x;
-  }
-  return NULL;
-}
-
-/* Entry e's kernels per target: the top level's (one entry) or entries[e]'s. */
-static bool read_entry_tables(tosac_result *r, const cJSON *obj, lib_target *kt) {
-  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(obj, "targets");
-  if (cJSON_GetArraySize(targets) != r->ntargets)
-    return false;
+/* Entry e's kernels per target in launch order: its first unit's (the manifest's top level, or
+ * entries[e], describes that variant). */
+static bool read_entry_tables(tosac_result *r, int e, lib_target *kt) {
+  int u = r->entry_first ? r->entry_first[e] : 0;
   for (int t = 0; t < r->ntargets; t++) {
-    const cJSON *tj = cJSON_GetArrayItem(targets, t);
-    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(tj, "kernels");
-    const cJSON *launches = cJSON_GetObjectItemCaseSensitive(tj, "launches");
-    const cJSON *order = cJSON_GetObjectItemCaseSensitive(tj, "order");
-    int n = cJSON_GetArraySize(order);
+    const partition_plan *p = u ? r->vplans[u][t] : r->plans[t];
+    const cg_result *res = &r->res[t];
+    int kb = u ? r->kbase[u][t] : 0, bb = u ? r->bbase[u][t] : 0;
     lib_target *lt = &kt[t];
-    lt->kernels = calloc(n ? (size_t)n : 1, sizeof *lt->kernels);
+    lt->kernels = calloc(p->norder ? (size_t)p->norder : 1, sizeof *lt->kernels);
     if (!lt->kernels)
       return false;
-    for (int i = 0; i < n; i++) {
-      const cJSON *l = by_id(launches, (int)num_at(order, i));
-      if (!l || strcmp(str_of(l, "kind"), "kernel"))
+    for (int i = 0; i < p->norder; i++) {
+      int id = p->order[i];
+      if (id < 0 || id >= p->nnodes || p->nodes[id].id != id)
+        return false;
+      const launch_node *ln = &p->nodes[id];
+      if (ln->kind != LAUNCH_KERNEL)
         continue;
-      const cJSON *kj = by_id(kernels, (int)num_of(l, "kernel"));
-      if (!kj || !fill_kernel(kj, &lt->kernels[lt->nkernels]))
+      if (ln->kernel < 0 || ln->kernel >= p->nkernels || kb + ln->kernel >= res->nkernels ||
+          !fill_kernel(&res->kernels[kb + ln->kernel], bb, &lt->kernels[lt->nkernels]))
         return false;
       lt->nkernels++;
     }
@@ -310,15 +282,12 @@ static bool read_entry_tables(tosac_result *r, const cJSON *obj, lib_target *kt)
 }
 
 bool lib_read_kernel_tables(tosac_result *r) {
-  cJSON *m = cJSON_Parse(r->manifest);
-  r->manifest_tree = m;
-  const cJSON *es = cJSON_GetObjectItemCaseSensitive(m, "entries");
-  r->kt = calloc((size_t)(r->nentries * r->ntargets + 1), sizeof *r->kt);
-  if (!m || !r->kt || (r->nentries > 1 && cJSON_GetArraySize(es) != r->nentries))
+  int ne = r->nentries > 0 ? r->nentries : 1;
+  r->kt = calloc((size_t)(ne * r->ntargets + 1), sizeof *r->kt);
+  if (!r->kt)
     return false;
-  for (int e = 0; e < r->nentries; e++)
-    if (!read_entry_tables(r, r->nentries > 1 ? cJSON_GetArrayItem(es, e) : m,
-                           &r->kt[e * r->ntargets]))
+  for (int e = 0; e < ne; e++)
+    if (!read_entry_tables(r, e, &r->kt[e * r->ntargets]))
       return false;
   return true;
 }

@@ -178,7 +178,7 @@ SH
   graph bad matmul f32 1,64,64,64
   run "$TOSAC" "$BATS_FILE_TMPDIR/bad.mlir" --offload-arch=gfx90a -o "$BATS_FILE_TMPDIR/bad.hipfb" --perf-config=bm=64,zz=3
   assert_failure
-  assert_output --partial "error: --perf-config: bad entry 'zz=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma)"
+  assert_output --partial "error: --perf-config: bad entry 'zz=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma; kernel = tile or gemv)"
   run "$TOSAC" "$BATS_FILE_TMPDIR/bad.mlir" --offload-arch=gfx90a -o "$BATS_FILE_TMPDIR/bad.hipfb" --perf-config=bm=48,wm=32
   assert_failure
   assert_output --partial "is infeasible on gfx90a: the work-group tile must be a multiple of the wave tile"

@@ -132,7 +132,7 @@ PY
   printf 'gfx942\tmatmul:1x32x48x64:f16:a64:b48n\tbm=64,bx=3\t0.5\n' > bad.tsv
   run "$TOSAC" m.mlir --tuning-db=bad.tsv -o m.hipfb
   assert_failure 1
-  assert_line --index 0 "bad.tsv:1:39: error: bad entry 'bx=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma)"
+  assert_line --index 0 "bad.tsv:1:39: error: bad entry 'bx=3' (keys: bm, bn, bk, wm, wn, va, vb = positive integers; mma = 32, 16 or fma; kernel = tile or gemv)"
   [ ! -e m.hipfb ] && [ ! -e m.json ]
   printf '# ok\n\ngfx942 matmul bm=64\n' > bad2.tsv
   run "$TOSAC" m.mlir --tuning-db=bad2.tsv -o m.hipfb
@@ -211,4 +211,27 @@ PY
   run "$TUNE" --offload-arch=gfx999 s.mlir
   assert_failure 2
   assert_output --partial "unknown target 'gfx999'"
+}
+
+@test "tosac-tune: every public function of a module (problems shared once), or the one --entry names" {
+  # tests/data/entries/module.mlir without its dynamic function (which, as in tosac, needs
+  # --specialize): a matmul and a conv2d
+  /usr/bin/python3 - "$ROOT/tests/data/entries/module.mlir" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+a, b = s.index('  func.func @matmul_dyn'), s.index('  func.func @conv')
+open('two.mlir', 'w').write(s[:a] + s[b:])
+PY
+  run "$TUNE" two.mlir --offload-arch=gfx90a -o two.tsv
+  assert_success
+  run cut -f1,2 two.tsv
+  assert_output $'gfx90a\tconv2d:1x64x32x144:f32:a16:b144k\ngfx90a\tmatmul:1x64x48x32:f32:a32:b48n'
+  run "$TUNE" two.mlir --offload-arch=gfx90a --entry=conv
+  assert_success
+  run cut -f2 <<< "$output"
+  assert_output "conv2d:1x64x32x144:f32:a16:b144k"
+  # a dynamic function among them is refused as tosac refuses it
+  run "$TUNE" "$ROOT/tests/data/entries/module.mlir" --offload-arch=gfx90a
+  assert_failure 1
+  assert_line --index 0 --partial "error: dynamic dimension 0 of argument '%a' has no value; compile with --specialize="
 }

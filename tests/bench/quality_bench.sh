@@ -4,7 +4,8 @@
 # graph), ResNet-50 and BERT-base layer shapes, skinny GEMMs (M <= 16) and odd sizes.
 # Sets: square resnet18 resnet50 bert skinny odd (default: all). TARGETS="gfx90a gfx942" picks the
 # targets; TUNE=1 adds the tuned score (tosac-tune) next to the heuristic's for every kernel;
-# MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run.
+# MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run; TOSAC_FLAGS adds tosac options (e.g.
+# --perf-config=kernel=tile: the tile kernel where the heuristic takes the skinny one).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${TOSAC_BUILD:-build}"
@@ -12,11 +13,12 @@ case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 BIN="$BUILD/bin"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "$@" <<'PY'
+exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "${TOSAC_FLAGS:-}" "$@" <<'PY'
 import os, subprocess, sys
 
-bin_dir, tmp, targets_env, tune, mca_timeout = sys.argv[1:6]
-want = sys.argv[6:]
+bin_dir, tmp, targets_env, tune, mca_timeout, flags = sys.argv[1:7]
+flags = flags.split()
+want = sys.argv[7:]
 TARGETS = targets_env.split() or ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200"]
 
 def matmul(b, m, k, n, et):
@@ -41,6 +43,14 @@ def conv(h, ic, oc, kk, s, p, et):
 }}
 """
 
+def fc(m, k, n, et):  # the pre-2023 fully_connected: [N][K] weights
+    x, w, bt, r = f"tensor<{m}x{k}x{et}>", f"tensor<{n}x{k}x{et}>", f"tensor<{n}x{et}>", f"tensor<{m}x{n}x{et}>"
+    return f"""func.func @main(%x: {x}, %w: {w}, %b: {bt}) -> {r} {{
+  %0 = "tosa.fully_connected"(%x, %w, %b) : ({x}, {w}, {bt}) -> {r}
+  return %0 : {r}
+}}
+"""
+
 SETS = {
     # the issue's goal shapes: 4096^3 in every matrix type (f8 only where the target has it)
     "square": [(f"4096^3 {et}", matmul(1, 4096, 4096, 4096, et), tg) for et, tg in
@@ -60,7 +70,7 @@ SETS = {
     # decode-time GEMMs: M <= 16
     "skinny": [(d, matmul(1, m, k, n, "f16"), None) for d, m, k, n in (
         ("1x4096x4096", 1, 4096, 4096), ("8x4096x4096", 8, 4096, 4096),
-        ("16x768x3072", 16, 768, 3072))],
+        ("16x768x3072", 16, 768, 3072))] + [("fc 1x1000x512 f32 (ResNet-18)", fc(1, 512, 1000, "f32"), None)],
     # not multiples of any tile
     "odd": [("1000^3", matmul(1, 1000, 1000, 1000, "f16"), None),
             ("127x255x63", matmul(1, 127, 255, 63, "f16"), None),
@@ -84,7 +94,7 @@ for name in ("square", "resnet18", "resnet50", "bert", "skinny", "odd"):
             continue
         g = f"{tmp}/g.mlir"
         open(g, "w").write(text)
-        r = run([f"{bin_dir}/tosac", g, f"--offload-arch={','.join(tg)}", "-o", f"{tmp}/g.hipfb"])
+        r = run([f"{bin_dir}/tosac", g, f"--offload-arch={','.join(tg)}", "-o", f"{tmp}/g.hipfb"] + flags)
         if r.returncode:
             print(f"{desc}: compile failed: {(r.stderr.strip().splitlines() or ['?'])[0]}")
             continue

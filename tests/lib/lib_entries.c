@@ -1,6 +1,7 @@
 /* lib_entries.c: the entry functions of a result (tests/bats/entries.bats), one line per fact.
  *   test-lib_entries graph.mlir TARGETS [SPECIALIZE] [ENTRY]
- * Prints the entry count, then per entry and target its kernels in launch order. */
+ * Prints the entry count, then per entry and target its kernels in launch order, each with the
+ * buffers its arguments bind. */
 #include <tosac/tosac.h>
 
 #include <stdio.h>
@@ -25,6 +26,10 @@ int main(int argc, char **argv) {
         tosac_kernel k;
         tosac_result_entry_kernel(r, e, t, i, &k);
         printf(" %s", k.name);
+        for (int a = 0; a < k.nargs; a++) /* the buffers bound, as the manifest numbers them */
+          if (k.args[a].buffer >= 0)
+            printf("%c%d", a ? ',' : '(', k.args[a].buffer);
+        printf(")");
       }
       printf("\n");
     }

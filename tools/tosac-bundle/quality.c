@@ -346,6 +346,67 @@ static void mca_model(const target_info *t, const insn *v, int b, int e, double 
   }
 }
 
+/* ---------------------------------------------------------------- the skinny kernel's memory model */
+
+/* Bytes one lane reads from global memory with a vector load instruction (0: not one). */
+static int vmem_load_bytes(const char *s) {
+  if (!starts(s, "global_load") && !starts(s, "buffer_load") && !starts(s, "flat_load"))
+    return 0;
+  static const struct { const char *suffix; int bytes; } sizes[] = {
+      {"dwordx4", 16}, {"b128", 16}, {"dwordx3", 12}, {"b96", 12}, {"dwordx2", 8}, {"b64", 8},
+      {"dword", 4},    {"b32", 4},   {"short", 2},    {"u16", 2},  {"i16", 2},    {"b16", 2},
+      {"byte", 1},     {"u8", 1},    {"i8", 1}};
+  const char *op = s + strcspn(s, "_") + 1;
+  op += strcspn(op, "_") + 1; /* past "global_load_" */
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    if (strstr(op, sizes[i].suffix) && (op - s) < 16)
+      return sizes[i].bytes;
+  return 0;
+}
+
+/* The skinny kernel (docs/bench.md "Skinny kernels: memory model"): against the ideal of moving
+ * A, B and C once at the bandwidth, its time is the larger of
+ * (a) issue: every K block is one main-loop iteration of one wave, a VALU instruction takes
+ * wave / (VALU lanes per SIMD per clock) cycles, the iterations spread over the SIMDs the grid
+ * occupies; and (b) memory: the bytes of the kernel's buffers at the rate that Little's law
+ * allows, min(bandwidth, bytes in flight / memory latency), where the bytes in flight are the
+ * resident waves (grid, occupancy) times one iteration's loads (the loop issues all of them
+ * before it uses the first). */
+static void gemv_model(const target_info *t, const insn *v, int b, int e, const tb_gemm_desc *d,
+                       int occupancy, double issue_cycles, tb_score *out) {
+  int lane_bytes = 0;
+  for (int j = b; j <= e; j++)
+    lane_bytes += vmem_load_bytes(v[j].text);
+  double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+  double per_insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
+  double loop = issue_cycles * per_insn;
+  double ncb = ceil((double)d->n / d->bn), blocks = ceil((double)d->k / d->bk);
+  double waves = (double)d->batch * ncb * d->split * d->waves;
+  double simds = (double)t->cus * t->simds_per_cu;
+  double used = waves < simds ? waves : simds;
+  double t_issue = d->batch * ncb * blocks * loop / used;
+  double resident = waves < simds * occupancy ? waves : simds * occupancy;
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double latency = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  double rate = resident * lane_bytes * t->wave_size / latency;
+  if (rate > bpc)
+    rate = bpc;
+  /* the GEMM's own traffic (A, B and C once) is the ideal; a split-K kernel moves its partials
+   * too (its buffers) and the combine kernel reads them once more */
+  int es = strcmp(d->type, "f32") == 0 ? 4 : strcmp(d->type, "i8") == 0 ? 1 : 2;
+  double ideal = (double)d->batch * ((double)d->m * d->k * es + (double)d->k * d->n * es + (double)d->m * d->n * 4);
+  double moved = d->bytes + (d->split > 1 ? (double)d->split * d->batch * d->m * d->n * 4 : 0);
+  double t_mem = rate > 0 ? moved / rate : 0;
+  double cycles = t_issue > t_mem ? t_issue : t_mem;
+  out->loop_cycles = loop;
+  out->inflight_kib = resident * lane_bytes * t->wave_size / 1024.0 / t->cus;
+  if (cycles > 0) {
+    out->est_us = cycles / t->clock_mhz;
+    out->roofline = ideal / bpc / cycles;
+    out->mem_bound = true;
+  }
+}
+
 /* ---------------------------------------------------------------- the report */
 
 static int occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg) {
@@ -416,6 +477,7 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
   d->bm = jint(tuning, "bm", 1), d->bn = jint(tuning, "bn", 1), d->bk = jint(tuning, "bk", 1);
   d->wm = jint(tuning, "wm", 1), d->wn = jint(tuning, "wn", 1);
   d->waves = jint(tuning, "waves", 1), d->split = jint(tuning, "split_k", 1);
+  d->gemv = strcmp(jstr(tuning, "kernel"), "gemv") == 0;
   d->mm_m = d->mm_n = d->mm_k = 1;
   sscanf(jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
   d->bytes = bytes;
@@ -455,6 +517,15 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
       issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
     else
       static_model(t, v, b, e, fma, &q);
+  }
+  if (d->gemv && v && n > 0) {
+    double work, cyc;
+    count_loop(t, v, b, e, true, &work, &cyc);
+    gemv_model(t, v, b, e, d, out->occupancy, cyc, out);
+    free(v);
+    snprintf(out->model, sizeof out->model, "gemv%s", whole ? "-all" : "");
+    out->loop_len = q.loop_len, out->share = q.share;
+    return true;
   }
   free(v);
   if (whole && q.loop_cycles > 0)

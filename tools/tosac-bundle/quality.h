@@ -18,6 +18,8 @@ typedef struct tb_gemm_desc {
   long long batch, m, n, k;
   int bm, bn, bk, wm, wn, waves, split;
   int mm_m, mm_n, mm_k; /* one instruction's tile */
+  bool gemv;            /* the skinny-GEMM kernel ("kernel":"gemv"): bk = K per wave step,
+                         * waves split K, rated by the memory model */
   double bytes;         /* the kernel's buffers, each read or written once */
 } tb_gemm_desc;
 /* From a tuning object (manifest or cg_kernel_info.tuning) and the instruction mnemonic. */
@@ -32,6 +34,7 @@ typedef struct tb_score {
   double est_us;       /* estimated kernel time; 0 when unknown */
   double roofline;     /* ideal time / estimated time, 0..1 */
   bool mem_bound;      /* the ideal time is the memory term */
+  double inflight_kib; /* skinny kernel: bytes in flight per CU (Little's law), KiB */
 } tb_score;
 
 /* LLVM's AMDGPU disassembler, once per process before tb_kernel_score. */

@@ -23,7 +23,7 @@ static const char *usage_text =
     "  --offload-arch=ID  targets, repeatable (default: the default targets)\n"
     "  -o FILE            the database (default: standard output)\n"
     "  -j N               compile threads (default: the number of cores)\n"
-    "  --entry NAME       function to tune when the module has several\n"
+    "  --entry NAME       tune only this function (default: every public function)\n"
     "  --mca              score gfx9 loops with llvm-mca-22 instead of the in-order issue model\n"
     "                     (slower; a run that times out falls back, so not deterministic)\n"
     "  -v                 print the number of configurations per problem\n"
@@ -33,6 +33,7 @@ static const char *usage_text =
 /* One (target, problem) to tune, and the candidates compiled for it. */
 typedef struct problem {
   int target;                 /* index into the requested targets */
+  const graph *g;             /* the entry function's graph the kernel comes from */
   const part_kernel *kernel;  /* a kernel with this problem */
   const partition_plan *plan;
   char key[160];
@@ -43,7 +44,6 @@ typedef struct problem {
 } problem;
 
 typedef struct tuner {
-  const graph *g;
   target_request *targets;
   problem *problems;
   int nproblems;
@@ -78,6 +78,10 @@ static void enumerate(const target_info *t, const gemm_problem *pb, problem *p) 
     snprintf(cfg, sizeof cfg, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d", P.bm, P.bn, P.bk, P.wm, P.wn);
     add_config(p, cfg);
   }
+  /* the skinny-GEMM kernel where the problem has one (M <= 16) */
+  const char *src;
+  if (cg_tune_gemm(t, pb, "kernel=gemv", NULL, &P, &mm, &src, NULL, 0, err, sizeof err))
+    add_config(p, "kernel=gemv");
   static const int shapes[] = {32, 16};
   int es = elem_type_bytes(pb->in);
   for (int si = 0; si < 2; si++) {
@@ -132,7 +136,7 @@ static bool score_one(tuner *T, problem *p, const char *cfg, tb_score *out) {
   diag_sink d;
   FILE *sink = fopen("/dev/null", "w");
   diag_init(&d, sink);
-  bool ok = cg_compile(T->g, &one, &opt, &r, &d) && !d.errors && r.nkernels == 1;
+  bool ok = cg_compile(p->g, &one, &opt, &r, &d) && !d.errors && r.nkernels == 1;
   fclose(sink);
   if (ok) {
     cJSON *tun = cJSON_Parse(r.kernels[0].tuning);
@@ -173,7 +177,7 @@ static void *worker(void *arg) {
 }
 
 /* The distinct GEMM problems of a plan (the first kernel of each key). */
-static void collect(tuner *T, int ti, const partition_plan *pl) {
+static void collect(tuner *T, int ti, const graph *g, const partition_plan *pl) {
   for (int i = 0; i < pl->nkernels; i++) {
     const part_kernel *k = &pl->kernels[i];
     gemm_problem pb;
@@ -191,7 +195,7 @@ static void collect(tuner *T, int ti, const partition_plan *pl) {
       continue;
     T->problems = realloc(T->problems, sizeof(problem) * (size_t)(T->nproblems + 1));
     problem *p = &T->problems[T->nproblems++];
-    *p = (problem){.target = ti, .kernel = k, .plan = pl};
+    *p = (problem){.target = ti, .g = g, .kernel = k, .plan = pl};
     snprintf(p->key, sizeof p->key, "%s", key);
     enumerate(T->targets[ti].info, &pb, p);
     p->scores = calloc((size_t)p->nconfigs + 1, sizeof(tb_score));
@@ -316,19 +320,28 @@ int main(int argc, char **argv) {
   diag_sink d;
   diag_init(&d, stderr);
   arena *a = arena_new();
+  /* every entry function (as tosac compiles them), or the one --entry names; a problem that
+   * several share is tuned once */
   fe_options fo = {.entry = entry};
-  graph *g = fe_parse(a, &src, &fo, &d);
   int rc = 1;
-  if (!g || d.errors)
+  const char **names = NULL;
+  fe_module *mod = fe_open(a, &src, &d);
+  int nnames = mod && !d.errors ? fe_entry_names(mod, &fo, &names) : 0;
+  if (!nnames)
     goto done;
-  T.g = g;
   cg_init();
   tb_quality_init();
-  for (int i = 0; i < ntargets; i++) {
-    partition_plan *pl = part_plan(a, g, &targets[i], &d);
-    if (!pl || d.errors)
+  for (int e = 0; e < nnames; e++) {
+    fe_options one = {.entry = names[e]};
+    graph *g = fe_parse_function(mod, &one);
+    if (!g || d.errors)
       goto done;
-    collect(&T, i, pl);
+    for (int i = 0; i < ntargets; i++) {
+      partition_plan *pl = part_plan(a, g, &targets[i], &d);
+      if (!pl || d.errors)
+        goto done;
+      collect(&T, i, g, pl);
+    }
   }
   T.progress = isatty(2);
   pthread_mutex_init(&T.lock, NULL);
