@@ -125,6 +125,11 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
                   const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
                   char *warn, size_t wsize, char *err, size_t errsize);
 
+/* The heuristic's perf-config for pb on t ("bm=..,bn=..,bk=..,wm=..,wn=..,mma=.."), chosen by the
+ * analytic estimate of tuning.c; false where gemm_tiles.c's defaults apply as they are (non-MFMA
+ * targets, small problems, the large-square 256x256 tile). */
+bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size);
+
 /* ---------------------------------------------------------------- kernel_gemv.c */
 /* The skinny-GEMM kernel (P->kwaves > 0): B streamed once with 16-byte loads, lanes owning
  * columns, waves splitting K, partial sums added in LDS. kernel_gemm.c declares the kernel and

@@ -1,9 +1,11 @@
 /* tuning.c: the one place that decides tiles and split factors, fed by the target table: GEMM
- * tiles (--perf-config, a tuning database entry, or the heuristic of gemm_tiles.c), split-K for
- * GEMMs whose tiles cannot fill the GPU, and the tile and split of large reductions. The
+ * tiles (--perf-config, a tuning database entry, or the heuristic: the MFMA estimate below, the
+ * WMMA 64x32-wave rule, else gemm_tiles.c's defaults), split-K for GEMMs whose tiles cannot fill
+ * the GPU, and the tile and split of large reductions. The
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,19 +99,209 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
   return atomic_capable(t, o) ? CG_RED_ATOMIC : CG_RED_PARTIAL;
 }
 
+/* ---------------------------------------------------------------- the MFMA estimate */
+/* The heuristic scores candidate tiles and split factors with an analytic stand-in for the
+ * static model of tosac-bundle quality / tosac-tune (docs/bench.md "Kernel quality report"),
+ * so that the default lands near what the tuner finds without compiling anything:
+ * - one main-loop iteration of a wave costs max(its MFMA cycles + the reads and loads the
+ *   MFMAs wait for, 4 cycles per issued instruction), the instructions being the MFMAs, the
+ *   fragment reads, 4 per 16-byte global load per thread (load, LDS write, address arithmetic),
+ *   ~26 fixed (loop, waits, barrier, offsets) and 25 more when an operand tile is smaller than
+ *   one 16-byte load per thread, 20 more at problem edges; fitted to the issue model's cycles of
+ *   169 f16 tiles on gfx942 (512x3072x768, before main's pipelined MFMA loop): most within
+ *   15 %;
+ * - rounds x (iterations x that + a prologue and epilogue of 40 + 2 per accumulator
+ *   instructions), where rounds = waves of the grid over the SIMDs (as the model);
+ * - never below moving A, B and the result once at the bandwidth; split-K adds the partials'
+ *   workspace to the GEMM kernel's traffic, the combine kernel's read of it and a launch. */
+
+/* A and B bytes from the problem alone: an implicit-GEMM convolution reads its input image
+ * (about M x C: stride 1), not the M x K gather. */
+static double operand_bytes(const gemm_problem *pb) {
+  double es = elem_type_bytes(pb->in);
+  bool conv = pb->op && strstr(pb->op, "conv");
+  double a = (double)pb->batch * pb->m * (conv && pb->a_contig < pb->k ? pb->a_contig : pb->k) * es;
+  double b = (conv || (pb->op && !strcmp(pb->op, "fully_connected")) ? 1.0 : (double)pb->batch) *
+             (double)pb->n * pb->k * es;
+  return a + b;
+}
+
+/* Cycles of one main-loop iteration of one wave (the issue model's steady state, estimated). */
+static double iter_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                          const gemm_mma *mm) {
+  int es = elem_type_bytes(pb->in);
+  int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
+  int pack = 16 / (mm->kl * es), chunks = (mm->kl * es + 15) / 16; /* 16-byte LDS reads */
+  pack = pack < 1 ? 1 : pack > steps ? steps : pack;
+  int reads = (rm + rn) * ((steps + pack - 1) / pack) * chunks;
+  int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
+  int64_t tb = (int64_t)threads * 16; /* bytes of one 16-byte load per thread */
+  int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
+  int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
+  /* an operand tile smaller than one 16-byte load per thread costs masking and narrower loads;
+   * so do problem edges (M, N or K no tile multiple: bounds checks in every iteration) */
+  int partial = (int64_t)P->bm * P->bk * es < tb || (int64_t)P->bn * P->bk * es < tb ? 25 : 0;
+  partial += pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? 20 : 0;
+  int nmma = rm * rn * steps;
+  double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 2 + 3 * (la + lb));
+  double issue = 4.0 * (26 + reads + 4 * (la + lb) + nmma + partial);
+  return mma > issue ? mma : issue;
+}
+
+/* A combine launch and its wave start, in microseconds (not in the quality model; keeps split-K
+ * for where it pays clearly). */
+#define SPLITK_LAUNCH_US 5.0
+/* Each split runs at least this many K tiles: its prologue and partial store stay small. */
+#define SPLITK_MIN_TILES 4
+/* The partials may take at most this much workspace. */
+#define SPLITK_MAX_WORKSPACE ((int64_t)64 << 20)
+/* and at most this many splits (the estimate flattens long before) */
+#define SPLITK_MAX_SPLIT 128
+
+/* Estimated cycles of the GEMM with tile P split S ways over K. */
+static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                         const gemm_mma *mm, int64_t S) {
+  int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
+  int64_t nk = (pb->k + P->bk - 1) / P->bk, iters = (nk + S - 1) / S;
+  int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
+  int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
+  /* per round, each wave also runs its prologue and stores its accumulators once */
+  double epilogue = 4.0 * (40 + 2 * P->wm * P->wn / t->wave_size);
+  double c = (double)rounds * (iters * iter_cycles(t, pb, P, mm) + epilogue);
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
+  double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
+  /* the issue estimate runs up to ~25 % low on some tiles: a tile counts as bandwidth-bound
+   * only with that margin (else ties at the floor would pick tiles whose loop exceeds it) */
+  c *= 1.25;
+  /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
+  double e = (c > mem ? c : mem) + 0.05 * c;
+  return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
+}
+
+/* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
+ * at least SPLITK_MIN_TILES each, the workspace bounded. */
+static int64_t best_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                          const gemm_mma *mm, double *cycles) {
+  int64_t nk = (pb->k + P->bk - 1) / P->bk, best = 1;
+  double out4 = 4.0 * pb->batch * pb->m * pb->n;
+  *cycles = est_cycles(t, pb, P, mm, 1);
+  /* the large-square 256x256 tile already fills the GPU, and its split variant spills on gfx908
+   * (2048^3 f16: 20 VGPRs) */
+  if (P->bm >= 256 && P->bn >= 256)
+    return 1;
+  for (int64_t want = 2; want <= nk / SPLITK_MIN_TILES && want <= SPLITK_MAX_SPLIT &&
+                        want * out4 <= SPLITK_MAX_WORKSPACE;
+       want++) {
+    int64_t steps = (nk + want - 1) / want, s = (nk + steps - 1) / steps;
+    if (s != want)
+      continue;
+    double c = est_cycles(t, pb, P, mm, s);
+    if (c < *cycles)
+      *cycles = c, best = s;
+  }
+  return best;
+}
+
+static int round_up_int(int64_t x, int m) { return (int)((x + m - 1) / m * m); }
+
+/* Problems below this many multiply-adds keep gemm_tiles.c's defaults: the estimate would pick
+ * many tiny work-groups for them, which costs the emulator and gains microseconds. */
+#define HEUR_MIN_MACS ((int64_t)1 << 22)
+
+/* The best MFMA candidate so far (estimated cycles, waves of the grid, its perf-config). */
+typedef struct heur_best {
+  double cycles;
+  int64_t waves;
+  bool found;
+  char cfg[128];
+} heur_best;
+
+/* Score tile c (instruction m0, gm x gn waves) and keep it if it beats hb: faster, or as fast
+ * with fewer waves (less split, fewer work-groups to emulate). */
+static void heur_try(const target_info *t, const gemm_problem *pb, const gemm_mma *m0,
+                     const gemm_params *c, heur_best *hb) {
+  int gm = c->bm / c->wm, gn = c->bn / c->wn;
+  /* wave tiles up to 64x64: the estimate misses the longer epilogue and register pressure of
+   * 128-wide ones, which lost on ResNet-50's 1x1 convolutions and BERT's FFN */
+  if (c->wm > 64 || c->wn > 64 || gm * gn > 8 ||
+      gm * gn < 2 || c->bk < m0->k || c->bk % m0->k || c->bm > round_up_int(pb->m, c->wm) ||
+      c->bn > round_up_int(pb->n, c->wn) || c->bk > round_up_int(pb->k, m0->k) ||
+      gemm_lds_bytes(c, m0) > t->lds_bytes)
+    return;
+  double cyc;
+  int64_t s = best_split(t, pb, c, m0, &cyc);
+  int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
+                  gm * gn;
+  if (!(cyc < hb->cycles || (cyc == hb->cycles && waves < hb->waves)))
+    return;
+  char buf[128], err[256];
+  gemm_params P;
+  gemm_mma mm;
+  snprintf(buf, sizeof buf, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d,mma=%d", c->bm, c->bn, c->bk, c->wm,
+           c->wn, m0->m);
+  if (!gemm_params_choose(t, pb, buf, &P, &mm, err, sizeof err))
+    return;
+  if (cyc < hb->cycles)
+    hb->cycles = cyc;
+  hb->waves = waves, hb->found = true;
+  snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
+}
+
+bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  if (!(t->has_mfma || t->has_wmma) || pb->zero_points ||
+      pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
+      !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row)
+    return false;
+  if (mm.row->layout != MATRIX_MFMA) {
+    /* WMMA: 2x4 waves of 64x32 instead of 2x2 of 32x64 (the same fragment registers): fewer
+     * operand reads per WMMA; tosac-tune's picks on BERT shapes, and 4096^3 f16 goes from 80 to
+     * 84 % of the roofline on gfx1100, 69 to 76 % on gfx1200 (the estimate above does not model
+     * the WMMA loops well enough to search) */
+    if (pb->m < 128 || pb->n < 128 || P.wm != 32 || P.wn != 64)
+      return false;
+    snprintf(cfg, size, "bm=128,bn=128,bk=%d,wm=64,wn=32,mma=16", P.bk);
+    return gemm_params_choose(t, pb, cfg, &P, &mm, err, sizeof err);
+  }
+  if (P.bm >= 256) /* the large-square MFMA default (256x256 tiles) is kept */
+    return false;
+  /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */
+  heur_best hb = {.cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
+  int es = elem_type_bytes(pb->in);
+  static const int shapes[] = {32, 16};
+  for (int si = 0; si < 2; si++) {
+    gemm_mma m0;
+    if (!gemm_mma_select(t, pb->in, shapes[si], false, pb->m, pb->n, &m0) || !m0.row)
+      continue;
+    for (int rm = 1; rm <= 4; rm *= 2)
+      for (int rn = 1; rn <= 4; rn *= 2)
+        for (int gm = 1; gm <= 4; gm *= 2)
+          for (int gn = 1; gn <= 4; gn *= 2)
+            for (int kb = 32; kb <= 64; kb *= 2) {
+              gemm_params c = {.wm = m0.m * rm, .wn = m0.n * rn, .bk = kb / es};
+              c.bm = c.wm * gm, c.bn = c.wn * gn;
+              heur_try(t, pb, &m0, &c, &hb);
+            }
+  }
+  if (hb.found)
+    snprintf(cfg, size, "%s", hb.cfg);
+  return hb.found;
+}
+
 /* ---------------------------------------------------------------- split-K */
 
-/* Split only when the output tiles would occupy at most a quarter of the compute units. */
+/* Other targets: split only when the output tiles would occupy at most a quarter of the
+ * compute units. */
 #define SPLITK_TILE_SHARE 4
 /* Each split runs at least this many K tiles, so its prologue and partial store stay small
  * against the loop. */
 #define SPLITK_MIN_STEPS 8
 /* Only a long K is split: below this many K elements, one kernel finishes soon enough that the
  * second launch and the partials' round trip through memory cost more than the idle CUs. This
- * keeps the usual model GEMMs (BERT K <= 3072, ResNet K <= 4608) single kernels. */
+ * keeps the usual model GEMMs (BERT K <= 3072, ResNet K <= 4608) single kernels there. */
 #define SPLITK_MIN_K 8192
-/* The partials may take at most this much workspace. */
-#define SPLITK_MAX_WORKSPACE ((int64_t)64 << 20)
 
 /* TOSAC_SPLIT_K: unset or empty = the cost model, 0 (or 1) = never split, S = S splits for
  * every GEMM that has a GEMM kernel (capped at its number of K tiles). -1 when unset. */
@@ -244,6 +436,12 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   int64_t want;
   if (forced >= 0) {
     want = forced;
+  } else if (t->has_mfma && cg_gemm_problem(anchor, &pb) &&
+             pb.batch * pb.m * pb.n * pb.k >= HEUR_MIN_MACS &&
+             cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && mm.row) {
+    /* MFMA: the split with the smallest estimate for the tile the kernel will use */
+    double cyc;
+    want = best_split(t, &pb, &P, &mm, &cyc);
   } else {
     /* one work-group per CU: S = CUs / tiles, while every split keeps its minimum K */
     if (tiles * SPLITK_TILE_SHARE > t->cus || klen < SPLITK_MIN_K || nk < 2 * SPLITK_MIN_STEPS)
@@ -435,6 +633,10 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
                "heuristic", key, t->name, w);
   }
   *source = "heuristic";
+  char hcfg[128];
+  if (cg_tune_heuristic(t, pb, hcfg, sizeof hcfg) &&
+      gemm_params_choose(t, pb, hcfg, out, mm, err, errsize))
+    return gemv_choose(t, pb, true, out, err, errsize);
   return gemm_params_choose(t, pb, NULL, out, mm, err, errsize) &&
          gemv_choose(t, pb, true, out, err, errsize);
 }

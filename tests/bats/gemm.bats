@@ -139,10 +139,11 @@ disasm() {
 
 @test "gfx90a and gfx942 use MFMA, gfx1100 WMMA, gfx1030 no matrix instruction" {
   graph big matmul f16 1,256,256,256
+  # the tile heuristic (codegen/tuning.c) may pick the 32x32 or the 16x16 instruction
   run disasm gfx90a
-  assert_output --partial "v_mfma_f32_32x32x8f16"
+  assert_output --regexp "v_mfma_f32_(32x32x8|16x16x16)f16"
   run disasm gfx942
-  assert_output --partial "v_mfma_f32_32x32x8_f16"
+  assert_output --regexp "v_mfma_f32_(32x32x8|16x16x16)_f16"
   run disasm gfx1100
   assert_output --partial "v_wmma_f32_16x16x16_f16"
   run disasm gfx1030

@@ -60,13 +60,13 @@ PY
   run "$BUNDLE" quality m512.hipfb
   assert_success
   assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline$'
-  # llvm-mca-22 on gfx9 (the 64x64 tile fills more CUs; its K loop is the pipelined MFMA loop,
-  # two K tiles per iteration); the WMMA and FMA-slot static models on RDNA
-  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x64x32/32x32 +v_mfma_f32_32x32x8_f16 +54 +0 +20480 +3 +0 +69 +484\.0 +mca +52\.9 +1\.8 +21% mem$'
-  assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x128x32/32x64 +v_wmma_f32_16x16x16_f16 +212 +0 +30720 +4 +0 +130 +612\.0 +wmma +83\.7 +3\.9 +56% mma$'
+  # llvm-mca-22 on gfx9 (the heuristic's 32x32 tile of 16x16 MFMAs fills more CUs; its K loop is
+  # the pipelined MFMA loop); the WMMA (64x32 waves) and FMA-slot static models on RDNA
+  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +32x32x32/16x32 +v_mfma_f32_16x16x16_f16 +52 +0 +10240 +3 +0 +67 +456\.0 +mca +28\.1 +1\.7 +23% mem$'
+  assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x128x32/64x32 +v_wmma_f32_16x16x16_f16 +198 +0 +40960 +6 +0 +104 +590\.0 +wmma +86\.8 +3\.8 +58% mma$'
   assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x64x32/64x32 +fma +176 +0 +30720 +4 +0 +1208 +1146\.0 +fma +89\.4 +8\.1 +143% mma$'
   run "$BUNDLE" quality m512.hipfb --no-mca
-  assert_line --regexp '^gfx942 .* 69 +300\.0 +issue +85\.3 +1\.1 +35% mem$'
+  assert_line --regexp '^gfx942 .* 67 +216\.0 +issue +59\.3 +0\.8 +48% mem$'
 }
 
 @test "quality: a K loop unrolled away is modelled whole; llvm-mca-22 hanging is cut by --mca-timeout" {

@@ -546,6 +546,14 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double cycles = rounds * iters * q.loop_cycles;
     if (cycles < t_mem)
       cycles = t_mem;
+    if (d->split > 1) {
+      /* split-K: the kernel's buffers include the workspace of split f32/i32 partial tiles; the
+       * ideal moves A, B and one 4-byte result, and the combine kernel's time (reading the
+       * partials, writing the result, at the bandwidth) is added to the estimate */
+      double out4 = 4.0 * d->batch * d->m * d->n, ws = d->split * out4;
+      t_mem = (d->bytes > ws ? d->bytes - ws : 0) / bpc + out4 / bpc;
+      cycles += (ws + out4) / bpc;
+    }
     out->est_us = cycles / t->clock_mhz;
     out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
     out->mem_bound = t_mem > t_mma;

@@ -72,7 +72,9 @@ static void enumerate(const target_info *t, const gemm_problem *pb, problem *p) 
   char err[256], cfg[160];
   gemm_params P;
   gemm_mma mm;
-  if (gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err)) {
+  if (cg_tune_heuristic(t, pb, cfg, sizeof cfg)) {
+    add_config(p, cfg);
+  } else if (gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err)) {
     snprintf(cfg, sizeof cfg, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d", P.bm, P.bn, P.bk, P.wm, P.wn);
     add_config(p, cfg);
   }

@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# The default tile and split-K heuristic of codegen/tuning.c (docs/gemm.md "Defaults",
+# docs/bench.md "Heuristic vs tuned"): its choice for named shapes as the manifest's tuning object
+# shows it, and the kernels it now picks against the MLIR oracle on MFMA, WMMA and FMA targets.
+bats_load_library bats-support
+bats_load_library bats-assert
+
+setup() {
+  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  BUILD="${TOSAC_BUILD:-build}"
+  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+  TOSAC="$BUILD/bin/tosac"
+  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
+  export TOSAC_BUILD="$BUILD"
+  unset TOSAC_TUNING_DB TOSAC_SPLIT_K
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# matmul NAME TYPE B M K N: a plain tosa.matmul graph (f16 -> f32)
+matmul() {
+  local out=$2
+  case $2 in f16|bf16) out=f32 ;; esac
+  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
+  cat > "$1.mlir" <<EOF
+func.func @main(%a: $a, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x$2>}> : () -> tensor<1x$2>
+  %r = tosa.matmul %a, %b, %z, %z : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
+  return %r : $r
+}
+EOF
+}
+
+# eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
+# any order and split, so every tile must give the oracle's bits)
+eighths() {
+  /usr/bin/python3 -c "
+import sys, numpy as np
+r = np.random.default_rng(int(sys.argv[3]))
+np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
+}
+
+# tiles FILE: per target, the GEMM kernel's tile, instruction, split and source from the manifest
+tiles() {
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys
+for t in json.load(open(sys.argv[1]))["targets"]:
+    k = [k for k in t["kernels"] if "bm" in k["tuning"]][0]["tuning"]
+    print(t["processor"], "%dx%dx%d/%dx%d" % tuple(k[x] for x in ("bm", "bn", "bk", "wm", "wn")),
+          k["mma"], "s%d" % k.get("split_k", 1), k["source"])
+PY
+}
+
+@test "BERT-base shapes: 32x32 tiles of 16x16 MFMAs on gfx942, 64x64 on gfx90a, 64x32 WMMA waves, FMA unchanged" {
+  matmul proj f16 1 512 768 768
+  run "$TOSAC" proj.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200 -o proj.hipfb
+  assert_success
+  run tiles proj.json
+  assert_line "gfx908 64x64x32/32x32 32x32x8 s1 heuristic"
+  assert_line "gfx90a 64x64x32/32x32 32x32x8 s1 heuristic"
+  assert_line "gfx942 32x32x32/16x32 16x16x16 s1 heuristic"
+  assert_line "gfx950 32x32x32/16x32 16x16x32 s1 heuristic"
+  assert_line "gfx1030 64x32x32/32x16 32x16x8 s1 heuristic"
+  assert_line "gfx1100 128x128x32/64x32 16x16x16 s1 heuristic"
+  assert_line "gfx1200 128x128x32/64x32 16x16x16 s1 heuristic"
+  # the FFN up-projection has 4x the columns: 8 waves of 32x64 on gfx942
+  matmul ffn1 f16 1 512 768 3072
+  run "$TOSAC" ffn1.mlir --offload-arch=gfx942 -o ffn1.hipfb
+  assert_success
+  run tiles ffn1.json
+  assert_output "gfx942 128x128x32/32x64 32x32x8 s1 heuristic"
+  # the down-projection (K 3072) splits K in 3 on gfx942 only (304 CUs, 64x64 tiles)
+  matmul ffn2 f16 1 512 3072 768
+  run "$TOSAC" ffn2.mlir --offload-arch=gfx90a,gfx942 --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
+  assert_line "target gfx942: 2 kernels, 2 launches, workspace 4718592 bytes"
+  assert_line "  buffer 3 workspace tensor<3x1x512x768xf32> 4718592 bytes at workspace+0"
+}
+
+@test "ResNet-18's last 3x3 convolution (49x512x4608 f32) splits K on CDNA; GEMMs under 4M multiply-adds keep the defaults" {
+  cat > c.mlir <<'EOF'
+func.func @main(%x: tensor<1x7x7x512xf32>, %w: tensor<512x3x3x512xf32>, %b: tensor<512xf32>) -> tensor<1x7x7x512xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x7x7x512xf32>, tensor<512x3x3x512xf32>, tensor<512xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+EOF
+  run "$TOSAC" c.mlir --offload-arch=gfx90a,gfx942,gfx1030 -o c.hipfb
+  assert_success
+  run tiles c.json
+  assert_line "gfx90a 64x64x16/32x32 32x32x2 s13 heuristic"
+  assert_line "gfx942 32x32x16/16x32 16x16x4 s18 heuristic"
+  assert_line "gfx1030 64x32x16/32x16 32x16x4 s1 heuristic"
+  # 64x64x64: below the estimate's threshold, one kernel with gemm_tiles.c's default tile
+  matmul small f32 1 64 64 64
+  run "$TOSAC" small.mlir --offload-arch=gfx90a,gfx942 -o small.hipfb
+  assert_success
+  run tiles small.json
+  assert_line "gfx90a 64x64x4/64x64 32x32x2 s1 heuristic"
+  assert_line "gfx942 64x64x4/64x64 32x32x2 s1 heuristic"
+}
+
+@test "a split the heuristic picks (49x2300x200 f32: S 14 on gfx90a, 36 on gfx942) matches the oracle; WMMA and FMA too" {
+  matmul s f32 1 49 2300 200
+  run "$TOSAC" s.mlir --offload-arch=gfx90a,gfx942,gfx1100,gfx1030 -o s.hipfb
+  assert_success
+  run tiles s.json
+  assert_line --regexp '^gfx90a .* s14 heuristic$'
+  assert_line --regexp '^gfx942 .* s36 heuristic$'
+  assert_line --regexp '^gfx1100 .* s1 heuristic$'
+  assert_line --regexp '^gfx1030 .* s1 heuristic$'
+  eighths a.npy float32 11 1 49 2300
+  eighths b.npy float32 12 1 2300 200
+  run "${CHECK[@]}" s.mlir --targets=gfx90a,gfx942,gfx1100,gfx1030 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok s.mlir [gfx90a]: 1 results match"
+  assert_output --partial "ok s.mlir [gfx942]: 1 results match"
+  assert_output --partial "ok s.mlir [gfx1100]: 1 results match"
+  assert_output --partial "ok s.mlir [gfx1030]: 1 results match"
+}
+
+@test "the new tiles (16x16 MFMA 32x32, WMMA 64x32 waves) match the oracle on sizes that are no tile multiple" {
+  matmul m f16 1 100 300 200
+  matmul w f16 1 200 300 136
+  run "$TOSAC" m.mlir --offload-arch=gfx90a,gfx942 -o m.hipfb
+  assert_success
+  run tiles m.json
+  assert_line "gfx90a 32x32x32/16x32 16x16x16 s1 heuristic"
+  assert_line "gfx942 32x32x32/16x32 16x16x16 s1 heuristic"
+  run "$TOSAC" w.mlir --offload-arch=gfx1100,gfx1200 -o w.hipfb
+  assert_success
+  run tiles w.json
+  assert_line "gfx1100 128x128x32/64x32 16x16x16 s1 heuristic"
+  assert_line "gfx1200 128x128x32/64x32 16x16x16 s1 heuristic"
+  eighths a.npy float16 21 1 100 300
+  eighths b.npy float16 22 1 300 200
+  run "${CHECK[@]}" m.mlir --targets=gfx90a,gfx942,gfx1030 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok m.mlir [gfx90a]: 1 results match"
+  assert_output --partial "ok m.mlir [gfx942]: 1 results match"
+  assert_output --partial "ok m.mlir [gfx1030]: 1 results match"
+  eighths c.npy float16 23 1 200 300
+  eighths d.npy float16 24 1 300 136
+  run "${CHECK[@]}" w.mlir --targets=gfx1100,gfx1200 --input=@c.npy --input=@d.npy
+  assert_success
+  assert_output --partial "ok w.mlir [gfx1100]: 1 results match"
+  assert_output --partial "ok w.mlir [gfx1200]: 1 results match"
+}
