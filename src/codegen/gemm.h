@@ -159,6 +159,8 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name);
 int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm);
 /* Bytes of one operand element in LDS (f32 for a widened bf16). */
 int gemm_lds_elem_bytes(const gemm_mma *mm);
+/* One LDS row of a tile: bk elements and the bank-conflict padding (the row stride). */
+int gemm_lds_row_bytes(const gemm_params *p, const gemm_mma *mm);
 #define GEMM_LDS_PAD_BYTES 16
 /* {"bm":..,...} into buf (<= 128 bytes). */
 void gemm_params_json(const gemm_params *p, const gemm_mma *mm, int waves, char *buf, size_t size);

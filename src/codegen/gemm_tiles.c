@@ -19,8 +19,15 @@ static int vector_width(elem_type t, int64_t contig, int tile) {
 
 int gemm_lds_elem_bytes(const gemm_mma *mm) { return mm->widen ? 4 : elem_type_bytes(mm->in); }
 
+/* A widened row's padding grows with its elements: the staging slots past the tile store a whole
+ * widened vector (up to 16 bytes of bf16, 32 as f32) into the padding of the last row. */
+int gemm_lds_row_bytes(const gemm_params *p, const gemm_mma *mm) {
+  int les = gemm_lds_elem_bytes(mm);
+  return p->bk * les + GEMM_LDS_PAD_BYTES * les / elem_type_bytes(mm->in);
+}
+
 int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm) {
-  return 2 * (p->bm + p->bn) * (p->bk * gemm_lds_elem_bytes(mm) + GEMM_LDS_PAD_BYTES);
+  return 2 * (p->bm + p->bn) * gemm_lds_row_bytes(p, mm);
 }
 
 typedef struct overrides {

@@ -1142,7 +1142,7 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->es = elem_type_bytes(pb->in);
   K->mem = pb->in == ET_BF16 ? cb->i16 : elem_type_is_f8(pb->in) ? cb->i8 : cg_elem_type(cb, pb->in);
   K->les = gemm_lds_elem_bytes(&K->mm);
-  K->sa = P->bk * K->les + GEMM_LDS_PAD_BYTES;
+  K->sa = gemm_lds_row_bytes(P, &K->mm);
   K->buf_bytes = (P->bm + P->bn) * K->sa;
   int64_t groups = grid_groups(K);
   bool partial = K->k->role == KR_PARTIAL;
