@@ -45,8 +45,10 @@ M
   g="$ROOT/../shared/testdata/rocmlir_resnet50_part_0.mlir"
   [ -f "$g" ] || skip "shared/testdata is not beside the checkout"
   # A 7x7x3 convolution sums 147 products, then three per-channel scalings by values up to 4:
-  # the summation order alone moves results by up to ~2e-4 (measured); allow 3e-4 + 1e-4 |ref|.
-  run $CHECK "$g" --targets gfx942,gfx1100 --atol 3e-4 --rtol 1e-4
+  # the summation order alone moves results by up to ~2e-4 (measured with 32x32 MFMA tiles) and
+  # 3.5e-4 (the heuristic's 16x16 MFMA tiles on gfx942 sum k in another order); allow
+  # 5e-4 + 1e-4 |ref|.
+  run $CHECK "$g" --targets gfx942,gfx1100 --atol 5e-4 --rtol 1e-4
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }
