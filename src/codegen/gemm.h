@@ -125,6 +125,14 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
                   const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
                   char *warn, size_t wsize, char *err, size_t errsize);
 
+/* Every tile of tosac-tune's search range for pb on t, with its instruction m0: each matrix
+ * instruction shape of the target (32- and 16-wide; the FMA path's one), wave tiles of 1, 2 or 4
+ * instruction tiles per side (up to 128, at most 128 accumulators per lane), 1, 2 or 4 waves per
+ * side (2 to 8 in all), K tiles of 32 and 64 bytes, no tile beyond the problem. The heuristic
+ * scores a subset of them; tosac-tune compiles them all. */
+typedef void (*cg_tile_fn)(void *ctx, const gemm_mma *m0, const gemm_params *c);
+void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn fn, void *ctx);
+
 /* The heuristic's perf-config for pb on t ("bm=..,bn=..,bk=..,wm=..,wn=..,mma=.."), chosen by the
  * analytic estimate of tuning.c; false where gemm_tiles.c's defaults apply as they are (non-MFMA
  * targets, small problems, the large-square 256x256 tile). */

@@ -204,12 +204,45 @@ static int64_t best_split(const target_info *t, const gemm_problem *pb, const ge
 
 static int round_up_int(int64_t x, int m) { return (int)((x + m - 1) / m * m); }
 
+void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn fn, void *ctx) {
+  static const int shapes[] = {32, 16};
+  int es = elem_type_bytes(pb->in);
+  bool fma = !t->has_mfma && !t->has_wmma;
+  for (int si = 0; si < 2; si++) {
+    gemm_mma m0;
+    if (!gemm_mma_select(t, pb->in, fma ? 0 : shapes[si], fma || pb->zero_points, pb->m, pb->n, &m0))
+      continue;
+    if (si == 1 && (fma || !m0.row || m0.m != 16))
+      continue;
+    for (int rm = 1; rm <= 4; rm *= 2)
+      for (int rn = 1; rn <= 4; rn *= 2)
+        for (int gm = 1; gm <= 4; gm *= 2)
+          for (int gn = 1; gn <= 4; gn *= 2)
+            for (int kb = 32; kb <= 64; kb *= 2) {
+              gemm_params c = {.wm = m0.m * rm, .wn = m0.n * rn, .bk = kb / es};
+              c.bm = c.wm * gm, c.bn = c.wn * gn;
+              /* at most 128 accumulators per lane (registers), 2 to 8 waves */
+              if (c.wm > 128 || c.wn > 128 || c.wm * c.wn > 128 * t->wave_size || gm * gn > 8 ||
+                  gm * gn < 2 || c.bk < m0.k || c.bk % m0.k)
+                continue;
+              /* no tile beyond the problem (rounded to the instruction) */
+              if (c.bm > round_up_int(pb->m < 4096 ? pb->m : 4096, c.wm) ||
+                  c.bn > round_up_int(pb->n < 4096 ? pb->n : 4096, c.wn) ||
+                  c.bk > round_up_int(pb->k < 4096 ? pb->k : 4096, m0.k))
+                continue;
+              fn(ctx, &m0, &c);
+            }
+  }
+}
+
 /* Problems below this many multiply-adds keep gemm_tiles.c's defaults: the estimate would pick
  * many tiny work-groups for them, which costs the emulator and gains microseconds. */
 #define HEUR_MIN_MACS ((int64_t)1 << 22)
 
 /* The best MFMA candidate so far (estimated cycles, waves of the grid, its perf-config). */
 typedef struct heur_best {
+  const target_info *t;
+  const gemm_problem *pb;
   double cycles;
   int64_t waves;
   bool found;
@@ -218,15 +251,15 @@ typedef struct heur_best {
 
 /* Score tile c (instruction m0, gm x gn waves) and keep it if it beats hb: faster, or as fast
  * with fewer waves (less split, fewer work-groups to emulate). */
-static void heur_try(const target_info *t, const gemm_problem *pb, const gemm_mma *m0,
-                     const gemm_params *c, heur_best *hb) {
+static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
+  heur_best *hb = ctx;
+  const target_info *t = hb->t;
+  const gemm_problem *pb = hb->pb;
   int gm = c->bm / c->wm, gn = c->bn / c->wn;
-  /* wave tiles up to 64x64: the estimate misses the longer epilogue and register pressure of
-   * 128-wide ones, which lost on ResNet-50's 1x1 convolutions and BERT's FFN */
-  if (c->wm > 64 || c->wn > 64 || gm * gn > 8 ||
-      gm * gn < 2 || c->bk < m0->k || c->bk % m0->k || c->bm > round_up_int(pb->m, c->wm) ||
-      c->bn > round_up_int(pb->n, c->wn) || c->bk > round_up_int(pb->k, m0->k) ||
-      gemm_lds_bytes(c, m0) > t->lds_bytes)
+  /* of cg_tune_each_tile's range, wave tiles up to 64x64: the estimate misses the longer
+   * epilogue and register pressure of 128-wide ones, which lost on ResNet-50's 1x1 convolutions
+   * and BERT's FFN */
+  if (!m0->row || c->wm > 64 || c->wn > 64 || gemm_lds_bytes(c, m0) > t->lds_bytes)
     return;
   double cyc;
   int64_t s = best_split(t, pb, c, m0, &cyc);
@@ -268,23 +301,8 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
   if (P.bm >= 256) /* the large-square MFMA default (256x256 tiles) is kept */
     return false;
   /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */
-  heur_best hb = {.cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
-  int es = elem_type_bytes(pb->in);
-  static const int shapes[] = {32, 16};
-  for (int si = 0; si < 2; si++) {
-    gemm_mma m0;
-    if (!gemm_mma_select(t, pb->in, shapes[si], false, pb->m, pb->n, &m0) || !m0.row)
-      continue;
-    for (int rm = 1; rm <= 4; rm *= 2)
-      for (int rn = 1; rn <= 4; rn *= 2)
-        for (int gm = 1; gm <= 4; gm *= 2)
-          for (int gn = 1; gn <= 4; gn *= 2)
-            for (int kb = 32; kb <= 64; kb *= 2) {
-              gemm_params c = {.wm = m0.m * rm, .wn = m0.n * rn, .bk = kb / es};
-              c.bm = c.wm * gm, c.bn = c.wn * gn;
-              heur_try(t, pb, &m0, &c, &hb);
-            }
-  }
+  heur_best hb = {.t = t, .pb = pb, .cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
+  cg_tune_each_tile(t, pb, heur_try, &hb);
   if (hb.found)
     snprintf(cfg, size, "%s", hb.cfg);
   return hb.found;

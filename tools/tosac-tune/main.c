@@ -54,14 +54,30 @@ typedef struct tuner {
   bool progress, verbose;
 } tuner;
 
-static int round_up(int x, int m) { return (x + m - 1) / m * m; }
-
 static void add_config(problem *p, const char *cfg) {
   for (int i = 0; i < p->nconfigs; i++)
     if (strcmp(p->configs[i], cfg) == 0)
       return;
   p->configs = realloc(p->configs, sizeof(char *) * (size_t)(p->nconfigs + 1));
   p->configs[p->nconfigs++] = strdup(cfg);
+}
+
+typedef struct tile_ctx {
+  const target_info *t;
+  const gemm_problem *pb;
+  problem *p;
+} tile_ctx;
+
+/* A tile of cg_tune_each_tile's range as a perf-config, when the tile rules accept it. */
+static void add_tile(void *ctx, const gemm_mma *m0, const gemm_params *c) {
+  tile_ctx *tc = ctx;
+  char cfg[160], err[256];
+  gemm_params P;
+  gemm_mma mm;
+  snprintf(cfg, sizeof cfg, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d%s", c->bm, c->bn, c->bk, c->wm, c->wn,
+           m0->row && m0->m == 16 ? ",mma=16" : "");
+  if (gemm_params_choose(tc->t, tc->pb, cfg, &P, &mm, err, sizeof err))
+    add_config(tc->p, cfg);
 }
 
 /* Every perf-config the tile rules accept for this problem, within a sensible range: wave tiles
@@ -82,36 +98,8 @@ static void enumerate(const target_info *t, const gemm_problem *pb, problem *p) 
   const char *src;
   if (cg_tune_gemm(t, pb, "kernel=gemv", NULL, &P, &mm, &src, NULL, 0, err, sizeof err))
     add_config(p, "kernel=gemv");
-  static const int shapes[] = {32, 16};
-  int es = elem_type_bytes(pb->in);
-  for (int si = 0; si < 2; si++) {
-    gemm_mma m0;
-    bool fma = !t->has_mfma && !t->has_wmma;
-    if (!gemm_mma_select(t, pb->in, fma ? 0 : shapes[si], fma || pb->zero_points, pb->m, pb->n, &m0))
-      continue;
-    if (si == 1 && (fma || !m0.row || m0.m != 16))
-      continue;
-    for (int rm = 1; rm <= 4; rm *= 2)
-      for (int rn = 1; rn <= 4; rn *= 2)
-        for (int gm = 1; gm <= 4; gm *= 2)
-          for (int gn = 1; gn <= 4; gn *= 2)
-            for (int kb = 32; kb <= 64; kb *= 2) {
-              int wm = m0.m * rm, wn = m0.n * rn, bk = kb / es;
-              /* at most 128 accumulators per lane (registers), 2 to 8 waves */
-              if (wm > 128 || wn > 128 || wm * wn > 128 * t->wave_size || gm * gn > 8 ||
-                  gm * gn < 2 || bk < m0.k || bk % m0.k)
-                continue;
-              /* no tile beyond the problem (rounded to the instruction) */
-              if (wm * gm > round_up((int)(pb->m < 4096 ? pb->m : 4096), wm) ||
-                  wn * gn > round_up((int)(pb->n < 4096 ? pb->n : 4096), wn) ||
-                  bk > round_up((int)(pb->k < 4096 ? pb->k : 4096), m0.k))
-                continue;
-              snprintf(cfg, sizeof cfg, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d%s", wm * gm, wn * gn, bk, wm,
-                       wn, fma ? "" : si ? ",mma=16" : "");
-              if (gemm_params_choose(t, pb, cfg, &P, &mm, err, sizeof err))
-                add_config(p, cfg);
-            }
-  }
+  tile_ctx tc = {t, pb, p};
+  cg_tune_each_tile(t, pb, add_tile, &tc);
 }
 
 /* Bytes of the kernel's buffers: the memory roofline's traffic. */
