@@ -95,8 +95,46 @@ static LLVMValueRef split_rows(cg_builder *cb, const gemm_conv *c, LLVMValueRef 
   return rest;
 }
 
+void gemm_conv_plan(gemm_conv *c, int bk) {
+  int64_t taps = 1;
+  for (int d = 0; d < c->ns; d++)
+    taps *= c->taps[d];
+  c->tile_taps = !c->transpose && c->ic % bk == 0 && taps <= 64;
+}
+
+/* Elements between neighbouring input positions of spatial dim d. */
+static int64_t in_stride(const gemm_conv *c, int d) {
+  int64_t s = c->ic;
+  for (int e = d + 1; e < c->ns; e++)
+    s *= c->in[e];
+  return s;
+}
+
+/* tile_taps: the mask of the taps of a row with input origin pos0 that fall outside the image,
+ * built per dim from the innermost (tap t of dim d is bit t x the taps of the dims inside d). */
+static LLVMValueRef bad_taps(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
+  LLVMBuilderRef b = cb->b;
+  int64_t inner = 1;
+  for (int d = 0; d < c->ns; d++)
+    inner *= c->taps[d];
+  LLVMTypeRef mt = inner > 32 ? cb->i64 : cb->i32;
+  LLVMValueRef good = LLVMConstInt(mt, 1, 0), zero = LLVMConstInt(mt, 0, 0);
+  inner = 1;
+  for (int d = c->ns - 1; d >= 0; d--) {
+    LLVMValueRef acc = zero;
+    for (int64_t t = 0; t < c->taps[d]; t++) {
+      LLVMValueRef pos = LLVMBuildAdd(b, row->pos0[d], k32(cb, t * c->dil[d]), "");
+      LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, pos, k32(cb, c->in[d]), "");
+      LLVMValueRef sh = LLVMBuildShl(b, good, LLVMConstInt(mt, (unsigned long long)(t * inner), 0), "");
+      acc = LLVMBuildOr(b, acc, LLVMBuildSelect(b, in, sh, zero, ""), "");
+    }
+    good = acc, inner *= c->taps[d];
+  }
+  return LLVMBuildNot(b, good, "badtaps");
+}
+
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
-                        gemm_conv_row *row) {
+                        LLVMValueRef row_ok, gemm_conv_row *row) {
   LLVMBuilderRef b = cb->b;
   LLVMValueRef q[3];
   LLVMValueRef n = split_rows(cb, c, m, q);
@@ -108,6 +146,46 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
                                                k32(cb, c->pad[d]), "");
   }
   row->base = LLVMBuildMul(b, n, k32(cb, image), "");
+  row->origin = row->bad = NULL;
+  if (!c->tile_taps)
+    return;
+  /* the origin may lie before the image (padding): only taps the mask passes are ever added */
+  row->origin = row->base;
+  for (int d = 0; d < c->ns; d++)
+    row->origin = LLVMBuildAdd(b, row->origin, LLVMBuildMul(b, row->pos0[d], k32(cb, in_stride(c, d)), ""), "");
+  row->bad = bad_taps(cb, c, row);
+  if (row_ok)
+    row->bad = LLVMBuildSelect(b, row_ok, row->bad, LLVMConstAllOnes(LLVMTypeOf(row->bad)), "");
+}
+
+void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, gemm_conv_tile *t) {
+  LLVMBuilderRef b = cb->b;
+  t->tap = LLVMBuildUDiv(b, k0, k32(cb, c->ic), "tap");
+  /* k0 = sum_d t_d * kstride_d + channel, the input offset sum_d t_d * dil_d * in_stride_d +
+   * channel: k0 plus a correction per dim, none for an undilated innermost dim */
+  t->delta = k0;
+  int64_t kstride = c->ic;
+  for (int d = c->ns - 1; d >= 0; d--) {
+    int64_t fix = c->dil[d] * in_stride(c, d) - kstride;
+    if (fix) {
+      LLVMValueRef td = LLVMBuildUDiv(b, k0, k32(cb, kstride), "");
+      if (d)
+        td = LLVMBuildURem(b, td, k32(cb, c->taps[d]), "");
+      t->delta = LLVMBuildAdd(b, t->delta, LLVMBuildMul(b, td, k32(cb, fix), ""), "");
+    }
+    kstride *= c->taps[d];
+  }
+}
+
+LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
+                                     LLVMValueRef kc, LLVMValueRef *ok) {
+  LLVMBuilderRef b = cb->b;
+  LLVMTypeRef mt = LLVMTypeOf(row->bad);
+  LLVMValueRef bit = LLVMBuildShl(b, LLVMConstInt(mt, 1, 0), LLVMBuildIntCast2(b, t->tap, mt, 0, ""), "");
+  LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, row->bad, bit, ""), LLVMConstInt(mt, 0, 0), "");
+  *ok = LLVMBuildAnd(b, *ok, in, "");
+  /* origin + kc is loop-invariant: one add of the uniform delta per K tile */
+  return LLVMBuildAdd(b, LLVMBuildAdd(b, row->origin, kc, ""), t->delta, "");
 }
 
 /* k -> (per-dim tap index, input channel). */

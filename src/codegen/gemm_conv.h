@@ -22,6 +22,7 @@ typedef struct gemm_conv {
   int64_t taps[3];          /* taps per dim walked by k: ker (conv), ceil(ker/stride) (transpose) */
   int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
   int phases;               /* 1, or sy*sx for transpose_conv2d */
+  bool tile_taps;           /* every K tile lies in one tap (gemm_conv_plan): per-tile gather */
 } gemm_conv;
 
 /* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
@@ -42,12 +43,32 @@ void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase
  * phase with fewer y taps stops early; its missing x taps stay masked inside the tiles. */
 LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, int bk);
 
-/* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset. */
+/* Decide the gather for K tiles of bk: c->tile_taps when the convolution is not transposed, IC is
+ * a multiple of bk (a tile never crosses a tap, and K is a whole number of tiles) and there are at
+ * most 64 taps (one bit each in a row's mask). */
+void gemm_conv_plan(gemm_conv *c, int bk);
+
+/* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset; with
+ * tile_taps also the row's element offset of tap 0 (`origin`, may lie outside the image) and
+ * `bad`, a mask of the taps that fall outside it (all set when the row does not exist). */
 typedef struct gemm_conv_row {
   LLVMValueRef pos0[3], base;
+  LLVMValueRef origin, bad;
 } gemm_conv_row;
+/* row_ok: NULL, or whether the row exists (tile_taps folds it into `bad`). */
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
-                        gemm_conv_row *row);
+                        LLVMValueRef row_ok, gemm_conv_row *row);
+
+/* tile_taps: the wave-uniform part of K tile k0 (scalar registers): its tap and the element
+ * distance of (tap, first channel) from a row's origin. */
+typedef struct gemm_conv_tile {
+  LLVMValueRef tap, delta;
+} gemm_conv_tile;
+void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, gemm_conv_tile *t);
+/* tile_taps: input element offset of (row, k0 + kc) for the tile t of k0; *ok &= the tap lies
+ * inside the image. One add and one bit test per K tile, no division. */
+LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
+                                     LLVMValueRef kc, LLVMValueRef *ok);
 
 /* Input element offset of (row, k); *ok &= the tap lies inside the image (and the kernel). */
 LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,

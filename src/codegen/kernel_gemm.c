@@ -180,7 +180,7 @@ static void plan_slots(gk *K) {
     K->a_row_ok[s] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, c, c32(K, a_total), ""),
                                   LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""), "");
     if (K->kind == GK_CONV)
-      gemm_conv_row_init(K->cb, &K->cv, &K->ph, m, &K->cv_rows[s]);
+      gemm_conv_row_init(K->cb, &K->cv, &K->ph, m, K->a_row_ok[s], &K->cv_rows[s]);
   }
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
@@ -323,13 +323,20 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
    * per slot and K step their address is clamped to the last row, once, outside the loop. Only
    * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
   bool conv = K->kind == GK_CONV;
+  gemm_conv_tile tile; /* conv with whole taps per K tile: the tile's tap, once (gemm_conv.c) */
+  if (conv && K->cv.tile_taps)
+    gemm_conv_tile_init(K->cb, &K->cv, k0, &tile);
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    LLVMValueRef ok = LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
+    /* tile_taps: the row's tap mask holds the row mask, and K is whole tiles */
+    LLVMValueRef ok = conv && K->cv.tile_taps ? yes
+                    : LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef arow = !a_in && !conv ? clamp_rel(K, K->m0, K->a_row[s], pb->m) : K->a_row[s];
     LLVMValueRef off;
-    if (conv) {
+    if (conv && K->cv.tile_taps) {
+      off = gemm_conv_a_tile_offset(K->cb, &K->cv_rows[s], &tile, K->a_kc[s], &ok);
+    } else if (conv) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, arow, c32(K, pb->k), ""), K->a_kc[s], "");
@@ -1071,6 +1078,8 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
   free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row), free(K->b_kc);
   free(K->cv_rows);
+  if (K->kind == GK_CONV)
+    gemm_conv_plan(&K->cv, P->bk);
   plan_slots(K);
   make_rsrcs(K);
 
