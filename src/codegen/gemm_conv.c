@@ -100,6 +100,10 @@ void gemm_conv_plan(gemm_conv *c, int bk) {
   for (int d = 0; d < c->ns; d++)
     taps *= c->taps[d];
   c->tile_taps = !c->transpose && c->ic % bk == 0 && taps <= 64;
+  /* without padding the last tap of the last row is in[d] - 1 - (in[d] - 1 - span) % stride */
+  c->inside = !c->transpose;
+  for (int d = 0; d < c->ns; d++)
+    c->inside = c->inside && c->pad[d] == 0 && (c->q[d] - 1) * c->stride[d] + (c->ker[d] - 1) * c->dil[d] < c->in[d];
 }
 
 /* Elements between neighbouring input positions of spatial dim d. */
@@ -134,7 +138,7 @@ static LLVMValueRef bad_taps(cg_builder *cb, const gemm_conv *c, const gemm_conv
 }
 
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
-                        LLVMValueRef row_ok, gemm_conv_row *row) {
+                        gemm_conv_row *row) {
   LLVMBuilderRef b = cb->b;
   LLVMValueRef q[3];
   LLVMValueRef n = split_rows(cb, c, m, q);
@@ -153,9 +157,8 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
   row->origin = row->base;
   for (int d = 0; d < c->ns; d++)
     row->origin = LLVMBuildAdd(b, row->origin, LLVMBuildMul(b, row->pos0[d], k32(cb, in_stride(c, d)), ""), "");
-  row->bad = bad_taps(cb, c, row);
-  if (row_ok)
-    row->bad = LLVMBuildSelect(b, row_ok, row->bad, LLVMConstAllOnes(LLVMTypeOf(row->bad)), "");
+  if (!c->inside)
+    row->bad = bad_taps(cb, c, row);
 }
 
 void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, gemm_conv_tile *t) {
@@ -180,12 +183,15 @@ void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, ge
 LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
                                      LLVMValueRef kc, LLVMValueRef *ok) {
   LLVMBuilderRef b = cb->b;
+  /* origin + kc is loop-invariant: one add of the uniform delta per K tile */
+  LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildAdd(b, row->origin, kc, ""), t->delta, "");
+  if (!row->bad)
+    return off;
   LLVMTypeRef mt = LLVMTypeOf(row->bad);
   LLVMValueRef bit = LLVMBuildShl(b, LLVMConstInt(mt, 1, 0), LLVMBuildIntCast2(b, t->tap, mt, 0, ""), "");
   LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, row->bad, bit, ""), LLVMConstInt(mt, 0, 0), "");
   *ok = LLVMBuildAnd(b, *ok, in, "");
-  /* origin + kc is loop-invariant: one add of the uniform delta per K tile */
-  return LLVMBuildAdd(b, LLVMBuildAdd(b, row->origin, kc, ""), t->delta, "");
+  return off;
 }
 
 /* k -> (per-dim tap index, input channel). */

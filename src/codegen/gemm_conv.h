@@ -23,6 +23,7 @@ typedef struct gemm_conv {
   int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
   int phases;               /* 1, or sy*sx for transpose_conv2d */
   bool tile_taps;           /* every K tile lies in one tap (gemm_conv_plan): per-tile gather */
+  bool inside;              /* no tap of any row leaves the image (no padding): no tap masks */
 } gemm_conv;
 
 /* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
@@ -45,19 +46,19 @@ LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_co
 
 /* Decide the gather for K tiles of bk: c->tile_taps when the convolution is not transposed, IC is
  * a multiple of bk (a tile never crosses a tap, and K is a whole number of tiles) and there are at
- * most 64 taps (one bit each in a row's mask). */
+ * most 64 taps (one bit each in a row's mask); c->inside when it has no padding. */
 void gemm_conv_plan(gemm_conv *c, int bk);
 
 /* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset; with
  * tile_taps also the row's element offset of tap 0 (`origin`, may lie outside the image) and
- * `bad`, a mask of the taps that fall outside it (all set when the row does not exist). */
+ * `bad`, a mask of the taps that fall outside it (NULL when c->inside). With tile_taps the
+ * caller passes rows past M clamped to the last one (their outputs are never stored). */
 typedef struct gemm_conv_row {
   LLVMValueRef pos0[3], base;
   LLVMValueRef origin, bad;
 } gemm_conv_row;
-/* row_ok: NULL, or whether the row exists (tile_taps folds it into `bad`). */
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
-                        LLVMValueRef row_ok, gemm_conv_row *row);
+                        gemm_conv_row *row);
 
 /* tile_taps: the wave-uniform part of K tile k0 (scalar registers): its tap and the element
  * distance of (tap, first channel) from a row's origin. */

@@ -160,6 +160,11 @@ static LLVMValueRef gep_el(gk *K, LLVMValueRef base, LLVMValueRef idx) {
 
 static unsigned al(int bytes) { return (unsigned)(bytes >= 16 ? 16 : bytes); }
 
+static LLVMValueRef clamp_row(gk *K, LLVMValueRef r, int64_t count) {
+  LLVMValueRef args[2] = {r, c32(K, count - 1)};
+  return cg_intrinsic(K->cb, "llvm.umin", &K->cb->i32, 1, args, 2);
+}
+
 /* Loop-invariant part of each staging slot: which A row / B row and k column a thread moves. */
 static void plan_slots(gk *K) {
   LLVMBuilderRef b = K->cb->b;
@@ -179,8 +184,9 @@ static void plan_slots(gk *K) {
     LLVMValueRef m = LLVMBuildAdd(b, K->m0, K->a_row[s], "");
     K->a_row_ok[s] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, c, c32(K, a_total), ""),
                                   LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""), "");
+    /* per-tile gather: rows past M read the last row instead of a mask per K step */
     if (K->kind == GK_CONV)
-      gemm_conv_row_init(K->cb, &K->cv, &K->ph, m, K->a_row_ok[s], &K->cv_rows[s]);
+      gemm_conv_row_init(K->cb, &K->cv, &K->ph, K->cv.tile_taps ? clamp_row(K, m, K->pb.m) : m, &K->cv_rows[s]);
   }
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
@@ -230,11 +236,6 @@ static LLVMValueRef load_chunk(gk *K, LLVMValueRef base, LLVMValueRef off, LLVMV
     f = LLVMConstVector(el, (unsigned)v);
   }
   return LLVMBuildSelect(b, ok, x, f, "");
-}
-
-static LLVMValueRef clamp_row(gk *K, LLVMValueRef r, int64_t count) {
-  LLVMValueRef args[2] = {r, c32(K, count - 1)};
-  return cg_intrinsic(K->cb, "llvm.umin", &K->cb->i32, 1, args, 2);
 }
 
 /* Row (column) o + r clamped to the last valid one, as an offset from the tile origin o:
@@ -328,7 +329,7 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     gemm_conv_tile_init(K->cb, &K->cv, k0, &tile);
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    /* tile_taps: the row's tap mask holds the row mask, and K is whole tiles */
+    /* tile_taps: rows are clamped (plan_slots), K is whole tiles */
     LLVMValueRef ok = conv && K->cv.tile_taps ? yes
                     : LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
