@@ -101,9 +101,9 @@ void gemm_conv_plan(gemm_conv *c, int bk) {
     taps *= c->taps[d];
   c->tile_taps = !c->transpose && c->ic % bk == 0 && taps <= 64;
   /* without padding the last tap of the last row is in[d] - 1 - (in[d] - 1 - span) % stride */
-  c->inside = !c->transpose;
+  c->unpadded = !c->transpose;
   for (int d = 0; d < c->ns; d++)
-    c->inside = c->inside && c->pad[d] == 0 && (c->q[d] - 1) * c->stride[d] + (c->ker[d] - 1) * c->dil[d] < c->in[d];
+    c->unpadded = c->unpadded && c->pad[d] == 0 && (c->q[d] - 1) * c->stride[d] + (c->ker[d] - 1) * c->dil[d] < c->in[d];
 }
 
 /* Elements between neighbouring input positions of spatial dim d. */
@@ -114,9 +114,9 @@ static int64_t in_stride(const gemm_conv *c, int d) {
   return s;
 }
 
-/* tile_taps: the mask of the taps of a row with input origin pos0 that fall outside the image,
+/* tile_taps: the mask of the taps of a row with input origin pos0 that fall inside the image,
  * built per dim from the innermost (tap t of dim d is bit t x the taps of the dims inside d). */
-static LLVMValueRef bad_taps(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
+static LLVMValueRef taps_inside(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
   LLVMBuilderRef b = cb->b;
   int64_t inner = 1;
   for (int d = 0; d < c->ns; d++)
@@ -134,7 +134,7 @@ static LLVMValueRef bad_taps(cg_builder *cb, const gemm_conv *c, const gemm_conv
     }
     good = acc, inner *= c->taps[d];
   }
-  return LLVMBuildNot(b, good, "badtaps");
+  return good;
 }
 
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
@@ -150,15 +150,15 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
                                                k32(cb, c->pad[d]), "");
   }
   row->base = LLVMBuildMul(b, n, k32(cb, image), "");
-  row->origin = row->bad = NULL;
+  row->origin = row->taps_in = NULL;
   if (!c->tile_taps)
     return;
   /* the origin may lie before the image (padding): only taps the mask passes are ever added */
   row->origin = row->base;
   for (int d = 0; d < c->ns; d++)
     row->origin = LLVMBuildAdd(b, row->origin, LLVMBuildMul(b, row->pos0[d], k32(cb, in_stride(c, d)), ""), "");
-  if (!c->inside)
-    row->bad = bad_taps(cb, c, row);
+  if (!c->unpadded)
+    row->taps_in = taps_inside(cb, c, row);
 }
 
 void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, gemm_conv_tile *t) {
@@ -185,13 +185,27 @@ LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, c
   LLVMBuilderRef b = cb->b;
   /* origin + kc is loop-invariant: one add of the uniform delta per K tile */
   LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildAdd(b, row->origin, kc, ""), t->delta, "");
-  if (!row->bad)
+  if (!row->taps_in)
     return off;
-  LLVMTypeRef mt = LLVMTypeOf(row->bad);
+  LLVMTypeRef mt = LLVMTypeOf(row->taps_in);
   LLVMValueRef bit = LLVMBuildShl(b, LLVMConstInt(mt, 1, 0), LLVMBuildIntCast2(b, t->tap, mt, 0, ""), "");
-  LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, row->bad, bit, ""), LLVMConstInt(mt, 0, 0), "");
+  LLVMValueRef in = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, row->taps_in, bit, ""), LLVMConstInt(mt, 0, 0), "");
   *ok = LLVMBuildAnd(b, *ok, in, "");
   return off;
+}
+
+LLVMValueRef gemm_conv_a_tile_bytes(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
+                                    LLVMValueRef kc, int es) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildAdd(b, row->origin, kc, ""), t->delta, "");
+  LLVMValueRef bytes = LLVMBuildMul(b, off, k32(cb, es), "");
+  if (!row->taps_in)
+    return bytes;
+  /* bit `tap` of the taps outside, moved to bit 31: a shift right, then one shift-or */
+  LLVMTypeRef mt = LLVMTypeOf(row->taps_in);
+  LLVMValueRef out = LLVMBuildLShr(b, LLVMBuildNot(b, row->taps_in, ""), LLVMBuildIntCast2(b, t->tap, mt, 0, ""), "");
+  out = LLVMBuildShl(b, LLVMBuildTrunc(b, out, cb->i32, ""), k32(cb, 31), "");
+  return LLVMBuildOr(b, bytes, out, "");
 }
 
 /* k -> (per-dim tap index, input channel). */

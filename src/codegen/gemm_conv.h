@@ -23,7 +23,7 @@ typedef struct gemm_conv {
   int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
   int phases;               /* 1, or sy*sx for transpose_conv2d */
   bool tile_taps;           /* every K tile lies in one tap (gemm_conv_plan): per-tile gather */
-  bool inside;              /* no tap of any row leaves the image (no padding): no tap masks */
+  bool unpadded;            /* no tap of any row leaves the image (no padding): no tap masks */
 } gemm_conv;
 
 /* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
@@ -46,16 +46,16 @@ LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_co
 
 /* Decide the gather for K tiles of bk: c->tile_taps when the convolution is not transposed, IC is
  * a multiple of bk (a tile never crosses a tap, and K is a whole number of tiles) and there are at
- * most 64 taps (one bit each in a row's mask); c->inside when it has no padding. */
+ * most 64 taps (one bit each in a row's mask); c->unpadded when it has no padding. */
 void gemm_conv_plan(gemm_conv *c, int bk);
 
 /* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset; with
  * tile_taps also the row's element offset of tap 0 (`origin`, may lie outside the image) and
- * `bad`, a mask of the taps that fall outside it (NULL when c->inside). With tile_taps the
+ * `taps_in`, a mask of the taps that fall inside it (NULL when c->unpadded: all do). With tile_taps the
  * caller passes rows past M clamped to the last one (their outputs are never stored). */
 typedef struct gemm_conv_row {
   LLVMValueRef pos0[3], base;
-  LLVMValueRef origin, bad;
+  LLVMValueRef origin, taps_in;
 } gemm_conv_row;
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
                         gemm_conv_row *row);
@@ -70,6 +70,11 @@ void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, ge
  * inside the image. One add and one bit test per K tile, no division. */
 LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
                                      LLVMValueRef kc, LLVMValueRef *ok);
+/* The same as a byte offset (es bytes per element) for a buffer load, with bit 31 set for a tap
+ * outside the image: past num_records (operands under 2^31 bytes), the hardware reads zeros, so
+ * padding costs neither a select of the offset nor of the data. */
+LLVMValueRef gemm_conv_a_tile_bytes(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
+                                    LLVMValueRef kc, int es);
 
 /* Input element offset of (row, k); *ok &= the tap lies inside the image (and the kernel). */
 LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,

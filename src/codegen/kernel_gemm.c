@@ -257,12 +257,13 @@ static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLV
   int bytes = v * K->es;
   LLVMTypeRef lt = bytes >= 4 ? (bytes == 4 ? cb->i32 : LLVMVectorType(cb->i32, (unsigned)(bytes / 4)))
                               : LLVMIntTypeInContext(cb->ctx, (unsigned)bytes * 8);
-  LLVMValueRef vo = LLVMBuildNUWMul(b, LLVMBuildSelect(b, ok, voff, c32(K, 0), ""), c32(K, K->es), "");
+  /* ok NULL: voff is a byte offset that reads zeros where it should (past num_records) */
+  LLVMValueRef vo = !ok ? voff : LLVMBuildNUWMul(b, LLVMBuildSelect(b, ok, voff, c32(K, 0), ""), c32(K, K->es), "");
   LLVMValueRef so = LLVMBuildNUWMul(b, soff, c32(K, K->es), "");
   LLVMValueRef args[4] = {rsrc, vo, so, c32(K, 0)};
   LLVMValueRef x = cg_intrinsic(cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4);
   x = LLVMBuildBitCast(b, x, vt, "");
-  return LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "");
+  return ok ? LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "") : x;
 }
 
 /* Buffer resources for A and B when the target has them, the MFMA path runs and each operand
@@ -335,7 +336,11 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef arow = !a_in && !conv ? clamp_rel(K, K->m0, K->a_row[s], pb->m) : K->a_row[s];
     LLVMValueRef off;
-    if (conv && K->cv.tile_taps) {
+    if (conv && K->cv.tile_taps && K->a_rsrc) {
+      av[s] = load_buffer(K, K->a_rsrc, gemm_conv_a_tile_bytes(K->cb, &K->cv_rows[s], &tile, K->a_kc[s], K->es),
+                          ua, NULL, P->va);
+      continue;
+    } else if (conv && K->cv.tile_taps) {
       off = gemm_conv_a_tile_offset(K->cb, &K->cv_rows[s], &tile, K->a_kc[s], &ok);
     } else if (conv) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */

@@ -141,6 +141,14 @@ static const intrinsic_rule *find_rule(const char *name, size_t len) {
   return NULL;
 }
 
+/* Is v a (not yet rewritten) llvm.amdgcn.make.buffer.rsrc call? */
+static bool is_rsrc_call(LLVMValueRef v) {
+  size_t len = 0;
+  const char *base = LLVMIsACallInst(v) ? intrinsic_base(LLVMGetCalledValue(v), &len) : NULL;
+  const intrinsic_rule *rule = base ? find_rule(base, len) : NULL;
+  return rule && rule->how == R_BUF_RSRC;
+}
+
 static bool is_matrix_name(const char *name) {
   return !strncmp(name, "llvm.amdgcn.mfma.", 17) || !strncmp(name, "llvm.amdgcn.wmma.", 17) ||
          !strncmp(name, "llvm.amdgcn.smfmac.", 19);
@@ -786,17 +794,23 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
     replace(call, LLVMBuildAddrSpaceCast(r->b, LLVMGetOperand(call, 0), rty, ""));
     break;
   case R_BUF_LOAD: {
-    /* the kernels keep every access inside num_records (masked lanes read offset 0), so the
-     * hardware's zero for out-of-range offsets is never relied on: an access outside the
-     * buffer stops the run like any other */
+    /* an offset at or past num_records reads zeros, as on the hardware (the per-tile convolution
+     * gather sets bit 31 for padding taps); any other access outside the buffer stops the run */
     LLVMValueRef base = LLVMBuildAddrSpaceCast(r->b, LLVMGetOperand(call, 0), r->ptr, "");
     LLVMValueRef off = LLVMBuildAdd(r->b, LLVMBuildZExt(r->b, LLVMGetOperand(call, 1), r->i64, ""),
                                     LLVMBuildZExt(r->b, LLVMGetOperand(call, 2), r->i64, ""), "");
     LLVMValueRef p = LLVMBuildGEP2(r->b, r->i8, base, &off, 1, "");
+    LLVMValueRef rs = LLVMGetOperand(call, 0), out = NULL;
+    if (is_rsrc_call(rs)) {
+      LLVMValueRef n = LLVMBuildIntCast2(r->b, LLVMGetOperand(rs, 2), r->i64, 0, "");
+      out = LLVMBuildICmp(r->b, LLVMIntUGE, off, n, "");
+      p = LLVMBuildSelect(r->b, out, base, p, "");
+    }
     LLVMValueRef v = LLVMBuildLoad2(r->b, rty, p, "");
     LLVMSetAlignment(v, 1);
     add_check(r, v, p, size_of(r, rty), EMU_ACC_LOAD);
-    replace(call, v);
+    LLVMPositionBuilderBefore(r->b, call); /* add_check moved it before the load */
+    replace(call, out ? LLVMBuildSelect(r->b, out, LLVMConstNull(rty), v, "") : v);
     break;
   }
   case R_MATRIX:
@@ -809,6 +823,8 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
 
 static bool rewrite_intrinsics(rt *r) {
   LLVMValueRef next;
+  /* buffer resources last: a buffer load reads num_records off its make.buffer.rsrc call */
+  for (int pass = 0; pass < 2; pass++)
   for (LLVMValueRef f = LLVMGetFirstFunction(r->m); f; f = next) {
     next = LLVMGetNextFunction(f);
     if (!is_amdgcn(f))
@@ -818,6 +834,8 @@ static bool rewrite_intrinsics(rt *r) {
     char name[160];
     snprintf(name, sizeof name, "%.*s", (int)len, base ? base : "");
     const intrinsic_rule *rule = base ? find_rule(base, len) : NULL;
+    if ((rule && rule->how == R_BUF_RSRC) != (pass == 1))
+      continue;
     int n = 0;
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u))
       n++;
