@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# The implicit-GEMM convolution gather (gemm_conv.c, docs/gemm.md "Convolution gather"): when
+# every K tile lies in one tap, the per-tile addressing is one uniform delta plus a row's
+# loop-invariant origin, padding a bit of the row's tap mask (on the MFMA path an offset past
+# num_records, which reads zeros); other shapes keep the general per-element gather. Seeded
+# random conv2d/conv3d shapes (tests/oracle/gen_conv_gemm.py: kernels 1/3/5/7, stride 1-3,
+# dilation 1-2, asymmetric padding, 3/5 and 8-64 channels, batch 1-2) against the oracle on an
+# MFMA, a WMMA and the FMA target, and the main loop's code on gfx90a.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+setup() {
+  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  BUILD="${TOSAC_BUILD:-build}"
+  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+  TOSAC="$BUILD/bin/tosac"
+  export TOSAC_BUILD="$BUILD"
+  unset TOSAC_TUNING_DB TOSAC_SPLIT_K
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# sweep DTYPE ATOL SEED... [conv3d]: each seed's graph (its shape printed) on gfx90a, gfx1100,
+# gfx1030; --atol: sums of up to ~1600 products in another order than the oracle's
+sweep() {
+  local dt=$1 atol=$2 kind=""
+  shift 2
+  [ "${!#}" = conv3d ] && kind=conv3d && set -- "${@:1:$#-1}"
+  for s in "$@"; do
+    /usr/bin/python3 "$ROOT/tests/oracle/gen_conv_gemm.py" "$dt" "$s" $kind > g$s.mlir
+    head -1 g$s.mlir
+    run /usr/bin/python3 "$ROOT/tests/oracle/check.py" g$s.mlir --targets=gfx90a,gfx1100,gfx1030 --atol "$atol"
+    assert_success
+    assert_output --partial "PASSED: 1 graph(s)"
+  done
+}
+
+@test "random conv2d f32 shapes (padding, stride, dilation, odd channels) match the oracle" {
+  sweep f32 1e-4 1 2 4 5 10
+}
+
+@test "random conv2d f16, bf16 and i8 (zero points) shapes match the oracle" {
+  sweep f16 1e-3 3 6
+  sweep bf16 1e-3 7
+  sweep i8 0 2 9
+}
+
+@test "random conv3d shapes match the oracle" {
+  sweep f32 1e-4 1 5 conv3d
+  sweep f16 1e-3 3 conv3d
+}
+
+@test "a 7x7 conv with 16 channels (49 taps: a 64-bit tap mask) and rows past M matches the oracle" {
+  local x="tensor<1x9x9x16xf32>" w="tensor<24x7x7x16xf32>" b="tensor<24xf32>" r="tensor<1x5x5x24xf32>"
+  cat > c7.mlir <<EOF
+// oracle: arg 0 -2 2
+// oracle: arg 1 -2 2
+// oracle: arg 2 -2 2
+func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 3, 3, 2, 4>, stride = array<i64: 2, 2>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
+  return %0 : $r
+}
+EOF
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" c7.mlir --targets=gfx90a,gfx942,gfx1100,gfx1030 --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  # the same with a K tile forced across taps (bk 32 > IC 16): the general gather
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" c7.mlir --targets=gfx90a --atol 1e-4 \
+    --tosac-arg=--perf-config=bm=32,bn=32,bk=32,wm=16,wn=32
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+# loop FILE: the main loop (the last backward branch's body) of the assembly
+loop() {
+  awk '/^\.LBB[0-9_]+:/ {n = $0; sub(":", "", n); body = ""; inl = 1; next}
+       inl {body = body $0 "\n"}
+       /s_cbranch_scc1/ && inl {last = body; inl = 0}
+       END {printf "%s", last}' "$1"
+}
+
+@test "gfx90a: a padded 3x3 conv's main loop has no select, division or multiply for the gather" {
+  local x="tensor<1x56x56x64xf32>" w="tensor<64x3x3x64xf32>" b="tensor<64xf32>"
+  cat > c3.mlir <<EOF
+func.func @main(%x: $x, %w: $w, %b: $b) -> $x {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $x
+  return %0 : $x
+}
+EOF
+  "$TOSAC" c3.mlir --offload-arch=gfx90a --emit=asm -o c3.s
+  loop c3.s > body.s
+  run grep -c "v_mfma" body.s
+  assert_output 16
+  run grep -c "buffer_load_dwordx4" body.s
+  assert_output 4
+  # the general gather took 30 other VALU instructions per iteration here (10 address
+  # instructions and 4 data selects per A load); now per A load a shift for the tap bit, an add
+  # and the bit-31 merge (a shift and a shift-or), per B load one add-shift
+  run grep -cE "v_cndmask|v_mul_hi|v_mul_lo|v_mul_i32|v_mul_u32|v_cmp" body.s
+  assert_output 0
+  run bash -c "grep -E '^\s+v_' body.s | grep -vc v_mfma"
+  [ "$output" -le 10 ] || fail "$output VALU instructions besides MFMAs in the loop (expected <= 10)"
+}
