@@ -99,9 +99,12 @@ void gemm_conv_plan(gemm_conv *c, int bk) {
   int64_t taps = 1;
   for (int d = 0; d < c->ns; d++)
     taps *= c->taps[d];
+  int64_t kpad = (taps * c->ic + bk - 1) / bk * bk;
   c->tile_taps = !c->transpose && c->ic % bk == 0 && taps <= 64;
+  c->lane_taps = !c->transpose && !c->tile_taps && (kpad + c->ic - 1) / c->ic <= 64;
+  c->mask_bits = (int)(c->tile_taps ? taps : (kpad + c->ic - 1) / c->ic);
   /* without padding the last tap of the last row is in[d] - 1 - (in[d] - 1 - span) % stride */
-  c->unpadded = !c->transpose;
+  c->unpadded = c->tile_taps;
   for (int d = 0; d < c->ns; d++)
     c->unpadded = c->unpadded && c->pad[d] == 0 && (c->q[d] - 1) * c->stride[d] + (c->ker[d] - 1) * c->dil[d] < c->in[d];
 }
@@ -118,12 +121,9 @@ static int64_t in_stride(const gemm_conv *c, int d) {
  * built per dim from the innermost (tap t of dim d is bit t x the taps of the dims inside d). */
 static LLVMValueRef taps_inside(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
   LLVMBuilderRef b = cb->b;
-  int64_t inner = 1;
-  for (int d = 0; d < c->ns; d++)
-    inner *= c->taps[d];
-  LLVMTypeRef mt = inner > 32 ? cb->i64 : cb->i32;
+  LLVMTypeRef mt = c->mask_bits > 32 ? cb->i64 : cb->i32;
   LLVMValueRef good = LLVMConstInt(mt, 1, 0), zero = LLVMConstInt(mt, 0, 0);
-  inner = 1;
+  int64_t inner = 1;
   for (int d = c->ns - 1; d >= 0; d--) {
     LLVMValueRef acc = zero;
     for (int64_t t = 0; t < c->taps[d]; t++) {
@@ -151,7 +151,7 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
   }
   row->base = LLVMBuildMul(b, n, k32(cb, image), "");
   row->origin = row->taps_in = NULL;
-  if (!c->tile_taps)
+  if (!c->tile_taps && !c->lane_taps)
     return;
   /* the origin may lie before the image (padding): only taps the mask passes are ever added */
   row->origin = row->base;

@@ -23,6 +23,8 @@ typedef struct gemm_conv {
   int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
   int phases;               /* 1, or sy*sx for transpose_conv2d */
   bool tile_taps;           /* every K tile lies in one tap (gemm_conv_plan): per-tile gather */
+  bool lane_taps;           /* else tap masks with (tap, delta) per element (gemm_conv_plan) */
+  int mask_bits;            /* tap indices a mask covers (K padded to whole tiles) */
   bool unpadded;            /* no tap of any row leaves the image (no padding): no tap masks */
 } gemm_conv;
 
@@ -46,7 +48,9 @@ LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_co
 
 /* Decide the gather for K tiles of bk: c->tile_taps when the convolution is not transposed, IC is
  * a multiple of bk (a tile never crosses a tap, and K is a whole number of tiles) and there are at
- * most 64 taps (one bit each in a row's mask); c->unpadded when it has no padding. */
+ * most 64 taps (one bit each in a row's mask); else c->lane_taps when not transposed and the tap
+ * indices of K padded to whole tiles fit 64 bits (the taps past K have no bit: they read zeros);
+ * c->unpadded when it has no padding (and K is whole tiles). */
 void gemm_conv_plan(gemm_conv *c, int bk);
 
 /* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset; with
@@ -61,7 +65,8 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
                         gemm_conv_row *row);
 
 /* tile_taps: the wave-uniform part of K tile k0 (scalar registers): its tap and the element
- * distance of (tap, first channel) from a row's origin. */
+ * distance of (tap, first channel) from a row's origin; lane_taps: the same for one element k
+ * (per lane: a multiply-high per spatial dim, no division chain). */
 typedef struct gemm_conv_tile {
   LLVMValueRef tap, delta;
 } gemm_conv_tile;

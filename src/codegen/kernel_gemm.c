@@ -186,7 +186,8 @@ static void plan_slots(gk *K) {
                                   LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""), "");
     /* per-tile gather: rows past M read the last row instead of a mask per K step */
     if (K->kind == GK_CONV)
-      gemm_conv_row_init(K->cb, &K->cv, &K->ph, K->cv.tile_taps ? clamp_row(K, m, K->pb.m) : m, &K->cv_rows[s]);
+      gemm_conv_row_init(K->cb, &K->cv, &K->ph, K->cv.tile_taps || K->cv.lane_taps ? clamp_row(K, m, K->pb.m) : m,
+                         &K->cv_rows[s]);
   }
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
@@ -328,20 +329,26 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   gemm_conv_tile tile; /* conv with whole taps per K tile: the tile's tap, once (gemm_conv.c) */
   if (conv && K->cv.tile_taps)
     gemm_conv_tile_init(K->cb, &K->cv, k0, &tile);
+  bool masks = conv && (K->cv.tile_taps || K->cv.lane_taps);
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
-    /* tile_taps: rows are clamped (plan_slots), K is whole tiles */
-    LLVMValueRef ok = conv && K->cv.tile_taps ? yes
+    /* tap masks: rows are clamped (plan_slots), k past K has no bit in the mask */
+    LLVMValueRef ok = masks ? yes
                     : LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef arow = !a_in && !conv ? clamp_rel(K, K->m0, K->a_row[s], pb->m) : K->a_row[s];
     LLVMValueRef off;
-    if (conv && K->cv.tile_taps && K->a_rsrc) {
-      av[s] = load_buffer(K, K->a_rsrc, gemm_conv_a_tile_bytes(K->cb, &K->cv_rows[s], &tile, K->a_kc[s], K->es),
-                          ua, NULL, P->va);
-      continue;
-    } else if (conv && K->cv.tile_taps) {
-      off = gemm_conv_a_tile_offset(K->cb, &K->cv_rows[s], &tile, K->a_kc[s], &ok);
+    if (masks) {
+      gemm_conv_tile t = tile;
+      LLVMValueRef kc = K->a_kc[s];
+      if (K->cv.lane_taps)
+        gemm_conv_tile_init(K->cb, &K->cv, k, &t), kc = c32(K, 0);
+      if (K->a_rsrc) {
+        av[s] = load_buffer(K, K->a_rsrc, gemm_conv_a_tile_bytes(K->cb, &K->cv_rows[s], &t, kc, K->es), ua, NULL,
+                            P->va);
+        continue;
+      }
+      off = gemm_conv_a_tile_offset(K->cb, &K->cv_rows[s], &t, kc, &ok);
     } else if (conv) {
       off = gemm_conv_a_offset(K->cb, &K->cv, &K->ph, &K->cv_rows[s], k, &ok); /* gemm_conv.c */
     } else {
