@@ -117,7 +117,7 @@ static int64_t in_stride(const gemm_conv *c, int d) {
   return s;
 }
 
-/* tile_taps: the mask of the taps of a row with input origin pos0 that fall inside the image,
+/* The mask of the taps of a row with input origin pos0 that fall inside the image,
  * built per dim from the innermost (tap t of dim d is bit t x the taps of the dims inside d). */
 static LLVMValueRef taps_inside(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
   LLVMBuilderRef b = cb->b;

@@ -54,9 +54,9 @@ LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_co
 void gemm_conv_plan(gemm_conv *c, int bk);
 
 /* Loop-invariant part of one staged A row m: input origin per dim and the batch's offset; with
- * tile_taps also the row's element offset of tap 0 (`origin`, may lie outside the image) and
- * `taps_in`, a mask of the taps that fall inside it (NULL when c->unpadded: all do). With tile_taps the
- * caller passes rows past M clamped to the last one (their outputs are never stored). */
+ * tile_taps or lane_taps also the row's element offset of tap 0 (`origin`, may lie outside the
+ * image) and `taps_in`, a mask of the taps that fall inside it (NULL when c->unpadded: all do);
+ * the caller then passes rows past M clamped to the last one (their outputs are never stored). */
 typedef struct gemm_conv_row {
   LLVMValueRef pos0[3], base;
   LLVMValueRef origin, taps_in;
@@ -71,8 +71,8 @@ typedef struct gemm_conv_tile {
   LLVMValueRef tap, delta;
 } gemm_conv_tile;
 void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, gemm_conv_tile *t);
-/* tile_taps: input element offset of (row, k0 + kc) for the tile t of k0; *ok &= the tap lies
- * inside the image. One add and one bit test per K tile, no division. */
+/* Input element offset of (row, k0 + kc) for t = the tile of k0 (lane_taps: t of the element,
+ * kc 0); *ok &= the tap lies inside the image. One add and one bit test, no division. */
 LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
                                      LLVMValueRef kc, LLVMValueRef *ok);
 /* The same as a byte offset (es bytes per element) for a buffer load, with bit 31 set for a tap

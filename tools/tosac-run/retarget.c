@@ -821,10 +821,9 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
   }
 }
 
-static bool rewrite_intrinsics(rt *r) {
+/* Rewrite the calls of every amdgcn intrinsic, buffer resources only (rsrc) or all others. */
+static bool rewrite_intrinsic_calls(rt *r, bool rsrc) {
   LLVMValueRef next;
-  /* buffer resources last: a buffer load reads num_records off its make.buffer.rsrc call */
-  for (int pass = 0; pass < 2; pass++)
   for (LLVMValueRef f = LLVMGetFirstFunction(r->m); f; f = next) {
     next = LLVMGetNextFunction(f);
     if (!is_amdgcn(f))
@@ -834,7 +833,7 @@ static bool rewrite_intrinsics(rt *r) {
     char name[160];
     snprintf(name, sizeof name, "%.*s", (int)len, base ? base : "");
     const intrinsic_rule *rule = base ? find_rule(base, len) : NULL;
-    if ((rule && rule->how == R_BUF_RSRC) != (pass == 1))
+    if ((rule && rule->how == R_BUF_RSRC) != rsrc)
       continue;
     int n = 0;
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u))
@@ -854,6 +853,11 @@ static bool rewrite_intrinsics(rt *r) {
     LLVMDeleteFunction(f);
   }
   return true;
+}
+
+/* Buffer resources last: a buffer load reads num_records off its make.buffer.rsrc call. */
+static bool rewrite_intrinsics(rt *r) {
+  return rewrite_intrinsic_calls(r, false) && rewrite_intrinsic_calls(r, true);
 }
 
 /* ---------------------------------------------------------------- entries and globals */
