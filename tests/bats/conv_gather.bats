@@ -72,6 +72,40 @@ EOF
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
+@test "a conv3d with 48 taps (a 64-bit mask over three dims) and a split-K conv2d with batch 2 match the oracle" {
+  local x="tensor<1x4x5x5x16xf32>" w="tensor<6x3x4x4x16xf32>" b="tensor<6xf32>" r="tensor<1x4x5x3x6xf32>"
+  cat > c48.mlir <<EOF
+// oracle: arg 0 -2 2
+// oracle: arg 1 -2 2
+// oracle: arg 2 -2 2
+func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv3d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 1, 1, 1, 2, 2, 1>, stride = array<i64: 1, 1, 2>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
+  return %0 : $r
+}
+EOF
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" c48.mlir --targets=gfx90a,gfx1100,gfx1030 --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  x="tensor<2x7x7x128xf32>" w="tensor<96x3x3x128xf32>" b="tensor<96xf32>" r="tensor<2x7x7x96xf32>"
+  cat > sk.mlir <<EOF
+// oracle: arg 0 -2 2
+// oracle: arg 1 -2 2
+// oracle: arg 2 -2 2
+func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
+  return %0 : $r
+}
+EOF
+  "$TOSAC" sk.mlir --offload-arch=gfx90a -o sk.hipfb
+  run grep -m1 -o '"split_k": *[0-9]*' sk.json
+  assert_output --regexp '"split_k": *([2-9]|[1-9][0-9])$'
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" sk.mlir --targets=gfx90a,gfx1030 --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
 @test "a conv3d with 75 taps (no 64-bit mask: the general gather) matches the oracle" {
   local x="tensor<1x4x6x6x8xf32>" w="tensor<5x3x5x5x8xf32>" b="tensor<5xf32>" r="tensor<1x4x3x6x5xf32>"
   cat > c75.mlir <<EOF
