@@ -692,7 +692,13 @@ bool bnd_digest_pieces(size_t total, const struct file_piece *pieces, int n,
 bool bnd_digest_check(const char *expected, const void *data, size_t size, const char *path,
                       char *err, size_t errsize);
 
-/* Manifest JSON text (malloc), deterministic. */
+/* Manifest JSON text, deterministic: bnd_manifest_write streams it to f as it is produced (the
+ * text is never held whole: a million-op graph's is 1.7x its input); bnd_manifest_json returns
+ * the same bytes malloc'd. Both fail (false / NULL) when bnd_manifest_valid does (a plan and its
+ * cg_result disagree on the number of kernels), on out of memory, and the former on a write
+ * error. */
+bool bnd_manifest_valid(const bnd_manifest_input *in);
+bool bnd_manifest_write(FILE *f, const bnd_manifest_input *in);
 char *bnd_manifest_json(const bnd_manifest_input *in);
 /* bundle/entries.c, for clients: make the top level of a parsed manifest describe entry
  * function `name` (NULL: the only one; a leading '@' is allowed) and drop `entries`. false +
@@ -741,6 +747,10 @@ staged_file *stage_file(const char *path, const void *data, size_t size, char *e
                         size_t errsize);
 staged_file *stage_file_pieces(const char *path, size_t total, const file_piece *pieces, int n,
                                char *err, size_t errsize);
+/* The same for a file whose bytes fill(fd, ctx) writes (false with errno set on failure). */
+typedef bool (*file_writer)(int fd, const void *ctx);
+staged_file *stage_file_with(const char *path, file_writer fill, const void *ctx, char *err,
+                             size_t errsize);
 bool commit_staged(staged_file **files, int n, char *err, size_t errsize);
 /* Drop stages without putting them in place (NULL entries are skipped); sets them to NULL. */
 void discard_staged(staged_file **files, int n);
