@@ -26,16 +26,24 @@ char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Grow an array held in the arena: returns a copy with room for new_cap elements. */
 void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
+/* arena_grow for an array nothing else points to (old is given up): one large enough to have a
+ * block of its own is resized in place (realloc) instead of copied, so its outgrown copies do
+ * not stay in the arena (a million-op graph's value and op lists). */
+void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
 /* Append one element to an arena vector (items, count, cap are lvalues). */
-#define ARENA_PUSH(ar, items, count, cap, value)                                              \
+#define ARENA_PUSH_WITH(grow, ar, items, count, cap, value)                                  \
   do {                                                                                       \
     if ((count) == (cap)) {                                                                  \
       size_t nc_ = (cap) ? (size_t)(cap) * 2 : 8;                                             \
-      (items) = arena_grow((ar), (items), sizeof(*(items)), (size_t)(count), nc_);            \
+      (items) = grow((ar), (items), sizeof(*(items)), (size_t)(count), nc_);                  \
       (cap) = nc_;                                                                           \
     }                                                                                        \
     (items)[(count)++] = (value);                                                            \
   } while (0)
+#define ARENA_PUSH(ar, items, count, cap, value) ARENA_PUSH_WITH(arena_grow, ar, items, count, cap, value)
+/* For an array only its owner points to (arena_regrow). */
+#define ARENA_PUSH_OWNED(ar, items, count, cap, value)                                        \
+  ARENA_PUSH_WITH(arena_regrow, ar, items, count, cap, value)
 
 /* ---------------------------------------------------------------- support/diag.c */
 /* A source file held in memory; every location points into one. */
@@ -191,18 +199,18 @@ typedef struct value {
   int nuses;        /* ops (and results) that read it */
 } value;
 
-struct op {
+struct op { /* the counts after the pointers: no padding (a million-op graph holds a million) */
   int id; /* dense index in graph->ops, a topological order */
   op_kind kind;
   src_loc loc;
   value **operands;
-  int noperands;
   value **results;
-  int nresults;
   attr *attrs;
-  int nattrs;
   struct graph **regions; /* cond_if: then, else; while_loop: cond, body (block arguments are the
                              region graph's args, the tosa.yield operands its results) */
+  int noperands;
+  int nresults;
+  int nattrs;
   int nregions;
 };
 
