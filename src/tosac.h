@@ -18,7 +18,8 @@
 typedef struct arena arena;
 arena *arena_new(void);
 void arena_free(arena *a);
-void *arena_alloc(arena *a, size_t size);        /* zeroed, 16-byte aligned; aborts on OOM */
+void *arena_alloc(arena *a, size_t size);        /* zeroed, 8-byte aligned (16 over 256 KiB);
+                                                    aborts on OOM */
 void *arena_alloc_raw(arena *a, size_t size);    /* the same, not zeroed: for bytes about to be
                                                     overwritten (decoded constants) */
 char *arena_strdup(arena *a, const char *s);
@@ -189,12 +190,12 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value {
+typedef struct value { /* the two ints first: 120 bytes, not 128 (a million-op graph holds a million) */
   int id;           /* dense index in graph->values */
+  int arg_index;    /* >= 0 for function arguments, else -1 */
   const char *name; /* SSA name without %, e.g. "arg0", "3" */
   tensor_type type;
   op *def;          /* NULL for function arguments */
-  int arg_index;    /* >= 0 for function arguments, else -1 */
   src_loc loc;      /* where defined */
   int nuses;        /* ops (and results) that read it */
 } value;

@@ -50,7 +50,10 @@ void *arena_alloc(arena *a, size_t size) {
 }
 
 void *arena_alloc_raw(arena *a, size_t size) {
-  size = (size + 15) & ~(size_t)15;
+  /* 8-byte granules: nothing tosac keeps needs more (no long double, no vectors), and a
+   * million-op graph's small pieces (one-pointer lists, short names, 120-byte values) would
+   * each waste 8 bytes in 16-byte ones. Large requests' own blocks stay 16-byte aligned. */
+  size = (size + 7) & ~(size_t)7;
   arena_block *b = a->head;
   if (!b || b->size - b->used < size) {
     /* Large requests get a block of their own so small ones keep filling the current one. */
@@ -109,7 +112,7 @@ void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size
   arena_block **link = &a->head;
   while (ob && *link && *link != ob)
     link = &(*link)->next;
-  size_t bytes = (elem_size * new_cap + 15) & ~(size_t)15;
+  size_t bytes = (elem_size * new_cap + 7) & ~(size_t)7;
   if (!ob || *link != ob || !ob->own || bytes < ob->size)
     return arena_grow(a, old, elem_size, old_count, new_cap);
   arena_block *nb = realloc(ob, sizeof *nb + bytes);
