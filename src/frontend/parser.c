@@ -167,9 +167,8 @@ static bool starts_line(const fe_parser *p, fe_token t) {
 }
 
 /* ---------------------------------------------------------------- values by name */
-typedef struct vt_entry {
-  const char *name;
-  int len;
+typedef struct vt_entry { /* 16 bytes: a million-value function's table is 2M of them */
+  const char *name; /* NUL-terminated (an arena copy) */
   value *v;
 } vt_entry;
 
@@ -200,7 +199,7 @@ static vt_entry *vt_slot(fn_state *fs, const char *name, int len) {
   uint32_t m = (uint32_t)fs->tabcap - 1;
   for (uint32_t i = hash_name(name, len) & m;; i = (i + 1) & m) {
     vt_entry *e = &fs->tab[i];
-    if (!e->name || (e->len == len && !memcmp(e->name, name, (size_t)len))) return e;
+    if (!e->name || (!strncmp(e->name, name, (size_t)len) && !e->name[len])) return e;
   }
 }
 
@@ -228,12 +227,12 @@ static void vt_put(fn_state *fs, const char *name, int len, value *v) {
     fs->tab = calloc((size_t)fs->tabcap, sizeof(vt_entry));
     if (!fs->tab) abort();
     for (int i = 0; i < oldcap; i++)
-      if (old[i].name) *vt_slot(fs, old[i].name, old[i].len) = old[i];
+      if (old[i].name) *vt_slot(fs, old[i].name, (int)strlen(old[i].name)) = old[i];
     free(old);
   }
   vt_entry *e = vt_slot(fs, name, len);
   if (!e->name) fs->tabn++;
-  *e = (vt_entry){name, len, v};
+  *e = (vt_entry){name, v};
 }
 
 /* Define %name (token t, without the %); reports a redefinition. */
