@@ -473,7 +473,8 @@ static void index_graph(arena *a, fuse_state *s) {
   s->root_def = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
   s->is_result = arena_alloc(a, (size_t)g->nvalues + 1);
   s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
-  int *root = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
+  arena *tmp = arena_new(); /* root and fill die here: not kept for the whole of fusion */
+  int *root = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
   for (int i = 0; i < g->nvalues; i++)
     root[i] = i;
   for (int r = 0; r < g->nresults; r++)
@@ -494,12 +495,13 @@ static void index_graph(arena *a, fuse_state *s) {
     s->use_start[i + 1] += s->use_start[i];
   }
   s->uses = arena_alloc(a, sizeof(int) * (size_t)(nuses + 1));
-  int *fill = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  int *fill = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nops; i++)
     for (int j = 0; j < g->ops[i]->noperands; j++) {
       int v = g->ops[i]->operands[j]->id;
       s->uses[s->use_start[v] + fill[v]++] = g->ops[i]->id;
     }
+  arena_free(tmp);
 }
 
 /* Does u read its operand j as data that an elementwise kernel indexes per element (not a
@@ -626,9 +628,13 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.ord = zalloc(a, n, sizeof(int));
   s.nb_seen = zalloc(a, n, sizeof(int));
   s.nbr = zalloc(a, n, sizeof(int));
-  s.setb = zalloc(a, n, sizeof(int));
-  s.setf = zalloc(a, n, sizeof(int));
-  s.keys = zalloc(a, 2 * n, sizeof(int64_t));
+  /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
+   * pushed beyond the two starts came from an operand edge examined while the budget lasted
+   * (window). Its sets, stack and sort keys are sized by that, not by the graph. */
+  size_t nw = n < REACH_BUDGET + 2 ? n : REACH_BUDGET + 2;
+  s.setb = zalloc(a, nw, sizeof(int));
+  s.setf = zalloc(a, nw, sizeof(int));
+  s.keys = zalloc(a, 2 * nw, sizeof(int64_t));
   size_t nedge = 2 * (size_t)s.use_start[g->nvalues] + 1;
   edge_list *ls[2] = {&s.ins, &s.outs};
   for (int i = 0; i < 2; i++) {
@@ -652,7 +658,7 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.rd_next = zalloc(a, nmr, sizeof(int));
   s.pr_next = zalloc(a, nmr, sizeof(int));
   s.visit = zalloc(a, n, sizeof(int));
-  s.stack = zalloc(a, n, sizeof(int));
+  s.stack = zalloc(a, nw, sizeof(int));
   char *live = live_ops(a, g);
   s.is_att = zalloc(a, n, 1);
   s.att = zalloc(a, n, sizeof(int));
