@@ -56,7 +56,8 @@ typedef struct fuse_state {
   int *mr_reader, *mr_producer; /* op ids */
   int *rd_head, *rd_tail, *rd_next, *nrd; /* entries by reading group */
   int *pr_head, *pr_tail, *pr_next, *npr; /* entries by producing group */
-  int nmr;
+  int nmr, capmr; /* the entry arrays grow on demand: most graphs read few views */
+  arena *a;
   /* cycle query scratch */
   int *visit, stamp, *stack;
   int *nb_seen, nb_stamp, *nbr;
@@ -282,6 +283,14 @@ static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
   int d = s->root_def[v->id];
   if (d < 0 || s->group_of[d] < 0)
     return; /* a constant or an argument */
+  if (s->nmr == s->capmr) {
+    size_t cap = s->capmr ? 2 * (size_t)s->capmr : 256, n = (size_t)s->nmr;
+    s->mr_reader = arena_grow(s->a, s->mr_reader, sizeof(int), n, cap);
+    s->mr_producer = arena_grow(s->a, s->mr_producer, sizeof(int), n, cap);
+    s->rd_next = arena_grow(s->a, s->rd_next, sizeof(int), n, cap);
+    s->pr_next = arena_grow(s->a, s->pr_next, sizeof(int), n, cap);
+    s->capmr = (int)cap;
+  }
   int e = s->nmr++, rg = s->group_of[reader->id], pg = find(s, s->group_of[d]);
   s->mr_reader[e] = reader->id;
   s->mr_producer[e] = d;
@@ -614,7 +623,7 @@ static void order_groups(arena *a, const graph *g, int *group_of, int n, const i
 static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
 
 int part_fuse(arena *a, const graph *g, int *group_of) {
-  fuse_state s = {.g = g, .group_of = group_of};
+  fuse_state s = {.g = g, .group_of = group_of, .a = a};
   size_t n = (size_t)g->nops + 1;
   s.nofuse = part_fusion_disabled();
   index_graph(a, &s);
@@ -652,11 +661,6 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.pr_tail = zalloc(a, n, sizeof(int));
   s.nrd = zalloc(a, n, sizeof(int));
   s.npr = zalloc(a, n, sizeof(int));
-  size_t nmr = (size_t)s.use_start[g->nvalues] + 1; /* at most one entry per operand */
-  s.mr_reader = zalloc(a, nmr, sizeof(int));
-  s.mr_producer = zalloc(a, nmr, sizeof(int));
-  s.rd_next = zalloc(a, nmr, sizeof(int));
-  s.pr_next = zalloc(a, nmr, sizeof(int));
   s.visit = zalloc(a, n, sizeof(int));
   s.stack = zalloc(a, nw, sizeof(int));
   char *live = live_ops(a, g);
