@@ -321,8 +321,9 @@ static int new_group(fuse_state *s, const op *o) {
     const value *v = o->operands[j];
     int d = s->root_def[v->id];
     if (d >= 0 && s->group_of[d] >= 0) {
-      edge_add(&s->ins, gid, s->nedges++, d);
-      edge_add(&s->outs, find(s, s->group_of[d]), s->nedges++, o->id);
+      int e = s->nedges++; /* the same entry number in both lists: each has its own arrays */
+      edge_add(&s->ins, gid, e, d);
+      edge_add(&s->outs, find(s, s->group_of[d]), e, o->id);
     }
     if (s->is_map[o->id] || (v->def && s->is_view[v->def->id]))
       add_memory_read(s, o, v);
@@ -644,7 +645,7 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.setb = zalloc(a, nw, sizeof(int));
   s.setf = zalloc(a, nw, sizeof(int));
   s.keys = zalloc(a, 2 * nw, sizeof(int64_t));
-  size_t nedge = 2 * (size_t)s.use_start[g->nvalues] + 1;
+  size_t nedge = (size_t)s.use_start[g->nvalues] + 1; /* one entry per operand read */
   edge_list *ls[2] = {&s.ins, &s.outs};
   for (int i = 0; i < 2; i++) {
     ls[i]->head = zalloc(a, n, sizeof(int));
