@@ -420,7 +420,8 @@ static staged_file *stage_weights(tosac_result *r, char *err, size_t errsize) {
 }
 
 /* The manifest streamed to its temporary file as the printer produces it (its text, a
- * million-op graph's 1.7x the input, is never held), or the text tosac_result_manifest built. */
+ * million-op graph's 1.7x the input, is never held). A descriptor of its own: fclose must not
+ * close the stage's. */
 static bool write_manifest(int fd, const void *ctx) {
   const tosac_result *r = ctx;
   int dup_fd = dup(fd);
@@ -438,6 +439,7 @@ static bool write_manifest(int fd, const void *ctx) {
   return ok;
 }
 
+/* The text tosac_result_manifest already built, else the stream. */
 static staged_file *stage_manifest(tosac_result *r, char *err, size_t errsize) {
   if (r->manifest)
     return stage_file(r->manifest_path, r->manifest, strlen(r->manifest), err, errsize);
