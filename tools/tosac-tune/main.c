@@ -29,7 +29,9 @@ static const char *usage_text =
     "  --no-prune         compile every configuration (by default, with the issue model, one\n"
     "                     whose bound on the time (its matrix instructions, the memory floor)\n"
     "                     exceeds the best time found is skipped: the same database, faster)\n"
-    "  --all              write every scored configuration, not only the best (not a database)\n"
+    "  --all              write every compiled configuration with its score, time, loop cycles,\n"
+    "                     loop length, registers, waves/SIMD, spills (not a database; with\n"
+    "                     --no-prune every configuration)\n"
     "  --compare          add the default choice (heuristic) and its score to each line, and the\n"
     "                     split-K factor both use (not a database; docs/bench.md)\n"
     "  -v                 print the number of configurations per problem\n"
@@ -372,7 +374,7 @@ int main(int argc, char **argv) {
     case OPT_ENTRY: entry = optarg; break;
     case OPT_MCA: T.qo.use_mca = true; break;
     case OPT_NO_PRUNE: T.prune = false; break;
-    case OPT_ALL: T.all = true, T.prune = false; break;
+    case OPT_ALL: T.all = true; break;
     case OPT_COMPARE: T.compare = true; break;
     case OPT_HELP: fputs(usage_text, stdout); return 0;
     case ':': return usage("option '%s' needs a value", argv[optind - 1]);
