@@ -178,6 +178,11 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
 }
 
+double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                           const gemm_mma *mm, int split) {
+  return mm->row ? est_cycles(t, pb, P, mm, split < 1 ? 1 : split) / t->clock_mhz : 0;
+}
+
 /* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
  * at least SPLITK_MIN_TILES each, the workspace bounded. */
 static int64_t best_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,

@@ -6,8 +6,9 @@
 # targets; MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run; TOSAC_FLAGS adds tosac options
 # (e.g. --perf-config=kernel=tile: the tile kernel where the heuristic takes the skinny one).
 # TUNE=1 instead prints the default choice against tosac-tune's best, one table row per kernel
-# and target (`tosac-tune --compare`: both scored by the issue model, at the split-K factor of
-# the default; docs/bench.md); JOBS (default: the cores) is tosac-tune's -j.
+# and target (`tosac-tune --all`: both scored by the issue model, at the split-K factor of the
+# default; docs/bench.md); JOBS (default: the cores) is tosac-tune's -j; TUNE_LOG=FILE appends
+# tosac-tune's lines (every compiled configuration) to FILE.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${TOSAC_BUILD:-build}"
@@ -15,12 +16,12 @@ case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 BIN="$BUILD/bin"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "${TOSAC_FLAGS:-}" "${JOBS:-$(nproc)}" "$@" <<'PY'
+exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "${TOSAC_FLAGS:-}" "${JOBS:-$(nproc)}" "${TUNE_LOG:-}" "$@" <<'PY'
 import os, subprocess, sys
 
-bin_dir, tmp, targets_env, tune, mca_timeout, flags, jobs = sys.argv[1:8]
+bin_dir, tmp, targets_env, tune, mca_timeout, flags, jobs, log = sys.argv[1:9]
 flags = flags.split()
-want = sys.argv[8:]
+want = sys.argv[9:]
 TARGETS = targets_env.split() or ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200"]
 
 def matmul(b, m, k, n, et):
@@ -94,19 +95,31 @@ def tile(cfg, split):
     return t + ("/16" if kv.get("mma") == "16" else "") + (f"/s{split}" if int(split) > 1 else "")
 
 def compare(name, desc, g, tg):
-    """tosac-tune --compare: the default against the best, one markdown row per kernel."""
-    t = run([f"{bin_dir}/tosac-tune", g, f"--offload-arch={','.join(tg)}", "--compare", "-j", jobs])
+    """tosac-tune --all: the default against the best, one markdown row per kernel and target."""
+    t = run([f"{bin_dir}/tosac-tune", g, f"--offload-arch={','.join(tg)}", "--all", "-j", jobs])
     if t.returncode:
         print(f"| {name} | {desc} | tosac-tune failed: {(t.stderr.strip().splitlines() or ['?'])[0]} |")
         return
-    rows = [l.split("\t") for l in t.stdout.splitlines()]
+    if log:
+        with open(log, "a") as f:
+            f.write("".join(f"{name}\t{desc}\t{l}\n" for l in t.stdout.splitlines()))
+    best, dflt = {}, {}
+    for l in t.stdout.splitlines():
+        f = l.split("\t")
+        k, sc, us = (f[0], f[1]), round(float(f[3]) * 1e4), float(f[4])
+        b = best.get(k)
+        if not b or (sc, -us, b[2]) > (b[0], -b[1], f[2]):  # tosac-tune's order of the best
+            best[k] = (sc, us, f[2])
+        if f[12] == "default":
+            dflt[k] = (float(f[3]), f[2], f[11])
     order = {x: i for i, x in enumerate(tg)}
-    for f in sorted(rows, key=lambda f: (order.get(f[0], 99), f[1])):
-        tgt, key, cfg, sc = f[0], f[1], f[2], float(f[3])
-        hcfg, hs, split = (f[4], float(f[5]), f[6]) if len(f) > 6 else ("?", 0.0, "1")
-        shape = desc if len({r[1] for r in rows}) == 1 else key.split(":")[0] + " " + key.split(":")[1]
-        ok = "yes" if hs >= 0.95 * sc else "**no**"
-        print(f"| {name} | {shape} | {tgt} | `{tile(hcfg, split)}` | {100 * hs:.1f}% | {100 * sc:.1f}% | "
+    for k in sorted(best, key=lambda k: (order.get(k[0], 99), k[1])):
+        sc, _, cfg = best[k]
+        hs, hcfg, split = dflt.get(k, (0.0, "?", "1"))
+        key = k[1].split(":")
+        shape = desc if len({x[1] for x in best}) == 1 else key[0] + " " + key[1]
+        ok = "yes" if hs >= 0.95 * sc / 1e4 else "**no**"
+        print(f"| {name} | {shape} | {k[0]} | `{tile(hcfg, split)}` | {100 * hs:.1f}% | {sc / 100:.1f}% | "
               f"`{cfg}` | {ok} |")
         sys.stdout.flush()
 

@@ -30,8 +30,9 @@ static const char *usage_text =
     "                     whose bound on the time (its matrix instructions, the memory floor)\n"
     "                     exceeds the best time found is skipped: the same database, faster)\n"
     "  --all              write every compiled configuration with its score, time, loop cycles,\n"
-    "                     loop length, registers, waves/SIMD, spills (not a database; with\n"
-    "                     --no-prune every configuration)\n"
+    "                     loop length, registers, waves/SIMD, spills, the heuristic's estimate\n"
+    "                     in us, the split-K factor and 'default' on the compiler's own choice\n"
+    "                     (not a database; with --no-prune every configuration)\n"
     "  --compare          add the default choice (heuristic) and its score to each line, and the\n"
     "                     split-K factor both use (not a database; docs/bench.md)\n"
     "  -v                 print the number of configurations per problem\n"
@@ -160,6 +161,22 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   if (S > 1)
     cycles += (S * out4 + out4) / bpc;
   return cycles / t->clock_mhz;
+}
+
+/* The plan's split-K factor of the problem's kernel (1: none). */
+static int split_of(const problem *p) {
+  return p->kernel->role == KR_PARTIAL && p->kernel->split_count > 1 ? p->kernel->split_count : 1;
+}
+
+/* The heuristic's estimate of cfg (us; 0: none), at the plan's split. */
+static double estimate_us(const tuner *T, const problem *p, const char *cfg) {
+  const target_info *t = T->targets[p->target].info;
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  if (!t->has_mfma || strstr(cfg, "gemv") || !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err))
+    return 0;
+  return cg_tune_estimate_us(t, &p->pb, &P, &mm, split_of(p));
 }
 
 /* Compile the problem's kernel alone with cfg and score it. */
@@ -295,10 +312,11 @@ static char *database(const tuner *T) {
       if (!p->ok[c])
         continue;
       lines = realloc(lines, sizeof(char *) * (size_t)(n + T->nproblems + 1));
-      if (asprintf(&lines[n], "%s\t%s\t%s\t%.4f\t%.3f\t%.1f\t%d\t%d\t%d\t%d\n",
+      if (asprintf(&lines[n], "%s\t%s\t%s\t%.4f\t%.3f\t%.1f\t%d\t%d\t%d\t%d\t%.3f\t%d\t%s\n",
                    T->targets[p->target].info->name, p->key, p->configs[c], s->roofline,
                    s->est_us, s->loop_cycles, s->loop_len, s->vgpr + s->agpr, s->occupancy,
-                   s->spills) > 0)
+                   s->spills, estimate_us(T, p, p->configs[c]), split_of(p),
+                   c == 0 && p->has_default ? "default" : "-") > 0)
         n++;
     }
     if (best < 0 || T->all)
@@ -306,8 +324,7 @@ static char *database(const tuner *T) {
     char extra[300] = "";
     if (T->compare && p->has_default)
       snprintf(extra, sizeof extra, "\t%s\t%.4f\t%d", p->configs[0],
-               p->ok[0] ? p->scores[0].roofline : 0.0,
-               p->kernel->role == KR_PARTIAL ? p->kernel->split_count : 1);
+               p->ok[0] ? p->scores[0].roofline : 0.0, split_of(p));
     if (asprintf(&lines[n], "%s\t%s\t%s\t%.4f%s\n", T->targets[p->target].info->name, p->key,
                  p->configs[best], p->scores[best].roofline, extra) > 0)
       n++;
