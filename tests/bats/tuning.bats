@@ -235,3 +235,24 @@ PY
   assert_failure 1
   assert_line --index 0 --partial "error: dynamic dimension 0 of argument '%a' has no value; compile with --specialize="
 }
+
+@test "tosac-tune: bounds skip configurations that cannot win (the database of the full search); --compare and --all" {
+  matmul m f16 1 256 256 256
+  run "$TUNE" m.mlir --offload-arch=gfx942 -j 1 -v -o p.tsv
+  assert_success
+  # 220 candidates, 42 compiled: the others' bound on the time (MFMA cycles, issue slots, the
+  # memory floor) exceeds the best time found (with -j 1; threads may compile a few more)
+  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 220 configurations, 42 compiled"
+  run "$TUNE" m.mlir --offload-arch=gfx942 --no-prune -v -o f.tsv
+  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 220 configurations, 220 compiled"
+  cmp p.tsv f.tsv
+  run cat p.tsv
+  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650'
+  # --compare: the default (here the best itself), its score and split-K factor
+  run "$TUNE" m.mlir --offload-arch=gfx942 --compare
+  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t1'
+  # --all: every compiled configuration, the default marked, with the heuristic's estimate
+  run "$TUNE" m.mlir --offload-arch=gfx942 --all -j 1
+  assert_equal "${#lines[@]}" 42
+  assert_line $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t0.373\t196.0\t60\t46\t4\t0\t0.400\t1\tdefault'
+}
