@@ -35,7 +35,8 @@ static const char *usage_text =
     "                     (not a database; with --no-prune every configuration)\n"
     "  --compare          add the default choice (heuristic) and its score to each line, and the\n"
     "                     split-K factor both use (not a database; docs/bench.md)\n"
-    "  -v                 print the number of configurations per problem\n"
+    "  -v                 print the number of configurations per problem and how many were\n"
+    "                     compiled\n"
     "\n"
     "exit status: 0 success, 1 input or compile error, 2 usage error\n";
 
@@ -132,6 +133,11 @@ static double kernel_bytes(const partition_plan *pl, const part_kernel *k) {
   return sum;
 }
 
+/* The plan's split-K factor of the problem's kernel (1: none). */
+static int split_of(const problem *p) {
+  return p->kernel->role == KR_PARTIAL && p->kernel->split_count > 1 ? p->kernel->split_count : 1;
+}
+
 /* A lower bound on the estimated time (us) of cfg for problem p by the issue model, from what
  * the configuration alone fixes: tb_kernel_score's rounds x K tiles x a loop that issues at least
  * its matrix instructions back to back (and at least one 4-cycle pass per MFMA, 16-byte fragment
@@ -147,8 +153,7 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
       !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err) || !mm.row)
     return 0;
   const gemm_problem *pb = &p->pb;
-  double es = elem_type_bytes(pb->in), S = p->kernel->role == KR_PARTIAL && p->kernel->split_count > 1
-                                               ? p->kernel->split_count : 1;
+  double es = elem_type_bytes(pb->in), S = split_of(p);
   double waves = (double)(P.bm / P.wm) * (P.bn / P.wn), threads = waves * t->wave_size;
   double tiles = (double)pb->batch * ceil((double)pb->m / P.bm) * ceil((double)pb->n / P.bn) * S;
   double rounds = ceil(tiles * waves / ((double)t->cus * t->simds_per_cu));
@@ -161,11 +166,6 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   if (S > 1)
     cycles += (S * out4 + out4) / bpc;
   return cycles / t->clock_mhz;
-}
-
-/* The plan's split-K factor of the problem's kernel (1: none). */
-static int split_of(const problem *p) {
-  return p->kernel->role == KR_PARTIAL && p->kernel->split_count > 1 ? p->kernel->split_count : 1;
 }
 
 /* The heuristic's estimate of cfg (us; 0: none), at the plan's split. */
