@@ -157,7 +157,8 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   double waves = (double)(P.bm / P.wm) * (P.bn / P.wn), threads = waves * t->wave_size;
   double tiles = (double)pb->batch * ceil((double)pb->m / P.bm) * ceil((double)pb->n / P.bn) * S;
   double rounds = ceil(tiles * waves / ((double)t->cus * t->simds_per_cu));
-  double nk = ceil((double)pb->k / P.bk), nmma = (double)(P.wm / mm.m) * (P.wn / mm.n) * (P.bk / mm.k);
+  double nk = ceil((double)pb->k / P.bk);
+  double nmma = (double)(P.wm / mm.m) * (P.wn / mm.n) * (P.bk / mm.k);
   double loads = ceil(P.bm * P.bk * es / (threads * 16)) + ceil(P.bn * P.bk * es / (threads * 16));
   double reads = ceil((P.wm + P.wn) * P.bk * es / (t->wave_size * 16.0));
   double per_tile = fmax(nmma * mm.row->cycles, 4 * (nmma + reads + 2 * loads));
@@ -174,7 +175,8 @@ static double estimate_us(const tuner *T, const problem *p, const char *cfg) {
   gemm_params P;
   gemm_mma mm;
   char err[256];
-  if (!t->has_mfma || strstr(cfg, "gemv") || !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err))
+  if (!t->has_mfma || strstr(cfg, "gemv") ||
+      !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err))
     return 0;
   return cg_tune_estimate_us(t, &p->pb, &P, &mm, split_of(p));
 }
