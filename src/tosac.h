@@ -18,7 +18,8 @@
 typedef struct arena arena;
 arena *arena_new(void);
 void arena_free(arena *a);
-void *arena_alloc(arena *a, size_t size);        /* zeroed, 16-byte aligned; aborts on OOM */
+void *arena_alloc(arena *a, size_t size);        /* zeroed, 8-byte aligned (16 over 256 KiB);
+                                                    aborts on OOM */
 void *arena_alloc_raw(arena *a, size_t size);    /* the same, not zeroed: for bytes about to be
                                                     overwritten (decoded constants) */
 char *arena_strdup(arena *a, const char *s);
@@ -26,16 +27,24 @@ char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Grow an array held in the arena: returns a copy with room for new_cap elements. */
 void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
+/* arena_grow for an array nothing else points to (old is given up): one large enough to have a
+ * block of its own is resized in place (realloc) instead of copied, so its outgrown copies do
+ * not stay in the arena (a million-op graph's value and op lists). */
+void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
 /* Append one element to an arena vector (items, count, cap are lvalues). */
-#define ARENA_PUSH(ar, items, count, cap, value)                                              \
+#define ARENA_PUSH_WITH(grow, ar, items, count, cap, value)                                  \
   do {                                                                                       \
     if ((count) == (cap)) {                                                                  \
       size_t nc_ = (cap) ? (size_t)(cap) * 2 : 8;                                             \
-      (items) = arena_grow((ar), (items), sizeof(*(items)), (size_t)(count), nc_);            \
+      (items) = grow((ar), (items), sizeof(*(items)), (size_t)(count), nc_);                  \
       (cap) = nc_;                                                                           \
     }                                                                                        \
     (items)[(count)++] = (value);                                                            \
   } while (0)
+#define ARENA_PUSH(ar, items, count, cap, value) ARENA_PUSH_WITH(arena_grow, ar, items, count, cap, value)
+/* For an array only its owner points to (arena_regrow). */
+#define ARENA_PUSH_OWNED(ar, items, count, cap, value)                                        \
+  ARENA_PUSH_WITH(arena_regrow, ar, items, count, cap, value)
 
 /* ---------------------------------------------------------------- support/diag.c */
 /* A source file held in memory; every location points into one. */
@@ -181,28 +190,28 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value {
+typedef struct value { /* the two ints first: 120 bytes, not 128 (a million-op graph holds a million) */
   int id;           /* dense index in graph->values */
+  int arg_index;    /* >= 0 for function arguments, else -1 */
   const char *name; /* SSA name without %, e.g. "arg0", "3" */
   tensor_type type;
   op *def;          /* NULL for function arguments */
-  int arg_index;    /* >= 0 for function arguments, else -1 */
   src_loc loc;      /* where defined */
   int nuses;        /* ops (and results) that read it */
 } value;
 
-struct op {
+struct op { /* the counts after the pointers: no padding (a million-op graph holds a million) */
   int id; /* dense index in graph->ops, a topological order */
   op_kind kind;
   src_loc loc;
   value **operands;
-  int noperands;
   value **results;
-  int nresults;
   attr *attrs;
-  int nattrs;
   struct graph **regions; /* cond_if: then, else; while_loop: cond, body (block arguments are the
                              region graph's args, the tosa.yield operands its results) */
+  int noperands;
+  int nresults;
+  int nattrs;
   int nregions;
 };
 
@@ -692,7 +701,13 @@ bool bnd_digest_pieces(size_t total, const struct file_piece *pieces, int n,
 bool bnd_digest_check(const char *expected, const void *data, size_t size, const char *path,
                       char *err, size_t errsize);
 
-/* Manifest JSON text (malloc), deterministic. */
+/* Manifest JSON text, deterministic: bnd_manifest_write streams it to f as it is produced (the
+ * text is never held whole: a million-op graph's is 1.7x its input); bnd_manifest_json returns
+ * the same bytes malloc'd. Both fail (false / NULL) when bnd_manifest_valid does (a plan and its
+ * cg_result disagree on the number of kernels), on out of memory, and the former on a write
+ * error. */
+bool bnd_manifest_valid(const bnd_manifest_input *in);
+bool bnd_manifest_write(FILE *f, const bnd_manifest_input *in);
 char *bnd_manifest_json(const bnd_manifest_input *in);
 /* bundle/entries.c, for clients: make the top level of a parsed manifest describe entry
  * function `name` (NULL: the only one; a leading '@' is allowed) and drop `entries`. false +
@@ -741,6 +756,10 @@ staged_file *stage_file(const char *path, const void *data, size_t size, char *e
                         size_t errsize);
 staged_file *stage_file_pieces(const char *path, size_t total, const file_piece *pieces, int n,
                                char *err, size_t errsize);
+/* The same for a file whose bytes fill(fd, ctx) writes (false with errno set on failure). */
+typedef bool (*file_writer)(int fd, const void *ctx);
+staged_file *stage_file_with(const char *path, file_writer fill, const void *ctx, char *err,
+                             size_t errsize);
 bool commit_staged(staged_file **files, int n, char *err, size_t errsize);
 /* Drop stages without putting them in place (NULL entries are skipped); sets them to NULL. */
 void discard_staged(staged_file **files, int n);

@@ -151,6 +151,9 @@ TOSAC_API const char *tosac_result_diagnostics_text(const tosac_result *r);
 /* Outputs of TOSAC_EMIT_BUNDLE (NULL / 0 when absent; the weights only when the graph has
  * constants larger than 4 KiB). */
 TOSAC_API const uint8_t *tosac_result_bundle(const tosac_result *r, size_t *size);
+/* The manifest's text is built on the first call and kept until dispose (its size: about 1.7x
+ * the input for op-heavy graphs); tosac_result_write streams the same bytes to the file without
+ * holding them, so a caller that only writes never pays for it. */
 TOSAC_API const char *tosac_result_manifest(const tosac_result *r);
 TOSAC_API const uint8_t *tosac_result_weights(const tosac_result *r, size_t *size);
 /* Output of the text emit kinds (llvm, asm, partitions, dot, tosa). */

@@ -62,8 +62,9 @@ void bnd_host_put_api(FILE *f, const char *prefix, const char *upper);
  *   duplicate IDs, payloads outside the file, inside the header, or overlapping each other.
  * - bnd_code_object_id: "hipv4-amdgcn-amd-amdhsa--<target-id>" (what comgr matches).
  * - bnd_bitcode_id: "openmp-amdgcn-amd-amdhsa--<target-id>" (docs/bundle.md says why).
- * - bnd_manifest_json: NULL when a plan and its cg_result disagree on the number of kernels
- *   (the manifest would bind names to the wrong launches) or on out of memory. Format:
+ * - bnd_manifest_write / bnd_manifest_json: false / NULL when a plan and its cg_result disagree
+ *   on the number of kernels (the manifest would bind names to the wrong launches), on out of
+ *   memory or a write error. Format:
  *   docs/manifest.md, schema/manifest.schema.json. */
 
 #endif

@@ -1,6 +1,7 @@
 /* manifest.c: the JSON launch manifest (version 1; several public functions add `entries`):
- * built as a cJSON tree in the documented key order, printed by our own deterministic 2-space
- * printer. */
+ * built as a cJSON tree in the documented key order (kernels' source-op lists excepted: they are
+ * written from the plans as the printer reaches them), printed to a stream by our own
+ * deterministic 2-space printer. */
 #include "bundle/bundle.h"
 
 #include <cjson/cJSON.h>
@@ -123,9 +124,35 @@ static cJSON *args_json(const cg_kernel_info *ki, int buffer_base) {
   return a;
 }
 
-static cJSON *rendered(cJSON *v);
+/* A kernel's list of source ops is most of a million-op manifest: the tree holds a placeholder
+ * (a raw node whose number indexes `kernels`) and the printer writes the list straight to the
+ * stream from the plan when it reaches it. */
+typedef struct op_lists {
+  const part_kernel **kernels;
+  int n, cap;
+  bool oom;
+} op_lists;
 
-static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int buffer_base) {
+static cJSON *ops_placeholder(op_lists *ol, const part_kernel *pk) {
+  if (ol->n == ol->cap) {
+    int cap = ol->cap ? 2 * ol->cap : 64;
+    const part_kernel **k = realloc(ol->kernels, sizeof *k * (size_t)cap);
+    if (!k) {
+      ol->oom = true;
+      return cJSON_CreateNull();
+    }
+    ol->kernels = k, ol->cap = cap;
+  }
+  cJSON *raw = cJSON_CreateRaw("");
+  if (raw) {
+    cJSON_SetNumberValue(raw, ol->n);
+    ol->kernels[ol->n++] = pk;
+  }
+  return raw;
+}
+
+static cJSON *kernel_json(op_lists *ol, const part_kernel *pk, const cg_kernel_info *ki,
+                          int buffer_base) {
   cJSON *o = cJSON_CreateObject();
   add_int(o, "id", pk->id);
   cJSON_AddStringToObject(o, "name", ki->name);
@@ -161,20 +188,7 @@ static cJSON *kernel_json(const part_kernel *pk, const cg_kernel_info *ki, int b
   add_int(tuning, "vector_width", ki->vector_width);
   add_str_or_null(o, "matrix_instruction", ki->matrix_instruction[0] ? ki->matrix_instruction : NULL);
 
-  cJSON *ops = cJSON_CreateArray();
-  for (int i = 0; i < pk->nops; i++) {
-    const op *op_ = pk->ops[i];
-    char buf[1024];
-    cJSON *e = cJSON_CreateObject();
-    /* one entry per source op: constant keys and the op table's names are referenced, not
-     * copied (three fewer allocations per op for a million-op graph) */
-    cJSON_AddItemToObjectCS(e, "op", cJSON_CreateStringReference(
-                                         (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?"));
-    const char *loc = loc_string(op_->loc, buf, sizeof buf);
-    cJSON_AddItemToObjectCS(e, "loc", loc ? cJSON_CreateString(loc) : cJSON_CreateNull());
-    cJSON_AddItemToArray(ops, e);
-  }
-  cJSON_AddItemToObject(o, "ops", rendered(ops));
+  cJSON_AddItemToObject(o, "ops", ops_placeholder(ol, pk));
   return o;
 }
 
@@ -271,7 +285,7 @@ static void processor_of(const target_request *t, char *buf, size_t size) {
 }
 
 /* Target ti of variant v (-1: the top level, which describes variant 0). */
-static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
+static cJSON *target_json(op_lists *ol, const bnd_manifest_input *in, int ti, int v) {
   const target_request *t = &in->targets[ti];
   const partition_plan *p = v < 0 ? in->plans[ti] : in->variants[v].plans[ti];
   int kbase = v < 0 ? 0 : in->variants[v].kernel_base[ti];
@@ -306,7 +320,7 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
     cJSON_AddItemToArray(bufs, buffer_json(&p->buffers[i]));
   cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
   for (int i = 0; i < p->nkernels; i++)
-    cJSON_AddItemToArray(ks, kernel_json(&p->kernels[i], &r->kernels[kbase + i], bbase));
+    cJSON_AddItemToArray(ks, kernel_json(ol, &p->kernels[i], &r->kernels[kbase + i], bbase));
   int *parent = malloc(sizeof(int) * (size_t)(p->nnodes + 1)); /* control node of region nodes */
   for (int i = 0; i < p->nnodes; i++)
     parent[i] = -1;
@@ -324,7 +338,7 @@ static cJSON *target_json(const bnd_manifest_input *in, int ti, int v) {
 
 /* --specialize: which input dimensions vary, then per variant its shapes and its targets
  * (variants first .. first + n - 1 of the input: one entry's). */
-static cJSON *variants_json(const bnd_manifest_input *in, int first, int n) {
+static cJSON *variants_json(op_lists *ol, const bnd_manifest_input *in, int first, int n) {
   cJSON *vs = cJSON_CreateArray();
   for (int v = first; v < first + n; v++) {
     const graph *g = in->variants[v].g;
@@ -344,7 +358,7 @@ static cJSON *variants_json(const bnd_manifest_input *in, int first, int n) {
     cJSON_AddItemToObject(o, "outputs", graph_values(g->results, g->nresults, false));
     cJSON *ts = cJSON_AddArrayToObject(o, "targets");
     for (int i = 0; i < in->ntargets; i++)
-      cJSON_AddItemToArray(ts, target_json(in, i, v));
+      cJSON_AddItemToArray(ts, target_json(ol, in, i, v));
     cJSON_AddItemToArray(vs, o);
   }
   return vs;
@@ -352,7 +366,7 @@ static cJSON *variants_json(const bnd_manifest_input *in, int first, int n) {
 
 /* Several public functions: each entry as the top level describes the first (name, inputs,
  * outputs, targets, variants); the kernels of every entry live in one code object per target. */
-static cJSON *entries_json(const bnd_manifest_input *in) {
+static cJSON *entries_json(op_lists *ol, const bnd_manifest_input *in) {
   cJSON *es = cJSON_CreateArray();
   for (int e = 0; e < in->nentries; e++) {
     const bnd_manifest_entry *en = &in->entries[e];
@@ -363,9 +377,9 @@ static cJSON *entries_json(const bnd_manifest_input *in) {
     cJSON_AddItemToObject(o, "outputs", graph_values(g->results, g->nresults, false));
     cJSON *ts = cJSON_AddArrayToObject(o, "targets");
     for (int i = 0; i < in->ntargets; i++)
-      cJSON_AddItemToArray(ts, target_json(in, i, en->first));
+      cJSON_AddItemToArray(ts, target_json(ol, in, i, en->first));
     if (en->count > 1)
-      cJSON_AddItemToObject(o, "variants", variants_json(in, en->first, en->count));
+      cJSON_AddItemToObject(o, "variants", variants_json(ol, in, en->first, en->count));
     cJSON_AddItemToArray(es, o);
   }
   return es;
@@ -375,33 +389,17 @@ static cJSON *entries_json(const bnd_manifest_input *in) {
 
 /* cJSON_Print indents with tabs and formats numbers its own way; the manifest is read by people
  * and diffed between builds, so it gets a small printer with fixed rules: 2-space indent, arrays
- * of scalars on one line, integral numbers without a fraction, keys in insertion order. */
+ * of scalars on one line, integral numbers without a fraction, keys in insertion order. It
+ * writes to a stream as it goes: the text is never held whole (a million-op graph's manifest is
+ * 1.7x its input). */
 typedef struct sbuf {
-  char *p;
-  size_t len, cap;
-  bool oom;
+  FILE *f;
+  const op_lists *ol;
 } sbuf;
 
-static void sb_put(sbuf *s, const char *text, size_t n) {
-  if (s->oom)
-    return;
-  if (s->len + n + 1 > s->cap) {
-    size_t cap = s->cap ? s->cap : 4096;
-    while (s->len + n + 1 > cap)
-      cap *= 2;
-    char *np = realloc(s->p, cap);
-    if (!np) {
-      s->oom = true;
-      return;
-    }
-    s->p = np, s->cap = cap;
-  }
-  memcpy(s->p + s->len, text, n);
-  s->len += n;
-  s->p[s->len] = '\0';
-}
+static void sb_put(sbuf *s, const char *text, size_t n) { fwrite(text, 1, n, s->f); }
 
-static void sb_puts(sbuf *s, const char *text) { sb_put(s, text, strlen(text)); }
+static void sb_puts(sbuf *s, const char *text) { fputs(text, s->f); }
 
 static void sb_indent(sbuf *s, int depth) {
   for (int i = 0; i < depth; i++)
@@ -471,16 +469,38 @@ static void print_number(sbuf *s, double d) {
 
 static bool is_container(const cJSON *v) { return cJSON_IsArray(v) || cJSON_IsObject(v); }
 
+static void print_value(sbuf *s, const cJSON *v, int depth);
+
+/* A kernel's source ops, one `{op, loc}` object each, as print_value prints an array of
+ * objects; each entry's node lives only while it is printed. */
+static void print_ops(sbuf *s, const part_kernel *pk, int depth) {
+  if (pk->nops == 0) {
+    sb_puts(s, "[]");
+    return;
+  }
+  sb_puts(s, "[");
+  for (int i = 0; i < pk->nops; i++) {
+    const op *op_ = pk->ops[i];
+    char buf[1024];
+    cJSON *e = cJSON_CreateObject();
+    /* constant keys and the op table's names are referenced, not copied */
+    cJSON_AddItemToObjectCS(e, "op", cJSON_CreateStringReference(
+                                         (unsigned)op_->kind < OP_COUNT ? op_table[op_->kind].name : "?"));
+    const char *loc = loc_string(op_->loc, buf, sizeof buf);
+    cJSON_AddItemToObjectCS(e, "loc", loc ? cJSON_CreateStringReference(loc) : cJSON_CreateNull());
+    sb_puts(s, i ? ",\n" : "\n");
+    sb_indent(s, depth + 1);
+    print_value(s, e, depth + 1);
+    cJSON_Delete(e);
+  }
+  sb_puts(s, "\n");
+  sb_indent(s, depth);
+  sb_puts(s, "]");
+}
+
 static void print_value(sbuf *s, const cJSON *v, int depth) {
-  if (cJSON_IsRaw(v)) { /* printed at depth 0 by rendered(): indent its lines to this depth */
-    for (const char *c = v->valuestring, *nl; *c; c = nl + 1) {
-      nl = strchr(c, '\n');
-      sb_put(s, c, nl ? (size_t)(nl - c) : strlen(c));
-      if (!nl)
-        break;
-      sb_put(s, "\n", 1);
-      sb_indent(s, depth);
-    }
+  if (cJSON_IsRaw(v)) { /* ops_placeholder */
+    print_ops(s, s->ol->kernels[v->valueint], depth);
   } else if (cJSON_IsNull(v)) {
     sb_puts(s, "null");
   } else if (cJSON_IsTrue(v)) {
@@ -500,7 +520,7 @@ static void print_value(sbuf *s, const cJSON *v, int depth) {
     }
     bool inline_ = !obj;
     for (const cJSON *e = c; inline_ && e; e = e->next)
-      if (is_container(e))
+      if (is_container(e) || cJSON_IsRaw(e))
         inline_ = false;
     sb_puts(s, obj ? "{" : "[");
     for (const cJSON *e = c; e; e = e->next) {
@@ -525,36 +545,26 @@ static void print_value(sbuf *s, const cJSON *v, int depth) {
   }
 }
 
-/* v as its text (printed at depth 0; print_value indents it where it lands), v deleted: a
- * kernel's source-op list is most of a million-op manifest, and as text it takes a third of
- * the memory of its nodes until the whole manifest is printed. v itself when out of memory. */
-static cJSON *rendered(cJSON *v) {
-  sbuf t = {0};
-  print_value(&t, v, 0);
-  cJSON *raw = t.oom || !t.p ? NULL : cJSON_CreateRaw(t.p);
-  free(t.p);
-  if (!raw)
-    return v;
-  cJSON_Delete(v);
-  return raw;
-}
+/* ------------------------------------------------------------------ entry points */
 
-/* ------------------------------------------------------------------ entry point */
-
-char *bnd_manifest_json(const bnd_manifest_input *in) {
+bool bnd_manifest_valid(const bnd_manifest_input *in) {
   if (!in || !in->g || (in->ntargets > 0 && (!in->targets || !in->plans || !in->results)))
-    return NULL;
+    return false;
   /* The kernel list comes from the plan, the facts about each kernel from codegen; they must
    * describe the same kernels or the manifest would bind wrong names to wrong launches. */
   for (int i = 0; i < in->ntargets; i++)
     if (!in->plans[i] || in->plans[i]->nkernels > in->results[i].nkernels)
-      return NULL;
+      return false;
   for (int v = 0; v < in->nvariants; v++)
     for (int i = 0; i < in->ntargets; i++)
       if (in->variants[v].kernel_base[i] + in->variants[v].plans[i]->nkernels > in->results[i].nkernels)
-        return NULL;
-  const graph *g = in->g;
+        return false;
+  return true;
+}
 
+/* The whole manifest as a tree, kernels' op lists as placeholders into ol. */
+static cJSON *manifest_tree(const bnd_manifest_input *in, op_lists *ol) {
+  const graph *g = in->g;
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "format", "tosac-manifest");
   add_int(root, "version", MANIFEST_VERSION);
@@ -584,21 +594,42 @@ char *bnd_manifest_json(const bnd_manifest_input *in) {
   add_int(consts, "alignment", 256);
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
   for (int i = 0; i < in->ntargets; i++)
-    cJSON_AddItemToArray(targets, target_json(in, i, -1));
+    cJSON_AddItemToArray(targets, target_json(ol, in, i, -1));
   if (in->nentries > 0 && in->entries[0].count > 1)
-    cJSON_AddItemToObject(root, "variants", variants_json(in, 0, in->entries[0].count));
+    cJSON_AddItemToObject(root, "variants", variants_json(ol, in, 0, in->entries[0].count));
   else if (in->nentries == 0 && in->nvariants > 0)
-    cJSON_AddItemToObject(root, "variants", variants_json(in, 0, in->nvariants));
+    cJSON_AddItemToObject(root, "variants", variants_json(ol, in, 0, in->nvariants));
   if (in->nentries > 0)
-    cJSON_AddItemToObject(root, "entries", entries_json(in));
+    cJSON_AddItemToObject(root, "entries", entries_json(ol, in));
+  return root;
+}
 
-  sbuf s = {0};
-  print_value(&s, root, 0);
-  sb_puts(&s, "\n");
+bool bnd_manifest_write(FILE *f, const bnd_manifest_input *in) {
+  if (!bnd_manifest_valid(in))
+    return false;
+  op_lists ol = {0};
+  cJSON *root = manifest_tree(in, &ol);
+  bool ok = root && !ol.oom;
+  if (ok) {
+    sbuf s = {f, &ol};
+    print_value(&s, root, 0);
+    sb_puts(&s, "\n");
+  }
   cJSON_Delete(root);
-  if (s.oom) {
-    free(s.p);
+  free(ol.kernels);
+  return ok && fflush(f) == 0 && !ferror(f);
+}
+
+char *bnd_manifest_json(const bnd_manifest_input *in) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return NULL;
+  bool ok = bnd_manifest_write(f, in);
+  if (fclose(f) != 0 || !ok) {
+    free(text);
     return NULL;
   }
-  return s.p;
+  return text;
 }

@@ -320,7 +320,7 @@ static unsigned hex_pairs(const unsigned char *s, uint8_t *b, size_t n) {
   size_t i = 0;
 #ifdef __SSE2__
   __m128i valid = _mm_set1_epi8(-1);
-  /* The arena hands out 16-byte aligned blocks: large outputs take streaming stores, which skip
+  /* Large arena blocks are 16-byte aligned: large outputs take streaming stores, which skip
    * reading each destination line before overwriting it. */
   bool stream = ((uintptr_t)b & 15) == 0 && n >= FE_LONG_STRING;
   for (; i + 16 <= n; i += 16) {

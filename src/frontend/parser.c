@@ -167,9 +167,8 @@ static bool starts_line(const fe_parser *p, fe_token t) {
 }
 
 /* ---------------------------------------------------------------- values by name */
-typedef struct vt_entry {
-  const char *name;
-  int len;
+typedef struct vt_entry { /* 16 bytes: a million-value function's table is 2M of them */
+  const char *name; /* NUL-terminated (an arena copy) */
   value *v;
 } vt_entry;
 
@@ -200,7 +199,7 @@ static vt_entry *vt_slot(fn_state *fs, const char *name, int len) {
   uint32_t m = (uint32_t)fs->tabcap - 1;
   for (uint32_t i = hash_name(name, len) & m;; i = (i + 1) & m) {
     vt_entry *e = &fs->tab[i];
-    if (!e->name || (e->len == len && !memcmp(e->name, name, (size_t)len))) return e;
+    if (!e->name || (!strncmp(e->name, name, (size_t)len) && !e->name[len])) return e;
   }
 }
 
@@ -228,12 +227,12 @@ static void vt_put(fn_state *fs, const char *name, int len, value *v) {
     fs->tab = calloc((size_t)fs->tabcap, sizeof(vt_entry));
     if (!fs->tab) abort();
     for (int i = 0; i < oldcap; i++)
-      if (old[i].name) *vt_slot(fs, old[i].name, old[i].len) = old[i];
+      if (old[i].name) *vt_slot(fs, old[i].name, (int)strlen(old[i].name)) = old[i];
     free(old);
   }
   vt_entry *e = vt_slot(fs, name, len);
   if (!e->name) fs->tabn++;
-  *e = (vt_entry){name, len, v};
+  *e = (vt_entry){name, v};
 }
 
 /* Define %name (token t, without the %); reports a redefinition. */
@@ -318,6 +317,7 @@ typedef struct op_syntax {
   fe_token operands0[4];
   tensor_type in_types0[4];
   src_loc in_locs0[4];
+  src_loc operand_locs0[4]; /* the operands' locations: only the verifier reads them */
   attr attrs0[4];
   bool scalar; /* arith.constant 0.5 : f32 */
 } op_syntax;
@@ -733,7 +733,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   o->regions = s.nregions ? arena_alloc(p->a, sizeof(graph *) * (size_t)s.nregions) : NULL;
   for (int i = 0; i < s.nregions; i++) o->regions[i] = s.regions[i];
   o->nregions = s.nregions;
-  src_loc *olocs = arena_alloc(p->a, sizeof(src_loc) * (size_t)(s.noperands ? s.noperands : 1));
+  src_loc *olocs = s.noperands <= 4 ? s.operand_locs0 : arena_alloc(p->a, sizeof(src_loc) * (size_t)s.noperands);
   bool ok = true, poisoned = false;
   for (int i = 0; i < s.noperands; i++) {
     fe_token t = s.operands[i];
@@ -839,17 +839,17 @@ static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp) {
     for (int i = 0; i < pre->noperands; i++) pre->operands[i]->nuses++;
     value *pr = pre->results[0];
     pr->id = g->nvalues;
-    ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, pr);
+    ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, pr);
     pre->id = g->nops;
-    ARENA_PUSH(p->a, g->ops, g->nops, fs->ocap, pre);
+    ARENA_PUSH_OWNED(p->a, g->ops, g->nops, fs->ocap, pre);
   }
   for (int i = 0; i < o->noperands; i++) o->operands[i]->nuses++;
   for (int k = 0; k < o->nresults; k++) {
     o->results[k]->id = g->nvalues;
-    ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, o->results[k]);
+    ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, o->results[k]);
   }
   o->id = g->nops;
-  ARENA_PUSH(p->a, g->ops, g->nops, fs->ocap, o);
+  ARENA_PUSH_OWNED(p->a, g->ops, g->nops, fs->ocap, o);
 }
 
 /* ---------------------------------------------------------------- ops built by dialect frontends */
@@ -969,7 +969,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (!define_value(p, fs, nt, v)) return false;
     v->arg_index = g->nargs;
     v->id = g->nvalues;
-    ARENA_PUSH(p->a, g->values, g->nvalues, fs->vcap, v);
+    ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, v);
     ARENA_PUSH(p->a, g->args, g->nargs, acap, v);
     if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
       value *logical = fe_mgx_arg(p, fs, v, &mt, tl);

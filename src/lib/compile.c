@@ -231,33 +231,31 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
   int64_t wbytes = r->plans[0]->weights_bytes;
   if (wbytes > 0)
     r->weights_path = o->weights ? strdup(o->weights) : lib_stem_with(r->bundle_path, ".weights", true);
-  char *wrel = r->weights_path ? path_from_manifest(r->manifest_path, r->weights_path) : NULL;
-  bnd_variant variants[LIB_MAX_UNITS];
-  bnd_manifest_entry fns[LIB_MAX_UNITS];
+  r->weights_rel = r->weights_path ? path_from_manifest(r->manifest_path, r->weights_path) : NULL;
+  bnd_variant *variants = arena_alloc(r->a, sizeof *variants * (size_t)(r->nvariants + 1));
+  bnd_manifest_entry *fns = arena_alloc(r->a, sizeof *fns * (size_t)(r->nentries + 1));
   for (int e = 0; e < r->nentries; e++)
     fns[e] = (bnd_manifest_entry){r->entry_names[e], r->entry_first[e], r->entry_units[e]};
   for (int v = 0; v < r->nvariants; v++)
     variants[v] = (bnd_variant){.g = r->vg[v], .plans = r->vplans[v], .kernel_base = r->kbase[v],
                                 .buffer_base = r->bbase[v]};
   /* The manifest ties itself to the bytes tosac_result_write will write (bundle/digest.c). */
-  char bdigest[BND_DIGEST_SIZE] = "", wdigest[BND_DIGEST_SIZE] = "";
   if (r->bundle)
-    bnd_digest(r->bundle, r->bundle_size, bdigest);
-  bool wok = !r->weights_path || lib_weights_digest(r, wdigest);
-  bnd_manifest_input mi = {.g = r->g, .source_path = r->input_path ? r->input_path : r->src.path,
-                           .bundle_path = r->bundle_path, .ntargets = r->ntargets,
-                           .targets = r->targets, .plans = r->plans, .results = r->res, .cg = cgo,
-                           .weights_path = wrel, .weights_bytes = wbytes > 0 ? wbytes : 0,
-                           .variants = variants,
-                           .nvariants = r->nvariants > 1 || r->nentries > 1 ? r->nvariants : 0,
-                           .entries = fns, .nentries = r->nentries > 1 ? r->nentries : 0,
-                           .bundle_digest = bdigest, .weights_digest = wdigest};
-  r->manifest = r->bundle && wok ? bnd_manifest_json(&mi) : NULL;
-  bool host_ok = r->manifest && (o->emit != TOSAC_EMIT_HOST || emit_host(r, o, &mi));
-  free(wrel);
-  if (!host_ok)
+    bnd_digest(r->bundle, r->bundle_size, r->bundle_digest);
+  bool wok = !r->weights_path || lib_weights_digest(r, r->weights_digest);
+  r->mcg = (cg_options){.code_object_version = cgo->code_object_version, .embed_ir = cgo->embed_ir};
+  r->mi = (bnd_manifest_input){
+      .g = r->g, .source_path = r->input_path ? r->input_path : r->src.path,
+      .bundle_path = r->bundle_path, .ntargets = r->ntargets, .targets = r->targets,
+      .plans = r->plans, .results = r->res, .cg = &r->mcg, .weights_path = r->weights_rel,
+      .weights_bytes = wbytes > 0 ? wbytes : 0, .variants = variants,
+      .nvariants = r->nvariants > 1 || r->nentries > 1 ? r->nvariants : 0, .entries = fns,
+      .nentries = r->nentries > 1 ? r->nentries : 0, .bundle_digest = r->bundle_digest,
+      .weights_digest = r->weights_digest};
+  bool mok = r->bundle && wok && bnd_manifest_valid(&r->mi);
+  if (mok && o->emit == TOSAC_EMIT_HOST && !emit_host(r, o, &r->mi))
     return false;
-  if (!r->bundle || !r->manifest) {
+  if (!mok) {
     lib_error(r, "cannot build the bundle and manifest");
     return false;
   }
@@ -265,6 +263,7 @@ static bool build_bundle(tosac_result *r, const tosac_options *o, const cg_optio
     lib_error(r, "internal error: cannot read the kernel tables back from the manifest");
     return false;
   }
+  r->outputs_ready = true;
   return true;
 }
 

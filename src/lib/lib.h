@@ -84,6 +84,14 @@ struct tosac_result {
   /* outputs */
   uint8_t *bundle;
   size_t bundle_size;
+  /* The manifest is written from its input at tosac_result_write, streamed (never held whole);
+   * its text is built only when tosac_result_manifest asks. mi points into the result (the
+   * arrays below and the arena); mcg holds the two codegen options the manifest reads. */
+  bnd_manifest_input mi;
+  cg_options mcg;
+  char bundle_digest[BND_DIGEST_SIZE], weights_digest[BND_DIGEST_SIZE];
+  char *weights_rel; /* the weights file named relative to the manifest */
+  bool outputs_ready; /* bundle and manifest input complete (a bundle compile succeeded) */
   char *manifest;
   uint8_t *weights; /* built on first request (tosac_result_weights) */
   size_t weights_size;

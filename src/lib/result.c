@@ -3,9 +3,11 @@
  * writing the outputs. */
 #include "lib.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static tosac_result *new_result(void) {
   tosac_result *r = calloc(1, sizeof *r);
@@ -80,6 +82,7 @@ void tosac_result_dispose(tosac_result *r) {
   free(r->kt);
   free(r->bundle);
   free(r->manifest);
+  free(r->weights_rel);
   free(r->weights);
   free(r->text_out);
   free(r->host_c);
@@ -133,13 +136,20 @@ const uint8_t *tosac_result_bundle(const tosac_result *r, size_t *size) {
   return r ? r->bundle : NULL;
 }
 
-const char *tosac_result_manifest(const tosac_result *r) { return r ? r->manifest : NULL; }
+/* Built on first request from the plans it is written from: tosac_result_write streams the
+ * same bytes to the file without ever holding them. */
+const char *tosac_result_manifest(const tosac_result *r) {
+  tosac_result *m = (tosac_result *)r;
+  if (r && r->outputs_ready && !r->manifest)
+    m->manifest = bnd_manifest_json(&r->mi);
+  return r ? r->manifest : NULL;
+}
 
 const uint8_t *tosac_result_weights(const tosac_result *r, size_t *size) {
   tosac_result *m = (tosac_result *)r; /* built lazily: most callers write it piece by piece */
   if (size)
     *size = 0;
-  if (!r || !r->weights_path || !r->manifest)
+  if (!r || !r->weights_path || !r->outputs_ready)
     return NULL;
   if (!m->weights)
     m->weights = part_weights_image(r->wplan, &m->weights_size);
@@ -158,14 +168,14 @@ const char *tosac_result_host_source_path(const tosac_result *r) { return r ? r-
 const char *tosac_result_host_header_path(const tosac_result *r) { return r ? r->host_h_path : NULL; }
 
 int tosac_result_target_count(const tosac_result *r) {
-  return r && r->manifest ? r->ntargets : 0;
+  return r && r->outputs_ready ? r->ntargets : 0;
 }
 
 const char *tosac_result_target_id(const tosac_result *r, int t) {
   return r && t >= 0 && t < tosac_result_target_count(r) ? r->targets[t].id : NULL;
 }
 
-int tosac_result_entry_count(const tosac_result *r) { return r && r->manifest ? r->nentries : 0; }
+int tosac_result_entry_count(const tosac_result *r) { return r && r->outputs_ready ? r->nentries : 0; }
 
 const char *tosac_result_entry_name(const tosac_result *r, int e) {
   return r && e >= 0 && e < tosac_result_entry_count(r) ? r->entry_names[e] : NULL;
@@ -409,6 +419,33 @@ static staged_file *stage_weights(tosac_result *r, char *err, size_t errsize) {
   return img ? stage_file(r->weights_path, img, size, err, errsize) : NULL;
 }
 
+/* The manifest streamed to its temporary file as the printer produces it (its text, a
+ * million-op graph's 1.7x the input, is never held). A descriptor of its own: fclose must not
+ * close the stage's. */
+static bool write_manifest(int fd, const void *ctx) {
+  const tosac_result *r = ctx;
+  int dup_fd = dup(fd);
+  FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
+  if (!f) {
+    if (dup_fd >= 0)
+      close(dup_fd);
+    return false;
+  }
+  bool ok = bnd_manifest_write(f, &r->mi);
+  int saved = errno;
+  ok = fclose(f) == 0 && ok;
+  if (!ok && !errno)
+    errno = saved;
+  return ok;
+}
+
+/* The text tosac_result_manifest already built, else the stream. */
+static staged_file *stage_manifest(tosac_result *r, char *err, size_t errsize) {
+  if (r->manifest)
+    return stage_file(r->manifest_path, r->manifest, strlen(r->manifest), err, errsize);
+  return stage_file_with(r->manifest_path, write_manifest, r, err, errsize);
+}
+
 /* Make depfile: the outputs depend on the input graph (the only file tosac reads). */
 static bool write_depfile(tosac_result *r) {
   if (!r->input_path || !strcmp(r->input_path, "-")) {
@@ -452,7 +489,7 @@ tosac_status tosac_result_write(tosac_result *r, const char *text_path) {
   }
   if (r->emit != TOSAC_EMIT_BUNDLE && r->emit != TOSAC_EMIT_HOST)
     return r->text_out ? (write_text(r, text_path) ? TOSAC_OK : TOSAC_ERROR_IO) : TOSAC_OK;
-  if (!r->manifest)
+  if (!r->outputs_ready)
     return TOSAC_OK; /* --syntax-only: nothing was produced */
   char *err = r->write_error;
   size_t es = sizeof r->write_error;
@@ -465,7 +502,7 @@ tosac_status tosac_result_write(tosac_result *r, const char *text_path) {
   int ns = 0;
   bool ok = (!r->weights_path || (st[ns++] = stage_weights(r, err, es))) &&
             (st[ns++] = stage_file(r->bundle_path, r->bundle, r->bundle_size, err, es)) &&
-            (st[ns++] = stage_file(r->manifest_path, r->manifest, strlen(r->manifest), err, es)) &&
+            (st[ns++] = stage_manifest(r, err, es)) &&
             commit_staged(st, ns, err, es);
   discard_staged(st, ns);
   clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -56,7 +56,8 @@ typedef struct fuse_state {
   int *mr_reader, *mr_producer; /* op ids */
   int *rd_head, *rd_tail, *rd_next, *nrd; /* entries by reading group */
   int *pr_head, *pr_tail, *pr_next, *npr; /* entries by producing group */
-  int nmr;
+  int nmr, capmr; /* the entry arrays grow on demand: most graphs read few views */
+  arena *a;
   /* cycle query scratch */
   int *visit, stamp, *stack;
   int *nb_seen, nb_stamp, *nbr;
@@ -282,6 +283,14 @@ static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
   int d = s->root_def[v->id];
   if (d < 0 || s->group_of[d] < 0)
     return; /* a constant or an argument */
+  if (s->nmr == s->capmr) {
+    size_t cap = s->capmr ? 2 * (size_t)s->capmr : 256, n = (size_t)s->nmr;
+    s->mr_reader = arena_grow(s->a, s->mr_reader, sizeof(int), n, cap);
+    s->mr_producer = arena_grow(s->a, s->mr_producer, sizeof(int), n, cap);
+    s->rd_next = arena_grow(s->a, s->rd_next, sizeof(int), n, cap);
+    s->pr_next = arena_grow(s->a, s->pr_next, sizeof(int), n, cap);
+    s->capmr = (int)cap;
+  }
   int e = s->nmr++, rg = s->group_of[reader->id], pg = find(s, s->group_of[d]);
   s->mr_reader[e] = reader->id;
   s->mr_producer[e] = d;
@@ -312,8 +321,9 @@ static int new_group(fuse_state *s, const op *o) {
     const value *v = o->operands[j];
     int d = s->root_def[v->id];
     if (d >= 0 && s->group_of[d] >= 0) {
-      edge_add(&s->ins, gid, s->nedges++, d);
-      edge_add(&s->outs, find(s, s->group_of[d]), s->nedges++, o->id);
+      int e = s->nedges++; /* the same entry number in both lists: each has its own arrays */
+      edge_add(&s->ins, gid, e, d);
+      edge_add(&s->outs, find(s, s->group_of[d]), e, o->id);
     }
     if (s->is_map[o->id] || (v->def && s->is_view[v->def->id]))
       add_memory_read(s, o, v);
@@ -473,7 +483,8 @@ static void index_graph(arena *a, fuse_state *s) {
   s->root_def = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
   s->is_result = arena_alloc(a, (size_t)g->nvalues + 1);
   s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
-  int *root = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
+  arena *tmp = arena_new(); /* root and fill die here: not kept for the whole of fusion */
+  int *root = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
   for (int i = 0; i < g->nvalues; i++)
     root[i] = i;
   for (int r = 0; r < g->nresults; r++)
@@ -494,12 +505,13 @@ static void index_graph(arena *a, fuse_state *s) {
     s->use_start[i + 1] += s->use_start[i];
   }
   s->uses = arena_alloc(a, sizeof(int) * (size_t)(nuses + 1));
-  int *fill = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  int *fill = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nops; i++)
     for (int j = 0; j < g->ops[i]->noperands; j++) {
       int v = g->ops[i]->operands[j]->id;
       s->uses[s->use_start[v] + fill[v]++] = g->ops[i]->id;
     }
+  arena_free(tmp);
 }
 
 /* Does u read its operand j as data that an elementwise kernel indexes per element (not a
@@ -612,7 +624,7 @@ static void order_groups(arena *a, const graph *g, int *group_of, int n, const i
 static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
 
 int part_fuse(arena *a, const graph *g, int *group_of) {
-  fuse_state s = {.g = g, .group_of = group_of};
+  fuse_state s = {.g = g, .group_of = group_of, .a = a};
   size_t n = (size_t)g->nops + 1;
   s.nofuse = part_fusion_disabled();
   index_graph(a, &s);
@@ -626,10 +638,14 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.ord = zalloc(a, n, sizeof(int));
   s.nb_seen = zalloc(a, n, sizeof(int));
   s.nbr = zalloc(a, n, sizeof(int));
-  s.setb = zalloc(a, n, sizeof(int));
-  s.setf = zalloc(a, n, sizeof(int));
-  s.keys = zalloc(a, 2 * n, sizeof(int64_t));
-  size_t nedge = 2 * (size_t)s.use_start[g->nvalues] + 1;
+  /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
+   * pushed beyond the two starts came from an operand edge examined while the budget lasted
+   * (window). Its sets, stack and sort keys are sized by that, not by the graph. */
+  size_t nw = n < REACH_BUDGET + 2 ? n : REACH_BUDGET + 2;
+  s.setb = zalloc(a, nw, sizeof(int));
+  s.setf = zalloc(a, nw, sizeof(int));
+  s.keys = zalloc(a, 2 * nw, sizeof(int64_t));
+  size_t nedge = (size_t)s.use_start[g->nvalues] + 1; /* one entry per operand read */
   edge_list *ls[2] = {&s.ins, &s.outs};
   for (int i = 0; i < 2; i++) {
     ls[i]->head = zalloc(a, n, sizeof(int));
@@ -646,13 +662,8 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
   s.pr_tail = zalloc(a, n, sizeof(int));
   s.nrd = zalloc(a, n, sizeof(int));
   s.npr = zalloc(a, n, sizeof(int));
-  size_t nmr = (size_t)s.use_start[g->nvalues] + 1; /* at most one entry per operand */
-  s.mr_reader = zalloc(a, nmr, sizeof(int));
-  s.mr_producer = zalloc(a, nmr, sizeof(int));
-  s.rd_next = zalloc(a, nmr, sizeof(int));
-  s.pr_next = zalloc(a, nmr, sizeof(int));
   s.visit = zalloc(a, n, sizeof(int));
-  s.stack = zalloc(a, n, sizeof(int));
+  s.stack = zalloc(a, nw, sizeof(int));
   char *live = live_ops(a, g);
   s.is_att = zalloc(a, n, 1);
   s.att = zalloc(a, n, sizeof(int));

@@ -1,6 +1,7 @@
 /* arena.c: bump allocation for everything that lives as long as one compile. */
 #include "tosac.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 typedef struct arena_block {
   struct arena_block *next;
   size_t used, size;
+  bool own; /* a large request's block of its own (arena_regrow may resize it) */
   _Alignas(16) unsigned char data[];
 } arena_block;
 
@@ -48,7 +50,10 @@ void *arena_alloc(arena *a, size_t size) {
 }
 
 void *arena_alloc_raw(arena *a, size_t size) {
-  size = (size + 15) & ~(size_t)15;
+  /* 8-byte granules: nothing tosac keeps needs more (no long double, no vectors), and a
+   * million-op graph's small pieces (one-pointer lists, short names, 120-byte values) would
+   * each waste 8 bytes in 16-byte ones. Large requests' own blocks stay 16-byte aligned. */
+  size = (size + 7) & ~(size_t)7;
   arena_block *b = a->head;
   if (!b || b->size - b->used < size) {
     /* Large requests get a block of their own so small ones keep filling the current one. */
@@ -56,6 +61,7 @@ void *arena_alloc_raw(arena *a, size_t size) {
     arena_block *nb = xmalloc(sizeof *nb + bs);
     nb->used = 0;
     nb->size = bs;
+    nb->own = size > ARENA_BLOCK / 4;
     if (b && size > ARENA_BLOCK / 4) {
       nb->next = b->next;
       b->next = nb;
@@ -99,4 +105,23 @@ void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t
   if (old && old_count)
     memcpy(p, old, elem_size * old_count);
   return p;
+}
+
+void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap) {
+  arena_block *ob = old ? (arena_block *)((unsigned char *)old - offsetof(arena_block, data)) : NULL;
+  arena_block **link = &a->head;
+  while (ob && *link && *link != ob)
+    link = &(*link)->next;
+  size_t bytes = (elem_size * new_cap + 7) & ~(size_t)7;
+  if (!ob || *link != ob || !ob->own || bytes < ob->size)
+    return arena_grow(a, old, elem_size, old_count, new_cap);
+  arena_block *nb = realloc(ob, sizeof *nb + bytes);
+  if (!nb) {
+    fputs("tosac: error: out of memory\n", stderr);
+    abort();
+  }
+  nb->used = nb->size = bytes;
+  *link = nb;
+  memset(nb->data + elem_size * old_count, 0, bytes - elem_size * old_count);
+  return nb->data;
 }

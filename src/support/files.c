@@ -160,9 +160,6 @@ static bool write_all(int fd, const void *data, size_t size) {
   return true;
 }
 
-/* What goes into the file, written to an open descriptor. */
-typedef bool (*file_writer)(int fd, const void *ctx);
-
 /* Devices, pipes and terminals (/dev/null, /dev/stdout) are written in place: renaming a
  * temporary file over them would replace the device with a regular file. */
 static bool write_in_place(const char *path, file_writer fill, const void *ctx, char *err,
@@ -444,4 +441,9 @@ staged_file *stage_file_pieces(const char *path, size_t total, const file_piece 
                                char *err, size_t errsize) {
   pieces_ctx c = {total, pieces, n};
   return stage(path, write_pieces, &c, err, errsize);
+}
+
+staged_file *stage_file_with(const char *path, file_writer fill, const void *ctx, char *err,
+                             size_t errsize) {
+  return stage(path, fill, ctx, err, errsize);
 }

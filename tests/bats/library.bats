@@ -98,6 +98,8 @@ PY
   assert_line "targets 1, first gfx90a, code object present"
   assert_line "kernel out of range: 2"
   assert_line "write: 0"
+  assert_line "streamed write: 0"
+  assert_line "streamed manifest equals the text: 1 (over 1000 bytes)"
   assert_line "partitions text starts target gfx90a:"
   assert_line "bad status 1, 1 diagnostics"
   assert_line "diag bad.mlir 2 8 error: unknown operation 'tosa.bogus'"

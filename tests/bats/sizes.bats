@@ -124,6 +124,17 @@ PY
   run /usr/bin/time -f "%e %M" "$TOSAC" ops.mlir --offload-arch=gfx90a -o ops.hipfb
   assert_success
   echo "# 100,000 ops (6 MB): ${lines[-1]} (s, KB)" >&3
+  big=${lines[-1]#* }
+  # Peak RSS per op above an empty graph's (the shared libraries): 590 bytes with the graph
+  # packed and the manifest streamed, 837 before (docs/bench.md, memory_bench.sh).
+  if [ -z "${TOSAC_SAN:-}" ]; then # sanitizers add shadow memory to every allocation
+    printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %%a : tensor<4xf32>\n}\n' > empty.mlir
+    run /usr/bin/time -f "%M" "$TOSAC" empty.mlir --offload-arch=gfx90a -o empty.hipfb
+    assert_success
+    per_op=$(( (big - ${lines[-1]}) * 1024 / 100000 ))
+    echo "# peak RSS above the empty graph's: $per_op bytes per op" >&3
+    [ "$per_op" -lt 720 ]
+  fi
   run /usr/bin/python3 -c '
 import json; t = json.load(open("ops.json"))["targets"][0]
 print(t["kernel_count"], t["distinct_kernels"], max(len(k["ops"]) for k in t["kernels"]))'

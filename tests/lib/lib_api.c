@@ -55,6 +55,20 @@ int main(int argc, char **argv) {
   tosac_result_dispose(rb);
   free(text);
 
+  /* the manifest streamed to the file by tosac_result_write (its text never asked for before)
+   * is byte for byte the text tosac_result_manifest builds afterwards */
+  tosac_options_set_output(o, "out/streamed.hipfb");
+  tosac_result *rs = tosac_compile_file(o, argv[1]);
+  printf("streamed write: %d\n", tosac_result_write(rs, NULL));
+  size_t ms = 0;
+  char *written = slurp("out/streamed.json", &ms);
+  const char *mt = tosac_result_manifest(rs);
+  printf("streamed manifest equals the text: %d (%s bytes)\n",
+         written && mt && ms == strlen(mt) && !memcmp(written, mt, ms), ms > 1000 ? "over 1000" : "few");
+  free(written);
+  tosac_result_dispose(rs);
+  tosac_options_set_output(o, "out/model.hipfb");
+
   /* text output */
   tosac_options_set_emit(o, TOSAC_EMIT_PARTITIONS);
   tosac_result *rt = tosac_compile_file(o, argv[1]);
