@@ -137,6 +137,10 @@ void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn 
  * analytic estimate of tuning.c; false where gemm_tiles.c's defaults apply as they are (non-MFMA
  * targets, small problems, the large-square 256x256 tile). */
 bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size);
+/* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
+ * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
+double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                           const gemm_mma *mm, int split);
 
 /* ---------------------------------------------------------------- kernel_gemv.c */
 /* The skinny-GEMM kernel (P->kwaves > 0): B streamed once with 16-byte loads, lanes owning

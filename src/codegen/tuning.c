@@ -103,17 +103,33 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
 /* The heuristic scores candidate tiles and split factors with an analytic stand-in for the
  * static model of tosac-bundle quality / tosac-tune (docs/bench.md "Kernel quality report"),
  * so that the default lands near what the tuner finds without compiling anything:
- * - one main-loop iteration of a wave costs max(its MFMA cycles + the reads and loads the
- *   MFMAs wait for, 4 cycles per issued instruction), the instructions being the MFMAs, the
- *   fragment reads, 4 per 16-byte global load per thread (load, LDS write, address arithmetic),
- *   ~26 fixed (loop, waits, barrier, offsets) and 25 more when an operand tile is smaller than
- *   one 16-byte load per thread, 20 more at problem edges; fitted to the issue model's cycles of
- *   169 f16 tiles on gfx942 (512x3072x768, before main's pipelined MFMA loop): most within
- *   15 %;
- * - rounds x (iterations x that + a prologue and epilogue of 40 + 2 per accumulator
- *   instructions), where rounds = waves of the grid over the SIMDs (as the model);
- * - never below moving A, B and the result once at the bandwidth; split-K adds the partials'
- *   workspace to the GEMM kernel's traffic, the combine kernel's read of it and a launch. */
+ * - one K tile of a wave costs max(its MFMA cycles + the reads and loads the MFMAs wait for, 4
+ *   cycles per issued instruction), the instructions being the MFMAs, the fragment reads, 4 per
+ *   16-byte global load per thread (load, LDS write, address arithmetic; an implicit-GEMM
+ *   convolution whose channel run is shorter than the K tile gathers one run per load), a fixed
+ *   26 per loop iteration (loop, waits, barrier, offsets; the pipelined loop of gfx90a and later
+ *   runs two K tiles per iteration) and 20 more at problem edges (bounds checks);
+ * - a kernel whose K chunk is one loop iteration or less has no loop: the model then scores the
+ *   whole kernel, prologue and accumulator stores included;
+ * - rounds (waves of the grid over the SIMDs, as the model) x that, never below moving A, B and
+ *   the result once at the bandwidth; split-K adds the partials' workspace to the GEMM kernel's
+ *   traffic, the combine kernel's read of it and a launch.
+ * Refitted on tosac-tune --all's scores of every compiled candidate of the ResNet-18, ResNet-50,
+ * BERT, odd-size and square sets on gfx908-gfx950 (docs/bench.md "Heuristic against the tuner"). */
+
+/* Instruction slots of one loop iteration besides the K tiles' work */
+#define EST_LOOP_FIXED 26
+/* ... and per K tile when M, N or K is no tile multiple */
+#define EST_EDGE 20
+/* A kernel without a K loop: prologue and epilogue slots, + 1 per accumulator of a lane */
+#define EST_WHOLE 100
+/* A [K][N] B tile smaller than one 16-byte load per thread: masked, narrower loads whose LDS
+ * writes the MFMAs wait for (gfx908 BERT projection: 128x64 tiles 62 %, 64x128 78 %) */
+#define EST_B_PARTIAL 8
+
+/* gfx90a and later run the software-pipelined loop of two K tiles per iteration (kernel_gemm.c:
+ * gfx908, with its separate AGPR file, keeps the single-tile loop). */
+static bool two_tile_loop(const target_info *t) { return !t->agpr_file; }
 
 /* A and B bytes from the problem alone: an implicit-GEMM convolution reads its input image
  * (about M x C: stride 1), not the M x K gather. */
@@ -126,8 +142,8 @@ static double operand_bytes(const gemm_problem *pb) {
   return a + b;
 }
 
-/* Cycles of one main-loop iteration of one wave (the issue model's steady state, estimated). */
-static double iter_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+/* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
+static double tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                           const gemm_mma *mm) {
   int es = elem_type_bytes(pb->in);
   int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
@@ -138,19 +154,26 @@ static double iter_cycles(const target_info *t, const gemm_problem *pb, const ge
   int64_t tb = (int64_t)threads * 16; /* bytes of one 16-byte load per thread */
   int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
   int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
-  /* an operand tile smaller than one 16-byte load per thread costs masking and narrower loads;
-   * so do problem edges (M, N or K no tile multiple: bounds checks in every iteration) */
-  int partial = (int64_t)P->bm * P->bk * es < tb || (int64_t)P->bn * P->bk * es < tb ? 25 : 0;
-  partial += pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? 20 : 0;
+  /* a convolution's channel run shorter than the K tile: one load per run (the stem's 3) */
+  if (pb->op && strstr(pb->op, "conv") && pb->a_contig > 0 && pb->a_contig < P->bk) {
+    int64_t runs = (int64_t)P->bm * ((P->bk + pb->a_contig - 1) / pb->a_contig);
+    if ((runs + threads - 1) / threads > la)
+      la = (int)((runs + threads - 1) / threads);
+  }
+  double fixed = (double)EST_LOOP_FIXED / (two_tile_loop(t) ? 2 : 1);
+  double edge = pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? EST_EDGE : 0;
+  double bpart = !pb->b_kcontig && (int64_t)P->bn * P->bk * es < tb ? EST_B_PARTIAL : 0;
   int nmma = rm * rn * steps;
-  double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 2 + 3 * (la + lb));
-  double issue = 4.0 * (26 + reads + 4 * (la + lb) + nmma + partial);
+  double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 3 * (la + lb) + bpart);
+  double issue = 4.0 * (fixed + reads + 4 * (la + lb) + nmma + edge + bpart);
   return mma > issue ? mma : issue;
 }
 
 /* A combine launch and its wave start, in microseconds (not in the quality model; keeps split-K
- * for where it pays clearly). */
-#define SPLITK_LAUNCH_US 5.0
+ * for where it pays clearly). Assumed; it was 5 while the estimate ran 2-3x above the model's
+ * times, and now that it is close, 5 would keep nearly every split away (ResNet-18's
+ * 196x256x1152 on gfx90a: 56 % at S 8, 30 % unsplit). */
+#define SPLITK_LAUNCH_US 1.0
 /* Each split runs at least this many K tiles: its prologue and partial store stay small. */
 #define SPLITK_MIN_TILES 4
 /* The partials may take at most this much workspace. */
@@ -162,20 +185,26 @@ static double iter_cycles(const target_info *t, const gemm_problem *pb, const ge
 static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                          const gemm_mma *mm, int64_t S) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
-  int64_t nk = (pb->k + P->bk - 1) / P->bk, iters = (nk + S - 1) / S;
+  int64_t nk = (pb->k + P->bk - 1) / P->bk, per = (nk + S - 1) / S;
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
-  /* per round, each wave also runs its prologue and stores its accumulators once */
-  double epilogue = 4.0 * (40 + 2 * P->wm * P->wn / t->wave_size);
-  double c = (double)rounds * (iters * iter_cycles(t, pb, P, mm) + epilogue);
+  int unroll = two_tile_loop(t) ? 2 : 1;
+  double tile = tile_cycles(t, pb, P, mm), c;
+  if (per <= unroll) /* no K loop: the model scores the whole kernel */
+    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size);
+  else /* whole iterations (an odd tile count runs a zero tile in front) */
+    c = (double)((per + unroll - 1) / unroll * unroll) * tile;
+  c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
-  /* the issue estimate runs up to ~25 % low on some tiles: a tile counts as bandwidth-bound
-   * only with that margin (else ties at the floor would pick tiles whose loop exceeds it) */
-  c *= 1.25;
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
   double e = (c > mem ? c : mem) + 0.05 * c;
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
+}
+
+double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                           const gemm_mma *mm, int split) {
+  return mm->row ? est_cycles(t, pb, P, mm, split < 1 ? 1 : split) / t->clock_mhz : 0;
 }
 
 /* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,

@@ -140,7 +140,7 @@ PY
   run kernels m17.json gfx942
   assert_output --regexp '^v_mfma_'
   run kernels m64.json gfx942
-  assert_output --regexp '^v_mfma_f32_(32x32x8|16x16x16)_f16 (64|32) '
+  assert_output --regexp '^v_mfma_f32_(32x32x8|16x16x16)_f16 (64|32|16) '
   run kernels m64.json gfx1100
   assert_output --regexp '^v_wmma_'
   # the manifest (with "kernel": "gemv") stays valid against the schema

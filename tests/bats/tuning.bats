@@ -60,13 +60,13 @@ PY
   run "$BUNDLE" quality m512.hipfb
   assert_success
   assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline$'
-  # llvm-mca-22 on gfx9 (the heuristic's 32x32 tile of 16x16 MFMAs fills more CUs; its K loop is
-  # the pipelined MFMA loop); the WMMA (64x32 waves) and FMA-slot static models on RDNA
-  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +32x32x32/16x32 +v_mfma_f32_16x16x16_f16 +52 +0 +10240 +3 +0 +67 +456\.0 +mca +28\.1 +1\.7 +23% mem$'
+  # llvm-mca-22 on gfx9 (the heuristic's 16x32 tile of two 16x16 waves fills more CUs; its K loop
+  # is the pipelined MFMA loop); the WMMA (64x32 waves) and FMA-slot static models on RDNA
+  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +16x32x32/16x16 +v_mfma_f32_16x16x16_f16 +46 +0 +7680 +4 +0 +60 +436\.0 +mca +14\.7 +1\.7 +24% mem$'
   assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x128x32/64x32 +v_wmma_f32_16x16x16_f16 +198 +0 +40960 +6 +0 +104 +590\.0 +wmma +86\.8 +3\.8 +58% mma$'
   assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x64x32/64x32 +fma +176 +0 +30720 +4 +0 +1208 +1146\.0 +fma +89\.4 +8\.1 +143% mma$'
   run "$BUNDLE" quality m512.hipfb --no-mca
-  assert_line --regexp '^gfx942 .* 67 +216\.0 +issue +59\.3 +0\.8 +48% mem$'
+  assert_line --regexp '^gfx942 .* 60 +196\.0 +issue +32\.7 +0\.7 +53% mem$'
 }
 
 @test "quality: a K loop unrolled away is modelled whole; llvm-mca-22 hanging is cut by --mca-timeout" {
@@ -234,4 +234,25 @@ PY
   run "$TUNE" "$ROOT/tests/data/entries/module.mlir" --offload-arch=gfx90a
   assert_failure 1
   assert_line --index 0 --partial "error: dynamic dimension 0 of argument '%a' has no value; compile with --specialize="
+}
+
+@test "tosac-tune: bounds skip configurations that cannot win (the database of the full search); --compare and --all" {
+  matmul m f16 1 256 256 256
+  run "$TUNE" m.mlir --offload-arch=gfx942 -j 1 -v -o p.tsv
+  assert_success
+  # 220 candidates, 42 compiled: the others' bound on the time (MFMA cycles, issue slots, the
+  # memory floor) exceeds the best time found (with -j 1; threads may compile a few more)
+  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 220 configurations, 42 compiled"
+  run "$TUNE" m.mlir --offload-arch=gfx942 --no-prune -v -o f.tsv
+  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 220 configurations, 220 compiled"
+  cmp p.tsv f.tsv
+  run cat p.tsv
+  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650'
+  # --compare: the default (here the best itself), its score and split-K factor
+  run "$TUNE" m.mlir --offload-arch=gfx942 --compare
+  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t1'
+  # --all: every compiled configuration, the default marked, with the heuristic's estimate
+  run "$TUNE" m.mlir --offload-arch=gfx942 --all -j 1
+  assert_equal "${#lines[@]}" 42
+  assert_line $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t0.373\t196.0\t60\t46\t4\t0\t0.400\t1\tdefault'
 }

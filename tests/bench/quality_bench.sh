@@ -3,9 +3,12 @@
 # quality report") over shape sets: squares (4096^3 f16/bf16/i8/f8), ResNet-18 (the testdata
 # graph), ResNet-50 and BERT-base layer shapes, skinny GEMMs (M <= 16) and odd sizes.
 # Sets: square resnet18 resnet50 bert skinny odd (default: all). TARGETS="gfx90a gfx942" picks the
-# targets; TUNE=1 adds the tuned score (tosac-tune) next to the heuristic's for every kernel;
-# MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run; TOSAC_FLAGS adds tosac options (e.g.
-# --perf-config=kernel=tile: the tile kernel where the heuristic takes the skinny one).
+# targets; MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run; TOSAC_FLAGS adds tosac options
+# (e.g. --perf-config=kernel=tile: the tile kernel where the heuristic takes the skinny one).
+# TUNE=1 instead prints the default choice against tosac-tune's best, one table row per kernel
+# and target (`tosac-tune --all`: both scored by the issue model, at the split-K factor of the
+# default; docs/bench.md); JOBS (default: the cores) is tosac-tune's -j; TUNE_LOG=FILE appends
+# tosac-tune's lines (every compiled configuration) to FILE.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${TOSAC_BUILD:-build}"
@@ -13,12 +16,12 @@ case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 BIN="$BUILD/bin"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "${TOSAC_FLAGS:-}" "$@" <<'PY'
+exec /usr/bin/python3 - "$BIN" "$TMP" "${TARGETS:-}" "${TUNE:-0}" "${MCA_TIMEOUT:-20}" "${TOSAC_FLAGS:-}" "${JOBS:-$(nproc)}" "${TUNE_LOG:-}" "$@" <<'PY'
 import os, subprocess, sys
 
-bin_dir, tmp, targets_env, tune, mca_timeout, flags = sys.argv[1:7]
+bin_dir, tmp, targets_env, tune, mca_timeout, flags, jobs, log = sys.argv[1:9]
 flags = flags.split()
-want = sys.argv[7:]
+want = sys.argv[9:]
 TARGETS = targets_env.split() or ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200"]
 
 def matmul(b, m, k, n, et):
@@ -83,42 +86,72 @@ if os.path.exists(resnet18):
 def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
+def tile(cfg, split):
+    """bm=64,bn=32,bk=32,wm=32,wn=32[,mma=16] -> 64x32x32/32x32[/16][/sS]"""
+    if "gemv" in cfg:
+        return "gemv"
+    kv = dict(x.split("=") for x in cfg.split(","))
+    t = f"{kv['bm']}x{kv['bn']}x{kv['bk']}/{kv['wm']}x{kv['wn']}"
+    return t + ("/16" if kv.get("mma") == "16" else "") + (f"/s{split}" if int(split) > 1 else "")
+
+def compare(name, desc, g, tg):
+    """tosac-tune --all: the default against the best, one markdown row per kernel and target."""
+    t = run([f"{bin_dir}/tosac-tune", g, f"--offload-arch={','.join(tg)}", "--all", "-j", jobs])
+    if t.returncode:
+        print(f"| {name} | {desc} | tosac-tune failed: {(t.stderr.strip().splitlines() or ['?'])[0]} |")
+        return
+    if log:
+        with open(log, "a") as f:
+            f.write("".join(f"{name}\t{desc}\t{l}\n" for l in t.stdout.splitlines()))
+    best, dflt = {}, {}
+    for l in t.stdout.splitlines():
+        f = l.split("\t")
+        k, sc, us = (f[0], f[1]), round(float(f[3]) * 1e4), float(f[4])
+        b = best.get(k)
+        if not b or (sc, -us, b[2]) > (b[0], -b[1], f[2]):  # tosac-tune's order of the best
+            best[k] = (sc, us, f[2])
+        if f[12] == "default":
+            dflt[k] = (float(f[3]), f[2], f[11])
+    order = {x: i for i, x in enumerate(tg)}
+    for k in sorted(best, key=lambda k: (order.get(k[0], 99), k[1])):
+        sc, _, cfg = best[k]
+        hs, hcfg, split = dflt.get(k, (0.0, "?", "1"))
+        key = k[1].split(":")
+        shape = desc if len({x[1] for x in best}) == 1 else key[0] + " " + key[1]
+        ok = "yes" if hs >= 0.95 * sc / 1e4 else "**no**"
+        print(f"| {name} | {shape} | {k[0]} | `{tile(hcfg, split)}` | {100 * hs:.1f}% | {sc / 100:.1f}% | "
+              f"`{cfg}` | {ok} |")
+        sys.stdout.flush()
+
 header_done = False
+if tune == "1":
+    print("| set | shape | target | heuristic tile | heuristic | tuned | tuned perf-config | within 5 % |")
+    print("|---|---|---|---|---|---|---|---|")
 for name in ("square", "resnet18", "resnet50", "bert", "skinny", "odd"):
     if name not in SETS or (want and name not in want):
         continue
-    print(f"\n-- {name}")
+    if tune != "1":
+        print(f"\n-- {name}")
     for desc, text, only in SETS[name]:
         tg = [t for t in TARGETS if not only or t in only]
         if not tg:
             continue
         g = f"{tmp}/g.mlir"
         open(g, "w").write(text)
+        if tune == "1":
+            compare(name, desc, g, tg)
+            continue
         r = run([f"{bin_dir}/tosac", g, f"--offload-arch={','.join(tg)}", "-o", f"{tmp}/g.hipfb"] + flags)
         if r.returncode:
             print(f"{desc}: compile failed: {(r.stderr.strip().splitlines() or ['?'])[0]}")
             continue
         q = run([f"{bin_dir}/tosac-bundle", "quality", f"{tmp}/g.hipfb", "--mca-timeout", mca_timeout])
         lines = q.stdout.splitlines()
-        tuned = {}
-        if tune == "1":
-            t = run([f"{bin_dir}/tosac-tune", g, f"--offload-arch={','.join(tg)}"])
-            for l in t.stdout.splitlines():
-                f = l.split("\t")
-                tuned[(f[0], f[1])] = (f[2], float(f[3]))
-            # the heuristic by the same (issue) model as the tuner
-            h = run([f"{bin_dir}/tosac-bundle", "quality", f"{tmp}/g.hipfb", "--no-mca"]).stdout.splitlines()
-            heur = {(l.split()[0], l.split()[1]): l.split()[-2] for l in h[1:]}
         print(f"{desc}")
         if not header_done:
-            print("  " + lines[0] + ("   heuristic/tuned (issue model)" if tune == "1" else ""))
+            print("  " + lines[0])
             header_done = True
         for l in lines[1:]:
-            extra = ""
-            f = l.split()
-            if tune == "1" and (f[0], f[1]) in tuned:
-                cfg, sc = tuned[(f[0], f[1])]
-                extra = f"   {heur.get((f[0], f[1]), '?')} / {100 * sc:.0f}% {cfg}"
-            print("  " + l + extra)
+            print("  " + l)
         sys.stdout.flush()
 PY

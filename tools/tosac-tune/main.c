@@ -14,7 +14,7 @@
 
 static const char *usage_text =
     "usage: tosac-tune INPUT.mlir [--offload-arch=ID[,ID...]] [-o FILE] [-j N] [--entry NAME]\n"
-    "                  [--mca] [-v]\n"
+    "                  [--mca] [--no-prune] [--all] [--compare] [-v]\n"
     "\n"
     "Writes a tuning database for tosac --tuning-db: one line per target and distinct GEMM or\n"
     "convolution problem of the graph, 'target<TAB>problem key<TAB>perf-config<TAB>score',\n"
@@ -26,7 +26,17 @@ static const char *usage_text =
     "  --entry NAME       tune only this function (default: every public function)\n"
     "  --mca              score gfx9 loops with llvm-mca-22 instead of the in-order issue model\n"
     "                     (slower; a run that times out falls back, so not deterministic)\n"
-    "  -v                 print the number of configurations per problem\n"
+    "  --no-prune         compile every configuration (by default, with the issue model, one\n"
+    "                     whose bound on the time (its matrix instructions, the memory floor)\n"
+    "                     exceeds the best time found is skipped: the same database, faster)\n"
+    "  --all              write every compiled configuration with its score, time, loop cycles,\n"
+    "                     loop length, registers, waves/SIMD, spills, the heuristic's estimate\n"
+    "                     in us, the split-K factor and 'default' on the compiler's own choice\n"
+    "                     (not a database; with --no-prune every configuration)\n"
+    "  --compare          add the default choice (heuristic) and its score to each line, and the\n"
+    "                     split-K factor both use (not a database; docs/bench.md)\n"
+    "  -v                 print the number of configurations per problem and how many were\n"
+    "                     compiled\n"
     "\n"
     "exit status: 0 success, 1 input or compile error, 2 usage error\n";
 
@@ -36,11 +46,17 @@ typedef struct problem {
   const graph *g;             /* the entry function's graph the kernel comes from */
   const part_kernel *kernel;  /* a kernel with this problem */
   const partition_plan *plan;
+  gemm_problem pb;
   char key[160];
   char **configs;
   tb_score *scores;
   bool *ok;
   int nconfigs;
+  double *bound; /* a lower bound on each configuration's estimated time (us), 0: none */
+  int *order;    /* the configurations by ascending bound */
+  double best;   /* the best estimated time so far (us) */
+  int pruned;
+  bool has_default; /* configs[0] is the compiler's default choice */
 } problem;
 
 typedef struct tuner {
@@ -51,7 +67,7 @@ typedef struct tuner {
   /* work queue over (problem, config) pairs */
   pthread_mutex_t lock;
   int next_p, next_c, done, total;
-  bool progress, verbose;
+  bool progress, verbose, prune, all, compare;
 } tuner;
 
 static void add_config(problem *p, const char *cfg) {
@@ -88,15 +104,20 @@ static void enumerate(const target_info *t, const gemm_problem *pb, problem *p) 
   char err[256], cfg[160];
   gemm_params P;
   gemm_mma mm;
-  if (cg_tune_heuristic(t, pb, cfg, sizeof cfg)) {
+  const char *src;
+  /* the compiler's own choice first: the skinny kernel, the heuristic's tile or the default */
+  bool gemv = cg_tune_gemm(t, pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves;
+  if (gemv) {
+    add_config(p, "kernel=gemv");
+  } else if (cg_tune_heuristic(t, pb, cfg, sizeof cfg)) {
     add_config(p, cfg);
   } else if (gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err)) {
     snprintf(cfg, sizeof cfg, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d", P.bm, P.bn, P.bk, P.wm, P.wn);
     add_config(p, cfg);
   }
+  p->has_default = p->nconfigs == 1;
   /* the skinny-GEMM kernel where the problem has one (M <= 16) */
-  const char *src;
-  if (cg_tune_gemm(t, pb, "kernel=gemv", NULL, &P, &mm, &src, NULL, 0, err, sizeof err))
+  if (!gemv && cg_tune_gemm(t, pb, "kernel=gemv", NULL, &P, &mm, &src, NULL, 0, err, sizeof err))
     add_config(p, "kernel=gemv");
   tile_ctx tc = {t, pb, p};
   cg_tune_each_tile(t, pb, add_tile, &tc);
@@ -110,6 +131,54 @@ static double kernel_bytes(const partition_plan *pl, const part_kernel *k) {
   for (int i = 0; i < k->nout; i++)
     sum += (double)pl->buffers[k->out_bufs[i]].bytes;
   return sum;
+}
+
+/* The plan's split-K factor of the problem's kernel (1: none). */
+static int split_of(const problem *p) {
+  return p->kernel->role == KR_PARTIAL && p->kernel->split_count > 1 ? p->kernel->split_count : 1;
+}
+
+/* A lower bound on the estimated time (us) of cfg for problem p by the issue model, from what
+ * the configuration alone fixes: tb_kernel_score's rounds x K tiles x a loop that issues at least
+ * its matrix instructions back to back (and at least one 4-cycle pass per MFMA, 16-byte fragment
+ * read, 16-byte global load and LDS write of its K tile), never below moving the buffers once,
+ * plus split-K's combine. 0 (compile it) when there is none: llvm-mca, no MFMA, the skinny
+ * kernel. */
+static double config_bound(const tuner *T, const problem *p, const char *cfg) {
+  const target_info *t = T->targets[p->target].info;
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  if (T->qo.use_mca || !t->has_mfma || strstr(cfg, "gemv") ||
+      !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err) || !mm.row)
+    return 0;
+  const gemm_problem *pb = &p->pb;
+  double es = elem_type_bytes(pb->in), S = split_of(p);
+  double waves = (double)(P.bm / P.wm) * (P.bn / P.wn), threads = waves * t->wave_size;
+  double tiles = (double)pb->batch * ceil((double)pb->m / P.bm) * ceil((double)pb->n / P.bn) * S;
+  double rounds = ceil(tiles * waves / ((double)t->cus * t->simds_per_cu));
+  double nk = ceil((double)pb->k / P.bk);
+  double nmma = (double)(P.wm / mm.m) * (P.wn / mm.n) * (P.bk / mm.k);
+  double loads = ceil(P.bm * P.bk * es / (threads * 16)) + ceil(P.bn * P.bk * es / (threads * 16));
+  double reads = ceil((P.wm + P.wn) * P.bk * es / (t->wave_size * 16.0));
+  double per_tile = fmax(nmma * mm.row->cycles, 4 * (nmma + reads + 2 * loads));
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
+  double cycles = fmax(rounds * nk / S * per_tile, kernel_bytes(p->plan, p->kernel) / bpc);
+  if (S > 1)
+    cycles += (S * out4 + out4) / bpc;
+  return cycles / t->clock_mhz;
+}
+
+/* The heuristic's estimate of cfg (us; 0: none), at the plan's split. */
+static double estimate_us(const tuner *T, const problem *p, const char *cfg) {
+  const target_info *t = T->targets[p->target].info;
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  if (!t->has_mfma || strstr(cfg, "gemv") ||
+      !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err))
+    return 0;
+  return cg_tune_estimate_us(t, &p->pb, &P, &mm, split_of(p));
 }
 
 /* Compile the problem's kernel alone with cfg and score it. */
@@ -152,10 +221,23 @@ static void *worker(void *arg) {
       return NULL;
     }
     problem *p = &T->problems[T->next_p];
-    int c = T->next_c++;
+    int c = p->order[T->next_c++];
+    /* a configuration that cannot beat the best time found is not compiled: the best is the
+     * same, since scores and times order the configurations alike (one problem, one ideal) */
+    bool skip = T->prune && p->bound[c] > p->best * (1 + 1e-9) && !(c == 0 && p->has_default);
+    if (skip)
+      p->pruned++, T->done++;
     pthread_mutex_unlock(&T->lock);
+    if (skip)
+      continue;
     p->ok[c] = score_one(T, p, p->configs[c], &p->scores[c]);
     pthread_mutex_lock(&T->lock);
+    if (p->ok[c] && p->scores[c].est_us < p->best)
+      p->best = p->scores[c].est_us;
+    if (p->ok[c] && p->bound[c] > p->scores[c].est_us * (1 + 1e-6))
+      fprintf(stderr, "tosac-tune: warning: %s %s %s: bound %.3f us above the estimate %.3f us\n",
+              T->targets[p->target].info->name, p->key, p->configs[c], p->bound[c],
+              p->scores[c].est_us);
     T->done++;
     if (T->progress)
       fprintf(stderr, "\r\033[K[%d/%d] %s %s", T->done, T->total, T->targets[p->target].info->name,
@@ -183,15 +265,22 @@ static void collect(tuner *T, int ti, const graph *g, const partition_plan *pl) 
       continue;
     T->problems = realloc(T->problems, sizeof(problem) * (size_t)(T->nproblems + 1));
     problem *p = &T->problems[T->nproblems++];
-    *p = (problem){.target = ti, .g = g, .kernel = k, .plan = pl};
+    *p = (problem){.target = ti, .g = g, .kernel = k, .plan = pl, .pb = pb, .best = INFINITY};
     snprintf(p->key, sizeof p->key, "%s", key);
     enumerate(T->targets[ti].info, &pb, p);
     p->scores = calloc((size_t)p->nconfigs + 1, sizeof(tb_score));
     p->ok = calloc((size_t)p->nconfigs + 1, sizeof(bool));
+    p->bound = calloc((size_t)p->nconfigs + 1, sizeof(double));
+    p->order = calloc((size_t)p->nconfigs + 1, sizeof(int));
+    for (int c = 0; c < p->nconfigs; c++) {
+      p->bound[c] = config_bound(T, p, p->configs[c]);
+      /* insertion by ascending bound (stable): the likely best are compiled first */
+      int j = c;
+      for (; j > 0 && p->bound[p->order[j - 1]] > p->bound[c]; j--)
+        p->order[j] = p->order[j - 1];
+      p->order[j] = c;
+    }
     T->total += p->nconfigs;
-    if (T->verbose)
-      fprintf(stderr, "tosac-tune: %s %s: %d configurations\n", T->targets[ti].info->name, key,
-              p->nconfigs);
   }
 }
 
@@ -217,10 +306,29 @@ static char *database(const tuner *T) {
                                           strcmp(p->configs[c], p->configs[best]) < 0))))
         best = c;
     }
-    if (best < 0)
+    if (T->verbose)
+      fprintf(stderr, "tosac-tune: %s %s: %d configurations, %d compiled\n",
+              T->targets[p->target].info->name, p->key, p->nconfigs, p->nconfigs - p->pruned);
+    for (int c = 0; T->all && c < p->nconfigs; c++) {
+      const tb_score *s = &p->scores[c];
+      if (!p->ok[c])
+        continue;
+      lines = realloc(lines, sizeof(char *) * (size_t)(n + T->nproblems + 1));
+      if (asprintf(&lines[n], "%s\t%s\t%s\t%.4f\t%.3f\t%.1f\t%d\t%d\t%d\t%d\t%.3f\t%d\t%s\n",
+                   T->targets[p->target].info->name, p->key, p->configs[c], s->roofline,
+                   s->est_us, s->loop_cycles, s->loop_len, s->vgpr + s->agpr, s->occupancy,
+                   s->spills, estimate_us(T, p, p->configs[c]), split_of(p),
+                   c == 0 && p->has_default ? "default" : "-") > 0)
+        n++;
+    }
+    if (best < 0 || T->all)
       continue;
-    if (asprintf(&lines[n], "%s\t%s\t%s\t%.4f\n", T->targets[p->target].info->name, p->key,
-                 p->configs[best], p->scores[best].roofline) > 0)
+    char extra[300] = "";
+    if (T->compare && p->has_default)
+      snprintf(extra, sizeof extra, "\t%s\t%.4f\t%d", p->configs[0],
+               p->ok[0] ? p->scores[0].roofline : 0.0, split_of(p));
+    if (asprintf(&lines[n], "%s\t%s\t%s\t%.4f%s\n", T->targets[p->target].info->name, p->key,
+                 p->configs[best], p->scores[best].roofline, extra) > 0)
       n++;
   }
   qsort(lines, (size_t)n, sizeof(char *), cmp_line);
@@ -245,13 +353,16 @@ static int usage(const char *msg, const char *arg) {
 }
 
 int main(int argc, char **argv) {
-  enum { OPT_ARCH = 256, OPT_ENTRY, OPT_MCA, OPT_HELP };
+  enum { OPT_ARCH = 256, OPT_ENTRY, OPT_MCA, OPT_NO_PRUNE, OPT_ALL, OPT_COMPARE, OPT_HELP };
   static const struct option longopts[] = {{"offload-arch", required_argument, 0, OPT_ARCH},
                                            {"entry", required_argument, 0, OPT_ENTRY},
                                            {"mca", no_argument, 0, OPT_MCA},
+                                           {"no-prune", no_argument, 0, OPT_NO_PRUNE},
+                                           {"all", no_argument, 0, OPT_ALL},
+                                           {"compare", no_argument, 0, OPT_COMPARE},
                                            {"help", no_argument, 0, OPT_HELP},
                                            {0, 0, 0, 0}};
-  tuner T = {.qo = {.use_mca = false, .mca_timeout = 20}};
+  tuner T = {.qo = {.use_mca = false, .mca_timeout = 20}, .prune = true};
   target_request targets[32];
   int ntargets = 0, ndefault = 0, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
   const char *out = NULL, *entry = NULL;
@@ -281,6 +392,9 @@ int main(int argc, char **argv) {
       break;
     case OPT_ENTRY: entry = optarg; break;
     case OPT_MCA: T.qo.use_mca = true; break;
+    case OPT_NO_PRUNE: T.prune = false; break;
+    case OPT_ALL: T.all = true; break;
+    case OPT_COMPARE: T.compare = true; break;
     case OPT_HELP: fputs(usage_text, stdout); return 0;
     case ':': return usage("option '%s' needs a value", argv[optind - 1]);
     default: return usage("unknown option '%s'", argv[optind - 1]);
@@ -357,6 +471,7 @@ done:
     for (int j = 0; j < T.problems[i].nconfigs; j++)
       free(T.problems[i].configs[j]);
     free(T.problems[i].configs), free(T.problems[i].scores), free(T.problems[i].ok);
+    free(T.problems[i].bound), free(T.problems[i].order);
   }
   free(T.problems);
   arena_free(a);
