@@ -42,7 +42,7 @@ typedef struct gk {
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
-  int rb; /* k rows of B a thread transposes together (8-bit n-contiguous B, MFMA and WMMA) */
+  int rb; /* k rows of B a thread transposes together (8- and 16-bit n-contiguous B) */
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
 } gk;
@@ -194,7 +194,10 @@ static void plan_slots(gk *K) {
    * the FMA path, which was not measured with it); needs the staging to tile the
    * threads exactly and an even vector */
   K->rb = 1;
-  if (!kc && K->es == 1 && K->mm.row && K->nb % 2 == 0 &&
+  /* 16-bit: each n's k pair is one 4-byte write (LLVM pairs them into ds_store_2addr_b32) and
+   * one v_perm_b32, instead of two 2-byte writes: 16 -> 12 slots per two loads of 8 */
+  bool pairs = K->es == 1 ? K->mm.row != NULL : K->es == 2 && !K->mm.widen;
+  if (!kc && pairs && K->nb % 2 == 0 &&
       b_total % (2 * T) == 0 && P->bk % 2 == 0 && P->vb % 2 == 0)
     K->rb = 2;
   for (int s = 0; s < K->nb; s++) {
@@ -420,6 +423,17 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
     } else if (K->rb > 1) { /* rows s, s+1 (k, k+1): one 2-byte write of the k pair per n */
       if ((s - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
         continue;
+      if (K->es == 2) { /* n's pair (k, k+1) as one dword */
+        for (int j = 0; j < P->vb; j++) {
+          LLVMValueRef mask[2] = {c32(K, j), c32(K, P->vb + j)};
+          LLVMValueRef w = LLVMBuildShuffleVector(b, bv[s], bv[s + 1], LLVMConstVector(mask, 2), "");
+          LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
+          LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
+                                                                  LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
+          cg_store(K->cb, LLVMBuildBitCast(b, w, K->cb->i32, ""), gep8(K, K->lds, byte), 4);
+        }
+        continue;
+      }
       /* the pairs of n and n+1 in one dword (one v_perm_b32), written as its two halves */
       for (int j = 0; j < P->vb; j += 2) {
         LLVMValueRef mask[4] = {c32(K, j), c32(K, P->vb + j), c32(K, j + 1), c32(K, P->vb + j + 1)};
