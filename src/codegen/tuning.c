@@ -334,8 +334,14 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
  * share, or as both with fewer waves. */
 static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   heur_best *hb = ctx;
-  /* wave tiles up to 64x64: 128-wide ones hold 128+ accumulators per lane */
-  if (c->wm > 64 || c->wn > 64 || gemm_lds_bytes(c, m0) > hb->t->lds_bytes)
+  /* wave tiles up to 64x64: 128-wide ones hold 128+ accumulators per lane; the FMA path at most
+   * 64 (with 128 its fragments spilled: 4096^3 bf16 46 VGPRs, i8 5 on gfx1030) */
+  if (c->wm > 64 || c->wn > 64 || gemm_lds_bytes(c, m0) > hb->t->lds_bytes ||
+      (!m0->row && c->wm * c->wn > 64 * hb->t->wave_size))
+    return;
+  /* the FMA path keeps two K tiles at least: a single one (no loop) spilled (12x512x512x64 f16
+   * at bk = K = 64 on gfx1030: 315 VGPRs) */
+  if (!m0->row && (hb->pb->k + c->bk - 1) / c->bk < 2 && c->bk > m0->k)
     return;
   char buf[128], err[256];
   gemm_params P;
@@ -344,6 +350,10 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   if (m0->row)
     snprintf(buf + n, sizeof buf - (size_t)n, ",mma=%d", m0->m);
   if (!gemm_params_choose(hb->t, hb->pb, buf, &P, &mm, err, sizeof err))
+    return;
+  /* at least 2 waves per SIMD by LDS (a WGP's two CUs' LDS, 4 SIMDs): the issue model sees no
+   * latency, one wave per SIMD would hide none (gfx1030 bf16 widened 128x32x32: 51200 bytes) */
+  if (2 * hb->t->lds_bytes / gemm_lds_bytes(&P, &mm) * (P.bm / P.wm) * (P.bn / P.wn) < 8)
     return;
   double share, cyc = rdna_est(hb->t, hb->pb, &P, &mm, &share);
   int64_t waves = hb->pb->batch * ((hb->pb->m + P.bm - 1) / P.bm) * ((hb->pb->n + P.bn - 1) / P.bn) *
