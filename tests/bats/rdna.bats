@@ -267,3 +267,14 @@ print(' '.join(f'{r.randint(150,260)},{8 * r.randint(19,31)},{8 * r.randint(17,3
   assert_line --regexp '^gfx1100 .* 256x128x32/64x64 +v_wmma_f32_16x16x16_f16 .* wmma +91\.[0-9] '
   assert_line --regexp '^gfx1200 .* 256x128x32/64x64 +v_wmma_f32_16x16x16_f16 .* wmma +88\.[0-9] '
 }
+
+@test "gfx12 WMMA fragments read with k permuted alike in A and B: f16 BERT and bf16 GPT attention kernels match the oracle on gfx1200" {
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" bert --seq=7 --dtype=f16 --seed=5 > "$BATS_FILE_TMPDIR/a16.mlir"
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" gpt --seq=13 --dtype=bf16 --seed=6 > "$BATS_FILE_TMPDIR/abf.mlir"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$BATS_FILE_TMPDIR/a16.mlir" "$BATS_FILE_TMPDIR/abf.mlir" --targets=gfx1200
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  "$BIN/tosac" "$BATS_FILE_TMPDIR/a16.mlir" --offload-arch=gfx1200 -o "$BATS_FILE_TMPDIR/a16.hipfb"
+  run /usr/bin/python3 -c 'import json, sys; print(*sorted({k["matrix_instruction"] for k in json.load(open(sys.argv[1]))["targets"][0]["kernels"] if k["family"] == "attention"}))' "$BATS_FILE_TMPDIR/a16.json"
+  assert_output "v_wmma_f32_16x16x16_f16"
+}
