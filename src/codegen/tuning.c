@@ -351,6 +351,11 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
     snprintf(buf + n, sizeof buf - (size_t)n, ",mma=%d", m0->m);
   if (!gemm_params_choose(hb->t, hb->pb, buf, &P, &mm, err, sizeof err))
     return;
+  /* the FMA path unrolls its K tile: at most 512 FMA/dot instructions per iteration (1024 cost
+   * ResNet-18's compile 12 % more time for 2 points of FMA-slot share) */
+  if (!mm.row && (P.wm / mm.m) * (P.wn / mm.n) * mm.tm * mm.tn * (P.bk / mm.k) *
+                     (mm.k / (mm.dot ? mm.dot->k : 1)) > 512)
+    return;
   /* at least 2 waves per SIMD by LDS (a WGP's two CUs' LDS, 4 SIMDs): the issue model sees no
    * latency, one wave per SIMD would hide none (gfx1030 bf16 widened 128x32x32: 51200 bytes) */
   if (2 * hb->t->lds_bytes / gemm_lds_bytes(&P, &mm) * (P.bm / P.wm) * (P.bn / P.wn) < 8)
