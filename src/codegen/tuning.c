@@ -298,7 +298,8 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
   int64_t tb = (int64_t)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size * 16;
   int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
   int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
-  int vb = 16 / es, bw = pb->b_kcontig ? 1 : (es <= 2 && lb % 2 == 0 && !mm->widen) ? vb * 3 / 4 : vb * les / es;
+  int vb = 16 / es; /* LDS writes per B load */
+  int bw = pb->b_kcontig ? 1 : (es <= 2 && lb % 2 == 0 && !mm->widen) ? vb * 3 / 4 : vb * les / es;
   double work, reads;
   if (mm->row) {
     work = (double)rm * rn * steps * mm->row->cycles;
