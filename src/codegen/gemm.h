@@ -58,8 +58,6 @@ typedef struct gemm_lane {
 gemm_lane gemm_mma_lane(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, bool is_b);
 /* Set mm->pack for K tile bk: as many k steps per 16-byte LDS read as bk allows (MFMA only). */
 void gemm_mma_set_pack(gemm_mma *mm, int bk);
-/* k offset of element e (compile time part relative to kofs; chunk-aligned). */
-int gemm_mma_kstep(const gemm_mma *mm, int e);
 /* Row and column (inside the step tile) of accumulator e of this lane. */
 void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int e,
                       LLVMValueRef *row, LLVMValueRef *col);

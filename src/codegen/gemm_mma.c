@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-static int mem_bits(elem_type t) { return elem_type_bytes(t) * 8; }
-
 bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_fma, int64_t M,
                      int64_t N, gemm_mma *out) {
   memset(out, 0, sizeof *out);
@@ -55,9 +53,12 @@ bool gemm_mma_select(const target_info *t, elem_type in, int shape, bool force_f
     out->kl = out->chunk = 16;
     out->nacc = 8;
     break;
-  case MATRIX_WMMA_GFX12: /* half-waves split k in 64-bit chunks */
-    out->kl = 8;
-    out->chunk = 64 / mem_bits(in) < out->kl ? 64 / mem_bits(in) : out->kl;
+  case MATRIX_WMMA_GFX12:
+    /* AMD's layout splits k between the half-waves in 64-bit chunks (half 0: k 0-3 and 8-11 for
+     * f16). A and B share that map, so any permutation of k applied to both gives the same sum:
+     * half h reads k [8h, 8h + 8) with one contiguous read, and a fragment is one ds_load_b128
+     * (16-bit immediate offsets, one base register per operand) instead of two 64-bit halves */
+    out->kl = out->chunk = 8;
     out->nacc = 8;
     break;
   }
@@ -129,12 +130,6 @@ void gemm_mma_set_pack(gemm_mma *mm, int bk) {
   int bytes = mm->kl * elem_type_bytes(mm->in);
   while (bytes * mm->pack * 2 <= 16 && bk % (mm->k * mm->pack * 2) == 0)
     mm->pack *= 2;
-}
-
-int gemm_mma_kstep(const gemm_mma *mm, int e) {
-  if (mm->row && mm->row->layout == MATRIX_WMMA_GFX12)
-    return (e / mm->chunk) * mm->chunk * 2 + e % mm->chunk;
-  return e;
 }
 
 void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int e,

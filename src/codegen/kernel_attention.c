@@ -323,15 +323,15 @@ static unsigned frag_align(att *A, att_mma *M) {
   return (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(A->cb->mod), M->ft);
 }
 
-/* A lane's operand fragment: kl elements at arr[base + row * rs + k * ksd], k = kbase + kofs +
- * kstep(e) (the GEMM core's lane layout). */
+/* A lane's operand fragment: kl elements at arr[base + row * rs + k * ksd], k = kbase + kofs + e
+ * (the GEMM core's lane layout). */
 static LLVMValueRef frag(att *A, att_mma *M, LLVMValueRef arr, gemm_lane ln, int64_t rs, int64_t ksd,
                          int64_t kbase, int64_t base) {
   LLVMBuilderRef bl = A->b;
   LLVMValueRef v = LLVMGetUndef(LLVMVectorType(M->ft, (unsigned)M->mm.kl));
   LLVMValueRef r = LLVMBuildAdd(bl, i32c(A, base), LLVMBuildMul(bl, ln.row, i32c(A, rs), ""), "");
   for (int e = 0; e < M->mm.kl; e++) {
-    LLVMValueRef k = LLVMBuildAdd(bl, ln.kofs, i32c(A, kbase + gemm_mma_kstep(&M->mm, e)), "");
+    LLVMValueRef k = LLVMBuildAdd(bl, ln.kofs, i32c(A, kbase + e), "");
     LLVMValueRef x = cg_load(A->cb, M->ft, at(A, M->ft, arr, LLVMBuildAdd(bl, r, LLVMBuildMul(bl, k, i32c(A, ksd), ""), "")),
                              frag_align(A, M));
     v = LLVMBuildInsertElement(bl, v, x, i32c(A, e), "");

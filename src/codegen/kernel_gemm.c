@@ -42,7 +42,7 @@ typedef struct gk {
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
-  int rb; /* k rows of B a thread transposes together (8-bit n-contiguous B, MFMA and WMMA) */
+  int rb; /* k rows of B a thread transposes together (8- and 16-bit n-contiguous B) */
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
 } gk;
@@ -201,7 +201,10 @@ static void plan_slots(gk *K) {
    * the FMA path, which was not measured with it); needs the staging to tile the
    * threads exactly and an even vector */
   K->rb = 1;
-  if (!kc && K->es == 1 && K->mm.row && K->nb % 2 == 0 &&
+  /* 16-bit: each n's k pair is one 4-byte write (LLVM pairs them into ds_store_2addr_b32) and
+   * one v_perm_b32, instead of two 2-byte writes: 16 -> 12 slots per two loads of 8 */
+  bool pairs = K->es == 1 ? K->mm.row != NULL : K->es == 2 && !K->mm.widen;
+  if (!kc && pairs && K->nb % 2 == 0 &&
       b_total % (2 * T) == 0 && P->bk % 2 == 0 && P->vb % 2 == 0)
     K->rb = 2;
   for (int s = 0; s < K->nb; s++) {
@@ -440,6 +443,17 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
     } else if (K->rb > 1) { /* rows s, s+1 (k, k+1): one 2-byte write of the k pair per n */
       if ((s - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
         continue;
+      if (K->es == 2) { /* n's pair (k, k+1) as one dword */
+        for (int j = 0; j < P->vb; j++) {
+          LLVMValueRef mask[2] = {c32(K, j), c32(K, P->vb + j)};
+          LLVMValueRef w = LLVMBuildShuffleVector(b, bv[s], bv[s + 1], LLVMConstVector(mask, 2), "");
+          LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
+          LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
+                                                                  LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
+          cg_store(K->cb, LLVMBuildBitCast(b, w, K->cb->i32, ""), gep8(K, K->lds, byte), 4);
+        }
+        continue;
+      }
       /* the pairs of n and n+1 in one dword (one v_perm_b32), written as its two halves */
       for (int j = 0; j < P->vb; j += 2) {
         LLVMValueRef mask[4] = {c32(K, j), c32(K, P->vb + j), c32(K, j + 1), c32(K, P->vb + j + 1)};
@@ -473,37 +487,39 @@ static void store_tile(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef *
 
 /* ---------------------------------------------------------------- compute one LDS buffer */
 
-/* kl elements of one A (is_b false) or B fragment for step kk of instruction tile t. */
+/* kl elements of one A (is_b false) or B fragment for step kk of instruction tile t. The lane's
+ * part of the address is built the same way for every fragment (CSE keeps one copy) and the
+ * fragment's constant part is added last, so that it becomes the LDS instruction's immediate
+ * offset: one base register per operand and buffer (gfx1200's 64x32-wave loop had six adds). */
 static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, bool is_b, int t, int kk) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_mma *mm = &K->mm;
-  LLVMValueRef region = is_b ? LLVMBuildAdd(b, bufbase, c32(K, (int64_t)K->P.bm * K->sa), "") : bufbase;
+  int64_t region = is_b ? (int64_t)K->P.bm * K->sa : 0;
   LLVMValueRef w0 = is_b ? K->wave_n0 : K->wave_m0;
   int step = is_b ? mm->n : mm->m;
-  LLVMValueRef row = LLVMBuildAdd(b, w0, LLVMBuildAdd(b, ln->row, c32(K, (int64_t)t * step), ""), "");
+  LLVMValueRef lane = LLVMBuildMul(b, LLVMBuildAdd(b, w0, ln->row, ""), c32(K, K->sa), "");
+  if (mm->row)
+    lane = LLVMBuildAdd(b, lane, LLVMBuildMul(b, ln->kofs, c32(K, K->es), ""), "");
+  LLVMValueRef base = LLVMBuildAdd(b, bufbase, lane, "");
+  int64_t c0 = region + (int64_t)t * step * K->sa;
   if (!mm->row) { /* FMA: tm (tn) rows strided by the lane grid, one 16-byte read of k each */
     int nr = is_b ? mm->tn : mm->tm, stride = is_b ? mm->n / mm->tn : mm->lanes_m;
     LLVMTypeRef et = mm->widen ? K->cb->f32 : K->mem, rt = LLVMVectorType(et, (unsigned)mm->k);
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(et, (unsigned)(nr * mm->k)));
     for (int i = 0; i < nr; i++) {
-      LLVMValueRef r = LLVMBuildAdd(b, row, c32(K, (int64_t)i * stride), "");
-      LLVMValueRef byte = LLVMBuildAdd(b, region, LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(K, K->sa), ""),
-                                                               c32(K, (int64_t)kk * K->les), ""), "");
+      LLVMValueRef byte = LLVMBuildAdd(b, base, c32(K, c0 + (int64_t)i * stride * K->sa + (int64_t)kk * K->les), "");
       LLVMValueRef x = cg_load(K->cb, rt, gep8(K, K->lds, byte), al(mm->k * K->les));
       for (int e = 0; e < mm->k; e++)
         v = LLVMBuildInsertElement(b, v, LLVMBuildExtractElement(b, x, c32(K, e), ""), c32(K, i * mm->k + e), "");
     }
     return v;
   }
-  LLVMValueRef rowbyte = LLVMBuildAdd(b, region, LLVMBuildMul(b, row, c32(K, K->sa), ""), "");
-  LLVMValueRef kbyte = LLVMBuildMul(b, ln->kofs, c32(K, K->es), "");
   /* pack k steps at once: one (up to 16-byte) read of kl*pack contiguous elements */
   int kl = mm->kl * mm->pack, chunk = mm->chunk * mm->pack;
   LLVMValueRef v = LLVMGetUndef(LLVMVectorType(K->mem, (unsigned)kl));
   LLVMTypeRef ct = LLVMVectorType(K->mem, (unsigned)chunk);
   for (int e = 0; e < kl; e += chunk) {
-    int kc = kk + gemm_mma_kstep(mm, e);
-    LLVMValueRef byte = LLVMBuildAdd(b, rowbyte, LLVMBuildAdd(b, kbyte, c32(K, (int64_t)kc * K->es), ""), "");
+    LLVMValueRef byte = LLVMBuildAdd(b, base, c32(K, c0 + (int64_t)(kk + e) * K->es), "");
     LLVMValueRef x = cg_load(K->cb, ct, gep8(K, K->lds, byte), al(chunk * K->es));
     if (chunk == kl) {
       v = x;

@@ -1,6 +1,6 @@
 /* tuning.c: the one place that decides tiles and split factors, fed by the target table: GEMM
- * tiles (--perf-config, a tuning database entry, or the heuristic: the MFMA estimate below, the
- * WMMA 64x32-wave rule, else gemm_tiles.c's defaults), split-K for GEMMs whose tiles cannot fill
+ * tiles (--perf-config, a tuning database entry, or the heuristic: the MFMA and RDNA estimates
+ * below, else gemm_tiles.c's defaults), split-K for GEMMs whose tiles cannot fill
  * the GPU, and the tile and split of large reductions. The
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
@@ -275,6 +275,7 @@ typedef struct heur_best {
   double cycles;
   int64_t waves;
   bool found;
+  double share; /* RDNA: the candidate's matrix (FMA) share of its main loop */
   char cfg[128];
 } heur_best;
 
@@ -309,24 +310,139 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
 }
 
+/* ---------------------------------------------------------------- the RDNA estimate */
+/* WMMA (gfx1100, gfx1200) and the FMA path (gfx1030; f32 on RDNA) are scored like the MFMA
+ * candidates above, with the quality model's RDNA issue model instead: one instruction per cycle
+ * and a WMMA its table cycles. One main-loop iteration of a wave issues the WMMAs (or FMA/dot
+ * instructions), its LDS fragment reads, per 16-byte staging load per thread a load, an address
+ * add and its LDS writes (A or k-contiguous B: one; an n-contiguous B is transposed: a 4-byte
+ * write per two elements and a v_perm each with k pairs, else a write per element), ~24 fixed
+ * (loop, buffer select, barrier) and a convolution's gather (20 + 11 per A load). Fitted to
+ * tosac-bundle quality's cycles of BERT and ResNet-18 tiles on gfx1030, gfx1100 and gfx1200
+ * (within ~3 %). */
+static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                        const gemm_mma *mm, double *share) {
+  int es = elem_type_bytes(pb->in), les = gemm_lds_elem_bytes(mm);
+  int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
+  int64_t tb = (int64_t)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size * 16;
+  int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
+  int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
+  int vb = 16 / es; /* LDS writes per B load */
+  int bw = pb->b_kcontig ? 1 : (es <= 2 && lb % 2 == 0 && !mm->widen) ? vb * 3 / 4 : vb * les / es;
+  double work, reads;
+  if (mm->row) {
+    work = (double)rm * rn * steps * mm->row->cycles;
+    reads = (double)(rm + rn) * steps * ((mm->kl * es + 15) / 16);
+  } else {
+    int dk = mm->dot ? mm->dot->k : 1;
+    work = (double)rm * rn * mm->tm * mm->tn * steps * (mm->k / dk);
+    reads = (double)(rm * mm->tm + rn * mm->tn) * steps;
+  }
+  bool conv = pb->op && strstr(pb->op, "conv");
+  double other = 24 + 3.0 * la + (2.0 + bw) * lb + reads + (conv ? 20 + 11.0 * la : 0);
+  other += pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? 10 : 0;
+  *share = work / (work + other);
+  return work + other;
+}
+
+/* Estimated cycles of tile P (no split): rounds of the grid's waves over the SIMDs x iterations x
+ * rdna_iter, plus a short epilogue per round, never below moving the buffers once. */
+static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                       const gemm_mma *mm, double *share) {
+  int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
+  int64_t waves = tiles * (P->bm / P->wm) * (P->bn / P->wn);
+  int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
+  double c = (double)rounds * ((pb->k + P->bk - 1) / P->bk * rdna_iter(t, pb, P, mm, share) +
+                               40 + 2.0 * P->wm * P->wn / t->wave_size);
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double mem = (operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n) / bpc;
+  return c > mem ? c : mem;
+}
+
+/* Score candidate c as a perf-config (the FMA path's micro-tile is what gemm_params_choose makes
+ * of the wave tile) and keep it if it beats hb: faster, or as fast (within 1 %) with a higher
+ * share, or as both with fewer waves. */
+static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
+  heur_best *hb = ctx;
+  /* wave tiles up to 64x64: 128-wide ones hold 128+ accumulators per lane; the FMA path at most
+   * 64 (with 128 its fragments spilled: 4096^3 bf16 46 VGPRs, i8 5 on gfx1030) */
+  if (c->wm > 64 || c->wn > 64 || gemm_lds_bytes(c, m0) > hb->t->lds_bytes ||
+      (!m0->row && c->wm * c->wn > 64 * hb->t->wave_size))
+    return;
+  /* the FMA path keeps two K tiles at least: a single one (no loop) spilled (12x512x512x64 f16
+   * at bk = K = 64 on gfx1030: 315 VGPRs) */
+  if (!m0->row && (hb->pb->k + c->bk - 1) / c->bk < 2 && c->bk > m0->k)
+    return;
+  char buf[128], err[256];
+  gemm_params P;
+  gemm_mma mm;
+  int n = snprintf(buf, sizeof buf, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d", c->bm, c->bn, c->bk, c->wm, c->wn);
+  if (m0->row)
+    snprintf(buf + n, sizeof buf - (size_t)n, ",mma=%d", m0->m);
+  if (!gemm_params_choose(hb->t, hb->pb, buf, &P, &mm, err, sizeof err))
+    return;
+  /* the FMA path unrolls its K tile: at most 512 FMA/dot instructions per iteration (1024 cost
+   * ResNet-18's compile 12 % more time for 2 points of FMA-slot share) */
+  if (!mm.row && (P.wm / mm.m) * (P.wn / mm.n) * mm.tm * mm.tn * (P.bk / mm.k) *
+                     (mm.k / (mm.dot ? mm.dot->k : 1)) > 512)
+    return;
+  /* at least 2 waves per SIMD by LDS (a WGP's two CUs' LDS, 4 SIMDs): the issue model sees no
+   * latency, one wave per SIMD would hide none (gfx1030 bf16 widened 128x32x32: 51200 bytes) */
+  if (2 * hb->t->lds_bytes / gemm_lds_bytes(&P, &mm) * (P.bm / P.wm) * (P.bn / P.wn) < 8)
+    return;
+  double share, cyc = rdna_est(hb->t, hb->pb, &P, &mm, &share);
+  int64_t waves = hb->pb->batch * ((hb->pb->m + P.bm - 1) / P.bm) * ((hb->pb->n + P.bn - 1) / P.bn) *
+                  (P.bm / P.wm) * (P.bn / P.wn);
+  /* within 1 % (bandwidth-bound tiles tie at the floor): the higher share of the loop (fewer
+   * instructions beside each WMMA or FMA), then fewer waves */
+  bool tie = cyc < hb->cycles * 1.01 && cyc > hb->cycles * 0.99;
+  if (!(tie ? share > hb->share + 0.005 || (share > hb->share - 0.005 && waves < hb->waves)
+            : cyc < hb->cycles))
+    return;
+  hb->cycles = cyc, hb->waves = waves, hb->share = share, hb->found = true;
+  snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
+}
+
+/* RDNA candidates: tosac-tune's range for WMMA; for the FMA path, wave tiles of 1 or 2 of the
+ * fitted micro-tile grids per side (8x8, 8x4, 4x4 micro-tiles: gemm_mma_fma_fit), 2 to 8 waves
+ * and K tiles of 32, 64 and 128 bytes (longer K tiles halve the loop's fixed cost per FMA). */
+static bool rdna_heuristic(const target_info *t, const gemm_problem *pb, const gemm_params *P0,
+                           const gemm_mma *mm0, char *cfg, size_t size) {
+  heur_best hb = {.t = t, .pb = pb, .waves = INT64_MAX};
+  hb.cycles = rdna_est(t, pb, P0, mm0, &hb.share);
+  if (mm0->row) {
+    cg_tune_each_tile(t, pb, rdna_try, &hb);
+  } else {
+    int es = elem_type_bytes(pb->in);
+    for (int rm = 1; rm <= 2; rm++)
+      for (int rn = 1; rn <= 2; rn++)
+        for (int gm = 1; gm <= 4; gm *= 2)
+          for (int gn = 1; gn <= 4; gn *= 2)
+            for (int kb = 32; kb <= 128; kb *= 2) {
+              gemm_params c = {.wm = mm0->m * rm, .wn = mm0->n * rn, .bk = kb / es};
+              c.bm = c.wm * gm, c.bn = c.wn * gn;
+              if (gm * gn < 2 || gm * gn > 8 || c.bk < mm0->k || c.bm > pb->m + c.wm - 1 ||
+                  c.bn > pb->n + c.wn - 1 || c.bk > pb->k + mm0->k - 1)
+                continue;
+              rdna_try(&hb, mm0, &c);
+            }
+  }
+  if (hb.found)
+    snprintf(cfg, size, "%s", hb.cfg);
+  return hb.found;
+}
+
 bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
   gemm_params P;
   gemm_mma mm;
   char err[256];
-  if (!(t->has_mfma || t->has_wmma) || pb->zero_points ||
+  if (!t->has_mfma && !pb->zero_points && pb->batch * pb->m * pb->n * pb->k >= HEUR_MIN_MACS &&
+      gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err))
+    return rdna_heuristic(t, pb, &P, &mm, cfg, size);
+  if (!t->has_mfma || pb->zero_points ||
       pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
       !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row)
     return false;
-  if (mm.row->layout != MATRIX_MFMA) {
-    /* WMMA: 2x4 waves of 64x32 instead of 2x2 of 32x64 (the same fragment registers): fewer
-     * operand reads per WMMA; tosac-tune's picks on BERT shapes, and 4096^3 f16 goes from 80 to
-     * 84 % of the roofline on gfx1100, 69 to 76 % on gfx1200 (the estimate above does not model
-     * the WMMA loops well enough to search) */
-    if (pb->m < 128 || pb->n < 128 || P.wm != 32 || P.wn != 64)
-      return false;
-    snprintf(cfg, size, "bm=128,bn=128,bk=%d,wm=64,wn=32,mma=16", P.bk);
-    return gemm_params_choose(t, pb, cfg, &P, &mm, err, sizeof err);
-  }
   if (P.bm >= 256) /* the large-square MFMA default (256x256 tiles) is kept */
     return false;
   /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */

@@ -32,6 +32,11 @@ func.func @main(%a: {a}, %b: {bt}) -> {r} {{
   return %r : {r}
 }}""")
 PY
+  # a tile whose B staging gives every thread two k rows (k-pair staging of an n-contiguous B)
+  printf '#!/bin/sh\nexec "%s" "$@" --perf-config=bm=128,bn=128,bk=64,wm=64,wn=32,mma=16\n' "$BIN/tosac" > "$BATS_FILE_TMPDIR/tosac-pairs"
+  chmod +x "$BATS_FILE_TMPDIR/tosac-pairs"
+  printf '#!/bin/sh\nexec "%s" "$@" --perf-config=bm=128,bn=128,bk=32,wm=64,wn=32,mma=16\n' "$BIN/tosac" > "$BATS_FILE_TMPDIR/tosac-pairs16"
+  chmod +x "$BATS_FILE_TMPDIR/tosac-pairs16"
   # the FMA path forced on WMMA targets
   printf '#!/bin/sh\nexec "%s" "$@" --perf-config=mma=fma\n' "$BIN/tosac" > "$BATS_FILE_TMPDIR/tosac-fma"
   chmod +x "$BATS_FILE_TMPDIR/tosac-fma"
@@ -145,8 +150,10 @@ PY
   done
   grep -q " 61440 " qb16.txt
   run /usr/bin/python3 - <<'PY'
-for q, tile in (("q32", "128x64x16/64x32"), ("qi8", "128x64x64/64x32"), ("q16", "128x128x32/64x64"),
-                ("qb16", "128x64x32/64x32"), ("qw8", "128x128x64/64x64")):
+# the RDNA estimate's tiles (codegen/tuning.c; on gfx1030 the defaults: its FMA candidates are
+# at most 512 instructions per K tile)
+for q, tile in (("q32", "128x64x16/64x32"), ("qi8", "128x64x64/64x32"), ("q16", "256x128x32/64x64"),
+                ("qb16", "128x64x32/64x32"), ("qw8", "256x128x64/64x64")):
     f = open(f"{q}.txt").read().split()
     # target problem type tile instruction vgpr agpr lds w/s spill loop cycles model mma% ...
     assert f[3] == tile and f[9] == "0", (q, f)
@@ -163,9 +170,12 @@ PY
 @test "WMMA i8 with an n-contiguous B: k-pair staging (v_perm_b32, 2-byte LDS writes, no byte writes) matches the oracle" {
   mm w8 1 256 256 256 i8
   oracle w8 gfx1100,gfx1200
-  "$BIN/tosac" "$BATS_FILE_TMPDIR/w8.mlir" --offload-arch=gfx1200 -o "$BATS_FILE_TMPDIR/w8.hipfb"
+  # a tile whose B staging gives every thread two k rows (the heuristic's 8-wave tile gives one)
+  cfg=bm=128,bn=128,bk=64,wm=64,wn=32,mma=16
+  oracle w8 gfx1100,gfx1200 "$BATS_FILE_TMPDIR/tosac-pairs"
+  "$BIN/tosac" "$BATS_FILE_TMPDIR/w8.mlir" --offload-arch=gfx1200 --perf-config=$cfg -o "$BATS_FILE_TMPDIR/w8.hipfb"
   disasm w8 gfx1200
-  # one v_perm_b32 per two n of each k pair (the count follows the heuristic's tile)
+  # one v_perm_b32 per two n of each k pair
   n=$(grep -c 'v_perm_b32' "$BATS_FILE_TMPDIR/w8_gfx1200.dis")
   [ "$n" -ge 8 ]
   run grep -c 'ds_store_b8 ' "$BATS_FILE_TMPDIR/w8_gfx1200.dis"
@@ -200,6 +210,9 @@ print(' '.join(f'{r.randint(1,2)},{r.randint(17,90)},{r.randint(9,120)},{r.randi
 
 @test "odd sizes match the oracle with clamped edge rows: 127x255x63 f16 and a 7x7x12->10 conv on gfx950, gfx1030, gfx1100, gfx1200" {
   mm o_f16 1 127 255 63 f16
+  # 255 products of [-2, 2]^2 summed in f32: gfx12's WMMA adds each 16 k in its own order
+  # (fragments read k permuted alike in A and B), which moves a sum by ~1e-5 (f32 rounding)
+  sed -i '1i // oracle: result 0 err 4e-5' "$BATS_FILE_TMPDIR/o_f16.mlir"
   oracle o_f16 gfx950,gfx1030,gfx1100,gfx1200
   cat > "$BATS_FILE_TMPDIR/o_cv.mlir" <<'M'
 // oracle: arg 0 -2 2
@@ -215,4 +228,58 @@ M
   # bf16 on gfx1030: both operands widened to f32 in LDS, the weights as k-contiguous vectors
   sed 's/xf16>/xbf16>/g' "$BATS_FILE_TMPDIR/o_cv.mlir" > "$BATS_FILE_TMPDIR/o_cvb.mlir"
   oracle o_cvb gfx1030
+}
+
+@test "the RDNA estimate's tiles (above 4M multiply-adds, off the tile grid) match the oracle: f16 and bf16 k-pair B staging, gfx12 fragments; BERT tiles" {
+  # seed 29: one shape per type with M and N no tile multiples (K and N multiples of 8: whole
+  # 16-byte vectors, so that the k pairs apply) and >= 2^22 multiply-adds
+  read -r -a S <<< "$(/usr/bin/python3 -c "
+import random
+r = random.Random(29)
+print(' '.join(f'{r.randint(150,260)},{8 * r.randint(19,31)},{8 * r.randint(17,30)}' for _ in range(3)))")"
+  local i=0
+  for et in f16 bf16 i8; do
+    IFS=, read -r m k n <<< "${S[$i]}"
+    mm e_$et 1 "$m" "$k" "$n" $et
+    oracle e_$et gfx1030,gfx1100,gfx1200
+    "$BIN/tosac" "$BATS_FILE_TMPDIR/e_$et.mlir" --offload-arch=gfx1030,gfx1100,gfx1200 -o "$BATS_FILE_TMPDIR/e_$et.hipfb"
+    run "$BIN/tosac-bundle" quality "$BATS_FILE_TMPDIR/e_$et.hipfb" --no-mca
+    assert_success
+    # three kernels, no spills (column 10)
+    [ "$(echo "$output" | tail -n +2 | awk '$10 == 0' | wc -l)" -eq 3 ]
+    i=$((i + 1))
+  done
+  # the 16-bit n-contiguous B goes to LDS as k pairs: 4-byte writes, no 2-byte ones (on a tile
+  # with two k rows per thread: the heuristic's tiles here give one)
+  for et in f16 bf16; do
+    oracle e_$et gfx1100,gfx1200 "$BATS_FILE_TMPDIR/tosac-pairs16"
+    "$BATS_FILE_TMPDIR/tosac-pairs16" "$BATS_FILE_TMPDIR/e_$et.mlir" --offload-arch=gfx1200 -o "$BATS_FILE_TMPDIR/e_$et.hipfb"
+    disasm e_$et gfx1200
+    run grep -c 'ds_store_b16' "$BATS_FILE_TMPDIR/e_${et}_gfx1200.dis"
+    assert_output 0
+    grep -q 'ds_store_2addr_b32\|ds_store_b32' "$BATS_FILE_TMPDIR/e_${et}_gfx1200.dis"
+  done
+  # BERT-base: the projection on gfx1030 takes a 128-byte K tile (bk 64, 4x4 micro-tiles); the FFN
+  # 64x64 WMMA waves on 256x128 tiles
+  mm e_proj 1 512 768 768 f16
+  "$BIN/tosac" "$BATS_FILE_TMPDIR/e_proj.mlir" --offload-arch=gfx1030 -o "$BATS_FILE_TMPDIR/e_proj.hipfb"
+  run "$BIN/tosac-bundle" quality "$BATS_FILE_TMPDIR/e_proj.hipfb" --no-mca
+  assert_line --regexp '^gfx1030 .* 64x64x64/32x16 +fma .* fma +82\.[0-9] '
+  mm e_big 1 512 768 3072 f16
+  "$BIN/tosac" "$BATS_FILE_TMPDIR/e_big.mlir" --offload-arch=gfx1100,gfx1200 -o "$BATS_FILE_TMPDIR/e_big.hipfb"
+  run "$BIN/tosac-bundle" quality "$BATS_FILE_TMPDIR/e_big.hipfb" --no-mca
+  assert_success
+  assert_line --regexp '^gfx1100 .* 256x128x32/64x64 +v_wmma_f32_16x16x16_f16 .* wmma +91\.[0-9] '
+  assert_line --regexp '^gfx1200 .* 256x128x32/64x64 +v_wmma_f32_16x16x16_f16 .* wmma +88\.[0-9] '
+}
+
+@test "gfx12 WMMA fragments read with k permuted alike in A and B: f16 BERT and bf16 GPT attention kernels match the oracle on gfx1200" {
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" bert --seq=7 --dtype=f16 --seed=5 > "$BATS_FILE_TMPDIR/a16.mlir"
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" gpt --seq=13 --dtype=bf16 --seed=6 > "$BATS_FILE_TMPDIR/abf.mlir"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$BATS_FILE_TMPDIR/a16.mlir" "$BATS_FILE_TMPDIR/abf.mlir" --targets=gfx1200
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  "$BIN/tosac" "$BATS_FILE_TMPDIR/a16.mlir" --offload-arch=gfx1200 -o "$BATS_FILE_TMPDIR/a16.hipfb"
+  run /usr/bin/python3 -c 'import json, sys; print(*sorted({k["matrix_instruction"] for k in json.load(open(sys.argv[1]))["targets"][0]["kernels"] if k["family"] == "attention"}))' "$BATS_FILE_TMPDIR/a16.json"
+  assert_output "v_wmma_f32_16x16x16_f16"
 }
