@@ -108,7 +108,8 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  *   16-byte global load per thread (load, LDS write, address arithmetic; an implicit-GEMM
  *   convolution whose channel run is shorter than the K tile gathers one run per load), a fixed
  *   26 per loop iteration (loop, waits, barrier, offsets; the pipelined loop of gfx90a and later
- *   runs two K tiles per iteration) and 20 more at problem edges (bounds checks);
+ *   runs two K tiles per iteration) and 20 more at problem edges (bounds checks); on gfx908 the
+ *   accumulator copies LLVM puts into some convolution loops (acc_copies);
  * - a kernel whose K chunk is one loop iteration or less has no loop: the model then scores the
  *   whole kernel, prologue and accumulator stores included;
  * - rounds (waves of the grid over the SIMDs, as the model) x that, never below moving A, B and
@@ -126,6 +127,12 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
 /* A [K][N] B tile smaller than one 16-byte load per thread: masked, narrower loads whose LDS
  * writes the MFMAs wait for (gfx908 BERT projection: 128x64 tiles 62 %, 64x128 78 %) */
 #define EST_B_PARTIAL 8
+/* gfx908 (AGPR accumulators), convolutions, wave tiles of two 16x16 MFMA tiles (16x32, 32x16):
+ * LLVM's allocation rotates the accumulator chain through 16 v_accvgpr_read/write copies per
+ * loop iteration, in work-groups wider than 16 both ways when the A gather has taps (ResNet-18's
+ * 3x3 49x512x4608 f32: 32x32 tiles 376 loop cycles and 61 instructions, 16x128 and 64x16 308-320
+ * and 52-54; f16 alike), in those 16 wide one way for a 1x1 convolution; matmuls never. */
+#define EST_ACC_COPY 48
 
 /* gfx90a and later run the software-pipelined loop of two K tiles per iteration (kernel_gemm.c:
  * gfx908, with its separate AGPR file, keeps the single-tile loop). */
@@ -140,6 +147,16 @@ static double operand_bytes(const gemm_problem *pb) {
   double b = (conv || (pb->op && !strcmp(pb->op, "fully_connected")) ? 1.0 : (double)pb->batch) *
              (double)pb->n * pb->k * es;
   return a + b;
+}
+
+/* Whether the loop copies the accumulators (EST_ACC_COPY). */
+static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                       const gemm_mma *mm) {
+  if (!t->agpr_file || mm->m != 16 || mm->n != 16 || P->wm * P->wn != 2 * 16 * 16 || !pb->op ||
+      !strstr(pb->op, "conv"))
+    return false;
+  bool wide = P->bm > 16 && P->bn > 16;
+  return pb->a_contig < pb->k ? wide : !wide;
 }
 
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
@@ -164,8 +181,9 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   double edge = pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? EST_EDGE : 0;
   double bpart = !pb->b_kcontig && (int64_t)P->bn * P->bk * es < tb ? EST_B_PARTIAL : 0;
   int nmma = rm * rn * steps;
-  double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 3 * (la + lb) + bpart);
-  double issue = 4.0 * (fixed + reads + 4 * (la + lb) + nmma + edge + bpart);
+  double copy = acc_copies(t, pb, P, mm) ? EST_ACC_COPY : 0;
+  double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 3 * (la + lb) + bpart) + copy;
+  double issue = 4.0 * (fixed + reads + 4 * (la + lb) + nmma + edge + bpart) + copy;
   return mma > issue ? mma : issue;
 }
 
