@@ -195,3 +195,19 @@ EOF
   assert_output --partial "ok down.mlir [gfx90a]: 1 results match"
   assert_output --partial "ok down.mlir [gfx942]: 1 results match"
 }
+
+@test "gfx908 convolutions: the estimate charges the loops where LLVM copies the accumulators (docs/gemm.md)" {
+  # 3x3 (49x512x4608, taps): 32x32 tiles of 16x32 waves rotate the accumulators through 16 AGPR
+  # copies (376 loop cycles); 16 rows of two 16x32 waves have none (308): 70 -> 85 % of the model
+  conv c3 7 512 512 3 1
+  run "$TOSAC" c3.mlir --offload-arch=gfx908 -o c3.hipfb
+  assert_success
+  run tiles c3.json
+  assert_line "gfx908 16x64x16/16x32 16x16x4 s7 heuristic"
+  # the stride-2 1x1 (49x512x256, no taps): the other way round, the 32x32 tile has no copies
+  conv c1 13 256 512 1 2
+  run "$TOSAC" c1.mlir --offload-arch=gfx908 -o c1.hipfb
+  assert_success
+  run tiles c1.json
+  assert_line "gfx908 32x32x16/16x32 16x16x4 s4 heuristic"
+}
