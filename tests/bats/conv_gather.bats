@@ -35,6 +35,21 @@ sweep() {
   done
 }
 
+# conv_graph FILE OP X W B R ATTRS: an f32 OP (tosa.conv2d / tosa.conv3d) graph of input X, weights
+# W, bias B and result R types with ATTRS (dilation, pad, stride), its arguments drawn in [-2, 2]
+conv_graph() {
+  cat > "$1" <<EOF
+// oracle: arg 0 -2 2
+// oracle: arg 1 -2 2
+// oracle: arg 2 -2 2
+func.func @main(%x: $3, %w: $4, %b: $5) -> $6 {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = $2 %x, %w, %b, %z, %z {acc_type = f32, $7} : ($3, $4, $5, tensor<1xf32>, tensor<1xf32>) -> $6
+  return %0 : $6
+}
+EOF
+}
+
 @test "random conv2d f32 shapes (padding, stride, dilation, odd channels) match the oracle" {
   sweep f32 1e-4 1 2 4 5 10
 }
@@ -52,16 +67,7 @@ sweep() {
 
 @test "a 7x7 conv with 16 channels (49 taps: a 64-bit tap mask) and rows past M matches the oracle" {
   local x="tensor<1x9x9x16xf32>" w="tensor<24x7x7x16xf32>" b="tensor<24xf32>" r="tensor<1x5x5x24xf32>"
-  cat > c7.mlir <<EOF
-// oracle: arg 0 -2 2
-// oracle: arg 1 -2 2
-// oracle: arg 2 -2 2
-func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 3, 3, 2, 4>, stride = array<i64: 2, 2>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
-  return %0 : $r
-}
-EOF
+  conv_graph c7.mlir tosa.conv2d "$x" "$w" "$b" "$r" "dilation = array<i64: 1, 1>, pad = array<i64: 3, 3, 2, 4>, stride = array<i64: 2, 2>"
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" c7.mlir --targets=gfx90a,gfx942,gfx1100,gfx1030 --atol 1e-4
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
@@ -74,30 +80,12 @@ EOF
 
 @test "a conv3d with 48 taps (a 64-bit mask over three dims) and a split-K conv2d with batch 2 match the oracle" {
   local x="tensor<1x4x5x5x16xf32>" w="tensor<6x3x4x4x16xf32>" b="tensor<6xf32>" r="tensor<1x4x5x3x6xf32>"
-  cat > c48.mlir <<EOF
-// oracle: arg 0 -2 2
-// oracle: arg 1 -2 2
-// oracle: arg 2 -2 2
-func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  %0 = tosa.conv3d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 1, 1, 1, 2, 2, 1>, stride = array<i64: 1, 1, 2>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
-  return %0 : $r
-}
-EOF
+  conv_graph c48.mlir tosa.conv3d "$x" "$w" "$b" "$r" "dilation = array<i64: 1, 1, 1>, pad = array<i64: 1, 1, 1, 2, 2, 1>, stride = array<i64: 1, 1, 2>"
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" c48.mlir --targets=gfx90a,gfx1100,gfx1030 --atol 1e-4
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
   x="tensor<2x7x7x128xf32>" w="tensor<96x3x3x128xf32>" b="tensor<96xf32>" r="tensor<2x7x7x96xf32>"
-  cat > sk.mlir <<EOF
-// oracle: arg 0 -2 2
-// oracle: arg 1 -2 2
-// oracle: arg 2 -2 2
-func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
-  return %0 : $r
-}
-EOF
+  conv_graph sk.mlir tosa.conv2d "$x" "$w" "$b" "$r" "dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>"
   "$TOSAC" sk.mlir --offload-arch=gfx90a -o sk.hipfb
   run grep -m1 -o '"split_k": *[0-9]*' sk.json
   assert_output --regexp '"split_k": *([2-9]|[1-9][0-9])$'
@@ -108,16 +96,7 @@ EOF
 
 @test "a conv3d with 75 taps (no 64-bit mask: the general gather) matches the oracle" {
   local x="tensor<1x4x6x6x8xf32>" w="tensor<5x3x5x5x8xf32>" b="tensor<5xf32>" r="tensor<1x4x3x6x5xf32>"
-  cat > c75.mlir <<EOF
-// oracle: arg 0 -2 2
-// oracle: arg 1 -2 2
-// oracle: arg 2 -2 2
-func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  %0 = tosa.conv3d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 1, 1, 2, 1, 2, 2>, stride = array<i64: 1, 2, 1>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
-  return %0 : $r
-}
-EOF
+  conv_graph c75.mlir tosa.conv3d "$x" "$w" "$b" "$r" "dilation = array<i64: 1, 1, 1>, pad = array<i64: 1, 1, 2, 1, 2, 2>, stride = array<i64: 1, 2, 1>"
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" c75.mlir --targets=gfx90a,gfx1100,gfx1030 --atol 1e-4
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
