@@ -149,6 +149,15 @@ static double operand_bytes(const gemm_problem *pb) {
   return a + b;
 }
 
+/* Staging loads per thread of a rows x bk operand tile: v-element vectors (gemm_params_choose's
+ * va/vb: odd contiguous runs such as 127x255x63's K = 255 and N = 63 load one element per slot,
+ * which makes small work-groups pay several times the loads of 16-byte vectors), 16 bytes when
+ * the tile has none (an unchecked candidate). */
+static int staging_loads(int rows, int bk, int v, int es, int threads) {
+  int64_t elems = (int64_t)rows * bk, per = v > 0 ? v : 16 / es;
+  return (int)((elems / per + threads - 1) / threads);
+}
+
 /* Whether the loop copies the accumulators (EST_ACC_COPY). */
 static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                        const gemm_mma *mm) {
@@ -169,13 +178,14 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   int reads = (rm + rn) * ((steps + pack - 1) / pack) * chunks;
   int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   int64_t tb = (int64_t)threads * 16; /* bytes of one 16-byte load per thread */
-  int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
-  int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
   /* a convolution's channel run shorter than the K tile: one load per run (the stem's 3) */
-  if (pb->op && strstr(pb->op, "conv") && pb->a_contig > 0 && pb->a_contig < P->bk) {
-    int64_t runs = (int64_t)P->bm * ((P->bk + pb->a_contig - 1) / pb->a_contig);
-    if ((runs + threads - 1) / threads > la)
-      la = (int)((runs + threads - 1) / threads);
+  bool runs = pb->op && strstr(pb->op, "conv") && pb->a_contig > 0 && pb->a_contig < P->bk;
+  int la = staging_loads(P->bm, P->bk, runs ? 0 : P->va, es, threads);
+  int lb = staging_loads(P->bn, P->bk, P->vb, es, threads);
+  if (runs) {
+    int64_t n = (int64_t)P->bm * ((P->bk + pb->a_contig - 1) / pb->a_contig);
+    if ((n + threads - 1) / threads > la)
+      la = (int)((n + threads - 1) / threads);
   }
   double fixed = (double)EST_LOOP_FIXED / (two_tile_loop(t) ? 2 : 1);
   double edge = pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? EST_EDGE : 0;
@@ -284,7 +294,7 @@ void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn 
 
 /* Problems below this many multiply-adds keep gemm_tiles.c's defaults: the estimate would pick
  * many tiny work-groups for them, which costs the emulator and gains microseconds. */
-#define HEUR_MIN_MACS ((int64_t)1 << 22)
+#define HEUR_MIN_MACS ((int64_t)1 << 20)
 
 /* The best MFMA candidate so far (estimated cycles, waves of the grid, its perf-config). */
 typedef struct heur_best {
@@ -309,18 +319,18 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
    * and BERT's FFN */
   if (!m0->row || c->wm > 64 || c->wn > 64 || gemm_lds_bytes(c, m0) > t->lds_bytes)
     return;
-  double cyc;
-  int64_t s = best_split(t, pb, c, m0, &cyc);
-  int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
-                  gm * gn;
-  if (!(cyc < hb->cycles || (cyc == hb->cycles && waves < hb->waves)))
-    return;
   char buf[128], err[256];
   gemm_params P;
   gemm_mma mm;
   snprintf(buf, sizeof buf, "bm=%d,bn=%d,bk=%d,wm=%d,wn=%d,mma=%d", c->bm, c->bn, c->bk, c->wm,
            c->wn, m0->m);
   if (!gemm_params_choose(t, pb, buf, &P, &mm, err, sizeof err))
+    return;
+  double cyc;
+  int64_t s = best_split(t, pb, &P, m0, &cyc); /* P: the tile with its vector widths */
+  int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
+                  gm * gn;
+  if (!(cyc < hb->cycles || (cyc == hb->cycles && waves < hb->waves)))
     return;
   if (cyc < hb->cycles)
     hb->cycles = cyc;
@@ -342,11 +352,15 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
                         const gemm_mma *mm, double *share) {
   int es = elem_type_bytes(pb->in), les = gemm_lds_elem_bytes(mm);
   int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
-  int64_t tb = (int64_t)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size * 16;
-  int la = (int)(((int64_t)P->bm * P->bk * es + tb - 1) / tb);
-  int lb = (int)(((int64_t)P->bn * P->bk * es + tb - 1) / tb);
-  int vb = 16 / es; /* LDS writes per B load */
-  int bw = pb->b_kcontig ? 1 : (es <= 2 && lb % 2 == 0 && !mm->widen) ? vb * 3 / 4 : vb * les / es;
+  int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
+  bool conv = pb->op && strstr(pb->op, "conv");
+  int la = staging_loads(P->bm, P->bk, conv ? 0 : P->va, es, threads);
+  int lb = staging_loads(P->bn, P->bk, P->vb, es, threads);
+  int vb = P->vb > 0 ? P->vb : 16 / es; /* LDS writes per B load */
+  /* an n-contiguous B of single elements (odd N): a write and a shift per load (127x255x63 on
+   * gfx1200: 32x64 tiles, 8 B loads per thread, 4 loop instructions more than 64x32's 4) */
+  int bw = pb->b_kcontig ? 1 : vb < 2 ? 2
+           : (es <= 2 && lb % 2 == 0 && !mm->widen) ? vb * 3 / 4 : vb * les / es;
   double work, reads;
   if (mm->row) {
     work = (double)rm * rn * steps * mm->row->cycles;
@@ -356,7 +370,6 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
     work = (double)rm * rn * mm->tm * mm->tn * steps * (mm->k / dk);
     reads = (double)(rm * mm->tm + rn * mm->tn) * steps;
   }
-  bool conv = pb->op && strstr(pb->op, "conv");
   double other = 24 + 3.0 * la + (2.0 + bw) * lb + reads + (conv ? 20 + 11.0 * la : 0);
   other += pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? 10 : 0;
   *share = work / (work + other);
