@@ -230,10 +230,6 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
 }
 
-double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
-                           const gemm_mma *mm, int split) {
-  return mm->row ? est_cycles(t, pb, P, mm, split < 1 ? 1 : split) / t->clock_mhz : 0;
-}
 
 /* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
  * at least SPLITK_MIN_TILES each, the workspace bounded. */
@@ -388,6 +384,14 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
   double mem = (operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n) / bpc;
   return c > mem ? c : mem;
+}
+
+double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                           const gemm_mma *mm, int split) {
+  double share;
+  if (!t->has_mfma) /* the RDNA estimate has no split-K */
+    return rdna_est(t, pb, P, mm, &share) / t->clock_mhz;
+  return mm->row ? est_cycles(t, pb, P, mm, split < 1 ? 1 : split) / t->clock_mhz : 0;
 }
 
 /* Score candidate c as a perf-config (the FMA path's micro-tile is what gemm_params_choose makes

@@ -63,10 +63,18 @@ disasm() {
   llvm-objdump-22 -d --mcpu="$2" "$BATS_FILE_TMPDIR/$1_$2.co" > "$BATS_FILE_TMPDIR/$1_$2.dis"
 }
 
-@test "127x255x63 f16 and a 13x13x96->200 conv: no spills or scratch on gfx950, gfx1100, gfx1200; odd runs take bk = 16" {
+@test "127x255x63 f16 and a 13x13x96->200 conv: no spills or scratch on gfx950, gfx1100, gfx1200; odd runs take bk = 16 in the default tiles" {
   mm odd 1 127 255 63 f16
   run "$BIN/tosac" "$BATS_FILE_TMPDIR/odd.mlir" --offload-arch=gfx950,gfx1100,gfx1200 \
     -o "$BATS_FILE_TMPDIR/odd.hipfb" --manifest="$BATS_FILE_TMPDIR/odd.json"
+  assert_success
+  # gemm_tiles.c's default tiles (the estimate's pick above is a 32x64 or 64x32 tile of 16x16
+  # waves, bk 32): a perf-config naming only the instruction keeps them
+  run "$BIN/tosac" "$BATS_FILE_TMPDIR/odd.mlir" --offload-arch=gfx950 --perf-config=mma=32 \
+    -o "$BATS_FILE_TMPDIR/oddd.hipfb" --manifest="$BATS_FILE_TMPDIR/oddd.json"
+  assert_success
+  run "$BIN/tosac" "$BATS_FILE_TMPDIR/odd.mlir" --offload-arch=gfx1100,gfx1200 --perf-config=mma=16 \
+    -o "$BATS_FILE_TMPDIR/oddw.hipfb" --manifest="$BATS_FILE_TMPDIR/oddw.json"
   assert_success
   cat > "$BATS_FILE_TMPDIR/cv.mlir" <<'M'
 func.func @main(%x: tensor<1x13x13x96xf16>, %w: tensor<200x3x3x96xf16>, %b: tensor<200xf16>) -> tensor<1x13x13x200xf16> {
@@ -84,15 +92,19 @@ M
       llvm-readelf-22 --notes ${g}_$t.co > ${g}_$t.notes
     done
   done
+  disasm oddd gfx950
+  disasm oddw gfx1100
+  disasm oddw gfx1200
+  for c in oddd_gfx950 oddw_gfx1100 oddw_gfx1200; do llvm-readelf-22 --notes $c.co > $c.notes; done
   run /usr/bin/python3 - <<'PY'
 import json, re
-for g in ("odd", "cv"):
-    for t in ("gfx950", "gfx1100", "gfx1200"):
+for g, t in [(g, t) for g in ("odd", "cv") for t in ("gfx950", "gfx1100", "gfx1200")] + \
+            [("oddd", "gfx950"), ("oddw", "gfx1100"), ("oddw", "gfx1200")]:
         note = open(f"{g}_{t}.notes").read()
         for k in ("vgpr_spill_count", "sgpr_spill_count", "private_segment_fixed_size"):
             vals = [int(x) for x in re.findall(rf"\.{k}:\s+(\d+)", note)]
             assert vals and all(v == 0 for v in vals), (g, t, k, vals)
-man = {t["processor"]: t for t in json.load(open("odd.json"))["targets"]}
+man = {t["processor"]: t for f in ("oddd.json", "oddw.json") for t in json.load(open(f))["targets"]}
 print(" ".join(f"{t}:{man[t]['kernels'][0]['tuning']['bk']}" for t in ("gfx950", "gfx1100", "gfx1200")))
 PY
   assert_success

@@ -175,8 +175,7 @@ static double estimate_us(const tuner *T, const problem *p, const char *cfg) {
   gemm_params P;
   gemm_mma mm;
   char err[256];
-  if (!t->has_mfma || strstr(cfg, "gemv") ||
-      !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err))
+  if (strstr(cfg, "gemv") || !gemm_params_choose(t, &p->pb, cfg, &P, &mm, err, sizeof err))
     return 0;
   return cg_tune_estimate_us(t, &p->pb, &P, &mm, split_of(p));
 }
