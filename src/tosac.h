@@ -265,6 +265,7 @@ typedef struct target_info {
   unsigned buffer_dword3; /* dword 3 of a raw buffer resource (AMDGPU.md §4.3), 0: no buffer loads */
   int mem_latency_ns;     /* load-to-use latency of a memory (not cache) access, assumed: the
                            * bytes a CU must keep in flight (Little's law, docs/bench.md) */
+  bool dual_issue;        /* VOPD: two f32 FMAs of a wave in one issue slot (gfx11, gfx12) */
 } target_info;
 
 extern const target_info target_table[];

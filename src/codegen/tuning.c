@@ -165,6 +165,12 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
       !strstr(pb->op, "conv"))
     return false;
   bool wide = P->bm > 16 && P->bn > 16;
+  /* a 64-channel gather (56x56x64 3x3 f32) copies in 16x32 waves one instruction tall too
+   * (16x64 tiles: 68 loop instructions, 16 of them copies; 128x16 tiles of 32x16 waves: 50, none;
+   * 49x512x4608's 16x64: 54, none), where the loop stays: LLVM unrolls its 18 K tiles of f16 at
+   * bk 32 whole (no loop, no copies), the 36 of f32 at bk 16 not */
+  if (pb->a_contig < pb->k && pb->a_contig <= 64 && P->wn > 16 && (pb->k + P->bk - 1) / P->bk > 32)
+    return true;
   return pb->a_contig < pb->k ? wide : !wide;
 }
 
@@ -178,11 +184,13 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   int reads = (rm + rn) * ((steps + pack - 1) / pack) * chunks;
   int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   int64_t tb = (int64_t)threads * 16; /* bytes of one 16-byte load per thread */
+  /* convolutions keep the 16-byte count the estimate was fitted with (the stem's 147-element
+   * weight rows load single elements: counted, the estimate lost gfx942's and gfx950's stem) */
+  bool conv = pb->op && strstr(pb->op, "conv");
+  int la = staging_loads(P->bm, P->bk, conv ? 0 : P->va, es, threads);
+  int lb = staging_loads(P->bn, P->bk, conv ? 0 : P->vb, es, threads);
   /* a convolution's channel run shorter than the K tile: one load per run (the stem's 3) */
-  bool runs = pb->op && strstr(pb->op, "conv") && pb->a_contig > 0 && pb->a_contig < P->bk;
-  int la = staging_loads(P->bm, P->bk, runs ? 0 : P->va, es, threads);
-  int lb = staging_loads(P->bn, P->bk, P->vb, es, threads);
-  if (runs) {
+  if (conv && pb->a_contig > 0 && pb->a_contig < P->bk) {
     int64_t n = (int64_t)P->bm * ((P->bk + pb->a_contig - 1) / pb->a_contig);
     if ((n + threads - 1) / threads > la)
       la = (int)((n + threads - 1) / threads);
@@ -350,7 +358,7 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
   int rm = P->wm / mm->m, rn = P->wn / mm->n, steps = P->bk / mm->k;
   int threads = (P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   bool conv = pb->op && strstr(pb->op, "conv");
-  int la = staging_loads(P->bm, P->bk, conv ? 0 : P->va, es, threads);
+  int la = staging_loads(P->bm, P->bk, P->va, es, threads);
   int lb = staging_loads(P->bn, P->bk, P->vb, es, threads);
   int vb = P->vb > 0 ? P->vb : 16 / es; /* LDS writes per B load */
   /* an n-contiguous B of single elements (odd N): a write and a shift per load (127x255x63 on
@@ -365,6 +373,13 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
     int dk = mm->dot ? mm->dot->k : 1;
     work = (double)rm * rn * mm->tm * mm->tn * steps * (mm->k / dk);
     reads = (double)(rm * mm->tm + rn * mm->tn) * steps;
+    /* VOPD (gfx11, gfx12): LLVM pairs f32 FMAs into v_dual_fmac_f32, one issue slot each, the
+     * more the more accumulators a lane has to choose from (counted in the loops: 4x4
+     * micro-tiles 19-26 % of the FMAs paired, 8x4 and 4x8 40-63 %, 8x8 89-90 %) */
+    if (t->dual_issue && !mm->dot) {
+      double paired = mm->tm * mm->tn / 64.0;
+      work *= 1 - (paired > 0.9 ? 0.9 : paired) / 2;
+    }
   }
   double other = 24 + 3.0 * la + (2.0 + bw) * lb + reads + (conv ? 20 + 11.0 * la : 0);
   other += pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? 10 : 0;

@@ -106,15 +106,17 @@ def compare(name, desc, g, tg):
     best, dflt = {}, {}
     for l in t.stdout.splitlines():
         f = l.split("\t")
-        k, sc, us = (f[0], f[1]), round(float(f[3]) * 1e4), float(f[4])
+        k, sc, us, free = (f[0], f[1]), round(float(f[3]) * 1e4), float(f[4]), int(f[9]) == 0
         b = best.get(k)
-        if not b or (sc, -us, b[2]) > (b[0], -b[1], f[2]):  # tosac-tune's order of the best
-            best[k] = (sc, us, f[2])
+        # tosac-tune's order of the best: no spills, score, time, text
+        if not b or (free, sc, -us) > (b[3], b[0], -b[1]) or \
+                ((free, sc, us) == (b[3], b[0], b[1]) and f[2] < b[2]):
+            best[k] = (sc, us, f[2], free)
         if f[12] == "default":
             dflt[k] = (float(f[3]), f[2], f[11])
     order = {x: i for i, x in enumerate(tg)}
     for k in sorted(best, key=lambda k: (order.get(k[0], 99), k[1])):
-        sc, _, cfg = best[k]
+        sc, _, cfg, _ = best[k]
         hs, hcfg, split = dflt.get(k, (0.0, "?", "1"))
         key = k[1].split(":")
         shape = desc if len({x[1] for x in best}) == 1 else key[0] + " " + key[1]

@@ -231,8 +231,8 @@ static void *worker(void *arg) {
       continue;
     p->ok[c] = score_one(T, p, p->configs[c], &p->scores[c]);
     pthread_mutex_lock(&T->lock);
-    if (p->ok[c] && p->scores[c].est_us < p->best)
-      p->best = p->scores[c].est_us;
+    if (p->ok[c] && !p->scores[c].spills && p->scores[c].est_us < p->best)
+      p->best = p->scores[c].est_us; /* a spilling best cannot prune (it never wins over these) */
     if (p->ok[c] && p->bound[c] > p->scores[c].est_us * (1 + 1e-6))
       fprintf(stderr, "tosac-tune: warning: %s %s %s: bound %.3f us above the estimate %.3f us\n",
               T->targets[p->target].info->name, p->key, p->configs[c], p->bound[c],
@@ -287,8 +287,9 @@ static int cmp_line(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The best configuration of each problem (highest score; ties: the smaller estimated time, then
- * the configuration text), as sorted database lines. */
+/* The best configuration of each problem (none that spills while one does not: the static model
+ * does not see the scratch traffic; then the highest score; ties: the smaller estimated time,
+ * then the configuration text), as sorted database lines. */
 static char *database(const tuner *T) {
   char **lines = calloc((size_t)T->nproblems + 1, sizeof(char *));
   int n = 0;
@@ -300,9 +301,10 @@ static char *database(const tuner *T) {
         continue;
       const tb_score *s = &p->scores[c], *b = best >= 0 ? &p->scores[best] : NULL;
       double rs = round(s->roofline * 1e4), rb = b ? round(b->roofline * 1e4) : -1;
-      if (!b || rs > rb || (rs == rb && (s->est_us < b->est_us ||
+      bool fs = s->spills == 0, fb = b && b->spills == 0;
+      if (!b || fs > fb || (fs == fb && (rs > rb || (rs == rb && (s->est_us < b->est_us ||
                                          (s->est_us == b->est_us &&
-                                          strcmp(p->configs[c], p->configs[best]) < 0))))
+                                          strcmp(p->configs[c], p->configs[best]) < 0))))))
         best = c;
     }
     if (T->verbose)
