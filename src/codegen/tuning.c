@@ -377,7 +377,7 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
      * more the more accumulators a lane has to choose from (counted in the loops: 4x4
      * micro-tiles 19-26 % of the FMAs paired, 8x4 and 4x8 40-63 %, 8x8 89-90 %) */
     if (t->dual_issue && !mm->dot) {
-      double paired = mm->tm * mm->tn / 64.0;
+      double paired = (double)rm * rn * mm->tm * mm->tn / 64.0; /* accumulators per lane / 64 */
       work *= 1 - (paired > 0.9 ? 0.9 : paired) / 2;
     }
   }
