@@ -79,7 +79,7 @@ PY
   assert_line "  buffer 3 workspace tensor<3x1x512x768xf32> 4718592 bytes at workspace+0"
 }
 
-@test "ResNet-18's last 3x3 convolution (49x512x4608 f32) splits K on CDNA; GEMMs under 4M multiply-adds keep the defaults" {
+@test "ResNet-18's last 3x3 convolution (49x512x4608 f32) splits K on CDNA; GEMMs under 1M multiply-adds keep the defaults" {
   cat > c.mlir <<'EOF'
 func.func @main(%x: tensor<1x7x7x512xf32>, %w: tensor<512x3x3x512xf32>, %b: tensor<512xf32>) -> tensor<1x7x7x512xf32> {
   %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
@@ -93,7 +93,8 @@ EOF
   assert_line "gfx90a 64x64x16/32x32 32x32x2 s12 heuristic"
   assert_line "gfx942 32x32x16/16x32 16x16x4 s18 heuristic"
   assert_line "gfx1030 64x64x32/32x16 32x16x4 s1 heuristic"
-  # 64x64x64: below the estimate's threshold, one kernel with gemm_tiles.c's default tile
+  # 64x64x64 (262144 multiply-adds): below the estimate's threshold, one kernel with
+  # gemm_tiles.c's default tile
   matmul small f32 1 64 64 64
   run "$TOSAC" small.mlir --offload-arch=gfx90a,gfx942 -o small.hipfb
   assert_success
@@ -132,8 +133,9 @@ EOF
   run "$TOSAC" w.mlir --offload-arch=gfx1100,gfx1200 -o w.hipfb
   assert_success
   run tiles w.json
-  # 200x136 outputs: small waves fill more of the 96 (64) CUs
-  assert_line "gfx1100 32x32x32/16x16 16x16x16 s1 heuristic"
+  # 200x136 outputs: small waves fill more of the 96 (64) CUs; K = 300 loads A in 8-byte
+  # vectors, which 8 waves of 16x16 share (tosac-tune's best: 66.3 % against 63.7 % for 32x32)
+  assert_line "gfx1100 32x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx1200 64x64x32/16x32 16x16x16 s1 heuristic"
   eighths a.npy float16 21 1 100 300
   eighths b.npy float16 22 1 300 200
@@ -210,4 +212,48 @@ EOF
   assert_success
   run tiles c1.json
   assert_line "gfx908 32x32x16/16x32 16x16x4 s4 heuristic"
+}
+
+@test "127x255x63 f16 (2M multiply-adds): the estimate counts single-element staging loads and picks tosac-tune's tiles; oracle on MFMA, WMMA, FMA" {
+  # K = 255 and N = 63 stage one element per load: 8 waves of 16x16 share them (gemm_tiles.c's
+  # 128x64 default: 1.3 % of the roofline on gfx90a, this tile 10.1 %; gfx1200 11.1 -> 61.3 %)
+  matmul odd f16 1 127 255 63
+  run "$TOSAC" odd.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200 -o odd.hipfb
+  assert_success
+  run tiles odd.json
+  assert_line "gfx908 32x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx90a 32x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 32x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx950 32x64x32/16x16 16x16x32 s1 heuristic"
+  assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
+  # an n-contiguous B of single elements costs a write and a shift per load: 64x32, not 32x64
+  assert_line "gfx1100 64x32x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx1200 64x32x32/16x16 16x16x16 s1 heuristic"
+  eighths a.npy float16 41 1 127 255
+  eighths b.npy float16 42 1 255 63
+  run "${CHECK[@]}" odd.mlir --targets=gfx90a,gfx1100,gfx1030 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok odd.mlir [gfx90a]: 1 results match"
+  assert_output --partial "ok odd.mlir [gfx1100]: 1 results match"
+  assert_output --partial "ok odd.mlir [gfx1030]: 1 results match"
+}
+
+@test "VOPD on gfx11/gfx12: the stem's f32 FMA path takes 64x32 waves (8x8 accumulators per lane, 89 % of the FMAs paired)" {
+  conv stem 224 3 64 7 2
+  run "$TOSAC" stem.mlir --offload-arch=gfx1030,gfx1100,gfx1200 -o stem.hipfb
+  assert_success
+  run tiles stem.json
+  # gfx1030 has no VOPD: 64x16 waves, K tiles of 16
+  assert_line "gfx1030 128x64x16/64x16 64x16x4 s1 heuristic"
+  assert_line "gfx1100 256x64x8/64x32 64x16x4 s1 heuristic"
+  assert_line "gfx1200 256x64x8/64x32 64x16x4 s1 heuristic"
+}
+
+@test "gfx908: a 64-channel 3x3 gather (56x56x64 f32) copies accumulators in 16x32 waves one instruction tall too" {
+  conv c56 56 64 64 3 1
+  run "$TOSAC" c56.mlir --offload-arch=gfx908 -o c56.hipfb
+  assert_success
+  run tiles c56.json
+  # 32x16 waves in a 16-wide tile: 50 loop instructions, no copies (16x64 of 16x32 waves: 68)
+  assert_line "gfx908 64x16x16/32x16 16x16x4 s1 heuristic"
 }
