@@ -257,3 +257,15 @@ PY
   assert_equal "${#lines[@]}" 42
   assert_line $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t0.373\t196.0\t60\t46\t4\t0\t0.400\t1\tdefault'
 }
+
+@test "tosac-tune: a configuration that spills never wins over one that does not (BERT's 12x512x512x64 on gfx1030)" {
+  matmul qk f16 12 512 64 512
+  run "$TUNE" qk.mlir --offload-arch=gfx1030 --all -j 2
+  assert_success
+  # two tiles tie on score and time; the 128x32-wave one spills a VGPR and comes first by text
+  assert_line --regexp $'^gfx1030\tmatmul:12x512x512x64:f16:a64:b512n\tbm=128,bn=128,bk=16,wm=128,wn=32\t1.0000\t27.648\t[0-9.]+\t[0-9]+\t[0-9]+\t[0-9]+\t1\t'
+  assert_line --regexp $'^gfx1030\tmatmul:12x512x512x64:f16:a64:b512n\tbm=128,bn=128,bk=16,wm=64,wn=32\t1.0000\t27.648\t[0-9.]+\t[0-9]+\t[0-9]+\t[0-9]+\t0\t'
+  run "$TUNE" qk.mlir --offload-arch=gfx1030 -j 2
+  assert_success
+  assert_output $'gfx1030\tmatmul:12x512x512x64:f16:a64:b512n\tbm=128,bn=128,bk=16,wm=64,wn=32\t1.0000'
+}
