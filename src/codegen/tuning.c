@@ -238,7 +238,6 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
 }
 
-
 /* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
  * at least SPLITK_MIN_TILES each, the workspace bounded. */
 static int64_t best_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -297,7 +296,9 @@ void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn 
 }
 
 /* Problems below this many multiply-adds keep gemm_tiles.c's defaults: the estimate would pick
- * many tiny work-groups for them, which costs the emulator and gains microseconds. */
+ * many tiny work-groups for them, which costs the emulator and gains microseconds. 127x255x63
+ * (2M) needs it: gemm_tiles.c's 128x64 tile reached 1.3 % of the roofline on gfx90a, the
+ * estimate's 32x64 10.1 %. */
 #define HEUR_MIN_MACS ((int64_t)1 << 20)
 
 /* The best MFMA candidate so far (estimated cycles, waves of the grid, its perf-config). */
@@ -374,8 +375,8 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
     work = (double)rm * rn * mm->tm * mm->tn * steps * (mm->k / dk);
     reads = (double)(rm * mm->tm + rn * mm->tn) * steps;
     /* VOPD (gfx11, gfx12): LLVM pairs f32 FMAs into v_dual_fmac_f32, one issue slot each, the
-     * more the more accumulators a lane has to choose from (counted in the loops: 4x4
-     * micro-tiles 19-26 % of the FMAs paired, 8x4 and 4x8 40-63 %, 8x8 89-90 %) */
+     * more the more accumulators a lane has to choose from (counted in the loops of the stem and
+     * 56x56x64 3x3: 16 accumulators 19-26 % of the FMAs paired, 32 40-63 %, 64 49-90 %) */
     if (t->dual_issue && !mm->dot) {
       double paired = (double)rm * rn * mm->tm * mm->tn / 64.0; /* accumulators per lane / 64 */
       work *= 1 - (paired > 0.9 ? 0.9 : paired) / 2;
