@@ -18,7 +18,7 @@
 #define RED_MIN_PER_ITEM 4
 
 void cg_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner) {
-  const tensor_type *t = &anchor->operands[0]->type;
+  const tensor_type *t = anchor->operands[0]->type;
   int axis = (int)op_attr_int(anchor, "axis", 0);
   if (axis < 0 || axis >= t->rank)
     axis = 0;
@@ -65,8 +65,8 @@ static int64_t split_min(void) {
  * max / min on i32 everywhere, float add on f32 only where it is native. */
 static bool atomic_capable(const target_info *t, const op *o) {
   const char *nm = op_table[o->kind].name;
-  elem_type et = o->results[0]->type.elem;
-  if (o->operands[0]->type.elem != et)
+  elem_type et = o->results[0]->type->elem;
+  if (o->operands[0]->type->elem != et)
     return false;
   if (strcmp(nm, "tosa.reduce_sum") == 0)
     return et == ET_I32 || (et == ET_F32 && t->f32_atomic_add);
@@ -607,7 +607,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   if (forced_split() < 0 && cg_gemm_problem(anchor, &pb) &&
       cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves) {
     int s = gemv_split(t, &pb, &P);
-    int64_t bytes = tensor_numel(&anchor->results[0]->type) * 4;
+    int64_t bytes = tensor_numel(anchor->results[0]->type) * 4;
     return (int64_t)s * bytes > SPLITK_MAX_WORKSPACE ? 0 : s;
   }
   int64_t tiles, nk, klen;
@@ -631,7 +631,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
     if (want > nk / SPLITK_MIN_STEPS)
       want = nk / SPLITK_MIN_STEPS;
   }
-  int64_t bytes = tensor_numel(&anchor->results[0]->type) * 4;
+  int64_t bytes = tensor_numel(anchor->results[0]->type) * 4;
   if (want * bytes > SPLITK_MAX_WORKSPACE)
     want = SPLITK_MAX_WORKSPACE / bytes;
   if (want > nk)

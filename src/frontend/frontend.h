@@ -221,7 +221,7 @@ typedef struct fe_opctx {
   src_loc *operand_locs; /* one per operand (kept parallel when operands are removed) */
   src_loc name_loc;
   tensor_type declared; /* result type from the signature */
-  tensor_type *declared_all; /* every result type (multi-result ops), ndeclared of them */
+  const tensor_type *declared_all; /* every result type (multi-result ops), ndeclared of them */
   int ndeclared;
   op *pre_ops[FE_MAX_PRE_OPS];
   int npre;

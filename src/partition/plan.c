@@ -21,7 +21,7 @@ typedef struct plan_builder {
 
 static int add_buffer(plan_builder *b, buffer_kind kind, const value *v, int index) {
   part_buffer nb = {.id = b->p->nbuffers, .kind = kind, .v = v, .index = index,
-                    .bytes = tensor_bytes(&v->type), .align = 256};
+                    .bytes = tensor_bytes(v->type), .align = 256};
   ARENA_PUSH(b->a, b->p->buffers, b->p->nbuffers, b->nbuf_cap, nb);
   return nb.id;
 }
@@ -99,12 +99,12 @@ static void kernel_name(part_kernel *k) {
 static bool folds(const op *reader, const value *v) {
   if (!v->def || op_table[v->def->kind].family != FAM_CONST)
     return false;
-  if (v->type.elem == ET_INDEX)
+  if (v->type->elem == ET_INDEX)
     return true;
   const attr *a = op_attr(v->def, "values");
   bool splat = a && a->kind == ATTR_DENSE && a->dense && a->dense->splat;
   return op_table[reader->kind].family == FAM_ELEMENTWISE &&
-         (splat || tensor_bytes(&v->type) <= PART_FOLD_LIMIT);
+         (splat || tensor_bytes(v->type) <= PART_FOLD_LIMIT);
 }
 
 /* Each group's ops in graph order, bucketed once (CSR form) so that collecting a kernel's ops
@@ -689,7 +689,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       k->anchor = att, k->family = KF_ATTENTION;
     else if (k->family == KF_REDUCTION && rownorm_group(k))
       k->family = KF_ROWNORM;
-    k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
+    k->iter = k->anchor ? *k->anchor->results[0]->type : *k->out_vals[0]->type;
     kernel_name(k);
     if (att)
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
@@ -697,7 +697,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
     else if (k->family == KF_ROWNORM) {
       snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm", k->id);
-      k->iter = k->anchor->operands[0]->type; /* the rows */
+      k->iter = *k->anchor->operands[0]->type; /* the rows */
     }
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
@@ -706,14 +706,14 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
    * else written by a kernel that holds just the constant. */
   for (int r = 0; r < g->nresults; r++) {
     const value *v = part_view_root(g->results[r]);
-    if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type.elem == ET_INDEX)
+    if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type->elem == ET_INDEX)
       continue;
     int out = b.result_buf[r];
     if (b.buf_of_value[v->id] >= 0)
       continue; /* a weights buffer already, or an earlier result: add_copies handles it */
     const attr *va = op_attr(v->def, "values");
     bool splat = va && va->kind == ATTR_DENSE && va->dense && va->dense->splat;
-    if (!splat && tensor_bytes(&v->type) > PART_FOLD_LIMIT) {
+    if (!splat && tensor_bytes(v->type) > PART_FOLD_LIMIT) {
       b.buf_of_value[v->id] = add_buffer(&b, BUF_CONSTANT, v, -1);
       continue;
     }
@@ -730,7 +730,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     k->out_bufs[0] = out;
     k->out_vals[0] = v;
     k->nout = 1;
-    k->iter = v->type;
+    k->iter = *v->type;
     snprintf(k->name, sizeof k->name, "tosac_k%d_const", k->id);
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
@@ -767,7 +767,7 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
   for (int i = 0; i < p->nbuffers; i++) {
     const part_buffer *bf = &p->buffers[i];
     fprintf(out, "  buffer %d %s %s %lld bytes", bf->id, buffer_kind_name(bf->kind),
-            tensor_type_str(&bf->v->type, ty, sizeof ty), (long long)bf->bytes);
+            tensor_type_str(bf->v->type, ty, sizeof ty), (long long)bf->bytes);
     if (bf->kind == BUF_INTERMEDIATE || bf->kind == BUF_WORKSPACE)
       fprintf(out, " at workspace+%lld", (long long)bf->offset);
     if (bf->inplace)
