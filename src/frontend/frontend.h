@@ -68,6 +68,7 @@ typedef struct fe_lexer {
   diag_sink *d;
   const char *p, *end;
   const char *line_start;
+  const char *released; /* a mapped source's pages below this are dropped (skip_space) */
   int line;
   fe_lex_memo *memo; /* NULL: no memo */
 } fe_lexer;
