@@ -5,7 +5,9 @@
 #include <string.h>
 
 typedef struct plan_builder {
-  arena *a;
+  arena *a;   /* the plan's: what outlives part_plan */
+  arena *tmp; /* the tables below (per op and value), freed when part_plan returns: with one
+                 plan per target they would otherwise stay for the whole compile */
   const graph *g;
   partition_plan *p;
   int *buf_of_value; /* value id -> buffer id holding it, -1 if none */
@@ -111,11 +113,11 @@ static bool folds(const op *reader, const value *v) {
  * costs its own size, not the graph's. */
 static void bucket_groups(plan_builder *b, const int *group_of, int ngroups) {
   const graph *g = b->g;
-  b->group_start = arena_alloc(b->a, sizeof(int) * (size_t)(ngroups + 2));
-  b->group_ops = arena_alloc(b->a, sizeof(op *) * (size_t)(g->nops + 1));
-  b->op_pos = arena_alloc(b->a, sizeof(int) * (size_t)(g->nops + 1));
-  b->op_stamp = arena_alloc(b->a, sizeof(int) * (size_t)(g->nops + 1));
-  b->val_stamp = arena_alloc(b->a, sizeof(int) * (size_t)(g->nvalues + 1));
+  b->group_start = arena_alloc(b->tmp, sizeof(int) * (size_t)(ngroups + 2));
+  b->group_ops = arena_alloc(b->tmp, sizeof(op *) * (size_t)(g->nops + 1));
+  b->op_pos = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
+  b->op_stamp = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
+  b->val_stamp = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nops; i++) {
     b->op_pos[g->ops[i]->id] = i;
     if (group_of[g->ops[i]->id] >= 0)
@@ -123,7 +125,7 @@ static void bucket_groups(plan_builder *b, const int *group_of, int ngroups) {
   }
   for (int grp = 0; grp < ngroups; grp++)
     b->group_start[grp + 1] += b->group_start[grp];
-  int *fill = arena_alloc(b->a, sizeof(int) * (size_t)(ngroups + 1));
+  int *fill = arena_alloc(b->tmp, sizeof(int) * (size_t)(ngroups + 1));
   for (int i = 0; i < g->nops; i++) {
     int grp = group_of[g->ops[i]->id];
     if (grp >= 0)
@@ -629,18 +631,26 @@ static void add_control(plan_builder *b, const op *o, int *cap) {
   n->cond = -1;
 }
 
-partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
+static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const target_request *t,
+                                  diag_sink *d) {
   part_explicit_captures(a, (graph *)g); /* control regions read only their arguments */
   partition_plan *p = arena_alloc(a, sizeof *p);
   p->target = t;
   p->workspace_align = 256;
-  plan_builder b = {.a = a, .g = g, .p = p};
-  b.buf_of_value = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  plan_builder b = {.a = a, .tmp = tmp, .g = g, .p = p};
+  int *group_of = arena_alloc(tmp, sizeof(int) * (size_t)(g->nops + 1));
+  /* fusion's per-op tables (a few hundred bytes per op) die with it: a scratch arena, so a
+   * million-op graph does not keep them through code generation; it runs before the buffer
+   * tables exist, which so do not add to its peak */
+  arena *scratch = arena_new();
+  int ngroups = part_fuse(scratch, g, group_of);
+  arena_free(scratch);
+  b.buf_of_value = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nvalues; i++)
     b.buf_of_value[i] = -1;
   for (int i = 0; i < g->nargs; i++)
     b.buf_of_value[g->args[i]->id] = add_buffer(&b, BUF_INPUT, g->args[i], i);
-  b.result_buf = arena_alloc(a, sizeof(int) * (size_t)(g->nresults + 1));
+  b.result_buf = arena_alloc(tmp, sizeof(int) * (size_t)(g->nresults + 1));
   for (int r = 0; r < g->nresults; r++) {
     int buf = b.result_buf[r] = add_buffer(&b, BUF_OUTPUT, g->results[r], r);
     const value *v = part_view_root(g->results[r]); /* its producer writes the result */
@@ -651,15 +661,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       b.buf_of_value[v->id] = buf;
   }
 
-  int *group_of = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
-  /* fusion's per-op tables (a few hundred bytes per op) die with it: a scratch arena, so a
-   * million-op graph does not keep them through code generation */
-  arena *scratch = arena_new();
-  int ngroups = part_fuse(scratch, g, group_of);
-  arena_free(scratch);
-  char *grouped = arena_alloc(a, (size_t)ngroups + 1);
+  char *grouped = arena_alloc(tmp, (size_t)ngroups + 1);
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
-  b.readers = summarise_readers(a, g, group_of);
+  b.readers = summarise_readers(tmp, g, group_of);
   bucket_groups(&b, group_of, ngroups);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
   int node_cap = 0;
@@ -752,6 +756,13 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   if (!part_expand_control(a, p, d)) /* the regions' launches (control.c) */
     return NULL;
   part_dedup(p);
+  return p;
+}
+
+partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
+  arena *tmp = arena_new();
+  partition_plan *p = build_plan(a, tmp, g, t, d);
+  arena_free(tmp);
   return p;
 }
 
