@@ -65,6 +65,8 @@ typedef struct fuse_state {
   int64_t *keys;
 } fuse_state;
 
+static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
+
 static const op *anchor_op(const fuse_state *s, int x) {
   return s->anchor[x] ? s->g->ops[s->anchor[x] - 1] : NULL;
 }
@@ -111,9 +113,12 @@ static void merge(fuse_state *s, int child, int root) {
   s->has_map[root] |= s->has_map[child];
   s->is_att[root] |= s->is_att[child];
   s->nops[root] += s->nops[child];
+  if (s->op_head) /* made when placement ends (op_lists) */
+    list_append(s->op_head, s->op_tail, s->op_next, root, child);
+  if (!s->ins.head)
+    return; /* placement's tables are gone: recomputation merges need none of them */
   list_append(s->ins.head, s->ins.tail, s->ins.next, root, child);
   list_append(s->outs.head, s->outs.tail, s->outs.next, root, child);
-  list_append(s->op_head, s->op_tail, s->op_next, root, child);
   if (!s->rd_head)
     return; /* no memory reads yet */
   list_append(s->rd_head, s->rd_tail, s->rd_next, root, child);
@@ -329,8 +334,6 @@ static int new_group(fuse_state *s, const op *o) {
   int gid = s->ngroups++;
   s->parent[gid] = gid;
   s->group_of[o->id] = gid;
-  s->op_head[gid] = s->op_tail[gid] = o->id;
-  s->op_next[o->id] = -1;
   if (s->rd_head)
     s->rd_head[gid] = s->pr_head[gid] = -1;
   s->ins.head[gid] = s->outs.head[gid] = -1;
@@ -511,43 +514,73 @@ static char *live_ops(arena *a, const graph *g) {
   return live;
 }
 
-/* Readers of every value (CSR), view flags and view roots (in `keep`: ordering the groups
- * reads them after the rest is freed), result flags. */
+/* View flags and view roots (in `keep`: ordering the groups reads them after the rest is
+ * freed), result flags. */
 static void index_graph(arena *a, arena *keep, fuse_state *s) {
   const graph *g = s->g;
   s->is_view = arena_alloc(a, (size_t)g->nops + 1);
   s->root_def = arena_alloc(keep, sizeof(int) * (size_t)(g->nvalues + 1));
   s->is_result = arena_alloc(a, (size_t)g->nvalues + 1);
-  s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
-  arena *tmp = arena_new(); /* root and fill die here: not kept for the whole of fusion */
-  int *root = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
+  int *root = malloc(sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
   for (int i = 0; i < g->nvalues; i++)
     root[i] = i;
   for (int r = 0; r < g->nresults; r++)
     s->is_result[g->results[r]->id] = 1;
-  int nuses = 0;
   for (int i = 0; i < g->nops; i++) { /* topological: a view's operand root is known */
     const op *o = g->ops[i];
     s->is_view[o->id] = part_is_view(o);
     if (s->is_view[o->id])
       root[o->results[0]->id] = root[o->operands[0]->id];
-    for (int j = 0; j < o->noperands; j++)
-      s->use_start[o->operands[j]->id + 1]++;
-    nuses += o->noperands;
   }
   for (int i = 0; i < g->nvalues; i++) {
     const value *rv = g->values[root[i]];
     s->root_def[i] = rv->def ? rv->def->id : -1;
-    s->use_start[i + 1] += s->use_start[i];
   }
+  free(root);
+}
+
+/* Readers of every value (CSR) into arena a; returns the number of operand reads. Made for the
+ * passes before placement and again for recomputation, not kept through placement. */
+static int index_uses(arena *a, fuse_state *s) {
+  const graph *g = s->g;
+  s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
+  int nuses = 0;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    for (int j = 0; j < o->noperands; j++)
+      s->use_start[o->operands[j]->id + 1]++;
+    nuses += o->noperands;
+  }
+  for (int i = 0; i < g->nvalues; i++)
+    s->use_start[i + 1] += s->use_start[i];
   s->uses = arena_alloc(a, sizeof(int) * (size_t)(nuses + 1));
-  int *fill = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
+  int *fill = calloc((size_t)g->nvalues + 1, sizeof(int));
   for (int i = 0; i < g->nops; i++)
     for (int j = 0; j < g->ops[i]->noperands; j++) {
       int v = g->ops[i]->operands[j]->id;
       s->uses[s->use_start[v] + fill[v]++] = g->ops[i]->id;
     }
-  arena_free(tmp);
+  free(fill);
+  return nuses;
+}
+
+/* Each group's ops as a list (recomputation walks them), made once placement has ended: the
+ * order inside a list does not matter to recompute_target or group_space. */
+static void op_lists(arena *a, fuse_state *s) {
+  s->op_head = zalloc(a, s->n, sizeof(int));
+  s->op_tail = zalloc(a, s->n, sizeof(int));
+  s->op_next = zalloc(a, s->n, sizeof(int));
+  for (size_t x = 0; x < s->n; x++)
+    s->op_head[x] = -1;
+  for (int i = 0; i < s->g->nops; i++) {
+    int id = s->g->ops[i]->id, x = s->group_of[id];
+    if (x < 0)
+      continue;
+    x = find(s, x);
+    s->op_next[id] = -1;
+    s->op_head[x] < 0 ? (s->op_head[x] = id) : (s->op_next[s->op_tail[x]] = id);
+    s->op_tail[x] = id;
+  }
 }
 
 /* Does u read its operand j as data that an elementwise kernel indexes per element (not a
@@ -657,51 +690,27 @@ static void order_groups(arena *a, const graph *g, int *group_of, int n, const i
       group_of[g->ops[i]->id] = rank[group_of[g->ops[i]->id]];
 }
 
-static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
-
 int part_fuse(arena *keep, const graph *g, int *group_of) {
-  /* The merge phase's tables (some 25 per op) live in an arena of their own, freed before the
-   * groups are ordered, so ordering's tables do not add to them at the peak. */
-  arena *a = arena_new();
-  fuse_state s = {.g = g, .group_of = group_of, .a = a, .n = (size_t)g->nops + 1};
+  /* Tables live as long as the phase that reads them, so placement's (edge lists, order,
+   * cycle-query marks), the reader lists (before placement and for recomputation) and the op
+   * lists (recomputation) never coexist: `a` holds what every phase reads and is freed before
+   * the groups are ordered, so ordering's tables do not add to the peak either. */
+  arena *a = arena_new(), *pa = arena_new(), *ua = arena_new();
+  fuse_state s = {.g = g, .group_of = group_of, .a = pa, .n = (size_t)g->nops + 1};
   size_t n = s.n;
   s.nofuse = part_fusion_disabled();
   index_graph(a, keep, &s);
+  size_t nedge = (size_t)index_uses(ua, &s) + 1; /* one entry per operand read */
   s.parent = zalloc(a, n, sizeof(int));
   s.anchor = zalloc(a, n, sizeof(int));
   s.has_map = zalloc(a, n, 1);
   s.is_map = zalloc(a, n, 1);
-  s.recomputed = zalloc(a, n, 1);
   s.nops = zalloc(a, n, sizeof(int));
-  s.ord = zalloc(a, n, sizeof(int));
-  s.nb_seen = zalloc(a, n, sizeof(int));
-  s.nbrcap = 64;
-  s.nbr = zalloc(a, (size_t)s.nbrcap, sizeof(int));
-  /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
-   * pushed beyond the two starts came from an operand edge examined while the budget lasted
-   * (window). Its sets, stack and sort keys are sized by that, not by the graph. */
-  size_t nw = n < REACH_BUDGET + 2 ? n : REACH_BUDGET + 2;
-  s.setb = zalloc(a, nw, sizeof(int));
-  s.setf = zalloc(a, nw, sizeof(int));
-  s.keys = zalloc(a, 2 * nw, sizeof(int64_t));
-  size_t nedge = (size_t)s.use_start[g->nvalues] + 1; /* one entry per operand read */
-  edge_list *ls[2] = {&s.ins, &s.outs};
-  for (int i = 0; i < 2; i++) {
-    ls[i]->head = zalloc(a, n, sizeof(int));
-    ls[i]->tail = zalloc(a, n, sizeof(int));
-    ls[i]->next = zalloc(a, nedge, sizeof(int));
-    ls[i]->target = zalloc(a, nedge, sizeof(int));
-  }
-  s.op_head = zalloc(a, n, sizeof(int));
-  s.op_tail = zalloc(a, n, sizeof(int));
-  s.op_next = zalloc(a, n, sizeof(int));
-  s.visit = zalloc(a, n, sizeof(int));
-  s.stack = zalloc(a, nw, sizeof(int));
   char *live = live_ops(a, g);
   s.is_att = zalloc(a, n, 1);
   s.att = zalloc(a, n, sizeof(int));
   int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
-  npat = part_rownorm_find(a, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
+  npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
   s.att_group = zalloc(a, (size_t)npat + 1, sizeof(int));
   for (int i = 0; i < npat; i++)
     s.att_group[i] = -1;
@@ -709,13 +718,45 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     group_of[i] = -1;
     s.is_map[g->ops[i]->id] = index_map(&s, live, g->ops[i]);
   }
+  arena_free(ua);
+  s.use_start = s.uses = NULL;
+  s.ord = zalloc(pa, n, sizeof(int));
+  s.nb_seen = zalloc(pa, n, sizeof(int));
+  s.nbrcap = 64;
+  s.nbr = zalloc(pa, (size_t)s.nbrcap, sizeof(int));
+  /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
+   * pushed beyond the two starts came from an operand edge examined while the budget lasted
+   * (window). Its sets, stack and sort keys are sized by that, not by the graph. */
+  size_t nw = n < REACH_BUDGET + 2 ? n : REACH_BUDGET + 2;
+  s.setb = zalloc(pa, nw, sizeof(int));
+  s.setf = zalloc(pa, nw, sizeof(int));
+  s.keys = zalloc(pa, 2 * nw, sizeof(int64_t));
+  edge_list *ls[2] = {&s.ins, &s.outs};
+  for (int i = 0; i < 2; i++) {
+    ls[i]->head = zalloc(pa, n, sizeof(int));
+    ls[i]->tail = zalloc(pa, n, sizeof(int));
+    ls[i]->next = zalloc(pa, nedge, sizeof(int));
+    ls[i]->target = zalloc(pa, nedge, sizeof(int));
+  }
+  s.visit = zalloc(pa, n, sizeof(int));
+  s.stack = zalloc(pa, nw, sizeof(int));
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
     if (op_table[o->kind].family != FAM_CONST && live[o->id] && !s.is_view[o->id])
       place_op(&s, o);
   }
-  if (!s.nofuse)
+  arena_free(pa);
+  s.ins.head = s.outs.head = NULL;
+  s.rd_head = NULL; /* recomputation checks no memory reads (try_recompute) */
+  s.a = a;
+  if (!s.nofuse) {
+    ua = arena_new();
+    index_uses(ua, &s);
+    s.recomputed = zalloc(ua, n, 1);
+    op_lists(ua, &s);
     recompute_small_groups(&s);
+    arena_free(ua);
+  }
   /* Renumber roots densely in order of their first op, then order groups topologically. */
   int *root_id = s.nops; /* dead once merging ends; ngroups < n */
   for (int i = 0; i < s.ngroups; i++)
