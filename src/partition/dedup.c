@@ -156,6 +156,8 @@ void part_dedup(partition_plan *p) {
     if (table[h]) {
       k->reuses = table[h];
       memcpy(k->name, p->kernels[k->reuses - 1].name, sizeof k->name);
+      free(specs[i]); /* only distinct specs are compared again: a repeat's text goes at once */
+      specs[i] = NULL;
     } else {
       table[h] = i + 1;
       p->ndistinct++;
