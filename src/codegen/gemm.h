@@ -76,6 +76,10 @@ LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, L
 void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
                        int nwrite);
 void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, int nread, int nmma);
+/* Whether the MFMA K loop of wave tile wm x wn is the software-pipelined two-tile loop
+ * (kernel_gemm.c kloop_mfma) rather than the single-tile loop (kloop_simple); tuning.c's
+ * estimate asks the same. */
+bool gemm_mma_pipelined(const target_info *t, const gemm_mma *mm, int wm, int wn);
 
 /* ---------------------------------------------------------------- tiles (gemm_tiles.c) */
 typedef struct gemm_params {

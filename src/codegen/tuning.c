@@ -134,9 +134,11 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  * and 52-54; f16 alike), in those 16 wide one way for a 1x1 convolution; matmuls never. */
 #define EST_ACC_COPY 48
 
-/* gfx90a and later run the software-pipelined loop of two K tiles per iteration (kernel_gemm.c:
- * gfx908, with its separate AGPR file, keeps the single-tile loop). */
-static bool two_tile_loop(const target_info *t) { return !t->agpr_file; }
+/* The software-pipelined loop runs two K tiles per iteration (kernel_gemm.c; gfx908's wave tiles
+ * that fill its separate AGPR file keep the single-tile loop: gemm_mma_pipelined). */
+static bool two_tile_loop(const target_info *t, const gemm_params *P, const gemm_mma *mm) {
+  return gemm_mma_pipelined(t, mm, P->wm, P->wn);
+}
 
 /* A and B bytes from the problem alone: an implicit-GEMM convolution reads its input image
  * (about M x C: stride 1), not the M x K gather. */
@@ -149,11 +151,12 @@ static double operand_bytes(const gemm_problem *pb) {
   return a + b;
 }
 
-/* Whether the loop copies the accumulators (EST_ACC_COPY). */
+/* Whether the loop copies the accumulators (EST_ACC_COPY; the single-tile loop only: the
+ * pipelined one has no copies on these tiles). */
 static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                        const gemm_mma *mm) {
-  if (!t->agpr_file || mm->m != 16 || mm->n != 16 || P->wm * P->wn != 2 * 16 * 16 || !pb->op ||
-      !strstr(pb->op, "conv"))
+  if (!t->agpr_file || two_tile_loop(t, P, mm) || mm->m != 16 || mm->n != 16 ||
+      P->wm * P->wn != 2 * 16 * 16 || !pb->op || !strstr(pb->op, "conv"))
     return false;
   bool wide = P->bm > 16 && P->bn > 16;
   return pb->a_contig < pb->k ? wide : !wide;
@@ -177,7 +180,7 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
     if ((runs + threads - 1) / threads > la)
       la = (int)((runs + threads - 1) / threads);
   }
-  double fixed = (double)EST_LOOP_FIXED / (two_tile_loop(t) ? 2 : 1);
+  double fixed = (double)EST_LOOP_FIXED / (two_tile_loop(t, P, mm) ? 2 : 1);
   double edge = pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? EST_EDGE : 0;
   double bpart = !pb->b_kcontig && (int64_t)P->bn * P->bk * es < tb ? EST_B_PARTIAL : 0;
   int nmma = rm * rn * steps;
@@ -206,7 +209,7 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t nk = (pb->k + P->bk - 1) / P->bk, per = (nk + S - 1) / S;
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
-  int unroll = two_tile_loop(t) ? 2 : 1;
+  int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
   double tile = tile_cycles(t, pb, P, mm), c;
   if (per <= unroll) /* no K loop: the model scores the whole kernel */
     c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size);
