@@ -162,6 +162,18 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
   return pb->a_contig < pb->k ? wide : !wide;
 }
 
+/* llvm-mca-22's latency of a global or buffer load on gfx9 (80 four-cycle passes) */
+#define EST_LOAD_LATENCY 320
+
+/* The loads of a K tile have about one K tile of MFMAs to arrive under: the pipelined loop writes
+ * the tile after next to LDS at the start of the next half, and on a target without a back-off
+ * barrier (gfx908) LLVM waits for every load before each s_barrier. A wave tile with little
+ * MFMA work per K tile waits for memory instead (llvm-mca on ResNet-18's 784x128x1152 f32, 16x16
+ * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
+ * gfx908; 8 per 128-byte tile 82 %, 66 %). The issue model of tosac-tune has no latencies; this
+ * floor is the estimate's only one. */
+static double load_wait_cycles(void) { return EST_LOAD_LATENCY; }
+
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
 static double tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                           const gemm_mma *mm) {
@@ -187,7 +199,8 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   double copy = acc_copies(t, pb, P, mm) ? EST_ACC_COPY : 0;
   double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 3 * (la + lb) + bpart) + copy;
   double issue = 4.0 * (fixed + reads + 4 * (la + lb) + nmma + edge + bpart) + copy;
-  return mma > issue ? mma : issue;
+  double c = mma > issue ? mma : issue, wait = load_wait_cycles();
+  return c > wait ? c : wait;
 }
 
 /* A combine launch and its wave start, in microseconds (not in the quality model; keeps split-K
@@ -331,6 +344,24 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
 }
 
+/* A wave tile whose MFMAs of a 64-byte K tile take less than a load's latency (load_wait_cycles)
+ * also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
+ * load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
+ * gfx90a, 65 -> 89 % on gfx908), where K holds two such tiles and the LDS of the double buffer
+ * still leaves 2 waves per SIMD. */
+static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
+  heur_best *hb = ctx;
+  heur_try(ctx, m0, c);
+  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64 || hb->pb->k < 4 * c->bk)
+    return;
+  double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (c->bk / m0->k) * m0->row->cycles;
+  gemm_params L = *c;
+  L.bk *= 2;
+  int waves = (c->bm / c->wm) * (c->bn / c->wn);
+  if (mma < load_wait_cycles() && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
+    heur_try(ctx, m0, &L);
+}
+
 /* ---------------------------------------------------------------- the RDNA estimate */
 /* WMMA (gfx1100, gfx1200) and the FMA path (gfx1030; f32 on RDNA) are scored like the MFMA
  * candidates above, with the quality model's RDNA issue model instead: one instruction per cycle
@@ -468,7 +499,7 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
     return false;
   /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */
   heur_best hb = {.t = t, .pb = pb, .cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
-  cg_tune_each_tile(t, pb, heur_try, &hb);
+  cg_tune_each_tile(t, pb, heur_try_long_k, &hb);
   if (hb.found)
     snprintf(cfg, size, "%s", hb.cfg);
   return hb.found;
