@@ -141,7 +141,9 @@ PY
   for s in $shapes; do
     IFS=, read -r m k n <<< "$s"
     matmul r$i f16 1 "$m" "$k" "$n"
-    oracle r$i
+    # up to 388 products summed in f32 in the MFMAs' k order, not the oracle's: a few results
+    # near 0 differ by ~3e-5, beyond the relative tolerance; 1e-4 absolute covers the order
+    oracle r$i --atol 1e-4
     i=$((i + 1))
   done
 }
