@@ -164,6 +164,10 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
 
 /* llvm-mca-22's latency of a global or buffer load on gfx9 (80 four-cycle passes) */
 #define EST_LOAD_LATENCY 320
+/* ... and on a target whose s_barrier drains memory, the loads' address work before the wait
+ * and the barrier after it, which nothing overlaps (gfx908: 376-394 cycles per K tile of 128-256
+ * MFMA cycles, llvm-mca) */
+#define EST_DRAIN 64
 
 /* The loads of a K tile have about one K tile of MFMAs to arrive under: the pipelined loop writes
  * the tile after next to LDS at the start of the next half, and on a target without a back-off
@@ -172,7 +176,9 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
  * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
  * gfx908; 8 per 128-byte tile 82 %, 66 %). The issue model of tosac-tune has no latencies; this
  * floor is the estimate's only one. */
-static double load_wait_cycles(void) { return EST_LOAD_LATENCY; }
+static double load_wait_cycles(const target_info *t) {
+  return EST_LOAD_LATENCY + (t->barrier_drains_memory ? EST_DRAIN : 0);
+}
 
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
 static double tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -199,7 +205,7 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   double copy = acc_copies(t, pb, P, mm) ? EST_ACC_COPY : 0;
   double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 3 * (la + lb) + bpart) + copy;
   double issue = 4.0 * (fixed + reads + 4 * (la + lb) + nmma + edge + bpart) + copy;
-  double c = mma > issue ? mma : issue, wait = load_wait_cycles();
+  double c = mma > issue ? mma : issue, wait = load_wait_cycles(t);
   return c > wait ? c : wait;
 }
 
@@ -358,7 +364,7 @@ static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c)
   gemm_params L = *c;
   L.bk *= 2;
   int waves = (c->bm / c->wm) * (c->bn / c->wn);
-  if (mma < load_wait_cycles() && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
+  if (mma < load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
     heur_try(ctx, m0, &L);
 }
 
