@@ -162,12 +162,18 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
   return pb->a_contig < pb->k ? wide : !wide;
 }
 
-/* llvm-mca-22's latency of a global or buffer load on gfx9 (80 four-cycle passes) */
-#define EST_LOAD_LATENCY 320
-/* ... and on a target whose s_barrier drains memory, the loads' address work before the wait
- * and the barrier after it, which nothing overlaps (gfx908: 376-394 cycles per K tile of 128-256
- * MFMA cycles, llvm-mca) */
-#define EST_DRAIN 64
+/* The shortest K tile of the pipelined loop: llvm-mca-22's load latency is 320 cycles (80
+ * four-cycle passes), of which a half's other instructions cover some (gfx90a: 200-232 cycles
+ * per K tile of 64-128 MFMA cycles, 312-332 for 256) */
+#define EST_LOAD_LATENCY 224
+/* ... and where s_barrier drains memory, the rest of the latency and the loads' address work
+ * before the wait, which nothing overlaps (gfx908: 376-394 cycles per K tile of 128-256 MFMA
+ * cycles, 556 for 512) */
+#define EST_DRAIN 160
+/* A kernel without a K loop is scored whole by the model, latencies included: the loads, the
+ * LDS round trip and the epilogue's loads and stores (llvm-mca: 1676-1912 cycles for one
+ * 128-byte K tile of 16x32 waves on gfx90a) */
+#define EST_WHOLE_WAITS 3
 
 /* The loads of a K tile have about one K tile of MFMAs to arrive under: the pipelined loop writes
  * the tile after next to LDS at the start of the next half, and on a target without a back-off
@@ -175,7 +181,7 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
  * MFMA work per K tile waits for memory instead (llvm-mca on ResNet-18's 784x128x1152 f32, 16x16
  * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
  * gfx908; 8 per 128-byte tile 82 %, 66 %). The issue model of tosac-tune has no latencies; this
- * floor is the estimate's only one. */
+ * floor and EST_WHOLE_WAITS are the estimate's only latencies. */
 static double load_wait_cycles(const target_info *t) {
   return EST_LOAD_LATENCY + (t->barrier_drains_memory ? EST_DRAIN : 0);
 }
@@ -205,8 +211,7 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   double copy = acc_copies(t, pb, P, mm) ? EST_ACC_COPY : 0;
   double mma = (double)nmma * mm->row->cycles + 4.0 * (reads + 3 * (la + lb) + bpart) + copy;
   double issue = 4.0 * (fixed + reads + 4 * (la + lb) + nmma + edge + bpart) + copy;
-  double c = mma > issue ? mma : issue, wait = load_wait_cycles(t);
-  return c > wait ? c : wait;
+  return mma > issue ? mma : issue;
 }
 
 /* A combine launch and its wave start, in microseconds (not in the quality model; keeps split-K
@@ -229,11 +234,12 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
-  double tile = tile_cycles(t, pb, P, mm), c;
-  if (per <= unroll) /* no K loop: the model scores the whole kernel */
-    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size);
-  else /* whole iterations (an odd tile count runs a zero tile in front) */
-    c = (double)((per + unroll - 1) / unroll * unroll) * tile;
+  double tile = tile_cycles(t, pb, P, mm), wait = load_wait_cycles(t), c;
+  if (per <= unroll) /* no K loop: the model scores the whole kernel, its waits included */
+    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size) + EST_WHOLE_WAITS * wait;
+  else /* whole iterations (an odd tile count runs a zero tile in front), each K tile at least
+        * the load floor */
+    c = (double)((per + unroll - 1) / unroll * unroll) * (tile > wait ? tile : wait);
   c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
@@ -350,21 +356,22 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
 }
 
-/* A wave tile whose MFMAs of a 64-byte K tile take less than a load's latency (load_wait_cycles)
- * also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
+/* A wave tile whose MFMAs of a 64-byte K tile take less than twice the load floor
+ * (load_wait_cycles) also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
  * load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
- * gfx90a, 65 -> 89 % on gfx908), where K holds two such tiles and the LDS of the double buffer
- * still leaves 2 waves per SIMD. */
+ * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
+ * kernel without a loop has no load floor) and the LDS of the double buffer still leaves 2 waves
+ * per SIMD. */
 static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   heur_best *hb = ctx;
   heur_try(ctx, m0, c);
-  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64 || hb->pb->k < 4 * c->bk)
+  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64 || hb->pb->k < 8 * c->bk)
     return;
   double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (c->bk / m0->k) * m0->row->cycles;
   gemm_params L = *c;
   L.bk *= 2;
   int waves = (c->bm / c->wm) * (c->bn / c->wn);
-  if (mma < load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
+  if (mma < 2 * load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
     heur_try(ctx, m0, &L);
 }
 
