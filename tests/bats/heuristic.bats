@@ -60,7 +60,7 @@ PY
   assert_line "gfx908 64x128x64/32x32 32x32x8 s1 heuristic"
   assert_line "gfx90a 64x128x64/32x32 32x32x8 s1 heuristic"
   assert_line "gfx942 32x64x64/16x32 16x16x16 s1 heuristic"
-  assert_line "gfx950 32x64x64/32x32 32x32x16 s1 heuristic"
+  assert_line "gfx950 32x128x64/32x32 32x32x16 s1 heuristic"
   # RDNA (docs/gemm.md "The RDNA estimate"): 128-byte K tiles on the FMA path, 64x64 WMMA waves
   # on gfx1200
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
@@ -71,7 +71,7 @@ PY
   run "$TOSAC" ffn1.mlir --offload-arch=gfx942 -o ffn1.hipfb
   assert_success
   run tiles ffn1.json
-  assert_output "gfx942 64x128x32/32x64 32x32x8 s1 heuristic"
+  assert_output "gfx942 128x128x32/32x64 32x32x8 s1 heuristic"
   # the down-projection (K 3072) splits K in 3 on gfx942 only (304 CUs, 64x64 tiles)
   matmul ffn2 f16 1 512 3072 768
   run "$TOSAC" ffn2.mlir --offload-arch=gfx90a,gfx942 --emit=partitions
@@ -93,7 +93,7 @@ EOF
   assert_success
   run tiles c.json
   assert_line "gfx90a 64x64x32/16x32 16x16x4 s6 heuristic"
-  assert_line "gfx942 64x64x32/16x32 16x16x4 s18 heuristic"
+  assert_line "gfx942 32x32x32/16x16 16x16x4 s9 heuristic"
   assert_line "gfx1030 64x64x32/32x16 32x16x4 s1 heuristic"
   # 64x64x64: below the estimate's threshold, one kernel with gemm_tiles.c's default tile
   matmul small f32 1 64 64 64
@@ -110,7 +110,7 @@ EOF
   assert_success
   run tiles s.json
   assert_line "gfx90a 32x16x32/16x16 16x16x4 s8 heuristic"
-  assert_line "gfx942 32x16x32/16x16 16x16x4 s18 heuristic"
+  assert_line "gfx942 32x32x32/16x16 16x16x4 s18 heuristic"
   assert_line --regexp '^gfx1100 .* s1 heuristic$'
   assert_line --regexp '^gfx1030 .* s1 heuristic$'
   eighths a.npy float32 11 1 49 2300
@@ -129,8 +129,8 @@ EOF
   run "$TOSAC" m.mlir --offload-arch=gfx90a,gfx942 -o m.hipfb
   assert_success
   run tiles m.json
-  assert_line "gfx90a 64x32x64/16x32 16x16x16 s1 heuristic"
-  assert_line "gfx942 64x32x64/16x32 16x16x16 s1 heuristic"
+  assert_line "gfx90a 16x32x64/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 64x64x64/16x32 16x16x16 s1 heuristic"
   run "$TOSAC" w.mlir --offload-arch=gfx1100,gfx1200 -o w.hipfb
   assert_success
   run tiles w.json
@@ -178,7 +178,7 @@ EOF
   assert_success
   run tiles stem.json
   assert_line "gfx90a 128x64x16/32x64 32x32x2 s1 heuristic"
-  assert_line "gfx942 64x64x16/32x32 32x32x2 s1 heuristic"
+  assert_line "gfx942 32x64x32/16x16 16x16x4 s1 heuristic"
   # the stride-2 1x1 downsample (196x256x128): two 16x16 waves, the pipelined loop's 4 iterations
   # MFMA-bound (gfx90a 34 -> 65 %)
   conv down 27 128 256 1 2
@@ -186,9 +186,9 @@ EOF
   assert_success
   run tiles down.json
   assert_line "gfx908 16x32x32/16x16 16x16x4 s1 heuristic"
-  assert_line "gfx90a 16x32x32/16x16 16x16x4 s1 heuristic"
-  assert_line "gfx942 16x32x32/16x16 16x16x4 s1 heuristic"
-  assert_line "gfx950 16x32x32/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx90a 32x32x32/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx942 32x32x32/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx950 32x32x32/16x16 16x16x4 s1 heuristic"
   eighths x.npy float32 31 1 27 27 128
   eighths w.npy float32 32 256 1 1 128
   eighths b.npy float32 33 256
