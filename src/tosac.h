@@ -271,6 +271,9 @@ typedef struct target_info {
   unsigned buffer_dword3; /* dword 3 of a raw buffer resource (AMDGPU.md §4.3), 0: no buffer loads */
   int mem_latency_ns;     /* load-to-use latency of a memory (not cache) access, assumed: the
                            * bytes a CU must keep in flight (Little's law, docs/bench.md) */
+  bool barrier_drains_memory; /* no back-off barrier: LLVM waits for every outstanding load
+                               * (s_waitcnt vmcnt(0)) before each s_barrier, so a K loop's
+                               * loads cannot stay in flight across one (gfx908) */
 } target_info;
 
 extern const target_info target_table[];

@@ -1114,9 +1114,9 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   LLVMValueRef *acc = calloc((size_t)(P->wm / K->mm.m) * (size_t)(P->wn / K->mm.n), sizeof(LLVMValueRef));
-  /* gfx908 keeps the single-tile loop: its accumulators fill the separate 128-entry AGPR budget
-   * of 2 waves per SIMD, and the pipelined loop's second fragment set spilled there (48 dwords) */
-  if (K->mm.row && K->mm.row->layout == MATRIX_MFMA && !cb->target->info->agpr_file)
+  /* wave tiles whose accumulators fill gfx908's separate AGPR budget keep the single-tile loop
+   * (gemm_mma_pipelined: the pipelined loop's second fragment set spilled there) */
+  if (gemm_mma_pipelined(cb->target->info, &K->mm, P->wm, P->wn))
     kloop_mfma(K, kbeg, count, acc);
   else
     kloop_simple(K, kbeg, count, av, bv, acc);
