@@ -31,6 +31,8 @@ void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t
  * block of its own is resized in place (realloc) instead of copied, so its outgrown copies do
  * not stay in the arena (a million-op graph's value and op lists). */
 void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
+/* The arena's type table (support/types.c keeps it: type_intern); NULL until first used. */
+struct type_table **arena_type_table(arena *a);
 /* Append one element to an arena vector (items, count, cap are lvalues). */
 #define ARENA_PUSH_WITH(grow, ar, items, count, cap, value)                                  \
   do {                                                                                       \
@@ -122,6 +124,10 @@ bool tensor_type_equal(const tensor_type *a, const tensor_type *b);
 char *tensor_type_str(const tensor_type *t, char *buf, size_t size);
 /* Shape of broadcasting a and b per TOSA (equal ranks, dims equal or 1). false if incompatible. */
 bool tensor_broadcast_shape(const tensor_type *a, const tensor_type *b, tensor_type *out);
+/* The arena's one copy of t (all 72 bytes equal), made on first use: values hold their type by
+ * this pointer (8 bytes, not 72: a million-op graph has a handful of distinct types). Never
+ * written through; a value whose type changes gets another interned type. */
+const tensor_type *type_intern(arena *a, const tensor_type *t);
 
 /* ---------------------------------------------------------------- the graph */
 #define OP(e, name, fam, mn, mx) OP_##e,
@@ -190,11 +196,11 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value { /* the two ints first: 120 bytes, not 128 (a million-op graph holds a million) */
+typedef struct value { /* the two ints first: 56 bytes (a million-op graph holds a million) */
   int id;           /* dense index in graph->values */
   int arg_index;    /* >= 0 for function arguments, else -1 */
   const char *name; /* SSA name without %, e.g. "arg0", "3" */
-  tensor_type type;
+  const tensor_type *type; /* interned in the graph's arena (type_intern) */
   op *def;          /* NULL for function arguments */
   src_loc loc;      /* where defined */
   int nuses;        /* ops (and results) that read it */
@@ -265,6 +271,9 @@ typedef struct target_info {
   unsigned buffer_dword3; /* dword 3 of a raw buffer resource (AMDGPU.md §4.3), 0: no buffer loads */
   int mem_latency_ns;     /* load-to-use latency of a memory (not cache) access, assumed: the
                            * bytes a CU must keep in flight (Little's law, docs/bench.md) */
+  bool barrier_drains_memory; /* no back-off barrier: LLVM waits for every outstanding load
+                               * (s_waitcnt vmcnt(0)) before each s_barrier, so a K loop's
+                               * loads cannot stay in flight across one (gfx908) */
   bool dual_issue;        /* VOPD: two f32 FMAs of a wave in one issue slot (gfx11, gfx12) */
 } target_info;
 

@@ -270,7 +270,7 @@ static void describe_node(FILE *f, const partition_plan *p, const launch_node *n
 /* ------------------------------------------------------------------ per-target tables */
 
 static int fill_width(const launch_node *n, const part_buffer *b) {
-  elem_type t = n->fill_type != ET_INVALID ? n->fill_type : b && b->v ? b->v->type.elem : ET_INVALID;
+  elem_type t = n->fill_type != ET_INVALID ? n->fill_type : b && b->v ? b->v->type->elem : ET_INVALID;
   int bits = t != ET_INVALID ? elem_type_bits(t) : 8;
   return bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
 }
@@ -587,9 +587,9 @@ static void emit_tensors(emitter *e, const char *what, value *const *vals, int n
 
 /* "2x16x32xf32" (as tosac-run prints a shape). */
 static void shape_text(FILE *f, const value *v) {
-  for (int d = 0; d < v->type.rank; d++)
-    out(f, "%lldx", (long long)v->type.dims[d]);
-  out(f, "%s", elem_type_name(v->type.elem));
+  for (int d = 0; d < v->type->rank; d++)
+    out(f, "%lldx", (long long)v->type->dims[d]);
+  out(f, "%s", elem_type_name(v->type->elem));
 }
 
 /* Every variant's inputs and outputs (rows v * count + i), and its input shapes as text. */
@@ -626,10 +626,10 @@ static void put_tensor_rows(emitter *e, value *const *vals, int n, bool named) {
     const value *v = vals[i];
     out(c, "  {");
     c_string(c, named && v->name ? v->name : "");
-    out(c, ", \"%s\", %d, {", elem_type_name(v->type.elem), v->type.rank);
-    for (int d = 0; d < v->type.rank && d < 8; d++)
-      out(c, "%s%lld", d ? ", " : "", (long long)v->type.dims[d]);
-    out(c, "}, %lld},\n", (long long)tensor_bytes(&v->type));
+    out(c, ", \"%s\", %d, {", elem_type_name(v->type->elem), v->type->rank);
+    for (int d = 0; d < v->type->rank && d < 8; d++)
+      out(c, "%s%lld", d ? ", " : "", (long long)v->type->dims[d]);
+    out(c, "}, %lld},\n", (long long)tensor_bytes(v->type));
   }
 }
 

@@ -73,9 +73,9 @@ static cJSON *graph_values(value *const *vals, int n, bool with_name) {
     add_int(o, "index", i);
     if (with_name)
       cJSON_AddStringToObject(o, "name", v->name ? v->name : "");
-    cJSON_AddItemToObject(o, "shape", shape_array(&v->type));
-    cJSON_AddStringToObject(o, "element_type", elem_type_name(v->type.elem));
-    add_int(o, "bytes", tensor_bytes(&v->type));
+    cJSON_AddItemToObject(o, "shape", shape_array(v->type));
+    cJSON_AddStringToObject(o, "element_type", elem_type_name(v->type->elem));
+    add_int(o, "bytes", tensor_bytes(v->type));
     cJSON_AddItemToArray(a, o);
   }
   return a;
@@ -89,8 +89,8 @@ static cJSON *buffer_json(const part_buffer *b) {
   add_int(o, "offset", b->offset);
   add_int(o, "bytes", b->bytes);
   if (b->v) {
-    cJSON_AddStringToObject(o, "element_type", elem_type_name(b->v->type.elem));
-    cJSON_AddItemToObject(o, "shape", shape_array(&b->v->type));
+    cJSON_AddStringToObject(o, "element_type", elem_type_name(b->v->type->elem));
+    cJSON_AddItemToObject(o, "shape", shape_array(b->v->type));
   } else {
     /* A pure workspace has no tensor behind it: raw bytes. */
     cJSON_AddNullToObject(o, "element_type");
@@ -239,7 +239,7 @@ static cJSON *launch_json(const partition_plan *p, const launch_node *ln, int pa
     add_int(o, "buffer", ln->dst_buf);
     /* The plan's fill (value and range); a fill without a type or range covers the whole
      * buffer with zeros of the buffer's element type. */
-    elem_type ft = ln->fill_type != ET_INVALID ? ln->fill_type : b && b->v ? b->v->type.elem : ET_INVALID;
+    elem_type ft = ln->fill_type != ET_INVALID ? ln->fill_type : b && b->v ? b->v->type->elem : ET_INVALID;
     int64_t bytes = ln->fill_bytes > 0 ? ln->fill_bytes : b ? b->bytes - ln->fill_offset : 0;
     add_int(o, "offset", ln->fill_offset);
     add_int(o, "bytes", bytes);
@@ -351,7 +351,7 @@ static cJSON *variants_json(op_lists *ol, const bnd_manifest_input *in, int firs
       cJSON *e = cJSON_CreateObject();
       add_int(e, "input", a->arg_index);
       add_int(e, "dim", d);
-      add_int(e, "value", a->type.dims[d]);
+      add_int(e, "value", a->type->dims[d]);
       cJSON_AddItemToArray(dims, e);
     }
     cJSON_AddItemToObject(o, "inputs", graph_values(g->args, g->nargs, true));

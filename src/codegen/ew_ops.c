@@ -341,10 +341,10 @@ static LLVMValueRef int_div(ew *e, LLVMValueRef x, LLVMValueRef y) {
 static LLVMValueRef table_op(ew *e, const op *o, LLVMValueRef x, LLVMValueRef tab) {
   LLVMBuilderRef b = e->b;
   cg_builder *cb = e->cb;
-  elem_type tt = o->operands[1]->type.elem;
+  elem_type tt = o->operands[1]->type->elem;
   LLVMTypeRef et = cg_elem_type(cb, tt);
   LLVMValueRef xi = LLVMBuildSExt(b, x, cb->i32, "");
-  if (o->operands[0]->type.elem == ET_I8) {
+  if (o->operands[0]->type->elem == ET_I8) {
     LLVMValueRef idx = LLVMBuildAdd(b, xi, LLVMConstInt(cb->i32, 128, 0), "");
     LLVMValueRef p = LLVMBuildInBoundsGEP2(b, et, tab, &idx, 1, "");
     return cg_load(cb, et, p, (unsigned)elem_type_bytes(tt));
@@ -359,7 +359,7 @@ static LLVMValueRef table_op(ew *e, const op *o, LLVMValueRef x, LLVMValueRef ta
                                     cb->i32, "");
   LLVMValueRef r = LLVMBuildShl(b, base, LLVMConstInt(cb->i32, 7, 0), "");
   r = LLVMBuildAdd(b, r, LLVMBuildMul(b, LLVMBuildSub(b, next, base, ""), frac, ""), "");
-  return LLVMBuildTrunc(b, r, cg_elem_type(cb, o->results[0]->type.elem), "");
+  return LLVMBuildTrunc(b, r, cg_elem_type(cb, o->results[0]->type->elem), "");
 }
 
 /* A per-channel parameter array as an internal constant i32 global (one per op and name). */
@@ -399,7 +399,7 @@ static int64_t first_int(const attr *a) {
 static LLVMValueRef rescale_op(ew *e, const op *o, LLVMValueRef x, LLVMValueRef chan) {
   LLVMBuilderRef b = e->b;
   cg_builder *cb = e->cb;
-  elem_type it = o->operands[0]->type.elem, rt = o->results[0]->type.elem;
+  elem_type it = o->operands[0]->type->elem, rt = o->results[0]->type->elem;
   int ibits = elem_type_bits(it), obits = elem_type_bits(rt);
   bool in_u = attr_bool(o, "input_unsigned"), out_u = attr_bool(o, "output_unsigned");
   const attr *ra = op_attr(o, "rounding_mode");
@@ -463,7 +463,7 @@ static LLVMValueRef rescale_op(ew *e, const op *o, LLVMValueRef x, LLVMValueRef 
 static LLVMValueRef more_ops(ew *e, const op *o, LLVMValueRef *x, bool *handled) {
   LLVMBuilderRef b = e->b;
   cg_builder *cb = e->cb;
-  elem_type it = o->operands[0]->type.elem;
+  elem_type it = o->operands[0]->type->elem;
   *handled = true;
   switch (o->kind) {
   case OP_BITWISE_AND:
@@ -514,7 +514,7 @@ static LLVMValueRef more_ops(ew *e, const op *o, LLVMValueRef *x, bool *handled)
 LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *x) {
   ew E = {cb, cb->b}, *e = &E;
   LLVMBuilderRef b = cb->b;
-  elem_type it = o->operands[0]->type.elem, rt = o->results[0]->type.elem;
+  elem_type it = o->operands[0]->type->elem, rt = o->results[0]->type->elem;
   bool fl = elem_type_is_float(it);
   bool f64 = it == ET_F64;
   switch (o->kind) {

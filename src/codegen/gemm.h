@@ -70,12 +70,16 @@ LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, L
 /* One slot of the main loop's schedule (MFMA only; sched.group.barrier, GEMM.md §1.6): nwrite
  * LDS writes, nvmem global loads and nread LDS reads, then nmma MFMAs. A sequence of slots is the
  * order the scheduler follows inside one scheduling region (kernel_gemm.c schedule_half). */
-/* The single-tile loop's order (gfx908's loop, kernel_gemm.c kloop_simple): the fragment reads,
- * the `first` MFMAs that consume them, the global loads of the next tile, the other MFMAs, and the
- * LDS writes spread over the last quarter of them. */
+/* The single-tile loop's order (gfx908's wave tiles that fill its AGPRs, kernel_gemm.c
+ * kloop_simple): the fragment reads, the `first` MFMAs that consume them, the global loads of the
+ * next tile, the other MFMAs, and the LDS writes spread over the last quarter of them. */
 void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread, int nmma, int first,
                        int nwrite);
 void gemm_mma_slot(cg_builder *cb, const gemm_mma *mm, int nwrite, int nvmem, int nread, int nmma);
+/* Whether the MFMA K loop of wave tile wm x wn is the software-pipelined two-tile loop
+ * (kernel_gemm.c kloop_mfma) rather than the single-tile loop (kloop_simple); tuning.c's
+ * estimate asks the same. */
+bool gemm_mma_pipelined(const target_info *t, const gemm_mma *mm, int wm, int wn);
 
 /* ---------------------------------------------------------------- tiles (gemm_tiles.c) */
 typedef struct gemm_params {

@@ -18,7 +18,7 @@ bool gemm_conv_is(const op *o) {
 }
 
 bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize) {
-  const tensor_type *a = &o->operands[0]->type, *w = &o->operands[1]->type, *r = &o->results[0]->type;
+  const tensor_type *a = o->operands[0]->type, *w = o->operands[1]->type, *r = o->results[0]->type;
   memset(c, 0, sizeof *c);
   c->ns = cg_op_is(o, "tosa.conv3d") ? 3 : 2;
   c->transpose = cg_op_is(o, "tosa.transpose_conv2d");

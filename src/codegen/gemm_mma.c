@@ -310,3 +310,16 @@ void gemm_mma_pipeline(cg_builder *cb, const gemm_mma *mm, int nvmem, int nread,
     sched_group(cb, SG_MFMA, 1);
   }
 }
+
+/* A separate AGPR file (gfx908) holds the accumulators apart from the VGPRs; at 2 waves per SIMD
+ * a wave owns agpr_file / 2 of them. The pipelined loop's second fragment set and second staged
+ * tile fit beside accumulators taking at most half of that (64x64 f16 waves: 64 AGPRs, 104
+ * VGPRs, no spills); a wave tile filling all of it (128x64: 128 AGPRs) spilled 43 dwords there,
+ * so it keeps the single-tile loop, which is near the matrix limit on such tiles (4096^3:
+ * 98.5 %). A unified file (gfx90a and later) always pipelines. */
+bool gemm_mma_pipelined(const target_info *t, const gemm_mma *mm, int wm, int wn) {
+  if (!mm->row || mm->row->layout != MATRIX_MFMA)
+    return false;
+  int acc_regs = (wm / mm->m) * (wn / mm->n) * mm->nacc;
+  return !t->agpr_file || acc_regs <= t->agpr_file / 4;
+}

@@ -104,7 +104,7 @@ static void forward_link(att *A, const op *o, LLVMValueRef *c) {
     for (int i = 0; i < pm->n; i++)
       t[i] = c[pm->ints[i]];
   } else {
-    delinearize(A, linearize(A, c, &o->operands[0]->type), &o->results[0]->type, t);
+    delinearize(A, linearize(A, c, o->operands[0]->type), o->results[0]->type, t);
   }
   memcpy(c, t, sizeof t);
 }
@@ -112,7 +112,7 @@ static void forward_link(att *A, const op *o, LLVMValueRef *c) {
 /* Offset of element c (of v's shape) in the kernel input v comes from; *in: that input. */
 static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
   LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
-  memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type.rank);
+  memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type->rank);
   for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
     const op *o = v->def;
     const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
@@ -120,20 +120,20 @@ static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coor
       for (int i = 0; i < pm->n; i++)
         t[pm->ints[i]] = c[i];
     } else {
-      delinearize(A, linearize(A, c, &v->type), &o->operands[0]->type, t);
+      delinearize(A, linearize(A, c, v->type), o->operands[0]->type, t);
     }
     memcpy(c, t, sizeof t);
     v = o->operands[0];
   }
   *in = v;
-  return linearize(A, c, &v->type);
+  return linearize(A, c, v->type);
 }
 
 /* Load element c of pattern operand v as f32. */
 static LLVMValueRef load_operand(att *A, const value *v, LLVMValueRef const *c) {
   const value *in;
   LLVMValueRef off = read_offset(A, v, c, &in);
-  return to_f32(A, cg_load_elem(A->cb, in->type.elem, cg_operand_ptr(A->cb, A->k, in), off));
+  return to_f32(A, cg_load_elem(A->cb, in->type->elem, cg_operand_ptr(A->cb, A->k, in), off));
 }
 
 /* Offset in the output buffer of element c of `from` (the second matmul's result or its cast),
@@ -147,7 +147,7 @@ static LLVMValueRef write_offset(att *A, const value *from, LLVMValueRef const *
   memcpy(c, coords, sizeof(LLVMValueRef) * 3);
   for (int i = n - 1; i >= 0; i--)
     forward_link(A, chain[i], c);
-  return linearize(A, c, &A->k->out_vals[0]->type);
+  return linearize(A, c, A->k->out_vals[0]->type);
 }
 
 /* The value whose elements the kernel stores: the second matmul's result, or its cast. */
@@ -207,7 +207,7 @@ static LLVMValueRef score(att *A, LLVMValueRef const *q, LLVMValueRef j, LLVMVal
 static LLVMValueRef score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) {
   LLVMValueRef *cur = calloc((size_t)A->g->nvalues, sizeof(LLVMValueRef));
   const value *last = A->mm1->results[0];
-  cur[last->id] = from_f32(A, dot, last->type.elem);
+  cur[last->id] = from_f32(A, dot, last->type->elem);
   for (int i = 0; i < A->k->nops; i++) {
     const op *o = A->k->ops[i];
     if (o->kind == OP_REDUCE_MAX)
@@ -279,9 +279,9 @@ static bool find_parts(att *A) {
   if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != 1)
     return false;
   A->q = A->mm1->operands[0], A->kt = A->mm1->operands[1], A->v = A->mm2->operands[1];
-  A->B = A->q->type.dims[0], A->S = A->q->type.dims[1], A->D = A->q->type.dims[2];
-  A->L = A->kt->type.dims[2], A->Dv = A->v->type.dims[2];
-  return A->kt->type.dims[0] == A->B && A->v->type.dims[0] == A->B && A->v->type.dims[1] == A->L;
+  A->B = A->q->type->dims[0], A->S = A->q->type->dims[1], A->D = A->q->type->dims[2];
+  A->L = A->kt->type->dims[2], A->Dv = A->v->type->dims[2];
+  return A->kt->type->dims[0] == A->B && A->v->type->dims[0] == A->B && A->v->type->dims[1] == A->L;
 }
 
 /* ---------------------------------------------------------------- matrix-instruction variant
@@ -394,8 +394,8 @@ static bool softmax_rows(att *A, att_mma *M, LLVMValueRef lane) {
 
 /* The matrix instruction the kernel can use for this pattern on this target, if any. */
 static bool mma_choice(att *A, gemm_mma *mm) {
-  elem_type t = A->q->type.elem;
-  if (A->kt->type.elem != t || A->v->type.elem != t || A->mm2->operands[0]->type.elem != t)
+  elem_type t = A->q->type->elem;
+  if (A->kt->type->elem != t || A->v->type->elem != t || A->mm2->operands[0]->type->elem != t)
     return false;
   if (!gemm_mma_select(A->cb->target->info, t, MT, false, MT, MT, mm) || !mm->row)
     return false;
@@ -492,7 +492,7 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   cg_loop_end(cb, &tiles, MT);
 
   const value *from = result_value(A), *out = k->out_vals[0];
-  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
   for (int n = 0; n < nb; n++) {
     LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
@@ -509,8 +509,8 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
       LLVMPositionBuilderAtEnd(bl, st);
       LLVMValueRef co[3] = {b, q, LLVMBuildAdd(bl, ic(A, n * MT), LLVMBuildZExt(bl, c, A->it, ""), "")};
       LLVMValueRef off = write_offset(A, from, co);
-      cg_store(cb, from_f32(A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""),
-               (unsigned)elem_type_bytes(out->type.elem));
+      cg_store(cb, from_f32(A, x, out->type->elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""),
+               (unsigned)elem_type_bytes(out->type->elem));
       LLVMBuildBr(bl, nx);
       LLVMPositionBuilderAtEnd(bl, nx);
     }
@@ -570,9 +570,9 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   const value *out = k->out_vals[0];
   LLVMValueRef c[3] = {LLVMBuildSDiv(bl, bs, ic(A, A->S), ""), LLVMBuildSRem(bl, bs, ic(A, A->S), ""), d};
   LLVMValueRef off = write_offset(A, result_value(A), c);
-  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
-  cg_store(cb, from_f32(A, LLVMBuildFDiv(bl, o, l, ""), out->type.elem),
-           LLVMBuildInBoundsGEP2(bl, mt, LLVMGetParam(cb->fn, 1), &off, 1, ""), (unsigned)elem_type_bytes(out->type.elem));
+  LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
+  cg_store(cb, from_f32(A, LLVMBuildFDiv(bl, o, l, ""), out->type->elem),
+           LLVMBuildInBoundsGEP2(bl, mt, LLVMGetParam(cb->fn, 1), &off, 1, ""), (unsigned)elem_type_bytes(out->type->elem));
   LLVMBuildBr(bl, exit);
   LLVMPositionBuilderAtEnd(bl, exit);
   LLVMBuildRetVoid(bl);
@@ -658,7 +658,7 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   LLVMValueRef inv = LLVMBuildFDiv(bl, f32c(&A, 1), cg_load(cb, cb->f32, l_p, 4), "inv");
   const value *out = k->out_vals[0];
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
-  LLVMTypeRef mt = cg_mem_type(cb, out->type.elem);
+  LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
   const value *from = result_value(&A);
   if (partial) { /* the chunk's unnormalised row, m and l into the workspace [P, B, S, Dv + 2] */
     LLVMValueRef base = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, part, ic(&A, A.B), ""), b, ""), ic(&A, A.S), ""), row, ""), ic(&A, A.Dv + 2), "");
@@ -675,8 +675,8 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
     LLVMValueRef x = LLVMBuildFMul(bl, cg_load(cb, cb->f32, LLVMBuildInBoundsGEP2(bl, acc_t, acc_p, idx, 2, ""), 4), inv, "");
     LLVMValueRef c[3] = {b, row, ic(&A, d)};
     LLVMValueRef o = write_offset(&A, from, c);
-    cg_store(cb, from_f32(&A, x, out->type.elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &o, 1, ""),
-             (unsigned)elem_type_bytes(out->type.elem));
+    cg_store(cb, from_f32(&A, x, out->type->elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &o, 1, ""),
+             (unsigned)elem_type_bytes(out->type->elem));
   }
   LLVMBuildBr(bl, exit);
   LLVMPositionBuilderAtEnd(bl, exit);

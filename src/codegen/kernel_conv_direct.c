@@ -33,8 +33,8 @@ int64_t cg_zero_point(const op *o, const char *name, int operand) {
 /* A private constant global holding v's data (splats expanded), in the constant address space. */
 static LLVMValueRef const_global(cg_builder *cb, const part_kernel *k, const value *v) {
   const dense_data *d = cg_const_data(v);
-  int64_t numel = tensor_numel(&v->type);
-  int nb = elem_type_bytes(v->type.elem);
+  int64_t numel = tensor_numel(v->type);
+  int nb = elem_type_bytes(v->type->elem);
   size_t bytes = (size_t)(numel * nb);
   if (!d || (!d->splat && d->nbytes < bytes) || (d->splat && d->nbytes < (size_t)nb)) {
     diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither a kernel argument nor a constant",
@@ -45,7 +45,7 @@ static LLVMValueRef const_global(cg_builder *cb, const part_kernel *k, const val
   char *data = malloc(bytes ? bytes : 1);
   for (int64_t i = 0; i < numel; i++)
     memcpy(data + i * nb, d->bytes + (d->splat ? 0 : i * nb), (size_t)nb);
-  LLVMValueRef init = LLVMConstDataArray(cg_mem_type(cb, v->type.elem), data, bytes);
+  LLVMValueRef init = LLVMConstDataArray(cg_mem_type(cb, v->type->elem), data, bytes);
   free(data);
   char name[96];
   snprintf(name, sizeof name, "%s.v%d", k->name, v->id);
@@ -97,20 +97,20 @@ LLVMValueRef cg_ew_operand(cg_builder *cb, const part_kernel *k, const value *v,
   bool param = false;
   for (int i = 0; i < k->nin; i++)
     param |= k->in_vals[i] == v;
-  if (!param && d && (d->splat || tensor_numel(&v->type) == 1)) {
-    if (elem_type_is_float(v->type.elem)) {
+  if (!param && d && (d->splat || tensor_numel(v->type) == 1)) {
+    if (elem_type_is_float(v->type->elem)) {
       double f = 0;
       cg_dense_float(d, 0, &f);
-      return cg_const_float(cb, v->type.elem, f);
+      return cg_const_float(cb, v->type->elem, f);
     }
     int64_t x = 0;
     cg_dense_int(d, 0, &x);
-    return v->type.elem == ET_I1 ? LLVMConstInt(cb->i1, x != 0, 0) : cg_const_int(cb, v->type.elem, x);
+    return v->type->elem == ET_I1 ? LLVMConstInt(cb->i1, x != 0, 0) : cg_const_int(cb, v->type->elem, x);
   }
   LLVMValueRef ptr = cg_operand_ptr(cb, k, v);
   if (!ptr)
     return NULL;
-  return cg_load_elem(cb, v->type.elem, ptr, broadcast_offset(cb, &v->type, rank, coords, it));
+  return cg_load_elem(cb, v->type->elem, ptr, broadcast_offset(cb, v->type, rank, coords, it));
 }
 
 bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLVMValueRef anchor_val,
@@ -151,12 +151,12 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
       ok = false;
       break;
     }
-    if (v->type.elem == ET_I1)
+    if (v->type->elem == ET_I1)
       x = LLVMBuildZExt(cb->b, x, cb->i8, "");
-    LLVMTypeRef mt = cg_mem_type(cb, v->type.elem);
+    LLVMTypeRef mt = cg_mem_type(cb, v->type->elem);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(cb->b, mt, LLVMGetParam(cb->fn, (unsigned)(k->nin + o)),
                                            &linear, 1, "");
-    cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type.elem));
+    cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type->elem));
   }
   free(cur);
   if (!ok)
@@ -204,7 +204,7 @@ LLVMBasicBlockRef cg_anchor_kernel_begin(cg_builder *cb, const part_kernel *k, i
 LLVMTypeRef cg_anchor_index_type(cg_builder *cb, const part_kernel *k) {
   int64_t big = tensor_numel(&k->iter) + 4 * CV_BLOCK;
   for (int i = 0; i < k->nin; i++)
-    big = tensor_numel(&k->in_vals[i]->type) > big ? tensor_numel(&k->in_vals[i]->type) : big;
+    big = tensor_numel(k->in_vals[i]->type) > big ? tensor_numel(k->in_vals[i]->type) : big;
   return big < ((int64_t)1 << 30) ? cb->i32 : cb->i64;
 }
 
@@ -285,7 +285,7 @@ static LLVMValueRef mac(cv *C, LLVMValueRef acc, LLVMValueRef x, LLVMValueRef w)
 
 static LLVMValueRef bias_value(cv *C, LLVMValueRef oc, LLVMTypeRef to) {
   const value *bv = C->o->operands[2];
-  LLVMValueRef off = tensor_numel(&bv->type) == 1 ? ic(C, 0) : oc;
+  LLVMValueRef off = tensor_numel(bv->type) == 1 ? ic(C, 0) : oc;
   LLVMValueRef x = cg_load_elem(C->cb, C->bias_t, C->bias, off);
   if (elem_type_is_float(C->bias_t))
     return LLVMTypeOf(x) == to ? x : LLVMBuildFPExt(C->cb->b, x, to, "");
@@ -354,14 +354,14 @@ static LLVMValueRef emit_depthwise(cv *C, LLVMValueRef *oc) {
 static bool describe(cv *C) {
   const op *o = C->o;
   cg_builder *cb = C->cb;
-  const tensor_type *in = &o->operands[0]->type, *w = &o->operands[1]->type, *out = &o->results[0]->type;
+  const tensor_type *in = o->operands[0]->type, *w = o->operands[1]->type, *out = o->results[0]->type;
   C->ns = 2;
   if (o->noperands < 3 || in->rank != C->ns + 2 || w->rank != C->ns + 2 || out->rank != C->ns + 2) {
     diag_error(cb->diag, o->loc, "%s: unexpected operand shapes for the convolution kernel",
                op_table[o->kind].name);
     return false;
   }
-  C->in_t = in->elem, C->w_t = w->elem, C->bias_t = o->operands[2]->type.elem, C->out_t = out->elem;
+  C->in_t = in->elem, C->w_t = w->elem, C->bias_t = o->operands[2]->type->elem, C->out_t = out->elem;
   C->IC = in->dims[C->ns + 1];
   C->OC = out->dims[C->ns + 1];
   for (int s = 0; s < C->ns; s++) {

@@ -113,7 +113,7 @@ static bool int_list(dm_kernel *K, const char *name, int n, int at) {
   return true;
 }
 
-static const tensor_type *in_type(dm_kernel *K, int i) { return &K->a->operands[i]->type; }
+static const tensor_type *in_type(dm_kernel *K, int i) { return K->a->operands[i]->type; }
 
 /* ---------------------------------------------------------------- source positions */
 
@@ -385,7 +385,7 @@ static int64_t pow2_divisor(int64_t x, int64_t cap) {
  * kernel read out of bounds), and the contiguity of a chunk. */
 static bool setup_op(dm_kernel *K) {
   const op *a = K->a;
-  const tensor_type *ot = &a->results[0]->type, *t0 = a->noperands ? in_type(K, 0) : NULL;
+  const tensor_type *ot = a->results[0]->type, *t0 = a->noperands ? in_type(K, 0) : NULL;
   int last = K->rank - 1;
   int64_t inner = K->odim[last];
   switch (K->kind) {
@@ -546,8 +546,8 @@ static bool epilogue(dm_kernel *K, LLVMValueRef *cur) {
       }
       const dense_data *d = cg_const_data(v);
       LLVMValueRef p = buffer_of(K, v);
-      elem_type t = v->type.elem;
-      if (d && (d->splat || tensor_numel(&v->type) == 1)) {
+      elem_type t = v->type->elem;
+      if (d && (d->splat || tensor_numel(v->type) == 1)) {
         double f = 0;
         int64_t n = 0;
         if (elem_type_is_float(t) && cg_dense_float(d, 0, &f))
@@ -556,7 +556,7 @@ static bool epilogue(dm_kernel *K, LLVMValueRef *cur) {
           args[i] = cg_const_int(cb, t, n);
         else
           return fail(K, "%s: %s", "unsupported constant in a fused epilogue");
-      } else if (p && tensor_numel(&v->type) == tensor_numel(&K->k->iter)) {
+      } else if (p && tensor_numel(v->type) == tensor_numel(&K->k->iter)) {
         args[i] = load(K, cg_mem_type(cb, t), p, K->lin_j, (unsigned)elem_type_bytes(t));
         if (t == ET_I1)
           args[i] = LLVMBuildICmp(K->b, LLVMIntNE, args[i], LLVMConstNull(cb->i8), "");
@@ -644,7 +644,7 @@ static bool emit_chunk(dm_kernel *K) {
   bool epi = has_epilogue(K);
   for (int o = 0; o < K->k->nout; o++) {
     const value *ov = K->k->out_vals[o];
-    elem_type oet = ov->type.elem;
+    elem_type oet = ov->type->elem;
     LLVMTypeRef omt = cg_mem_type(cb, oet);
     LLVMValueRef out = LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o));
     LLVMValueRef acc = (ov == res && vec) ? vec : LLVMGetUndef(LLVMVectorType(omt, (unsigned)vw));
@@ -686,14 +686,14 @@ bool cg_emit_data(cg_builder *cb, const graph *g, const partition_plan *p, const
   for (int i = 0; i < DM_UNKNOWN; i++)
     if (strcmp(op_table[K.a->kind].name, dm_names[i]) == 0)
       K.kind = (dm_op)i;
-  const tensor_type *ot = &K.a->results[0]->type;
+  const tensor_type *ot = K.a->results[0]->type;
   K.et = ot->elem;
   if (!cg_elem_type(cb, K.et) || K.et == ET_F64 || K.et == ET_I64)
     return fail(&K, "%s: element type %s is not supported by the code generator", elem_type_name(K.et));
   for (int i = 0; i < K.a->noperands; i++)
-    if (!cg_elem_type(cb, K.a->operands[i]->type.elem))
+    if (!cg_elem_type(cb, K.a->operands[i]->type->elem))
       return fail(&K, "%s: element type %s is not supported by the code generator",
-                  elem_type_name(K.a->operands[i]->type.elem));
+                  elem_type_name(K.a->operands[i]->type->elem));
   K.mem_t = cg_mem_type(cb, K.et);
   K.rank = ot->rank ? ot->rank : 1;
   for (int d = 0; d < K.rank; d++)
@@ -704,11 +704,11 @@ bool cg_emit_data(cg_builder *cb, const graph *g, const partition_plan *p, const
   int64_t n = tensor_numel(ot);
   int maxb = elem_type_bytes(K.et);
   for (int o = 0; o < k->nout; o++)
-    maxb = elem_type_bytes(k->out_vals[o]->type.elem) > maxb ? elem_type_bytes(k->out_vals[o]->type.elem) : maxb;
+    maxb = elem_type_bytes(k->out_vals[o]->type->elem) > maxb ? elem_type_bytes(k->out_vals[o]->type->elem) : maxb;
   K.vw = (int)pow2_divisor(K.odim[K.rank - 1], DM_VECTOR_BYTES / maxb);
   int64_t biggest = n;
   for (int i = 0; i < K.a->noperands; i++)
-    biggest = tensor_numel(&K.a->operands[i]->type) > biggest ? tensor_numel(&K.a->operands[i]->type) : biggest;
+    biggest = tensor_numel(K.a->operands[i]->type) > biggest ? tensor_numel(K.a->operands[i]->type) : biggest;
   int64_t items = n / K.vw, groups = (items + DM_BLOCK - 1) / DM_BLOCK;
 
   int nargs = k->nin + k->nout;

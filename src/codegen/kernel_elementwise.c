@@ -56,8 +56,8 @@ static LLVMValueRef idx_const(ew_kernel *K, int64_t v) {
  * row-major layout aligned to the trailing iteration dims, or for an index-map transpose its
  * input's row-major layout permuted by perms. */
 static void dim_strides(ew_kernel *K, const ew_source *s, int64_t *stride) {
-  const tensor_type *it = &K->k->iter, *vt = &s->v->type;
-  const tensor_type *mem = s->perm ? &s->perm->operands[0]->type : vt;
+  const tensor_type *it = &K->k->iter, *vt = s->v->type;
+  const tensor_type *mem = s->perm ? s->perm->operands[0]->type : vt;
   int64_t ms[TOSAC_MAX_RANK], vs[TOSAC_MAX_RANK], acc = 1;
   for (int d = mem->rank - 1; d >= 0; d--)
     ms[d] = acc, acc *= mem->dims[d];
@@ -154,7 +154,7 @@ static bool add_constant_source(ew_kernel *K, ew_source *s) {
                      s->v->name);
     return false;
   }
-  int64_t numel = tensor_numel(&s->v->type);
+  int64_t numel = tensor_numel(s->v->type);
   int nb = elem_type_bytes(s->et);
   if (d->splat || numel == 1) {
     if (elem_type_is_float(s->et)) {
@@ -201,7 +201,7 @@ static ew_source *new_source(ew_kernel *K, const value *v) {
   ew_source *s = &K->src[K->nsrc];
   memset(s, 0, sizeof *s);
   s->v = v;
-  s->et = v->type.elem;
+  s->et = v->type->elem;
   s->mem_t = cg_mem_type(K->cb, s->et);
   K->src_of[v->id] = K->nsrc++;
   return s;
@@ -227,7 +227,7 @@ static bool index_map_sources(ew_kernel *K) {
     if (t->kind != OP_TRANSPOSE)
       continue;
     int si = K->src_of[t->operands[0]->id];
-    if (si < 0 || !K->src[si].ptr || t->operands[0]->type.rank != t->results[0]->type.rank) {
+    if (si < 0 || !K->src[si].ptr || t->operands[0]->type->rank != t->results[0]->type->rank) {
       diag_error(K->cb->diag, t->loc, "kernel '%s': tosa.transpose is fused but its input is not a kernel input",
                  k->name);
       ok = false;
@@ -270,8 +270,8 @@ static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
   if (si >= 0 && K->src[si].ptr && !LLVMIsAGlobalVariable(K->src[si].ptr))
     return K->table[v->id] = K->src[si].ptr;
   const dense_data *d = cg_const_data(v);
-  int64_t numel = tensor_numel(&v->type);
-  int nb = elem_type_bytes(v->type.elem);
+  int64_t numel = tensor_numel(v->type);
+  int nb = elem_type_bytes(v->type->elem);
   if (!d || (!d->splat && d->nbytes < (size_t)(numel * nb)) || (d->splat && d->nbytes < (size_t)nb)) {
     diag_error_noloc(cb->diag, "kernel '%s': the table %%%s is neither an input nor a constant", K->k->name,
                      v->name);
@@ -281,7 +281,7 @@ static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
   char *bytes = malloc((size_t)(numel * nb) + 1);
   for (int64_t i = 0; i < numel; i++)
     memcpy(bytes + i * nb, d->bytes + (d->splat ? 0 : i * nb), (size_t)nb);
-  LLVMValueRef init = LLVMConstDataArray(cg_mem_type(cb, v->type.elem), bytes, (size_t)(numel * nb));
+  LLVMValueRef init = LLVMConstDataArray(cg_mem_type(cb, v->type->elem), bytes, (size_t)(numel * nb));
   free(bytes);
   char name[96];
   snprintf(name, sizeof name, "%s.table%d", K->k->name, v->id);
@@ -297,7 +297,7 @@ static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
 /* Index along the last dimension of a per-channel rescale's result for linear iteration
  * index idx (the iteration space's last dim equals the result's unless that is 1). */
 static LLVMValueRef rescale_channel(ew_kernel *K, const op *o, LLVMValueRef idx) {
-  const tensor_type *t = &o->results[0]->type;
+  const tensor_type *t = o->results[0]->type;
   int64_t c = t->rank ? t->dims[t->rank - 1] : 1;
   if (c <= 1)
     return idx_const(K, 0);
@@ -368,7 +368,7 @@ static void emit_fast_path(ew_kernel *K, LLVMValueRef base) {
   int nout = K->k->nout;
   LLVMValueRef *acc = calloc((size_t)nout, sizeof(LLVMValueRef));
   for (int o = 0; o < nout; o++) {
-    elem_type et = K->k->out_vals[o]->type.elem;
+    elem_type et = K->k->out_vals[o]->type->elem;
     acc[o] = vw > 1 ? LLVMGetUndef(LLVMVectorType(cg_mem_type(cb, et), (unsigned)vw)) : NULL;
   }
   for (int j = 0; j < vw && !cb->failed; j++) {
@@ -376,13 +376,13 @@ static void emit_fast_path(ew_kernel *K, LLVMValueRef base) {
       break;
     for (int o = 0; o < nout; o++) {
       const value *v = K->k->out_vals[o];
-      LLVMValueRef x = to_mem(K, v->type.elem, output_value(K, v, AT_CHUNK, j, base));
+      LLVMValueRef x = to_mem(K, v->type->elem, output_value(K, v, AT_CHUNK, j, base));
       acc[o] = vw > 1 ? LLVMBuildInsertElement(b, acc[o], x, LLVMConstInt(cb->i32, (unsigned)j, 0), "")
                       : x;
     }
   }
   for (int o = 0; o < nout && !cb->failed; o++) {
-    elem_type et = K->k->out_vals[o]->type.elem;
+    elem_type et = K->k->out_vals[o]->type->elem;
     LLVMTypeRef mt = cg_mem_type(cb, et);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)),
                                            &base, 1, "");
@@ -405,11 +405,11 @@ static void emit_tail(ew_kernel *K, LLVMValueRef base, LLVMBasicBlockRef exit) {
     return;
   for (int o = 0; o < K->k->nout; o++) {
     const value *v = K->k->out_vals[o];
-    LLVMTypeRef mt = cg_mem_type(cb, v->type.elem);
-    LLVMValueRef x = to_mem(K, v->type.elem, output_value(K, v, AT_INDEX, 0, idx));
+    LLVMTypeRef mt = cg_mem_type(cb, v->type->elem);
+    LLVMValueRef x = to_mem(K, v->type->elem, output_value(K, v, AT_INDEX, 0, idx));
     LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)),
                                            &idx, 1, "");
-    cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type.elem));
+    cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type->elem));
   }
   LLVMValueRef next = LLVMBuildAdd(b, j, idx_const(K, 1), "");
   LLVMValueRef more = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, next, idx_const(K, K->vw), ""),
@@ -431,7 +431,7 @@ static int choose_vector_width(ew_kernel *K) {
     if (K->src[i].ptr || !K->src[i].splat)
       maxb = elem_type_bytes(K->src[i].et) > maxb ? elem_type_bytes(K->src[i].et) : maxb;
   for (int o = 0; o < K->k->nout; o++)
-    maxb = elem_type_bytes(K->k->out_vals[o]->type.elem) > maxb ? elem_type_bytes(K->k->out_vals[o]->type.elem)
+    maxb = elem_type_bytes(K->k->out_vals[o]->type->elem) > maxb ? elem_type_bytes(K->k->out_vals[o]->type->elem)
                                                                 : maxb;
   return maxb >= EW_VECTOR_BYTES ? 1 : EW_VECTOR_BYTES / maxb;
 }
@@ -440,7 +440,7 @@ static bool check_types(ew_kernel *K) {
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
     for (int r = 0; r < o->nresults; r++) {
-      elem_type t = o->results[r]->type.elem;
+      elem_type t = o->results[r]->type->elem;
       if (o->kind != OP_CONST_SHAPE && !cg_elem_type(K->cb, t)) {
         diag_error(K->cb->diag, o->loc, "%s: element type %s is not supported by the code generator",
                    op_table[o->kind].name, elem_type_name(t));

@@ -33,7 +33,7 @@ static bool describe(fft *F) {
     diag_error(F->cb->diag, o->loc, "%s: expected %d operand%s and 2 results", name, nin, nin == 1 ? "" : "s");
     return false;
   }
-  const tensor_type *in = &o->operands[0]->type;
+  const tensor_type *in = o->operands[0]->type;
   if (in->rank != 3 || in->elem != ET_F32) {
     diag_error(F->cb->diag, o->loc, "%s: the input must be a rank-3 f32 tensor [N,H,W]", name);
     return false;
@@ -44,12 +44,12 @@ static bool describe(fft *F) {
     diag_error(F->cb->diag, o->loc, "%s: empty transform (H and W must be at least 1)", name);
     return false;
   }
-  if (!F->real_input && !tensor_type_equal(in, &o->operands[1]->type)) {
+  if (!F->real_input && !tensor_type_equal(in, o->operands[1]->type)) {
     diag_error(F->cb->diag, o->loc, "%s: the real and imaginary inputs differ in type", name);
     return false;
   }
   for (int r = 0; r < 2; r++) {
-    const tensor_type *t = &o->results[r]->type;
+    const tensor_type *t = o->results[r]->type;
     if (t->rank != 3 || t->elem != ET_F32 || t->dims[0] != F->N || t->dims[1] != F->H || t->dims[2] != F->WO) {
       char buf[96];
       diag_error(F->cb->diag, o->loc, "%s: result %d is %s, expected tensor<%lldx%lldx%lldxf32>", name, r,

@@ -76,7 +76,7 @@ static bool describe(gk *K, diag_sink *d) {
     DESCRIBE_FAIL(d, o->loc, "%s: expected %d operands after canonicalisation", nm, need);
     return false;
   }
-  const tensor_type *a = &o->operands[0]->type, *b = &o->operands[1]->type, *r = &o->results[0]->type;
+  const tensor_type *a = o->operands[0]->type, *b = o->operands[1]->type, *r = o->results[0]->type;
   pb->in = a->elem;
   K->out_t = r->elem;
   /* 8-bit floats: matmul and the implicit-GEMM convolutions (fully_connected left TOSA 1.0) */
@@ -280,7 +280,7 @@ static void make_rsrcs(gk *K) {
     return;
   LLVMValueRef *rs[2] = {&K->a_rsrc, &K->b_rsrc}, ptrs[2] = {K->a_ptr, K->b_ptr};
   for (int i = 0; i < 2; i++) {
-    int64_t bytes = tensor_numel(&K->anchor->operands[i]->type) * K->es;
+    int64_t bytes = tensor_numel(K->anchor->operands[i]->type) * K->es;
     if (bytes >= ((int64_t)1 << 31))
       return (void)(K->a_rsrc = K->b_rsrc = NULL);
     LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(cb->ctx, 8), LLVMTypeOf(ptrs[i])};
@@ -323,8 +323,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
    * offset cost two VALU adds per load (4096^3 i8 on gfx1200: 16 per K tile). A masked load's
    * offset is computed in the loop anyway (its select): it keeps the uniform base pointer, which
    * costs scalar adds only */
-  bool a32 = K->kind != GK_CONV && tensor_numel(&K->anchor->operands[0]->type) * K->es < ((int64_t)1 << 32);
-  bool b32 = K->kind != GK_CONV && tensor_numel(&K->anchor->operands[1]->type) * K->es < ((int64_t)1 << 32);
+  bool a32 = K->kind != GK_CONV && tensor_numel(K->anchor->operands[0]->type) * K->es < ((int64_t)1 << 32);
+  bool b32 = K->kind != GK_CONV && tensor_numel(K->anchor->operands[1]->type) * K->es < ((int64_t)1 << 32);
   /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
    * per slot and K step their address is clamped to the last row, once, outside the loop. Only
    * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
@@ -783,7 +783,7 @@ static int data_operands(const op *o) {
 /* Element offset into value v (broadcast against the iteration shape) of linear index lin. */
 static LLVMValueRef bcast_offset(gk *K, const value *v, LLVMValueRef lin) {
   LLVMBuilderRef b = K->cb->b;
-  const tensor_type *it = &K->k->iter, *vt = &v->type;
+  const tensor_type *it = &K->k->iter, *vt = v->type;
   if (tensor_numel(vt) == tensor_numel(it))
     return lin;
   if (tensor_numel(vt) == 1)
@@ -809,8 +809,8 @@ static LLVMValueRef const_global(gk *K, const value *v, const dense_data *d) {
   LLVMValueRef g = LLVMGetNamedGlobal(K->cb->mod, name);
   if (g)
     return g;
-  LLVMTypeRef mt = cg_mem_type(K->cb, v->type.elem);
-  size_t nbytes = (size_t)tensor_numel(&v->type) * (size_t)elem_type_bytes(v->type.elem);
+  LLVMTypeRef mt = cg_mem_type(K->cb, v->type->elem);
+  size_t nbytes = (size_t)tensor_numel(v->type) * (size_t)elem_type_bytes(v->type->elem);
   LLVMValueRef init = LLVMConstDataArray(mt, (const char *)d->bytes, nbytes);
   g = LLVMAddGlobalInAddressSpace(K->cb->mod, LLVMTypeOf(init), name, 4);
   LLVMSetInitializer(g, init);
@@ -824,7 +824,7 @@ static LLVMValueRef const_global(gk *K, const value *v, const dense_data *d) {
 static LLVMValueRef read_value(gk *K, const value *v, LLVMValueRef lin) {
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
-  elem_type et = v->type.elem;
+  elem_type et = v->type->elem;
   LLVMTypeRef mt = cg_mem_type(cb, et);
   LLVMValueRef ptr = NULL;
   int pi = param_of(K, v);
@@ -837,7 +837,7 @@ static LLVMValueRef read_value(gk *K, const value *v, LLVMValueRef lin) {
       cb->failed = true;
       return NULL;
     }
-    if (d->splat || tensor_numel(&v->type) == 1) {
+    if (d->splat || tensor_numel(v->type) == 1) {
       if (elem_type_is_float(et)) {
         double f = 0;
         cg_dense_float(d, 0, &f);
@@ -884,16 +884,16 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
   if (K->bias_ptr) {
     const value *bv = K->anchor->operands[2];
-    LLVMValueRef bi = tensor_numel(&bv->type) == 1 ? c32(K, 0) : n;
-    LLVMTypeRef bt = cg_mem_type(cb, bv->type.elem);
+    LLVMValueRef bi = tensor_numel(bv->type) == 1 ? c32(K, 0) : n;
+    LLVMTypeRef bt = cg_mem_type(cb, bv->type->elem);
     LLVMValueRef bias = cg_load(cb, bt, LLVMBuildInBoundsGEP2(b, bt, K->bias_ptr, &bi, 1, ""),
-                                (unsigned)elem_type_bytes(bv->type.elem));
+                                (unsigned)elem_type_bytes(bv->type->elem));
     if (K->mm.int_acc)
       x = LLVMBuildAdd(b, x, LLVMBuildSExtOrBitCast(b, bias, cb->i32, ""), "");
     else if (LLVMTypeOf(x) != cb->f32) /* bias_last: add in the result type */
       x = LLVMBuildFAdd(b, x, LLVMTypeOf(bias) == LLVMTypeOf(x) ? bias : LLVMBuildFPTrunc(b, bias, LLVMTypeOf(x), ""), "");
     else
-      x = LLVMBuildFAdd(b, x, bv->type.elem == ET_F32 ? bias : LLVMBuildFPExt(b, bias, cb->f32, ""), "");
+      x = LLVMBuildFAdd(b, x, bv->type->elem == ET_F32 ? bias : LLVMBuildFPExt(b, bias, cb->f32, ""), "");
   }
   if ((K->out_t == ET_F16 || K->out_t == ET_BF16) && LLVMTypeOf(x) == cb->f32)
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
@@ -914,7 +914,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
       args[a] = cur[v->id];
     }
     if (o->kind == OP_RESCALE) { /* per-channel parameters: the output's last-dim index */
-      const tensor_type *rt = &o->results[0]->type;
+      const tensor_type *rt = o->results[0]->type;
       int64_t c = rt->rank ? rt->dims[rt->rank - 1] : 1;
       args[1] = c > 1 ? LLVMBuildURem(b, lin, c32(K, c), "chan") : c32(K, 0);
     }
@@ -930,7 +930,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     LLVMValueRef y = cur[v->id] ? cur[v->id] : read_value(K, v, lin);
     if (!y)
       return false;
-    elem_type et = v->type.elem;
+    elem_type et = v->type->elem;
     if (et == ET_I1)
       y = LLVMBuildZExt(b, y, cb->i8, "");
     LLVMTypeRef mt = cg_mem_type(cb, et);
@@ -1114,9 +1114,9 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
   LLVMValueRef *acc = calloc((size_t)(P->wm / K->mm.m) * (size_t)(P->wn / K->mm.n), sizeof(LLVMValueRef));
-  /* gfx908 keeps the single-tile loop: its accumulators fill the separate 128-entry AGPR budget
-   * of 2 waves per SIMD, and the pipelined loop's second fragment set spilled there (48 dwords) */
-  if (K->mm.row && K->mm.row->layout == MATRIX_MFMA && !cb->target->info->agpr_file)
+  /* wave tiles whose accumulators fill gfx908's separate AGPR budget keep the single-tile loop
+   * (gemm_mma_pipelined: the pipelined loop's second fragment set spilled there) */
+  if (gemm_mma_pipelined(cb->target->info, &K->mm, P->wm, P->wn))
     kloop_mfma(K, kbeg, count, acc);
   else
     kloop_simple(K, kbeg, count, av, bv, acc);

@@ -48,14 +48,14 @@ static LLVMValueRef finish(cg_builder *cb, const part_kernel *k, LLVMValueRef x,
     if (!ptr)
       return NULL;
     int rank = k->iter.rank;
-    LLVMValueRef bi = tensor_numel(&bv->type) == 1 || rank == 0 ? LLVMConstInt(it, 0, 0) : coords[rank - 1];
-    LLVMValueRef bias = cg_load_elem(cb, bv->type.elem, ptr, bi);
+    LLVMValueRef bi = tensor_numel(bv->type) == 1 || rank == 0 ? LLVMConstInt(it, 0, 0) : coords[rank - 1];
+    LLVMValueRef bias = cg_load_elem(cb, bv->type->elem, ptr, bi);
     if (at == ET_I32)
       x = LLVMBuildAdd(b, x, LLVMBuildSExtOrBitCast(b, bias, cb->i32, ""), "");
     else
-      x = LLVMBuildFAdd(b, x, bv->type.elem == ET_F32 ? bias : LLVMBuildFPExt(b, bias, cb->f32, ""), "");
+      x = LLVMBuildFAdd(b, x, bv->type->elem == ET_F32 ? bias : LLVMBuildFPExt(b, bias, cb->f32, ""), "");
   }
-  elem_type rt = o->results[0]->type.elem;
+  elem_type rt = o->results[0]->type->elem;
   if (rt == ET_F16 || rt == ET_BF16)
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, rt), "");
   return x;
@@ -65,7 +65,7 @@ bool cg_emit_gemm_combine(cg_builder *cb, const graph *g, const partition_plan *
                           const part_kernel *k, cg_kernel_info *info) {
   (void)p;
   const value *pv = k->nin > 0 ? k->in_vals[0] : NULL;
-  if (!k->anchor || !pv || pv->type.rank < 1 || (pv->type.elem != ET_F32 && pv->type.elem != ET_I32) ||
+  if (!k->anchor || !pv || pv->type->rank < 1 || (pv->type->elem != ET_F32 && pv->type->elem != ET_I32) ||
       k->split_count < 1) {
     diag_error_noloc(cb->diag, "kernel '%s': split-K combine without its partials workspace", k->name);
     cb->failed = true;
@@ -76,9 +76,9 @@ bool cg_emit_gemm_combine(cg_builder *cb, const graph *g, const partition_plan *
   LLVMBasicBlockRef exit = cg_anchor_kernel_begin(cb, k, COMBINE_BLOCK, it, coords, &linear, info);
   if (!exit)
     return false;
-  LLVMValueRef x = sum_partials(cb, LLVMGetParam(cb->fn, 0), pv->type.elem, k->split_count,
+  LLVMValueRef x = sum_partials(cb, LLVMGetParam(cb->fn, 0), pv->type->elem, k->split_count,
                                 tensor_numel(&k->iter), linear, it);
-  x = finish(cb, k, x, pv->type.elem, coords, it);
+  x = finish(cb, k, x, pv->type->elem, coords, it);
   if (!x || !cg_epilogue_store(cb, g, k, x, coords, linear, it))
     return false;
   LLVMBuildBr(cb->b, exit);

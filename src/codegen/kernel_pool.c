@@ -102,7 +102,7 @@ static LLVMValueRef int_average(pool *P, LLVMValueRef acc, LLVMValueRef count) {
 
 static bool describe(pool *P) {
   const op *o = P->o;
-  const tensor_type *in = &o->operands[0]->type, *out = &o->results[0]->type;
+  const tensor_type *in = o->operands[0]->type, *out = o->results[0]->type;
   P->avg = cg_op_is(o, "tosa.avg_pool2d");
   if (in->rank != 4 || out->rank != 4) {
     diag_error(P->cb->diag, o->loc, "%s: expected NHWC input and output", op_table[o->kind].name);

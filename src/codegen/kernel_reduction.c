@@ -310,8 +310,8 @@ bool cg_emit_reduction(cg_builder *cb, const graph *g, const partition_plan *p, 
     cb->failed = true;
     return false;
   }
-  elem_type in_et = o->operands[0]->type.elem;
-  R.out_et = o->results[0]->type.elem;
+  elem_type in_et = o->operands[0]->type->elem;
+  R.out_et = o->results[0]->type->elem;
   if (!supported_type(in_et) || !supported_type(R.out_et)) {
     diag_error(cb->diag, o->loc, "%s: element type %s is not supported by the reduction kernel",
                op_table[o->kind].name, elem_type_name(in_et));

@@ -55,10 +55,10 @@ static LLVMValueRef eval(rn *R, const value *v, LLVMValueRef const *coords, LLVM
   const op *d = v->def;
   for (int i = 0; i < R->ncached; i++)
     if (R->cached[i] == v) {
-      LLVMTypeRef t = cg_elem_type(R->cb, v->type.elem);
+      LLVMTypeRef t = cg_elem_type(R->cb, v->type->elem);
       LLVMValueRef h = coords[R->f.rank - 1];
       return memo[v->id] = cg_load(R->cb, t, LLVMBuildInBoundsGEP2(R->b, t, R->cache[i], &h, 1, ""),
-                                   (unsigned)elem_type_bytes(v->type.elem));
+                                   (unsigned)elem_type_bytes(v->type->elem));
     }
   if (!d || !R->member[d->id] || op_table[d->kind].family != FAM_ELEMENTWISE)
     return memo[v->id] = cg_ew_operand(R->cb, R->k, v, R->f.rank, coords, R->it);
@@ -129,7 +129,7 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
   }
   LLVMValueRef res = cg_load(cb, cb->f32, lds_at(R, ic(R, 0)), 4);
   cg_barrier(cb); /* everyone has read slot 0 before the next reduction writes it */
-  LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type.elem);
+  LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type->elem);
   return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
 }
 
@@ -147,13 +147,13 @@ static bool cache_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
       bool seen = false;
       for (int c = 0; c < R->ncached; c++)
         seen |= R->cached[c] == v;
-      int64_t b = R->h * elem_type_bytes(v->type.elem);
-      if (seen || (v->def && R->member[v->def->id]) || !same_shape(&v->type, &R->f) ||
-          !elem_type_is_float(v->type.elem) || bytes + b > RN_CACHE_BYTES)
+      int64_t b = R->h * elem_type_bytes(v->type->elem);
+      if (seen || (v->def && R->member[v->def->id]) || !same_shape(v->type, &R->f) ||
+          !elem_type_is_float(v->type->elem) || bytes + b > RN_CACHE_BYTES)
         continue;
       char name[96];
       snprintf(name, sizeof name, "%s.row%d", k->name, R->ncached);
-      R->cache[R->ncached] = cg_lds_alloc(R->cb, name, LLVMArrayType2(cg_elem_type(R->cb, v->type.elem), (uint64_t)R->h), 16);
+      R->cache[R->ncached] = cg_lds_alloc(R->cb, name, LLVMArrayType2(cg_elem_type(R->cb, v->type->elem), (uint64_t)R->h), 16);
       R->cached[R->ncached++] = v;
       bytes += b;
     }
@@ -167,9 +167,9 @@ static bool cache_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
     LLVMValueRef x = cg_ew_operand(R->cb, k, R->cached[c], R->f.rank, coords, R->it);
     if (!x)
       return false;
-    LLVMTypeRef t = cg_elem_type(R->cb, R->cached[c]->type.elem);
+    LLVMTypeRef t = cg_elem_type(R->cb, R->cached[c]->type->elem);
     cg_store(R->cb, x, LLVMBuildInBoundsGEP2(R->b, t, R->cache[c], &l.iv, 1, ""),
-             (unsigned)elem_type_bytes(R->cached[c]->type.elem));
+             (unsigned)elem_type_bytes(R->cached[c]->type->elem));
   }
   cg_loop_end(R->cb, &l, R->block);
   cg_barrier(R->cb);
@@ -178,9 +178,9 @@ static bool cache_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
 
 static void store_out(rn *R, int i, LLVMValueRef x, LLVMValueRef off) {
   const value *v = R->k->out_vals[i];
-  LLVMTypeRef mt = cg_mem_type(R->cb, v->type.elem);
+  LLVMTypeRef mt = cg_mem_type(R->cb, v->type->elem);
   LLVMValueRef dst = LLVMGetParam(R->cb->fn, (unsigned)(R->k->nin + i));
-  cg_store(R->cb, x, LLVMBuildInBoundsGEP2(R->b, mt, dst, &off, 1, ""), (unsigned)elem_type_bytes(v->type.elem));
+  cg_store(R->cb, x, LLVMBuildInBoundsGEP2(R->b, mt, dst, &off, 1, ""), (unsigned)elem_type_bytes(v->type->elem));
 }
 
 static int block_for(int64_t h) {
@@ -194,7 +194,7 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
                      cg_kernel_info *info) {
   (void)p;
   rn R = {.cb = cb, .b = cb->b, .g = g, .k = k};
-  R.f = k->anchor->operands[0]->type;
+  R.f = *k->anchor->operands[0]->type;
   R.h = R.f.dims[R.f.rank - 1];
   R.rows = tensor_numel(&R.f) / R.h;
   R.block = block_for(R.h);
@@ -230,7 +230,7 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
     const op *o = k->ops[i];
     if (op_table[o->kind].family == FAM_REDUCTION) {
       ok = (R.row[o->results[0]->id] = reduce_row(&R, o, r, tid)) != NULL;
-    } else if (op_table[o->kind].family == FAM_ELEMENTWISE && same_shape(&o->results[0]->type, &rshape)) {
+    } else if (op_table[o->kind].family == FAM_ELEMENTWISE && same_shape(o->results[0]->type, &rshape)) {
       LLVMValueRef *memo = calloc((size_t)g->nvalues, sizeof(LLVMValueRef));
       LLVMValueRef x = eval(&R, o->results[0], c0, memo);
       free(memo);
@@ -246,12 +246,12 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
     LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r, ic(&R, R.h), ""), l.iv, "");
     for (int i = 0; i < k->nout && ok; i++) {
       const value *v = k->out_vals[i];
-      if (!same_shape(&v->type, &R.f))
+      if (!same_shape(v->type, &R.f))
         continue;
       LLVMValueRef x = eval(&R, v, coords, memo);
       if (!(ok = x != NULL))
         break;
-      store_out(&R, i, v->type.elem == ET_I1 ? LLVMBuildZExt(bl, x, cb->i8, "") : x, off);
+      store_out(&R, i, v->type->elem == ET_I1 ? LLVMBuildZExt(bl, x, cb->i8, "") : x, off);
     }
     free(memo);
     cg_loop_end(cb, &l, R.block);
@@ -262,7 +262,7 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
     LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntEQ, tid, ic(&R, 0), ""), st, exit);
     LLVMPositionBuilderAtEnd(bl, st);
     for (int i = 0; i < k->nout; i++)
-      if (!same_shape(&k->out_vals[i]->type, &R.f))
+      if (!same_shape(k->out_vals[i]->type, &R.f))
         store_out(&R, i, R.row[k->out_vals[i]->id], r);
     LLVMBuildBr(bl, exit);
     LLVMPositionBuilderAtEnd(bl, exit);

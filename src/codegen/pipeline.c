@@ -84,15 +84,15 @@ static bool types_supported(cg_builder *cb, const part_kernel *k) {
     const op *o = k->ops[i];
     for (int j = 0; j < o->noperands + o->nresults; j++) {
       const value *v = j < o->noperands ? o->operands[j] : o->results[j - o->noperands];
-      if (v->type.elem == ET_INDEX || cg_elem_type(cb, v->type.elem))
+      if (v->type->elem == ET_INDEX || cg_elem_type(cb, v->type->elem))
         continue;
       /* 8-bit float GEMM inputs travel as bytes into an fp8 matrix instruction; the GEMM
        * generator refuses targets without one (gemm_params_choose). */
       if (k->family == KF_GEMM && op_table[o->kind].family == FAM_MATMUL && j < 2 &&
-          elem_type_is_f8(v->type.elem))
+          elem_type_is_f8(v->type->elem))
         continue;
       diag_error(cb->diag, o->loc, "'%s' on element type %s cannot be compiled yet",
-                 op_table[o->kind].name, elem_type_name(v->type.elem));
+                 op_table[o->kind].name, elem_type_name(v->type->elem));
       return false;
     }
   }

@@ -18,7 +18,7 @@
 #define RED_MIN_PER_ITEM 4
 
 void cg_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *inner) {
-  const tensor_type *t = &anchor->operands[0]->type;
+  const tensor_type *t = anchor->operands[0]->type;
   int axis = (int)op_attr_int(anchor, "axis", 0);
   if (axis < 0 || axis >= t->rank)
     axis = 0;
@@ -65,8 +65,8 @@ static int64_t split_min(void) {
  * max / min on i32 everywhere, float add on f32 only where it is native. */
 static bool atomic_capable(const target_info *t, const op *o) {
   const char *nm = op_table[o->kind].name;
-  elem_type et = o->results[0]->type.elem;
-  if (o->operands[0]->type.elem != et)
+  elem_type et = o->results[0]->type->elem;
+  if (o->operands[0]->type->elem != et)
     return false;
   if (strcmp(nm, "tosa.reduce_sum") == 0)
     return et == ET_I32 || (et == ET_F32 && t->f32_atomic_add);
@@ -134,9 +134,11 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  * and 52-54; f16 alike), in those 16 wide one way for a 1x1 convolution; matmuls never. */
 #define EST_ACC_COPY 48
 
-/* gfx90a and later run the software-pipelined loop of two K tiles per iteration (kernel_gemm.c:
- * gfx908, with its separate AGPR file, keeps the single-tile loop). */
-static bool two_tile_loop(const target_info *t) { return !t->agpr_file; }
+/* The software-pipelined loop runs two K tiles per iteration (kernel_gemm.c; gfx908's wave tiles
+ * that fill its separate AGPR file keep the single-tile loop: gemm_mma_pipelined). */
+static bool two_tile_loop(const target_info *t, const gemm_params *P, const gemm_mma *mm) {
+  return gemm_mma_pipelined(t, mm, P->wm, P->wn);
+}
 
 /* A and B bytes from the problem alone: an implicit-GEMM convolution reads its input image
  * (about M x C: stride 1), not the M x K gather. */
@@ -158,20 +160,39 @@ static int staging_loads(int rows, int bk, int v, int es, int threads) {
   return (int)((elems / per + threads - 1) / threads);
 }
 
-/* Whether the loop copies the accumulators (EST_ACC_COPY). */
+/* Whether the loop copies the accumulators (EST_ACC_COPY; the single-tile loop only: the
+ * pipelined one has no copies on these tiles). */
 static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                        const gemm_mma *mm) {
-  if (!t->agpr_file || mm->m != 16 || mm->n != 16 || P->wm * P->wn != 2 * 16 * 16 || !pb->op ||
-      !strstr(pb->op, "conv"))
+  if (!t->agpr_file || two_tile_loop(t, P, mm) || mm->m != 16 || mm->n != 16 ||
+      P->wm * P->wn != 2 * 16 * 16 || !pb->op || !strstr(pb->op, "conv"))
     return false;
   bool wide = P->bm > 16 && P->bn > 16;
-  /* a 64-channel gather (56x56x64 3x3 f32) copies in 16x32 waves one instruction tall too
-   * (16x64 tiles: 68 loop instructions, 16 of them copies; 128x16 tiles of 32x16 waves: 50, none;
-   * 49x512x4608's 16x64: 54, none), where the loop stays: LLVM unrolls its 18 K tiles of f16 at
-   * bk 32 whole (no loop, no copies), the 36 of f32 at bk 16 not */
-  if (pb->a_contig < pb->k && pb->a_contig <= 64 && P->wn > 16 && (pb->k + P->bk - 1) / P->bk > 32)
-    return true;
   return pb->a_contig < pb->k ? wide : !wide;
+}
+
+/* The shortest K tile of the pipelined loop: llvm-mca-22's load latency is 320 cycles (80
+ * four-cycle passes), of which a half's other instructions cover some (gfx90a: 200-232 cycles
+ * per K tile of 64-128 MFMA cycles, 312-332 for 256) */
+#define EST_LOAD_LATENCY 224
+/* ... and where s_barrier drains memory, the rest of the latency and the loads' address work
+ * before the wait, which nothing overlaps (gfx908: 376-394 cycles per K tile of 128-256 MFMA
+ * cycles, 556 for 512) */
+#define EST_DRAIN 160
+/* A kernel without a K loop is scored whole by the model, latencies included: the loads, the
+ * LDS round trip and the epilogue's loads and stores (llvm-mca: 1676-1912 cycles for one
+ * 128-byte K tile of 16x32 waves on gfx90a) */
+#define EST_WHOLE_WAITS 3
+
+/* The loads of a K tile have about one K tile of MFMAs to arrive under: the pipelined loop writes
+ * the tile after next to LDS at the start of the next half, and on a target without a back-off
+ * barrier (gfx908) LLVM waits for every load before each s_barrier. A wave tile with little
+ * MFMA work per K tile waits for memory instead (llvm-mca on ResNet-18's 784x128x1152 f32, 16x16
+ * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
+ * gfx908; 8 per 128-byte tile 82 %, 66 %). The issue model of tosac-tune has no latencies; this
+ * floor and EST_WHOLE_WAITS are the estimate's only latencies. */
+static double load_wait_cycles(const target_info *t) {
+  return EST_LOAD_LATENCY + (t->barrier_drains_memory ? EST_DRAIN : 0);
 }
 
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
@@ -195,7 +216,7 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
     if ((n + threads - 1) / threads > la)
       la = (int)((n + threads - 1) / threads);
   }
-  double fixed = (double)EST_LOOP_FIXED / (two_tile_loop(t) ? 2 : 1);
+  double fixed = (double)EST_LOOP_FIXED / (two_tile_loop(t, P, mm) ? 2 : 1);
   double edge = pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? EST_EDGE : 0;
   double bpart = !pb->b_kcontig && (int64_t)P->bn * P->bk * es < tb ? EST_B_PARTIAL : 0;
   int nmma = rm * rn * steps;
@@ -224,12 +245,13 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t nk = (pb->k + P->bk - 1) / P->bk, per = (nk + S - 1) / S;
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
-  int unroll = two_tile_loop(t) ? 2 : 1;
-  double tile = tile_cycles(t, pb, P, mm), c;
-  if (per <= unroll) /* no K loop: the model scores the whole kernel */
-    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size);
-  else /* whole iterations (an odd tile count runs a zero tile in front) */
-    c = (double)((per + unroll - 1) / unroll * unroll) * tile;
+  int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
+  double tile = tile_cycles(t, pb, P, mm), wait = load_wait_cycles(t), c;
+  if (per <= unroll) /* no K loop: the model scores the whole kernel, its waits included */
+    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size) + EST_WHOLE_WAITS * wait;
+  else /* whole iterations (an odd tile count runs a zero tile in front), each K tile at least
+        * the load floor */
+    c = (double)((per + unroll - 1) / unroll * unroll) * (tile > wait ? tile : wait);
   c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
@@ -341,6 +363,25 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
     hb->cycles = cyc;
   hb->waves = waves, hb->found = true;
   snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
+}
+
+/* A wave tile whose MFMAs of a 64-byte K tile take less than twice the load floor
+ * (load_wait_cycles) also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
+ * load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
+ * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
+ * kernel without a loop has no load floor) and the LDS of the double buffer still leaves 2 waves
+ * per SIMD. */
+static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
+  heur_best *hb = ctx;
+  heur_try(ctx, m0, c);
+  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64 || hb->pb->k < 8 * c->bk)
+    return;
+  double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (c->bk / m0->k) * m0->row->cycles;
+  gemm_params L = *c;
+  L.bk *= 2;
+  int waves = (c->bm / c->wm) * (c->bn / c->wn);
+  if (mma < 2 * load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
+    heur_try(ctx, m0, &L);
 }
 
 /* ---------------------------------------------------------------- the RDNA estimate */
@@ -498,7 +539,7 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
     return false;
   /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */
   heur_best hb = {.t = t, .pb = pb, .cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
-  cg_tune_each_tile(t, pb, heur_try, &hb);
+  cg_tune_each_tile(t, pb, heur_try_long_k, &hb);
   if (hb.found)
     snprintf(cfg, size, "%s", hb.cfg);
   return hb.found;
@@ -640,7 +681,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   if (forced_split() < 0 && cg_gemm_problem(anchor, &pb) &&
       cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves) {
     int s = gemv_split(t, &pb, &P);
-    int64_t bytes = tensor_numel(&anchor->results[0]->type) * 4;
+    int64_t bytes = tensor_numel(anchor->results[0]->type) * 4;
     return (int64_t)s * bytes > SPLITK_MAX_WORKSPACE ? 0 : s;
   }
   int64_t tiles, nk, klen;
@@ -664,7 +705,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
     if (want > nk / SPLITK_MIN_STEPS)
       want = nk / SPLITK_MIN_STEPS;
   }
-  int64_t bytes = tensor_numel(&anchor->results[0]->type) * 4;
+  int64_t bytes = tensor_numel(anchor->results[0]->type) * 4;
   if (want * bytes > SPLITK_MAX_WORKSPACE)
     want = SPLITK_MAX_WORKSPACE / bytes;
   if (want > nk)

@@ -120,7 +120,7 @@ static bool canon_negate(fe_parser *p, fe_opctx *c) {
     fe_remove_attr(o, names[k]);
     attr *a = fe_add_attr(p, o, names[k], ATTR_INT);
     a->i = zp[k];
-    a->type_elem = o->operands[0]->type.elem;
+    a->type_elem = o->operands[0]->type->elem;
   }
   fe_remove_attr(o, "quantization_info");
   return true;
@@ -129,7 +129,7 @@ static bool canon_negate(fe_parser *p, fe_opctx *c) {
 /* min_fp/max_fp/min_int/max_int (before TOSA 1.0) -> min_val/max_val typed by the input. */
 static bool canon_clamp(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
-  elem_type et = o->operands[0]->type.elem;
+  elem_type et = o->operands[0]->type->elem;
   bool fl = elem_type_is_float(et);
   static const char *const newn[2] = {"min_val", "max_val"};
   static const char *const oldf[2] = {"min_fp", "max_fp"};

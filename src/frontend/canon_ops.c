@@ -153,7 +153,7 @@ static bool exact_geometry(fe_parser *p, fe_opctx *c, int nsp, int first_dim, co
   for (int i = 0; i < nsp; i++) {
     int64_t s = stride->ints[i];
     if (s < 1) return true; /* the verifier reports it */
-    int64_t num = in->type.dims[first_dim + i] - 1 + pad->ints[2 * i] + pad->ints[2 * i + 1] - (kext[i] - 1);
+    int64_t num = in->type->dims[first_dim + i] - 1 + pad->ints[2 * i] + pad->ints[2 * i + 1] - (kext[i] - 1);
     if (num < 0) return true;
     int64_t r = num % s;
     if (!r) continue;
@@ -175,8 +175,9 @@ static bool exact_geometry(fe_parser *p, fe_opctx *c, int nsp, int first_dim, co
   sl->operands = arena_alloc(p->a, sizeof(value *));
   sl->operands[0] = in;
   value *r = arena_alloc(p->a, sizeof *r);
-  r->type = in->type;
-  for (int i = 0; i < nsp; i++) r->type.dims[first_dim + i] -= cut[i];
+  tensor_type rt = *in->type;
+  for (int i = 0; i < nsp; i++) rt.dims[first_dim + i] -= cut[i];
+  r->type = type_intern(p->a, &rt);
   r->arg_index = -1;
   r->loc = o->loc;
   r->def = sl;
@@ -185,8 +186,8 @@ static bool exact_geometry(fe_parser *p, fe_opctx *c, int nsp, int first_dim, co
   sl->results[0] = r;
   sl->nresults = 1;
   int64_t start[TOSAC_MAX_RANK] = {0};
-  fe_set_ints(p, sl, "start", start, in->type.rank);
-  fe_set_ints(p, sl, "size", r->type.dims, in->type.rank);
+  fe_set_ints(p, sl, "start", start, in->type->rank);
+  fe_set_ints(p, sl, "size", r->type->dims, in->type->rank);
   c->pre_ops[c->npre++] = sl;
   o->operands[0] = r;
   return true;
@@ -196,8 +197,8 @@ static bool exact_geometry(fe_parser *p, fe_opctx *c, int nsp, int first_dim, co
 static bool canon_matmul(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
   if (o->noperands == 3) return fe_error(p, c->name_loc, "'tosa.matmul' takes 2 operands or 4 (with a_zp and b_zp), found 3");
-  if (!canon_zp(p, c, 2, "a_zp", o->operands[0]->type.elem)) return false;
-  if (!canon_zp(p, c, 3, "b_zp", o->operands[1]->type.elem)) return false;
+  if (!canon_zp(p, c, 2, "a_zp", o->operands[0]->type->elem)) return false;
+  if (!canon_zp(p, c, 3, "b_zp", o->operands[1]->type->elem)) return false;
   o->noperands = 2;
   fe_remove_attr(o, "quantization_info");
   return true;
@@ -205,8 +206,8 @@ static bool canon_matmul(fe_parser *p, fe_opctx *c) {
 
 static bool canon_fc(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
-  if (!canon_zp(p, c, 3, "input_zp", o->operands[0]->type.elem)) return false;
-  if (!canon_zp(p, c, 4, "weight_zp", o->operands[1]->type.elem)) return false;
+  if (!canon_zp(p, c, 3, "input_zp", o->operands[0]->type->elem)) return false;
+  if (!canon_zp(p, c, 4, "weight_zp", o->operands[1]->type->elem)) return false;
   fe_remove_attr(o, "quantization_info");
   return true;
 }
@@ -217,12 +218,12 @@ static bool canon_conv(fe_parser *p, fe_opctx *c) {
   bool tconv = o->kind == OP_TRANSPOSE_CONV2D;
   if (o->noperands == 4)
     return fe_error(p, c->name_loc, "'%s' takes 3 operands or 5 (with input_zp and weight_zp), found 4", op_name(o));
-  if (!canon_zp(p, c, 3, "input_zp", o->operands[0]->type.elem)) return false;
-  if (!canon_zp(p, c, 4, "weight_zp", o->operands[1]->type.elem)) return false;
+  if (!canon_zp(p, c, 3, "input_zp", o->operands[0]->type->elem)) return false;
+  if (!canon_zp(p, c, 4, "weight_zp", o->operands[1]->type->elem)) return false;
   o->noperands = 3;
   fe_remove_attr(o, "quantization_info");
   fe_remove_attr(o, "local_bound");
-  default_acc(p, o, o->operands[0]->type.elem);
+  default_acc(p, o, o->operands[0]->type->elem);
   if (tconv) {
     fe_remove_attr(o, "out_shape");
     if (!need_ints(p, c, "out_pad", 4) || !need_ints(p, c, "stride", 2)) return false;
@@ -231,7 +232,7 @@ static bool canon_conv(fe_parser *p, fe_opctx *c) {
   attr *pad = need_ints(p, c, "pad", 2 * nsp), *stride = need_ints(p, c, "stride", nsp);
   attr *dil = need_ints(p, c, "dilation", nsp);
   if (!pad || !stride || !dil) return false;
-  const tensor_type *w = &o->operands[1]->type, *x = &o->operands[0]->type;
+  const tensor_type *w = o->operands[1]->type, *x = o->operands[0]->type;
   if (x->rank != nsp + 2 || w->rank != nsp + 2) return true; /* the verifier reports ranks */
   int64_t kext[3];
   for (int i = 0; i < nsp; i++) {
@@ -243,7 +244,7 @@ static bool canon_conv(fe_parser *p, fe_opctx *c) {
 
 static bool canon_pool(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
-  elem_type et = o->operands[0]->type.elem;
+  elem_type et = o->operands[0]->type->elem;
   if (o->kind == OP_AVG_POOL2D) {
     if (o->noperands == 2)
       return fe_error(p, c->name_loc, "'tosa.avg_pool2d' takes 1 operand or 3 (with input_zp and output_zp), found 2");
@@ -257,7 +258,7 @@ static bool canon_pool(fe_parser *p, fe_opctx *c) {
   fe_remove_attr(o, "quantization_info");
   attr *k = need_ints(p, c, "kernel", 2), *pad = need_ints(p, c, "pad", 4), *st = need_ints(p, c, "stride", 2);
   if (!k || !pad || !st) return false;
-  if (o->operands[0]->type.rank != 4) return true;
+  if (o->operands[0]->type->rank != 4) return true;
   return exact_geometry(p, c, 2, 1, k->ints);
 }
 
@@ -298,7 +299,7 @@ static bool canon_reshape(fe_parser *p, fe_opctx *c) {
     for (int i = 0; i < a->n; i++)
       if (a->ints[i] == -1) a->ints[i] = c->declared.dims[i];
   /* Still -1 when the result type says '?' too (a dynamic batch): the element count tells. */
-  int64_t known = 1, numel = tensor_numel(&o->operands[0]->type);
+  int64_t known = 1, numel = tensor_numel(o->operands[0]->type);
   int unknown = -1;
   for (int i = 0; i < a->n; i++) {
     if (a->ints[i] == -1 && unknown < 0) unknown = i;
@@ -314,7 +315,7 @@ static bool canon_slice(fe_parser *p, fe_opctx *c) {
   if (!shape_arg(p, c, 1, "start", NULL) || !shape_arg(p, c, 2, "size", NULL)) return false;
   o->noperands = 1;
   attr *st = fe_find_attr(o, "start"), *sz = fe_find_attr(o, "size");
-  const tensor_type *in = &o->operands[0]->type;
+  const tensor_type *in = o->operands[0]->type;
   if (st->n == in->rank && sz->n == in->rank)
     for (int i = 0; i < sz->n; i++)
       if (sz->ints[i] == -1) sz->ints[i] = in->dims[i] - st->ints[i];
@@ -323,7 +324,7 @@ static bool canon_slice(fe_parser *p, fe_opctx *c) {
 
 static bool canon_pad(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
-  elem_type et = o->operands[0]->type.elem;
+  elem_type et = o->operands[0]->type->elem;
   if (o->noperands >= 2) {
     if (!take_ints(p, c, 1, "padding")) return false;
   } else if (!shape_arg(p, c, 9, "padding", "pad")) {
@@ -373,7 +374,7 @@ static bool canon_resize(fe_parser *p, fe_opctx *c) {
 /* ---------------------------------------------------------------- elementwise extras */
 static bool canon_rescale(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
-  elem_type in = o->operands[0]->type.elem, out = c->declared.elem;
+  elem_type in = o->operands[0]->type->elem, out = c->declared.elem;
   if (o->noperands != 1 && o->noperands != 5)
     return fe_error(p, c->name_loc, "'tosa.rescale' takes 1 operand or 5 (input, multiplier, shift, input_zp, output_zp), found %d",
                     o->noperands);
@@ -407,7 +408,7 @@ static bool canon_shift(fe_parser *p, fe_opctx *c) {
 /* relu (max = +inf / type max) and reluN (max_fp / max_int) become clamp from 0. */
 static bool canon_relu(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
-  elem_type et = o->operands[0]->type.elem;
+  elem_type et = o->operands[0]->type->elem;
   bool fl = elem_type_is_float(et);
   attr *mx = fe_find_attr(o, fl ? "max_fp" : "max_int");
   if (o->kind == OP_RELUN && !mx)

@@ -18,8 +18,8 @@ bool fe_type_matches(const tensor_type *declared, const tensor_type *actual) {
 }
 
 void fe_dyn_arg(fe_parser *p, value *v) {
-  for (int d = 0; d < v->type.rank; d++) {
-    if (v->type.dims[d] != FE_DYNAMIC_DIM) continue;
+  for (int d = 0; d < v->type->rank; d++) {
+    if (v->type->dims[d] != FE_DYNAMIC_DIM) continue;
     fe_dyn_dim x = {.arg = v, .dim = d, .loc = p->dyn_loc[d]};
     ARENA_PUSH(p->a, p->dyn, p->ndyn, p->dyncap, x);
   }
@@ -53,20 +53,21 @@ bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc) {
                     g->entry, s->arg, arg_list(p, g));
       continue;
     }
-    if (s->dim < 0 || s->dim >= v->type.rank) {
+    if (s->dim < 0 || s->dim >= v->type->rank) {
       ok = fe_error(p, v->loc, "--specialize=%s:%d: argument '%%%s' (%s) has no dimension %d", s->arg, s->dim,
-                    v->name, fe_type_str(&v->type, tb, sizeof tb), s->dim);
+                    v->name, fe_type_str(v->type, tb, sizeof tb), s->dim);
       continue;
     }
-    int64_t *dim = &v->type.dims[s->dim];
     bool dynamic = false;
     for (int k = 0; k < p->ndyn; k++) dynamic |= p->dyn[k].arg == v && p->dyn[k].dim == s->dim;
     if (!dynamic) {
       ok = fe_error(p, v->loc, "--specialize=%s:%d: dimension %d of argument '%%%s' (%s) is static; only '?' "
-                    "dimensions take values", s->arg, s->dim, s->dim, v->name, fe_type_str(&v->type, tb, sizeof tb));
+                    "dimensions take values", s->arg, s->dim, s->dim, v->name, fe_type_str(v->type, tb, sizeof tb));
       continue;
     }
-    *dim = s->value;
+    tensor_type t = *v->type;
+    t.dims[s->dim] = s->value;
+    v->type = type_intern(p->a, &t);
   }
   return ok;
 }
@@ -82,9 +83,13 @@ static bool unresolved_error(fe_parser *p, const value *v, int d, const op *user
 }
 
 /* Give every '?' of operand dimension (i, d) the value `known`. */
-static void tie(fe_opctx *c, int i, int d, int64_t known) {
+static void tie(fe_parser *p, fe_opctx *c, int i, int d, int64_t known) {
   value *v = c->o->operands[i];
-  if (v->type.dims[d] == FE_DYNAMIC_DIM && known > 0) v->type.dims[d] = known;
+  if (v->type->dims[d] == FE_DYNAMIC_DIM && known > 0) {
+    tensor_type t = *v->type;
+    t.dims[d] = known;
+    v->type = type_intern(p->a, &t);
+  }
 }
 
 /* Dimension d of operands [first, first+n): a known size other than 1 (broadcasting), else 1
@@ -92,7 +97,7 @@ static void tie(fe_opctx *c, int i, int d, int64_t known) {
 static int64_t known_dim(const fe_opctx *c, int first, int n, int d, bool ones) {
   int64_t k = 0;
   for (int i = first; i < first + n; i++) {
-    const tensor_type *t = &c->o->operands[i]->type;
+    const tensor_type *t = c->o->operands[i]->type;
     if (d >= t->rank || t->dims[d] == FE_DYNAMIC_DIM) continue;
     if (t->dims[d] != 1 || (ones && !k)) k = t->dims[d];
   }
@@ -104,26 +109,26 @@ bool fe_dyn_tie(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
   op_family fam = op_table[o->kind].family;
   if (fam == FAM_ELEMENTWISE && o->noperands > 1) {
-    for (int d = 0; d < o->operands[0]->type.rank; d++) {
+    for (int d = 0; d < o->operands[0]->type->rank; d++) {
       int64_t k = known_dim(c, 0, o->noperands, d, false);
       for (int i = 0; i < o->noperands; i++)
-        if (o->operands[i]->type.rank == o->operands[0]->type.rank) tie(c, i, d, k);
+        if (o->operands[i]->type->rank == o->operands[0]->type->rank) tie(p, c, i, d, k);
     }
   } else if (o->kind == OP_MATMUL && o->noperands >= 2) {
     int64_t k = known_dim(c, 0, 2, 0, true);
-    tie(c, 0, 0, k), tie(c, 1, 0, k);
+    tie(p, c, 0, 0, k), tie(p, c, 1, 0, k);
   } else if (o->kind == OP_CONCAT) {
     int64_t axis = op_attr_int(o, "axis", 0);
-    for (int d = 0; d < o->operands[0]->type.rank; d++) {
+    for (int d = 0; d < o->operands[0]->type->rank; d++) {
       if (d == axis) continue;
       int64_t k = known_dim(c, 0, o->noperands, d, true);
-      for (int i = 0; i < o->noperands; i++) tie(c, i, d, k);
+      for (int i = 0; i < o->noperands; i++) tie(p, c, i, d, k);
     }
   }
   for (int i = 0; i < o->noperands; i++) {
     const value *v = o->operands[i];
-    for (int d = 0; d < v->type.rank; d++)
-      if (v->type.dims[d] == FE_DYNAMIC_DIM) /* a non-argument: its producer was reported */
+    for (int d = 0; d < v->type->rank; d++)
+      if (v->type->dims[d] == FE_DYNAMIC_DIM) /* a non-argument: its producer was reported */
         return v->arg_index >= 0 ? unresolved_error(p, v, d, o) : false;
   }
   return true;
@@ -134,13 +139,19 @@ void fe_dyn_fill(tensor_type *t, const tensor_type *from) {
     if (t->dims[d] == FE_DYNAMIC_DIM) t->dims[d] = from->dims[d];
 }
 
+static void fill_value(fe_parser *p, value *v, const tensor_type *from) {
+  tensor_type t = *v->type;
+  fe_dyn_fill(&t, from);
+  if (memcmp(&t, v->type, sizeof t)) v->type = type_intern(p->a, &t);
+}
+
 bool fe_dyn_results(fe_parser *p, const fe_opctx *c) {
   const op *o = c->o; /* control flow: a result is what the (then / body) region yields */
   const graph *rg = o->nregions == 2 ? o->regions[o->kind == OP_COND_IF ? 0 : 1] : NULL;
   for (int r = 0; rg && r < o->nresults && r < rg->nresults; r++)
-    if (rg->results[r]) fe_dyn_fill(&o->results[r]->type, &rg->results[r]->type);
+    if (rg->results[r]) fill_value(p, o->results[r], rg->results[r]->type);
   for (int r = 0; r < c->o->nresults; r++) {
-    const tensor_type *t = &c->o->results[r]->type;
+    const tensor_type *t = c->o->results[r]->type;
     for (int d = 0; d < t->rank; d++)
       if (t->dims[d] == FE_DYNAMIC_DIM)
         return fe_error(p, c->name_loc, "'%s' result %d: dimension %d ('?') cannot be inferred "
@@ -157,7 +168,7 @@ bool fe_dyn_finish(fe_parser *p, graph *g) {
     g->dynamic_dims[2 * k] = p->dyn[k].arg->arg_index, g->dynamic_dims[2 * k + 1] = p->dyn[k].dim;
   for (int k = 0; k < p->ndyn; k++) {
     const value *v = p->dyn[k].arg;
-    if (v->type.dims[p->dyn[k].dim] == FE_DYNAMIC_DIM) return unresolved_error(p, v, p->dyn[k].dim, NULL);
+    if (v->type->dims[p->dyn[k].dim] == FE_DYNAMIC_DIM) return unresolved_error(p, v, p->dyn[k].dim, NULL);
   }
   return true;
 }

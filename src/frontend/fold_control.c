@@ -224,7 +224,7 @@ static bool eval_elem(const op *o, elem_type in_t, elem_type out_t, const int64_
 static const dense_data *eval_op(folder *F, const op *o) {
   if (o->nresults != 1 || o->noperands < 1 || o->noperands > 3 || o->nregions)
     return NULL;
-  const tensor_type *out = &o->results[0]->type;
+  const tensor_type *out = o->results[0]->type;
   int64_t n = tensor_numel(out);
   if (!evaluable_type(out->elem) || n > FOLD_MAX_CONST_ELEMS)
     return NULL;
@@ -232,11 +232,11 @@ static const dense_data *eval_op(folder *F, const op *o) {
   elem_type in_t = ET_INVALID;
   for (int i = 0; i < o->noperands; i++) {
     value *v = o->operands[i];
-    if (!evaluable_type(v->type.elem) || !(in[i] = const_value(F, v)))
+    if (!evaluable_type(v->type->elem) || !(in[i] = const_value(F, v)))
       return NULL;
-    in_t = v->type.elem; /* the last operand: for select the chosen values, not the condition */
+    in_t = v->type->elem; /* the last operand: for select the chosen values, not the condition */
   }
-  if (o->kind == OP_RESHAPE && tensor_numel(&o->operands[0]->type) != n)
+  if (o->kind == OP_RESHAPE && tensor_numel(o->operands[0]->type) != n)
     return NULL;
   dense_data *r = arena_alloc(F->a, sizeof *r);
   r->type = *out;
@@ -246,7 +246,7 @@ static const dense_data *eval_op(folder *F, const op *o) {
     int64_t iv[3] = {0};
     float fv[3] = {0};
     for (int j = 0; j < o->noperands; j++) {
-      const tensor_type *t = &o->operands[j]->type;
+      const tensor_type *t = o->operands[j]->type;
       int64_t k = o->kind == OP_RESHAPE ? i : bcast_index(out, t, i);
       iv[j] = fe_dense_int(in[j], k);
       fv[j] = (float)fe_dense_float(in[j], k);
@@ -337,7 +337,7 @@ static void inline_region(folder *F, const op *owner, graph *rg, value **args, i
 /* Is v a constant boolean? *truth gets it. */
 static bool const_bool(folder *F, value *v, bool *truth) {
   const dense_data *d = const_value(F, v);
-  if (!d || tensor_numel(&v->type) != 1)
+  if (!d || tensor_numel(v->type) != 1)
     return false;
   *truth = fe_dense_int(d, 0) != 0;
   return true;

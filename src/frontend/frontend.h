@@ -68,6 +68,7 @@ typedef struct fe_lexer {
   diag_sink *d;
   const char *p, *end;
   const char *line_start;
+  const char *released; /* a mapped source's pages below this are dropped (skip_space) */
   int line;
   fe_lex_memo *memo; /* NULL: no memo */
 } fe_lexer;
@@ -221,7 +222,7 @@ typedef struct fe_opctx {
   src_loc *operand_locs; /* one per operand (kept parallel when operands are removed) */
   src_loc name_loc;
   tensor_type declared; /* result type from the signature */
-  tensor_type *declared_all; /* every result type (multi-result ops), ndeclared of them */
+  const tensor_type *declared_all; /* every result type (multi-result ops), ndeclared of them */
   int ndeclared;
   op *pre_ops[FE_MAX_PRE_OPS];
   int npre;

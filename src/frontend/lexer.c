@@ -10,6 +10,7 @@ void fe_lex_init(fe_lexer *lx, const source_file *src, diag_sink *d) {
   lx->p = src->text;
   lx->end = src->text + src->len;
   lx->line_start = src->text;
+  lx->released = src->text;
   lx->line = 1;
   lx->memo = NULL;
 }
@@ -28,6 +29,11 @@ static void skip_space(fe_lexer *lx) {
       lx->p++;
       lx->line++;
       lx->line_start = lx->p;
+      /* Text already read is dropped every few MB: a million-op file's 65 MB would otherwise
+       * stay resident through the whole compile. A token or diagnostic that reads it again
+       * faults it back in from the file (source_release). */
+      if (lx->src->mapped && lx->p - lx->released >= FE_RELEASE_STEP)
+        lx->released = source_release(lx->src, lx->released, lx->p);
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       lx->p++;
     } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {

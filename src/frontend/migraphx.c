@@ -168,7 +168,8 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
   if (!mt->has_strides) return arg;
   layout L;
   if (!get_layout(p, mt, loc, &L)) return NULL;
-  arg->type = memory_type(mt, &L);
+  tensor_type mem = memory_type(mt, &L);
+  arg->type = type_intern(p->a, &mem);
   fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function argument", .res = arg->name};
   const tensor_type *t = &mt->t;
   int64_t full[TOSAC_MAX_RANK], mid[TOSAC_MAX_RANK], start[TOSAC_MAX_RANK] = {0}, perm[TOSAC_MAX_RANK];
@@ -182,7 +183,7 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
   value *x = arg;
   if (!in_order(&L)) {
     mem_perm(&L, true, perm);
-    x = fe_mgx_transpose(&m, fe_mgx_reshape(&m, x, arg->type.dims, arg->type.rank), perm);
+    x = fe_mgx_transpose(&m, fe_mgx_reshape(&m, x, arg->type->dims, arg->type->rank), perm);
     x = fe_mgx_reshape(&m, x, mid, nmid);
   }
   x = fe_mgx_reshape(&m, x, full, t->rank);
@@ -288,9 +289,9 @@ static bool check_operands(fe_mgx_ctx *m, const fe_mgx_opdef *d) {
     return fe_error(m->p, m->loc, "'%s' has %d operand%s, but its type lists %d", m->opname, m->nin, m->nin == 1 ? "" : "s",
                     m->nint);
   for (int i = 0; i < m->nin; i++)
-    if (m->in[i]->id >= 0 && !tensor_type_equal(&m->in[i]->type, &m->in_t[i].t))
+    if (m->in[i]->id >= 0 && !tensor_type_equal(m->in[i]->type, &m->in_t[i].t))
       return fe_error(m->p, m->loc, "operand %d of '%s' is declared as %s, but '%%%s' has type %s", i, m->opname,
-                      fe_type_str(&m->in_t[i].t, x, sizeof x), m->in[i]->name, fe_type_str(&m->in[i]->type, y, sizeof y));
+                      fe_type_str(&m->in_t[i].t, x, sizeof x), m->in[i]->name, fe_type_str(m->in[i]->type, y, sizeof y));
   for (int i = 0; i < m->nattrs; i++)
     if (d->attrs && !allowed_attr(d->attrs, m->attrs[i].name))
       return fe_error(m->p, m->attrs[i].loc, "'%s' attribute '%s' is not supported", m->opname, m->attrs[i].name);
@@ -316,9 +317,9 @@ bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults
     if (!poisoned && check_operands(&m, d)) r = d->fn(&m, d->arg);
   }
   char x[160], y[160];
-  if (r && !tensor_type_equal(&r->type, &m.out_t.t)) {
+  if (r && !tensor_type_equal(r->type, &m.out_t.t)) {
     fe_error(p, m.loc, "'%s' result type is declared as %s, but its operands give %s", m.opname,
-             fe_type_str(&m.out_t.t, x, sizeof x), fe_type_str(&r->type, y, sizeof y));
+             fe_type_str(&m.out_t.t, x, sizeof x), fe_type_str(r->type, y, sizeof y));
     r = NULL;
   }
   if (r && r == m.last) r->name = m.res;

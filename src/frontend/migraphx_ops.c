@@ -21,15 +21,15 @@ static value *mk(fe_mgx_ctx *m, op_kind k, value *a, value *b, value *c, const t
   return finish(m, fe_op_new(m->p, k, m->loc, ops, n), t);
 }
 
-static value *mk_unary(fe_mgx_ctx *m, op_kind k, value *x) { return x ? mk(m, k, x, NULL, NULL, &x->type) : NULL; }
+static value *mk_unary(fe_mgx_ctx *m, op_kind k, value *x) { return x ? mk(m, k, x, NULL, NULL, x->type) : NULL; }
 
 static value *mk_binary(fe_mgx_ctx *m, op_kind k, value *a, value *b) {
   if (!a || !b) return NULL;
   tensor_type t;
   char x[160], y[160];
-  if (!tensor_broadcast_shape(&a->type, &b->type, &t)) {
-    fe_error(m->p, m->loc, "'%s' operands %s and %s have different shapes", m->opname, fe_type_str(&a->type, x, sizeof x),
-             fe_type_str(&b->type, y, sizeof y));
+  if (!tensor_broadcast_shape(a->type, b->type, &t)) {
+    fe_error(m->p, m->loc, "'%s' operands %s and %s have different shapes", m->opname, fe_type_str(a->type, x, sizeof x),
+             fe_type_str(b->type, y, sizeof y));
     return NULL;
   }
   if (k == OP_GREATER || k == OP_EQUAL) t.elem = ET_I1;
@@ -37,8 +37,8 @@ static value *mk_binary(fe_mgx_ctx *m, op_kind k, value *a, value *b) {
 }
 
 static value *mk_cast(fe_mgx_ctx *m, value *x, elem_type et) {
-  if (!x || x->type.elem == et) return x;
-  tensor_type t = x->type;
+  if (!x || x->type->elem == et) return x;
+  tensor_type t = *x->type;
   t.elem = et;
   return mk(m, OP_CAST, x, NULL, NULL, &t);
 }
@@ -47,17 +47,17 @@ value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm) {
   if (!x) return NULL;
   int64_t composed[TOSAC_MAX_RANK];
   const attr *inner = x->def && x->def->kind == OP_TRANSPOSE ? op_attr(x->def, "perms") : NULL;
-  if (inner && inner->kind == ATTR_INTS && inner->n == x->type.rank) {
+  if (inner && inner->kind == ATTR_INTS && inner->n == x->type->rank) {
     /* a transpose of a transpose is one transpose (NHWC memory read by a convolution that wants
      * NHWC is none at all); the inner one is dropped later if nothing else reads it */
-    for (int i = 0; i < x->type.rank; i++) composed[i] = inner->ints[perm[i]];
+    for (int i = 0; i < x->type->rank; i++) composed[i] = inner->ints[perm[i]];
     x = x->def->operands[0];
     perm = composed;
   }
-  tensor_type t = x->type;
+  tensor_type t = *x->type;
   bool same = true;
   for (int i = 0; i < t.rank; i++) {
-    t.dims[i] = x->type.dims[perm[i]];
+    t.dims[i] = x->type->dims[perm[i]];
     same &= perm[i] == i;
   }
   if (same) return x;
@@ -68,9 +68,9 @@ value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm) {
 
 value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank) {
   if (!x) return NULL;
-  tensor_type t = {.elem = x->type.elem, .rank = rank};
+  tensor_type t = {.elem = x->type->elem, .rank = rank};
   memcpy(t.dims, dims, sizeof(int64_t) * (size_t)rank);
-  if (tensor_type_equal(&t, &x->type)) return x;
+  if (tensor_type_equal(&t, x->type)) return x;
   op *o = fe_op_new(m->p, OP_RESHAPE, m->loc, &x, 1);
   fe_set_ints(m->p, o, "new_shape", dims, rank);
   return finish(m, o, &t);
@@ -78,9 +78,9 @@ value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank) {
 
 value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size) {
   if (!x) return NULL;
-  tensor_type t = x->type;
+  tensor_type t = *x->type;
   memcpy(t.dims, size, sizeof(int64_t) * (size_t)t.rank);
-  if (tensor_type_equal(&t, &x->type)) return x;
+  if (tensor_type_equal(&t, x->type)) return x;
   op *o = fe_op_new(m->p, OP_SLICE, m->loc, &x, 1);
   fe_set_ints(m->p, o, "start", start, t.rank);
   fe_set_ints(m->p, o, "size", size, t.rank);
@@ -107,8 +107,8 @@ static value *mk_splat(fe_mgx_ctx *m, const tensor_type *t, double v) {
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to) {
   if (!x) return NULL;
   tensor_type t = *to;
-  t.elem = x->type.elem;
-  if (tensor_type_equal(&t, &x->type)) return x;
+  t.elem = x->type->elem;
+  if (tensor_type_equal(&t, x->type)) return x;
   return mk_binary(m, OP_ADD, x, mk_splat(m, &t, 0));
 }
 
@@ -164,7 +164,7 @@ static value *l_sqrt(fe_mgx_ctx *m, int k) {
 /* Floats: a * (1 / b), as rocMLIR lowers it (TOSA 1.0 has no float division); ints: intdiv. */
 static value *l_div(fe_mgx_ctx *m, int k) {
   (void)k;
-  if (!elem_type_is_float(m->in[0]->type.elem)) return mk_binary(m, OP_INTDIV, m->in[0], m->in[1]);
+  if (!elem_type_is_float(m->in[0]->type->elem)) return mk_binary(m, OP_INTDIV, m->in[0], m->in[1]);
   return mk_binary(m, OP_MUL, m->in[0], mk_unary(m, OP_RECIPROCAL, m->in[1]));
 }
 
@@ -173,9 +173,9 @@ static value *l_convert(fe_mgx_ctx *m, int k) {
   const attr *z = get_attr(m, "zero_extend");
   if (z && z->kind == ATTR_BOOL && z->i) return unsupported_value(m, "zero_extend", "unsigned conversion is not supported"), NULL;
   value *x = m->in[0];
-  tensor_type t = x->type;
+  tensor_type t = *x->type;
   t.elem = m->out_t.t.elem;
-  return tensor_type_equal(&t, &x->type) ? x : mk(m, OP_CAST, x, NULL, NULL, &t);
+  return tensor_type_equal(&t, x->type) ? x : mk(m, OP_CAST, x, NULL, NULL, &t);
 }
 
 static value *l_clip(fe_mgx_ctx *m, int k) {
@@ -188,7 +188,7 @@ static value *l_where(fe_mgx_ctx *m, int k) {
   (void)k;
   value *c = mk_cast(m, m->in[0], ET_I1);
   if (!c) return NULL;
-  return mk(m, OP_SELECT, c, m->in[1], m->in[2], &m->in[1]->type);
+  return mk(m, OP_SELECT, c, m->in[1], m->in[2], m->in[1]->type);
 }
 
 static value *l_literal(fe_mgx_ctx *m, int k) {
@@ -219,7 +219,7 @@ static value *l_transpose(fe_mgx_ctx *m, int k) {
   int n;
   const char *name = get_attr(m, "permutation") ? "permutation" : "dims";
   if (!attr_ints(m, name, &perm, &n, true)) return NULL;
-  int rank = m->in[0]->type.rank;
+  int rank = m->in[0]->type->rank;
   unsigned seen = 0;
   for (int i = 0; i < n; i++)
     if (perm[i] >= 0 && perm[i] < rank) seen |= 1u << perm[i];
@@ -242,7 +242,7 @@ static value *l_slice(fe_mgx_ctx *m, int k) {
       !attr_ints(m, "ends", &ends, &ne, true))
     return NULL;
   if (ns != na || ne != na) return unsupported_value(m, "starts", "axes, starts and ends differ in length"), NULL;
-  const tensor_type *t = &m->in[0]->type;
+  const tensor_type *t = m->in[0]->type;
   int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
   memcpy(size, t->dims, sizeof size);
   for (int i = 0; i < na; i++) {
@@ -272,11 +272,11 @@ static value *l_broadcast(fe_mgx_ctx *m, int multi) {
   if (nd) return unsupported_value(m, "out_dyn_dims", "dynamic shapes are not supported"), NULL;
   if (n && (n != out->rank || memcmp(lens, out->dims, sizeof(int64_t) * (size_t)n)))
     return unsupported_value(m, "out_lens", "does not match the result type"), NULL;
-  int64_t axis = out->rank - x->type.rank, dims[TOSAC_MAX_RANK];
+  int64_t axis = out->rank - x->type->rank, dims[TOSAC_MAX_RANK];
   if (!multi && !attr_int(m, "axis", &axis, true, 0)) return NULL;
-  if (axis < 0 || axis + x->type.rank > out->rank)
+  if (axis < 0 || axis + x->type->rank > out->rank)
     return unsupported_value(m, multi ? "out_lens" : "axis", "the input does not fit the result"), NULL;
-  for (int i = 0; i < out->rank; i++) dims[i] = i >= axis && i < axis + x->type.rank ? x->type.dims[i - axis] : 1;
+  for (int i = 0; i < out->rank; i++) dims[i] = i >= axis && i < axis + x->type->rank ? x->type->dims[i - axis] : 1;
   for (int i = 0; i < out->rank; i++)
     if (dims[i] != 1 && dims[i] != out->dims[i])
       return fe_error(m->p, m->loc, "'%s' cannot broadcast dimension %d of length %lld to %lld", m->opname, i,
@@ -287,7 +287,7 @@ static value *l_broadcast(fe_mgx_ctx *m, int multi) {
 
 static value *reduce(fe_mgx_ctx *m, op_kind k, value *x, int64_t axis) {
   if (!x) return NULL;
-  tensor_type t = x->type;
+  tensor_type t = *x->type;
   t.dims[axis] = 1;
   op *o = fe_op_new(m->p, k, m->loc, &x, 1);
   fe_set_int(m->p, o, "axis", axis, ET_I32);
@@ -304,15 +304,15 @@ static value *l_reduce(fe_mgx_ctx *m, int mean) {
   int64_t count = 1;
   for (int i = 0; i < n && x; i++) {
     int64_t ax = axes[i];
-    if (!norm_axis(m, "axes", &ax, x->type.rank)) return NULL;
-    count *= x->type.dims[ax];
+    if (!norm_axis(m, "axes", &ax, x->type->rank)) return NULL;
+    count *= x->type->dims[ax];
     x = reduce(m, OP_REDUCE_SUM, x, ax);
   }
   if (!mean || !x) return x;
-  if (!elem_type_is_float(x->type.elem))
-    return fe_error(m->p, m->loc, "'migraphx.reduce_mean' of %s is not supported (floats only)", elem_type_name(x->type.elem)),
+  if (!elem_type_is_float(x->type->elem))
+    return fe_error(m->p, m->loc, "'migraphx.reduce_mean' of %s is not supported (floats only)", elem_type_name(x->type->elem)),
            NULL;
-  tensor_type one = {.elem = x->type.elem, .rank = x->type.rank};
+  tensor_type one = {.elem = x->type->elem, .rank = x->type->rank};
   for (int i = 0; i < one.rank; i++) one.dims[i] = 1;
   return mk_binary(m, OP_MUL, x, mk_splat(m, &one, 1.0 / (double)count));
 }
@@ -322,7 +322,7 @@ static value *l_softmax(fe_mgx_ctx *m, int k) {
   (void)k;
   int64_t axis;
   value *x = m->in[0];
-  if (!attr_int(m, "axis", &axis, true, 0) || !norm_axis(m, "axis", &axis, x->type.rank)) return NULL;
+  if (!attr_int(m, "axis", &axis, true, 0) || !norm_axis(m, "axis", &axis, x->type->rank)) return NULL;
   value *e = mk_unary(m, OP_EXP, mk_binary(m, OP_SUB, x, reduce(m, OP_REDUCE_MAX, x, axis)));
   return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
 }
@@ -330,7 +330,7 @@ static value *l_softmax(fe_mgx_ctx *m, int k) {
 /* (convert(x) - convert(bias)) * scale in the scale's type. */
 static value *l_dequantize(fe_mgx_ctx *m, int k) {
   (void)k;
-  elem_type et = m->in[1]->type.elem;
+  elem_type et = m->in[1]->type->elem;
   value *x = mk_cast(m, m->in[0], et);
   if (m->nin == 3) x = mk_binary(m, OP_SUB, x, mk_cast(m, m->in[2], et));
   return mk_binary(m, OP_MUL, x, m->in[1]);
@@ -349,7 +349,7 @@ static value *l_quantize(fe_mgx_ctx *m, int k) {
   if (!q) return NULL;
   int bits = elem_type_bits(out); /* TOSA 1.0 has no i32 clamp: maximum / minimum */
   double lo = bits >= 32 ? INT32_MIN : -(double)((int64_t)1 << (bits - 1)), hi = -lo - 1;
-  q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, mk_splat(m, &q->type, lo)), mk_splat(m, &q->type, hi));
+  q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, mk_splat(m, q->type, lo)), mk_splat(m, q->type, hi));
   return mk_cast(m, q, out);
 }
 
@@ -358,7 +358,7 @@ static value *l_quantize(fe_mgx_ctx *m, int k) {
 static value *l_dot(fe_mgx_ctx *m, int k) {
   (void)k;
   value *a = m->in[0], *b = m->in[1];
-  const tensor_type *ta = &a->type, *tb = &b->type, *out = &m->out_t.t;
+  const tensor_type *ta = a->type, *tb = b->type, *out = &m->out_t.t;
   int r = ta->rank;
   char x[160], y[160];
   bool ok = r >= 2 && tb->rank == r && out->rank == r && ta->dims[r - 1] == tb->dims[r - 2];
@@ -394,12 +394,12 @@ static value *conv_nhwc(fe_mgx_ctx *m, value *x, value *w, const tensor_type *ou
 static value *conv_groups(fe_mgx_ctx *m, value *x, value *w, const tensor_type *out, const int64_t *pad, const int64_t *st,
                           const int64_t *dil, int nsp, int64_t groups) {
   int r = nsp + 2;
-  int64_t cg = x->type.dims[r - 1] / groups, og = w->type.dims[0] / groups;
+  int64_t cg = x->type->dims[r - 1] / groups, og = w->type->dims[0] / groups;
   value **parts = arena_alloc(m->p->a, sizeof(value *) * (size_t)groups);
   for (int64_t g = 0; g < groups; g++) {
     int64_t xs[TOSAC_MAX_RANK] = {0}, ws[TOSAC_MAX_RANK] = {0}, xz[TOSAC_MAX_RANK], wz[TOSAC_MAX_RANK];
-    memcpy(xz, x->type.dims, sizeof xz);
-    memcpy(wz, w->type.dims, sizeof wz);
+    memcpy(xz, x->type->dims, sizeof xz);
+    memcpy(wz, w->type->dims, sizeof wz);
     xs[r - 1] = g * cg, xz[r - 1] = cg;
     ws[0] = g * og, wz[0] = og;
     tensor_type ot = *out;
@@ -417,8 +417,8 @@ static value *conv_groups(fe_mgx_ctx *m, value *x, value *w, const tensor_type *
  * elementwise epilogue fuses into the GEMM (MIGraphX's NCHW 1x1 convolutions, as in ResNet). */
 static bool pointwise(const value *x, const value *w, int64_t groups, const int64_t *pd, int np, const int64_t *sd,
                       int nsp) {
-  bool ok = groups == 1 && x->type.dims[0] == 1;
-  for (int i = 0; ok && i < nsp; i++) ok = w->type.dims[2 + i] == 1 && sd[i] == 1;
+  bool ok = groups == 1 && x->type->dims[0] == 1;
+  for (int i = 0; ok && i < nsp; i++) ok = w->type->dims[2 + i] == 1 && sd[i] == 1;
   for (int i = 0; ok && i < np; i++) ok = pd[i] == 0;
   return ok;
 }
@@ -429,9 +429,9 @@ static bool pointwise(const value *x, const value *w, int64_t groups, const int6
 static value *l_conv(fe_mgx_ctx *m, int k) {
   (void)k;
   value *x = m->in[0], *w = m->in[1];
-  int r = x->type.rank, nsp = r - 2;
+  int r = x->type->rank, nsp = r - 2;
   const tensor_type *out = &m->out_t.t;
-  if (nsp < 1 || nsp > 3 || w->type.rank != r || out->rank != r)
+  if (nsp < 1 || nsp > 3 || w->type->rank != r || out->rank != r)
     return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 to 5 (1 to 3 spatial dims)", m->opname),
            NULL;
   const int64_t *pd, *sd, *dd;
@@ -446,14 +446,14 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
     return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp)), NULL;
   if (ns != nsp || nd != nsp)
     return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp)), NULL;
-  int64_t c = x->type.dims[1], oc = w->type.dims[0];
-  if (groups < 1 || c % groups || oc % groups || w->type.dims[1] * groups != c)
+  int64_t c = x->type->dims[1], oc = w->type->dims[0];
+  if (groups < 1 || c % groups || oc % groups || w->type->dims[1] * groups != c)
     return unsupported_value(m, "group", arena_printf(m->p->a, "%lld does not divide input channels %lld and filter %lld x %lld",
                                                       (long long)groups, (long long)c, (long long)oc,
-                                                      (long long)w->type.dims[1])),
+                                                      (long long)w->type->dims[1])),
            NULL;
   if (pointwise(x, w, groups, pd, np, sd, nsp)) { /* one image, 1x1 filter: W[K, C] x X[C, HW] */
-    int64_t hw = tensor_numel(&x->type) / c, da[3] = {1, oc, c}, db[3] = {1, c, hw};
+    int64_t hw = tensor_numel(x->type) / c, da[3] = {1, oc, c}, db[3] = {1, c, hw};
     tensor_type t = {.elem = out->elem, .rank = 3, .dims = {1, oc, hw}};
     value *mm = mk(m, OP_MATMUL, fe_mgx_reshape(m, w, da, 3), fe_mgx_reshape(m, x, db, 3), NULL, &t);
     return fe_mgx_reshape(m, mm, out->dims, out->rank);
@@ -474,7 +474,7 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   ot.dims[0] = out->dims[0];
   for (int i = 0; i < nsp; i++) ot.dims[1 + i] = out->dims[2 + i];
   if (nsp == 1) { /* [N, W, C] -> [N, W, 1, C] */
-    int64_t xd[4] = {x->type.dims[0], x->type.dims[2], 1, c}, wd[4] = {oc, w->type.dims[2], 1, w->type.dims[1]};
+    int64_t xd[4] = {x->type->dims[0], x->type->dims[2], 1, c}, wd[4] = {oc, w->type->dims[2], 1, w->type->dims[1]};
     xt = fe_mgx_reshape(m, xt, xd, 4);
     wt = fe_mgx_reshape(m, wt, wd, 4);
     ot.dims[2] = 1;
@@ -484,7 +484,7 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   if (groups == 1) {
     y = conv_nhwc(m, xt, wt, &ot, pad, st, dil, tn);
   } else if (groups == c && tn == 2) { /* depthwise: filter [C*M, 1, KH, KW] -> [KH, KW, C, M] */
-    int64_t kh = w->type.dims[2], kw = nsp == 1 ? 1 : w->type.dims[3];
+    int64_t kh = w->type->dims[2], kw = nsp == 1 ? 1 : w->type->dims[3];
     int64_t wd[4] = {c, oc / c, kh, kw}, perm[4] = {2, 3, 0, 1};
     value *wdw = fe_mgx_transpose(m, fe_mgx_reshape(m, w, wd, 4), perm);
     value *bias = mk_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);

@@ -255,6 +255,7 @@ static value *poison_value(fe_parser *p) {
   value *v = arena_alloc(p->a, sizeof *v);
   v->id = -1; /* not in the graph: uses are skipped silently, the error was already reported */
   v->arg_index = -1;
+  v->type = type_intern(p->a, &(tensor_type){0});
   return v;
 }
 
@@ -362,7 +363,7 @@ static void drop_unused_consts(graph *g);
 static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_type *t) {
   graph *rg = fs->g;
   value *v = arena_alloc(p->a, sizeof *v);
-  v->type = *t;
+  v->type = type_intern(p->a, t);
   if (!define_value(p, fs, name, v)) return false;
   int acap = rg->nargs, vcap = rg->nvalues; /* exact sizes: ARENA_PUSH grows on equality */
   v->arg_index = rg->nargs;
@@ -469,7 +470,7 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
   int nr = s->nrargs <= s->nin - first ? s->nrargs : 0;
   for (int i = 0; i < s->nin - first && i + first < s->noperands; i++) { /* '?': the operand's */
     const value *v = vt_find(fs, s->operands[i + first].p + 1, s->operands[i + first].n - 1);
-    if (v) fe_dyn_fill(&rt[i], &v->type);
+    if (v) fe_dyn_fill(&rt[i], v->type);
   }
   if (!parse_region(p, fs, &s->regions[0], s->rargs, rt, nr)) return false;
   const char *kw = kind == OP_COND_IF ? "else" : "do";
@@ -612,14 +613,14 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     if (v->id < 0) continue;
     v->nuses++;
     char a[160], b[160];
-    if (!fe_type_matches(&listed[i], &v->type)) {
+    if (!fe_type_matches(&listed[i], v->type)) {
       ok = fe_error(p, listed_loc[i], "type %s listed for '%.*s' does not match its type %s",
-                    fe_type_str(&listed[i], a, sizeof a), ops[i].n, ops[i].p, fe_type_str(&v->type, b, sizeof b));
+                    fe_type_str(&listed[i], a, sizeof a), ops[i].n, ops[i].p, fe_type_str(v->type, b, sizeof b));
       continue;
     }
-    if (!fs->in_region && !fe_type_matches(&fs->res_types[i], &v->type))
+    if (!fs->in_region && !fe_type_matches(&fs->res_types[i], v->type))
       ok = fe_error(p, fe_loc(p, ops[i]), "returned value '%.*s' has type %s, but the function declares result %d as %s",
-                    ops[i].n, ops[i].p, fe_type_str(&v->type, a, sizeof a), i,
+                    ops[i].n, ops[i].p, fe_type_str(v->type, a, sizeof a), i,
                     fe_type_str(&fs->res_types[i], b, sizeof b));
     else if (!fs->in_region && !fs->launched && fs->res_mgx[i].has_strides) { /* written through its strides */
       value *w = fe_mgx_result(p, fs, v, &fs->res_mgx[i], g->result_locs[i]);
@@ -718,7 +719,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   s.attrs = kept;
   if (s.scalar && s.nresults == 1 && s.rcount[0] == 1) { /* outside the graph (scalar.c) */
     value *v = arena_alloc(p->a, sizeof *v);
-    *v = (value){.id = FE_SCALAR_ID, .type = s.out_types[0], .arg_index = -1};
+    *v = (value){.id = FE_SCALAR_ID, .type = type_intern(p->a, &s.out_types[0]), .arg_index = -1};
     v->def = arena_alloc(p->a, sizeof *v->def);
     *v->def = (op){.kind = kind, .loc = name_loc, .attrs = s.attrs, .nattrs = s.nattrs};
     define_value(p, fs, s.results[0], v);
@@ -749,10 +750,10 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
       if (s.has_sig_inputs && i < s.nin)
         ok = fe_error(p, olocs[i], "use of value '%.*s' expects different type than prior uses: '%s' vs '%s' (TOSA "
                       "operands are tensors: wrap the scalar with tensor.from_elements or tensor.splat)", t.n, t.p,
-                      fe_type_str(&s.in_types[i], a, sizeof a), elem_type_name(v->type.elem));
+                      fe_type_str(&s.in_types[i], a, sizeof a), elem_type_name(v->type->elem));
       else
         ok = fe_error(p, name_loc, "'%.*s' op operand #%d must be a tensor, but '%.*s' is a scalar %s (wrap it with "
-                      "tensor.from_elements or tensor.splat)", nlen, nm, i, t.n, t.p, elem_type_name(v->type.elem));
+                      "tensor.from_elements or tensor.splat)", nlen, nm, i, t.n, t.p, elem_type_name(v->type->elem));
       poisoned = true;
     }
     if (v->id < 0) poisoned = true;
@@ -793,10 +794,10 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   for (int i = 0; !poisoned && s.has_sig_inputs && i < s.noperands; i++) {
     char a[160], b[160];
-    if (!fe_type_matches(&s.in_types[i], &o->operands[i]->type)) {
+    if (!fe_type_matches(&s.in_types[i], o->operands[i]->type)) {
       ok = fe_error(p, s.in_locs[i], "operand %d is declared as %s, but '%.*s' has type %s", i,
                     fe_type_str(&s.in_types[i], a, sizeof a), s.operands[i].n, s.operands[i].p,
-                    fe_type_str(&o->operands[i]->type, b, sizeof b));
+                    fe_type_str(o->operands[i]->type, b, sizeof b));
       fe_note(p, o->operands[i]->loc, "operand defined here");
     }
   }
@@ -806,7 +807,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   for (int i = 0, k = 0; i < s.nresults; i++) {
     for (int j = 0; j < s.rcount[i]; j++, k++) {
       value *r = arena_alloc(p->a, sizeof *r);
-      r->type = s.out_types[k];
+      r->type = type_intern(p->a, &s.out_types[k]);
       r->arg_index = -1;
       if (poisoned) r->id = -1;
       fe_token t = s.results[i];
@@ -884,7 +885,7 @@ op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int 
 
 value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name) {
   value *r = arena_alloc(p->a, sizeof *r);
-  r->type = *result;
+  r->type = type_intern(p->a, result);
   r->arg_index = -1;
   r->name = name;
   r->loc = o->loc;
@@ -894,7 +895,7 @@ value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result
   src_loc *locs = arena_alloc(p->a, sizeof(src_loc) * (size_t)(o->noperands ? o->noperands : 1));
   for (int i = 0; i < o->noperands; i++) locs[i] = o->loc;
   int before = p->d->errors;
-  fe_opctx c = {.o = o, .operand_locs = locs, .name_loc = o->loc, .declared = *result, .declared_all = &r->type,
+  fe_opctx c = {.o = o, .operand_locs = locs, .name_loc = o->loc, .declared = *result, .declared_all = result,
                 .ndeclared = 1};
   append_op(p, fs, &c);
   return p->d->errors == before ? r : NULL;
@@ -916,9 +917,9 @@ static bool launch_param(fe_parser *p, fn_state *fs, fe_token name, const fe_mgx
   if (!same)
     return fe_error(p, at, "parameter '%.*s' is declared as %s, but the launch passes %s", name.n, name.p,
                     fe_mgx_type_str(t, a, sizeof a), fe_mgx_type_str(lt, b, sizeof b));
-  if (v->id >= 0 && !tensor_type_equal(&t->t, &v->type))
+  if (v->id >= 0 && !tensor_type_equal(&t->t, v->type))
     return fe_error(p, at, "parameter '%.*s' has type %s, but the launch's operand is %s", name.n, name.p,
-                    fe_type_str(&t->t, a, sizeof a), fe_type_str(&v->type, b, sizeof b));
+                    fe_type_str(&t->t, a, sizeof a), fe_type_str(v->type, b, sizeof b));
   return fe_scope_bind(p, fs, name, v);
 }
 
@@ -956,12 +957,14 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     fe_mgx_type mt = {0};
     src_loc tl = fe_loc(p, p->tok);
     bool shaped = fe_mgx_is_shaped(p);
-    if (shaped ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &v->type, NULL)) return false;
+    tensor_type at = {0}; /* a shaped argument's type is set by fe_mgx_arg */
+    if (shaped ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &at, NULL)) return false;
+    v->type = type_intern(p->a, &at);
     if (!shaped) fe_dyn_arg(p, v);
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
     if (fs->launched) {
-      if (!shaped) mt.t = v->type;
+      if (!shaped) mt.t = *v->type;
       if (!launch_param(p, fs, nt, &mt, tl)) return false;
       if (!fe_accept(p, T_COMMA)) break;
       continue;

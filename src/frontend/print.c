@@ -305,9 +305,9 @@ static void shape_operand(printer *pr, const op *o, const char *name, extra *ex,
 /* Constants re-created for the operands TOSA 1.0 expects after the data operands. */
 static int extras_for(printer *pr, const op *o, extra *ex) {
   int n = 0;
-  elem_type in0 = o->noperands ? o->operands[0]->type.elem : ET_INVALID;
-  elem_type in1 = o->noperands > 1 ? o->operands[1]->type.elem : ET_INVALID;
-  elem_type res = o->nresults ? o->results[0]->type.elem : ET_INVALID;
+  elem_type in0 = o->noperands ? o->operands[0]->type->elem : ET_INVALID;
+  elem_type in1 = o->noperands > 1 ? o->operands[1]->type->elem : ET_INVALID;
+  elem_type res = o->nresults ? o->results[0]->type->elem : ET_INVALID;
   switch (o->kind) {
   case OP_MUL: {
     const attr *a = op_attr(o, "shift");
@@ -381,7 +381,7 @@ static void regions_out(printer *pr, const op *o) {
         int n = pr->next++;
         set_num(pr, rg->args[i], n);
         fprintf(out, "%s%%%d: ", i ? ", " : "", n);
-        type_out(pr, &rg->args[i]->type);
+        type_out(pr, rg->args[i]->type);
       }
       fputs("):\n", out);
     }
@@ -394,7 +394,7 @@ static void regions_out(printer *pr, const op *o) {
     fputs(") : (", out);
     for (int i = 0; i < rg->nresults; i++) {
       if (i) fputs(", ", out);
-      type_out(pr, &rg->results[i]->type);
+      type_out(pr, rg->results[i]->type);
     }
     fputs(") -> ()\n", out);
     pr->ind[il] = 0;
@@ -421,7 +421,7 @@ static void generic_op(printer *pr, const op *o, const char *name, value *const 
   fputs(" : (", out);
   for (int i = 0; i < nin; i++) {
     if (i) fputs(", ", out);
-    type_out(pr, &ins[i]->type);
+    type_out(pr, ins[i]->type);
   }
   for (int i = 0; i < nex; i++) {
     if (nin + i) fputs(", ", out);
@@ -441,37 +441,37 @@ static void generic_op(printer *pr, const op *o, const char *name, value *const 
 /* fully_connected is not in TOSA 1.0: reshape to a 1x1 conv2d and back. */
 static void print_fully_connected(printer *pr, const op *o) {
   const value *x = o->operands[0], *w = o->operands[1], *b = o->operands[2], *r = o->results[0];
-  int64_t n = x->type.dims[0], ic = x->type.dims[1], oc = w->type.dims[0];
+  int64_t n = x->type->dims[0], ic = x->type->dims[1], oc = w->type->dims[0];
   attr ns = {.name = "new_shape", .kind = ATTR_INTS, .n = 4};
   int64_t xs[4] = {n, 1, 1, ic}, ws[4] = {oc, 1, 1, ic}, rs[2] = {n, oc};
   FILE *out = pr->out;
   char t1[200], t2[200];
   ns.ints = xs;
   int sx = const_shape(pr, &ns);
-  tensor_type x4 = {.elem = x->type.elem, .rank = 4, .dims = {n, 1, 1, ic}};
+  tensor_type x4 = {.elem = x->type->elem, .rank = 4, .dims = {n, 1, 1, ic}};
   int rx = pr->next++;
   fprintf(out, "%s%%%d = \"tosa.reshape\"(", pr->ind, rx);
   val_out(pr, x);
-  fprintf(out, ", %%%d) : (%s, !tosa.shape<4>) -> %s\n", sx, fe_type_str(&x->type, t1, sizeof t1), fe_type_str(&x4, t2, sizeof t2));
+  fprintf(out, ", %%%d) : (%s, !tosa.shape<4>) -> %s\n", sx, fe_type_str(x->type, t1, sizeof t1), fe_type_str(&x4, t2, sizeof t2));
   ns.ints = ws;
   int sw = const_shape(pr, &ns);
-  tensor_type w4 = {.elem = w->type.elem, .rank = 4, .dims = {oc, 1, 1, ic}};
+  tensor_type w4 = {.elem = w->type->elem, .rank = 4, .dims = {oc, 1, 1, ic}};
   int rw = pr->next++;
   fprintf(out, "%s%%%d = \"tosa.reshape\"(", pr->ind, rw);
   val_out(pr, w);
-  fprintf(out, ", %%%d) : (%s, !tosa.shape<4>) -> %s\n", sw, fe_type_str(&w->type, t1, sizeof t1), fe_type_str(&w4, t2, sizeof t2));
-  int zi = const_scalar(pr, op_attr(o, "input_zp"), x->type.elem, 1, NULL);
-  int zw = const_scalar(pr, op_attr(o, "weight_zp"), w->type.elem, 1, NULL);
-  tensor_type r4 = {.elem = r->type.elem, .rank = 4, .dims = {n, 1, 1, oc}};
-  elem_type acc = x->type.elem == ET_I16 ? ET_I48 : elem_type_is_int(x->type.elem) ? ET_I32 : ET_F32;
+  fprintf(out, ", %%%d) : (%s, !tosa.shape<4>) -> %s\n", sw, fe_type_str(w->type, t1, sizeof t1), fe_type_str(&w4, t2, sizeof t2));
+  int zi = const_scalar(pr, op_attr(o, "input_zp"), x->type->elem, 1, NULL);
+  int zw = const_scalar(pr, op_attr(o, "weight_zp"), w->type->elem, 1, NULL);
+  tensor_type r4 = {.elem = r->type->elem, .rank = 4, .dims = {n, 1, 1, oc}};
+  elem_type acc = x->type->elem == ET_I16 ? ET_I48 : elem_type_is_int(x->type->elem) ? ET_I32 : ET_F32;
   int rc = pr->next++;
   char tb[200];
   fprintf(out, "%s%%%d = \"tosa.conv2d\"(%%%d, %%%d, ", pr->ind, rc, rx, rw);
   val_out(pr, b);
   fprintf(out, ", %%%d, %%%d) <{acc_type = %s, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}> : (%s, ",
           zi, zw, elem_type_name(acc), fe_type_str(&x4, t1, sizeof t1));
-  fprintf(out, "%s, %s, tensor<1x%s>, tensor<1x%s>) -> ", fe_type_str(&w4, t2, sizeof t2), fe_type_str(&b->type, tb, sizeof tb),
-          elem_type_name(x->type.elem), elem_type_name(w->type.elem));
+  fprintf(out, "%s, %s, tensor<1x%s>, tensor<1x%s>) -> ", fe_type_str(&w4, t2, sizeof t2), fe_type_str(b->type, tb, sizeof tb),
+          elem_type_name(x->type->elem), elem_type_name(w->type->elem));
   fprintf(out, "%s\n", fe_type_str(&r4, t1, sizeof t1));
   ns.ints = rs;
   ns.n = 2;
@@ -480,7 +480,7 @@ static void print_fully_connected(printer *pr, const op *o) {
   set_num(pr, r, id);
   fprintf(out, "%s%%%d = \"tosa.reshape\"(%%%d, %%%d) : (%s, !tosa.shape<2>) -> ", pr->ind, id, rc, sr,
           fe_type_str(&r4, t1, sizeof t1));
-  fprintf(out, "%s\n", fe_type_str(&r->type, t2, sizeof t2));
+  fprintf(out, "%s\n", fe_type_str(r->type, t2, sizeof t2));
 }
 
 static void print_op(printer *pr, const op *o) {
@@ -492,7 +492,7 @@ static void print_op(printer *pr, const op *o) {
   int nex = extras_for(pr, o, ex);
   const tensor_type *outs[64];
   int nout = o->nresults < 64 ? o->nresults : 64;
-  for (int i = 0; i < nout; i++) outs[i] = &o->results[i]->type;
+  for (int i = 0; i < nout; i++) outs[i] = o->results[i]->type;
   int id = pr->next++;
   for (int i = 0; i < o->nresults; i++) set_num(pr, o->results[i], id); /* several: %id#i */
   generic_op(pr, o, op_table[o->kind].name, o->operands, o->noperands, ex, nex, o, outs, nout, id);
@@ -504,12 +504,12 @@ void fe_print_tosa(FILE *out, const graph *g) {
   fprintf(out, "module {\n  func.func @%s(", g->entry);
   for (int i = 0; i < g->nargs; i++) {
     fprintf(out, "%s%%arg%d: ", i ? ", " : "", i);
-    type_out(&pr, &g->args[i]->type);
+    type_out(&pr, g->args[i]->type);
   }
   fputs(") -> (", out);
   for (int i = 0; i < g->nresults; i++) {
     if (i) fputs(", ", out);
-    type_out(&pr, &g->results[i]->type);
+    type_out(&pr, g->results[i]->type);
   }
   fputs(") {\n", out);
   for (int i = 0; i < g->nops; i++) print_op(&pr, g->ops[i]);
@@ -520,7 +520,7 @@ void fe_print_tosa(FILE *out, const graph *g) {
   }
   for (int i = 0; i < g->nresults; i++) {
     fputs(i ? ", " : " : ", out);
-    type_out(&pr, &g->results[i]->type);
+    type_out(&pr, g->results[i]->type);
   }
   fputs("\n  }\n}\n", out);
   free(pr.tab);

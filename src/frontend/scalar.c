@@ -15,7 +15,7 @@ static const dense_data *scalar_operand(fe_parser *p, fe_scope *fs, fe_token t, 
   if (v->id != FE_SCALAR_ID) {
     fe_error(p, fe_loc(p, t), "use of value '%.*s' expects different type than prior uses: '%s' vs '%s' "
              "(tensor.from_elements and tensor.splat take scalars: arith.constant 0.5 : f32)", t.n, t.p,
-             elem_type_name(want), fe_type_str(&v->type, a, sizeof a));
+             elem_type_name(want), fe_type_str(v->type, a, sizeof a));
     return NULL;
   }
   const dense_data *d = v->def->attrs[0].dense;

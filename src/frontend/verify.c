@@ -10,7 +10,7 @@
 #define ALL_TYPES (FLOATS | M(ET_I32) | M(ET_I16) | M(ET_I8) | M(ET_I1))
 
 static const char *op_name(const op *o) { return op_table[o->kind].name; }
-static const tensor_type *in_type(const fe_opctx *c, int i) { return &c->o->operands[i]->type; }
+static const tensor_type *in_type(const fe_opctx *c, int i) { return c->o->operands[i]->type; }
 
 const char *fe_type_set_str(fe_parser *p, unsigned mask) {
   char buf[128] = "";
@@ -67,7 +67,7 @@ bool fe_broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_type
 bool fe_check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inferred) {
   if (tensor_type_equal(&c->declared, inferred)) return true;
   if (fe_type_matches(&c->declared, inferred)) { /* '?' in the declared type: dynamic.c */
-    c->o->results[0]->type = *inferred;
+    c->o->results[0]->type = type_intern(p->a, inferred);
     return fe_check_size(p, inferred, c->name_loc);
   }
   char x[160], y[160];

@@ -10,7 +10,7 @@
 #define SHIFT_TYPES FE_INTS
 
 static const char *op_name(const op *o) { return op_table[o->kind].name; }
-static const tensor_type *in_type(const fe_opctx *c, int i) { return &c->o->operands[i]->type; }
+static const tensor_type *in_type(const fe_opctx *c, int i) { return c->o->operands[i]->type; }
 
 static const attr *ints_attr(const fe_opctx *c, const char *name) {
   const attr *a = op_attr(c->o, name);

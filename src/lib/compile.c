@@ -573,6 +573,8 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
     return;
   }
   r->g = parse_entries(r, o, &d);
+  /* The text's pages are not needed after parsing (a diagnostic faults its line back in). */
+  source_release(&r->src, r->src.text, r->src.text + r->src.len);
   stage_done(r, "parse and verify", &t0);
   if (!r->g || d.errors) {
     r->status = TOSAC_ERROR_INPUT;

@@ -60,12 +60,12 @@ static bool take(matcher *m, const op *o) {
 }
 
 static bool last_axis(const op *o) {
-  return op_attr_int(o, "axis", -1) == o->operands[0]->type.rank - 1;
+  return op_attr_int(o, "axis", -1) == o->operands[0]->type->rank - 1;
 }
 
 static bool float3(const value *v) {
-  return v->type.rank == 3 && elem_type_is_float(v->type.elem) && !elem_type_is_f8(v->type.elem) &&
-         v->type.elem != ET_F64;
+  return v->type->rank == 3 && elem_type_is_float(v->type->elem) && !elem_type_is_f8(v->type->elem) &&
+         v->type->elem != ET_F64;
 }
 
 /* Elementwise ops allowed between the first matmul and the softmax: they are evaluated per
@@ -75,12 +75,12 @@ static bool score_op(const op *o, const value *chain) {
   case OP_CAST:
     return float3(o->results[0]);
   case OP_SELECT: /* masked_fill: select(keep, s, -inf) */
-    return o->operands[0] != chain && o->operands[0]->type.rank == 3 && o->operands[0]->type.elem == ET_I1 &&
-           (o->operands[1] == chain) != (o->operands[2] == chain) && o->operands[1]->type.rank == 3 &&
-           o->operands[2]->type.rank == 3 && float3(o->results[0]);
+    return o->operands[0] != chain && o->operands[0]->type->rank == 3 && o->operands[0]->type->elem == ET_I1 &&
+           (o->operands[1] == chain) != (o->operands[2] == chain) && o->operands[1]->type->rank == 3 &&
+           o->operands[2]->type->rank == 3 && float3(o->results[0]);
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM:
     for (int j = 0; j < 2; j++)
-      if (o->operands[j] != chain && o->operands[j]->type.rank != 3)
+      if (o->operands[j] != chain && o->operands[j]->type->rank != 3)
         return false;
     return o->operands[0] != o->operands[1] && float3(o->results[0]);
   default:
@@ -186,8 +186,8 @@ static bool match_from(matcher *m, const op *mm) {
   if (!u || u->kind != OP_MATMUL || u->operands[0] != p || !float3(u->operands[1]) || !take(m, u))
     return false;
   const value *o = u->results[0], *v = u->operands[1];
-  if (v->type.dims[1] != kt->type.dims[2] || q->type.dims[2] > PART_ATTENTION_MAX_HEAD ||
-      v->type.dims[2] > PART_ATTENTION_MAX_HEAD)
+  if (v->type->dims[1] != kt->type->dims[2] || q->type->dims[2] > PART_ATTENTION_MAX_HEAD ||
+      v->type->dims[2] > PART_ATTENTION_MAX_HEAD)
     return false;
   const op *c = only_reader(m, o);
   if (c && c->kind == OP_CAST && float3(c->results[0])) {
@@ -251,8 +251,8 @@ int part_attention_split_choose(const part_kernel *k, int cus) {
   const op *mm1 = first_matmul(k);
   if (k->family != KF_ATTENTION || k->role != KR_PLAIN || !mm1)
     return 0;
-  int64_t B = mm1->operands[0]->type.dims[0], S = mm1->operands[0]->type.dims[1];
-  int64_t L = mm1->operands[1]->type.dims[2];
+  int64_t B = mm1->operands[0]->type->dims[0], S = mm1->operands[0]->type->dims[1];
+  int64_t L = mm1->operands[1]->type->dims[2];
   int64_t groups = B * ((S + 15) / 16);
   const char *e = getenv("TOSAC_SPLIT_KV");
   int64_t want;
@@ -279,14 +279,14 @@ void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const 
   pv->id = -1;
   pv->arg_index = -1;
   pv->name = arena_printf(a, "splitkv_partials_k%d", k->id);
-  pv->type.elem = ET_F32;
-  pv->type.rank = 4;
-  pv->type.dims[0] = split;
-  pv->type.dims[1] = mm1->operands[0]->type.dims[0];
-  pv->type.dims[2] = mm1->operands[0]->type.dims[1];
-  pv->type.dims[3] = mm2->operands[1]->type.dims[2] + 2;
+  tensor_type pt = {.elem = ET_F32, .rank = 4};
+  pt.dims[0] = split;
+  pt.dims[1] = mm1->operands[0]->type->dims[0];
+  pt.dims[2] = mm1->operands[0]->type->dims[1];
+  pt.dims[3] = mm2->operands[1]->type->dims[2] + 2;
+  pv->type = type_intern(a, &pt);
   part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = pv, .index = -1,
-                    .bytes = tensor_bytes(&pv->type), .align = 256};
+                    .bytes = tensor_bytes(pv->type), .align = 256};
   ARENA_PUSH(a, p->buffers, p->nbuffers, *bcap, wb);
   const value **pvals = arena_alloc(a, sizeof(value *));
   int *pbuf = arena_alloc(a, sizeof(int));

@@ -110,7 +110,7 @@ static char *spec_of(const part_kernel *k) {
   for (int i = 0; i < k->nin; i++) {
     fputs("\nin ", f);
     if (k->in_vals && k->in_vals[i])
-      put_type(f, &k->in_vals[i]->type);
+      put_type(f, k->in_vals[i]->type);
   }
   for (int i = 0; i < k->nops; i++) {
     const op *o = k->ops[i];
@@ -119,7 +119,7 @@ static char *spec_of(const part_kernel *k) {
       put_operand(f, &m, o->operands[j]);
     for (int r = 0; r < o->nresults; r++) {
       fputs(" -> ", f);
-      put_type(f, &o->results[r]->type);
+      put_type(f, o->results[r]->type);
     }
     for (int j = 0; j < o->nattrs; j++)
       put_attr(f, &o->attrs[j]);
@@ -156,6 +156,8 @@ void part_dedup(partition_plan *p) {
     if (table[h]) {
       k->reuses = table[h];
       memcpy(k->name, p->kernels[k->reuses - 1].name, sizeof k->name);
+      free(specs[i]); /* only distinct specs are compared again: a repeat's text goes at once */
+      specs[i] = NULL;
     } else {
       table[h] = i + 1;
       p->ndistinct++;

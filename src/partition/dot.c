@@ -53,13 +53,13 @@ static void declare(dot_ctx *c, const op *o) {
   const value *v = o->results[0];
   if (is_const(o)) {
     fprintf(c->out, "  const%d [shape=note, label=\"const\\n%s\"];\n", o->id,
-            tensor_type_str(&v->type, ty, sizeof ty));
+            tensor_type_str(v->type, ty, sizeof ty));
     return;
   }
   const value *r = part_view_root(v);
   const char *what = !r->def ? "input" : is_const(r->def) ? "constant" : "value";
   fprintf(c->out, "  view%d [shape=box, style=dashed, label=\"%s\\nview of %s %%%s\\n%s\"];\n", o->id,
-          op_table[o->kind].name, what, r->name ? r->name : "?", tensor_type_str(&v->type, ty, sizeof ty));
+          op_table[o->kind].name, what, r->name ? r->name : "?", tensor_type_str(v->type, ty, sizeof ty));
   source_node(c, o->operands[0], root, sizeof root);
   fprintf(c->out, "  %s -> view%d [style=dashed];\n", root, o->id);
 }
@@ -132,7 +132,7 @@ static void kernel_edges(dot_ctx *c, int k) {
     char ty[128];
     source_node(c, v, src, sizeof src);
     fprintf(c->out, "  %s -> k%d_op%d [label=\"%s\\n%s\"];\n", src, k, pk->ops[c->shown_first[k]]->id,
-            v->name ? v->name : "", tensor_type_str(&v->type, ty, sizeof ty));
+            v->name ? v->name : "", tensor_type_str(v->type, ty, sizeof ty));
   }
 }
 
@@ -189,7 +189,7 @@ static void clusters(dot_ctx *c) {
       c->shown_last[k] = j;
       any = true;
       fprintf(c->out, "    k%d_op%d [label=\"%s\\n%s\"];\n", k, o->id, op_table[o->kind].name,
-              tensor_type_str(&o->results[0]->type, ty, sizeof ty));
+              tensor_type_str(o->results[0]->type, ty, sizeof ty));
     }
     fprintf(c->out, "  }\n");
   }
@@ -216,7 +216,7 @@ void part_print_dot(FILE *out, const graph *g, const partition_plan *p) {
   fprintf(out, "  node [shape=box, style=rounded, fontname=\"monospace\", fontsize=10];\n");
   for (int i = 0; i < g->nargs; i++)
     fprintf(out, "  arg%d [shape=ellipse, label=\"input %d\\n%s\"];\n", i, i,
-            tensor_type_str(&g->args[i]->type, ty, sizeof ty));
+            tensor_type_str(g->args[i]->type, ty, sizeof ty));
   clusters(&c);
   for (int k = 0; k < p->nkernels; k++)
     kernel_edges(&c, k);

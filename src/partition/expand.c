@@ -37,7 +37,7 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split) 
 /* The op's identity as a fill of the result type (sum 0, max INT32_MIN, min INT32_MAX). */
 static void set_fill(launch_node *n, const op *o) {
   const char *nm = op_table[o->kind].name;
-  elem_type et = o->results[0]->type.elem;
+  elem_type et = o->results[0]->type->elem;
   n->fill_type = et;
   n->fill_value = 0;
   n->fill_bits = 0;
@@ -77,7 +77,7 @@ static part_kernel init_kernel(arena *a, const partition_plan *p, const launch_n
   const part_buffer *b = &p->buffers[f->dst_buf];
   part_kernel k = {0};
   k.family = KF_FILL;
-  k.iter.elem = f->fill_type != ET_INVALID ? f->fill_type : b->v->type.elem;
+  k.iter.elem = f->fill_type != ET_INVALID ? f->fill_type : b->v->type->elem;
   k.iter.rank = 1;
   int64_t bytes = f->fill_bytes > 0 ? f->fill_bytes : b->bytes - f->fill_offset;
   k.iter.dims[0] = bytes / elem_type_bytes(k.iter.elem);
@@ -190,12 +190,11 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     pv->id = -1;
     pv->arg_index = -1;
     pv->name = arena_printf(a, "partials_k%d", i);
-    pv->type.rank = 2;
-    pv->type.dims[0] = split[i];
-    pv->type.dims[1] = outer * inner;
-    pv->type.elem = elem_type_is_float(k.anchor->operands[0]->type.elem) ? ET_F32 : ET_I32;
+    tensor_type pt = {.rank = 2, .dims = {split[i], outer * inner}};
+    pt.elem = elem_type_is_float(k.anchor->operands[0]->type->elem) ? ET_F32 : ET_I32;
+    pv->type = type_intern(a, &pt);
     part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = pv, .index = -1,
-                      .bytes = tensor_bytes(&pv->type), .align = 256};
+                      .bytes = tensor_bytes(pv->type), .align = 256};
     ARENA_PUSH(a, p->buffers, p->nbuffers, bcap, wb);
     const value **pvals = arena_alloc(a, sizeof(value *));
     int *pbuf = arena_alloc(a, sizeof(int));

@@ -38,13 +38,12 @@ typedef struct fuse_state {
   char *is_result; /* value id: a function result */
   int *use_start, *uses; /* value id -> reader op ids (CSR) */
   /* per union-find root */
-  const op **anchor; /* the group's non-elementwise op, or NULL */
+  int *anchor;       /* the group's non-elementwise op: its id + 1, or 0 (anchor_op) */
   char *has_map;     /* holds an index-map transpose: elementwise kernels only */
   int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none */
   int *att_group;    /* pattern number: its group, -1 before its first op is placed */
   char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it */
-  int *recomputed;   /* cost of the small producers it recomputes */
-  int64_t *space;    /* elements of its largest op result */
+  unsigned char *recomputed; /* cost of the small producers it recomputes (RECOMPUTE_MAX_COST) */
   int *nops;         /* ops in the group (FUSE_MAX_OPS) */
   int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
   int next_ord;
@@ -57,13 +56,20 @@ typedef struct fuse_state {
   int *rd_head, *rd_tail, *rd_next, *nrd; /* entries by reading group */
   int *pr_head, *pr_tail, *pr_next, *npr; /* entries by producing group */
   int nmr, capmr; /* the entry arrays grow on demand: most graphs read few views */
+  size_t n;       /* groups at most (ops + 1): the per-group read tables, made at the first read */
   arena *a;
   /* cycle query scratch */
   int *visit, stamp, *stack;
-  int *nb_seen, nb_stamp, *nbr;
+  int *nb_seen, nb_stamp, *nbr, nbrcap; /* nbr grows: one group's distinct neighbours */
   int *setb, *setf;
   int64_t *keys;
 } fuse_state;
+
+static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
+
+static const op *anchor_op(const fuse_state *s, int x) {
+  return s->anchor[x] ? s->g->ops[s->anchor[x] - 1] : NULL;
+}
 
 static int find(fuse_state *s, int x) {
   while (s->parent[x] != x)
@@ -106,12 +112,15 @@ static void merge(fuse_state *s, int child, int root) {
     s->anchor[root] = s->anchor[child];
   s->has_map[root] |= s->has_map[child];
   s->is_att[root] |= s->is_att[child];
-  if (s->space[child] > s->space[root])
-    s->space[root] = s->space[child];
   s->nops[root] += s->nops[child];
+  if (s->op_head) /* made when placement ends (op_lists) */
+    list_append(s->op_head, s->op_tail, s->op_next, root, child);
+  if (!s->ins.head)
+    return; /* placement's tables are gone: recomputation merges need none of them */
   list_append(s->ins.head, s->ins.tail, s->ins.next, root, child);
   list_append(s->outs.head, s->outs.tail, s->outs.next, root, child);
-  list_append(s->op_head, s->op_tail, s->op_next, root, child);
+  if (!s->rd_head)
+    return; /* no memory reads yet */
   list_append(s->rd_head, s->rd_tail, s->rd_next, root, child);
   list_append(s->pr_head, s->pr_tail, s->pr_next, root, child);
   s->nrd[root] += s->nrd[child];
@@ -151,6 +160,10 @@ static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
       continue;
     }
     s->nb_seen[p] = s->nb_stamp;
+    if (n == s->nbrcap) {
+      s->nbr = arena_grow(s->a, s->nbr, sizeof(int), (size_t)n, 2 * (size_t)s->nbrcap);
+      s->nbrcap *= 2;
+    }
     s->nbr[n++] = p;
     prev = e;
   }
@@ -228,6 +241,8 @@ static bool order_for_merge(fuse_state *s, int cur, int h) {
 
 /* Does group cur read group h's bytes from memory? Walks the shorter of the two lists. */
 static bool reads_from_memory(fuse_state *s, int cur, int h) {
+  if (!s->rd_head)
+    return false;
   if (s->nrd[cur] <= s->npr[h]) {
     for (int e = s->rd_head[cur]; e >= 0; e = s->rd_next[e])
       if (find(s, s->group_of[s->mr_producer[e]]) == h)
@@ -241,7 +256,7 @@ static bool reads_from_memory(fuse_state *s, int cur, int h) {
 }
 
 static bool feeds_anchor(fuse_state *s, int cur, int h) {
-  const op *a = s->anchor[cur];
+  const op *a = anchor_op(s, cur);
   for (int j = 0; a && j < a->noperands; j++)
     if (group_of_value(s, a->operands[j]) == h)
       return true;
@@ -256,7 +271,7 @@ static bool takes_epilogue(const op *anchor) {
 /* A group holds at most one anchor, and elementwise ops join it only as its epilogue; an
  * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
-  const op *x = s->anchor[a], *y = s->anchor[b];
+  const op *x = anchor_op(s, a), *y = anchor_op(s, b);
   if ((x && y) || s->is_att[a] || s->is_att[b])
     return false;
   if ((x && s->has_map[b]) || (y && s->has_map[a]))
@@ -279,10 +294,22 @@ static void edge_add(edge_list *l, int grp, int e, int target) {
   l->tail[grp] = e;
 }
 
+/* The per-group ends of the memory-read lists, 24 bytes per op: made at the first read (a
+ * million-op chain reads no view and never needs them), every list empty. */
+static void read_tables(fuse_state *s) {
+  int **t[] = {&s->rd_head, &s->rd_tail, &s->pr_head, &s->pr_tail, &s->nrd, &s->npr};
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+    *t[i] = arena_alloc(s->a, s->n * sizeof(int));
+  for (size_t i = 0; i < s->n; i++)
+    s->rd_head[i] = s->pr_head[i] = -1;
+}
+
 static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
   int d = s->root_def[v->id];
   if (d < 0 || s->group_of[d] < 0)
     return; /* a constant or an argument */
+  if (!s->rd_head)
+    read_tables(s);
   if (s->nmr == s->capmr) {
     size_t cap = s->capmr ? 2 * (size_t)s->capmr : 256, n = (size_t)s->nmr;
     s->mr_reader = arena_grow(s->a, s->mr_reader, sizeof(int), n, cap);
@@ -307,15 +334,13 @@ static int new_group(fuse_state *s, const op *o) {
   int gid = s->ngroups++;
   s->parent[gid] = gid;
   s->group_of[o->id] = gid;
-  s->op_head[gid] = s->op_tail[gid] = o->id;
-  s->op_next[o->id] = -1;
-  s->rd_head[gid] = s->pr_head[gid] = -1;
+  if (s->rd_head)
+    s->rd_head[gid] = s->pr_head[gid] = -1;
   s->ins.head[gid] = s->outs.head[gid] = -1;
   s->ord[gid] = s->next_ord++;
-  s->space[gid] = o->nresults ? tensor_numel(&o->results[0]->type) : 0;
   s->nops[gid] = 1;
   bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE;
-  s->anchor[gid] = elementwise || s->is_map[o->id] ? NULL : o;
+  s->anchor[gid] = elementwise || s->is_map[o->id] ? 0 : o->id + 1;
   s->has_map[gid] = s->is_map[o->id];
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
@@ -354,14 +379,14 @@ static void place_op(fuse_state *s, const op *o) {
   }
   if (op_table[o->kind].family != FAM_ELEMENTWISE || o->nresults != 1 || s->nofuse)
     return;
-  const tensor_type *space = &o->results[0]->type;
+  const tensor_type *space = o->results[0]->type;
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
     if (v->def && s->is_view[v->def->id])
       continue; /* a view is read from memory: its producer stays a kernel of its own */
     int h = group_of_value(s, v);
     int cur = find(s, gid);
-    if (h < 0 || h == cur || !same_space(&v->type, space) || !compatible(s, cur, h))
+    if (h < 0 || h == cur || !same_space(v->type, space) || !compatible(s, cur, h))
       continue;
     /* A table lookup needs its table as a pointer, which only elementwise kernels pass. */
     if (o->kind == OP_TABLE && (s->anchor[h] || s->anchor[cur]))
@@ -408,7 +433,7 @@ static int recompute_target(fuse_state *s, int h, int *cost) {
     const op *o = s->g->ops[oi];
     int c = recompute_cost(s, o);
     if (c < 0 || o->nresults != 1 || s->is_result[o->results[0]->id] ||
-        tensor_numel(&o->results[0]->type) > RECOMPUTE_MAX_ELEMS)
+        tensor_numel(o->results[0]->type) > RECOMPUTE_MAX_ELEMS)
       return -1;
     *cost += c;
     int v = o->results[0]->id;
@@ -430,6 +455,19 @@ static int recompute_target(fuse_state *s, int h, int *cost) {
   return target;
 }
 
+/* Elements of the largest first result among group x's ops (at most FUSE_MAX_OPS of them,
+ * or a pattern's few): computed when asked instead of 8 bytes per op kept up to date. */
+static int64_t group_space(fuse_state *s, int x) {
+  int64_t space = 0;
+  for (int oi = s->op_head[x]; oi >= 0; oi = s->op_next[oi]) {
+    const op *o = s->g->ops[oi];
+    int64_t e = o->nresults ? tensor_numel(o->results[0]->type) : 0;
+    if (e > space)
+      space = e;
+  }
+  return space;
+}
+
 /* No cycle or memory-read check is needed: every reader of h is an elementwise op of t (no
  * view, no transpose), so a path between h and t through a third group, or t's bytes read
  * from memory by h, would close a cycle. */
@@ -440,7 +478,7 @@ static bool try_recompute(fuse_state *s, int h) {
   int t = recompute_target(s, h, &cost);
   if (t < 0 || !compatible(s, h, t) || s->recomputed[t] + s->recomputed[h] + cost > RECOMPUTE_MAX_COST)
     return false;
-  if (s->space[h] >= s->space[t])
+  if (group_space(s, h) >= group_space(s, t))
     return false;
   merge(s, h, t);
   s->recomputed[t] += s->recomputed[h] + cost;
@@ -476,42 +514,73 @@ static char *live_ops(arena *a, const graph *g) {
   return live;
 }
 
-/* Readers of every value (CSR), view flags and view roots, result flags. */
-static void index_graph(arena *a, fuse_state *s) {
+/* View flags and view roots (in `keep`: ordering the groups reads them after the rest is
+ * freed), result flags. */
+static void index_graph(arena *a, arena *keep, fuse_state *s) {
   const graph *g = s->g;
   s->is_view = arena_alloc(a, (size_t)g->nops + 1);
-  s->root_def = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  s->root_def = arena_alloc(keep, sizeof(int) * (size_t)(g->nvalues + 1));
   s->is_result = arena_alloc(a, (size_t)g->nvalues + 1);
-  s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
-  arena *tmp = arena_new(); /* root and fill die here: not kept for the whole of fusion */
-  int *root = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
+  int *root = malloc(sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
   for (int i = 0; i < g->nvalues; i++)
     root[i] = i;
   for (int r = 0; r < g->nresults; r++)
     s->is_result[g->results[r]->id] = 1;
-  int nuses = 0;
   for (int i = 0; i < g->nops; i++) { /* topological: a view's operand root is known */
     const op *o = g->ops[i];
     s->is_view[o->id] = part_is_view(o);
     if (s->is_view[o->id])
       root[o->results[0]->id] = root[o->operands[0]->id];
-    for (int j = 0; j < o->noperands; j++)
-      s->use_start[o->operands[j]->id + 1]++;
-    nuses += o->noperands;
   }
   for (int i = 0; i < g->nvalues; i++) {
     const value *rv = g->values[root[i]];
     s->root_def[i] = rv->def ? rv->def->id : -1;
-    s->use_start[i + 1] += s->use_start[i];
   }
+  free(root);
+}
+
+/* Readers of every value (CSR) into arena a; returns the number of operand reads. Made for the
+ * passes before placement and again for recomputation, not kept through placement. */
+static int index_uses(arena *a, fuse_state *s) {
+  const graph *g = s->g;
+  s->use_start = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 2));
+  int nuses = 0;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    for (int j = 0; j < o->noperands; j++)
+      s->use_start[o->operands[j]->id + 1]++;
+    nuses += o->noperands;
+  }
+  for (int i = 0; i < g->nvalues; i++)
+    s->use_start[i + 1] += s->use_start[i];
   s->uses = arena_alloc(a, sizeof(int) * (size_t)(nuses + 1));
-  int *fill = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
+  int *fill = calloc((size_t)g->nvalues + 1, sizeof(int));
   for (int i = 0; i < g->nops; i++)
     for (int j = 0; j < g->ops[i]->noperands; j++) {
       int v = g->ops[i]->operands[j]->id;
       s->uses[s->use_start[v] + fill[v]++] = g->ops[i]->id;
     }
-  arena_free(tmp);
+  free(fill);
+  return nuses;
+}
+
+/* Each group's ops as a list (recomputation walks them), made once placement has ended: the
+ * order inside a list does not matter to recompute_target or group_space. */
+static void op_lists(arena *a, fuse_state *s) {
+  s->op_head = zalloc(a, s->n, sizeof(int));
+  s->op_tail = zalloc(a, s->n, sizeof(int));
+  s->op_next = zalloc(a, s->n, sizeof(int));
+  for (size_t x = 0; x < s->n; x++)
+    s->op_head[x] = -1;
+  for (int i = 0; i < s->g->nops; i++) {
+    int id = s->g->ops[i]->id, x = s->group_of[id];
+    if (x < 0)
+      continue;
+    x = find(s, x);
+    s->op_next[id] = -1;
+    s->op_head[x] < 0 ? (s->op_head[x] = id) : (s->op_next[s->op_tail[x]] = id);
+    s->op_tail[x] = id;
+  }
 }
 
 /* Does u read its operand j as data that an elementwise kernel indexes per element (not a
@@ -528,7 +597,7 @@ static bool reads_as_element(const op *u, int j) {
  * map: its consumers' kernel reads the input through permuted strides instead of a copy. */
 static bool index_map(fuse_state *s, const char *live, const op *o) {
   if (o->kind != OP_TRANSPOSE || s->nofuse || s->is_view[o->id] || o->nresults != 1 ||
-      o->noperands != 1 || o->results[0]->type.elem == ET_INDEX)
+      o->noperands != 1 || o->results[0]->type->elem == ET_INDEX)
     return false;
   int v = o->results[0]->id, nlive = 0;
   if (s->is_result[v])
@@ -621,54 +690,27 @@ static void order_groups(arena *a, const graph *g, int *group_of, int n, const i
       group_of[g->ops[i]->id] = rank[group_of[g->ops[i]->id]];
 }
 
-static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
-
-int part_fuse(arena *a, const graph *g, int *group_of) {
-  fuse_state s = {.g = g, .group_of = group_of, .a = a};
-  size_t n = (size_t)g->nops + 1;
+int part_fuse(arena *keep, const graph *g, int *group_of) {
+  /* Tables live as long as the phase that reads them, so placement's (edge lists, order,
+   * cycle-query marks), the reader lists (before placement and for recomputation) and the op
+   * lists (recomputation) never coexist: `a` holds what every phase reads and is freed before
+   * the groups are ordered, so ordering's tables do not add to the peak either. */
+  arena *a = arena_new(), *pa = arena_new(), *ua = arena_new();
+  fuse_state s = {.g = g, .group_of = group_of, .a = pa, .n = (size_t)g->nops + 1};
+  size_t n = s.n;
   s.nofuse = part_fusion_disabled();
-  index_graph(a, &s);
+  index_graph(a, keep, &s);
+  size_t nedge = (size_t)index_uses(ua, &s) + 1; /* one entry per operand read */
   s.parent = zalloc(a, n, sizeof(int));
-  s.anchor = zalloc(a, n, sizeof(op *));
+  s.anchor = zalloc(a, n, sizeof(int));
   s.has_map = zalloc(a, n, 1);
   s.is_map = zalloc(a, n, 1);
-  s.recomputed = zalloc(a, n, sizeof(int));
-  s.space = zalloc(a, n, sizeof(int64_t));
   s.nops = zalloc(a, n, sizeof(int));
-  s.ord = zalloc(a, n, sizeof(int));
-  s.nb_seen = zalloc(a, n, sizeof(int));
-  s.nbr = zalloc(a, n, sizeof(int));
-  /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
-   * pushed beyond the two starts came from an operand edge examined while the budget lasted
-   * (window). Its sets, stack and sort keys are sized by that, not by the graph. */
-  size_t nw = n < REACH_BUDGET + 2 ? n : REACH_BUDGET + 2;
-  s.setb = zalloc(a, nw, sizeof(int));
-  s.setf = zalloc(a, nw, sizeof(int));
-  s.keys = zalloc(a, 2 * nw, sizeof(int64_t));
-  size_t nedge = (size_t)s.use_start[g->nvalues] + 1; /* one entry per operand read */
-  edge_list *ls[2] = {&s.ins, &s.outs};
-  for (int i = 0; i < 2; i++) {
-    ls[i]->head = zalloc(a, n, sizeof(int));
-    ls[i]->tail = zalloc(a, n, sizeof(int));
-    ls[i]->next = zalloc(a, nedge, sizeof(int));
-    ls[i]->target = zalloc(a, nedge, sizeof(int));
-  }
-  s.op_head = zalloc(a, n, sizeof(int));
-  s.op_tail = zalloc(a, n, sizeof(int));
-  s.op_next = zalloc(a, n, sizeof(int));
-  s.rd_head = zalloc(a, n, sizeof(int));
-  s.rd_tail = zalloc(a, n, sizeof(int));
-  s.pr_head = zalloc(a, n, sizeof(int));
-  s.pr_tail = zalloc(a, n, sizeof(int));
-  s.nrd = zalloc(a, n, sizeof(int));
-  s.npr = zalloc(a, n, sizeof(int));
-  s.visit = zalloc(a, n, sizeof(int));
-  s.stack = zalloc(a, nw, sizeof(int));
   char *live = live_ops(a, g);
   s.is_att = zalloc(a, n, 1);
   s.att = zalloc(a, n, sizeof(int));
   int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
-  npat = part_rownorm_find(a, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
+  npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
   s.att_group = zalloc(a, (size_t)npat + 1, sizeof(int));
   for (int i = 0; i < npat; i++)
     s.att_group[i] = -1;
@@ -676,15 +718,47 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
     group_of[i] = -1;
     s.is_map[g->ops[i]->id] = index_map(&s, live, g->ops[i]);
   }
+  arena_free(ua);
+  s.use_start = s.uses = NULL;
+  s.ord = zalloc(pa, n, sizeof(int));
+  s.nb_seen = zalloc(pa, n, sizeof(int));
+  s.nbrcap = 64;
+  s.nbr = zalloc(pa, (size_t)s.nbrcap, sizeof(int));
+  /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
+   * pushed beyond the two starts came from an operand edge examined while the budget lasted
+   * (window). Its sets, stack and sort keys are sized by that, not by the graph. */
+  size_t nw = n < REACH_BUDGET + 2 ? n : REACH_BUDGET + 2;
+  s.setb = zalloc(pa, nw, sizeof(int));
+  s.setf = zalloc(pa, nw, sizeof(int));
+  s.keys = zalloc(pa, 2 * nw, sizeof(int64_t));
+  edge_list *ls[2] = {&s.ins, &s.outs};
+  for (int i = 0; i < 2; i++) {
+    ls[i]->head = zalloc(pa, n, sizeof(int));
+    ls[i]->tail = zalloc(pa, n, sizeof(int));
+    ls[i]->next = zalloc(pa, nedge, sizeof(int));
+    ls[i]->target = zalloc(pa, nedge, sizeof(int));
+  }
+  s.visit = zalloc(pa, n, sizeof(int));
+  s.stack = zalloc(pa, nw, sizeof(int));
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
     if (op_table[o->kind].family != FAM_CONST && live[o->id] && !s.is_view[o->id])
       place_op(&s, o);
   }
-  if (!s.nofuse)
+  arena_free(pa);
+  s.ins.head = s.outs.head = NULL;
+  s.rd_head = NULL; /* recomputation checks no memory reads (try_recompute) */
+  s.a = a;
+  if (!s.nofuse) {
+    ua = arena_new();
+    index_uses(ua, &s);
+    s.recomputed = zalloc(ua, n, 1);
+    op_lists(ua, &s);
     recompute_small_groups(&s);
+    arena_free(ua);
+  }
   /* Renumber roots densely in order of their first op, then order groups topologically. */
-  int *root_id = zalloc(a, (size_t)s.ngroups + 1, sizeof(int));
+  int *root_id = s.nops; /* dead once merging ends; ngroups < n */
   for (int i = 0; i < s.ngroups; i++)
     root_id[i] = -1;
   int ng = 0;
@@ -697,6 +771,7 @@ int part_fuse(arena *a, const graph *g, int *group_of) {
       root_id[r] = ng++;
     group_of[g->ops[i]->id] = root_id[r];
   }
-  order_groups(a, g, group_of, ng, s.root_def);
+  arena_free(a);
+  order_groups(keep, g, group_of, ng, s.root_def);
   return ng;
 }

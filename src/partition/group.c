@@ -31,8 +31,8 @@ static const op *groupable(const op *const *ops, int nops, const int *group_of, 
       return NULL;
   }
   /* float only: integer GEMMs carry zero points, which the slices would have to share */
-  if (!mm || mm->noperands < 2 || mm->operands[0]->type.rank != 3 || !is_const_value(mm->operands[1]) ||
-      !elem_type_is_float(mm->operands[0]->type.elem) || elem_type_is_f8(mm->operands[0]->type.elem))
+  if (!mm || mm->noperands < 2 || mm->operands[0]->type->rank != 3 || !is_const_value(mm->operands[1]) ||
+      !elem_type_is_float(mm->operands[0]->type->elem) || elem_type_is_f8(mm->operands[0]->type->elem))
     return NULL;
   for (int i = 0; i < nops; i++) {
     const op *o = ops[i];
@@ -96,9 +96,9 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
     const value *a = part_view_root(mm[first]->operands[0]);
     for (int j = first + 1; j < ngroups; j++) {
       if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
-          !tensor_type_equal(&mm[j]->operands[1]->type, &mm[first]->operands[1]->type) ||
-          !tensor_type_equal(&mm[j]->results[0]->type, &mm[first]->results[0]->type) ||
-          !tensor_type_equal(&mm[j]->operands[0]->type, &mm[first]->operands[0]->type) ||
+          !tensor_type_equal(mm[j]->operands[1]->type, mm[first]->operands[1]->type) ||
+          !tensor_type_equal(mm[j]->results[0]->type, mm[first]->results[0]->type) ||
+          !tensor_type_equal(mm[j]->operands[0]->type, mm[first]->operands[0]->type) ||
           !groupable(members + at[j], at[j + 1] - at[j], group_of, j, first))
         continue;
       into[j] = first, grouped[first] = 1, any = true;

@@ -63,7 +63,7 @@ static bool identity_reads_only(const part_kernel *k, int buf) {
     if (k->in_bufs[i] != buf)
       continue;
     const value *v = k->in_vals[i];
-    if (v->id < 0 || !same_space(&v->type, &k->iter))
+    if (v->id < 0 || !same_space(v->type, &k->iter))
       return false; /* a workspace value of its own shape (split-K partials) */
     for (int oi = 0; oi < k->nops; oi++) {
       const op *o = k->ops[oi];
@@ -122,7 +122,7 @@ static bool pair_ok(const partition_plan *p, const part_kernel *k, int pos, int 
       return false;
   /* element for element: the same number of bytes per element on both sides */
   for (int i = 0; i < k->nin; i++)
-    if (k->in_bufs[i] == c && elem_type_bytes(k->in_vals[i]->type.elem) != elem_type_bytes(ov->type.elem))
+    if (k->in_bufs[i] == c && elem_type_bytes(k->in_vals[i]->type->elem) != elem_type_bytes(ov->type->elem))
       return false;
   return identity_reads_only(k, c) && depends_on(k, ov, c, dep);
 }
@@ -149,7 +149,7 @@ void part_inplace_pairs(const graph *g, const partition_plan *p, const int *firs
       int o = k->out_bufs[j];
       const value *ov = k->out_vals[j];
       if (p->buffers[o].kind != BUF_INTERMEDIATE || first[o] != pos || inplace_of[o] >= 0 ||
-          ov->id < 0 || !same_space(&ov->type, &k->iter))
+          ov->id < 0 || !same_space(ov->type, &k->iter))
         continue;
       for (int i = 0; i < k->nin && inplace_of[o] < 0; i++) {
         int c = k->in_bufs[i];

@@ -5,7 +5,9 @@
 #include <string.h>
 
 typedef struct plan_builder {
-  arena *a;
+  arena *a;   /* the plan's: what outlives part_plan */
+  arena *tmp; /* the tables below (per op and value), freed when part_plan returns: with one
+                 plan per target they would otherwise stay for the whole compile */
   const graph *g;
   partition_plan *p;
   int *buf_of_value; /* value id -> buffer id holding it, -1 if none */
@@ -21,7 +23,7 @@ typedef struct plan_builder {
 
 static int add_buffer(plan_builder *b, buffer_kind kind, const value *v, int index) {
   part_buffer nb = {.id = b->p->nbuffers, .kind = kind, .v = v, .index = index,
-                    .bytes = tensor_bytes(&v->type), .align = 256};
+                    .bytes = tensor_bytes(v->type), .align = 256};
   ARENA_PUSH(b->a, b->p->buffers, b->p->nbuffers, b->nbuf_cap, nb);
   return nb.id;
 }
@@ -99,23 +101,23 @@ static void kernel_name(part_kernel *k) {
 static bool folds(const op *reader, const value *v) {
   if (!v->def || op_table[v->def->kind].family != FAM_CONST)
     return false;
-  if (v->type.elem == ET_INDEX)
+  if (v->type->elem == ET_INDEX)
     return true;
   const attr *a = op_attr(v->def, "values");
   bool splat = a && a->kind == ATTR_DENSE && a->dense && a->dense->splat;
   return op_table[reader->kind].family == FAM_ELEMENTWISE &&
-         (splat || tensor_bytes(&v->type) <= PART_FOLD_LIMIT);
+         (splat || tensor_bytes(v->type) <= PART_FOLD_LIMIT);
 }
 
 /* Each group's ops in graph order, bucketed once (CSR form) so that collecting a kernel's ops
  * costs its own size, not the graph's. */
 static void bucket_groups(plan_builder *b, const int *group_of, int ngroups) {
   const graph *g = b->g;
-  b->group_start = arena_alloc(b->a, sizeof(int) * (size_t)(ngroups + 2));
-  b->group_ops = arena_alloc(b->a, sizeof(op *) * (size_t)(g->nops + 1));
-  b->op_pos = arena_alloc(b->a, sizeof(int) * (size_t)(g->nops + 1));
-  b->op_stamp = arena_alloc(b->a, sizeof(int) * (size_t)(g->nops + 1));
-  b->val_stamp = arena_alloc(b->a, sizeof(int) * (size_t)(g->nvalues + 1));
+  b->group_start = arena_alloc(b->tmp, sizeof(int) * (size_t)(ngroups + 2));
+  b->group_ops = arena_alloc(b->tmp, sizeof(op *) * (size_t)(g->nops + 1));
+  b->op_pos = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
+  b->op_stamp = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
+  b->val_stamp = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nops; i++) {
     b->op_pos[g->ops[i]->id] = i;
     if (group_of[g->ops[i]->id] >= 0)
@@ -123,7 +125,7 @@ static void bucket_groups(plan_builder *b, const int *group_of, int ngroups) {
   }
   for (int grp = 0; grp < ngroups; grp++)
     b->group_start[grp + 1] += b->group_start[grp];
-  int *fill = arena_alloc(b->a, sizeof(int) * (size_t)(ngroups + 1));
+  int *fill = arena_alloc(b->tmp, sizeof(int) * (size_t)(ngroups + 1));
   for (int i = 0; i < g->nops; i++) {
     int grp = group_of[g->ops[i]->id];
     if (grp >= 0)
@@ -629,18 +631,26 @@ static void add_control(plan_builder *b, const op *o, int *cap) {
   n->cond = -1;
 }
 
-partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
+static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const target_request *t,
+                                  diag_sink *d) {
   part_explicit_captures(a, (graph *)g); /* control regions read only their arguments */
   partition_plan *p = arena_alloc(a, sizeof *p);
   p->target = t;
   p->workspace_align = 256;
-  plan_builder b = {.a = a, .g = g, .p = p};
-  b.buf_of_value = arena_alloc(a, sizeof(int) * (size_t)(g->nvalues + 1));
+  plan_builder b = {.a = a, .tmp = tmp, .g = g, .p = p};
+  int *group_of = arena_alloc(tmp, sizeof(int) * (size_t)(g->nops + 1));
+  /* fusion's per-op tables (a few hundred bytes per op) die with it: a scratch arena, so a
+   * million-op graph does not keep them through code generation; it runs before the buffer
+   * tables exist, which so do not add to its peak */
+  arena *scratch = arena_new();
+  int ngroups = part_fuse(scratch, g, group_of);
+  arena_free(scratch);
+  b.buf_of_value = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nvalues; i++)
     b.buf_of_value[i] = -1;
   for (int i = 0; i < g->nargs; i++)
     b.buf_of_value[g->args[i]->id] = add_buffer(&b, BUF_INPUT, g->args[i], i);
-  b.result_buf = arena_alloc(a, sizeof(int) * (size_t)(g->nresults + 1));
+  b.result_buf = arena_alloc(tmp, sizeof(int) * (size_t)(g->nresults + 1));
   for (int r = 0; r < g->nresults; r++) {
     int buf = b.result_buf[r] = add_buffer(&b, BUF_OUTPUT, g->results[r], r);
     const value *v = part_view_root(g->results[r]); /* its producer writes the result */
@@ -651,15 +661,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       b.buf_of_value[v->id] = buf;
   }
 
-  int *group_of = arena_alloc(a, sizeof(int) * (size_t)(g->nops + 1));
-  /* fusion's per-op tables (a few hundred bytes per op) die with it: a scratch arena, so a
-   * million-op graph does not keep them through code generation */
-  arena *scratch = arena_new();
-  int ngroups = part_fuse(scratch, g, group_of);
-  arena_free(scratch);
-  char *grouped = arena_alloc(a, (size_t)ngroups + 1);
+  char *grouped = arena_alloc(tmp, (size_t)ngroups + 1);
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
-  b.readers = summarise_readers(a, g, group_of);
+  b.readers = summarise_readers(tmp, g, group_of);
   bucket_groups(&b, group_of, ngroups);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
   int node_cap = 0;
@@ -689,7 +693,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       k->anchor = att, k->family = KF_ATTENTION;
     else if (k->family == KF_REDUCTION && rownorm_group(k))
       k->family = KF_ROWNORM;
-    k->iter = k->anchor ? k->anchor->results[0]->type : k->out_vals[0]->type;
+    k->iter = k->anchor ? *k->anchor->results[0]->type : *k->out_vals[0]->type;
     kernel_name(k);
     if (att)
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
@@ -697,7 +701,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
     else if (k->family == KF_ROWNORM) {
       snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm", k->id);
-      k->iter = k->anchor->operands[0]->type; /* the rows */
+      k->iter = *k->anchor->operands[0]->type; /* the rows */
     }
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
@@ -706,14 +710,14 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
    * else written by a kernel that holds just the constant. */
   for (int r = 0; r < g->nresults; r++) {
     const value *v = part_view_root(g->results[r]);
-    if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type.elem == ET_INDEX)
+    if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type->elem == ET_INDEX)
       continue;
     int out = b.result_buf[r];
     if (b.buf_of_value[v->id] >= 0)
       continue; /* a weights buffer already, or an earlier result: add_copies handles it */
     const attr *va = op_attr(v->def, "values");
     bool splat = va && va->kind == ATTR_DENSE && va->dense && va->dense->splat;
-    if (!splat && tensor_bytes(&v->type) > PART_FOLD_LIMIT) {
+    if (!splat && tensor_bytes(v->type) > PART_FOLD_LIMIT) {
       b.buf_of_value[v->id] = add_buffer(&b, BUF_CONSTANT, v, -1);
       continue;
     }
@@ -730,7 +734,7 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
     k->out_bufs[0] = out;
     k->out_vals[0] = v;
     k->nout = 1;
-    k->iter = v->type;
+    k->iter = *v->type;
     snprintf(k->name, sizeof k->name, "tosac_k%d_const", k->id);
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
@@ -755,6 +759,13 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
   return p;
 }
 
+partition_plan *part_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
+  arena *tmp = arena_new();
+  partition_plan *p = build_plan(a, tmp, g, t, d);
+  arena_free(tmp);
+  return p;
+}
+
 static const char *buffer_kind_name(buffer_kind k) {
   static const char *names[] = {"input", "output", "intermediate", "workspace", "constant"};
   return names[k];
@@ -767,7 +778,7 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
   for (int i = 0; i < p->nbuffers; i++) {
     const part_buffer *bf = &p->buffers[i];
     fprintf(out, "  buffer %d %s %s %lld bytes", bf->id, buffer_kind_name(bf->kind),
-            tensor_type_str(&bf->v->type, ty, sizeof ty), (long long)bf->bytes);
+            tensor_type_str(bf->v->type, ty, sizeof ty), (long long)bf->bytes);
     if (bf->kind == BUF_INTERMEDIATE || bf->kind == BUF_WORKSPACE)
       fprintf(out, " at workspace+%lld", (long long)bf->offset);
     if (bf->inplace)

@@ -50,8 +50,8 @@ static bool row_reduction(const op *o) {
   if (o->kind != OP_REDUCE_SUM && o->kind != OP_REDUCE_MAX)
     return false;
   const value *x = o->operands[0];
-  return x->type.rank >= 2 && op_attr_int(o, "axis", -1) == x->type.rank - 1 && float_elem(x->type.elem) &&
-         x->type.dims[x->type.rank - 1] > 1 && x->type.dims[x->type.rank - 1] <= ROW_MAX;
+  return x->type->rank >= 2 && op_attr_int(o, "axis", -1) == x->type->rank - 1 && float_elem(x->type->elem) &&
+         x->type->dims[x->type->rank - 1] > 1 && x->type->dims[x->type->rank - 1] <= ROW_MAX;
 }
 
 /* Elementwise ops a row kernel evaluates per element (no tables, rescales or integer ops). */
@@ -60,10 +60,10 @@ static bool row_elementwise(const rowpat *P, const op *o) {
       o->kind == OP_RESCALE || o->kind == OP_SELECT)
     return false;
   const value *v = o->results[0];
-  if (!float_elem(v->type.elem) || !(same_shape(&v->type, &P->f) || same_shape(&v->type, &P->r)))
+  if (!float_elem(v->type->elem) || !(same_shape(v->type, &P->f) || same_shape(v->type, &P->r)))
     return false;
   for (int j = 0; j < o->noperands; j++)
-    if (o->operands[j]->type.rank != P->f.rank || !float_elem(o->operands[j]->type.elem))
+    if (o->operands[j]->type->rank != P->f.rank || !float_elem(o->operands[j]->type->elem))
       return false;
   return true;
 }
@@ -88,19 +88,19 @@ static void join(rowpat *P, const op *o, int num) {
 /* Grow a pattern from reduction red; true if it normalises something (then pat[] holds it). */
 static bool grow(rowpat *P, const op *red, int num, const op **members, int *nmem) {
   *nmem = 0;
-  P->f = red->operands[0]->type;
-  P->r = red->results[0]->type;
+  P->f = *red->operands[0]->type;
+  P->r = *red->results[0]->type;
   /* backwards: single-reader elementwise producers of the reduction's input */
   const op *chain[8];
   int nchain = 0;
   for (const value *x = red->operands[0]; nchain < 8;) {
     const op *d = x->def, *u = NULL;
     if (!d || P->pat[d->id] >= 0 || part_is_view(d) || P->is_result[x->id] || readers(P, x, &u) != 1 ||
-        !row_elementwise(P, d) || !same_shape(&x->type, &P->f))
+        !row_elementwise(P, d) || !same_shape(x->type, &P->f))
       break;
     chain[nchain++] = d;
     x = d->operands[0];
-    if (d->noperands > 1 && same_shape(&d->operands[1]->type, &P->f) && d->operands[1] != d->operands[0])
+    if (d->noperands > 1 && same_shape(d->operands[1]->type, &P->f) && d->operands[1] != d->operands[0])
       break; /* two row inputs: stop here */
   }
   for (int i = nchain - 1; i >= 0; i--)
@@ -123,7 +123,7 @@ static bool grow(rowpat *P, const op *red, int num, const op **members, int *nme
       continue;
     bool ok = P->pat[o->id] < 0 && !part_is_view(o) &&
               (row_elementwise(P, o) ||
-               (row_reduction(o) && same_shape(&o->operands[0]->type, &P->f) && P->in[o->operands[0]->id]));
+               (row_reduction(o) && same_shape(o->operands[0]->type, &P->f) && P->in[o->operands[0]->id]));
     if (!ok)
       break; /* first outside reader: the walk ends (see the file comment) */
     join(P, o, num);
@@ -131,10 +131,10 @@ static bool grow(rowpat *P, const op *red, int num, const op **members, int *nme
     const value *v = o->results[0];
     bool all_row = o->kind != OP_REDUCE_SUM && o->kind != OP_REDUCE_MAX;
     for (int j = 0; j < o->noperands && all_row; j++)
-      all_row = P->row[o->operands[j]->id] || !same_shape(&o->operands[j]->type, &P->f);
-    if (op_table[o->kind].family == FAM_REDUCTION || (all_row && same_shape(&v->type, &P->r)))
+      all_row = P->row[o->operands[j]->id] || !same_shape(o->operands[j]->type, &P->f);
+    if (op_table[o->kind].family == FAM_REDUCTION || (all_row && same_shape(v->type, &P->r)))
       P->row[v->id] = 1;
-    normalises |= reads_row && same_shape(&v->type, &P->f);
+    normalises |= reads_row && same_shape(v->type, &P->f);
     if (*nmem >= 250)
       break;
   }

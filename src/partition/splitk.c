@@ -26,13 +26,14 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   pv->id = -1;
   pv->arg_index = -1;
   pv->name = arena_printf(a, "splitk_partials_k%d", k->id);
-  pv->type = o->results[0]->type;
-  pv->type.rank = o->results[0]->type.rank + 1;
-  pv->type.dims[0] = split;
-  memcpy(&pv->type.dims[1], o->results[0]->type.dims, sizeof(int64_t) * (size_t)o->results[0]->type.rank);
-  pv->type.elem = elem_type_is_float(o->operands[0]->type.elem) ? ET_F32 : ET_I32;
+  tensor_type pt = *o->results[0]->type;
+  pt.rank = o->results[0]->type->rank + 1;
+  pt.dims[0] = split;
+  memcpy(&pt.dims[1], o->results[0]->type->dims, sizeof(int64_t) * (size_t)o->results[0]->type->rank);
+  pt.elem = elem_type_is_float(o->operands[0]->type->elem) ? ET_F32 : ET_I32;
+  pv->type = type_intern(a, &pt);
   part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = pv, .index = -1,
-                    .bytes = tensor_bytes(&pv->type), .align = 256};
+                    .bytes = tensor_bytes(pv->type), .align = 256};
   ARENA_PUSH(a, p->buffers, p->nbuffers, *bcap, wb);
 
   /* GEMM kernel: reads A and B, writes the partials; implements the anchor only */

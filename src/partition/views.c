@@ -14,7 +14,7 @@ bool part_fusion_disabled(void) {
  * only unit dims move, and a unit dim contributes nothing to any element's offset. */
 static bool moves_only_unit_dims(const op *o) {
   const attr *p = op_attr(o, "perms");
-  const tensor_type *in = &o->operands[0]->type;
+  const tensor_type *in = o->operands[0]->type;
   if (!p || p->kind != ATTR_INTS || p->n != in->rank)
     return false;
   int last = -1;
@@ -34,7 +34,7 @@ static bool moves_only_unit_dims(const op *o) {
 bool part_is_view(const op *o) {
   if (o->nresults != 1 || o->noperands != 1 || part_fusion_disabled())
     return false;
-  const tensor_type *in = &o->operands[0]->type, *out = &o->results[0]->type;
+  const tensor_type *in = o->operands[0]->type, *out = o->results[0]->type;
   if (in->elem != out->elem || in->elem == ET_INDEX || tensor_numel(in) != tensor_numel(out))
     return false;
   switch (o->kind) {

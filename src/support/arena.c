@@ -16,6 +16,7 @@ typedef struct arena_block {
 
 struct arena {
   arena_block *head;
+  struct type_table *types; /* type_intern's table, in the arena's own blocks */
 };
 
 static void *xmalloc(size_t n) {
@@ -30,8 +31,11 @@ static void *xmalloc(size_t n) {
 arena *arena_new(void) {
   arena *a = xmalloc(sizeof *a);
   a->head = NULL;
+  a->types = NULL;
   return a;
 }
+
+struct type_table **arena_type_table(arena *a) { return &a->types; }
 
 void arena_free(arena *a) {
   if (!a)

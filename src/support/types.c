@@ -73,6 +73,52 @@ bool tensor_type_equal(const tensor_type *a, const tensor_type *b) {
   return true;
 }
 
+struct type_table {
+  const tensor_type **slots; /* open addressing, a power of two, at most half full */
+  size_t cap, count;
+};
+
+static size_t type_hash(const tensor_type *t) {
+  const unsigned char *b = (const unsigned char *)t;
+  uint64_t h = 1469598103934665603u; /* FNV-1a over all 72 bytes: equal types are equal bytes */
+  for (size_t i = 0; i < sizeof *t; i++)
+    h = (h ^ b[i]) * 1099511628211u;
+  return (size_t)h;
+}
+
+static const tensor_type **type_slot(struct type_table *tt, const tensor_type *t) {
+  size_t i = type_hash(t) & (tt->cap - 1);
+  while (tt->slots[i] && memcmp(tt->slots[i], t, sizeof *t))
+    i = (i + 1) & (tt->cap - 1);
+  return &tt->slots[i];
+}
+
+const tensor_type *type_intern(arena *a, const tensor_type *t) {
+  struct type_table **ptt = arena_type_table(a), *tt = *ptt;
+  if (!tt) {
+    tt = *ptt = arena_alloc(a, sizeof *tt);
+    tt->cap = 64;
+    tt->slots = arena_alloc(a, tt->cap * sizeof *tt->slots);
+  }
+  const tensor_type **s = type_slot(tt, t);
+  if (*s)
+    return *s;
+  if (2 * (tt->count + 1) > tt->cap) { /* rehash into twice the slots; the old ones stay in the arena */
+    const tensor_type **old = tt->slots;
+    size_t ocap = tt->cap;
+    tt->cap *= 2;
+    tt->slots = arena_alloc(a, tt->cap * sizeof *tt->slots);
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i])
+        *type_slot(tt, old[i]) = old[i];
+    s = type_slot(tt, t);
+  }
+  tensor_type *copy = arena_alloc_raw(a, sizeof *copy);
+  memcpy(copy, t, sizeof *copy);
+  tt->count++;
+  return *s = copy;
+}
+
 char *tensor_type_str(const tensor_type *t, char *buf, size_t size) {
   size_t n = (size_t)snprintf(buf, size, "tensor<");
   for (int i = 0; i < t->rank && n < size; i++)

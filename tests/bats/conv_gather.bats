@@ -121,8 +121,9 @@ func.func @main(%x: $x, %w: $w, %b: $b) -> $x {
 EOF
   "$TOSAC" c3.mlir --offload-arch=gfx90a --emit=asm -o c3.s
   loop c3.s > body.s
+  # 64x64x32 tiles of 16x32 waves (128-byte K tiles, tuning.c's load floor): 2 x 16 MFMAs
   run grep -c "v_mfma" body.s
-  assert_output 16
+  assert_output 32
   run grep -c "buffer_load_dwordx4" body.s
   assert_output 4
   # the general gather took 30 other VALU instructions per iteration here (10 address

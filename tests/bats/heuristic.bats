@@ -50,15 +50,17 @@ for t in json.load(open(sys.argv[1]))["targets"]:
 PY
 }
 
-@test "BERT-base shapes: 32x32 tiles of 16x16 MFMAs on gfx942, 64x64 on gfx90a, RDNA by the RDNA estimate" {
+@test "BERT-base shapes: 32x64 tiles of 16x16 MFMAs on gfx942, 64x128 on gfx90a, RDNA by the RDNA estimate" {
   matmul proj f16 1 512 768 768
   run "$TOSAC" proj.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200 -o proj.hipfb
   assert_success
   run tiles proj.json
-  assert_line "gfx908 64x64x32/32x32 32x32x8 s1 heuristic"
-  assert_line "gfx90a 64x64x32/32x32 32x32x8 s1 heuristic"
-  assert_line "gfx942 32x32x32/16x32 16x16x16 s1 heuristic"
-  assert_line "gfx950 32x32x32/16x32 16x16x32 s1 heuristic"
+  # 128-byte K tiles where a 64-byte one has less MFMA work than a load's latency (tuning.c
+  # load_wait_cycles)
+  assert_line "gfx908 64x128x64/32x32 32x32x8 s1 heuristic"
+  assert_line "gfx90a 64x128x64/32x32 32x32x8 s1 heuristic"
+  assert_line "gfx942 32x64x64/16x32 16x16x16 s1 heuristic"
+  assert_line "gfx950 32x128x64/32x32 32x32x16 s1 heuristic"
   # RDNA (docs/gemm.md "The RDNA estimate"): 128-byte K tiles on the FMA path, 64x64 WMMA waves
   # on gfx1200
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
@@ -90,8 +92,8 @@ EOF
   run "$TOSAC" c.mlir --offload-arch=gfx90a,gfx942,gfx1030 -o c.hipfb
   assert_success
   run tiles c.json
-  assert_line "gfx90a 64x64x16/32x32 32x32x2 s12 heuristic"
-  assert_line "gfx942 32x32x16/16x32 16x16x4 s18 heuristic"
+  assert_line "gfx90a 64x64x32/16x32 16x16x4 s6 heuristic"
+  assert_line "gfx942 32x32x32/16x16 16x16x4 s9 heuristic"
   assert_line "gfx1030 64x64x32/32x16 32x16x4 s1 heuristic"
   # 64x64x64 (262144 multiply-adds): below the estimate's threshold, one kernel with
   # gemm_tiles.c's default tile
@@ -103,13 +105,13 @@ EOF
   assert_line "gfx942 64x64x4/64x64 32x32x2 s1 heuristic"
 }
 
-@test "a split the heuristic picks (49x2300x200 f32: S 15 on gfx90a, 18 on gfx942) matches the oracle; WMMA and FMA too" {
+@test "a split the heuristic picks (49x2300x200 f32: S 8 on gfx90a, 18 on gfx942) matches the oracle; WMMA and FMA too" {
   matmul s f32 1 49 2300 200
   run "$TOSAC" s.mlir --offload-arch=gfx90a,gfx942,gfx1100,gfx1030 -o s.hipfb
   assert_success
   run tiles s.json
-  assert_line "gfx90a 64x16x16/32x16 16x16x4 s15 heuristic"
-  assert_line "gfx942 16x32x16/16x16 16x16x4 s18 heuristic"
+  assert_line "gfx90a 32x16x32/16x16 16x16x4 s8 heuristic"
+  assert_line "gfx942 32x32x32/16x16 16x16x4 s18 heuristic"
   assert_line --regexp '^gfx1100 .* s1 heuristic$'
   assert_line --regexp '^gfx1030 .* s1 heuristic$'
   eighths a.npy float32 11 1 49 2300
@@ -128,8 +130,8 @@ EOF
   run "$TOSAC" m.mlir --offload-arch=gfx90a,gfx942 -o m.hipfb
   assert_success
   run tiles m.json
-  assert_line "gfx90a 16x32x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx942 16x32x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx90a 16x32x64/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 64x64x64/16x32 16x16x16 s1 heuristic"
   run "$TOSAC" w.mlir --offload-arch=gfx1100,gfx1200 -o w.hipfb
   assert_success
   run tiles w.json
@@ -178,17 +180,17 @@ EOF
   assert_success
   run tiles stem.json
   assert_line "gfx90a 128x64x16/32x64 32x32x2 s1 heuristic"
-  assert_line "gfx942 64x64x16/32x32 32x32x2 s1 heuristic"
+  assert_line "gfx942 32x64x32/16x16 16x16x4 s1 heuristic"
   # the stride-2 1x1 downsample (196x256x128): two 16x16 waves, the pipelined loop's 4 iterations
   # MFMA-bound (gfx90a 34 -> 65 %)
   conv down 27 128 256 1 2
   run "$TOSAC" down.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950 -o down.hipfb
   assert_success
   run tiles down.json
-  assert_line "gfx908 16x32x16/16x16 16x16x4 s1 heuristic"
-  assert_line "gfx90a 16x32x16/16x16 16x16x4 s1 heuristic"
-  assert_line "gfx942 16x32x16/16x16 16x16x4 s1 heuristic"
-  assert_line "gfx950 16x32x16/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx908 16x32x32/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx90a 32x32x32/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx942 32x32x32/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx950 32x32x32/16x16 16x16x4 s1 heuristic"
   eighths x.npy float32 31 1 27 27 128
   eighths w.npy float32 32 256 1 1 128
   eighths b.npy float32 33 256
@@ -198,20 +200,21 @@ EOF
   assert_output --partial "ok down.mlir [gfx942]: 1 results match"
 }
 
-@test "gfx908 convolutions: the estimate charges the loops where LLVM copies the accumulators (docs/gemm.md)" {
-  # 3x3 (49x512x4608, taps): 32x32 tiles of 16x32 waves rotate the accumulators through 16 AGPR
-  # copies (376 loop cycles); 16 rows of two 16x32 waves have none (308): 70 -> 85 % of the model
+@test "gfx908 convolutions: the pipelined loop (no accumulator copies) with 128-byte K tiles (docs/gemm.md)" {
+  # 3x3 (49x512x4608, taps) and the stride-2 1x1 (49x512x256): wave tiles of two or one 16x16
+  # MFMA tiles run the pipelined loop, which has no v_accvgpr copies (the single-tile loop
+  # rotated the accumulators through 16 per iteration); 128-byte K tiles give a K tile more MFMA
+  # work than a load's latency (llvm-mca 65 -> 92 % on the 3x3)
   conv c3 7 512 512 3 1
   run "$TOSAC" c3.mlir --offload-arch=gfx908 -o c3.hipfb
   assert_success
   run tiles c3.json
-  assert_line "gfx908 16x64x16/16x32 16x16x4 s7 heuristic"
-  # the stride-2 1x1 (49x512x256, no taps): the other way round, the 32x32 tile has no copies
+  assert_line "gfx908 64x64x32/16x32 16x16x4 s7 heuristic"
   conv c1 13 256 512 1 2
   run "$TOSAC" c1.mlir --offload-arch=gfx908 -o c1.hipfb
   assert_success
   run tiles c1.json
-  assert_line "gfx908 32x32x16/16x32 16x16x4 s4 heuristic"
+  assert_line "gfx908 16x32x32/16x16 16x16x4 s1 heuristic"
 }
 
 @test "127x255x63 f16 (2M multiply-adds): the estimate counts single-element staging loads and picks tosac-tune's tiles; oracle on MFMA, WMMA, FMA" {

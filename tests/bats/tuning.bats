@@ -60,31 +60,34 @@ PY
   run "$BUNDLE" quality m512.hipfb
   assert_success
   assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline$'
-  # llvm-mca-22 on gfx9 (the heuristic's 16x32 tile of two 16x16 waves fills more CUs; its K loop
-  # is the pipelined MFMA loop); the WMMA and FMA-slot static models on RDNA (the RDNA estimate's
+  # llvm-mca-22 on gfx9 (the heuristic's 32x64 tile of 16x32 waves with 128-byte K tiles fills
+  # more CUs; its K loop is the pipelined MFMA loop); the WMMA and FMA-slot static models on RDNA (the RDNA estimate's
   # tiles: small WMMA waves fill gfx1100's 96 CUs; gfx1030 keeps its default)
-  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +16x32x32/16x16 +v_mfma_f32_16x16x16_f16 +46 +0 +7680 +4 +0 +60 +436\.0 +mca +14\.7 +1\.7 +24% mem$'
+  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +32x64x64/16x32 +v_mfma_f32_16x16x16_f16 +66 +0 +27648 +2 +0 +96 +528\.0 +mca +48\.5 +1\.0 +39% mem$'
   assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x64x32/16x32 +v_wmma_f32_16x16x16_f16 +83 +0 +20480 +12 +0 +55 +171\.0 +wmma +74\.9 +3\.3 +67% mma$'
   assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x64x32/64x32 +fma +173 +0 +30720 +4 +0 +1198 +1141\.0 +fma +89\.7 +8\.1 +144% mma$'
   run "$BUNDLE" quality m512.hipfb --no-mca
-  assert_line --regexp '^gfx942 .* 60 +196\.0 +issue +32\.7 +0\.7 +53% mem$'
+  assert_line --regexp '^gfx942 .* 96 +380\.0 +issue +67\.4 +0\.7 +55% mem$'
 }
 
 @test "quality: a K loop unrolled away is modelled whole; llvm-mca-22 hanging is cut by --mca-timeout" {
   matmul small f16 2 64 96 80
-  run "$TOSAC" small.mlir --offload-arch=gfx908,gfx1100 -o small.hipfb
+  run "$TOSAC" small.mlir --offload-arch=gfx1100 -o small.hipfb
   assert_success
-  # gfx908 keeps the single-tile MFMA loop, which LLVM unrolls whole for these 12 K tiles: the
-  # kernel is one "iteration" (-all)
-  run timeout 120 "$BUNDLE" quality small.hipfb
+  # a gfx908 wave tile of 128 accumulators keeps the single-tile MFMA loop, which LLVM unrolls
+  # whole for these 12 K tiles: the kernel is one "iteration" (-all)
+  run "$TOSAC" small.mlir --offload-arch=gfx908 --perf-config=bm=64,bn=128,bk=8,wm=64,wn=128 -o s908.hipfb
   assert_success
-  assert_line --regexp '^gfx908 +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x8/64x64 .* 64 +64 +12288 +2 +0 +968 +[0-9.]+ +mca-all '
+  run timeout 120 "$BUNDLE" quality s908.hipfb
+  assert_success
+  assert_line --regexp '^gfx908 +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x8/64x128 .* 12288 +1 +0 +1220 +[0-9.]+ +mca-all '
   # a llvm-mca-22 run that outlives --mca-timeout is killed and the issue model answers
   # (llvm-mca-22 never finished on a gfx90a body of the earlier single-tile loop: a
-  # ds_read2st64_b64 + s_waitcnt + MFMA pattern); 1 ms cuts this 968-instruction body's run
-  run timeout 60 "$BUNDLE" quality small.hipfb --mca-timeout 0.001
+  # ds_read2st64_b64 + s_waitcnt + MFMA pattern); 1 ms cuts this 1220-instruction body's run
+  run timeout 60 "$BUNDLE" quality s908.hipfb --mca-timeout 0.001
   assert_success
-  assert_line --regexp '^gfx908 +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x8/64x64 .* 64 +64 +12288 +2 +0 +968 +[0-9.]+ +issue\(to\)-all '
+  assert_line --regexp '^gfx908 +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x8/64x128 .* 12288 +1 +0 +1220 +[0-9.]+ +issue\(to\)-all '
+  run "$BUNDLE" quality small.hipfb
   # the gfx1100 kernel of issue 13 had 256 VGPRs and 74 spilled (its short K loop unrolled whole);
   # WMMA K loops are no longer unrolled: no spills, and still the oracle's result
   assert_line --regexp '^gfx1100 +matmul:2x64x80x96:f16:a96:b80n +f16 +64x128x32/32x64 +v_wmma_f32_16x16x16_f16 +203 +0 +30720 +4 +0 +128 +608\.0 +wmma +84\.2 '
@@ -241,21 +244,21 @@ PY
   matmul m f16 1 256 256 256
   run "$TUNE" m.mlir --offload-arch=gfx942 -j 1 -v -o p.tsv
   assert_success
-  # 220 candidates, 42 compiled: the others' bound on the time (MFMA cycles, issue slots, the
+  # 221 candidates (the range and the heuristic's 128-byte K tile), 43 compiled: the others' bound on the time (MFMA cycles, issue slots, the
   # memory floor) exceeds the best time found (with -j 1; threads may compile a few more)
-  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 220 configurations, 42 compiled"
+  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 221 configurations, 43 compiled"
   run "$TUNE" m.mlir --offload-arch=gfx942 --no-prune -v -o f.tsv
-  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 220 configurations, 220 compiled"
+  assert_output "tosac-tune: gfx942 matmul:1x256x256x256:f16:a256:b256n: 221 configurations, 221 compiled"
   cmp p.tsv f.tsv
   run cat p.tsv
-  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650'
+  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=32,bn=64,bk=64,wm=16,wn=32,mma=16\t0.3055'
   # --compare: the default (here the best itself), its score and split-K factor
   run "$TUNE" m.mlir --offload-arch=gfx942 --compare
-  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t1'
+  assert_output $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=32,bn=64,bk=64,wm=16,wn=32,mma=16\t0.3055\tbm=32,bn=64,bk=64,wm=16,wn=32,mma=16\t0.3055\t1'
   # --all: every compiled configuration, the default marked, with the heuristic's estimate
   run "$TUNE" m.mlir --offload-arch=gfx942 --all -j 1
-  assert_equal "${#lines[@]}" 42
-  assert_line $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=16,bn=32,bk=32,wm=16,wn=16,mma=16\t0.2650\t0.373\t196.0\t60\t46\t4\t0\t0.400\t1\tdefault'
+  assert_equal "${#lines[@]}" 43
+  assert_line $'gfx942\tmatmul:1x256x256x256:f16:a256:b256n\tbm=32,bn=64,bk=64,wm=16,wn=32,mma=16\t0.3055\t0.324\t340.0\t85\t66\t2\t0\t0.448\t1\tdefault'
 }
 
 @test "tosac-tune: a configuration that spills never wins over one that does not (BERT's 12x512x512x64 on gfx1030)" {

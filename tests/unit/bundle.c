@@ -336,8 +336,9 @@ static int manifest_sample(bool embed_ir) {
   static value vt = {.id = 2, .name = "0", .arg_index = -1};
   static value vr = {.id = 3, .name = "1", .arg_index = -1};
   value *vals[] = {&va, &vb, &vt, &vr};
+  static const tensor_type t23 = {.elem = ET_F32, .rank = 2, .dims = {2, 3}};
   for (int i = 0; i < 4; i++)
-    vals[i]->type = (tensor_type){.elem = ET_F32, .rank = 2, .dims = {2, 3}};
+    vals[i]->type = &t23;
   static op add = {.id = 0, .kind = OP_ADD}, ex = {.id = 1, .kind = OP_EXP};
   add.loc = (src_loc){&src, 3, 10};
   ex.loc = (src_loc){&src, 4, 10};
