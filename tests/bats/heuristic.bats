@@ -130,8 +130,10 @@ EOF
   run "$TOSAC" m.mlir --offload-arch=gfx90a,gfx942 -o m.hipfb
   assert_success
   run tiles m.json
-  assert_line "gfx90a 16x32x64/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx942 64x64x64/16x32 16x16x16 s1 heuristic"
+  # K = 300 loads A in 8-byte vectors, which 4 waves of 16x16 share (tosac-tune's best on both:
+  # 20.3 % and 8.3 % of the roofline)
+  assert_line "gfx90a 16x64x64/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 16x64x64/16x16 16x16x16 s1 heuristic"
   run "$TOSAC" w.mlir --offload-arch=gfx1100,gfx1200 -o w.hipfb
   assert_success
   run tiles w.json
@@ -218,13 +220,14 @@ EOF
 }
 
 @test "127x255x63 f16 (2M multiply-adds): the estimate counts single-element staging loads and picks tosac-tune's tiles; oracle on MFMA, WMMA, FMA" {
-  # K = 255 and N = 63 stage one element per load: 8 waves of 16x16 share them (gemm_tiles.c's
-  # 128x64 default: 1.3 % of the roofline on gfx90a, this tile 10.1 %; gfx1200 11.1 -> 61.3 %)
+  # K = 255 and N = 63 stage one element per load: 8 waves of 16x16 (gfx908: 4 of 16x32) share
+  # them (gemm_tiles.c's 128x64 default: 1.3 % of the roofline on gfx90a, this tile 10.1 %;
+  # gfx1200 11.1 -> 61.3 %)
   matmul odd f16 1 127 255 63
   run "$TOSAC" odd.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200 -o odd.hipfb
   assert_success
   run tiles odd.json
-  assert_line "gfx908 32x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx908 32x64x32/16x32 16x16x16 s1 heuristic"
   assert_line "gfx90a 32x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx942 32x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx950 32x64x32/16x16 16x16x32 s1 heuristic"
@@ -250,13 +253,4 @@ EOF
   assert_line "gfx1030 128x64x16/64x16 64x16x4 s1 heuristic"
   assert_line "gfx1100 256x64x8/64x32 64x16x4 s1 heuristic"
   assert_line "gfx1200 256x64x8/64x32 64x16x4 s1 heuristic"
-}
-
-@test "gfx908: a 64-channel 3x3 gather (56x56x64 f32) copies accumulators in 16x32 waves one instruction tall too" {
-  conv c56 56 64 64 3 1
-  run "$TOSAC" c56.mlir --offload-arch=gfx908 -o c56.hipfb
-  assert_success
-  run tiles c56.json
-  # 32x16 waves in a 16-wide tile: 50 loop instructions, no copies (16x64 of 16x32 waves: 68)
-  assert_line "gfx908 64x16x16/32x16 16x16x4 s1 heuristic"
 }
