@@ -535,8 +535,22 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
       pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
       !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row)
     return false;
-  if (P.bm >= 256) /* the large-square MFMA default (256x256 tiles) is kept */
-    return false;
+  if (P.bm >= 256) { /* the large-square MFMA default (256x256 tiles of 128x64 waves) */
+    /* where its waves keep the single-tile loop (gfx908: they fill the AGPR file), against
+     * 128x128 tiles of 64x64 waves at its K tile, which run the pipelined loop: wave tiles as
+     * large (llvm-mca's matrix share needs them: 32x64 waves reached 84-86 % on gfx942) in twice
+     * the waves, which fill whole rounds better (gfx908's 4096^3: 4.3 rounds -> 5 of 256x256
+     * tiles, 8.5 -> 9 of half the work) */
+    gemm_params Q;
+    gemm_mma qm;
+    char q[128];
+    snprintf(q, sizeof q, "bm=128,bn=128,bk=%d,wm=64,wn=64,mma=%d", P.bk, mm.m);
+    if (two_tile_loop(t, &P, &mm) || !gemm_params_choose(t, pb, q, &Q, &qm, err, sizeof err) ||
+        est_cycles(t, pb, &Q, &qm, 1) >= est_cycles(t, pb, &P, &mm, 1))
+      return false;
+    snprintf(cfg, size, "%s", q);
+    return true;
+  }
   /* the default is the first candidate; every 32- and 16-wide MFMA tile of the tuner's range */
   heur_best hb = {.t = t, .pb = pb, .cycles = est_cycles(t, pb, &P, &mm, 1), .waves = INT64_MAX};
   cg_tune_each_tile(t, pb, heur_try_long_k, &hb);

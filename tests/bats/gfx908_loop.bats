@@ -86,9 +86,10 @@ print(share)
 PY
   assert_success
   # the 256x256 tile's 128x64 waves fill the 128 AGPRs of a wave: the single-tile loop (one
-  # barrier, 16 MFMAs of one K tile of 16), no spills
+  # barrier, 16 MFMAs of one K tile of 16), no spills (named: gfx908's default for large squares
+  # is now 128x128 tiles of 64x64 waves, heuristic.bats)
   matmul big f16 1 2048 2048 2048
-  run "$TOSAC" big.mlir --offload-arch=gfx908 -o big.hipfb
+  run "$TOSAC" big.mlir --offload-arch=gfx908 --perf-config=bm=256,bn=256,bk=16,wm=128,wn=64 -o big.hipfb
   assert_success
   run loop big
   assert_success

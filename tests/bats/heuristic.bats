@@ -254,3 +254,20 @@ EOF
   assert_line "gfx1100 256x64x8/64x32 64x16x4 s1 heuristic"
   assert_line "gfx1200 256x64x8/64x32 64x16x4 s1 heuristic"
 }
+
+@test "4096^3 f16: gfx908 takes 128x128 tiles of 64x64 waves (5 rounds of 256x256 tiles -> 9 of half the work), the others keep 256x256" {
+  matmul sq f16 1 4096 4096 4096
+  run "$TOSAC" sq.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950 -o sq.hipfb
+  assert_success
+  run tiles sq.json
+  assert_line "gfx908 128x128x16/64x64 32x32x8 s1 heuristic"
+  assert_line "gfx90a 256x256x16/128x64 32x32x8 s1 heuristic"
+  assert_line "gfx942 256x256x16/128x64 32x32x8 s1 heuristic"
+  assert_line "gfx950 256x256x32/128x64 32x32x16 s1 heuristic"
+  # the section 2 goal on gfx908: >= 90 % main-loop matrix share by llvm-mca, no spills, 2 waves/SIMD
+  run "$TOSAC" sq.mlir --offload-arch=gfx908 -o sq908.hipfb
+  assert_success
+  run timeout 300 "$BUILD/bin/tosac-bundle" quality sq908.hipfb --mca-timeout 60
+  assert_success
+  assert_line --regexp '^gfx908 +matmul:1x4096x4096x4096:f16:a4096:b4096n +f16 +128x128x16/64x64 .* 2 +0 +[0-9]+ +[0-9.]+ +mca +(9[0-9]|100)\.[0-9] '
+}
