@@ -112,6 +112,46 @@ static bool parse_kernel(const cJSON *o, hr_kernel *k, int nbuffers) {
   return true;
 }
 
+/* An array of integers (launch ids) into a malloc'ed array; their ranges are checked by the
+ * caller, which names them in its message. */
+static bool get_ids(const cJSON *a, int **out, int *n) {
+  if (!cJSON_IsArray(a))
+    return false;
+  *n = cJSON_GetArraySize(a);
+  *out = calloc(*n ? (size_t)*n : 1, sizeof(int));
+  int i = 0;
+  for (const cJSON *j = a->child; j; j = j->next, i++) {
+    if (!cJSON_IsNumber(j) || !(j->valuedouble >= -0x1p31 && j->valuedouble < 0x1p31) ||
+        j->valuedouble != (double)(int)j->valuedouble)
+      return false;
+    (*out)[i] = (int)j->valuedouble;
+  }
+  return true;
+}
+
+/* readback, if, while (docs/manifest.md "Control nodes"); the lists and the condition are
+ * checked against the whole target by check_lists. */
+static bool parse_control(const cJSON *o, const char *kind, hr_launch *l, const hr_target *t) {
+  int64_t v;
+  if (!strcmp(kind, "readback")) {
+    l->kind = HR_READBACK;
+    if (!get_int(o, "buffer", 0, t->nbuffers - 1, &v))
+      return false;
+    l->buffer = (int)v;
+    int64_t cap = t->buffers[l->buffer].bytes < 8 ? t->buffers[l->buffer].bytes : 8;
+    return get_int(o, "bytes", 1, cap, &l->bytes);
+  }
+  bool is_if = !strcmp(kind, "if");
+  if (!is_if && strcmp(kind, "while") != 0)
+    return false;
+  l->kind = is_if ? HR_IF : HR_WHILE;
+  if (!get_int(o, "condition", 0, INT32_MAX, &v))
+    return false;
+  l->condition = (int)v;
+  return get_ids(get(o, is_if ? "then" : "cond"), &l->region[0], &l->nregion[0]) &&
+         get_ids(get(o, is_if ? "else" : "body"), &l->region[1], &l->nregion[1]);
+}
+
 static bool parse_launch(const cJSON *o, hr_launch *l, const hr_target *t) {
   char kind[16], bits[24];
   if (!get_str(o, "kind", kind, sizeof kind))
@@ -150,21 +190,147 @@ static bool parse_launch(const cJSON *o, hr_launch *l, const hr_target *t) {
                                                                          : t->buffers[d].bytes,
                  &l->bytes))
       return false;
-  } else {
+  } else if (!parse_control(o, kind, l, t)) {
     return false;
   }
-  const cJSON *deps = get(o, "deps");
-  if (!cJSON_IsArray(deps))
+  if (!get_ids(get(o, "deps"), &l->deps, &l->ndeps))
     return false;
-  l->ndeps = cJSON_GetArraySize(deps);
-  l->deps = calloc(l->ndeps ? (size_t)l->ndeps : 1, sizeof(int));
-  for (int i = 0; i < l->ndeps; i++) {
-    const cJSON *d = cJSON_GetArrayItem(deps, i);
-    if (!cJSON_IsNumber(d) || d->valuedouble < 0 || d->valuedouble >= t->nlaunches)
+  for (int i = 0; i < l->ndeps; i++)
+    if (l->deps[i] < 0 || l->deps[i] >= t->nlaunches)
       return false;
-    l->deps[i] = (int)d->valuedouble;
-  }
   return true;
+}
+
+bool hr_is_control(const hr_launch *l) {
+  return l->kind == HR_READBACK || l->kind == HR_IF || l->kind == HR_WHILE;
+}
+
+/* ------------------------------------------------------------------ launch lists */
+
+/* Every launch is in exactly one list: `order` (list -1) or region k of control node c (list
+ * 2c + k), at position pos. */
+typedef struct lists {
+  const hr_target *t;
+  int *list_of, *pos;
+  char *err;
+  size_t errsize;
+} lists;
+
+/* The name of a list in messages: "order", "launch 8's else". */
+static const char *list_name(const lists *ls, int list, char *buf, size_t size) {
+  static const char *const keys[2][2] = {{"then", "else"}, {"cond", "body"}};
+  if (list < 0)
+    return "order";
+  snprintf(buf, size, "launch %d's %s", list / 2,
+           keys[ls->t->launches[list / 2].kind == HR_WHILE][list % 2]);
+  return buf;
+}
+
+/* Put launch id x in `list` at position p, refusing an id out of range or already listed. */
+static bool place(lists *ls, int x, int list, int p) {
+  char a[48], b[48];
+  if (x < 0 || x >= ls->t->nlaunches)
+    return fail(ls->err, ls->errsize, "target %s: %s lists launch %d, which is out of range "
+                "(%d launches)", ls->t->target_id, list_name(ls, list, a, sizeof a), x,
+                ls->t->nlaunches);
+  if (ls->list_of[x] != -2)
+    return fail(ls->err, ls->errsize, "target %s: launch %d is in two lists (%s and %s)",
+                ls->t->target_id, x, list_name(ls, ls->list_of[x], a, sizeof a),
+                list_name(ls, list, b, sizeof b));
+  ls->list_of[x] = list, ls->pos[x] = p;
+  return true;
+}
+
+/* Launch i is listed, runs after its deps (earlier in its own list) and, when it is an if or a
+ * while, decides on a readback that has run before: an earlier launch of its list (if) or the
+ * last launch of its cond list (while). */
+static bool check_launch(const lists *ls, int i) {
+  const hr_target *t = ls->t;
+  const hr_launch *l = &t->launches[i];
+  char a[48];
+  const char *id = t->target_id;
+  if (ls->list_of[i] == -2)
+    return fail(ls->err, ls->errsize, "target %s: launch %d is in no list (order or a region "
+                "of an if / while)", id, i);
+  for (int d = 0; d < l->ndeps; d++) {
+    int x = l->deps[d];
+    if (ls->list_of[x] != ls->list_of[i])
+      return fail(ls->err, ls->errsize, "target %s: launch %d depends on launch %d, which is "
+                  "not in its list (%s)", id, i, x, list_name(ls, ls->list_of[i], a, sizeof a));
+    if (ls->pos[x] >= ls->pos[i])
+      return ls->list_of[i] < 0
+                 ? fail(ls->err, ls->errsize, "target %s: order is not a topological order of "
+                        "the launches", id)
+                 : fail(ls->err, ls->errsize, "target %s: %s is not a topological order of its "
+                        "launches", id, list_name(ls, ls->list_of[i], a, sizeof a));
+  }
+  if (l->kind != HR_IF && l->kind != HR_WHILE)
+    return true;
+  int c = l->condition;
+  if (c >= t->nlaunches || t->launches[c].kind != HR_READBACK)
+    return fail(ls->err, ls->errsize, "target %s: launch %d: condition %d is not a readback "
+                "launch", id, i, c);
+  if (l->kind == HR_IF && (ls->list_of[c] != ls->list_of[i] || ls->pos[c] >= ls->pos[i]))
+    return fail(ls->err, ls->errsize, "target %s: launch %d: condition %d does not run before "
+                "it in its list", id, i, c);
+  if (l->kind == HR_WHILE && (!l->nregion[0] || l->region[0][l->nregion[0] - 1] != c))
+    return fail(ls->err, ls->errsize, "target %s: launch %d: condition %d is not the last "
+                "launch of its cond list", id, i, c);
+  return true;
+}
+
+/* Every launch runs, from `order` down through the regions (no control nodes listing each
+ * other outside it), nested at most HR_MAX_NESTING deep. Each id is in one list, so the walk
+ * visits it once. */
+static bool check_reachable(const lists *ls) {
+  const hr_target *t = ls->t;
+  int *queue = malloc(sizeof(int) * (size_t)(t->nlaunches + 1));
+  int *depth = calloc((size_t)t->nlaunches + 1, sizeof(int));
+  int tail = 0, deepest = 0;
+  for (int i = 0; i < t->norder; i++)
+    queue[tail++] = t->order[i];
+  for (int head = 0; head < tail; head++) {
+    const hr_launch *l = &t->launches[queue[head]];
+    for (int k = 0; hr_is_control(l) && k < 2; k++)
+      for (int j = 0; j < l->nregion[k]; j++) {
+        int x = l->region[k][j];
+        depth[x] = depth[queue[head]] + 1;
+        deepest = depth[x] > deepest ? depth[x] : deepest;
+        queue[tail++] = x;
+      }
+  }
+  free(queue);
+  free(depth);
+  if (tail < t->nlaunches)
+    return fail(ls->err, ls->errsize, "target %s: %d launches are never run (control nodes "
+                "outside order list each other)", t->target_id, t->nlaunches - tail);
+  if (deepest > HR_MAX_NESTING)
+    return fail(ls->err, ls->errsize, "target %s: control nodes nest %d deep (at most %d)",
+                t->target_id, deepest, HR_MAX_NESTING);
+  return true;
+}
+
+static bool check_lists(hr_target *t, char *err, size_t errsize) {
+  lists ls = {t, malloc(sizeof(int) * (size_t)(t->nlaunches + 1)),
+              malloc(sizeof(int) * (size_t)(t->nlaunches + 1)), err, errsize};
+  for (int i = 0; i < t->nlaunches; i++)
+    ls.list_of[i] = -2, t->launches[i].parent = -1;
+  bool ok = true;
+  for (int i = 0; ok && i < t->norder; i++)
+    ok = place(&ls, t->order[i], -1, i);
+  for (int c = 0; ok && c < t->nlaunches; c++) {
+    const hr_launch *l = &t->launches[c];
+    for (int k = 0; ok && (l->kind == HR_IF || l->kind == HR_WHILE) && k < 2; k++)
+      for (int j = 0; ok && j < l->nregion[k]; j++)
+        if ((ok = place(&ls, l->region[k][j], 2 * c + k, j)))
+          t->launches[l->region[k][j]].parent = c;
+  }
+  for (int i = 0; ok && i < t->nlaunches; i++)
+    ok = check_launch(&ls, i);
+  ok = ok && check_reachable(&ls);
+  free(ls.list_of);
+  free(ls.pos);
+  return ok;
 }
 
 /* Does buffer b lie where its kind says: a graph input/output the manifest declares, a range of
@@ -222,41 +388,13 @@ static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, cha
   t->launches = calloc(t->nlaunches ? (size_t)t->nlaunches : 1, sizeof(hr_launch));
   for (int i = 0; i < t->nlaunches; i++) {
     int64_t id;
-    const cJSON *l = cJSON_GetArrayItem(ls, i);
-    char kind[16];
-    if (get_str(l, "kind", kind, sizeof kind) &&
-        (!strcmp(kind, "readback") || !strcmp(kind, "if") || !strcmp(kind, "while")))
-      return fail(err, errsize, "target %s: launch %d is a %s control node; tosac-hip-run does "
-                  "not run data-dependent control flow (tosac-run and --emit=host do)",
-                  t->target_id, i, kind);
-    if (!get_int(l, "id", i, i, &id) || !parse_launch(l, &t->launches[i], t))
+    if (!get_int(cJSON_GetArrayItem(ls, i), "id", i, i, &id) ||
+        !parse_launch(cJSON_GetArrayItem(ls, i), &t->launches[i], t))
       return fail(err, errsize, "target %s: launch %d is malformed", t->target_id, i);
   }
-  /* order: a permutation of the launch ids in which every dep comes first. */
-  if (cJSON_GetArraySize(order) != t->nlaunches)
-    return fail(err, errsize, "target %s: order has %d ids for %d launches", t->target_id,
-                cJSON_GetArraySize(order), t->nlaunches);
-  t->order = calloc(t->nlaunches ? (size_t)t->nlaunches : 1, sizeof(int));
-  int *pos = malloc(sizeof(int) * (size_t)(t->nlaunches ? t->nlaunches : 1));
-  for (int i = 0; i < t->nlaunches; i++)
-    pos[i] = -1;
-  bool ok = true;
-  for (int i = 0; ok && i < t->nlaunches; i++) {
-    const cJSON *j = cJSON_GetArrayItem(order, i);
-    int id = cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble < t->nlaunches
-                 ? (int)j->valuedouble : -1;
-    ok = id >= 0 && id < t->nlaunches && pos[id] < 0;
-    if (ok)
-      pos[id] = i, t->order[i] = id;
-  }
-  for (int i = 0; ok && i < t->nlaunches; i++)
-    for (int d = 0; ok && d < t->launches[i].ndeps; d++)
-      ok = pos[t->launches[i].deps[d]] < pos[i];
-  free(pos);
-  if (!ok)
-    return fail(err, errsize, "target %s: order is not a topological order of the launches",
-                t->target_id);
-  return true;
+  if (!get_ids(order, &t->order, &t->norder))
+    return fail(err, errsize, "target %s: order is not an array of launch ids", t->target_id);
+  return check_lists(t, err, errsize);
 }
 
 /* A digests entry into out[80]; "" when null or absent. A longer string is cut, which never
@@ -315,8 +453,11 @@ void hr_manifest_free(hr_manifest *m) {
     hr_target *t = &m->targets[i];
     for (int k = 0; k < t->nkernels; k++)
       free(t->kernels[k].args);
-    for (int l = 0; l < t->nlaunches; l++)
+    for (int l = 0; l < t->nlaunches; l++) {
       free(t->launches[l].deps);
+      free(t->launches[l].region[0]);
+      free(t->launches[l].region[1]);
+    }
     free(t->kernels);
     free(t->launches);
     free(t->buffers);
@@ -431,7 +572,7 @@ void hr_schedule(const hr_target *t, int nstreams, int *stream) {
   for (int s = 0; s < nstreams; s++)
     last[s] = -1;
   int next = 0;
-  for (int i = 0; i < t->nlaunches; i++) {
+  for (int i = 0; i < t->norder; i++) {
     int id = t->order[i];
     const hr_launch *l = &t->launches[id];
     int s = -1;
@@ -443,6 +584,13 @@ void hr_schedule(const hr_target *t, int nstreams, int *stream) {
     last[s] = id;
   }
   free(last);
+  /* a region's launches: in order on their control node's stream, so they wait for nothing */
+  for (int i = 0; i < t->nlaunches; i++) {
+    int top = i;
+    while (t->launches[top].parent >= 0)
+      top = t->launches[top].parent;
+    stream[i] = stream[top];
+  }
 }
 
 bool hr_needs_wait(const hr_target *t, const int *stream, int launch, int dep_index) {

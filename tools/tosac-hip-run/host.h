@@ -9,9 +9,15 @@
 #include <stdint.h>
 
 #define HR_MAX_RANK 8
+/* Control nodes nest at most this deep (the client runs regions recursively). */
+#define HR_MAX_NESTING 1024
 
 typedef enum hr_buffer_kind { HR_INPUT, HR_OUTPUT, HR_INTERMEDIATE, HR_WORKSPACE, HR_CONSTANT } hr_buffer_kind;
-typedef enum hr_launch_kind { HR_KERNEL, HR_FILL, HR_COPY } hr_launch_kind;
+/* HR_READBACK, HR_IF, HR_WHILE: the control nodes of data-dependent control flow
+ * (docs/manifest.md "Control nodes"). */
+typedef enum hr_launch_kind {
+  HR_KERNEL, HR_FILL, HR_COPY, HR_READBACK, HR_IF, HR_WHILE
+} hr_launch_kind;
 
 typedef struct hr_tensor {
   char element_type[16]; /* MLIR spelling: "f32", "bf16", "i8" */
@@ -43,11 +49,15 @@ typedef struct hr_buffer {
 typedef struct hr_launch {
   hr_launch_kind kind;
   int kernel;              /* HR_KERNEL */
-  int buffer;              /* HR_FILL */
-  int64_t offset, bytes;   /* HR_FILL range; HR_COPY bytes */
+  int buffer;              /* HR_FILL, HR_READBACK */
+  int64_t offset, bytes;   /* HR_FILL range; HR_COPY bytes; HR_READBACK bytes (1-8) */
   int bits_width;          /* HR_FILL: 8, 16, 32 or 64 */
   uint64_t bits;           /* HR_FILL: element bit pattern */
   int src_buffer, dst_buffer; /* HR_COPY */
+  int condition;           /* HR_IF, HR_WHILE: id of the readback deciding */
+  int *region[2];          /* HR_IF: then, else; HR_WHILE: cond, body (launch ids, in order) */
+  int nregion[2];
+  int parent;              /* the control node whose region lists it; -1: in `order` */
   int *deps;
   int ndeps;
 } hr_launch;
@@ -61,7 +71,8 @@ typedef struct hr_target {
   int nkernels;
   hr_launch *launches; /* indexed by id */
   int nlaunches;
-  int *order;          /* a topological order of all launches */
+  int *order;          /* a topological order of the top-level launches (control nodes run */
+  int norder;          /* the launches of their regions) */
 } hr_target;
 
 typedef struct hr_manifest {
@@ -77,8 +88,9 @@ typedef struct hr_manifest {
   int nvariants; /* --specialize: entries of the manifest's `variants` (0: none) */
 } hr_manifest;
 
-/* Parse and check ids, ranges, buffer bindings and that `order` is a topological order of the
- * deps. false + message on any defect. */
+/* Parse and check ids, ranges, buffer bindings, that every launch is in exactly one list
+ * (`order` or a region of an if / while), each list a topological order of its launches' deps,
+ * and that conditions name readbacks. false + message on any defect. */
 bool hr_manifest_parse(const char *text, hr_manifest *m, char *err, size_t errsize);
 void hr_manifest_free(hr_manifest *m);
 /* The same for variant v of a --specialize manifest (its inputs, outputs and targets; -1: the
@@ -114,9 +126,12 @@ hr_fill_plan hr_plan_fill(const hr_launch *l);
 
 /* Streams for the DAG: stream[i] for launch i; a launch continues the stream of its first dep
  * when that dep was the last launch put on it, else takes the next stream round-robin. A launch
- * waits (hipStreamWaitEvent) on every dep that ran on another stream: hr_needs_wait. */
+ * waits (hipStreamWaitEvent) on every dep that ran on another stream: hr_needs_wait. The
+ * launches of a control node's regions run on the stream of its top-level ancestor. */
 void hr_schedule(const hr_target *t, int nstreams, int *stream);
 bool hr_needs_wait(const hr_target *t, const int *stream, int launch, int dep_index);
+/* Is launch l a control node (readback, if, while)? */
+bool hr_is_control(const hr_launch *l);
 
 /* .npy (version 1.0-3.0, little-endian, C order) */
 typedef struct hr_npy {

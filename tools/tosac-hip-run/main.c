@@ -141,6 +141,113 @@ static void select_variant(const char *mtext, hr_manifest *m, const hr_npy *in, 
   }
 }
 
+/* One target's launch graph on the device: buffer addresses, kernels, streams (stream[i] for
+ * launch i) and the start/done events of every launch. */
+typedef struct hip_graph {
+  const hr_target *t;
+  const uint64_t *addr;
+  hipFunction_t *fn;
+  hipStream_t *streams;
+  const int *stream;
+  hipEvent_t *start, *done;
+  bool *ran;  /* launches that ran (and have timing events) */
+  bool *cond; /* readbacks' results, by launch id */
+} hip_graph;
+
+static void run_fill(const hip_graph *g, const hr_launch *l, hipStream_t st) {
+  void *dst = (void *)(uintptr_t)(g->addr[l->buffer] + (uint64_t)l->offset);
+  hr_fill_plan fp = hr_plan_fill(l);
+  if (fp.width == 8)
+    HIP_CHECK(hipMemsetD8Async(dst, (unsigned char)fp.value, fp.count, st));
+  else if (fp.width == 16)
+    HIP_CHECK(hipMemsetD16Async(dst, (unsigned short)fp.value, fp.count, st));
+  else if (fp.width == 32)
+    HIP_CHECK(hipMemsetD32Async(dst, (int)fp.value, fp.count, st));
+  else { /* 64-bit pattern: upload a host image of it */
+    uint64_t *img = malloc(fp.count * 8 + 8);
+    for (size_t k = 0; k < fp.count; k++)
+      img[k] = l->bits;
+    HIP_CHECK(hipMemcpyHtoD(dst, img, fp.count * 8)); /* synchronous: img is freed next */
+    free(img);
+  }
+}
+
+static void run_kernel(const hip_graph *g, const hr_launch *l, hipStream_t st) {
+  const hr_kernel *k = &g->t->kernels[l->kernel];
+  char err[600];
+  uint8_t args[4096] __attribute__((aligned(16)));
+  size_t size = hr_pack_kernargs(k, g->addr, g->t->nbuffers, args, sizeof args, err, sizeof err);
+  if (!size)
+    die("%s%s", err, "");
+  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   HIP_LAUNCH_PARAM_END};
+  HIP_CHECK(hipModuleLaunchKernel(g->fn[l->kernel], k->grid[0], k->grid[1], k->grid[2],
+                                  k->block[0], k->block[1], k->block[2], 0, st, NULL, extra));
+}
+
+/* docs/manifest.md "Control nodes": a condition is true when any byte its readback copied to
+ * the host is non-zero. */
+static bool read_condition(const hip_graph *g, const hr_launch *l, hipStream_t st) {
+  uint8_t host[8] = {0};
+  HIP_CHECK(hipMemcpyDtoHAsync(host, (hipDeviceptr_t)(uintptr_t)g->addr[l->buffer],
+                               (size_t)l->bytes, st));
+  HIP_CHECK(hipStreamSynchronize(st));
+  bool any = false;
+  for (int64_t b = 0; b < l->bytes; b++)
+    any |= host[b] != 0;
+  return any;
+}
+
+static void run_list(hip_graph *g, const int *ids, int n);
+
+/* if: the then or else list; while: cond, and body while cond's readback reads true. A region
+ * runs on its control node's stream (hr_schedule), in list order. */
+static void run_control(hip_graph *g, const hr_launch *l) {
+  if (l->kind == HR_IF) {
+    int k = g->cond[l->condition] ? 0 : 1;
+    run_list(g, l->region[k], l->nregion[k]);
+    return;
+  }
+  for (;;) {
+    run_list(g, l->region[0], l->nregion[0]);
+    if (!g->cond[l->condition])
+      return;
+    run_list(g, l->region[1], l->nregion[1]);
+  }
+}
+
+/* Launch `id` on its stream after its deps on other streams; its done event follows it (for a
+ * control node, the launches of its regions). */
+static void run_launch(hip_graph *g, int id) {
+  const hr_target *t = g->t;
+  const hr_launch *l = &t->launches[id];
+  hipStream_t st = g->streams[g->stream[id]];
+  for (int d = 0; d < l->ndeps; d++)
+    if (hr_needs_wait(t, g->stream, id, d))
+      HIP_CHECK(hipStreamWaitEvent(st, g->done[l->deps[d]], 0));
+  HIP_CHECK(hipEventRecord(g->start[id], st));
+  switch (l->kind) {
+  case HR_FILL: run_fill(g, l, st); break;
+  case HR_COPY:
+    HIP_CHECK(hipMemcpyDtoDAsync((hipDeviceptr_t)(uintptr_t)g->addr[l->dst_buffer],
+                                 (hipDeviceptr_t)(uintptr_t)g->addr[l->src_buffer],
+                                 (size_t)l->bytes, st));
+    break;
+  case HR_KERNEL: run_kernel(g, l, st); break;
+  case HR_READBACK: g->cond[id] = read_condition(g, l, st); break;
+  case HR_IF:
+  case HR_WHILE: run_control(g, l); break;
+  }
+  HIP_CHECK(hipEventRecord(g->done[id], st));
+  g->ran[id] = true;
+}
+
+/* The launches of a list (`order` or a region) in its order. */
+static void run_list(hip_graph *g, const int *ids, int n) {
+  for (int i = 0; i < n; i++)
+    run_launch(g, ids[i]);
+}
+
 int main(int argc, char **argv) {
   opts o;
   int rc = parse_args(argc, argv, &o);
@@ -295,52 +402,16 @@ int main(int argc, char **argv) {
     HIP_CHECK(hipEventCreate(&done[n]));
     HIP_CHECK(hipEventCreate(&start[n]));
   }
-  for (int i = 0; i < t->nlaunches; i++) {
-    int id = t->order[i];
-    const hr_launch *l = &t->launches[id];
-    hipStream_t st = streams[stream[id]];
-    for (int d = 0; d < l->ndeps; d++)
-      if (hr_needs_wait(t, stream, id, d))
-        HIP_CHECK(hipStreamWaitEvent(st, done[l->deps[d]], 0));
-    HIP_CHECK(hipEventRecord(start[id], st));
-    if (l->kind == HR_FILL) {
-      void *dst = (void *)(uintptr_t)(addr[l->buffer] + (uint64_t)l->offset);
-      hr_fill_plan fp = hr_plan_fill(l);
-      if (fp.width == 8)
-        HIP_CHECK(hipMemsetD8Async(dst, (unsigned char)fp.value, fp.count, st));
-      else if (fp.width == 16)
-        HIP_CHECK(hipMemsetD16Async(dst, (unsigned short)fp.value, fp.count, st));
-      else if (fp.width == 32)
-        HIP_CHECK(hipMemsetD32Async(dst, (int)fp.value, fp.count, st));
-      else { /* 64-bit pattern: upload a host image of it (kept until the final sync) */
-        uint64_t *img = malloc(fp.count * 8 + 8);
-        for (size_t k = 0; k < fp.count; k++)
-          img[k] = l->bits;
-        HIP_CHECK(hipMemcpyHtoD(dst, img, fp.count * 8)); /* synchronous: img is freed next */
-        free(img);
-      }
-    } else if (l->kind == HR_COPY) {
-      HIP_CHECK(hipMemcpyDtoDAsync((void *)(uintptr_t)addr[l->dst_buffer],
-                                   (void *)(uintptr_t)addr[l->src_buffer], (size_t)l->bytes, st));
-    } else {
-      const hr_kernel *k = &t->kernels[l->kernel];
-      uint8_t args[4096] __attribute__((aligned(16)));
-      size_t size = hr_pack_kernargs(k, addr, t->nbuffers, args, sizeof args, err, sizeof err);
-      if (!size)
-        die("%s%s", err, "");
-      void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
-                       HIP_LAUNCH_PARAM_END};
-      HIP_CHECK(hipModuleLaunchKernel(fn[l->kernel], k->grid[0], k->grid[1], k->grid[2],
-                                      k->block[0], k->block[1], k->block[2], 0, st, NULL, extra));
-    }
-    HIP_CHECK(hipEventRecord(done[id], st));
-  }
+  bool *ran = calloc((size_t)t->nlaunches + 1, sizeof *ran);
+  bool *cond = calloc((size_t)t->nlaunches + 1, sizeof *cond);
+  hip_graph g = {t, addr, fn, streams, stream, start, done, ran, cond};
+  run_list(&g, t->order, t->norder);
   for (int s = 0; s < o.streams; s++)
     HIP_CHECK(hipStreamSynchronize(streams[s]));
   for (int n = 0; n < t->nlaunches; n++) {
     const hr_launch *l = &t->launches[n];
-    if (l->kind != HR_KERNEL)
-      continue;
+    if (l->kind != HR_KERNEL || !ran[n])
+      continue; /* in a branch not taken or a loop run zero times; else its last run */
     float ms = 0;
     HIP_CHECK(hipEventElapsedTime(&ms, start[n], done[n]));
     printf("kernel %s: %.3f ms\n", t->kernels[l->kernel].name, ms);
@@ -373,6 +444,8 @@ int main(int argc, char **argv) {
   HIP_CHECK(hipModuleUnload(mod));
   free(done);
   free(start);
+  free(ran);
+  free(cond);
   free(stream);
   free(addr);
   free(fn);
