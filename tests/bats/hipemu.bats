@@ -207,3 +207,161 @@ np.save('p.npy', np.arange(1024, dtype=np.float32)); np.save('q.npy', np.full(10
   run /usr/bin/python3 -c "import numpy as np; z = np.load('z.npy'); print(z[0], z[1023])"
   assert_output "0.25 1023.25"
 }
+
+# hip_vs_run ARCH BUNDLE STREAMS NOUT IN...: tosac-hip-run's NOUT outputs (h<i>.npy) are
+# bitwise those of tosac-run (r<i>.npy) on the same inputs; tosac-hip-run's output is kept in
+# $output for the caller's assertions.
+hip_vs_run() {
+  local a=$1 b=$2 s=$3 n=$4 hout=() rin=() rout=() i
+  shift 4
+  for ((i = 0; i < n; i++)); do hout+=(--output h$i.npy); rout+=(--output=@r$i.npy); done
+  for i in "$@"; do rin+=(--input=@$i); done
+  "$BIN/tosac-run" $b --target=$a "${rin[@]}" "${rout[@]}"
+  run hiprun $a $b $(printf -- '--input %s ' "$@") "${hout[@]}" --streams $s
+  assert_success
+  for ((i = 0; i < n; i++)); do cmp h$i.npy r$i.npy; done
+}
+
+@test "tosac-hip-run runs control nodes: cond_if both ways, while_loop 0, 1 and 3 times with an if nested in the body (equal to tosac-run, 1 and 2 streams)" {
+  cp "$ROOT/tests/data/control/if.mlir" "$ROOT/tests/data/control/loop.mlir" .
+  "$BIN/tosac" if.mlir --embed-ir --offload-arch=gfx90a,gfx1030 -o if.hipfb
+  "$BIN/tosac" loop.mlir --embed-ir --offload-arch=gfx90a,gfx1100 -o loop.hipfb
+  /usr/bin/python3 -c "
+import numpy as np
+np.save('t.npy', np.array(True)); np.save('f.npy', np.array(False))
+for n in (0, 1, 3): np.save('n%d.npy' % n, np.array(n, np.int32))
+np.save('lx.npy', np.full((1, 16, 32), 0.5, np.float32)); np.save('lw.npy', np.eye(32, dtype=np.float32)[None])"
+  rand ix.npy float16 3 1 32 64
+  rand iw.npy float16 4 1 64 32
+  rand wr.npy float32 5 1 32 32
+  for a in gfx90a gfx1030; do
+    for s in 1 2; do
+      # the branch taken is the one whose kernels ran (and were timed): the GEMM, or slice + tanh
+      hip_vs_run $a if.hipfb $s 1 t.npy ix.npy iw.npy
+      assert_line --regexp '^kernel tosac_k0_matmul: '
+      [ "$(grep -c '^kernel ' <<< "$output")" -eq 1 ]
+      hip_vs_run $a if.hipfb $s 1 f.npy ix.npy iw.npy
+      assert_line --regexp '^kernel tosac_k1_slice: '
+      assert_line --regexp '^kernel tosac_k2_cast_tanh: '
+      [ "$(grep -c '^kernel ' <<< "$output")" -eq 2 ]
+    done
+  done
+  for a in gfx90a gfx1100; do
+    for n in 0 1 3; do
+      for p in t f; do
+        hip_vs_run $a loop.hipfb $((n % 2 + 1)) 2 n$n.npy $p.npy lx.npy wr.npy
+      done
+      # by hand: w = I, so the body applies tanh n times; the counter result is n
+      hip_vs_run $a loop.hipfb 2 2 n$n.npy t.npy lx.npy lw.npy
+      run /usr/bin/python3 -c "
+import numpy as np
+y = np.load('h1.npy'); v = np.float32(0.5)
+for _ in range($n): v = np.tanh(v)
+print(int(np.load('h0.npy')), bool(np.allclose(y, v, rtol=0, atol=1e-6)))"
+      assert_output "$n True"
+    done
+  done
+}
+
+@test "tosac-hip-run: a constant-count loop around a data-dependent if, and a 300-iteration loop (control nodes, by hand)" {
+  cat > nest.mlir <<'M'
+func.func @main(%f: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %0 = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %lim = "tosa.const"() {values = dense<2> : tensor<i32>} : () -> tensor<i32>
+  %1:2 = tosa.while_loop (%i = %0, %y = %f) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+    %2 = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    tosa.yield %2 : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %y: tensor<4xf32>):
+    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %i1 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %y1 = tosa.cond_if %p (%a = %y) : tensor<i1> (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %m = tosa.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      tosa.yield %m : tensor<4xf32>
+    } else {
+    ^bb0(%a: tensor<4xf32>):
+      tosa.yield %a : tensor<4xf32>
+    }
+    tosa.yield %i1, %y1 : tensor<i32>, tensor<4xf32>
+  }
+  return %1#1 : tensor<4xf32>
+}
+M
+  cat > big.mlir <<'M'
+func.func @main(%arg0: tensor<10xi32>) -> tensor<10xi32> {
+  %lim = "tosa.const"() {values = dense<300> : tensor<i32>} : () -> tensor<i32>
+  %0 = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %1:2 = tosa.while_loop (%i = %0, %x = %arg0) : (tensor<i32>, tensor<10xi32>) -> (tensor<i32>, tensor<10xi32>) {
+    %2 = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    tosa.yield %2 : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %x: tensor<10xi32>):
+    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %3 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %4 = tosa.add %x, %x : (tensor<10xi32>, tensor<10xi32>) -> tensor<10xi32>
+    tosa.yield %3, %4 : tensor<i32>, tensor<10xi32>
+  }
+  return %1#1 : tensor<10xi32>
+}
+M
+  "$BIN/tosac" nest.mlir --embed-ir --offload-arch=gfx90a -o nest.hipfb
+  "$BIN/tosac" big.mlir --embed-ir --offload-arch=gfx1030 -o big.hipfb
+  /usr/bin/python3 -c "
+import numpy as np
+np.save('t.npy', np.array(True)); np.save('f.npy', np.array(False))
+np.save('v.npy', np.array([1, -2, 0.5, 3], np.float32)); np.save('b.npy', np.arange(1, 11, dtype=np.int32))"
+  for p in t f; do
+    run hiprun gfx90a nest.hipfb --input v.npy --input $p.npy --output y$p.npy --streams 2
+    assert_success
+  done
+  run hiprun gfx1030 big.hipfb --input b.npy --output yb.npy
+  assert_success
+  # doubled twice when %p holds, unchanged otherwise; doubled 300 times wraps every i32 to 0
+  run /usr/bin/python3 -c "
+import numpy as np
+print(np.load('yt.npy').tolist(), np.load('yf.npy').tolist(), np.load('yb.npy').tolist())"
+  assert_output "[4.0, -8.0, 2.0, 12.0] [1.0, -2.0, 0.5, 3.0] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"
+}
+
+@test "tosac-hip-run refuses malformed control nodes with the manifest's error" {
+  cp "$ROOT/tests/data/control/loop.mlir" .
+  "$BIN/tosac" loop.mlir --embed-ir --offload-arch=gfx90a -o loop.hipfb
+  /usr/bin/python3 -c "
+import numpy as np
+np.save('n1.npy', np.array(1, np.int32)); np.save('t.npy', np.array(True))
+np.save('lx.npy', np.zeros((1, 16, 32), np.float32)); np.save('lw.npy', np.zeros((1, 32, 32), np.float32))"
+  # launch 2: while cond [3 4] body [5 6 7 8 11 12]; launch 8: if readback 7 then [9] else [10]
+  /usr/bin/python3 - <<'PY'
+import json
+def bad(name, edit):
+    m = json.load(open('loop.json')); edit(m['targets'][0]['launches'], m['targets'][0])
+    json.dump(m, open(name + '.json', 'w'))
+bad('range', lambda L, t: L[8].update({'then': [13]}))
+bad('twice', lambda L, t: L[8].update({'else': [9]}))
+bad('none', lambda L, t: L[2].update({'body': [5, 6, 7, 8, 11]}))
+bad('cond', lambda L, t: L[2].update({'condition': 3}))
+bad('last', lambda L, t: L[2].update({'cond': [4, 3]}))
+bad('order', lambda L, t: t.update({'order': [0, 1, 2, 9]}))
+bad('deps', lambda L, t: L[9].update({'deps': [10]}))
+bad('topo', lambda L, t: L[2].update({'body': [5, 6, 7, 8, 12, 11]}))
+bad('kind', lambda L, t: L[8].update({'then': 9}))
+PY
+  for c in range twice none cond last order deps topo kind; do
+    run hiprun gfx90a loop.hipfb --manifest $c.json --input n1.npy --input t.npy --input lx.npy --input lw.npy
+    assert_failure 1
+    printf '%s\n' "$output" >> errs
+  done
+  run cat errs
+  assert_output - <<'E'
+tosac-hip-run: error: range.json: target gfx90a: launch 8's then lists launch 13, which is out of range (13 launches)
+tosac-hip-run: error: twice.json: target gfx90a: launch 9 is in two lists (launch 8's then and launch 8's else)
+tosac-hip-run: error: none.json: target gfx90a: launch 12 is in no list (order or a region of an if / while)
+tosac-hip-run: error: cond.json: target gfx90a: launch 2: condition 3 is not a readback launch
+tosac-hip-run: error: last.json: target gfx90a: launch 2: condition 4 is not the last launch of its cond list
+tosac-hip-run: error: order.json: target gfx90a: launch 9 is in two lists (order and launch 8's then)
+tosac-hip-run: error: deps.json: target gfx90a: launch 9 depends on launch 10, which is not in its list (launch 8's then)
+tosac-hip-run: error: topo.json: target gfx90a: launch 2's body is not a topological order of its launches
+tosac-hip-run: error: kind.json: target gfx90a: launch 8 is malformed
+E
+}
