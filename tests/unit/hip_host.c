@@ -157,6 +157,56 @@ static void test_bad_manifests(void) {
   CHECK(!hr_manifest_parse("[", &m, err, sizeof err), "invalid JSON");
 }
 
+/* The diamond's launches replaced by a readback of buffer 1 and an if running kernel 3 or the
+ * copy 4 (docs/manifest.md "Control nodes"); `order` and `then` as given. */
+static char *control_graph(const char *order, const char *then) {
+  const char *a = strstr(diamond, " \"launches\": ["), *b = strstr(diamond, "\"order\": [0, 2, 1, 3, 4]},");
+  char *s = malloc(strlen(diamond) + 1024);
+  int n = sprintf(s, "%.*s", (int)(a - diamond), diamond);
+  n += sprintf(s + n, " \"launches\": [{\"id\": 0, \"kind\": \"fill\", \"buffer\": 1, \"offset\": 0,"
+               " \"bytes\": 16, \"bits\": \"0x00000000\", \"deps\": []},"
+               " {\"id\": 1, \"kind\": \"readback\", \"buffer\": 1, \"bytes\": 1, \"deps\": [0]},"
+               " {\"id\": 2, \"kind\": \"if\", \"condition\": 1, \"then\": %s, \"else\": [4],"
+               " \"operands\": [], \"results\": [], \"deps\": [1]},"
+               " {\"id\": 3, \"kind\": \"kernel\", \"kernel\": 0, \"deps\": []},"
+               " {\"id\": 4, \"kind\": \"copy\", \"src_buffer\": 3, \"dst_buffer\": 4, \"bytes\": 16,"
+               " \"deps\": []}], \"order\": %s},", then, order);
+  strcpy(s + n, b + strlen("\"order\": [0, 2, 1, 3, 4]},"));
+  return s;
+}
+
+static void test_control(void) {
+  hr_manifest m;
+  char err[512];
+  char *text = control_graph("[0, 1, 2]", "[3]");
+  bool ok = hr_manifest_parse(text, &m, err, sizeof err);
+  CHECK(ok, "a readback + if graph parses: %s", err);
+  free(text);
+  if (!ok)
+    return;
+  const hr_target *t = &m.targets[0];
+  CHECK(t->norder == 3 && t->launches[2].kind == HR_IF && t->launches[1].kind == HR_READBACK,
+        "order has the 3 top-level launches");
+  CHECK(t->launches[3].parent == 2 && t->launches[4].parent == 2 && t->launches[2].parent == -1,
+        "region launches know their control node");
+  /* order 0 1 2 on 3 streams: 0 s0, 1 continues it, 2 continues 1; the regions run on s0 */
+  int stream[5];
+  hr_schedule(t, 3, stream);
+  CHECK(stream[3] == stream[2] && stream[4] == stream[2], "regions on the if's stream: %d %d %d",
+        stream[2], stream[3], stream[4]);
+  hr_manifest_free(&m);
+  text = control_graph("[0, 1]", "[2]");
+  CHECK(!hr_manifest_parse(text, &m, err, sizeof err) &&
+            !strcmp(err, "target gfx90a:sramecc+:xnack-: launch 3 is in no list (order or a "
+                         "region of an if / while)"), "a launch in no list: %s", err);
+  free(text);
+  text = control_graph("[0, 1]", "[2, 3]");
+  CHECK(!hr_manifest_parse(text, &m, err, sizeof err) &&
+            !strcmp(err, "target gfx90a:sramecc+:xnack-: 3 launches are never run (control "
+                         "nodes outside order list each other)"), "an if listing itself: %s", err);
+  free(text);
+}
+
 static void test_npy(void) {
   hr_tensor t = {.element_type = "f32", .rank = 2, .dims = {2, 3}, .bytes = 24};
   float v[6] = {1, 2, 3, 4, 5, -6};
@@ -222,6 +272,7 @@ int main(int argc, char **argv) {
   test_compatibility();
   test_diamond();
   test_bad_manifests();
+  test_control();
   test_npy();
   for (int i = 1; i < argc; i++)
     test_real_manifest(argv[i]);

@@ -241,17 +241,14 @@ static bool place(lists *ls, int x, int list, int p) {
   return true;
 }
 
-/* Launch i is listed, runs after its deps (earlier in its own list) and, when it is an if or a
- * while, decides on a readback that has run before: an earlier launch of its list (if) or the
+/* Launch i runs after its deps (earlier in its own list) and, when it is an if or a while,
+ * decides on a readback that has run before: an earlier launch of its list (if) or the
  * last launch of its cond list (while). */
 static bool check_launch(const lists *ls, int i) {
   const hr_target *t = ls->t;
   const hr_launch *l = &t->launches[i];
   char a[48];
   const char *id = t->target_id;
-  if (ls->list_of[i] == -2)
-    return fail(ls->err, ls->errsize, "target %s: launch %d is in no list (order or a region "
-                "of an if / while)", id, i);
   for (int d = 0; d < l->ndeps; d++) {
     int x = l->deps[d];
     if (ls->list_of[x] != ls->list_of[i])
@@ -326,8 +323,12 @@ static bool check_lists(hr_target *t, char *err, size_t errsize) {
           t->launches[l->region[k][j]].parent = c;
   }
   for (int i = 0; ok && i < t->nlaunches; i++)
-    ok = check_launch(&ls, i);
+    if (ls.list_of[i] == -2)
+      ok = fail(err, errsize, "target %s: launch %d is in no list (order or a region of an if "
+                "/ while)", t->target_id, i);
   ok = ok && check_reachable(&ls);
+  for (int i = 0; ok && i < t->nlaunches; i++)
+    ok = check_launch(&ls, i);
   free(ls.list_of);
   free(ls.pos);
   return ok;
