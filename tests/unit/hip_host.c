@@ -160,18 +160,19 @@ static void test_bad_manifests(void) {
 /* The diamond's launches replaced by a readback of buffer 1 and an if running kernel 3 or the
  * copy 4 (docs/manifest.md "Control nodes"); `order` and `then` as given. */
 static char *control_graph(const char *order, const char *then) {
-  const char *a = strstr(diamond, " \"launches\": ["), *b = strstr(diamond, "\"order\": [0, 2, 1, 3, 4]},");
+  static const char *const old_order = "\"order\": [0, 2, 1, 3, 4]},";
+  const char *a = strstr(diamond, " \"launches\": ["), *b = strstr(diamond, old_order);
   char *s = malloc(strlen(diamond) + 1024);
   int n = sprintf(s, "%.*s", (int)(a - diamond), diamond);
-  n += sprintf(s + n, " \"launches\": [{\"id\": 0, \"kind\": \"fill\", \"buffer\": 1, \"offset\": 0,"
-               " \"bytes\": 16, \"bits\": \"0x00000000\", \"deps\": []},"
+  n += sprintf(s + n, " \"launches\": [{\"id\": 0, \"kind\": \"fill\", \"buffer\": 1,"
+               " \"offset\": 0, \"bytes\": 16, \"bits\": \"0x00000000\", \"deps\": []},"
                " {\"id\": 1, \"kind\": \"readback\", \"buffer\": 1, \"bytes\": 1, \"deps\": [0]},"
                " {\"id\": 2, \"kind\": \"if\", \"condition\": 1, \"then\": %s, \"else\": [4],"
                " \"operands\": [], \"results\": [], \"deps\": [1]},"
                " {\"id\": 3, \"kind\": \"kernel\", \"kernel\": 0, \"deps\": []},"
-               " {\"id\": 4, \"kind\": \"copy\", \"src_buffer\": 3, \"dst_buffer\": 4, \"bytes\": 16,"
-               " \"deps\": []}], \"order\": %s},", then, order);
-  strcpy(s + n, b + strlen("\"order\": [0, 2, 1, 3, 4]},"));
+               " {\"id\": 4, \"kind\": \"copy\", \"src_buffer\": 3, \"dst_buffer\": 4,"
+               " \"bytes\": 16, \"deps\": []}], \"order\": %s},", then, order);
+  strcpy(s + n, b + strlen(old_order));
   return s;
 }
 
