@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # libtosac-hipemu (docs/host.md): the HIP runtime API on tosac-run's emulator. tosac-hip-run (the
 # reference HIP client, linked against Debian's libamdhip64) runs through it with LD_PRELOAD and
-# its outputs are checked against the oracle; tests/host/api_check.c checks error reporting,
-# kernelParams and the stream order through the HIP API alone.
+# its outputs are checked against the oracle (control nodes: against tosac-run, bit for bit);
+# tests/host/api_check.c checks error reporting, kernelParams and the stream order through the
+# HIP API alone.
 
 bats_load_library bats-support
 bats_load_library bats-assert

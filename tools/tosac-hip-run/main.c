@@ -17,10 +17,11 @@ static const char *usage_text =
     "\n"
     "Runs a tosac bundle on the first (or --device N) HIP GPU: picks the manifest target that\n"
     "matches the device's gcnArchName, loads its code object with hipModuleLoadData, uploads the\n"
-    "inputs (.npy, in graph argument order) and the weights file, plays the launch graph on N\n"
-    "streams (default 2) with events for cross-stream dependencies, times every kernel and\n"
-    "writes the outputs (.npy, in result order). --entry picks the entry function of a module\n"
-    "compiled with several public functions (default: the only one).\n"
+    "inputs (.npy, in graph argument order) and the weights file, plays the launch graph (its\n"
+    "data-dependent if / while nodes too) on N streams (default 2) with events for cross-stream\n"
+    "dependencies, times every kernel and writes the outputs (.npy, in result order). --entry\n"
+    "picks the entry function of a module compiled with several public functions (default: the\n"
+    "only one).\n"
     "\n"
     "exit status: 0 success, 1 error, 2 usage error, 77 no HIP device\n";
 
