@@ -366,3 +366,33 @@ tosac-hip-run: error: topo.json: target gfx90a: launch 2's body is not a topolog
 tosac-hip-run: error: kind.json: target gfx90a: launch 8 is malformed
 E
 }
+
+@test "TOSAC_MAX_ITERATIONS stops a while loop that runs longer, in tosac-run and tosac-hip-run alike" {
+  cp "$ROOT/tests/data/control/loop.mlir" .
+  "$BIN/tosac" loop.mlir --embed-ir --offload-arch=gfx90a -o cap.hipfb
+  /usr/bin/python3 -c "
+import numpy as np
+np.save('n5.npy', np.array(5, np.int32)); np.save('t.npy', np.array(True))
+np.save('lx.npy', np.zeros((1, 16, 32), np.float32)); np.save('lw.npy', np.zeros((1, 32, 32), np.float32))"
+  local in=(--input n5.npy --input t.npy --input lx.npy --input lw.npy)
+  # the loop runs 5 times: a limit of 5 lets it finish, 4 stops it with no output written
+  TOSAC_MAX_ITERATIONS=5 hiprun gfx90a cap.hipfb "${in[@]}" --output c5.npy --output y5.npy
+  run /usr/bin/python3 -c "import numpy as np; print(np.load('c5.npy'))"
+  assert_output "5"
+  TOSAC_MAX_ITERATIONS=4 run hiprun gfx90a cap.hipfb "${in[@]}" --output c4.npy --output y4.npy
+  assert_failure 1
+  assert_line "tosac-hip-run: error: launch 2: while loop still running after 4 iterations"
+  [ ! -e c4.npy ] && [ ! -e y4.npy ]
+  TOSAC_MAX_ITERATIONS=4 run "$BIN/tosac-run" cap.hipfb --input=@n5.npy --input=@t.npy \
+    --input=@lx.npy --input=@lw.npy --output=@c4.npy --output=
+  assert_failure 1
+  assert_output "tosac-run: error: launch 2: while loop still running after 4 iterations"
+  [ ! -e c4.npy ]
+  TOSAC_MAX_ITERATIONS=0 run "$BIN/tosac-run" cap.hipfb --input=@n5.npy --input=@t.npy \
+    --input=@lx.npy --input=@lw.npy
+  assert_failure 1
+  assert_output "tosac-run: error: TOSAC_MAX_ITERATIONS: '0' is not a positive count"
+  TOSAC_MAX_ITERATIONS=4x run hiprun gfx90a cap.hipfb "${in[@]}"
+  assert_failure 1
+  assert_line "tosac-hip-run: error: TOSAC_MAX_ITERATIONS: '4x' is not a positive count"
+}

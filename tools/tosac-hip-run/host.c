@@ -205,6 +205,12 @@ bool hr_is_control(const hr_launch *l) {
   return l->kind == HR_READBACK || l->kind == HR_IF || l->kind == HR_WHILE;
 }
 
+bool hr_max_iterations(const char *env, long *out) {
+  char *end = NULL;
+  *out = env ? strtol(env, &end, 10) : 1000000;
+  return !env || (*env && !*end && *out >= 1);
+}
+
 /* ------------------------------------------------------------------ launch lists */
 
 /* Every launch is in exactly one list: `order` (list -1) or region k of control node c (list

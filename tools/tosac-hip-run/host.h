@@ -132,6 +132,10 @@ void hr_schedule(const hr_target *t, int nstreams, int *stream);
 bool hr_needs_wait(const hr_target *t, const int *stream, int launch, int dep_index);
 /* Is launch l a control node (readback, if, while)? */
 bool hr_is_control(const hr_launch *l);
+/* The most iterations a while node may run before it is taken for a runaway: env (the value of
+ * TOSAC_MAX_ITERATIONS, or NULL) or 1,000,000, as in tosac-run. False: env is not a positive
+ * count. */
+bool hr_max_iterations(const char *env, long *out);
 
 /* .npy (version 1.0-3.0, little-endian, C order) */
 typedef struct hr_npy {

@@ -153,6 +153,7 @@ typedef struct hip_graph {
   hipEvent_t *start, *done;
   bool *ran;  /* launches that ran (and have timing events) */
   bool *cond; /* readbacks' results, by launch id */
+  long max_iterations;
 } hip_graph;
 
 static void run_fill(const hip_graph *g, const hr_launch *l, hipStream_t st) {
@@ -209,10 +210,15 @@ static void run_control(hip_graph *g, const hr_launch *l) {
     run_list(g, l->region[k], l->nregion[k]);
     return;
   }
-  for (;;) {
+  for (long iter = 0;; iter++) {
     run_list(g, l->region[0], l->nregion[0]);
     if (!g->cond[l->condition])
       return;
+    if (iter == g->max_iterations) {
+      fprintf(stderr, "tosac-hip-run: error: launch %d: while loop still running after %ld "
+              "iterations\n", (int)(l - g->t->launches), g->max_iterations);
+      exit(1); /* like die: no output file is written */
+    }
     run_list(g, l->region[1], l->nregion[1]);
   }
 }
@@ -405,7 +411,9 @@ int main(int argc, char **argv) {
   }
   bool *ran = calloc((size_t)t->nlaunches + 1, sizeof *ran);
   bool *cond = calloc((size_t)t->nlaunches + 1, sizeof *cond);
-  hip_graph g = {t, addr, fn, streams, stream, start, done, ran, cond};
+  hip_graph g = {t, addr, fn, streams, stream, start, done, ran, cond, 0};
+  if (!hr_max_iterations(getenv("TOSAC_MAX_ITERATIONS"), &g.max_iterations))
+    die("TOSAC_MAX_ITERATIONS: '%s' is not a positive count%s", getenv("TOSAC_MAX_ITERATIONS"), "");
   run_list(&g, t->order, t->norder);
   for (int s = 0; s < o.streams; s++)
     HIP_CHECK(hipStreamSynchronize(streams[s]));

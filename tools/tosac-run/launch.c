@@ -10,7 +10,8 @@
 #include <time.h>
 
 #define DEVICE_ALIGN 256
-/* A while loop that runs this often is taken for a runaway (its condition never false). */
+/* A while loop that runs this often is taken for a runaway (its condition never false);
+ * TOSAC_MAX_ITERATIONS changes the limit (docs/tosac-run.md). */
 #define RUN_MAX_ITERATIONS 1000000
 
 /* Like hipMalloc: 256-byte aligned; never NULL so even empty buffers have an address. */
@@ -215,6 +216,7 @@ typedef struct run_ctx {
   const run_target *t;
   device *dev;
   uint8_t *cond;
+  long max_iterations;
   bool verbose;
   char *err;
   size_t errsize;
@@ -231,9 +233,9 @@ static bool run_control(run_ctx *c, const run_launch *l) {
       return false;
     if (!c->cond[l->cond])
       return true;
-    if (iter == RUN_MAX_ITERATIONS) {
-      snprintf(c->err, c->errsize, "launch %d: while loop still running after %d iterations",
-               l->id, RUN_MAX_ITERATIONS);
+    if (iter == c->max_iterations) {
+      snprintf(c->err, c->errsize, "launch %d: while loop still running after %ld iterations",
+               l->id, c->max_iterations);
       return false;
     }
     if (!run_list(c, l->region[1], l->nregion[1]))
@@ -298,11 +300,26 @@ static bool run_list(run_ctx *c, const int *list, int n) {
   return ok;
 }
 
+/* The while-loop limit: TOSAC_MAX_ITERATIONS if set (a positive count), else the default. */
+static bool max_iterations(long *out, char *err, size_t errsize) {
+  const char *e = getenv("TOSAC_MAX_ITERATIONS");
+  char *end = NULL;
+  *out = e ? strtol(e, &end, 10) : RUN_MAX_ITERATIONS;
+  if (e && (!*e || *end || *out < 1)) {
+    snprintf(err, errsize, "TOSAC_MAX_ITERATIONS: '%s' is not a positive count", e);
+    return false;
+  }
+  return true;
+}
+
 bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitcode,
                  size_t bitcode_size, const run_value_list *inputs, run_value_list *outputs,
                  bool verbose, char *err, size_t errsize) {
   emu_target et = {.wave_size = t->wavefront_size, .lds_limit = t->lds_limit};
   snprintf(et.processor, sizeof(et.processor), "%s", t->processor);
+  long cap;
+  if (!max_iterations(&cap, err, errsize))
+    return false;
   double t0 = now_ms();
   char sub[1024];
   /* A graph whose results are views of its inputs has only copy nodes and no kernel: there
@@ -318,7 +335,7 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitc
   device dev = {0};
   device_setup(&dev, m, t, inputs);
   uint8_t *cond = calloc((size_t)t->nlaunches + 1, 1); /* readbacks' host copies */
-  run_ctx c = {mod, t, &dev, cond, verbose, err, errsize};
+  run_ctx c = {mod, t, &dev, cond, cap, verbose, err, errsize};
   bool ok = run_list(&c, t->order, t->norder);
   free(cond);
   for (int i = 0; ok && i < m->noutputs; i++) {
