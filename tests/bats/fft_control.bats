@@ -270,23 +270,7 @@ M
   assert_success
   assert_line '    %0 = "tosa.cond_if"(%arg2) ({'
   # a loop over the unroll bound (300 iterations) stays a loop: x doubled 300 times wraps to 0
-  cat > big.mlir <<'M'
-func.func @main(%arg0: tensor<10xi32>) -> tensor<10xi32> {
-  %lim = "tosa.const"() {values = dense<300> : tensor<i32>} : () -> tensor<i32>
-  %0 = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %1:2 = tosa.while_loop (%i = %0, %x = %arg0) : (tensor<i32>, tensor<10xi32>) -> (tensor<i32>, tensor<10xi32>) {
-    %2 = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    tosa.yield %2 : tensor<i1>
-  } do {
-  ^bb0(%i: tensor<i32>, %x: tensor<10xi32>):
-    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %3 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %4 = tosa.add %x, %x : (tensor<10xi32>, tensor<10xi32>) -> tensor<10xi32>
-    tosa.yield %3, %4 : tensor<i32>, tensor<10xi32>
-  }
-  return %1#1 : tensor<10xi32>
-}
-M
+  cp "$ROOT/tests/data/control/big_loop.mlir" big.mlir
   "$TOSAC" big.mlir --embed-ir --offload-arch=gfx1030 -o big.hipfb
   run $PY -c 'import json; print(sum(l["kind"] == "while" for l in json.load(open("big.json"))["targets"][0]["launches"]))'
   assert_output "1"

@@ -265,47 +265,8 @@ print(int(np.load('h0.npy')), bool(np.allclose(y, v, rtol=0, atol=1e-6)))"
 }
 
 @test "tosac-hip-run: a constant-count loop around a data-dependent if, and a 300-iteration loop (control nodes, by hand)" {
-  cat > nest.mlir <<'M'
-func.func @main(%f: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
-  %0 = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %lim = "tosa.const"() {values = dense<2> : tensor<i32>} : () -> tensor<i32>
-  %1:2 = tosa.while_loop (%i = %0, %y = %f) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
-    %2 = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    tosa.yield %2 : tensor<i1>
-  } do {
-  ^bb0(%i: tensor<i32>, %y: tensor<4xf32>):
-    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %i1 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %y1 = tosa.cond_if %p (%a = %y) : tensor<i1> (tensor<4xf32>) -> tensor<4xf32> {
-    ^bb0(%a: tensor<4xf32>):
-      %m = tosa.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-      tosa.yield %m : tensor<4xf32>
-    } else {
-    ^bb0(%a: tensor<4xf32>):
-      tosa.yield %a : tensor<4xf32>
-    }
-    tosa.yield %i1, %y1 : tensor<i32>, tensor<4xf32>
-  }
-  return %1#1 : tensor<4xf32>
-}
-M
-  cat > big.mlir <<'M'
-func.func @main(%arg0: tensor<10xi32>) -> tensor<10xi32> {
-  %lim = "tosa.const"() {values = dense<300> : tensor<i32>} : () -> tensor<i32>
-  %0 = "tosa.const"() {values = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %1:2 = tosa.while_loop (%i = %0, %x = %arg0) : (tensor<i32>, tensor<10xi32>) -> (tensor<i32>, tensor<10xi32>) {
-    %2 = tosa.greater %lim, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    tosa.yield %2 : tensor<i1>
-  } do {
-  ^bb0(%i: tensor<i32>, %x: tensor<10xi32>):
-    %one = "tosa.const"() {values = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %3 = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %4 = tosa.add %x, %x : (tensor<10xi32>, tensor<10xi32>) -> tensor<10xi32>
-    tosa.yield %3, %4 : tensor<i32>, tensor<10xi32>
-  }
-  return %1#1 : tensor<10xi32>
-}
-M
+  cp "$ROOT/tests/data/control/nest.mlir" nest.mlir
+  cp "$ROOT/tests/data/control/big_loop.mlir" big.mlir
   "$BIN/tosac" nest.mlir --embed-ir --offload-arch=gfx90a -o nest.hipfb
   "$BIN/tosac" big.mlir --embed-ir --offload-arch=gfx1030 -o big.hipfb
   /usr/bin/python3 -c "
