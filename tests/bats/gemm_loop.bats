@@ -18,21 +18,7 @@ setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
-# matmul NAME TYPE B M K N: tosa.matmul (f16/bf16/f8 -> f32, i8 -> i32), oracle inputs in [-2, 2]
-matmul() {
-  local out=f32 zero=0.0 rng="-2 2"
-  case $2 in i8) out=i32 zero=0 rng="-8 8" ;; f32) ;; esac
-  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
-  cat > "$1.mlir" <<EOF
-// oracle: arg 0 $rng
-// oracle: arg 1 $rng
-func.func @main(%a: $a, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<$zero> : tensor<1x$2>}> : () -> tensor<1x$2>
-  %r = tosa.matmul %a, %b, %z, %z : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
-  return %r : $r
-}
-EOF
-}
+load lib/matmul
 
 oracle() {
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$1.mlir" --targets="$2"

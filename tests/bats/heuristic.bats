@@ -16,19 +16,7 @@ setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
-# matmul NAME TYPE B M K N: a plain tosa.matmul graph (f16 -> f32)
-matmul() {
-  local out=$2
-  case $2 in f16|bf16) out=f32 ;; esac
-  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
-  cat > "$1.mlir" <<EOF
-func.func @main(%a: $a, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x$2>}> : () -> tensor<1x$2>
-  %r = tosa.matmul %a, %b, %z, %z : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
-  return %r : $r
-}
-EOF
-}
+load lib/matmul
 
 # eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
 # any order and split, so every tile must give the oracle's bits)

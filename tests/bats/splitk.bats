@@ -16,20 +16,7 @@ setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
-# matmul NAME TYPE B M K N: a plain tosa.matmul graph (f16/bf16 -> f32, i8 -> i32)
-matmul() {
-  local out=$2 zero=0.0
-  case $2 in f16|bf16) out=f32 ;; i8) out=i32 zero=0 ;; esac
-  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
-  cat > "$1.mlir" <<EOF
-func.func @main(%a: $a, %b: $b) -> $r {
-  %az = "tosa.const"() <{values = dense<$zero> : tensor<1x$2>}> : () -> tensor<1x$2>
-  %bz = "tosa.const"() <{values = dense<$zero> : tensor<1x$2>}> : () -> tensor<1x$2>
-  %r = tosa.matmul %a, %b, %az, %bz : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
-  return %r : $r
-}
-EOF
-}
+load lib/matmul
 
 # eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy
 eighths() {

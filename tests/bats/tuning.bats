@@ -19,19 +19,7 @@ setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
-# matmul NAME TYPE B M K N: a plain tosa.matmul graph (f16/bf16 -> f32)
-matmul() {
-  local out=$2
-  case $2 in f16|bf16) out=f32 ;; esac
-  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
-  cat > "$1.mlir" <<EOF
-func.func @main(%a: $a, %b: $b) -> $r {
-  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x$2>}> : () -> tensor<1x$2>
-  %r = tosa.matmul %a, %b, %z, %z : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
-  return %r : $r
-}
-EOF
-}
+load lib/matmul
 
 # eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
 # any order, so every tile and summation order must give the oracle's bits)
@@ -161,7 +149,7 @@ PY
   printf 'gfx90a\tmatmul:2x64x80x96:f16:a96:b80n\tbm=64,bn=64,bk=32,wm=32,wn=48\t1\n' > inf.tsv
   run "$TOSAC" m.mlir --offload-arch=gfx90a --tuning-db=inf.tsv -o m.hipfb
   assert_success
-  assert_line --index 0 "m.mlir:3:8: warning: tuning database entry for matmul:2x64x80x96:f16:a96:b80n on gfx90a is not usable (bm=64,bn=64,bk=32,wm=32,wn=48 is infeasible on gfx90a: the wave tile must be a multiple of the instruction tile); using the heuristic"
+  assert_line --index 0 "m.mlir:5:8: warning: tuning database entry for matmul:2x64x80x96:f16:a96:b80n on gfx90a is not usable (bm=64,bn=64,bk=32,wm=32,wn=48 is infeasible on gfx90a: the wave tile must be a multiple of the instruction tile); using the heuristic"
   run tuning m.json gfx90a
   assert_output --partial "source=heuristic"
 }

@@ -1,0 +1,17 @@
+# matmul NAME TYPE B M K N: NAME.mlir, a tosa.matmul of BxMxK by BxKxN TYPE operands with zero
+# zero points (f16, bf16, f8 and f32 -> f32; i8 -> i32); the oracle draws its inputs from [-2, 2]
+# ([-8, 8] for i8). Shared by the GEMM suites: load it with `load lib/matmul`.
+matmul() {
+  local out=f32 zero=0.0 rng="-2 2"
+  case $2 in i8) out=i32 zero=0 rng="-8 8" ;; esac
+  local a="tensor<$3x$4x$5x$2>" b="tensor<$3x$5x$6x$2>" r="tensor<$3x$4x$6x$out>"
+  cat > "$1.mlir" <<EOF2
+// oracle: arg 0 $rng
+// oracle: arg 1 $rng
+func.func @main(%a: $a, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<$zero> : tensor<1x$2>}> : () -> tensor<1x$2>
+  %r = tosa.matmul %a, %b, %z, %z : ($a, $b, tensor<1x$2>, tensor<1x$2>) -> $r
+  return %r : $r
+}
+EOF2
+}
