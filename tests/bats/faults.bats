@@ -162,7 +162,11 @@ origin() {
     wait $pid 2>/dev/null || true
     [ "$(ls | sort | tr '\n' ' ')" = "new old r.hipfb r.json r.weights " ] || { echo "round $round:"; ls -a; false; }
     for f in r.hipfb r.json r.weights; do
-      cmp -s $f old/$f || cmp -s $f new/$f || { echo "round $round: $f is neither old nor new"; false; }
+      cmp -s $f old/$f || cmp -s $f new/$f || {
+        # what differs, for diagnosing a failure (seen once in ~300 rounds, not reproduced)
+        echo "round $round ($arch): $f is neither old nor new"
+        ls -l $f old/$f new/$f; cmp $f old/$f; cmp $f new/$f; false
+      }
     done
     # bundle and manifest from different runs are refused
     if ! { cmp -s r.hipfb old/r.hipfb && cmp -s r.json old/r.json; } &&
