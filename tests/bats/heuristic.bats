@@ -17,16 +17,6 @@ setup() {
 }
 
 load lib/matmul
-
-# eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
-# any order and split, so every tile must give the oracle's bits)
-eighths() {
-  /usr/bin/python3 -c "
-import sys, numpy as np
-r = np.random.default_rng(int(sys.argv[3]))
-np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
-}
-
 # tiles FILE: per target, the GEMM kernel's tile, instruction, split and source from the manifest
 tiles() {
   /usr/bin/python3 - "$1" <<'PY'

@@ -17,15 +17,6 @@ setup() {
 }
 
 load lib/matmul
-
-# eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy
-eighths() {
-  /usr/bin/python3 -c "
-import sys, numpy as np
-r = np.random.default_rng(int(sys.argv[3]))
-np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
-}
-
 @test "a 64x64x65536 f32 matmul uses split-K: GEMM + combine, S per target from the cost model" {
   # MFMA targets: the split with the smallest estimate (codegen/tuning.c, docs/partitioning.md);
   # the others: min(CUs / tiles, K tiles / 8)

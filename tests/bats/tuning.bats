@@ -20,16 +20,6 @@ setup() {
 }
 
 load lib/matmul
-
-# eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
-# any order, so every tile and summation order must give the oracle's bits)
-eighths() {
-  /usr/bin/python3 -c "
-import sys, numpy as np
-r = np.random.default_rng(int(sys.argv[3]))
-np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
-}
-
 # tuning FILE TARGET: the manifest's tuning object of TARGET's GEMM kernel as k=v pairs
 tuning() {
   /usr/bin/python3 - "$@" <<'PY'

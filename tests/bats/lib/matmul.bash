@@ -1,6 +1,6 @@
 # matmul NAME TYPE B M K N: NAME.mlir, a tosa.matmul of BxMxK by BxKxN TYPE operands with zero
 # zero points (f16, bf16, f8 and f32 -> f32; i8 -> i32); the oracle draws its inputs from [-2, 2]
-# ([-8, 8] for i8). Shared by the GEMM suites: load it with `load lib/matmul`.
+# ([-8, 8] for i8). matmul and eighths are shared by the GEMM suites: load them with `load lib/matmul`.
 matmul() {
   local out=f32 zero=0.0 rng="-2 2"
   case $2 in i8) out=i32 zero=0 rng="-8 8" ;; esac
@@ -14,4 +14,13 @@ func.func @main(%a: $a, %b: $b) -> $r {
   return %r : $r
 }
 EOF2
+}
+
+# eighths FILE DTYPE SEED DIMS...: random multiples of 1/8 in [-2, 2] as .npy (exact f32 sums in
+# any order and split, so every tile must give the oracle's bits)
+eighths() {
+  /usr/bin/python3 -c "
+import sys, numpy as np
+r = np.random.default_rng(int(sys.argv[3]))
+np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
 }
