@@ -365,23 +365,40 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
 }
 
-/* A wave tile whose MFMAs of a 64-byte K tile take less than twice the load floor
- * (load_wait_cycles) also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
- * load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
- * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
- * kernel without a loop has no load floor) and the LDS of the double buffer still leaves 2 waves
- * per SIMD. */
+/* Work-groups a CU must hold at once: enough for 2 waves per SIMD, but never more than the grid
+ * gives each CU. A grid of fewer work-groups than CUs (BERT-base's 512x768 outputs: 96-192
+ * tiles for 256-304 CUs) runs one per CU whatever the LDS allows, so the LDS of a longer K tile
+ * costs it no waves. */
+static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const gemm_params *c) {
+  int64_t groups = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn);
+  int waves = (c->bm / c->wm) * (c->bn / c->wn);
+  int64_t want = (2 * t->simds_per_cu + waves - 1) / waves, per_cu = (groups + t->cus - 1) / t->cus;
+  return per_cu < want ? per_cu : want;
+}
+
+/* A wave tile whose MFMAs of a K tile take less than twice the load floor (load_wait_cycles)
+ * also tries a K tile twice as long, beyond tosac-tune's range (128 bytes, then 256): twice the
+ * MFMAs per barrier and per load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 ->
+ * 89 % by llvm-mca on gfx90a, 65 -> 89 % on gfx908; BERT-base's 512x768x768 f16 on gfx942, 16x32
+ * waves: 128 bytes 266 cycles per K tile, 256 bytes 410, 44 -> 57 % of the roofline), where K
+ * holds four such tiles (a K loop of two iterations: a kernel without a loop has no load floor)
+ * and the LDS of the double buffer still lets a CU hold the work-groups it needs
+ * (groups_needed). */
 static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   heur_best *hb = ctx;
   heur_try(ctx, m0, c);
-  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64 || hb->pb->k < 8 * c->bk)
+  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64)
     return;
-  double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (c->bk / m0->k) * m0->row->cycles;
   gemm_params L = *c;
-  L.bk *= 2;
-  int waves = (c->bm / c->wm) * (c->bn / c->wn);
-  if (mma < 2 * load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
+  for (int x = 2; x <= 4; x *= 2) {
+    double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (L.bk / m0->k) * m0->row->cycles;
+    L.bk = c->bk * x;
+    int lds = gemm_lds_bytes(&L, m0);
+    if (mma >= 2 * load_wait_cycles(hb->t) || hb->pb->k < 4 * L.bk || lds > hb->t->lds_bytes ||
+        hb->t->lds_bytes / lds < groups_needed(hb->t, hb->pb, &L))
+      return;
     heur_try(ctx, m0, &L);
+  }
 }
 
 /* ---------------------------------------------------------------- the RDNA estimate */
