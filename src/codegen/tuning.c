@@ -331,6 +331,7 @@ typedef struct heur_best {
   int64_t waves;
   bool found;
   double share; /* RDNA: the candidate's matrix (FMA) share of its main loop */
+  double slack; /* MFMA: the fraction the candidate must win by (EST_UNFITTED) */
   char cfg[128];
 } heur_best;
 
@@ -355,6 +356,7 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
     return;
   double cyc;
   int64_t s = best_split(t, pb, &P, m0, &cyc); /* P: the tile with its vector widths */
+  cyc *= 1 + hb->slack;
   int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
                   gm * gn;
   if (!(cyc < hb->cycles || (cyc == hb->cycles && waves < hb->waves)))
@@ -365,39 +367,63 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   snprintf(hb->cfg, sizeof hb->cfg, "%s", buf);
 }
 
-/* Work-groups a CU must hold at once: enough for 2 waves per SIMD, but never more than the grid
- * gives each CU. A grid of fewer work-groups than CUs (BERT-base's 512x768 outputs: 96-192
- * tiles for 256-304 CUs) runs one per CU whatever the LDS allows, so the LDS of a longer K tile
- * costs it no waves. */
-static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const gemm_params *c) {
+/* Work-groups a CU holds at 2 waves per SIMD (*want), and those the grid gives it at most: a grid
+ * of fewer work-groups than CUs (BERT-base's 512x768 outputs: 96-192 tiles for 256-304 CUs) runs
+ * one per CU whatever the LDS allows, so the LDS of a longer K tile costs it no waves. */
+static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const gemm_params *c,
+                             int64_t *want) {
   int64_t groups = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn);
   int waves = (c->bm / c->wm) * (c->bn / c->wn);
-  int64_t want = (2 * t->simds_per_cu + waves - 1) / waves, per_cu = (groups + t->cus - 1) / t->cus;
-  return per_cu < want ? per_cu : want;
+  int64_t per_cu = (groups + t->cus - 1) / t->cus;
+  *want = (2 * t->simds_per_cu + waves - 1) / waves;
+  return per_cu < *want ? per_cu : *want;
 }
 
+/* A candidate beyond what the estimate was fitted and checked on must win by this much: a
+ * 256-byte K tile whose MFMAs stay below twice the load floor (the estimate's floor is a
+ * constant, llvm-mca's loop grows with the loads: ResNet's 196x256x2304 f16 on gfx90a,
+ * 32x64x128/16x16 estimated 7 % faster than 64x64x64/16x32 split 3 ways, 3.3 against 2.7 us by
+ * the quality model, which counts no second launch; where the MFMAs cover twice the floor, as
+ * f32's 16x16 waves at 256 bytes, the fitted MFMA term decides: 196x256x2304 f32 on gfx942
+ * estimated 1 % faster, 2.7 -> 2.4 us), or an LDS that keeps it below 2 waves per SIMD, hiding
+ * no load latency behind another wave, which neither the estimate nor llvm-mca's one-wave loop
+ * sees (BERT-base's 512x3072x768 f16 on gfx942: 32x64x128/16x32 at 1 wave per SIMD estimated 2 %
+ * faster than 64x128x64/32x32 split 3 ways; 4.7 against 3.6 us). */
+#define EST_UNFITTED 0.10
+
 /* A wave tile whose MFMAs of a K tile take less than twice the load floor (load_wait_cycles)
- * also tries a K tile twice as long, beyond tosac-tune's range (128 bytes, then 256): twice the
- * MFMAs per barrier and per load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 ->
- * 89 % by llvm-mca on gfx90a, 65 -> 89 % on gfx908; BERT-base's 512x768x768 f16 on gfx942, 16x32
- * waves: 128 bytes 266 cycles per K tile, 256 bytes 410, 44 -> 57 % of the roofline), where K
- * holds four such tiles (a K loop of two iterations: a kernel without a loop has no load floor)
- * and the LDS of the double buffer still lets a CU hold the work-groups it needs
- * (groups_needed). */
+ * also tries a K tile twice as long, beyond tosac-tune's range: twice the MFMAs per barrier and
+ * per load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
+ * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
+ * kernel without a loop has no load floor) and the LDS of the double buffer still lets a CU hold
+ * the work-groups it needs (groups_needed). 128 bytes, then 256 where that tile's MFMAs cover
+ * the floor: the estimate counts a K tile below the floor as the floor whatever its loads, but
+ * llvm-mca's loop grows with them (16x16 waves of f16 MFMAs at 256 bytes: 1056 cycles per two K
+ * tiles on gfx942 against 528 at 128), and (BERT-base's 512x768x768 f16 on gfx942, 16x32 waves:
+ * 266 cycles per 128-byte K tile, 410 per 256-byte one, 44 -> 57 % of the roofline). A
+ * convolution whose K tile lay inside one tap keeps it there (a longer one would gather per
+ * element: ResNet-50's 3136x64x576 f16 on gfx908, 394 -> 1032 cycles per K tile). */
 static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   heur_best *hb = ctx;
+  const gemm_problem *pb = hb->pb;
   heur_try(ctx, m0, c);
-  if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64)
+  if (!m0->row || c->bk * elem_type_bytes(pb->in) != 64)
     return;
+  bool conv = pb->op && strstr(pb->op, "conv") && pb->a_contig % c->bk == 0;
+  double floor = load_wait_cycles(hb->t), per = (double)(c->wm / m0->m) * (c->wn / m0->n) *
+                                               m0->row->cycles / m0->k; /* per k element */
   gemm_params L = *c;
   for (int x = 2; x <= 4; x *= 2) {
-    double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (L.bk / m0->k) * m0->row->cycles;
     L.bk = c->bk * x;
     int lds = gemm_lds_bytes(&L, m0);
-    if (mma >= 2 * load_wait_cycles(hb->t) || hb->pb->k < 4 * L.bk || lds > hb->t->lds_bytes ||
-        hb->t->lds_bytes / lds < groups_needed(hb->t, hb->pb, &L))
+    int64_t want, need = groups_needed(hb->t, pb, &L, &want);
+    if (per * L.bk / 2 >= 2 * floor || (x > 2 && per * L.bk < floor) || pb->k < 4 * L.bk ||
+        (conv && pb->a_contig % L.bk) || lds > hb->t->lds_bytes || hb->t->lds_bytes / lds < need)
       return;
+    bool near = x > 2 && per * L.bk < 2 * floor;
+    hb->slack = near || hb->t->lds_bytes / lds < want ? EST_UNFITTED : 0;
     heur_try(ctx, m0, &L);
+    hb->slack = 0;
   }
 }
 
