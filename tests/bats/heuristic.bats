@@ -28,17 +28,18 @@ for t in json.load(open(sys.argv[1]))["targets"]:
 PY
 }
 
-@test "BERT-base shapes: 32x64 tiles of 16x16 MFMAs on gfx942, 64x128 on gfx90a, RDNA by the RDNA estimate" {
+@test "BERT-base shapes: 32x64 tiles of 16x16 MFMAs with 256-byte K tiles on gfx942, 64x128 on gfx90a, RDNA by the RDNA estimate" {
   matmul proj f16 1 512 768 768
   run "$TOSAC" proj.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200 -o proj.hipfb
   assert_success
   run tiles proj.json
   # 128-byte K tiles where a 64-byte one has less MFMA work than a load's latency (tuning.c
-  # load_wait_cycles)
+  # load_wait_cycles); 256-byte ones on gfx942/gfx950, whose 96-192 work-groups leave each CU
+  # one whatever the LDS (groups_needed: gfx942's 52 KiB tile holds 1 wave per SIMD)
   assert_line "gfx908 64x128x64/32x32 32x32x8 s1 heuristic"
   assert_line "gfx90a 64x128x64/32x32 32x32x8 s1 heuristic"
-  assert_line "gfx942 32x64x64/16x32 16x16x16 s1 heuristic"
-  assert_line "gfx950 32x128x64/32x32 32x32x16 s1 heuristic"
+  assert_line "gfx942 32x64x128/16x32 16x16x16 s1 heuristic"
+  assert_line "gfx950 64x128x128/32x32 32x32x16 s1 heuristic"
   # RDNA (docs/gemm.md "The RDNA estimate"): 128-byte K tiles on the FMA path, 64x64 WMMA waves
   # on gfx1200
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
@@ -71,7 +72,8 @@ EOF
   assert_success
   run tiles c.json
   assert_line "gfx90a 64x64x32/16x32 16x16x4 s6 heuristic"
-  assert_line "gfx942 32x32x32/16x16 16x16x4 s9 heuristic"
+  # 256-byte K tiles (16 f32 MFMAs of 32 cycles: twice the load floor) on gfx942
+  assert_line "gfx942 32x64x64/16x16 16x16x4 s9 heuristic"
   assert_line "gfx1030 64x64x32/32x16 32x16x4 s1 heuristic"
   # 64x64x64 (262144 multiply-adds): below the estimate's threshold, one kernel with
   # gemm_tiles.c's default tile
@@ -167,7 +169,8 @@ EOF
   run "$TOSAC" down.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950 -o down.hipfb
   assert_success
   run tiles down.json
-  assert_line "gfx908 16x32x32/16x16 16x16x4 s1 heuristic"
+  # 256 bytes: the 49 output rows leave each CU at most one work-group
+  assert_line "gfx908 32x64x64/16x16 16x16x4 s1 heuristic"
   assert_line "gfx90a 32x32x32/16x16 16x16x4 s1 heuristic"
   assert_line "gfx942 32x32x32/16x16 16x16x4 s1 heuristic"
   assert_line "gfx950 32x32x32/16x16 16x16x4 s1 heuristic"
@@ -194,7 +197,8 @@ EOF
   run "$TOSAC" c1.mlir --offload-arch=gfx908 -o c1.hipfb
   assert_success
   run tiles c1.json
-  assert_line "gfx908 16x32x32/16x16 16x16x4 s1 heuristic"
+  # 256 bytes: the 49 output rows leave each CU at most one work-group
+  assert_line "gfx908 32x64x64/16x16 16x16x4 s1 heuristic"
 }
 
 @test "127x255x63 f16 (2M multiply-adds): the estimate counts single-element staging loads and picks tosac-tune's tiles; oracle on MFMA, WMMA, FMA" {
