@@ -169,8 +169,7 @@ EOF
   run "$TOSAC" down.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950 -o down.hipfb
   assert_success
   run tiles down.json
-  # 256 bytes: the 49 output rows leave each CU at most one work-group
-  assert_line "gfx908 32x64x64/16x16 16x16x4 s1 heuristic"
+  assert_line "gfx908 16x32x32/16x16 16x16x4 s1 heuristic"
   assert_line "gfx90a 32x32x32/16x16 16x16x4 s1 heuristic"
   assert_line "gfx942 32x32x32/16x16 16x16x4 s1 heuristic"
   assert_line "gfx950 32x32x32/16x16 16x16x4 s1 heuristic"
@@ -252,4 +251,75 @@ EOF
   run timeout 300 "$BUILD/bin/tosac-bundle" quality sq908.hipfb --mca-timeout 60
   assert_success
   assert_line --regexp '^gfx908 +matmul:1x4096x4096x4096:f16:a4096:b4096n +f16 +128x128x16/64x64 .* 2 +0 +[0-9]+ +[0-9.]+ +mca +(9[0-9]|100)\.[0-9] '
+}
+
+@test "too few work-groups for the CUs: 256-byte K tiles on gfx942/gfx950 (BERT-base's 512x768 projection; tuning.c heur_try_long_k), oracle on a small copy" {
+  # 512x768 outputs give 96-192 work-groups for 256-304 CUs: one per CU whatever the LDS, so the
+  # 52 KiB double buffer of a 256-byte K tile costs gfx942 no waves (groups_needed); llvm-mca's
+  # loop: 410 cycles per 256-byte K tile against 266 per 128-byte one, 44 -> 57 % of the roofline
+  matmul proj f16 1 512 768 768
+  run "$TOSAC" proj.mlir --offload-arch=gfx942 -o proj.hipfb
+  assert_success
+  run timeout 120 "$BUILD/bin/tosac-bundle" quality proj.hipfb --mca-timeout 60
+  assert_success
+  # 1 wave per SIMD (the grid's), no spills, >= 55 % of the memory roofline
+  assert_line --regexp '^gfx942 +matmul:1x512x768x768:f16:a768:b768n +f16 +32x64x128/16x32 .* 1 +0 +[0-9]+ +[0-9.]+ +mca +[0-9.]+ +[0-9.]+ +(5[5-9]|[6-9][0-9])% mem$'
+  # a 128x768x192 copy takes them too (gfx90a 16x16 waves: 20 -> 32 % of the roofline), and
+  # matches the oracle with exact inputs
+  matmul p f16 1 128 768 192
+  run "$TOSAC" p.mlir --offload-arch=gfx90a,gfx942,gfx950 -o p.hipfb
+  assert_success
+  run tiles p.json
+  assert_line "gfx90a 32x64x128/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 32x64x128/16x32 16x16x16 s1 heuristic"
+  assert_line "gfx950 128x64x128/32x32 32x32x16 s1 heuristic"
+  eighths a.npy float16 41 1 128 768
+  eighths b.npy float16 42 1 768 192
+  run "${CHECK[@]}" p.mlir --targets=gfx90a,gfx942,gfx950 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok p.mlir [gfx90a]: 1 results match"
+  assert_output --partial "ok p.mlir [gfx942]: 1 results match"
+  assert_output --partial "ok p.mlir [gfx950]: 1 results match"
+}
+
+@test "256-byte K tiles on random shapes (no tile multiples, batches, split-K) match the oracle on gfx942 and gfx950" {
+  # three seeded shapes: B in 1-2, M and N in 17-200, K in 300-1100 (K tails, masked rows and
+  # columns), each with the f16 tiles the heuristic now picks and f32's 16x16 waves, split 3 ways
+  # too (the partial + combine kernels)
+  run /usr/bin/python3 -c "
+import random
+r = random.Random(13)
+for i in range(3):
+    print(r.randint(1, 2), r.randint(17, 200), r.randint(300, 1100), r.randint(17, 200))"
+  assert_success
+  assert_equal "${#lines[@]}" 3
+  local shapes=("${lines[@]}") i=0
+  for s in "${shapes[@]}"; do
+    read -r b m k n <<< "$s"
+    i=$((i + 1))
+    for et in f16 f32; do
+      matmul g$i$et $et $b $m $k $n
+      local np=float16
+      [ $et = f32 ] && np=float32
+      eighths a$i$et.npy $np $((50 + i)) $b $m $k
+      eighths b$i$et.npy $np $((60 + i)) $b $k $n
+    done
+    # target(s):type:perf-config:split factors
+    for cfg in gfx942:f16:bm=32,bn=64,bk=128,wm=16,wn=32,mma=16:0,3 gfx950:f16:bm=64,bn=128,bk=128,wm=32,wn=32:0 \
+               gfx942,gfx950:f32:bm=32,bn=64,bk=64,wm=16,wn=16,mma=16:0,3; do
+      IFS=: read -r tg et pc splits <<< "$cfg"
+      for split in ${splits//,/ }; do
+        TOSAC_SPLIT_K=$split run "${CHECK[@]}" g$i$et.mlir --targets=$tg --tosac-arg=--perf-config=$pc \
+          --input=@a$i$et.npy --input=@b$i$et.npy
+        assert_success
+        for t in ${tg//,/ }; do
+          assert_output --partial "ok g$i$et.mlir [$t]: 1 results match"
+        done
+      done
+    done
+  done
+  # the split really happened (3 partials in the workspace)
+  TOSAC_SPLIT_K=3 run "$TOSAC" g1f16.mlir --offload-arch=gfx942 --perf-config=bm=32,bn=64,bk=128,wm=16,wn=32,mma=16 --emit=partitions
+  assert_success
+  assert_line --regexp '^  buffer 3 workspace tensor<3x'
 }
