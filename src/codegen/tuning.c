@@ -396,11 +396,14 @@ static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const
  * per load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
  * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
  * kernel without a loop has no load floor) and the LDS of the double buffer still lets a CU hold
- * the work-groups it needs (groups_needed). 128 bytes, then 256 where that tile's MFMAs cover
- * the floor: the estimate counts a K tile below the floor as the floor whatever its loads, but
- * llvm-mca's loop grows with them (16x16 waves of f16 MFMAs at 256 bytes: 1056 cycles per two K
- * tiles on gfx942 against 528 at 128), and (BERT-base's 512x768x768 f16 on gfx942, 16x32 waves:
- * 266 cycles per 128-byte K tile, 410 per 256-byte one, 44 -> 57 % of the roofline). A
+ * the work-groups it needs (groups_needed). 128 bytes, then 256 (BERT-base's 512x768x768 f16 on
+ * gfx942, 16x32 waves: 266 cycles per 128-byte K tile, 410 per 256-byte one, 44 -> 57 % of the
+ * roofline) where that tile's MFMAs cover the floor or the grid has no more work-groups than CUs:
+ * the estimate counts a K tile below the floor as the floor whatever its loads, but llvm-mca's
+ * loop grows with them (16x16 waves of f16 MFMAs at 256 bytes: 1056 cycles per two K tiles on
+ * gfx942 against 528 at 128), which pays only where the grid cannot fill the CUs anyway
+ * (gfx950's 512x768x768, 64x64x128/16x32: 32 -> 63 %; its 512x3072x768, 384 work-groups: 89 ->
+ * 70 %). A
  * convolution whose K tile lay inside one tap keeps it there (a longer one would gather per
  * element: ResNet-50's 3136x64x576 f16 on gfx908, 394 -> 1032 cycles per K tile). */
 static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
@@ -417,7 +420,8 @@ static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c)
     L.bk = c->bk * x;
     int lds = gemm_lds_bytes(&L, m0);
     int64_t want, need = groups_needed(hb->t, pb, &L, &want);
-    if (per * L.bk / 2 >= 2 * floor || (x > 2 && per * L.bk < floor) || pb->k < 4 * L.bk ||
+    bool few = pb->batch * ((pb->m + L.bm - 1) / L.bm) * ((pb->n + L.bn - 1) / L.bn) <= hb->t->cus;
+    if (per * L.bk / 2 >= 2 * floor || (x > 2 && per * L.bk < floor && !few) || pb->k < 4 * L.bk ||
         (conv && pb->a_contig % L.bk) || lds > hb->t->lds_bytes || hb->t->lds_bytes / lds < need)
       return;
     bool near = x > 2 && per * L.bk < 2 * floor;
