@@ -38,14 +38,14 @@ PY
   run "$BUNDLE" quality m512.hipfb
   assert_success
   assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline$'
-  # llvm-mca-22 on gfx9 (the heuristic's 32x64 tile of 16x32 waves with 256-byte K tiles fills
+  # llvm-mca-22 on gfx9 (the heuristic's 16x64 tile of 16x16 waves with 256-byte K tiles fills
   # more CUs, one work-group each, 1 wave per SIMD; its K loop is the pipelined MFMA loop); the WMMA and FMA-slot static models on RDNA (the RDNA estimate's
   # tiles: small WMMA waves fill gfx1100's 96 CUs; gfx1030 keeps its default)
-  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +32x64x128/16x32 +v_mfma_f32_16x16x16_f16 +92 +0 +52224 +1 +0 +159 +772\.0 +mca +66\.3 +0\.7 +54% mem$'
+  assert_line --regexp '^gfx942 +matmul:1x512x512x512:f16:a512:b512n +f16 +16x64x128/16x16 +v_mfma_f32_16x16x16_f16 +84 +0 +43520 +1 +0 +120 +588\.0 +mca +43\.5 +0\.6 +71% mem$'
   assert_line --regexp '^gfx1100 +matmul:1x512x512x512:f16:a512:b512n +f16 +64x64x32/16x32 +v_wmma_f32_16x16x16_f16 +83 +0 +20480 +12 +0 +55 +171\.0 +wmma +74\.9 +3\.3 +67% mma$'
   assert_line --regexp '^gfx1030 +matmul:1x512x512x512:f16:a512:b512n +f16 +128x64x32/64x32 +fma +173 +0 +30720 +4 +0 +1198 +1141\.0 +fma +89\.7 +8\.1 +144% mma$'
   run "$BUNDLE" quality m512.hipfb --no-mca
-  assert_line --regexp '^gfx942 .* 159 +668\.0 +issue +76\.6 +0\.6 +62% mem$'
+  assert_line --regexp '^gfx942 .* 120 +452\.0 +issue +56\.6 +0\.4 +92% mem$'
 }
 
 @test "quality: a K loop unrolled away is modelled whole; llvm-mca-22 hanging is cut by --mca-timeout" {
