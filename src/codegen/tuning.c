@@ -403,9 +403,8 @@ static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const
  * loop grows with them (16x16 waves of f16 MFMAs at 256 bytes: 1056 cycles per two K tiles on
  * gfx942 against 528 at 128), which pays only where the grid cannot fill the CUs anyway
  * (gfx950's 512x768x768, 64x64x128/16x32: 32 -> 63 %; its 512x3072x768, 384 work-groups: 89 ->
- * 70 %). A
- * convolution whose K tile lay inside one tap keeps it there (a longer one would gather per
- * element: ResNet-50's 3136x64x576 f16 on gfx908, 394 -> 1032 cycles per K tile). */
+ * 70 %). A convolution whose K tile lay inside one tap keeps it there (a longer one would gather
+ * per element: ResNet-50's 3136x64x576 f16 on gfx908, 394 -> 1032 cycles per K tile). */
 static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   heur_best *hb = ctx;
   const gemm_problem *pb = hb->pb;
