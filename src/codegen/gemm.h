@@ -144,6 +144,10 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                            const gemm_mma *mm, int split);
 
+/* The plain GEMM over a convolution's im2col workspace (partition/im2col.c, role KR_COLS): A the
+ * [M][kpad] patch matrix, B the [N][kpad] padded weights, op "im2col". */
+void cg_im2col_problem(const gemm_problem *conv, int64_t kpad, gemm_problem *cols);
+
 /* ---------------------------------------------------------------- kernel_gemv.c */
 /* The skinny-GEMM kernel (P->kwaves > 0): B streamed once with 16-byte loads, lanes owning
  * columns, waves splitting K, partial sums added in LDS. kernel_gemm.c declares the kernel and
