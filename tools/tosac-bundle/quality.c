@@ -410,7 +410,8 @@ static void gemv_model(const target_info *t, const insn *v, int b, int e, const 
 /* The im2col pass of a convolution (kernel_im2col.c): no loop, one 16-byte row chunk per
  * work-item. Against the ideal of moving its buffers once (input and weights read, the
  * workspace matrix written) at the bandwidth, its time is the larger of (a) issue: the whole
- * kernel's instructions (both branches, an upper bound) once per wave, a VALU instruction taking
+ * kernel's vector instructions (both branches, an upper bound; scalar ones, waits and branches
+ * free) once per wave, one taking
  * wave / (VALU lanes per SIMD per clock) cycles, over the SIMDs; (b) memory: those bytes at
  * min(bandwidth, bytes in flight / latency) with one work-item's 16 bytes of loads in flight per
  * lane of every resident wave (Little's law, as the skinny kernel's model). */
@@ -551,8 +552,12 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
       static_model(t, v, b, e, fma, &q);
   }
   if (d->im2col) {
+    int vector = 0; /* vector instructions: scalar ones, waits and branches issue elsewhere */
+    for (int j = 0; v && j < n; j++)
+      vector += !strncmp(v[j].text, "v_", 2) || !strncmp(v[j].text, "global_", 7) ||
+                !strncmp(v[j].text, "buffer_", 7);
     free(v);
-    im2col_model(t, n, d, out->occupancy, out);
+    im2col_model(t, vector, d, out->occupancy, out);
     snprintf(out->model, sizeof out->model, "im2col");
     return true;
   }
