@@ -59,11 +59,13 @@ gfx1100: $one
 gfx1200: $one"
   # the workspace matrix: (12544 patches + 64 weight rows) x 160 (147 padded to 64 bytes) f32
   run /usr/bin/python3 -c '
-import json, sys
-t = json.load(open(sys.argv[1]))["targets"][1]
+import json, sys, jsonschema
+m = json.load(open(sys.argv[1]))
+assert not list(jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).iter_errors(m))
+t = m["targets"][1]
 k = t["kernels"][0]
 print(k["tuning"]["kernel"], k["tuning"]["kpad"], k["grid"], k["block"], k["matrix_instruction"])
-print([b["bytes"] for b in t["buffers"] if b["kind"] == "workspace"])' s.json
+print([b["bytes"] for b in t["buffers"] if b["kind"] == "workspace"])' s.json "$ROOT/schema/manifest.schema.json"
   assert_line --index 0 "im2col 160 [1970, 1, 1] [256, 1, 1] None"
   assert_line --index 1 "[8069120]"
   TOSAC_IM2COL=0 run "$TOSAC" s.mlir --offload-arch=gfx90a -o off.hipfb
