@@ -31,7 +31,7 @@ static LLVMValueRef load_or_zero(cg_builder *cb, LLVMTypeRef et, LLVMValueRef ba
  * its per-dim tap offsets (tap x dilation, TAB_BITS each) with bit 31 set for k past K. A
  * work-item then reads its v entries with two vector loads and needs per element a bit-field
  * extract and an unsigned compare per dim, an add and the select, instead of the general
- * gather's divisions (the stem on gfx90a: 227 -> ... instructions). */
+ * gather's divisions (the stem's pass on gfx90a: 227 -> 156 instructions with 32-bit offsets). */
 #define TAB_BITS 10
 static bool table_fits(const gemm_conv *c) {
   for (int d = 0; d < c->ns; d++)
