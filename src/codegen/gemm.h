@@ -117,6 +117,9 @@ void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
 
 /* kernel_gemm.c: the GEMM problem of a GEMM-family anchor op; false when it has no GEMM kernel. */
 bool cg_gemm_problem(const op *anchor, gemm_problem *pb);
+/* ... as kernel k computes it (an im2col GEMM, role KR_COLS: the problem over its workspace
+ * matrix); false for kernels without a GEMM (im2col pass, split-K combine). */
+bool cg_gemm_kernel_problem(const part_kernel *k, gemm_problem *pb);
 
 /* ---------------------------------------------------------------- tuning.c */
 /* The tiles of a GEMM problem on t: perf_config if set (source "perf-config"; an infeasible

@@ -1340,6 +1340,14 @@ out:
   return ok;
 }
 
+bool cg_gemm_kernel_problem(const part_kernel *k, gemm_problem *pb) {
+  gk K = {.anchor = k->anchor, .k = k};
+  if (!k->anchor || k->role == KR_IM2COL || k->role == KR_COMBINE || !describe(&K, NULL))
+    return false;
+  *pb = K.pb;
+  return true;
+}
+
 bool cg_gemm_problem(const op *anchor, gemm_problem *pb) {
   gk K = {.anchor = anchor};
   if (!anchor || !describe(&K, NULL))

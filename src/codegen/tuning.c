@@ -6,7 +6,6 @@
 #include "gemm.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -950,13 +949,15 @@ static int forced_im2col(void) {
   return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
 }
 
-/* The estimate of a GEMM problem with the tile the emitters will use, in microseconds. */
+/* The estimate of a GEMM problem with the heuristic's tile, in microseconds: the expansion
+ * never depends on --perf-config or a tuning database, which then set the tiles of the kernels
+ * it made. */
 static double gemm_est_us(const target_info *t, const gemm_problem *pb) {
   gemm_params P;
   gemm_mma mm;
-  const char *src;
-  char err[256];
-  if (!cg_tune_gemm(t, pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) || P.kwaves)
+  char cfg[128], err[256];
+  if (!(cg_tune_heuristic(t, pb, cfg, sizeof cfg) && gemm_params_choose(t, pb, cfg, &P, &mm, err, sizeof err)) &&
+      !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err))
     return -1;
   double us = cg_tune_estimate_us(t, pb, &P, &mm, 1);
   bool gather = pb->op && strstr(pb->op, "conv") && pb->a_contig * elem_type_bytes(pb->in) < 16;
@@ -987,7 +988,5 @@ int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
   double moved = (double)ws + (double)tensor_numel(anchor->operands[0]->type) * es +
                  (double)tensor_numel(anchor->operands[1]->type) * es;
   double pass = moved / ((double)t->mem_gbps * 1e3);
-  if (getenv("IM2COL_DEBUG"))
-    fprintf(stderr, "%s direct %.2f gemm %.2f pass %.2f\n", t->name, direct, gemm, pass);
   return gemm + pass + IM2COL_LAUNCH_US < (1 - IM2COL_MIN_GAIN) * direct ? kpad : 0;
 }

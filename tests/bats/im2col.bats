@@ -115,7 +115,7 @@ sweep() {
   sweep f32 1e-4 11 conv3d
 }
 
-@test "the stem at 64x64 (im2col by the estimate on gfx90a) matches the oracle on gfx90a and gfx942" {
+@test "the stem at 2x64x64 (im2col by the estimate on gfx90a) matches the oracle; tosac-tune tunes its GEMM" {
   local x="tensor<2x64x64x3xf32>" w="tensor<64x7x7x3xf32>" b="tensor<64xf32>" r="tensor<2x32x32x64xf32>"
   cat > s64.mlir <<EOF2
 // oracle: arg 0 -2 2
@@ -131,6 +131,19 @@ EOF2
   run kernels s64.json
   assert_line --index 0 --partial "gfx90a: tosac_k0_conv2d_im2col(conv2d:1x2048x64x147:f32:a3:b147k) tosac_k1_conv2d_cols"
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" s64.mlir --targets=gfx90a,gfx942 --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  # tosac-tune tunes the GEMM over the matrix; its entry sets that kernel's tile, not the choice
+  run "$BUILD/bin/tosac-tune" s64.mlir --offload-arch=gfx90a -o tune.tsv
+  assert_success
+  run cut -f1,2 tune.tsv
+  assert_output "gfx90a	im2col:1x2048x64x160:f32:a160:b160k"
+  "$TOSAC" s64.mlir --offload-arch=gfx90a --tuning-db=tune.tsv -o db.hipfb
+  run kernels db.json
+  assert_output --partial "tosac_k0_conv2d_im2col(conv2d:1x2048x64x147:f32:a3:b147k) tosac_k1_conv2d_cols"
+  run grep -c '"source": "db"' db.json
+  assert_output 1
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" s64.mlir --targets=gfx90a --atol 1e-4 --tosac-arg=--tuning-db=tune.tsv
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }
