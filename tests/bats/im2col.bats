@@ -68,6 +68,12 @@ print(k["tuning"]["kernel"], k["tuning"]["kpad"], k["grid"], k["block"], k["matr
 print([b["bytes"] for b in t["buffers"] if b["kind"] == "workspace"])' s.json "$ROOT/schema/manifest.schema.json"
   assert_line --index 0 "im2col 160 [1970, 1, 1] [256, 1, 1] None"
   assert_line --index 1 "[8069120]"
+  run "$TOSAC" s.mlir --offload-arch=gfx942 --emit=partitions
+  assert_line --index 0 "target gfx942: 2 kernels, 2 launches, workspace 8069120 bytes"
+  assert_line "  buffer 4 workspace tensor<12608x160xf32> 8069120 bytes at workspace+0"
+  assert_line "    reads b0 b1; writes b4"
+  assert_line "    reads b4 b2; writes b3"
+  assert_line "  launch 1: kernel 1 after [0]"
   TOSAC_IM2COL=0 run "$TOSAC" s.mlir --offload-arch=gfx90a -o off.hipfb
   assert_success
   run kernels off.json
