@@ -116,8 +116,10 @@ sweep() {
   sweep f32 1e-4 23 33 49
 }
 
-@test "random small-channel conv2d f16 and conv3d shapes through im2col match the oracle" {
+@test "random small-channel conv2d f16, bf16, i8 and conv3d shapes through im2col match the oracle" {
   sweep f16 1e-3 5 11 22
+  sweep bf16 1e-3 2
+  sweep i8 0 24
   sweep f32 1e-4 11 conv3d
 }
 
