@@ -1,8 +1,8 @@
 /* kernel_im2col.c: the first kernel of a convolution expanded into im2col + GEMM
  * (partition/im2col.c, role KR_IM2COL). One work-item writes 16 bytes of one row of the
- * workspace matrix [M + OC][Kpad]: rows m < M the input patch of output pixel m (k -> tap and
- * channel with the implicit GEMM's general gather, gemm_conv.c: out-of-image taps and k past K
- * are zero), rows M + n the weights of output channel n (k past K zero). The values are copied
+ * workspace matrix [M + OC][Kpad]: rows m < M the input patch of output pixel m (k -> input
+ * offset and tap offsets from a constant table per k, else the implicit GEMM's general gather,
+ * gemm_conv.c; out-of-image taps and k past K are zero), rows M + n the weights of output channel n (k past K zero). The values are copied
  * as raw bits, so every element type pads with +0. The GEMM kernel (role KR_COLS) then reads
  * both operands with 16-byte loads and no masks. */
 #include "gemm_conv.h"
@@ -155,7 +155,8 @@ bool cg_emit_im2col(cg_builder *cb, const part_kernel *k, cg_kernel_info *info) 
   LLVMTypeRef et = LLVMIntTypeInContext(cb->ctx, (unsigned)(8 * es)), vt = LLVMVectorType(et, (unsigned)v);
   LLVMValueRef xs[2] = {LLVMGetUndef(vt), LLVMGetUndef(vt)};
   LLVMBasicBlockRef from[2];
-  /* a patch row: the general gather's per-element tap, bounds and offset (gemm_conv.c) */
+  /* a patch row: by table, or (tap offsets past the table's fields) the general gather's
+   * per-element tap, bounds and offset (gemm_conv.c) */
   LLVMPositionBuilderAtEnd(b, gather);
   if (table_fits(&c)) {
     xs[0] = patch_by_table(cb, k, &c, pb.k, kpad, in, row, k0, et, v, es);
