@@ -2,9 +2,9 @@
  * (partition/im2col.c, role KR_IM2COL). One work-item writes 16 bytes of one row of the
  * workspace matrix [M + OC][Kpad]: rows m < M the input patch of output pixel m (k -> input
  * offset and tap offsets from a constant table per k, else the implicit GEMM's general gather,
- * gemm_conv.c; out-of-image taps and k past K are zero), rows M + n the weights of output channel n (k past K zero). The values are copied
- * as raw bits, so every element type pads with +0. The GEMM kernel (role KR_COLS) then reads
- * both operands with 16-byte loads and no masks. */
+ * gemm_conv.c; out-of-image taps and k past K are zero), rows M + n the weights of output
+ * channel n (k past K zero). The values are copied as raw bits, so every element type pads with
+ * +0. The GEMM kernel (role KR_COLS) then reads both operands with 16-byte loads and no masks. */
 #include "gemm_conv.h"
 
 #include <stdint.h>
