@@ -179,20 +179,25 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
  * before the wait, which nothing overlaps (gfx908: 376-394 cycles per K tile of 128-256 MFMA
  * cycles, 556 for 512) */
 #define EST_DRAIN 160
-/* A kernel without a K loop is scored whole by the model, latencies included: the loads, the
- * LDS round trip and the epilogue's loads and stores (llvm-mca: 1676-1912 cycles for one
- * 128-byte K tile of 16x32 waves on gfx90a) */
-#define EST_WHOLE_WAITS 3
-
 /* The loads of a K tile have about one K tile of MFMAs to arrive under: the pipelined loop writes
  * the tile after next to LDS at the start of the next half, and on a target without a back-off
  * barrier (gfx908) LLVM waits for every load before each s_barrier. A wave tile with little
  * MFMA work per K tile waits for memory instead (llvm-mca on ResNet-18's 784x128x1152 f32, 16x16
  * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
- * gfx908; 8 per 128-byte tile 82 %, 66 %). The issue model of tosac-tune has no latencies; this
- * floor and EST_WHOLE_WAITS are the estimate's only latencies. */
-static double load_wait_cycles(const target_info *t) {
+ * gfx908; 8 per 128-byte tile 82 %, 66 %). tosac-tune's issue model applies the same floor
+ * (tools/tosac-bundle/quality.c), so that the tuner and this estimate rank on one model. */
+double cg_tune_load_wait_cycles(const target_info *t) {
   return EST_LOAD_LATENCY + (t->barrier_drains_memory ? EST_DRAIN : 0);
+}
+
+/* A kernel scored whole (no K loop) pays CG_TUNE_KERNEL_WAITS load waits besides its issue
+ * (llvm-mca: 1676-1912 cycles for one 128-byte K tile of 16x32 waves on gfx90a); a looped kernel
+ * pays the same waits and its prologue and epilogue once, and each K tile of its loop at least
+ * the floor. */
+double cg_tune_kernel_cycles(const target_info *t, double outside, double iter, double tiles,
+                             double iters) {
+  double wait = cg_tune_load_wait_cycles(t), floor = tiles * wait;
+  return outside + CG_TUNE_KERNEL_WAITS * wait + iters * (iter > floor ? iter : floor);
 }
 
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
@@ -246,12 +251,12 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
-  double tile = tile_cycles(t, pb, P, mm), wait = load_wait_cycles(t), c;
-  if (per <= unroll) /* no K loop: the model scores the whole kernel, its waits included */
-    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size) + EST_WHOLE_WAITS * wait;
-  else /* whole iterations (an odd tile count runs a zero tile in front), each K tile at least
-        * the load floor */
-    c = (double)((per + unroll - 1) / unroll * unroll) * (tile > wait ? tile : wait);
+  double tile = tile_cycles(t, pb, P, mm), c;
+  double outside = 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size); /* prologue, epilogue */
+  if (per <= unroll) /* no K loop: the model scores the whole kernel */
+    c = cg_tune_kernel_cycles(t, outside, (double)per * tile, 0, 1);
+  else /* whole iterations (an odd tile count runs a zero tile in front) */
+    c = cg_tune_kernel_cycles(t, outside, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
   c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
@@ -366,7 +371,7 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
 }
 
 /* A wave tile whose MFMAs of a 64-byte K tile take less than twice the load floor
- * (load_wait_cycles) also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
+ * (cg_tune_load_wait_cycles) also tries 128-byte K tiles, beyond tosac-tune's range: twice the MFMAs per barrier and per
  * load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
  * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
  * kernel without a loop has no load floor) and the LDS of the double buffer still leaves 2 waves
@@ -380,7 +385,7 @@ static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c)
   gemm_params L = *c;
   L.bk *= 2;
   int waves = (c->bm / c->wm) * (c->bn / c->wn);
-  if (mma < 2 * load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
+  if (mma < 2 * cg_tune_load_wait_cycles(hb->t) && hb->t->lds_bytes / gemm_lds_bytes(&L, m0) * waves >= 2 * 4)
     heur_try(ctx, m0, &L);
 }
 

@@ -5,6 +5,7 @@
 #include "quality.h"
 
 #include "codeobj.h"
+#include "codegen/gemm.h"
 
 #include <cjson/cJSON.h>
 #include <elf.h>
@@ -287,29 +288,41 @@ static void static_model(const target_info *t, const insn *v, int b, int e, bool
 
 /* In-order issue model of the matrix pipe (gfx9 when llvm-mca-22 hangs or fails): one
  * instruction issues per 4-cycle pass; a matrix instruction waits until the pipe is free and then
- * holds it for its table cycles while later instructions keep issuing. Two iterations are
- * simulated and the second one's length is the steady state. No latencies or dependencies. */
-static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
-  double now = 0, pipe = 0, first = 0;
-  for (int round = 0; round < 2; round++) {
-    if (round == 1)
-      first = now > pipe ? now : pipe;
-    for (int j = b; j <= e; j++) {
-      const char *s = v[j].text;
-      if (is_free(s))
-        continue;
-      if (is_matrix(s)) {
-        double start = now > pipe ? now : pipe;
-        pipe = start + matrix_cycles(t, s);
-        now = start + 4;
-      } else {
-        now += 4;
-      }
+ * holds it for its table cycles while later instructions keep issuing. No latencies or
+ * dependencies here (the load floor is applied to the kernel: tb_kernel_score). One pass over
+ * [b, e] from issue time *now and a pipe free at *pipe. */
+static void issue_pass(const target_info *t, const insn *v, int b, int e, double *now, double *pipe) {
+  for (int j = b; j <= e; j++) {
+    const char *s = v[j].text;
+    if (is_free(s))
+      continue;
+    if (is_matrix(s)) {
+      double start = *now > *pipe ? *now : *pipe;
+      *pipe = start + matrix_cycles(t, s);
+      *now = start + 4;
+    } else {
+      *now += 4;
     }
   }
+}
+
+/* The loop's steady state: two iterations are simulated and the second one's length counts. */
+static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
+  double now = 0, pipe = 0;
+  issue_pass(t, v, b, e, &now, &pipe);
+  double first = now > pipe ? now : pipe;
+  issue_pass(t, v, b, e, &now, &pipe);
   double end = now > pipe ? now : pipe;
   q->loop_cycles = end - first;
   q->share = q->loop_cycles > 0 ? q->mma_cycles / q->loop_cycles : 0;
+}
+
+/* Issue cycles of the kernel's code outside the main loop [b, e] (prologue and epilogue, once). */
+static double issue_outside(const target_info *t, const insn *v, int n, int b, int e) {
+  double now = 0, pipe = 0;
+  issue_pass(t, v, 0, b - 1, &now, &pipe);
+  issue_pass(t, v, e + 1, n - 1, &now, &pipe);
+  return now > pipe ? now : pipe;
 }
 
 static void mca_model(const target_info *t, const insn *v, int b, int e, double timeout, kq *q) {
@@ -503,6 +516,10 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   int b = 0, e = -1;
   /* no loop: K fully unrolled; the whole body is then one "iteration" covering every K step */
   bool whole = v && !main_loop(v, n, fma, &b, &e);
+  /* the issue model has no latencies: the kernel gets the tuning estimate's load floor and its
+   * code outside the loop (cg_tune_kernel_cycles); llvm-mca models its own */
+  bool floored = false;
+  double outside = 0;
   if (whole)
     b = 0, e = n - 1;
   if (v && n > 0) {
@@ -513,8 +530,10 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     count_loop(t, v, b, e, fma, &q.mma_cycles, &all);
     if (t->has_mfma && !fma && o->use_mca)
       mca_model(t, v, b, e, o->mca_timeout, &q);
-    else if (t->has_mfma && !fma)
+    else if (t->has_mfma && !fma) {
       issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
+      floored = true, outside = whole ? 0 : issue_outside(t, v, n, b, e);
+    }
     else
       static_model(t, v, b, e, fma, &q);
   }
@@ -543,7 +562,9 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
-    double cycles = rounds * iters * q.loop_cycles;
+    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, outside, q.loop_cycles,
+                                                              whole ? 0 : steps_per_iter, iters)
+                                      : iters * q.loop_cycles);
     if (cycles < t_mem)
       cycles = t_mem;
     if (d->split > 1) {
