@@ -144,11 +144,12 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
  * loads take to arrive when the loop's other work does not cover them (target table:
  * barrier_drains_memory adds the wait every s_barrier makes for them on gfx908). */
 double cg_tune_load_wait_cycles(const target_info *t);
-/* Cycles of one wave's GEMM kernel under that floor: `outside` cycles issued once (prologue,
- * epilogue), CG_TUNE_KERNEL_WAITS exposed load waits (the first K tile's loads, the LDS round
- * trip, the epilogue's loads and stores), and `iters` iterations of `iter` cycles, each at least
- * `tiles` K tiles x the floor (tiles 0: no K loop, the kernel scored whole). The same for a
- * looped and a whole kernel, so that their scores compare. */
+/* Cycles of one wave's GEMM kernel under that floor, as the quality model scores kernels: with a
+ * K loop (tiles > 0), `iters` steady-state iterations of `iter` cycles, each at least `tiles` K
+ * tiles x the floor (the prologue is not scored, as llvm-mca's loop figures do not); without
+ * one (tiles 0), the whole kernel: `outside` + `iter` issue cycles + CG_TUNE_KERNEL_WAITS
+ * exposed load waits (its loads, the LDS round trip, the epilogue's loads and stores), which
+ * llvm-mca sees when it scores the whole kernel (`mca-all`). */
 #define CG_TUNE_KERNEL_WAITS 3
 double cg_tune_kernel_cycles(const target_info *t, double outside, double iter, double tiles,
                              double iters);

@@ -191,13 +191,14 @@ double cg_tune_load_wait_cycles(const target_info *t) {
 }
 
 /* A kernel scored whole (no K loop) pays CG_TUNE_KERNEL_WAITS load waits besides its issue
- * (llvm-mca: 1676-1912 cycles for one 128-byte K tile of 16x32 waves on gfx90a); a looped kernel
- * pays the same waits and its prologue and epilogue once, and each K tile of its loop at least
- * the floor. */
+ * (llvm-mca: 1676-1912 cycles for one 128-byte K tile of 16x32 waves on gfx90a); each K tile of a
+ * loop at least the floor. */
 double cg_tune_kernel_cycles(const target_info *t, double outside, double iter, double tiles,
                              double iters) {
   double wait = cg_tune_load_wait_cycles(t), floor = tiles * wait;
-  return outside + CG_TUNE_KERNEL_WAITS * wait + iters * (iter > floor ? iter : floor);
+  if (tiles <= 0)
+    return outside + iter + CG_TUNE_KERNEL_WAITS * wait;
+  return iters * (iter > floor ? iter : floor);
 }
 
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
@@ -252,11 +253,11 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
   double tile = tile_cycles(t, pb, P, mm), c;
-  double outside = 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size); /* prologue, epilogue */
-  if (per <= unroll) /* no K loop: the model scores the whole kernel */
-    c = cg_tune_kernel_cycles(t, outside, (double)per * tile, 0, 1);
+  if (per <= unroll) /* no K loop: the model scores the whole kernel, prologue and epilogue too */
+    c = cg_tune_kernel_cycles(t, 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size),
+                              (double)per * tile, 0, 1);
   else /* whole iterations (an odd tile count runs a zero tile in front) */
-    c = cg_tune_kernel_cycles(t, outside, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
+    c = cg_tune_kernel_cycles(t, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
   c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;

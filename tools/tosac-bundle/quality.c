@@ -317,14 +317,6 @@ static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q
   q->share = q->loop_cycles > 0 ? q->mma_cycles / q->loop_cycles : 0;
 }
 
-/* Issue cycles of the kernel's code outside the main loop [b, e] (prologue and epilogue, once). */
-static double issue_outside(const target_info *t, const insn *v, int n, int b, int e) {
-  double now = 0, pipe = 0;
-  issue_pass(t, v, 0, b - 1, &now, &pipe);
-  issue_pass(t, v, e + 1, n - 1, &now, &pipe);
-  return now > pipe ? now : pipe;
-}
-
 static void mca_model(const target_info *t, const insn *v, int b, int e, double timeout, kq *q) {
   char path[] = "/tmp/tosac-loop-XXXXXX.s";
   int fd = mkstemps(path, 2);
@@ -516,10 +508,9 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   int b = 0, e = -1;
   /* no loop: K fully unrolled; the whole body is then one "iteration" covering every K step */
   bool whole = v && !main_loop(v, n, fma, &b, &e);
-  /* the issue model has no latencies: the kernel gets the tuning estimate's load floor and its
-   * code outside the loop (cg_tune_kernel_cycles); llvm-mca models its own */
+  /* the issue model has no latencies: the kernel gets the tuning estimate's load floor
+   * (cg_tune_kernel_cycles); llvm-mca models its own */
   bool floored = false;
-  double outside = 0;
   if (whole)
     b = 0, e = n - 1;
   if (v && n > 0) {
@@ -532,7 +523,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
       mca_model(t, v, b, e, o->mca_timeout, &q);
     else if (t->has_mfma && !fma) {
       issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
-      floored = true, outside = whole ? 0 : issue_outside(t, v, n, b, e);
+      floored = true;
     }
     else
       static_model(t, v, b, e, fma, &q);
@@ -562,7 +553,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
-    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, outside, q.loop_cycles,
+    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, 0, q.loop_cycles,
                                                               whole ? 0 : steps_per_iter, iters)
                                       : iters * q.loop_cycles);
     if (cycles < t_mem)
