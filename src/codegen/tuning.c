@@ -382,6 +382,13 @@ static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c)
   heur_try(ctx, m0, c);
   if (!m0->row || c->bk * elem_type_bytes(hb->pb->in) != 64 || hb->pb->k < 8 * c->bk)
     return;
+  /* not for a convolution gathering channel runs shorter than the longer K tile: its gather
+   * grows with the K tile at more than the 4 slots per load tile_cycles counts (ResNet-18's stem,
+   * 3 channels, gfx942: 32x64x32/16x16 estimated 2.66 us, 3.14 by tosac-tune's model, 27 % by
+   * llvm-mca; 64x64x16/32x32 2.82, 2.88 and 34 %) */
+  const gemm_problem *pb = hb->pb;
+  if (pb->op && strstr(pb->op, "conv") && pb->a_contig > 0 && pb->a_contig < 2 * c->bk)
+    return;
   double mma = (double)(c->wm / m0->m) * (c->wn / m0->n) * (c->bk / m0->k) * m0->row->cycles;
   gemm_params L = *c;
   L.bk *= 2;
