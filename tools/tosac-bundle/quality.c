@@ -288,30 +288,27 @@ static void static_model(const target_info *t, const insn *v, int b, int e, bool
 
 /* In-order issue model of the matrix pipe (gfx9 when llvm-mca-22 hangs or fails): one
  * instruction issues per 4-cycle pass; a matrix instruction waits until the pipe is free and then
- * holds it for its table cycles while later instructions keep issuing. No latencies or
- * dependencies here (the load floor is applied to the kernel: tb_kernel_score). One pass over
- * [b, e] from issue time *now and a pipe free at *pipe. */
-static void issue_pass(const target_info *t, const insn *v, int b, int e, double *now, double *pipe) {
-  for (int j = b; j <= e; j++) {
-    const char *s = v[j].text;
-    if (is_free(s))
-      continue;
-    if (is_matrix(s)) {
-      double start = *now > *pipe ? *now : *pipe;
-      *pipe = start + matrix_cycles(t, s);
-      *now = start + 4;
-    } else {
-      *now += 4;
+ * holds it for its table cycles while later instructions keep issuing. Two iterations are
+ * simulated and the second one's length is the steady state. No latencies or dependencies (the
+ * load floor is applied to the kernel: tb_kernel_score). */
+static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
+  double now = 0, pipe = 0, first = 0;
+  for (int round = 0; round < 2; round++) {
+    if (round == 1)
+      first = now > pipe ? now : pipe;
+    for (int j = b; j <= e; j++) {
+      const char *s = v[j].text;
+      if (is_free(s))
+        continue;
+      if (is_matrix(s)) {
+        double start = now > pipe ? now : pipe;
+        pipe = start + matrix_cycles(t, s);
+        now = start + 4;
+      } else {
+        now += 4;
+      }
     }
   }
-}
-
-/* The loop's steady state: two iterations are simulated and the second one's length counts. */
-static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
-  double now = 0, pipe = 0;
-  issue_pass(t, v, b, e, &now, &pipe);
-  double first = now > pipe ? now : pipe;
-  issue_pass(t, v, b, e, &now, &pipe);
   double end = now > pipe ? now : pipe;
   q->loop_cycles = end - first;
   q->share = q->loop_cycles > 0 ? q->mma_cycles / q->loop_cycles : 0;
@@ -554,10 +551,8 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     count_loop(t, v, b, e, fma, &q.mma_cycles, &all);
     if (t->has_mfma && !fma && o->use_mca)
       mca_model(t, v, b, e, o->mca_timeout, &q);
-    else if (t->has_mfma && !fma) {
-      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
-      floored = true;
-    }
+    else if (t->has_mfma && !fma)
+      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue"), floored = true;
     else
       static_model(t, v, b, e, fma, &q);
   }
