@@ -57,10 +57,25 @@ typedef struct source_file {
   bool mapped; /* text is a private read-only file mapping (source_load): pages may be dropped */
 } source_file;
 
+/* 8 bytes, not 16 (a million-op graph holds two million): the file is a slot number in a small
+ * process-wide registry of source files (support/diag.c), 0 for "no location". Lines past
+ * SRC_LOC_MAX_LINE are reported as that line. Build one with src_loc_at, read the file back
+ * with src_loc_file. */
 typedef struct src_loc {
-  const source_file *file; /* NULL: no location */
-  int line, col;           /* 1-based */
+  unsigned line : 26; /* 1-based */
+  unsigned fidx : 6;  /* registry slot of the file; 0: no location */
+  int col;            /* 1-based */
 } src_loc;
+#define SRC_LOC_MAX_LINE ((1 << 26) - 1)
+#define SRC_LOC_MAX_FILES 63
+/* A location in f (NULL: none). f gets a registry slot on first use; with SRC_LOC_MAX_FILES
+ * files alive at once a further one's locations are "no location". Thread-safe. */
+src_loc src_loc_at(const source_file *f, int line, int col);
+const source_file *src_loc_file(src_loc loc); /* NULL: no location */
+/* f is about to be freed or reused: its registry slot becomes free for another file (like a
+ * pointer to a freed file, a location into f must not be used after this). Call it where a
+ * source_file's life ends, so a long-lived library process does not run out of slots. */
+void source_forget(const source_file *f);
 
 /* Diagnostics go to `out` (stderr) as `path:line:col: error: message`, followed by the source
  * line and a caret under the column. Stages never exit(); they report and return failure. */

@@ -38,9 +38,10 @@ static cJSON *u32x3_array(const uint32_t v[3]) {
 
 /* "path:line:col", or NULL when the op carries no location. */
 static char *loc_string(src_loc loc, char *buf, size_t size) {
-  if (!loc.file || !loc.file->path)
+  const source_file *f = src_loc_file(loc);
+  if (!f || !f->path)
     return NULL;
-  snprintf(buf, size, "%s:%d:%d", loc.file->path, loc.line, loc.col);
+  snprintf(buf, size, "%s:%d:%d", f->path, (int)loc.line, loc.col);
   return buf;
 }
 

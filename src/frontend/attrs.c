@@ -104,7 +104,7 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     const char *s = lx->p;
     while (s < lx->end && (*s == ' ' || *s == '\t')) s++;
     lx->p = s;
-    src_loc dl = {p->src, lx->line, (int)(s - lx->line_start) + 1};
+    src_loc dl = src_loc_at(p->src, lx->line, (int)(s - lx->line_start) + 1);
     if (s < lx->end && *s == '*')
       return fe_error(p, dl, "unranked tensor type %s is not supported; tosac needs static shapes",
                       type_text(p, start.p));
@@ -125,7 +125,7 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     }
     if (s >= lx->end || *s != 'x') {
       lx->p = s;
-      return fe_error(p, (src_loc){p->src, lx->line, (int)(s - lx->line_start) + 1},
+      return fe_error(p, src_loc_at(p->src, lx->line, (int)(s - lx->line_start) + 1),
                       "expected 'x' after a dimension in %s", type_text(p, start.p));
     }
     if (rank == TOSAC_MAX_RANK)
