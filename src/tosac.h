@@ -221,9 +221,15 @@ typedef struct value { /* the two ints first: 56 bytes (a million-op graph holds
   int nuses;        /* ops (and results) that read it */
 } value;
 
-struct op { /* the counts after the pointers: no padding (a million-op graph holds a million) */
+/* The parser refuses more (a few are added later by canonicalisation: the field holds 65535). */
+#define OP_MAX_ATTRS 4096
+
+struct op { /* the counts after the pointers: no padding; 56 bytes (a million-op graph holds a
+               million): kind, region and attribute counts share one word */
   int id; /* dense index in graph->ops, a topological order */
-  op_kind kind;
+  op_kind kind : 10;
+  unsigned nregions : 6; /* at most 2 */
+  unsigned nattrs : 16;  /* at most OP_MAX_ATTRS from the parser */
   src_loc loc;
   value **operands;
   value **results;
@@ -232,9 +238,8 @@ struct op { /* the counts after the pointers: no padding (a million-op graph hol
                              region graph's args, the tosa.yield operands its results) */
   int noperands;
   int nresults;
-  int nattrs;
-  int nregions;
 };
+_Static_assert(OP_COUNT < (1 << 9), "op.kind is a 10-bit field");
 
 /* Attribute access: NULL / fallback when absent. */
 const attr *op_attr(const op *o, const char *name);

@@ -381,6 +381,8 @@ bool fe_parse_attr_dict(fe_parser *p, attr **attrs, int *n, int *cap) {
       a.name = arena_strndup(p->a, nt.p + 1, (size_t)nt.n - 2);
     else
       return fe_error(p, a.loc, "expected an attribute name, found %s", fe_tok_text(p, nt));
+    if (*n >= OP_MAX_ATTRS)
+      return fe_error(p, a.loc, "an operation has at most %d attributes", OP_MAX_ATTRS);
     fe_next(p);
     if (fe_accept(p, T_EQUAL)) {
       src_loc nl = a.loc;
