@@ -40,9 +40,11 @@ typedef struct fuse_state {
   /* per union-find root */
   int *anchor;       /* the group's non-elementwise op: its id + 1, or 0 (anchor_op) */
   char *has_map;     /* holds an index-map transpose: elementwise kernels only */
-  int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none */
+  int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none; NULL when
+                        the graph has no pattern (a malloc'd table, 4 bytes per op) */
   int *att_group;    /* pattern number: its group, -1 before its first op is placed */
-  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it */
+  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it; NULL
+                        when the graph has no pattern */
   unsigned char *recomputed; /* cost of the small producers it recomputes (RECOMPUTE_MAX_COST) */
   int *nops;         /* ops in the group (FUSE_MAX_OPS) */
   int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
@@ -111,7 +113,8 @@ static void merge(fuse_state *s, int child, int root) {
   if (!s->anchor[root])
     s->anchor[root] = s->anchor[child];
   s->has_map[root] |= s->has_map[child];
-  s->is_att[root] |= s->is_att[child];
+  if (s->is_att)
+    s->is_att[root] |= s->is_att[child];
   s->nops[root] += s->nops[child];
   if (s->op_head) /* made when placement ends (op_lists) */
     list_append(s->op_head, s->op_tail, s->op_next, root, child);
@@ -272,7 +275,7 @@ static bool takes_epilogue(const op *anchor) {
  * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
   const op *x = anchor_op(s, a), *y = anchor_op(s, b);
-  if ((x && y) || s->is_att[a] || s->is_att[b])
+  if ((x && y) || (s->is_att && (s->is_att[a] || s->is_att[b])))
     return false;
   if ((x && s->has_map[b]) || (y && s->has_map[a]))
     return false;
@@ -361,7 +364,7 @@ static int new_group(fuse_state *s, const op *o) {
  * with their producers. */
 static void place_op(fuse_state *s, const op *o) {
   int gid = new_group(s, o);
-  int pat = s->att[o->id];
+  int pat = s->att ? s->att[o->id] : -1;
   if (pat >= 0) { /* a pattern's ops form one group and nothing else joins it */
     s->is_att[gid] = 1;
     int h = s->att_group[pat];
@@ -501,7 +504,9 @@ static void recompute_small_groups(fuse_state *s) {
 /* Ops whose results reach no graph result are dead: they get no group and no kernel. */
 static char *live_ops(arena *a, const graph *g) {
   char *live = arena_alloc(a, (size_t)g->nops + 1);
-  char *needed = arena_alloc(a, (size_t)g->nvalues + 1);
+  char *needed = calloc((size_t)g->nvalues + 1, 1); /* freed here: placement's peak is lower */
+  if (!needed)
+    abort();
   for (int r = 0; r < g->nresults; r++)
     needed[g->results[r]->id] = 1;
   for (int i = g->nops - 1; i >= 0; i--) {
@@ -511,6 +516,7 @@ static char *live_ops(arena *a, const graph *g) {
     for (int j = 0; live[o->id] && j < o->noperands; j++)
       needed[o->operands[j]->id] = 1;
   }
+  free(needed);
   return live;
 }
 
@@ -707,10 +713,17 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
   s.is_map = zalloc(a, n, 1);
   s.nops = zalloc(a, n, sizeof(int));
   char *live = live_ops(a, g);
-  s.is_att = zalloc(a, n, 1);
-  s.att = zalloc(a, n, sizeof(int));
+  s.att = calloc(n + 1, sizeof(int));
+  if (!s.att)
+    abort();
   int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
   npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
+  if (npat) {
+    s.is_att = zalloc(a, n, 1);
+  } else { /* no pattern: neither table is read */
+    free(s.att);
+    s.att = NULL;
+  }
   s.att_group = zalloc(a, (size_t)npat + 1, sizeof(int));
   for (int i = 0; i < npat; i++)
     s.att_group[i] = -1;
@@ -772,6 +785,7 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     group_of[g->ops[i]->id] = root_id[r];
   }
   arena_free(a);
+  free(s.att);
   order_groups(keep, g, group_of, ng, s.root_def);
   return ng;
 }
