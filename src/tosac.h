@@ -211,7 +211,7 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value { /* the two ints first: 56 bytes (a million-op graph holds a million) */
+typedef struct value { /* the two ints first: 48 bytes (a million-op graph holds a million) */
   int id;           /* dense index in graph->values */
   int arg_index;    /* >= 0 for function arguments, else -1 */
   const char *name; /* SSA name without %, e.g. "arg0", "3" */
