@@ -435,6 +435,10 @@ typedef enum kernel_role {
   KR_COMBINE,   /* reduces that workspace over the chunks into the op's result */
   KR_ATOMIC,    /* split_count chunks accumulate atomically into the result, which a fill node
                    initialised to the op's identity; reads and writes its output */
+  KR_IM2COL,    /* a convolution's gather (partition/im2col.c): writes the workspace matrix
+                   [M + OC, Kpad] (input patches, then the weights, k past K zero) */
+  KR_COLS,      /* the convolution as a plain GEMM over that workspace (A its first M rows, B
+                   its last OC), with the bias and the fused epilogue; in_vals[0] is it */
 } kernel_role;
 
 typedef struct part_kernel {
@@ -642,6 +646,9 @@ typedef enum cg_red_split { CG_RED_NONE, CG_RED_ATOMIC, CG_RED_PARTIAL } cg_red_
 cg_red_split cg_tune_reduction(const target_info *t, const op *anchor, int *split);
 /* Split-K factor (>= 2) for a GEMM anchor on t, or 0: keep one kernel. */
 int cg_tune_splitk(const target_info *t, const op *anchor);
+/* im2col for a convolution whose per-element gather dominates (small C, large window): the
+ * padded K of the workspace matrix, or 0 to keep the implicit GEMM. */
+int64_t cg_tune_im2col(const target_info *t, const op *anchor);
 /* codegen/kernel_attention.c: keys per chunk when a split-KV attention cuts L keys into `split`
  * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
 int64_t cg_attention_chunk(int64_t L, int split);

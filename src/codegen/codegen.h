@@ -92,6 +92,8 @@ CG_EMITTER(cg_emit_pool);
 CG_EMITTER(cg_emit_data);
 CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
 CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> result */
+/* kernel_im2col.c: a convolution's im2col workspace matrix (cg_emit_gemm routes role KR_IM2COL) */
+bool cg_emit_im2col(cg_builder *cb, const part_kernel *k, cg_kernel_info *info);
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
 CG_EMITTER(cg_emit_attention);    /* kernel_attention.c: fused attention (flash attention) */
 CG_EMITTER(cg_emit_rownorm);      /* kernel_rownorm.c: layer norm, RMS norm, softmax per row */

@@ -117,6 +117,9 @@ void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
 
 /* kernel_gemm.c: the GEMM problem of a GEMM-family anchor op; false when it has no GEMM kernel. */
 bool cg_gemm_problem(const op *anchor, gemm_problem *pb);
+/* ... as kernel k computes it (an im2col GEMM, role KR_COLS: the problem over its workspace
+ * matrix); false for kernels without a GEMM (im2col pass, split-K combine). */
+bool cg_gemm_kernel_problem(const part_kernel *k, gemm_problem *pb);
 
 /* ---------------------------------------------------------------- tuning.c */
 /* The tiles of a GEMM problem on t: perf_config if set (source "perf-config"; an infeasible
@@ -143,6 +146,10 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                            const gemm_mma *mm, int split);
+
+/* The plain GEMM over a convolution's im2col workspace (partition/im2col.c, role KR_COLS): A the
+ * [M][kpad] patch matrix, B the [N][kpad] padded weights, op "im2col". */
+void cg_im2col_problem(const gemm_problem *conv, int64_t kpad, gemm_problem *cols);
 
 /* ---------------------------------------------------------------- kernel_gemv.c */
 /* The skinny-GEMM kernel (P->kwaves > 0): B streamed once with 16-byte loads, lanes owning

@@ -121,6 +121,18 @@ static bool describe(gk *K, diag_sink *d) {
   }
   }
   pb->op = nm + 5; /* without "tosa." */
+  /* the plain GEMM over the im2col workspace [M + OC][Kpad] (partition/im2col.c) */
+  if (K->k && K->k->role == KR_COLS) {
+    const value *ws = K->k->nin > 0 ? K->k->in_vals[0] : NULL;
+    if (K->kind != GK_CONV || !ws || ws->type->rank != 2 || ws->type->dims[0] != pb->m + pb->n) {
+      DESCRIBE_FAIL(d, o->loc, "%s: im2col GEMM without its workspace matrix", nm);
+      return false;
+    }
+    gemm_problem conv = *pb;
+    cg_im2col_problem(&conv, ws->type->dims[1], pb);
+    K->kind = GK_FC;
+    memset(&K->cv, 0, sizeof K->cv);
+  }
   int64_t biggest = tensor_numel(a) > tensor_numel(b) ? tensor_numel(a) : tensor_numel(b);
   if (tensor_numel(r) > biggest)
     biggest = tensor_numel(r);
@@ -270,6 +282,14 @@ static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLV
   return ok ? LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "") : x;
 }
 
+/* Bytes of operand i (0: A, 1: B) as the kernel reads it: the anchor's operand, or the im2col
+ * GEMM's part of the workspace matrix. */
+static int64_t operand_size(const gk *K, int i) {
+  if (K->k && K->k->role == KR_COLS)
+    return (i ? K->pb.n : K->pb.m) * K->pb.k * K->es;
+  return tensor_numel(K->anchor->operands[i]->type) * K->es;
+}
+
 /* Buffer resources for A and B when the target has them, the MFMA path runs and each operand
  * fits 2^31 bytes (32-bit offsets). */
 static void make_rsrcs(gk *K) {
@@ -280,7 +300,7 @@ static void make_rsrcs(gk *K) {
     return;
   LLVMValueRef *rs[2] = {&K->a_rsrc, &K->b_rsrc}, ptrs[2] = {K->a_ptr, K->b_ptr};
   for (int i = 0; i < 2; i++) {
-    int64_t bytes = tensor_numel(K->anchor->operands[i]->type) * K->es;
+    int64_t bytes = operand_size(K, i);
     if (bytes >= ((int64_t)1 << 31))
       return (void)(K->a_rsrc = K->b_rsrc = NULL);
     LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(cb->ctx, 8), LLVMTypeOf(ptrs[i])};
@@ -323,8 +343,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
    * offset cost two VALU adds per load (4096^3 i8 on gfx1200: 16 per K tile). A masked load's
    * offset is computed in the loop anyway (its select): it keeps the uniform base pointer, which
    * costs scalar adds only */
-  bool a32 = K->kind != GK_CONV && tensor_numel(K->anchor->operands[0]->type) * K->es < ((int64_t)1 << 32);
-  bool b32 = K->kind != GK_CONV && tensor_numel(K->anchor->operands[1]->type) * K->es < ((int64_t)1 << 32);
+  bool a32 = K->kind != GK_CONV && operand_size(K, 0) < ((int64_t)1 << 32);
+  bool b32 = K->kind != GK_CONV && operand_size(K, 1) < ((int64_t)1 << 32);
   /* Rows past M (columns past N) only feed outputs the epilogue never stores: instead of a mask
    * per slot and K step their address is clamped to the last row, once, outside the loop. Only
    * k past K must read as zero (a convolution's A keeps its row masks: padding decides them). */
@@ -1076,8 +1096,13 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
   int steps = (nk + split - 1) / split;
   /* kernel arguments, or constants folded into the code object (small weights) */
-  K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
-  K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
+  if (K->k->role == KR_COLS) { /* A then B in the im2col workspace */
+    K->a_ptr = cg_operand_ptr(cb, K->k, K->k->in_vals[0]);
+    K->b_ptr = gep8(K, K->a_ptr, LLVMConstInt(cb->i64, (unsigned long long)operand_size(K, 0), 0));
+  } else {
+    K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
+    K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
+  }
   K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
   if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial))
     return false;
@@ -1277,6 +1302,8 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
     return cg_emit_conv_direct(cb, g, p, k, info); /* kernel_conv_direct.c */
   if (k->role == KR_COMBINE)
     return cg_emit_gemm_combine(cb, g, p, k, info); /* kernel_gemm_combine.c */
+  if (k->role == KR_IM2COL)
+    return cg_emit_im2col(cb, k, info); /* kernel_im2col.c */
   (void)p;
   gk K = {.cb = cb, .g = g, .k = k, .anchor = k->anchor};
   bool ok = false;
@@ -1311,6 +1338,14 @@ out:
   free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row), free(K.b_kc);
   free(K.cv_rows);
   return ok;
+}
+
+bool cg_gemm_kernel_problem(const part_kernel *k, gemm_problem *pb) {
+  gk K = {.anchor = k->anchor, .k = k};
+  if (!k->anchor || k->role == KR_IM2COL || k->role == KR_COMBINE || !describe(&K, NULL))
+    return false;
+  *pb = K.pb;
+  return true;
 }
 
 bool cg_gemm_problem(const op *anchor, gemm_problem *pb) {

@@ -204,7 +204,8 @@ static bool optimise(LLVMModuleRef m, LLVMTargetMachineRef tm, int level, diag_s
 enum { CHUNK_COST = 8 };
 
 static int kernel_cost(const part_kernel *k) {
-  return (k->family == KF_GEMM && k->role != KR_COMBINE) || k->family == KF_ATTENTION ? CHUNK_COST : 1;
+  bool gemm = k->family == KF_GEMM && k->role != KR_COMBINE && k->role != KR_IM2COL;
+  return gemm || k->family == KF_ATTENTION ? CHUNK_COST : 1;
 }
 
 int cg_plan_chunks(const partition_plan *p, int target, cg_chunk *chunks, int max) {

@@ -909,3 +909,84 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
   return gemm_params_choose(t, pb, NULL, out, mm, err, errsize) &&
          gemv_choose(t, pb, true, out, err, errsize);
 }
+
+/* ---------------------------------------------------------------- im2col (partition/im2col.c) */
+/* A convolution whose input channel run is shorter than one 16-byte load (ResNet's 3-channel
+ * stem) gathers every element of its A tile on its own (per element: its tap, a multiply-high
+ * per dim, the tap mask, a load of 1-3 channels): the implicit GEMM's loop is issue-bound by the
+ * gather (162-231 instructions per iteration for the stem's 16-32 MFMAs). The alternative is two
+ * kernels: an im2col pass writing the [M, Kpad] patch matrix and the [OC, Kpad] weights (k past
+ * K zero) to a workspace with 16-byte stores, then a plain GEMM over it (16-byte loads, no masks).
+ * It moves the matrix twice more (the stem in f32: 12544 x 160 x 4 = 8 MB written and read) and
+ * costs a launch; chosen when the estimate of the pair beats the implicit GEMM's. */
+
+/* Kpad: K rounded up to 64 bytes, the K tile of most tiles, so that the GEMM has no K tail. */
+#define IM2COL_K_BYTES 64
+/* The workspace matrix stays below 2^31 bytes (buffer offsets) and this bound. */
+#define IM2COL_MAX_WORKSPACE ((int64_t)256 << 20)
+/* The second launch (assumed, as SPLITK_LAUNCH_US). */
+#define IM2COL_LAUNCH_US 1.0
+/* The implicit GEMM's per-element gather is a chain per element (tap, multiply-highs, mask,
+ * load, LDS write) that the issue estimate counts but whose latencies it does not see: llvm-mca's
+ * steady state of the stem's loops is 1.95x (gfx908), 2.46x (gfx950) and 2.59x (gfx942) the issue
+ * model's (docs/bench.md "im2col for the stem"; gfx90a's run fails), 2.3x in their geometric mean.
+ * On targets whose loops llvm-mca grades (a matrix pipe) the direct estimate is scaled by this;
+ * the RDNA issue models have no latencies. */
+#define IM2COL_GATHER_LATENCY 2.3
+/* Two kernels and a workspace must gain this share of the time (near-ties keep one kernel). */
+#define IM2COL_MIN_GAIN 0.05
+
+void cg_im2col_problem(const gemm_problem *conv, int64_t kpad, gemm_problem *cols) {
+  *cols = *conv;
+  cols->batch = 1, cols->k = kpad;
+  cols->a_contig = cols->b_contig = kpad, cols->b_kcontig = true;
+  cols->op = "im2col";
+}
+
+/* TOSAC_IM2COL: unset or empty = the estimate, 0 = never, 1 = every convolution that can. */
+static int forced_im2col(void) {
+  const char *e = getenv("TOSAC_IM2COL");
+  return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
+}
+
+/* The estimate of a GEMM problem with the heuristic's tile, in microseconds: the expansion
+ * never depends on --perf-config or a tuning database, which then set the tiles of the kernels
+ * it made. */
+static double gemm_est_us(const target_info *t, const gemm_problem *pb) {
+  gemm_params P;
+  gemm_mma mm;
+  char cfg[128], err[256];
+  if (!(cg_tune_heuristic(t, pb, cfg, sizeof cfg) && gemm_params_choose(t, pb, cfg, &P, &mm, err, sizeof err)) &&
+      !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err))
+    return -1;
+  double us = cg_tune_estimate_us(t, pb, &P, &mm, 1);
+  bool gather = pb->op && strstr(pb->op, "conv") && pb->a_contig * elem_type_bytes(pb->in) < 16;
+  return gather && t->has_mfma ? us * IM2COL_GATHER_LATENCY : us;
+}
+
+int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
+  gemm_problem pb, cols;
+  int force = forced_im2col();
+  if (force == 0 || !anchor || !(cg_op_is(anchor, "tosa.conv2d") || cg_op_is(anchor, "tosa.conv3d")) ||
+      !cg_gemm_problem(anchor, &pb) || pb.zero_points || elem_type_is_f8(pb.in))
+    return 0;
+  int es = elem_type_bytes(pb.in);
+  int64_t g = IM2COL_K_BYTES / es, kpad = (pb.k + g - 1) / g * g;
+  int64_t ws = (pb.m + pb.n) * kpad * es;
+  if (ws > IM2COL_MAX_WORKSPACE || ws >= ((int64_t)1 << 31))
+    return 0;
+  if (force == 1)
+    return kpad;
+  /* only a channel run shorter than one 16-byte load gathers element by element */
+  if (pb.a_contig * es >= 16 || pb.batch * pb.m * pb.n * pb.k < HEUR_MIN_MACS)
+    return 0;
+  cg_im2col_problem(&pb, kpad, &cols);
+  double direct = gemm_est_us(t, &pb), gemm = gemm_est_us(t, &cols);
+  if (direct <= 0 || gemm <= 0)
+    return 0;
+  /* the im2col pass: the input and weights read once, the workspace written, at the bandwidth */
+  double moved = (double)ws + (double)tensor_numel(anchor->operands[0]->type) * es +
+                 (double)tensor_numel(anchor->operands[1]->type) * es;
+  double pass = moved / ((double)t->mem_gbps * 1e3);
+  return gemm + pass + IM2COL_LAUNCH_US < (1 - IM2COL_MIN_GAIN) * direct ? kpad : 0;
+}

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV, EX_IM2COL } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
@@ -18,7 +18,12 @@ void part_set_init_mode(part_init_mode m) { init_mode = m; }
 static expansion choose(const target_info *t, const part_kernel *k, int *split) {
   *split = 0;
   if (k->family == KF_GEMM) {
-    *split = k->anchor && k->role == KR_PLAIN && !k->ngemm ? cg_tune_splitk(t, k->anchor) : 0;
+    bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm;
+    /* im2col + GEMM (split: the padded K of its workspace matrix), else perhaps split-K */
+    *split = plain ? (int)cg_tune_im2col(t, k->anchor) : 0;
+    if (*split > 0)
+      return EX_IM2COL;
+    *split = plain ? cg_tune_splitk(t, k->anchor) : 0;
     return *split >= 2 ? EX_SPLITK : EX_NONE;
   }
   if (k->family == KF_ATTENTION) {
@@ -139,7 +144,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   int extra = 0;
   for (int i = 0; i < n; i++) {
     how[i] = choose(p->target->info, &p->kernels[i], &split[i]);
-    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK || how[i] == EX_SPLITKV;
+    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK || how[i] == EX_SPLITKV || how[i] == EX_IM2COL;
   }
   if (extra == 0) {
     bool any = false;
@@ -173,6 +178,13 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       part_attention_split_kernels(a, p, &bcap, &k, split[i], &nk[m], &nk[m + 1]);
       renumber(&nk[m], m, "_splitkv");
       renumber(&nk[m + 1], m + 1, "_combine");
+      m += 2;
+      continue;
+    }
+    if (how[i] == EX_IM2COL) {
+      part_im2col_kernels(a, p, &bcap, &k, split[i], &nk[m], &nk[m + 1]);
+      renumber(&nk[m], m, "_im2col");
+      renumber(&nk[m + 1], m + 1, "_cols");
       m += 2;
       continue;
     }
@@ -248,7 +260,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     o.id = nn;
     o.kernel = first_new[old];
     ARENA_PUSH(a, nodes, nn, ncap, o);
-    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK || how[old] == EX_SPLITKV) {
+    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK || how[old] == EX_SPLITKV || how[old] == EX_IM2COL) {
       o.id = nn;
       o.kernel = first_new[old] + 1;
       ARENA_PUSH(a, nodes, nn, ncap, o);

@@ -62,6 +62,14 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d);
  * writing a new workspace buffer of partials, and the combine. */
 void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
                          part_kernel *part, part_kernel *comb);
+/* Is v read by an op of k other than as the anchor's A or B operand (bias, epilogue inputs)? */
+bool part_read_by_epilogue(const part_kernel *k, const value *v);
+
+/* im2col.c: the two kernels replacing convolution kernel k when the tuning layer asks for im2col
+ * (cg_tune_im2col; TOSAC_IM2COL overrides): the im2col pass writing a new workspace matrix
+ * [M + OC][kpad] (patches, then weights), and the GEMM over it with the epilogue. */
+void part_im2col_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int64_t kpad,
+                         part_kernel *cols, part_kernel *gemm);
 
 /* control.c: data-dependent cond_if / while_loop (docs/partitioning.md "Control flow").
  * part_control_op: the control op among ops, or NULL. part_explicit_captures: values a region

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is v read by an op of k other than as the anchor's A or B operand? */
-static bool read_by_epilogue(const part_kernel *k, const value *v) {
+bool part_read_by_epilogue(const part_kernel *k, const value *v) {
   const op *o = k->anchor;
   for (int i = 0; i < k->nops; i++)
     for (int j = 0; j < k->ops[i]->noperands; j++)
@@ -67,7 +66,7 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   comb->in_vals[0] = pv;
   comb->nin = 1;
   for (int i = 0; i < k->nin; i++)
-    if (read_by_epilogue(k, k->in_vals[i])) {
+    if (part_read_by_epilogue(k, k->in_vals[i])) {
       comb->in_bufs[comb->nin] = k->in_bufs[i];
       comb->in_vals[comb->nin++] = k->in_vals[i];
     }

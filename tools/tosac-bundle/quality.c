@@ -407,6 +407,37 @@ static void gemv_model(const target_info *t, const insn *v, int b, int e, const 
   }
 }
 
+/* The im2col pass of a convolution (kernel_im2col.c): no loop, one 16-byte row chunk per
+ * work-item. Against the ideal of moving its buffers once (input and weights read, the
+ * workspace matrix written) at the bandwidth, its time is the larger of (a) issue: the whole
+ * kernel's vector instructions (both branches, an upper bound; scalar ones, waits and branches
+ * free) once per wave, one taking
+ * wave / (VALU lanes per SIMD per clock) cycles, over the SIMDs; (b) memory: those bytes at
+ * min(bandwidth, bytes in flight / latency) with one work-item's 16 bytes of loads in flight per
+ * lane of every resident wave (Little's law, as the skinny kernel's model). */
+static void im2col_model(const target_info *t, int ninsn, const tb_gemm_desc *d, int occupancy,
+                         tb_score *out) {
+  double items = (double)(d->m + d->n) * d->kpad / (d->vw > 0 ? d->vw : 1);
+  double waves = ceil(items / t->wave_size), simds = (double)t->cus * t->simds_per_cu;
+  double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+  double per_insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
+  double t_issue = ceil(waves / simds) * ninsn * per_insn;
+  double resident = waves < simds * occupancy ? waves : simds * occupancy;
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double latency = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  double rate = resident * 16.0 * t->wave_size / latency;
+  if (rate > bpc)
+    rate = bpc;
+  double t_mem = rate > 0 ? d->bytes / rate : 0, cycles = t_issue > t_mem ? t_issue : t_mem;
+  out->loop_len = ninsn;
+  out->inflight_kib = resident * 16.0 * t->wave_size / 1024.0 / t->cus;
+  if (cycles > 0) {
+    out->est_us = cycles / t->clock_mhz;
+    out->roofline = d->bytes / bpc / cycles;
+    out->mem_bound = true;
+  }
+}
+
 /* ---------------------------------------------------------------- the report */
 
 static int occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg) {
@@ -478,6 +509,8 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
   d->wm = jint(tuning, "wm", 1), d->wn = jint(tuning, "wn", 1);
   d->waves = jint(tuning, "waves", 1), d->split = jint(tuning, "split_k", 1);
   d->gemv = strcmp(jstr(tuning, "kernel"), "gemv") == 0;
+  d->im2col = strcmp(jstr(tuning, "kernel"), "im2col") == 0;
+  d->kpad = jint(tuning, "kpad", 0), d->vw = jint(tuning, "vector_width", 1);
   d->mm_m = d->mm_n = d->mm_k = 1;
   sscanf(jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
   d->bytes = bytes;
@@ -517,6 +550,16 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
       issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
     else
       static_model(t, v, b, e, fma, &q);
+  }
+  if (d->im2col) {
+    int vector = 0; /* vector instructions: scalar ones, waits and branches issue elsewhere */
+    for (int j = 0; v && j < n; j++)
+      vector += !strncmp(v[j].text, "v_", 2) || !strncmp(v[j].text, "global_", 7) ||
+                !strncmp(v[j].text, "buffer_", 7);
+    free(v);
+    im2col_model(t, vector, d, out->occupancy, out);
+    snprintf(out->model, sizeof out->model, "im2col");
+    return true;
   }
   if (d->gemv && v && n > 0) {
     double work, cyc;
@@ -575,6 +618,8 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
   }
   char tile[48], share[16], est[32] = "-", roof[32] = "-";
   snprintf(tile, sizeof tile, "%dx%dx%d/%dx%d", d.bm, d.bn, d.bk, d.wm, d.wn);
+  if (d.im2col) /* the pass writes [m + n][kpad] */
+    snprintf(tile, sizeof tile, "im2col %lldx%d", d.m + d.n, d.kpad);
   if (d.split > 1)
     snprintf(tile + strlen(tile), sizeof tile - strlen(tile), "/s%d", d.split);
   snprintf(share, sizeof share, "%.1f", 100.0 * sc.share);
@@ -583,9 +628,9 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
     snprintf(roof, sizeof roof, "%.0f%% %s", 100.0 * sc.roofline, sc.mem_bound ? "mem" : "mma");
   }
   fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %s\n",
-          t->name, d.problem, d.type, tile, d.instr, sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
-          sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 ? sc.model : "-",
-          sc.loop_cycles > 0 ? share : sc.model, est, roof);
+          t->name, d.problem, d.type, tile, d.instr[0] ? d.instr : "-", sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
+          sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 || d.im2col ? sc.model : "-",
+          sc.loop_cycles > 0 ? share : d.im2col ? "-" : sc.model, est, roof);
 }
 
 /* The GEMM/conv kernels of kernels_of (target t of the top level or of an entry) not yet in
@@ -598,7 +643,8 @@ static void report_kernels(const tb_quality_options *o, const target_info *ti, c
     const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
     char tag[80];
     snprintf(tag, sizeof tag, " %s ", jstr(k, "name"));
-    if (!cJSON_GetObjectItemCaseSensitive(tun, "bm") || strstr(seen, tag))
+    bool im2col = strcmp(jstr(tun, "kernel"), "im2col") == 0;
+    if ((!cJSON_GetObjectItemCaseSensitive(tun, "bm") && !im2col) || strstr(seen, tag))
       continue;
     if (strlen(seen) + strlen(tag) < size)
       strcat(seen, tag);

@@ -20,6 +20,10 @@ typedef struct tb_gemm_desc {
   int mm_m, mm_n, mm_k; /* one instruction's tile */
   bool gemv;            /* the skinny-GEMM kernel ("kernel":"gemv"): bk = K per wave step,
                          * waves split K, rated by the memory model */
+  bool im2col;          /* a convolution's im2col pass ("kernel":"im2col"): m x k the conv's GEMM,
+                         * rows (m + n) x kpad written, vector_width elements per work-item;
+                         * rated by the memory model */
+  int kpad, vw;
   double bytes;         /* the kernel's buffers, each read or written once */
 } tb_gemm_desc;
 /* From a tuning object (manifest or cg_kernel_info.tuning) and the instruction mnemonic. */
