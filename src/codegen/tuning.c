@@ -856,7 +856,7 @@ bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d) {
       int col;
       char msg[320] = "out of memory";
       if (!db_line(t, n, &e, &col, msg, sizeof msg)) {
-        diag_error(d, (src_loc){src, line, col}, "%s", msg);
+        diag_error(d, src_loc_at(src, line, col), "%s", msg);
         ok = false;
       } else if (db->n == db->cap) {
         db_entry *grown = realloc(db->e, sizeof *grown * (size_t)(db->cap * 2 + 16));
