@@ -57,10 +57,25 @@ typedef struct source_file {
   bool mapped; /* text is a private read-only file mapping (source_load): pages may be dropped */
 } source_file;
 
+/* 8 bytes, not 16 (a million-op graph holds two million): the file is a slot number in a small
+ * process-wide registry of source files (support/diag.c), 0 for "no location". Lines past
+ * SRC_LOC_MAX_LINE are reported as that line. Build one with src_loc_at, read the file back
+ * with src_loc_file. */
 typedef struct src_loc {
-  const source_file *file; /* NULL: no location */
-  int line, col;           /* 1-based */
+  unsigned line : 26; /* 1-based */
+  unsigned fidx : 6;  /* registry slot of the file; 0: no location */
+  int col;            /* 1-based */
 } src_loc;
+#define SRC_LOC_MAX_LINE ((1 << 26) - 1)
+#define SRC_LOC_MAX_FILES 63
+/* A location in f (NULL: none). f gets a registry slot on first use; with SRC_LOC_MAX_FILES
+ * files alive at once a further one's locations are "no location". Thread-safe. */
+src_loc src_loc_at(const source_file *f, int line, int col);
+const source_file *src_loc_file(src_loc loc); /* NULL: no location */
+/* f is about to be freed or reused: its registry slot becomes free for another file (like a
+ * pointer to a freed file, a location into f must not be used after this). Call it where a
+ * source_file's life ends, so a long-lived library process does not run out of slots. */
+void source_forget(const source_file *f);
 
 /* Diagnostics go to `out` (stderr) as `path:line:col: error: message`, followed by the source
  * line and a caret under the column. Stages never exit(); they report and return failure. */
@@ -196,7 +211,7 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value { /* the two ints first: 56 bytes (a million-op graph holds a million) */
+typedef struct value { /* the two ints first: 48 bytes (a million-op graph holds a million) */
   int id;           /* dense index in graph->values */
   int arg_index;    /* >= 0 for function arguments, else -1 */
   const char *name; /* SSA name without %, e.g. "arg0", "3" */
@@ -206,9 +221,15 @@ typedef struct value { /* the two ints first: 56 bytes (a million-op graph holds
   int nuses;        /* ops (and results) that read it */
 } value;
 
-struct op { /* the counts after the pointers: no padding (a million-op graph holds a million) */
+/* The parser refuses more (a few are added later by canonicalisation: the field holds 65535). */
+#define OP_MAX_ATTRS 4096
+
+struct op { /* the counts after the pointers: no padding; 56 bytes (a million-op graph holds a
+               million): kind, region and attribute counts share one word */
   int id; /* dense index in graph->ops, a topological order */
-  op_kind kind;
+  op_kind kind : 10;
+  unsigned nregions : 6; /* at most 2 */
+  unsigned nattrs : 16;  /* at most OP_MAX_ATTRS from the parser */
   src_loc loc;
   value **operands;
   value **results;
@@ -217,9 +238,8 @@ struct op { /* the counts after the pointers: no padding (a million-op graph hol
                              region graph's args, the tosa.yield operands its results) */
   int noperands;
   int nresults;
-  int nattrs;
-  int nregions;
 };
+_Static_assert(OP_COUNT < (1 << 9), "op.kind is a 10-bit field");
 
 /* Attribute access: NULL / fallback when absent. */
 const attr *op_attr(const op *o, const char *name);

@@ -244,9 +244,10 @@ static void describe_node(FILE *f, const partition_plan *p, const launch_node *n
   }
   if (n->kind == LAUNCH_IF || n->kind == LAUNCH_WHILE) {
     out(f, "%s", n->kind == LAUNCH_IF ? "tosa.cond_if" : "tosa.while_loop");
-    if (n->ctl && n->ctl->loc.file && n->ctl->loc.file->path) {
+    const source_file *sf = n->ctl ? src_loc_file(n->ctl->loc) : NULL;
+    if (sf && sf->path) {
       out(f, " at ");
-      comment_text(f, n->ctl->loc.file->path);
+      comment_text(f, sf->path);
       out(f, ":%d:%d", n->ctl->loc.line, n->ctl->loc.col);
     }
     return;
@@ -260,9 +261,10 @@ static void describe_node(FILE *f, const partition_plan *p, const launch_node *n
   out(f, "%s", op_name(o));
   if (!k->anchor && k->nops > 1)
     out(f, " (and %d fused ops)", k->nops - 1);
-  if (o->loc.file && o->loc.file->path) {
+  const source_file *sf = src_loc_file(o->loc);
+  if (sf && sf->path) {
     out(f, " at ");
-    comment_text(f, o->loc.file->path);
+    comment_text(f, sf->path);
     out(f, ":%d:%d", o->loc.line, o->loc.col);
   }
 }

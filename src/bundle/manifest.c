@@ -38,9 +38,10 @@ static cJSON *u32x3_array(const uint32_t v[3]) {
 
 /* "path:line:col", or NULL when the op carries no location. */
 static char *loc_string(src_loc loc, char *buf, size_t size) {
-  if (!loc.file || !loc.file->path)
+  const source_file *f = src_loc_file(loc);
+  if (!f || !f->path)
     return NULL;
-  snprintf(buf, size, "%s:%d:%d", loc.file->path, loc.line, loc.col);
+  snprintf(buf, size, "%s:%d:%d", f->path, (int)loc.line, loc.col);
   return buf;
 }
 
@@ -126,10 +127,20 @@ static cJSON *args_json(const cg_kernel_info *ki, int buffer_base) {
 
 /* A kernel's list of source ops is most of a million-op manifest: the tree holds a placeholder
  * (a raw node whose number indexes `kernels`) and the printer writes the list straight to the
- * stream from the plan when it reaches it. */
+ * stream from the plan when it reaches it. A kernel's object is deferred the same way (a raw
+ * node "k" indexing `deferred`): built when the printer reaches it and freed once printed, so
+ * the tree never holds every kernel at once (3,906 kernels of a million-op chain: 27 MB). */
+typedef struct deferred_kernel {
+  const part_kernel *pk;
+  const cg_kernel_info *ki;
+  int buffer_base;
+} deferred_kernel;
+
 typedef struct op_lists {
   const part_kernel **kernels;
   int n, cap;
+  deferred_kernel *deferred;
+  int ndeferred, capdeferred;
   bool oom;
 } op_lists;
 
@@ -147,6 +158,25 @@ static cJSON *ops_placeholder(op_lists *ol, const part_kernel *pk) {
   if (raw) {
     cJSON_SetNumberValue(raw, ol->n);
     ol->kernels[ol->n++] = pk;
+  }
+  return raw;
+}
+
+static cJSON *kernel_placeholder(op_lists *ol, const part_kernel *pk, const cg_kernel_info *ki,
+                                 int buffer_base) {
+  if (ol->ndeferred == ol->capdeferred) {
+    int cap = ol->capdeferred ? 2 * ol->capdeferred : 64;
+    deferred_kernel *d = realloc(ol->deferred, sizeof *d * (size_t)cap);
+    if (!d) {
+      ol->oom = true;
+      return cJSON_CreateNull();
+    }
+    ol->deferred = d, ol->capdeferred = cap;
+  }
+  cJSON *raw = cJSON_CreateRaw("k");
+  if (raw) {
+    cJSON_SetNumberValue(raw, ol->ndeferred);
+    ol->deferred[ol->ndeferred++] = (deferred_kernel){pk, ki, buffer_base};
   }
   return raw;
 }
@@ -320,7 +350,7 @@ static cJSON *target_json(op_lists *ol, const bnd_manifest_input *in, int ti, in
     cJSON_AddItemToArray(bufs, buffer_json(&p->buffers[i]));
   cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
   for (int i = 0; i < p->nkernels; i++)
-    cJSON_AddItemToArray(ks, kernel_json(ol, &p->kernels[i], &r->kernels[kbase + i], bbase));
+    cJSON_AddItemToArray(ks, kernel_placeholder(ol, &p->kernels[i], &r->kernels[kbase + i], bbase));
   int *parent = malloc(sizeof(int) * (size_t)(p->nnodes + 1)); /* control node of region nodes */
   for (int i = 0; i < p->nnodes; i++)
     parent[i] = -1;
@@ -394,7 +424,7 @@ static cJSON *entries_json(op_lists *ol, const bnd_manifest_input *in) {
  * 1.7x its input). */
 typedef struct sbuf {
   FILE *f;
-  const op_lists *ol;
+  op_lists *ol; /* printing a deferred kernel adds its ops placeholder */
 } sbuf;
 
 static void sb_put(sbuf *s, const char *text, size_t n) { fwrite(text, 1, n, s->f); }
@@ -499,7 +529,14 @@ static void print_ops(sbuf *s, const part_kernel *pk, int depth) {
 }
 
 static void print_value(sbuf *s, const cJSON *v, int depth) {
-  if (cJSON_IsRaw(v)) { /* ops_placeholder */
+  if (cJSON_IsRaw(v) && v->valuestring && v->valuestring[0] == 'k') { /* kernel_placeholder */
+    const deferred_kernel *dk = &s->ol->deferred[v->valueint];
+    cJSON *k = kernel_json(s->ol, dk->pk, dk->ki, dk->buffer_base);
+    if (!k)
+      s->ol->oom = true;
+    print_value(s, k, depth);
+    cJSON_Delete(k);
+  } else if (cJSON_IsRaw(v)) { /* ops_placeholder */
     print_ops(s, s->ol->kernels[v->valueint], depth);
   } else if (cJSON_IsNull(v)) {
     sb_puts(s, "null");
@@ -617,7 +654,8 @@ bool bnd_manifest_write(FILE *f, const bnd_manifest_input *in) {
   }
   cJSON_Delete(root);
   free(ol.kernels);
-  return ok && fflush(f) == 0 && !ferror(f);
+  free(ol.deferred);
+  return ok && !ol.oom && fflush(f) == 0 && !ferror(f);
 }
 
 char *bnd_manifest_json(const bnd_manifest_input *in) {

@@ -179,20 +179,26 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
  * before the wait, which nothing overlaps (gfx908: 376-394 cycles per K tile of 128-256 MFMA
  * cycles, 556 for 512) */
 #define EST_DRAIN 160
-/* A kernel without a K loop is scored whole by the model, latencies included: the loads, the
- * LDS round trip and the epilogue's loads and stores (llvm-mca: 1676-1912 cycles for one
- * 128-byte K tile of 16x32 waves on gfx90a) */
-#define EST_WHOLE_WAITS 3
-
 /* The loads of a K tile have about one K tile of MFMAs to arrive under: the pipelined loop writes
  * the tile after next to LDS at the start of the next half, and on a target without a back-off
  * barrier (gfx908) LLVM waits for every load before each s_barrier. A wave tile with little
  * MFMA work per K tile waits for memory instead (llvm-mca on ResNet-18's 784x128x1152 f32, 16x16
  * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
- * gfx908; 8 per 128-byte tile 82 %, 66 %). The issue model of tosac-tune has no latencies; this
- * floor and EST_WHOLE_WAITS are the estimate's only latencies. */
-static double load_wait_cycles(const target_info *t) {
+ * gfx908; 8 per 128-byte tile 82 %, 66 %). tosac-tune's issue model applies the same floor
+ * (tools/tosac-bundle/quality.c), so that the tuner and this estimate rank on one model. */
+double cg_tune_load_wait_cycles(const target_info *t) {
   return EST_LOAD_LATENCY + (t->barrier_drains_memory ? EST_DRAIN : 0);
+}
+
+/* A kernel scored whole (no K loop) pays CG_TUNE_KERNEL_WAITS load waits besides its issue
+ * (llvm-mca: 1676-1912 cycles for one 128-byte K tile of 16x32 waves on gfx90a); each K tile of a
+ * loop at least the floor. */
+double cg_tune_kernel_cycles(const target_info *t, double outside, double iter, double tiles,
+                             double iters) {
+  double wait = cg_tune_load_wait_cycles(t), floor = tiles * wait;
+  if (tiles <= 0)
+    return outside + iter + CG_TUNE_KERNEL_WAITS * wait;
+  return iters * (iter > floor ? iter : floor);
 }
 
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
@@ -246,12 +252,12 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
-  double tile = tile_cycles(t, pb, P, mm), wait = load_wait_cycles(t), c;
-  if (per <= unroll) /* no K loop: the model scores the whole kernel, its waits included */
-    c = (double)per * tile + 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size) + EST_WHOLE_WAITS * wait;
-  else /* whole iterations (an odd tile count runs a zero tile in front), each K tile at least
-        * the load floor */
-    c = (double)((per + unroll - 1) / unroll * unroll) * (tile > wait ? tile : wait);
+  double tile = tile_cycles(t, pb, P, mm), c;
+  if (per <= unroll) /* no K loop: the model scores the whole kernel, prologue and epilogue too */
+    c = cg_tune_kernel_cycles(t, 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size),
+                              (double)per * tile, 0, 1);
+  else /* whole iterations (an odd tile count runs a zero tile in front) */
+    c = cg_tune_kernel_cycles(t, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
   c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
@@ -391,9 +397,9 @@ static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const
  * faster than 64x128x64/32x32 split 3 ways; 4.7 against 3.6 us). */
 #define EST_UNFITTED 0.10
 
-/* A wave tile whose MFMAs of a K tile take less than twice the load floor (load_wait_cycles)
- * also tries a K tile twice as long, beyond tosac-tune's range: twice the MFMAs per barrier and
- * per load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
+/* A wave tile whose MFMAs of a K tile take less than twice the load floor
+ * (cg_tune_load_wait_cycles) also tries a K tile twice as long, beyond tosac-tune's range: twice
+ * the MFMAs per barrier and per load round trip (ResNet-18's 16x32 waves of 16x16x4 f32 MFMAs: 77 -> 89 % by llvm-mca on
  * gfx90a, 65 -> 89 % on gfx908), where K holds four such tiles (a K loop of two iterations: a
  * kernel without a loop has no load floor) and the LDS of the double buffer still lets a CU hold
  * the work-groups it needs (groups_needed). 128 bytes, then 256 (BERT-base's 512x768x768 f16 on
@@ -404,15 +410,19 @@ static int64_t groups_needed(const target_info *t, const gemm_problem *pb, const
  * gfx942 against 528 at 128), which pays only where the grid cannot fill the CUs anyway
  * (gfx950's 512x768x768, 64x64x128/16x32: 32 -> 63 %; its 512x3072x768, 384 work-groups: 89 ->
  * 70 %). A convolution whose K tile lay inside one tap keeps it there (a longer one would gather
- * per element: ResNet-50's 3136x64x576 f16 on gfx908, 394 -> 1032 cycles per K tile). */
+ * per element: ResNet-50's 3136x64x576 f16 on gfx908, 394 -> 1032 cycles per K tile), and one
+ * gathering channel runs shorter than the longer K tile gets none: its gather grows with the K
+ * tile at more than the 4 slots per load tile_cycles counts (ResNet-18's stem, 3 channels,
+ * gfx942: 32x64x32/16x16 estimated 2.66 us, 3.14 by tosac-tune's model, 27 % by llvm-mca;
+ * 64x64x16/32x32 2.82, 2.88 and 34 %). */
 static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   heur_best *hb = ctx;
   const gemm_problem *pb = hb->pb;
   heur_try(ctx, m0, c);
   if (!m0->row || c->bk * elem_type_bytes(pb->in) != 64)
     return;
-  bool conv = pb->op && strstr(pb->op, "conv") && pb->a_contig % c->bk == 0;
-  double floor = load_wait_cycles(hb->t), per = (double)(c->wm / m0->m) * (c->wn / m0->n) *
+  bool conv = pb->op && strstr(pb->op, "conv") && pb->a_contig > 0;
+  double floor = cg_tune_load_wait_cycles(hb->t), per = (double)(c->wm / m0->m) * (c->wn / m0->n) *
                                                m0->row->cycles / m0->k; /* per k element */
   gemm_params L = *c;
   for (int x = 2; x <= 4; x *= 2) {
@@ -421,7 +431,8 @@ static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c)
     int64_t want, need = groups_needed(hb->t, pb, &L, &want);
     bool few = pb->batch * ((pb->m + L.bm - 1) / L.bm) * ((pb->n + L.bn - 1) / L.bn) <= hb->t->cus;
     if (per * L.bk / 2 >= 2 * floor || (x > 2 && per * L.bk < floor && !few) || pb->k < 4 * L.bk ||
-        (conv && pb->a_contig % L.bk) || lds > hb->t->lds_bytes || hb->t->lds_bytes / lds < need)
+        (conv && (pb->a_contig < L.bk || (pb->a_contig % c->bk == 0 && pb->a_contig % L.bk))) ||
+        lds > hb->t->lds_bytes || hb->t->lds_bytes / lds < need)
       return;
     bool near = x > 2 && per * L.bk < 2 * floor;
     hb->slack = near || hb->t->lds_bytes / lds < want ? EST_UNFITTED : 0;
@@ -889,7 +900,7 @@ bool cg_tuning_db_add(cg_tuning_db *db, const source_file *src, diag_sink *d) {
       int col;
       char msg[320] = "out of memory";
       if (!db_line(t, n, &e, &col, msg, sizeof msg)) {
-        diag_error(d, (src_loc){src, line, col}, "%s", msg);
+        diag_error(d, src_loc_at(src, line, col), "%s", msg);
         ok = false;
       } else if (db->n == db->cap) {
         db_entry *grown = realloc(db->e, sizeof *grown * (size_t)(db->cap * 2 + 16));

@@ -104,7 +104,7 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     const char *s = lx->p;
     while (s < lx->end && (*s == ' ' || *s == '\t')) s++;
     lx->p = s;
-    src_loc dl = {p->src, lx->line, (int)(s - lx->line_start) + 1};
+    src_loc dl = src_loc_at(p->src, lx->line, (int)(s - lx->line_start) + 1);
     if (s < lx->end && *s == '*')
       return fe_error(p, dl, "unranked tensor type %s is not supported; tosac needs static shapes",
                       type_text(p, start.p));
@@ -125,7 +125,7 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     }
     if (s >= lx->end || *s != 'x') {
       lx->p = s;
-      return fe_error(p, (src_loc){p->src, lx->line, (int)(s - lx->line_start) + 1},
+      return fe_error(p, src_loc_at(p->src, lx->line, (int)(s - lx->line_start) + 1),
                       "expected 'x' after a dimension in %s", type_text(p, start.p));
     }
     if (rank == TOSAC_MAX_RANK)
@@ -381,6 +381,8 @@ bool fe_parse_attr_dict(fe_parser *p, attr **attrs, int *n, int *cap) {
       a.name = arena_strndup(p->a, nt.p + 1, (size_t)nt.n - 2);
     else
       return fe_error(p, a.loc, "expected an attribute name, found %s", fe_tok_text(p, nt));
+    if (*n >= OP_MAX_ATTRS)
+      return fe_error(p, a.loc, "an operation has at most %d attributes", OP_MAX_ATTRS);
     fe_next(p);
     if (fe_accept(p, T_EQUAL)) {
       src_loc nl = a.loc;

@@ -141,7 +141,7 @@ static fe_token lex_string(fe_lexer *lx, const char *start, int line, int col) {
   if (q) {
     if (q - start >= INT_MAX) {
       lx->p = q + 1;
-      diag_error(lx->d, (src_loc){lx->src, line, col}, "string literal is longer than 2 GiB");
+      diag_error(lx->d, src_loc_at(lx->src, line, col), "string literal is longer than 2 GiB");
       return make(lx, T_ERROR, start, line, col);
     }
     lx->p = q + 1;
@@ -153,7 +153,7 @@ static fe_token lex_string(fe_lexer *lx, const char *start, int line, int col) {
     lx->p++;
   }
   if (lx->p >= lx->end || *lx->p != '"') {
-    diag_error(lx->d, (src_loc){lx->src, line, col}, "unterminated string literal");
+    diag_error(lx->d, src_loc_at(lx->src, line, col), "unterminated string literal");
     return make(lx, T_ERROR, start, line, col);
   }
   lx->p++;
@@ -189,7 +189,7 @@ fe_token fe_lex(fe_lexer *lx) {
       while (lx->p < lx->end && is_digit((unsigned char)*lx->p)) lx->p++;
     }
     if (lx->p == start + 1) {
-      diag_error(lx->d, (src_loc){lx->src, line, col}, "expected a name after '%c'", c);
+      diag_error(lx->d, src_loc_at(lx->src, line, col), "expected a name after '%c'", c);
       return make(lx, T_ERROR, start, line, col);
     }
     fe_tok_kind k = c == '%' ? T_VALUE : c == '@' ? T_SYMBOL : c == '!' ? T_BANG : c == '^' ? T_CARET : T_HASH;
@@ -223,9 +223,9 @@ fe_token fe_lex(fe_lexer *lx) {
   }
   lx->p++;
   if (c >= 0x20 && c < 0x7f)
-    diag_error(lx->d, (src_loc){lx->src, line, col}, "unexpected character '%c'", c);
+    diag_error(lx->d, src_loc_at(lx->src, line, col), "unexpected character '%c'", c);
   else
-    diag_error(lx->d, (src_loc){lx->src, line, col}, "unexpected byte 0x%02X", c);
+    diag_error(lx->d, src_loc_at(lx->src, line, col), "unexpected byte 0x%02X", c);
   return make(lx, T_ERROR, start, line, col);
 }
 

@@ -20,7 +20,7 @@ static bool scan_ints(fe_parser *p, int64_t *v, int *n, bool dims) {
   for (;;) {
     const char *s = lx->p;
     while (s < lx->end && (*s == ' ' || *s == '\t')) s++;
-    src_loc at = {p->src, lx->line, (int)(s - lx->line_start) + 1};
+    src_loc at = src_loc_at(p->src, lx->line, (int)(s - lx->line_start) + 1);
     lx->p = s;
     if (s < lx->end && (*s == '?' || *s == '-'))
       return fe_error(p, at, *s == '?' ? "dynamic dimension '?' is not supported; tosac needs static shapes"
@@ -38,7 +38,7 @@ static bool scan_ints(fe_parser *p, int64_t *v, int *n, bool dims) {
     bool more = s < lx->end && *s == 'x';
     lx->p = more ? s + 1 : s;
     if (dims && !more)
-      return fe_error(p, (src_loc){p->src, lx->line, (int)(s - lx->line_start) + 1},
+      return fe_error(p, src_loc_at(p->src, lx->line, (int)(s - lx->line_start) + 1),
                       "expected 'x' after a dimension in '!migraphx.shaped'");
     if (!dims && !more) return true;
   }

@@ -29,12 +29,12 @@ bool fe_tok_is(const fe_parser *p, const char *word) {
   return p->tok.kind == T_IDENT && (size_t)p->tok.n == n && memcmp(p->tok.p, word, n) == 0;
 }
 
-src_loc fe_loc(const fe_parser *p, fe_token t) { return (src_loc){p->src, t.line, t.col}; }
+src_loc fe_loc(const fe_parser *p, fe_token t) { return src_loc_at(p->src, t.line, t.col); }
 
 src_loc fe_loc_after_prev(const fe_parser *p) {
   if (!p->prev.p)
     return fe_loc(p, p->tok);
-  src_loc l = {p->src, p->prev.line, p->prev.col};
+  src_loc l = src_loc_at(p->src, p->prev.line, p->prev.col);
   for (int i = 0; i < p->prev.n; i++) /* tokens may span lines (strings) */
     p->prev.p[i] == '\n' ? (l.line++, l.col = 1) : l.col++;
   return l;
@@ -113,7 +113,7 @@ static src_loc eof_loc(const fe_parser *p) {
   const char *t = p->src->text, *tok = p->prev.p;
   if (!tok || tok + p->prev.n != t + p->src->len) return l;
   if (p->prev.n > 1) return l.col--, l;
-  l = (src_loc){p->src, p->prev.line, p->prev.col};
+  l = src_loc_at(p->src, p->prev.line, p->prev.col);
   for (; tok > t && strchr(" \t\r\n", tok[-1]); tok--)
     if (tok[-1] == '\n') l.line--;
   const char *bol = tok;

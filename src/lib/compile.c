@@ -50,8 +50,8 @@ static void add_record(tosac_result *r, const char *file, int line, int col, con
 
 static void record_diag(void *ctx, src_loc loc, const char *kind, const char *message) {
   tosac_result *r = ctx;
-  add_record(r, loc.file ? loc.file->path : NULL, loc.file ? loc.line : 0,
-             loc.file ? loc.col : 0, kind, message);
+  const source_file *f = src_loc_file(loc);
+  add_record(r, f ? f->path : NULL, f ? (int)loc.line : 0, f ? loc.col : 0, kind, message);
 }
 
 void lib_error(tosac_result *r, const char *fmt, ...) {
@@ -366,6 +366,7 @@ static cg_tuning_db *load_tuning_db(tosac_result *r, const tosac_options *o, dia
     src.text = text;
     if (!cg_tuning_db_add(db, &src, d))
       r->status = TOSAC_ERROR_INPUT;
+    source_forget(&src);
     source_unload(text, src.len, src.mapped);
   }
   if (r->status != TOSAC_OK) {

@@ -59,6 +59,7 @@ void tosac_result_dispose(tosac_result *r) {
     cg_result_free(&r->res[i]);
   if (r->a)
     arena_free(r->a);
+  source_forget(&r->src);
   if (r->text) {
     if (r->mapped)
       source_unload(r->text, r->len, true);

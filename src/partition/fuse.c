@@ -18,9 +18,11 @@
  * chain, and LLVM's optimiser takes minutes and gigabytes on 100,000 ops. */
 #define FUSE_MAX_OPS 256
 
-/* Per-group singly linked lists of op-level edges, concatenated when groups merge. */
+/* Per-group circular singly linked lists of op-level edges, concatenated when groups merge:
+ * a group keeps only its tail (-1: empty), whose next is the head (4 bytes per group less than
+ * head and tail; the order of a list is the same). */
 typedef struct edge_list {
-  int *head, *tail; /* per group */
+  int *tail;          /* per group */
   int *next, *target; /* per entry; target: the op at the other end */
 } edge_list;
 
@@ -40,9 +42,11 @@ typedef struct fuse_state {
   /* per union-find root */
   int *anchor;       /* the group's non-elementwise op: its id + 1, or 0 (anchor_op) */
   char *has_map;     /* holds an index-map transpose: elementwise kernels only */
-  int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none */
+  int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none; NULL when
+                        the graph has no pattern (a malloc'd table, 4 bytes per op) */
   int *att_group;    /* pattern number: its group, -1 before its first op is placed */
-  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it */
+  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it; NULL
+                        when the graph has no pattern */
   unsigned char *recomputed; /* cost of the small producers it recomputes (RECOMPUTE_MAX_COST) */
   int *nops;         /* ops in the group (FUSE_MAX_OPS) */
   int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
@@ -105,20 +109,35 @@ static void list_append(int *head, int *tail, int *next, int to, int from) {
   tail[to] = tail[from];
 }
 
+/* Concatenate edge list `from` onto `to`: swapping the two tails' successors joins the rings
+ * as to's entries, then from's. */
+static void ring_append(edge_list *l, int to, int from) {
+  int tf = l->tail[from], tt = l->tail[to];
+  if (tf < 0)
+    return;
+  if (tt >= 0) {
+    int head_to = l->next[tt];
+    l->next[tt] = l->next[tf];
+    l->next[tf] = head_to;
+  }
+  l->tail[to] = tf;
+}
+
 /* Group `child` joins group `root` (root stays the union-find root). */
 static void merge(fuse_state *s, int child, int root) {
   s->parent[child] = root;
   if (!s->anchor[root])
     s->anchor[root] = s->anchor[child];
   s->has_map[root] |= s->has_map[child];
-  s->is_att[root] |= s->is_att[child];
+  if (s->is_att)
+    s->is_att[root] |= s->is_att[child];
   s->nops[root] += s->nops[child];
   if (s->op_head) /* made when placement ends (op_lists) */
     list_append(s->op_head, s->op_tail, s->op_next, root, child);
-  if (!s->ins.head)
+  if (!s->ins.tail)
     return; /* placement's tables are gone: recomputation merges need none of them */
-  list_append(s->ins.head, s->ins.tail, s->ins.next, root, child);
-  list_append(s->outs.head, s->outs.tail, s->outs.next, root, child);
+  ring_append(&s->ins, root, child);
+  ring_append(&s->outs, root, child);
   if (!s->rd_head)
     return; /* no memory reads yet */
   list_append(s->rd_head, s->rd_tail, s->rd_next, root, child);
@@ -147,16 +166,23 @@ static void merge(fuse_state *s, int child, int root) {
  * consumers) into s->nbr; entries that became internal or duplicate are dropped for good, so
  * walking a large group's list costs its external neighbours, amortised. */
 static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
-  int n = 0, prev = -1;
+  int n = 0, last = l->tail[z];
   s->nb_stamp++;
-  for (int e = l->head[z]; e >= 0; e = l->next[e]) {
+  if (last < 0)
+    return 0;
+  /* from the head (the tail's next) to the tail; prev: the entry before e in the ring */
+  for (int prev = last, e = l->next[last], done = 0; !done; e = l->next[prev]) {
+    done = e == last;
     --*budget;
     int p = find(s, s->group_of[l->target[e]]);
     if (p == z || s->nb_seen[p] == s->nb_stamp) { /* unlink e */
-      if (prev < 0)
-        l->head[z] = l->next[e];
-      else
-        l->next[prev] = l->next[e];
+      if (prev == e) { /* its only entry */
+        l->tail[z] = -1;
+        break;
+      }
+      l->next[prev] = l->next[e];
+      if (l->tail[z] == e)
+        l->tail[z] = prev;
       continue;
     }
     s->nb_seen[p] = s->nb_stamp;
@@ -167,8 +193,6 @@ static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
     s->nbr[n++] = p;
     prev = e;
   }
-  if (prev >= 0)
-    l->tail[z] = prev;
   return n;
 }
 
@@ -272,7 +296,7 @@ static bool takes_epilogue(const op *anchor) {
  * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
   const op *x = anchor_op(s, a), *y = anchor_op(s, b);
-  if ((x && y) || s->is_att[a] || s->is_att[b])
+  if ((x && y) || (s->is_att && (s->is_att[a] || s->is_att[b])))
     return false;
   if ((x && s->has_map[b]) || (y && s->has_map[a]))
     return false;
@@ -286,11 +310,13 @@ static bool compatible(fuse_state *s, int a, int b) {
 
 static void edge_add(edge_list *l, int grp, int e, int target) {
   l->target[e] = target;
-  l->next[e] = -1;
-  if (l->head[grp] < 0)
-    l->head[grp] = e;
-  else
-    l->next[l->tail[grp]] = e;
+  int t = l->tail[grp];
+  if (t < 0) {
+    l->next[e] = e;
+  } else {
+    l->next[e] = l->next[t];
+    l->next[t] = e;
+  }
   l->tail[grp] = e;
 }
 
@@ -336,7 +362,7 @@ static int new_group(fuse_state *s, const op *o) {
   s->group_of[o->id] = gid;
   if (s->rd_head)
     s->rd_head[gid] = s->pr_head[gid] = -1;
-  s->ins.head[gid] = s->outs.head[gid] = -1;
+  s->ins.tail[gid] = s->outs.tail[gid] = -1;
   s->ord[gid] = s->next_ord++;
   s->nops[gid] = 1;
   bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE;
@@ -361,7 +387,7 @@ static int new_group(fuse_state *s, const op *o) {
  * with their producers. */
 static void place_op(fuse_state *s, const op *o) {
   int gid = new_group(s, o);
-  int pat = s->att[o->id];
+  int pat = s->att ? s->att[o->id] : -1;
   if (pat >= 0) { /* a pattern's ops form one group and nothing else joins it */
     s->is_att[gid] = 1;
     int h = s->att_group[pat];
@@ -501,7 +527,9 @@ static void recompute_small_groups(fuse_state *s) {
 /* Ops whose results reach no graph result are dead: they get no group and no kernel. */
 static char *live_ops(arena *a, const graph *g) {
   char *live = arena_alloc(a, (size_t)g->nops + 1);
-  char *needed = arena_alloc(a, (size_t)g->nvalues + 1);
+  char *needed = calloc((size_t)g->nvalues + 1, 1); /* freed here: placement's peak is lower */
+  if (!needed)
+    abort();
   for (int r = 0; r < g->nresults; r++)
     needed[g->results[r]->id] = 1;
   for (int i = g->nops - 1; i >= 0; i--) {
@@ -511,6 +539,7 @@ static char *live_ops(arena *a, const graph *g) {
     for (int j = 0; live[o->id] && j < o->noperands; j++)
       needed[o->operands[j]->id] = 1;
   }
+  free(needed);
   return live;
 }
 
@@ -707,10 +736,17 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
   s.is_map = zalloc(a, n, 1);
   s.nops = zalloc(a, n, sizeof(int));
   char *live = live_ops(a, g);
-  s.is_att = zalloc(a, n, 1);
-  s.att = zalloc(a, n, sizeof(int));
+  s.att = calloc(n + 1, sizeof(int));
+  if (!s.att)
+    abort();
   int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
   npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
+  if (npat) {
+    s.is_att = zalloc(a, n, 1);
+  } else { /* no pattern: neither table is read */
+    free(s.att);
+    s.att = NULL;
+  }
   s.att_group = zalloc(a, (size_t)npat + 1, sizeof(int));
   for (int i = 0; i < npat; i++)
     s.att_group[i] = -1;
@@ -733,7 +769,6 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
   s.keys = zalloc(pa, 2 * nw, sizeof(int64_t));
   edge_list *ls[2] = {&s.ins, &s.outs};
   for (int i = 0; i < 2; i++) {
-    ls[i]->head = zalloc(pa, n, sizeof(int));
     ls[i]->tail = zalloc(pa, n, sizeof(int));
     ls[i]->next = zalloc(pa, nedge, sizeof(int));
     ls[i]->target = zalloc(pa, nedge, sizeof(int));
@@ -746,7 +781,7 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
       place_op(&s, o);
   }
   arena_free(pa);
-  s.ins.head = s.outs.head = NULL;
+  s.ins.tail = s.outs.tail = NULL;
   s.rd_head = NULL; /* recomputation checks no memory reads (try_recompute) */
   s.a = a;
   if (!s.nofuse) {
@@ -772,6 +807,7 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     group_of[g->ops[i]->id] = root_id[r];
   }
   arena_free(a);
+  free(s.att);
   order_groups(keep, g, group_of, ng, s.root_def);
   return ng;
 }

@@ -794,8 +794,8 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
     for (int j = 0; j < k->nops; j++) {
       const op *o = k->ops[j];
       fprintf(out, "    %s", op_table[o->kind].name);
-      if (o->loc.file)
-        fprintf(out, " at %s:%d:%d", o->loc.file->path, o->loc.line, o->loc.col);
+      if (src_loc_file(o->loc))
+        fprintf(out, " at %s:%d:%d", src_loc_file(o->loc)->path, (int)o->loc.line, o->loc.col);
       fputc('\n', out);
     }
     fprintf(out, "    reads");

@@ -82,6 +82,27 @@ PY
   assert_success
 }
 
+@test "an op holds at most 4096 attributes: 4096 compile, the 4097th is an error at its name" {
+  /usr/bin/python3 - <<'PY'
+for n in (4096, 4097):
+    attrs = ', '.join(f'a{i} = {i} : i32' for i in range(n))
+    open(f'attrs{n}.mlir', 'w').write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tosa.abs %a {'
+        + attrs + '} : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n')
+PY
+  run "$TOSAC" attrs4096.mlir --offload-arch=gfx90a -o a.hipfb
+  assert_success
+  run "$TOSAC" attrs4097.mlir --offload-arch=gfx90a -o b.hipfb
+  assert_failure 1
+  assert_line --index 0 "attrs4097.mlir:2:79721: error: an operation has at most 4096 attributes"
+  [ ! -e b.hipfb ]
+}
+
+@test "source locations: 8 bytes through a registry of source files; op 56 and value 48 bytes" {
+  run "$ROOT/${TOSAC_BUILD:-build}/bin/test-srcloc"
+  assert_success
+  assert_output "srcloc: all checks passed"
+}
+
 @test "a 2 GiB splat constant compiles in bounded memory; as matmul weights it streams to the file" {
   cat > c.mlir <<'EOF'
 func.func @main(%a: tensor<536870912xf32>) -> tensor<536870912xf32> {
@@ -125,16 +146,16 @@ PY
   assert_success
   echo "# 100,000 ops (6 MB): ${lines[-1]} (s, KB)" >&3
   big=${lines[-1]#* }
-  # Peak RSS per op above an empty graph's (the shared libraries): 463 bytes with types interned,
-  # fusion's tables narrowed and the source text's pages dropped after parsing, 590 before
-  # (docs/bench.md, memory_bench.sh).
+  # Peak RSS per op above an empty graph's (the shared libraries): 373 bytes with 8-byte
+  # locations, the packed op and a fixed mmap threshold, 425 before, 590 before types were
+  # interned (docs/bench.md, memory_bench.sh).
   if [ -z "${TOSAC_SAN:-}" ]; then # sanitizers add shadow memory to every allocation
     printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %%a : tensor<4xf32>\n}\n' > empty.mlir
     run /usr/bin/time -f "%M" "$TOSAC" empty.mlir --offload-arch=gfx90a -o empty.hipfb
     assert_success
     per_op=$(( (big - ${lines[-1]}) * 1024 / 100000 ))
     echo "# peak RSS above the empty graph's: $per_op bytes per op" >&3
-    [ "$per_op" -lt 520 ]
+    [ "$per_op" -lt 420 ]
   fi
   run /usr/bin/python3 -c '
 import json; t = json.load(open("ops.json"))["targets"][0]

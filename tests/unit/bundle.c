@@ -340,8 +340,8 @@ static int manifest_sample(bool embed_ir) {
   for (int i = 0; i < 4; i++)
     vals[i]->type = &t23;
   static op add = {.id = 0, .kind = OP_ADD}, ex = {.id = 1, .kind = OP_EXP};
-  add.loc = (src_loc){&src, 3, 10};
-  ex.loc = (src_loc){&src, 4, 10};
+  add.loc = src_loc_at(&src, 3, 10);
+  ex.loc = src_loc_at(&src, 4, 10);
   value *args[] = {&va, &vb}, *results[] = {&vr, &va};
   graph g = {.file = &src, .entry = "main", .values = vals, .nvalues = 4, .args = args,
              .nargs = 2, .results = results, .nresults = 2};

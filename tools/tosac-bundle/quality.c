@@ -5,6 +5,7 @@
 #include "quality.h"
 
 #include "codeobj.h"
+#include "codegen/gemm.h"
 
 #include <cjson/cJSON.h>
 #include <elf.h>
@@ -288,7 +289,8 @@ static void static_model(const target_info *t, const insn *v, int b, int e, bool
 /* In-order issue model of the matrix pipe (gfx9 when llvm-mca-22 hangs or fails): one
  * instruction issues per 4-cycle pass; a matrix instruction waits until the pipe is free and then
  * holds it for its table cycles while later instructions keep issuing. Two iterations are
- * simulated and the second one's length is the steady state. No latencies or dependencies. */
+ * simulated and the second one's length is the steady state. No latencies or dependencies (the
+ * load floor is applied to the kernel: tb_kernel_score). */
 static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
   double now = 0, pipe = 0, first = 0;
   for (int round = 0; round < 2; round++) {
@@ -536,6 +538,9 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   int b = 0, e = -1;
   /* no loop: K fully unrolled; the whole body is then one "iteration" covering every K step */
   bool whole = v && !main_loop(v, n, fma, &b, &e);
+  /* the issue model has no latencies: the kernel gets the tuning estimate's load floor
+   * (cg_tune_kernel_cycles); llvm-mca models its own */
+  bool floored = false;
   if (whole)
     b = 0, e = n - 1;
   if (v && n > 0) {
@@ -547,7 +552,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     if (t->has_mfma && !fma && o->use_mca)
       mca_model(t, v, b, e, o->mca_timeout, &q);
     else if (t->has_mfma && !fma)
-      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue");
+      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue"), floored = true;
     else
       static_model(t, v, b, e, fma, &q);
   }
@@ -586,7 +591,9 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
-    double cycles = rounds * iters * q.loop_cycles;
+    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, 0, q.loop_cycles,
+                                                              whole ? 0 : steps_per_iter, iters)
+                                      : iters * q.loop_cycles);
     if (cycles < t_mem)
       cycles = t_mem;
     if (d->split > 1) {

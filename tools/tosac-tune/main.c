@@ -141,9 +141,9 @@ static int split_of(const problem *p) {
 /* A lower bound on the estimated time (us) of cfg for problem p by the issue model, from what
  * the configuration alone fixes: tb_kernel_score's rounds x K tiles x a loop that issues at least
  * its matrix instructions back to back (and at least one 4-cycle pass per MFMA, 16-byte fragment
- * read, 16-byte global load and LDS write of its K tile), never below moving the buffers once,
- * plus split-K's combine. 0 (compile it) when there is none: llvm-mca, no MFMA, the skinny
- * kernel. */
+ * read, 16-byte global load and LDS write of its K tile), with the load floor, never below moving
+ * the buffers once, plus split-K's combine. 0 (compile it) when there is none: llvm-mca, no
+ * MFMA, the skinny kernel. */
 static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   const target_info *t = T->targets[p->target].info;
   gemm_params P;
@@ -163,7 +163,11 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   double reads = ceil((P.wm + P.wn) * P.bk * es / (t->wave_size * 16.0));
   double per_tile = fmax(nmma * mm.row->cycles, 4 * (nmma + reads + 2 * loads));
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
-  double cycles = fmax(rounds * nk / S * per_tile, kernel_bytes(p->plan, p->kernel) / bpc);
+  /* each K tile at least the load floor in a loop; a whole kernel pays its waits instead, at
+   * least that for up to 3 K tiles (cg_tune_kernel_cycles) */
+  double wait = cg_tune_load_wait_cycles(t), per_wave = nk / S * per_tile;
+  per_wave += fmin(nk / S, CG_TUNE_KERNEL_WAITS) * fmax(wait - per_tile, 0);
+  double cycles = fmax(rounds * per_wave, kernel_bytes(p->plan, p->kernel) / bpc);
   if (S > 1)
     cycles += (S * out4 + out4) / bpc;
   return cycles / t->clock_mhz;
