@@ -183,6 +183,8 @@ typedef struct gemv_kernel {
 } gemv_kernel;
 /* LDS per work-group for the partial sums: R rows of kwaves x bn accumulators at a time. */
 #define GEMV_LDS_BYTES 16384
+/* Most loads of B per lane in one block (the block's rows, or vectors along k). */
+#define GEMV_MAX_U 32
 int gemv_lds_rows(const gemm_params *P, int M);
 int gemv_threads(const target_info *t, const gemm_params *P);
 int64_t gemv_groups(const gemm_problem *pb, const gemm_params *P); /* without split-K */

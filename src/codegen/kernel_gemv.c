@@ -107,7 +107,7 @@ static void block_ncontig(gv *G, LLVMValueRef k0, bool masked) {
   LLVMBuilderRef b = G->cb->b;
   const gemm_problem *pb = G->pb;
   int U = G->U, V = G->V;
-  LLVMValueRef bw[16], ok[16];
+  LLVMValueRef bw[GEMV_MAX_U], ok[GEMV_MAX_U];
   for (int u = 0; u < U; u++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, c32(G, u), "");
     ok[u] = masked ? LLVMBuildICmp(b, LLVMIntSLT, k, G->kend, "") : NULL;
@@ -117,8 +117,8 @@ static void block_ncontig(gv *G, LLVMValueRef k0, bool masked) {
     LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, krow, c32(G, pb->n), ""), G->col, "");
     bw[u] = load_n(G, G->g->b_ptr, off, V, al(V * G->es));
   }
-  /* A: U consecutive k of row m in one load when that is aligned and stays inside the row */
-  int va = !masked && pb->k % U == 0 && U * G->es <= 16 ? U : 1;
+  /* A: va consecutive k of row m in one (scalar) load, at most 16 bytes, aligned inside the row */
+  int va = masked || G->P->va < 1 || U % G->P->va ? 1 : G->P->va;
   for (int m = 0; m < G->M; m++) {
     LLVMValueRef av = NULL;
     for (int u = 0; u < U; u++) {
@@ -148,7 +148,7 @@ static void block_kcontig(gv *G, LLVMValueRef k0, bool masked) {
   LLVMBuilderRef b = G->cb->b;
   const gemm_problem *pb = G->pb;
   int U = G->U, V = G->V;
-  LLVMValueRef bw[16], ok[16], kk[16];
+  LLVMValueRef bw[GEMV_MAX_U], ok[GEMV_MAX_U], kk[GEMV_MAX_U];
   for (int u = 0; u < U; u++) {
     kk[u] = LLVMBuildAdd(b, k0, c32(G, (int64_t)u * V), "");
     ok[u] = masked ? LLVMBuildICmp(b, LLVMIntSLT, kk[u], G->kend, "") : NULL;
@@ -247,7 +247,7 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   G.nacc = G.kc ? G.M : G.M * G.V;
   G.mem = pb->in == ET_BF16 ? cb->i16 : cg_mem_type(cb, pb->in);
   G.acc_t = G.int_acc ? cb->i32 : cb->f32;
-  if (G.U < 1 || G.U > 16 || G.M < 1 || G.M > 16)
+  if (G.U < 1 || G.U > GEMV_MAX_U || G.M < 1 || G.M > 16)
     return false;
   G.acc = LLVMBuildAlloca(b, LLVMArrayType(G.acc_t, (unsigned)G.nacc), "acc");
   cg_store(cb, LLVMConstNull(LLVMArrayType(G.acc_t, (unsigned)G.nacc)), G.acc, 4);

@@ -5,6 +5,7 @@
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -654,12 +655,13 @@ static bool gemv_fits(const gemm_problem *pb) {
   return op && type && pb->m >= 1 && pb->m <= 16;
 }
 
-/* Its parameters: waves splitting K; lanes own V adjacent
- * columns of a [K][N] B (at most 64 accumulators per lane: 128 spill on CDNA at M = 16, with the
- * widened A and B of a block) and step 8 rows per block, or one
- * column of an [N][K] B and 64 bytes of its k per block. V: 16 bytes of elements, halved until it
- * divides the contiguous run (an odd N or K gets element loads). */
-static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
+/* Its shape: lanes own V adjacent columns of a [K][N] B (at most 64 accumulators per lane: 128
+ * spill on CDNA at M = 16, with the widened A and B of a block) and step 8 rows per base block, or
+ * one column of an [N][K] B and 64 bytes of its k per base block. V: 16 bytes of elements, halved
+ * until it divides the contiguous run (an odd N or K gets element loads). The block (bk: `unroll`
+ * base blocks, all loads issued before the first multiply-add) and the waves are chosen by
+ * gemv_best below. */
+static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll, gemm_params *out) {
   int es = elem_type_bytes(pb->in), v = 16 / es;
   int64_t contig = pb->b_kcontig ? pb->k : pb->n;
   while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 64)))
@@ -668,20 +670,114 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
   out->bm = out->wm = (int)pb->m;
   if (pb->b_kcontig) {
     int u = 64 / (v * es);
-    out->bk = (u > 16 ? 16 : u) * v, out->bn = t->wave_size, out->va = v;
+    out->bk = (u > 16 ? 16 : u) * v * unroll, out->bn = t->wave_size, out->va = v;
   } else {
-    int u = 8;
-    out->bk = u, out->bn = t->wave_size * v, out->va = pb->k % u ? 1 : u;
+    int u = 8 * unroll, va = u * es > 16 ? 16 / es : u;
+    while (va > 1 && pb->k % va)
+      va /= 2;
+    out->bk = u, out->bn = t->wave_size * v, out->va = va;
   }
   out->wn = out->bn;
-  /* waves: 64 KiB of B in flight per work-group (one block per lane; Little's law wants a lot,
-   * and waves of one group share their partial sums in LDS, where split-K would send them through
-   * memory), 256 to 1024 threads; at most 512 above 32 accumulators per lane (1024 threads
-   * leave 128 VGPRs per lane on CDNA: 64 accumulators and a block of B spill) */
-  int64_t threads = 65536 / gemv_lane_bytes(pb, out);
-  int64_t most = (pb->b_kcontig ? pb->m : pb->m * out->vb) > 32 ? 512 : 1024;
-  threads = threads < 256 ? 256 : threads > most ? most : threads;
-  out->kwaves = (int)(threads / t->wave_size);
+}
+
+/* The skinny kernel's estimated time (ns) with split-K S: Little's law. The memory system delivers
+ * at most (bytes in flight) / latency; a work-group keeps one block per lane of its waves in
+ * flight (no more than the blocks it has), and a CU holds as many work-groups as its registers
+ * allow, at most two, so a few work-groups cannot reach the bandwidth. Splitting K makes more of
+ * them but adds the partials' round trip (written here, read by the combine kernel) and a launch.
+ * The multiply-adds' issue time bounds it from below. */
+#define GEMV_GROUPS_PER_CU 2
+#define GEMV_MIN_BLOCKS 1
+/* What a second, dependent kernel launch costs (assumed): small GEMMs never split. */
+#define GEMV_LAUNCH_NS 2000.0
+/* Registers besides the accumulators and the block's B (addresses, A, loop state), assumed. */
+#define GEMV_OTHER_VGPRS 24
+/* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
+#define GEMV_A_SGPRS 64
+static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s) {
+  int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
+  int es = elem_type_bytes(pb->in);
+  int64_t lane = gemv_lane_bytes(pb, P), nacc = pb->b_kcontig ? pb->m : pb->m * P->vb;
+  /* VGPRs: accumulators, the block as loaded and (narrow types) widened to 32 bits, and for a
+   * [K][N] B the block's A when it does not fit the SGPRs (M rows of bk k: wave-uniform scalar
+   * loads, all hoisted to the block's start; past the SGPRs LLVM spills them to VGPR lanes) */
+  int64_t adw = pb->b_kcontig ? 0 : pb->m * P->bk * es / 4;
+  int64_t regs = nacc + lane / 4 + (es < 4 ? lane / es : 0) + GEMV_OTHER_VGPRS +
+                 (adw > GEMV_A_SGPRS ? adw : 0);
+  int64_t per_simd = (P->kwaves + t->simds_per_cu - 1) / t->simds_per_cu;
+  int64_t fit = t->vgprs_per_simd / (regs * per_simd);
+  if (regs > 256 || fit < 1)
+    return INFINITY;
+  int64_t cap = fit < GEMV_GROUPS_PER_CU ? fit : GEMV_GROUPS_PER_CU;
+  int64_t wg = groups * s, per_cu = (wg + t->cus - 1) / t->cus;
+  int64_t steps = (nkb + s - 1) / s, busy = steps < P->kwaves ? steps : P->kwaves;
+  double active = (double)(wg < t->cus ? wg : t->cus);
+  double inflight = active * (double)lane * busy * t->wave_size * (double)(per_cu < cap ? per_cu : cap);
+  double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * es;
+  double bytes = base + (s > 1 ? 2.0 * (double)s * pb->batch * pb->m * pb->n * 4 : 0);
+  if (inflight > bytes)
+    inflight = bytes; /* no more in flight than there is to read: one latency at least */
+  double rate = inflight / t->mem_latency_ns; /* bytes per ns = GB/s */
+  if (rate > t->mem_gbps)
+    rate = t->mem_gbps;
+  double time = bytes / rate;
+  /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
+   * on the SIMDs the grid occupies, at the table's VALU lanes per clock */
+  double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;
+  double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+  double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
+  double elems = (double)lane / es;
+  double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / (waves < simds ? waves : simds);
+  if (issue / (t->clock_mhz / 1e3) > time)
+    time = issue / (t->clock_mhz / 1e3);
+  return s > 1 ? time + GEMV_LAUNCH_NS : time; /* the combine kernel's launch */
+}
+
+/* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
+ * one the rest); *best its time. A split must gain 2 %: fewer kernels otherwise. */
+static int gemv_split_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, double *best) {
+  int64_t nkb = (pb->k + P->bk - 1) / P->bk;
+  int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
+  int s_best = 1;
+  *best = gemv_time(t, pb, P, 1);
+  for (int64_t s = 2; s <= most && s <= 1024; s++) {
+    double time = gemv_time(t, pb, P, s);
+    if (time < *best * 0.98)
+      *best = time, s_best = (int)s;
+  }
+  int64_t steps = (nkb + s_best - 1) / s_best;
+  int64_t s = (nkb + steps - 1) / steps;
+  return s >= 2 ? (int)s : 0;
+}
+
+static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
+  double time;
+  return gemv_split_time(t, pb, P, &time);
+}
+
+/* The block and the waves: the pair with the smallest estimate (with its best split), from one to
+ * four base blocks in flight per lane and 256 to 1024 threads (at most 512 above 32 accumulators
+ * per lane: 1024 threads leave 128 VGPRs per lane on CDNA); a larger choice must gain 2 %. */
+static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
+  double best = INFINITY;
+  gemm_params P = *out;
+  gemv_shape(t, pb, 1, &P);
+  int most = (pb->b_kcontig ? pb->m : pb->m * P.vb) > 32 ? 512 : 1024;
+  for (int unroll = 1; unroll <= 4; unroll *= 2)
+    for (int threads = 256; threads <= most; threads *= 2) {
+      gemv_shape(t, pb, unroll, &P);
+      if (P.bk > (pb->b_kcontig ? 32 * P.vb : 32))
+        continue;
+      P.kwaves = threads / t->wave_size;
+      double time;
+      gemv_split_time(t, pb, &P, &time);
+      if (time < best * 0.98 || best == INFINITY)
+        best = time, *out = P;
+    }
+  if (best == INFINITY) { /* nothing fits the model's registers: one block, 256 threads */
+    gemv_shape(t, pb, 1, out);
+    out->kwaves = 256 / t->wave_size;
+  }
 }
 
 static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuristic,
@@ -697,50 +793,6 @@ static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuri
   if (want)
     gemv_params(t, pb, out);
   return true;
-}
-
-/* Split-K of the skinny kernel: Little's law. The memory system delivers at most
- * (bytes in flight) / latency; a work-group keeps its waves' first K block in flight and a CU
- * holds up to two of them, so a few work-groups cannot reach the bandwidth. Splitting K makes
- * more of them but adds the partials' round trip (written here, read by the combine kernel) and
- * a launch. S minimises that time (or the multiply-adds' issue time, if longer). */
-#define GEMV_GROUPS_PER_CU 2
-#define GEMV_MIN_BLOCKS 1
-/* What a second, dependent kernel launch costs (assumed): small GEMMs never split. */
-#define GEMV_LAUNCH_NS 2000.0
-static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
-  int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
-  int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
-  double wg_bytes = (double)gemv_lane_bytes(pb, P) * P->kwaves * t->wave_size;
-  double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * elem_type_bytes(pb->in);
-  double partial = 2.0 * pb->batch * pb->m * pb->n * 4, best = 0;
-  int s_best = 1;
-  for (int64_t s = 1; s <= most && s <= 1024; s++) {
-    int64_t wg = groups * s, per_cu = (wg + t->cus - 1) / t->cus;
-    double active = (double)(wg < t->cus ? wg : t->cus);
-    double inflight = active * wg_bytes * (double)(per_cu < GEMV_GROUPS_PER_CU ? per_cu : GEMV_GROUPS_PER_CU);
-    double rate = inflight / t->mem_latency_ns; /* bytes per ns = GB/s */
-    if (rate > t->mem_gbps)
-      rate = t->mem_gbps;
-    double time = (base + (s > 1 ? (double)s * partial : 0)) / rate;
-    /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
-     * on the SIMDs the grid occupies, at the table's VALU lanes per clock */
-    double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;
-    double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
-    double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
-    double elems = (double)gemv_lane_bytes(pb, P) / elem_type_bytes(pb->in);
-    double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / (waves < simds ? waves : simds);
-    if (issue / (t->clock_mhz / 1e3) > time)
-      time = issue / (t->clock_mhz / 1e3);
-    if (s > 1)
-      time += GEMV_LAUNCH_NS; /* the combine kernel's launch */
-    if (s == 1 || time < best * 0.98) /* a split must gain 2 %: fewer kernels otherwise */
-      best = time, s_best = (int)s;
-  }
-  /* whole blocks per split: `steps` each, the last one the rest */
-  int64_t steps = (nkb + s_best - 1) / s_best;
-  int64_t s = (nkb + steps - 1) / steps;
-  return s >= 2 ? (int)s : 0;
 }
 
 int cg_tune_splitk(const target_info *t, const op *anchor) {
