@@ -755,28 +755,28 @@ static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_p
   return gemv_split_time(t, pb, P, &time);
 }
 
-/* The block and the waves: the pair with the smallest estimate (with its best split), from one to
- * four base blocks in flight per lane and 256 to 1024 threads (at most 512 above 32 accumulators
- * per lane: 1024 threads leave 128 VGPRs per lane on CDNA); a larger choice must gain 2 %. */
+/* The waves: 64 KiB of B in flight per work-group with one base block per lane (waves of one
+ * group share their partial sums in LDS, where split-K would send them through memory), 256 to
+ * 1024 threads; at most 512 above 32 accumulators per lane (1024 threads leave 128 VGPRs per lane
+ * on CDNA: 64 accumulators and a block of B spill). The block: one, two or four base blocks of
+ * loads in flight per lane, the one with the smallest estimate (with its best split); a longer
+ * block must gain 2 %. A grid too small to fill the machine (ResNet's classifier: 16 work-groups)
+ * reaches more bytes in flight this way than with its base block. */
 static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
-  double best = INFINITY;
-  gemm_params P = *out;
-  gemv_shape(t, pb, 1, &P);
-  int most = (pb->b_kcontig ? pb->m : pb->m * P.vb) > 32 ? 512 : 1024;
-  for (int unroll = 1; unroll <= 4; unroll *= 2)
-    for (int threads = 256; threads <= most; threads *= 2) {
-      gemv_shape(t, pb, unroll, &P);
-      if (P.bk > (pb->b_kcontig ? 32 * P.vb : 32))
-        continue;
-      P.kwaves = threads / t->wave_size;
-      double time;
-      gemv_split_time(t, pb, &P, &time);
-      if (time < best * 0.98 || best == INFINITY)
-        best = time, *out = P;
-    }
-  if (best == INFINITY) { /* nothing fits the model's registers: one block, 256 threads */
-    gemv_shape(t, pb, 1, out);
-    out->kwaves = 256 / t->wave_size;
+  gemv_shape(t, pb, 1, out);
+  int64_t threads = 65536 / gemv_lane_bytes(pb, out);
+  int64_t most = (pb->b_kcontig ? pb->m : pb->m * out->vb) > 32 ? 512 : 1024;
+  threads = threads < 256 ? 256 : threads > most ? most : threads;
+  out->kwaves = (int)(threads / t->wave_size);
+  double best;
+  gemv_split_time(t, pb, out, &best);
+  for (int unroll = 2; unroll <= 4; unroll *= 2) {
+    gemm_params P = *out;
+    gemv_shape(t, pb, unroll, &P);
+    double time;
+    gemv_split_time(t, pb, &P, &time);
+    if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && time < best * 0.98)
+      best = time, *out = P;
   }
 }
 
