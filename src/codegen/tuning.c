@@ -691,18 +691,19 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
 /* What a second, dependent kernel launch costs (assumed): small GEMMs never split. */
 #define GEMV_LAUNCH_NS 2000.0
 /* Registers besides the accumulators and the block's B (addresses, A, loop state), assumed. */
-#define GEMV_OTHER_VGPRS 24
+#define GEMV_OTHER_VGPRS 32
 /* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
 #define GEMV_A_SGPRS 64
 static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
   int es = elem_type_bytes(pb->in);
   int64_t lane = gemv_lane_bytes(pb, P), nacc = pb->b_kcontig ? pb->m : pb->m * P->vb;
-  /* VGPRs: accumulators, the block as loaded and (narrow types) widened to 32 bits, and for a
+  /* VGPRs: accumulators, the block as loaded and (narrow types, M > 1: each element serves every
+   * row, so LLVM keeps it) widened to 32 bits, and for a
    * [K][N] B the block's A when it does not fit the SGPRs (M rows of bk k: wave-uniform scalar
    * loads, all hoisted to the block's start; past the SGPRs LLVM spills them to VGPR lanes) */
   int64_t adw = pb->b_kcontig ? 0 : pb->m * P->bk * es / 4;
-  int64_t regs = nacc + lane / 4 + (es < 4 ? lane / es : 0) + GEMV_OTHER_VGPRS +
+  int64_t regs = nacc + lane / 4 + (es < 4 && pb->m > 1 ? lane / es : 0) + GEMV_OTHER_VGPRS +
                  (adw > GEMV_A_SGPRS ? adw : 0);
   int64_t per_simd = (P->kwaves + t->simds_per_cu - 1) / t->simds_per_cu;
   int64_t fit = t->vgprs_per_simd / (regs * per_simd);
