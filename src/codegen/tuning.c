@@ -661,12 +661,13 @@ static bool gemv_fits(const gemm_problem *pb) {
  * until it divides the contiguous run (an odd N or K gets element loads). The block (bk: `unroll`
  * base blocks, all loads issued before the first multiply-add) and the waves are chosen by
  * gemv_best below. */
-static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll, gemm_params *out) {
+static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll, int narrow,
+                       gemm_params *out) {
   int es = elem_type_bytes(pb->in), v = 16 / es;
   int64_t contig = pb->b_kcontig ? pb->k : pb->n;
   while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 64)))
     v /= 2;
-  out->vb = v;
+  out->vb = v = v / narrow > 1 ? v / narrow : 1;
   out->bm = out->wm = (int)pb->m;
   if (pb->b_kcontig) {
     int u = 64 / (v * es);
@@ -694,7 +695,8 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
 #define GEMV_OTHER_VGPRS 32
 /* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
 #define GEMV_A_SGPRS 64
-static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s) {
+static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s,
+                        bool *issue_bound) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
   int es = elem_type_bytes(pb->in);
   int64_t lane = gemv_lane_bytes(pb, P), nacc = pb->b_kcontig ? pb->m : pb->m * P->vb;
@@ -727,24 +729,32 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
   double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;
   double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
-  double elems = (double)lane / es;
-  double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / (waves < simds ? waves : simds);
-  if (issue / (t->clock_mhz / 1e3) > time)
-    time = issue / (t->clock_mhz / 1e3);
+  double elems = (double)lane / es, per_ns = (t->clock_mhz / 1e3) * (waves < simds ? waves : simds);
+  double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / per_ns;
+  /* issue bound: also when a conversion per A element of a [K][N] B of a narrow type (M x bk per
+   * block, whatever the columns: what narrower columns multiply) is counted too, an upper bound
+   * (packed f32 FMAs on CDNA2+ halve the multiply-adds) that keeps narrow columns for
+   * memory-bound cases */
+  double a_cvt = !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * P->bk * insn / per_ns : 0;
+  *issue_bound = issue + a_cvt > time;
+  if (issue > time)
+    time = issue;
   return s > 1 ? time + GEMV_LAUNCH_NS : time; /* the combine kernel's launch */
 }
 
 /* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
  * one the rest); *best its time. A split must gain 2 %: fewer kernels otherwise. */
-static int gemv_split_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, double *best) {
+static int gemv_split_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, double *best,
+                           bool *issue_bound) {
   int64_t nkb = (pb->k + P->bk - 1) / P->bk;
   int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
   int s_best = 1;
-  *best = gemv_time(t, pb, P, 1);
+  *best = gemv_time(t, pb, P, 1, issue_bound);
   for (int64_t s = 2; s <= most && s <= 1024; s++) {
-    double time = gemv_time(t, pb, P, s);
+    bool ib;
+    double time = gemv_time(t, pb, P, s, &ib);
     if (time < *best * 0.98)
-      *best = time, s_best = (int)s;
+      *best = time, s_best = (int)s, *issue_bound = ib;
   }
   int64_t steps = (nkb + s_best - 1) / s_best;
   int64_t s = (nkb + steps - 1) / steps;
@@ -753,7 +763,8 @@ static int gemv_split_time(const target_info *t, const gemm_problem *pb, const g
 
 static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
   double time;
-  return gemv_split_time(t, pb, P, &time);
+  bool ib;
+  return gemv_split_time(t, pb, P, &time, &ib);
 }
 
 /* The waves: 64 KiB of B in flight per work-group with one base block per lane (waves of one
@@ -763,22 +774,34 @@ static int gemv_split(const target_info *t, const gemm_problem *pb, const gemm_p
  * loads in flight per lane, the one with the smallest estimate (with its best split); a longer
  * block must gain 2 %. A grid too small to fill the machine (ResNet's classifier: 16 work-groups)
  * reaches more bytes in flight this way than with its base block. */
-static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
-  gemv_shape(t, pb, 1, out);
-  int64_t threads = 65536 / gemv_lane_bytes(pb, out);
-  int64_t most = (pb->b_kcontig ? pb->m : pb->m * out->vb) > 32 ? 512 : 1024;
+static void gemv_waves(const target_info *t, const gemm_problem *pb, gemm_params *P) {
+  int64_t threads = 65536 / gemv_lane_bytes(pb, P);
+  int64_t most = (pb->b_kcontig ? pb->m : pb->m * P->vb) > 32 ? 512 : 1024;
   threads = threads < 256 ? 256 : threads > most ? most : threads;
-  out->kwaves = (int)(threads / t->wave_size);
+  P->kwaves = (int)(threads / t->wave_size);
+}
+
+static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
+  gemv_shape(t, pb, 1, 1, out);
+  gemv_waves(t, pb, out);
   double best;
-  gemv_split_time(t, pb, out, &best);
-  for (int unroll = 2; unroll <= 4; unroll *= 2) {
-    gemm_params P = *out;
-    gemv_shape(t, pb, unroll, &P);
-    double time;
-    gemv_split_time(t, pb, &P, &time);
-    if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && time < best * 0.98)
-      best = time, *out = P;
-  }
+  bool ib;
+  int s = gemv_split_time(t, pb, out, &best, &ib);
+  double kernel = s ? best - GEMV_LAUNCH_NS : best; /* without the combine kernel's launch */
+  for (int narrow = 1; narrow <= (pb->b_kcontig ? 1 : 4); narrow *= 2)
+    for (int unroll = 1; unroll <= 4; unroll *= 2) {
+      gemm_params P = *out;
+      gemv_shape(t, pb, 1, narrow, &P); /* the waves by the base block */
+      gemv_waves(t, pb, &P);
+      gemv_shape(t, pb, unroll, narrow, &P);
+      double time;
+      int ps = gemv_split_time(t, pb, &P, &time, &ib);
+      double pk = ps ? time - GEMV_LAUNCH_NS : time;
+      /* better with the second launch counted (an assumed cost) and not worse without it */
+      if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && !ib && time < best * 0.98 &&
+          pk <= kernel)
+        best = time, kernel = pk, *out = P;
+    }
 }
 
 static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuristic,
