@@ -190,6 +190,9 @@ print(body.count('global_load_dwordx4') + 1)" cls.s
   assert_output "gemv 16 64 8 1 heuristic"
   run kernels m16.json gfx1030
   assert_output "gemv 16 32 8 1 heuristic"
+  run kernels m16.json gfx942
+  assert_output "gemv 16 128 8 1 heuristic"
+  check m16.mlir gfx942,gfx1100,gfx1030 --atol 1e-3
   run kernels m17.json gfx942
   assert_output --regexp '^v_mfma_'
   run kernels m64.json gfx942
