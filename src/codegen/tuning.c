@@ -5,7 +5,6 @@
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -696,7 +695,7 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
 /* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
 #define GEMV_A_SGPRS 64
 static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s,
-                        bool *issue_bound) {
+                        bool *doubtful) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
   int es = elem_type_bytes(pb->in);
   int64_t lane = gemv_lane_bytes(pb, P), nacc = pb->b_kcontig ? pb->m : pb->m * P->vb;
@@ -709,9 +708,7 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
                  (adw > GEMV_A_SGPRS ? adw : 0);
   int64_t per_simd = (P->kwaves + t->simds_per_cu - 1) / t->simds_per_cu;
   int64_t fit = t->vgprs_per_simd / (regs * per_simd);
-  if (regs > 256 || fit < 1)
-    return INFINITY;
-  int64_t cap = fit < GEMV_GROUPS_PER_CU ? fit : GEMV_GROUPS_PER_CU;
+  int64_t cap = fit < 1 ? 1 : fit < GEMV_GROUPS_PER_CU ? fit : GEMV_GROUPS_PER_CU;
   int64_t wg = groups * s, per_cu = (wg + t->cus - 1) / t->cus;
   int64_t steps = (nkb + s - 1) / s, busy = steps < P->kwaves ? steps : P->kwaves;
   double active = (double)(wg < t->cus ? wg : t->cus);
@@ -736,7 +733,8 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
    * (packed f32 FMAs on CDNA2+ halve the multiply-adds) that keeps narrow columns for
    * memory-bound cases */
   double a_cvt = !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * P->bk * insn / per_ns : 0;
-  *issue_bound = issue + a_cvt > time;
+  /* doubtful: issue bound, or not one work-group per CU by the register estimate */
+  *doubtful = issue + a_cvt > time || regs > 256 || fit < 1;
   if (issue > time)
     time = issue;
   return s > 1 ? time + GEMV_LAUNCH_NS : time; /* the combine kernel's launch */
@@ -745,16 +743,16 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
 /* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
  * one the rest); *best its time. A split must gain 2 %: fewer kernels otherwise. */
 static int gemv_split_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, double *best,
-                           bool *issue_bound) {
+                           bool *doubtful) {
   int64_t nkb = (pb->k + P->bk - 1) / P->bk;
   int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
   int s_best = 1;
-  *best = gemv_time(t, pb, P, 1, issue_bound);
+  *best = gemv_time(t, pb, P, 1, doubtful);
   for (int64_t s = 2; s <= most && s <= 1024; s++) {
     bool ib;
     double time = gemv_time(t, pb, P, s, &ib);
     if (time < *best * 0.98)
-      *best = time, s_best = (int)s, *issue_bound = ib;
+      *best = time, s_best = (int)s, *doubtful = ib;
   }
   int64_t steps = (nkb + s_best - 1) / s_best;
   int64_t s = (nkb + steps - 1) / steps;
@@ -797,7 +795,8 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
       double time;
       int ps = gemv_split_time(t, pb, &P, &time, &ib);
       double pk = ps ? time - GEMV_LAUNCH_NS : time;
-      /* better with the second launch counted (an assumed cost) and not worse without it */
+      /* better with the second launch counted (an assumed cost), not worse without it, and
+       * neither issue bound nor short of registers by the estimate */
       if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && !ib && time < best * 0.98 &&
           pk <= kernel)
         best = time, kernel = pk, *out = P;
