@@ -97,7 +97,7 @@ PY
   [ ! -e b.hipfb ]
 }
 
-@test "source locations: 8 bytes through a registry of source files; op 56 and value 48 bytes" {
+@test "source locations: 8 bytes through a registry of source files; op 56 and value 40 bytes" {
   run "$ROOT/${TOSAC_BUILD:-build}/bin/test-srcloc"
   assert_success
   assert_output "srcloc: all checks passed"
