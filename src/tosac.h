@@ -211,14 +211,16 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value { /* the two ints first: 48 bytes (a million-op graph holds a million) */
+typedef struct value { /* the two ints first: 40 bytes (a million-op graph holds a million) */
   int id;           /* dense index in graph->values */
-  int arg_index;    /* >= 0 for function arguments, else -1 */
+  int nuses : 31;   /* ops (and results) that read it (each costs an operand slot: 2^30 is
+                       beyond any graph that fits in memory) */
+  unsigned is_arg : 1; /* a function or region argument: its index is its place in the graph's
+                          args (no field of its own: 8 bytes per value) */
   const char *name; /* SSA name without %, e.g. "arg0", "3" */
   const tensor_type *type; /* interned in the graph's arena (type_intern) */
   op *def;          /* NULL for function arguments */
   src_loc loc;      /* where defined */
-  int nuses;        /* ops (and results) that read it */
 } value;
 
 /* The parser refuses more (a few are added later by canonicalisation: the field holds 65535). */

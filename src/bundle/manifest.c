@@ -379,7 +379,7 @@ static cJSON *variants_json(op_lists *ol, const bnd_manifest_input *in, int firs
       const value *a = g->args[g->dynamic_dims[2 * k]];
       int d = g->dynamic_dims[2 * k + 1];
       cJSON *e = cJSON_CreateObject();
-      add_int(e, "input", a->arg_index);
+      add_int(e, "input", g->dynamic_dims[2 * k]);
       add_int(e, "dim", d);
       add_int(e, "value", a->type->dims[d]);
       cJSON_AddItemToArray(dims, e);

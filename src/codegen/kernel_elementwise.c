@@ -40,11 +40,53 @@ typedef struct ew_kernel {
   LLVMTypeRef it;     /* index type: i32 when it cannot overflow */
   ew_source *src;
   int nsrc;
-  int *src_of;        /* value id -> source index, -1 */
-  bool *computed;     /* value id -> produced by a non-const op of this kernel */
-  LLVMValueRef *cur;  /* value id -> scalar of the element being computed */
-  LLVMValueRef *table; /* value id -> pointer to a tosa.table operand's elements */
+  /* The kernel's values (its inputs, outputs, ops' operands and results) numbered locally, so
+   * the tables below cost the kernel's size, not the graph's: value id -> slot by open
+   * addressing (slot_id[h]: the id, slot_at[h]: its slot, -1 empty). */
+  int *slot_id, *slot_at;
+  size_t slot_cap;
+  int nslots;
+  int *src_of;        /* slot -> source index, -1 */
+  bool *computed;     /* slot -> produced by a non-const op of this kernel */
+  LLVMValueRef *cur;  /* slot -> scalar of the element being computed */
+  LLVMValueRef *table; /* slot -> pointer to a tosa.table operand's elements */
 } ew_kernel;
+
+/* v's local number, given one on first sight (the capacity holds every value of the kernel). */
+static int slot(ew_kernel *K, const value *v) {
+  size_t h = (size_t)(uint32_t)v->id * 0x9E3779B1u & (K->slot_cap - 1);
+  for (; K->slot_at[h] >= 0; h = (h + 1) & (K->slot_cap - 1))
+    if (K->slot_id[h] == v->id)
+      return K->slot_at[h];
+  K->slot_id[h] = v->id;
+  return K->slot_at[h] = K->nslots++;
+}
+
+/* Number every value the kernel touches, before any table is read: the hash holds at least
+ * twice the kernel's value references, an upper bound of the distinct values. */
+static void number_values(ew_kernel *K) {
+  const part_kernel *k = K->k;
+  size_t refs = (size_t)k->nin + (size_t)k->nout;
+  for (int oi = 0; oi < k->nops; oi++)
+    refs += (size_t)k->ops[oi]->noperands + (size_t)k->ops[oi]->nresults;
+  K->slot_cap = 16;
+  while (K->slot_cap < 2 * refs)
+    K->slot_cap *= 2;
+  K->slot_id = malloc(sizeof(int) * K->slot_cap);
+  K->slot_at = malloc(sizeof(int) * K->slot_cap);
+  memset(K->slot_at, 0xff, sizeof(int) * K->slot_cap);
+  for (int i = 0; i < k->nin; i++)
+    slot(K, k->in_vals[i]);
+  for (int i = 0; i < k->nout; i++)
+    slot(K, k->out_vals[i]);
+  for (int oi = 0; oi < k->nops; oi++) {
+    const op *o = k->ops[oi];
+    for (int a = 0; a < o->noperands; a++)
+      slot(K, o->operands[a]);
+    for (int r = 0; r < o->nresults; r++)
+      slot(K, o->results[r]);
+  }
+}
 
 static LLVMValueRef idx_const(ew_kernel *K, int64_t v) {
   return LLVMConstInt(K->it, (unsigned long long)v, 0);
@@ -203,7 +245,7 @@ static ew_source *new_source(ew_kernel *K, const value *v) {
   s->v = v;
   s->et = v->type->elem;
   s->mem_t = cg_mem_type(K->cb, s->et);
-  K->src_of[v->id] = K->nsrc++;
+  K->src_of[slot(K, v)] = K->nsrc++;
   return s;
 }
 
@@ -212,28 +254,28 @@ static ew_source *new_source(ew_kernel *K, const value *v) {
  * through permuted strides. An input that only transposes read is never loaded directly. */
 static bool index_map_sources(ew_kernel *K) {
   const part_kernel *k = K->k;
-  bool *direct = calloc((size_t)K->g->nvalues + 1, sizeof(bool));
+  bool *direct = calloc((size_t)K->nslots + 1, sizeof(bool));
   for (int oi = 0; oi < k->nops; oi++) {
     const op *o = k->ops[oi];
     if (op_table[o->kind].family != FAM_CONST && o->kind != OP_TRANSPOSE)
       for (int a = 0; a < o->noperands; a++)
-        direct[o->operands[a]->id] = true;
+        direct[slot(K, o->operands[a])] = true;
   }
   for (int i = 0; i < k->nout; i++)
-    direct[k->out_vals[i]->id] = true;
+    direct[slot(K, k->out_vals[i])] = true;
   bool ok = true;
   for (int oi = 0; oi < k->nops && ok; oi++) {
     const op *t = k->ops[oi];
     if (t->kind != OP_TRANSPOSE)
       continue;
-    int si = K->src_of[t->operands[0]->id];
+    int si = K->src_of[slot(K, t->operands[0])];
     if (si < 0 || !K->src[si].ptr || t->operands[0]->type->rank != t->results[0]->type->rank) {
       diag_error(K->cb->diag, t->loc, "kernel '%s': tosa.transpose is fused but its input is not a kernel input",
                  k->name);
       ok = false;
       break;
     }
-    K->src[si].unused = !direct[t->operands[0]->id];
+    K->src[si].unused = !direct[slot(K, t->operands[0])];
     LLVMValueRef ptr = K->src[si].ptr;
     ew_source *s = new_source(K, t->results[0]);
     s->ptr = ptr;
@@ -264,11 +306,12 @@ static LLVMValueRef source_element(ew_kernel *K, ew_source *s, ew_mode mode, int
  * internal global (a splat table is expanded). NULL after a diagnostic. */
 static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
   cg_builder *cb = K->cb;
-  if (K->table[v->id])
-    return K->table[v->id];
-  int si = K->src_of[v->id];
+  int sv = slot(K, v);
+  if (K->table[sv])
+    return K->table[sv];
+  int si = K->src_of[sv];
   if (si >= 0 && K->src[si].ptr && !LLVMIsAGlobalVariable(K->src[si].ptr))
-    return K->table[v->id] = K->src[si].ptr;
+    return K->table[sv] = K->src[si].ptr;
   const dense_data *d = cg_const_data(v);
   int64_t numel = tensor_numel(v->type);
   int nb = elem_type_bytes(v->type->elem);
@@ -291,7 +334,7 @@ static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
   LLVMSetGlobalConstant(g, 1);
   LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
   LLVMSetAlignment(g, EW_VECTOR_BYTES);
-  return K->table[v->id] = g;
+  return K->table[sv] = g;
 }
 
 /* Index along the last dimension of a per-channel rescale's result for linear iteration
@@ -306,7 +349,7 @@ static LLVMValueRef rescale_channel(ew_kernel *K, const op *o, LLVMValueRef idx)
 
 /* Compute every op of the kernel for one element; results land in K->cur. */
 static bool eval_element(ew_kernel *K, ew_mode mode, int j, LLVMValueRef idx) {
-  memset(K->cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
+  memset(K->cur, 0, sizeof(LLVMValueRef) * (size_t)K->nslots);
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
     if (op_table[o->kind].family == FAM_CONST || o->kind == OP_TRANSPOSE)
@@ -314,13 +357,13 @@ static bool eval_element(ew_kernel *K, ew_mode mode, int j, LLVMValueRef idx) {
     LLVMValueRef args[8];
     int na = data_operands(o);
     for (int a = 0; a < na && a < 8; a++) {
-      const value *v = o->operands[a];
-      if (!K->cur[v->id]) {
-        if (K->src_of[v->id] < 0)
+      int sv = slot(K, o->operands[a]);
+      if (!K->cur[sv]) {
+        if (K->src_of[sv] < 0)
           return false;
-        K->cur[v->id] = source_element(K, &K->src[K->src_of[v->id]], mode, j, idx);
+        K->cur[sv] = source_element(K, &K->src[K->src_of[sv]], mode, j, idx);
       }
-      args[a] = K->cur[v->id];
+      args[a] = K->cur[sv];
     }
     if (o->kind == OP_TABLE && o->noperands > 1 && !(args[1] = table_pointer(K, o->operands[1])))
       return false;
@@ -329,16 +372,17 @@ static bool eval_element(ew_kernel *K, ew_mode mode, int j, LLVMValueRef idx) {
     LLVMValueRef r = cg_ew_op(K->cb, o, args);
     if (!r)
       return false;
-    K->cur[o->results[0]->id] = r;
+    K->cur[slot(K, o->results[0])] = r;
   }
   return true;
 }
 
 static LLVMValueRef output_value(ew_kernel *K, const value *v, ew_mode mode, int j, LLVMValueRef idx) {
-  if (K->cur[v->id])
-    return K->cur[v->id];
+  int sv = slot(K, v);
+  if (K->cur[sv])
+    return K->cur[sv];
   /* an output that is an input or a constant passed through */
-  return source_element(K, &K->src[K->src_of[v->id]], mode, j, idx);
+  return source_element(K, &K->src[K->src_of[sv]], mode, j, idx);
 }
 
 static LLVMValueRef to_mem(ew_kernel *K, elem_type t, LLVMValueRef v) {
@@ -458,12 +502,13 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
   K.n = tensor_numel(&k->iter);
   if (!check_types(&K))
     return false;
-  int nv = g->nvalues;
+  number_values(&K);
+  int nv = K.nslots;
   K.src = calloc((size_t)(k->nin + k->nops * 3 + k->nout + 1), sizeof(ew_source));
-  K.src_of = malloc(sizeof(int) * (size_t)nv);
-  K.computed = calloc((size_t)nv, sizeof(bool));
-  K.cur = calloc((size_t)nv, sizeof(LLVMValueRef));
-  K.table = calloc((size_t)nv, sizeof(LLVMValueRef));
+  K.src_of = malloc(sizeof(int) * (size_t)(nv + 1));
+  K.computed = calloc((size_t)nv + 1, sizeof(bool));
+  K.cur = calloc((size_t)nv + 1, sizeof(LLVMValueRef));
+  K.table = calloc((size_t)nv + 1, sizeof(LLVMValueRef));
   for (int i = 0; i < nv; i++)
     K.src_of[i] = -1;
   bool ok = false;
@@ -481,7 +526,7 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
   for (int oi = 0; oi < k->nops; oi++)
     if (op_table[k->ops[oi]->kind].family != FAM_CONST && k->ops[oi]->kind != OP_TRANSPOSE)
       for (int r = 0; r < k->ops[oi]->nresults; r++)
-        K.computed[k->ops[oi]->results[r]->id] = true;
+        K.computed[slot(&K, k->ops[oi]->results[r])] = true;
   if (!index_map_sources(&K))
     goto done;
   for (int oi = 0; oi < k->nops; oi++) {
@@ -490,7 +535,7 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
       continue;
     for (int a = 0; a < data_operands(o); a++) {
       const value *v = o->operands[a];
-      if (K.computed[v->id] || K.src_of[v->id] >= 0)
+      if (K.computed[slot(&K, v)] || K.src_of[slot(&K, v)] >= 0)
         continue;
       if (!add_constant_source(&K, new_source(&K, v)))
         goto done;
@@ -498,7 +543,7 @@ bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p
   }
   for (int o = 0; o < k->nout; o++) {
     const value *v = k->out_vals[o];
-    if (!K.computed[v->id] && K.src_of[v->id] < 0 && !add_constant_source(&K, new_source(&K, v)))
+    if (!K.computed[slot(&K, v)] && K.src_of[slot(&K, v)] < 0 && !add_constant_source(&K, new_source(&K, v)))
       goto done;
   }
   K.vw = choose_vector_width(&K);
@@ -551,5 +596,7 @@ done:
   free(K.computed);
   free(K.cur);
   free(K.table);
+  free(K.slot_id);
+  free(K.slot_at);
   return ok;
 }

@@ -178,7 +178,6 @@ static bool exact_geometry(fe_parser *p, fe_opctx *c, int nsp, int first_dim, co
   tensor_type rt = *in->type;
   for (int i = 0; i < nsp; i++) rt.dims[first_dim + i] -= cut[i];
   r->type = type_intern(p->a, &rt);
-  r->arg_index = -1;
   r->loc = o->loc;
   r->def = sl;
   r->name = arena_printf(p->a, "%s_exact", in->name ? in->name : "v");

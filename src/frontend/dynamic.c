@@ -17,10 +17,10 @@ bool fe_type_matches(const tensor_type *declared, const tensor_type *actual) {
   return true;
 }
 
-void fe_dyn_arg(fe_parser *p, value *v) {
+void fe_dyn_arg(fe_parser *p, value *v, int index) {
   for (int d = 0; d < v->type->rank; d++) {
     if (v->type->dims[d] != FE_DYNAMIC_DIM) continue;
-    fe_dyn_dim x = {.arg = v, .dim = d, .loc = p->dyn_loc[d]};
+    fe_dyn_dim x = {.arg = v, .index = index, .dim = d, .loc = p->dyn_loc[d]};
     ARENA_PUSH(p->a, p->dyn, p->ndyn, p->dyncap, x);
   }
 }
@@ -129,7 +129,7 @@ bool fe_dyn_tie(fe_parser *p, fe_opctx *c) {
     const value *v = o->operands[i];
     for (int d = 0; d < v->type->rank; d++)
       if (v->type->dims[d] == FE_DYNAMIC_DIM) /* a non-argument: its producer was reported */
-        return v->arg_index >= 0 ? unresolved_error(p, v, d, o) : false;
+        return v->is_arg ? unresolved_error(p, v, d, o) : false;
   }
   return true;
 }
@@ -165,7 +165,7 @@ bool fe_dyn_finish(fe_parser *p, graph *g) {
   g->ndynamic = p->ndyn;
   g->dynamic_dims = arena_alloc(p->a, sizeof(int) * (size_t)(2 * p->ndyn + 1));
   for (int k = 0; k < p->ndyn; k++)
-    g->dynamic_dims[2 * k] = p->dyn[k].arg->arg_index, g->dynamic_dims[2 * k + 1] = p->dyn[k].dim;
+    g->dynamic_dims[2 * k] = p->dyn[k].index, g->dynamic_dims[2 * k + 1] = p->dyn[k].dim;
   for (int k = 0; k < p->ndyn; k++) {
     const value *v = p->dyn[k].arg;
     if (v->type->dims[p->dyn[k].dim] == FE_DYNAMIC_DIM) return unresolved_error(p, v, p->dyn[k].dim, NULL);

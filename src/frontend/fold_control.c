@@ -296,7 +296,6 @@ static value *new_value(folder *F, const value *like, op *def) {
   v->name = like->name;
   v->type = like->type;
   v->def = def;
-  v->arg_index = -1;
   v->loc = like->loc;
   return v;
 }

@@ -342,11 +342,12 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
 /* dynamic.c: '?' dimensions of the entry's arguments (--specialize, docs/dynamic.md). */
 typedef struct fe_dyn_dim {
   value *arg;
+  int index; /* arg's place in the entry's arguments */
   int dim;
   src_loc loc; /* the '?' */
 } fe_dyn_dim;
-/* Record the '?' dimensions of argument v, whose type was the last one parsed. */
-void fe_dyn_arg(fe_parser *p, value *v);
+/* Record the '?' dimensions of argument v (the index-th), whose type was the last one parsed. */
+void fe_dyn_arg(fe_parser *p, value *v, int index);
 /* After the signature: give the arguments' '?' dimensions their values from opt->specialize;
  * false after reporting a specialisation that names no '?' dimension. */
 bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc);

@@ -254,7 +254,6 @@ static bool define_value(fe_parser *p, fn_state *fs, fe_token t, value *v) {
 static value *poison_value(fe_parser *p) {
   value *v = arena_alloc(p->a, sizeof *v);
   v->id = -1; /* not in the graph: uses are skipped silently, the error was already reported */
-  v->arg_index = -1;
   v->type = type_intern(p->a, &(tensor_type){0});
   return v;
 }
@@ -366,7 +365,7 @@ static bool region_arg(fe_parser *p, fn_state *fs, fe_token name, const tensor_t
   v->type = type_intern(p->a, t);
   if (!define_value(p, fs, name, v)) return false;
   int acap = rg->nargs, vcap = rg->nvalues; /* exact sizes: ARENA_PUSH grows on equality */
-  v->arg_index = rg->nargs;
+  v->is_arg = 1;
   v->id = rg->nvalues;
   ARENA_PUSH(p->a, rg->values, rg->nvalues, vcap, v);
   ARENA_PUSH(p->a, rg->args, rg->nargs, acap, v);
@@ -719,7 +718,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   s.attrs = kept;
   if (s.scalar && s.nresults == 1 && s.rcount[0] == 1) { /* outside the graph (scalar.c) */
     value *v = arena_alloc(p->a, sizeof *v);
-    *v = (value){.id = FE_SCALAR_ID, .type = type_intern(p->a, &s.out_types[0]), .arg_index = -1};
+    *v = (value){.id = FE_SCALAR_ID, .type = type_intern(p->a, &s.out_types[0])};
     v->def = arena_alloc(p->a, sizeof *v->def);
     *v->def = (op){.kind = kind, .loc = name_loc, .attrs = s.attrs, .nattrs = s.nattrs};
     define_value(p, fs, s.results[0], v);
@@ -808,7 +807,6 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     for (int j = 0; j < s.rcount[i]; j++, k++) {
       value *r = arena_alloc(p->a, sizeof *r);
       r->type = type_intern(p->a, &s.out_types[k]);
-      r->arg_index = -1;
       if (poisoned) r->id = -1;
       fe_token t = s.results[i];
       if (s.rcount[i] > 1) {
@@ -886,7 +884,6 @@ op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int 
 value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name) {
   value *r = arena_alloc(p->a, sizeof *r);
   r->type = type_intern(p->a, result);
-  r->arg_index = -1;
   r->name = name;
   r->loc = o->loc;
   o->nresults = 1;
@@ -954,13 +951,14 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     fe_next(p);
     if (!fe_expect(p, T_COLON, "after the argument name")) return false;
     value *v = arena_alloc(p->a, sizeof *v);
+    v->is_arg = 1; /* g->args[g->nargs] once defined (a launch parameter stands for argument 0) */
     fe_mgx_type mt = {0};
     src_loc tl = fe_loc(p, p->tok);
     bool shaped = fe_mgx_is_shaped(p);
     tensor_type at = {0}; /* a shaped argument's type is set by fe_mgx_arg */
     if (shaped ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &at, NULL)) return false;
     v->type = type_intern(p->a, &at);
-    if (!shaped) fe_dyn_arg(p, v);
+    if (!shaped) fe_dyn_arg(p, v, fs->launched ? 0 : g->nargs);
     if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* argument attributes */
     fe_skip_loc(p);
     if (fs->launched) {
@@ -970,7 +968,6 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
       continue;
     }
     if (!define_value(p, fs, nt, v)) return false;
-    v->arg_index = g->nargs;
     v->id = g->nvalues;
     ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, v);
     ARENA_PUSH(p->a, g->args, g->nargs, acap, v);

@@ -18,7 +18,8 @@ typedef struct printer {
   FILE *out;
   const graph *g;
   int next;   /* next %N */
-  vnum *tab;  /* value -> its %N (open addressing; regions have their own value ids) */
+  vnum *tab;  /* value -> its %N, the entry's arguments -2 - i (open addressing; regions have
+                 their own value ids) */
   size_t cap, used;
   char ind[64];
 } printer;
@@ -66,8 +67,8 @@ static void val_out(printer *pr, const value *v) {
     fprintf(pr->out, "%%%d#%d", n, k);
   } else if (n >= 0) {
     fprintf(pr->out, "%%%d", n);
-  } else {
-    fprintf(pr->out, "%%arg%d", v->arg_index);
+  } else { /* the entry's argument i is numbered -2 - i; -1: not numbered */
+    fprintf(pr->out, "%%arg%d", n <= -2 ? -2 - n : -1);
   }
 }
 
@@ -505,6 +506,7 @@ void fe_print_tosa(FILE *out, const graph *g) {
   for (int i = 0; i < g->nargs; i++) {
     fprintf(out, "%s%%arg%d: ", i ? ", " : "", i);
     type_out(&pr, g->args[i]->type);
+    set_num(&pr, g->args[i], -2 - i);
   }
   fputs(") -> (", out);
   for (int i = 0; i < g->nresults; i++) {

@@ -42,7 +42,7 @@ static void add_capture(arena *a, op *o, value *c) {
   for (int r = 0; r < o->nregions; r++) {
     graph *rg = o->regions[r];
     value *v = arena_alloc(a, sizeof *v);
-    *v = (value){.id = rg->nvalues, .name = c->name, .type = c->type, .arg_index = rg->nargs,
+    *v = (value){.id = rg->nvalues, .name = c->name, .type = c->type, .is_arg = 1,
                  .loc = c->loc};
     size_t vcap = (size_t)rg->nvalues, acap = (size_t)rg->nargs;
     rg->values = arena_grow(a, rg->values, sizeof(value *), vcap, vcap + 1);

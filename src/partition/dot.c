@@ -9,6 +9,11 @@
 
 #include <stdlib.h>
 
+typedef struct arg_slot {
+  const value *v;
+  int index; /* its place in its graph's args (values keep no index of their own) */
+} arg_slot;
+
 typedef struct dot_ctx {
   FILE *out;
   const partition_plan *p;
@@ -16,6 +21,8 @@ typedef struct dot_ctx {
   bool *declared;    /* op id -> its const / view node was printed */
   int *shown_first;  /* kernel -> index in ops of its first shown op */
   int *shown_last;   /* kernel -> index in ops of its last shown op */
+  arg_slot *args;    /* the arguments of the entry and of every region graph, by address */
+  int nargs;
 } dot_ctx;
 
 static bool is_const(const op *o) { return op_table[o->kind].family == FAM_CONST; }
@@ -64,6 +71,27 @@ static void declare(dot_ctx *c, const op *o) {
   fprintf(c->out, "  %s -> view%d [style=dashed];\n", root, o->id);
 }
 
+static int cmp_arg(const void *x, const void *y) {
+  uintptr_t a = (uintptr_t)((const arg_slot *)x)->v, b = (uintptr_t)((const arg_slot *)y)->v;
+  return (a > b) - (a < b);
+}
+
+/* The arguments of g and of its region graphs, into c->args (grown; *cap its capacity). */
+static void collect_args(dot_ctx *c, const graph *g, int *cap) {
+  for (int i = 0; i < g->nargs; i++) {
+    if (c->nargs == *cap) {
+      *cap = *cap ? 2 * *cap : 16;
+      c->args = realloc(c->args, sizeof(arg_slot) * (size_t)*cap);
+      if (!c->args)
+        abort();
+    }
+    c->args[c->nargs++] = (arg_slot){g->args[i], i};
+  }
+  for (int i = 0; i < g->nops; i++)
+    for (int r = 0; r < g->ops[i]->nregions; r++)
+      collect_args(c, g->ops[i]->regions[r], cap);
+}
+
 static void source_node(dot_ctx *c, const value *v, char *name, size_t size) {
   if (v->def && is_const(v->def)) {
     declare(c, v->def);
@@ -71,8 +99,10 @@ static void source_node(dot_ctx *c, const value *v, char *name, size_t size) {
   } else if (v->def && part_is_view(v->def)) {
     declare(c, v->def);
     snprintf(name, size, "view%d", v->def->id);
-  } else if (v->arg_index >= 0) {
-    snprintf(name, size, "arg%d", v->arg_index);
+  } else if (v->is_arg) {
+    const arg_slot key = {v, 0};
+    const arg_slot *a = bsearch(&key, c->args, (size_t)c->nargs, sizeof key, cmp_arg);
+    snprintf(name, size, "arg%d", a ? a->index : -1);
   } else {
     int k = writer_of(c, v);
     const part_kernel *pk = k >= 0 ? &c->p->kernels[k] : NULL;
@@ -206,6 +236,9 @@ void part_print_dot(FILE *out, const graph *g, const partition_plan *p) {
   c.shown_last = calloc((size_t)p->nkernels + 1, sizeof(int));
   for (int i = 0; i < nvalues; i++)
     c.writer[i] = -1;
+  int acap = 0;
+  collect_args(&c, g, &acap);
+  qsort(c.args, (size_t)c.nargs, sizeof *c.args, cmp_arg);
   for (int k = 0; k < p->nkernels; k++)
     for (int j = 0; j < p->kernels[k].nout; j++)
       if (p->kernels[k].out_vals[j]->id >= 0 && p->kernels[k].family != KF_FILL)
@@ -231,4 +264,5 @@ void part_print_dot(FILE *out, const graph *g, const partition_plan *p) {
   free(c.declared);
   free(c.shown_first);
   free(c.shown_last);
+  free(c.args);
 }

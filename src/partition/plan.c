@@ -657,7 +657,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     /* The first result naming a computed value holds it; arguments, constants and repeats
      * are copied. */
     bool is_const = v->def && op_table[v->def->kind].family == FAM_CONST;
-    if (v->arg_index < 0 && !is_const && b.buf_of_value[v->id] < 0)
+    if (!v->is_arg && !is_const && b.buf_of_value[v->id] < 0)
       b.buf_of_value[v->id] = buf;
   }
 

@@ -23,7 +23,6 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   const op *o = k->anchor;
   value *pv = arena_alloc(a, sizeof *pv);
   pv->id = -1;
-  pv->arg_index = -1;
   pv->name = arena_printf(a, "splitk_partials_k%d", k->id);
   tensor_type pt = *o->results[0]->type;
   pt.rank = o->results[0]->type->rank + 1;

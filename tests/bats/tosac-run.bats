@@ -197,3 +197,11 @@ EOF
   assert_success
   assert_line --index 0 --partial "usage: tosac-run MODEL.hipfb"
 }
+
+@test "unit test of the readers: values, 16-bit rounding, .npy, comparison, kernargs, manifest errors" {
+  # test-values exits non-zero and names the failing check; it once rotted unnoticed when the
+  # manifest gained its required "constants" object, because no suite ran it
+  run "$ROOT/${TOSAC_BUILD:-build}/bin/test-values"
+  assert_success
+  assert_output "test-values: all passed"
+}

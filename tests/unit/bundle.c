@@ -331,10 +331,10 @@ static void builder_limits(void) {
  * without the driver. */
 static int manifest_sample(bool embed_ir) {
   static source_file src = {.path = "sample.mlir", .text = "", .len = 0};
-  static value va = {.id = 0, .name = "arg0", .arg_index = 0};
-  static value vb = {.id = 1, .name = "arg1", .arg_index = 1};
-  static value vt = {.id = 2, .name = "0", .arg_index = -1};
-  static value vr = {.id = 3, .name = "1", .arg_index = -1};
+  static value va = {.id = 0, .name = "arg0", .is_arg = 1};
+  static value vb = {.id = 1, .name = "arg1", .is_arg = 1};
+  static value vt = {.id = 2, .name = "0"};
+  static value vr = {.id = 3, .name = "1"};
   value *vals[] = {&va, &vb, &vt, &vr};
   static const tensor_type t23 = {.elem = ET_F32, .rank = 2, .dims = {2, 3}};
   for (int i = 0; i < 4; i++)

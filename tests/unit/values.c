@@ -328,6 +328,7 @@ static void test_kernarg(void) {
 
 static const char manifest_ok[] =
     "{\"format\": \"tosac-manifest\", \"version\": 1, \"entry\": \"main\","
+    " \"constants\": {\"storage\": \"file\", \"file\": null, \"bytes\": 0, \"alignment\": 256},"
     " \"inputs\": [{\"index\": 0, \"name\": \"arg0\", \"shape\": [2,3], \"element_type\": \"f32\", \"bytes\": 24}],"
     " \"outputs\": [{\"index\": 0, \"shape\": [2,3], \"element_type\": \"f32\", \"bytes\": 24}],"
     " \"targets\": [{\"target_id\": \"gfx90a:sramecc+:xnack-\", \"processor\": \"gfx90a\","
