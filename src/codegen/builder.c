@@ -159,6 +159,18 @@ LLVMValueRef cg_lds_alloc(cg_builder *cb, const char *name, LLVMTypeRef ty, unsi
   return g;
 }
 
+/* A read-only table in the constant address space, private to the module; unnamed_addr lets
+ * LLVM merge equal tables and fold loads from them. */
+LLVMValueRef cg_const_table(cg_builder *cb, const char *name, LLVMValueRef init, unsigned align) {
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  LLVMSetAlignment(g, align);
+  return g;
+}
+
 LLVMValueRef cg_load(cg_builder *cb, LLVMTypeRef ty, LLVMValueRef ptr, unsigned align) {
   LLVMValueRef v = LLVMBuildLoad2(cb->b, ty, ptr, "");
   LLVMSetAlignment(v, align);

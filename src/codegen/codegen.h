@@ -49,6 +49,7 @@ LLVMValueRef cg_thread_id_x(cg_builder *cb);  /* i32 */
 LLVMValueRef cg_group_id_x(cg_builder *cb);   /* i32 */
 void cg_barrier(cg_builder *cb);              /* workgroup fences around s.barrier */
 LLVMValueRef cg_lds_alloc(cg_builder *cb, const char *name, LLVMTypeRef ty, unsigned align);
+LLVMValueRef cg_const_table(cg_builder *cb, const char *name, LLVMValueRef init, unsigned align);
 LLVMValueRef cg_load(cg_builder *cb, LLVMTypeRef ty, LLVMValueRef ptr, unsigned align);
 void cg_store(cg_builder *cb, LLVMValueRef v, LLVMValueRef ptr, unsigned align);
 /* Typed constant of elem_type from a double / integer. */

@@ -49,12 +49,7 @@ static LLVMValueRef const_global(cg_builder *cb, const part_kernel *k, const val
   free(data);
   char name[96];
   snprintf(name, sizeof name, "%s.v%d", k->name, v->id);
-  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
-  LLVMSetInitializer(g, init);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, 16);
+  LLVMValueRef g = cg_const_table(cb, name, init, 16);
   return g;
 }
 

@@ -219,12 +219,7 @@ static bool add_constant_source(ew_kernel *K, ew_source *s) {
   LLVMValueRef init = LLVMConstDataArray(s->mem_t, (const char *)d->bytes, (size_t)(numel * nb));
   char name[96];
   snprintf(name, sizeof name, "%s.const%d", K->k->name, s->v->id);
-  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
-  LLVMSetInitializer(g, init);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, EW_VECTOR_BYTES);
+  LLVMValueRef g = cg_const_table(cb, name, init, EW_VECTOR_BYTES);
   s->ptr = g;
   return true;
 }
@@ -328,12 +323,7 @@ static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
   free(bytes);
   char name[96];
   snprintf(name, sizeof name, "%s.table%d", K->k->name, v->id);
-  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
-  LLVMSetInitializer(g, init);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, EW_VECTOR_BYTES);
+  LLVMValueRef g = cg_const_table(cb, name, init, EW_VECTOR_BYTES);
   return K->table[sv] = g;
 }
 

@@ -98,12 +98,7 @@ static LLVMValueRef twiddles(fft *F) {
   free(t);
   char name[96];
   snprintf(name, sizeof name, "%s.twiddle", F->k->name);
-  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
-  LLVMSetInitializer(g, init);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, 16);
+  LLVMValueRef g = cg_const_table(cb, name, init, 16);
   return g;
 }
 

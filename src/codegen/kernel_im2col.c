@@ -63,12 +63,7 @@ static LLVMValueRef table_global(cg_builder *cb, const part_kernel *k, const gem
   free(e);
   char name[96];
   snprintf(name, sizeof name, "%s.%s", k->name, what);
-  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cb->mod, LLVMTypeOf(init), name, 4);
-  LLVMSetInitializer(g, init);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  LLVMSetAlignment(g, 16);
+  LLVMValueRef g = cg_const_table(cb, name, init, 16);
   return g;
 }
 
