@@ -6,15 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                            \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                 \
-      failures++;                                                                              \
-    }                                                                                          \
-  } while (0)
+#include "check.h"
 
 int main(void) {
   CHECK(sizeof(src_loc) == 8);

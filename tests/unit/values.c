@@ -1,20 +1,12 @@
 /* values.c (unit test): tosac-run's value parsing/printing, 16-bit float rounding, .npy, result
- * comparison, kernarg layout and manifest validation. Exits non-zero on the first report. */
+ * comparison, kernarg layout and manifest validation. Reports every failed check; exits non-zero if any. */
 #include "../../tools/tosac-run/run.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                            \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                 \
-      failures++;                                                                              \
-    }                                                                                          \
-  } while (0)
+#include "check.h"
 
 #define CHECK_STR(got, want)                                                                   \
   do {                                                                                         \
