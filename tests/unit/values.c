@@ -1,5 +1,6 @@
 /* values.c (unit test): tosac-run's value parsing/printing, 16-bit float rounding, .npy, result
- * comparison, kernarg layout and manifest validation. Reports every failed check; exits non-zero if any. */
+ * comparison, kernarg layout and manifest validation. Reports every failed check; exits non-zero
+ * if any. */
 #include "../../tools/tosac-run/run.h"
 
 #include <math.h>
