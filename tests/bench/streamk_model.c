@@ -25,9 +25,12 @@ static double whole_cycles(const target_info *t, const gemm_params *P) {
   return 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size);
 }
 
-/* SK: microseconds with G work-groups; *parts: partial tiles written. */
+/* SK: microseconds with G work-groups; *parts: partial tiles written. The estimate counts a
+ * kernel's result write under its loops (max(c, mem)) and the combine kernel's after them; with
+ * serial_out the last arrivers' result writes count after the loops too (the f32 result, as the
+ * combine's). */
 static double sk_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
-                    const gemm_mma *mm, int64_t G, double fill_us, int64_t *parts) {
+                    const gemm_mma *mm, int64_t G, double fill_us, bool serial_out, int64_t *parts) {
   int64_t T = ntiles(pb, P), nk = (pb->k + P->bk - 1) / P->bk, total = T * nk;
   int u = two_tile_loop(t, P, mm) ? 2 : 1;
   int64_t w = (P->bm / P->wm) * (P->bn / P->wn), simds = (int64_t)t->cus * t->simds_per_cu;
@@ -48,8 +51,9 @@ static double sk_us(const target_info *t, const gemm_problem *pb, const gemm_par
   double c = (double)((G * w + simds - 1) / simds) *
              (cg_tune_kernel_cycles(t, 0, u * tile, u, (double)worst) + (double)(worst_seg - 1) * whole_cycles(t, P));
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
-  double pbytes = (double)*parts * P->bm * P->bn * 4, mem = (operand_bytes(pb) + out4 + pbytes) / bpc;
-  return ((c > mem ? c : mem) + 0.05 * c + pbytes / bpc) / t->clock_mhz + fill_us;
+  double pbytes = (double)*parts * P->bm * P->bn * 4, after = pbytes + (serial_out ? out4 : 0);
+  double mem = (operand_bytes(pb) + (serial_out ? 0 : out4) + pbytes) / bpc;
+  return ((c > mem ? c : mem) + 0.05 * c + after / bpc) / t->clock_mhz + fill_us;
 }
 
 /* DP+SK: microseconds with the leftover tiles split S ways; 1e9 where it does not apply. */
@@ -97,7 +101,7 @@ static void try_tile(search *x, const gemm_params *P, const gemm_mma *mm) {
   int64_t T = ntiles(x->pb, P), parts = 0;
   int64_t slots = (int64_t)x->t->cus * x->t->simds_per_cu / ((P->bm / P->wm) * (P->bn / P->wn));
   for (int64_t g = slots / 2 > 1 ? slots / 2 : 1; g <= slots; g++) {
-    double us = sk_us(x->t, x->pb, P, mm, g, x->fill_us, &parts);
+    double us = sk_us(x->t, x->pb, P, mm, g, x->fill_us, false, &parts);
     if (parts)
       keep(&x->sk, us, g, parts, P, T);
   }
@@ -147,6 +151,11 @@ static void gemm_row(const target_info *t, const char *name, int64_t m, int64_t 
            "SK any tile %s G%lld %.2f us %+.0f %%", f * SPLITK_LAUNCH_US, (long long)same.sk.g,
            (long long)same.sk.parts, same.sk.us, 100 * (same.sk.us / now - 1), any.sk.tile,
            (long long)any.sk.g, any.sk.us, 100 * (any.sk.us / now - 1));
+    if (f == 1 && same.sk.g) {
+      int64_t parts;
+      double us = sk_us(t, &pb, &P, &mm, same.sk.g, SPLITK_LAUNCH_US, true, &parts);
+      printf("; SK same tile, result written after the loops %.2f us %+.0f %%", us, 100 * (us / now - 1));
+    }
     if (f == 0 && any.dp.us < 1e9)
       printf("; DP+SK %s S%lld %.2f us %+.0f %%", any.dp.tile, (long long)any.dp.g, any.dp.us,
              100 * (any.dp.us / now - 1));
