@@ -244,6 +244,15 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
 /* and at most this many splits (the estimate flattens long before) */
 #define SPLITK_MAX_SPLIT 128
 
+/* A one-wave work-group (cg_tune_each_tile: where s_barrier drains memory) issues this much
+ * more than estimated: its gathers and loads are one wave's, which the estimate, fitted on 2-8
+ * waves, undercounts for taps (gfx908, llvm-mca, f32 16x16x4 MFMAs: ResNet-18's 3x3 784x128x576 on
+ * 16x16x32 one-wave tiles 342 cycles per K tile against 320 estimated, 9 % slower than the
+ * 32x64x64 tile of 8 waves that the estimate placed 1 % behind; its 1x1 196x256x128 308 against
+ * 320, 17 % faster than 16x32x32 of 2 waves at the drain's 372); the memory floor stays as it
+ * is (ResNet-50's 1x1 3136x64x64 f16: one-wave tiles at the floor, 0.66 against 1.02 us) */
+#define EST_ONE_WAVE 0.08
+
 /* Estimated cycles of the GEMM with tile P split S ways over K. */
 static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                          const gemm_mma *mm, int64_t S) {
@@ -258,7 +267,7 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
                               (double)per * tile, 0, 1);
   else /* whole iterations (an odd tile count runs a zero tile in front) */
     c = cg_tune_kernel_cycles(t, wg, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
-  c *= (double)rounds;
+  c *= (double)rounds * (wg == 1 ? 1 + EST_ONE_WAVE : 1);
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
@@ -343,14 +352,6 @@ typedef struct heur_best {
   char cfg[128];
 } heur_best;
 
-/* A one-wave work-group (cg_tune_each_tile: where s_barrier drains memory) must win by this
- * much: its gathers and loads are one wave's, which the estimate, fitted on 2-8 waves,
- * undercounts for taps (gfx908, llvm-mca, f32 16x16x4 MFMAs: ResNet-18's 3x3 784x128x576 on
- * 16x16x32 one-wave tiles 342 cycles per K tile against 320 estimated, 9 % slower than the
- * 32x64x64 tile of 8 waves that the estimate placed 1 % behind; its 1x1 196x256x128 308 against
- * 320, 17 % faster than 16x32x32 of 2 waves at the drain's 372) */
-#define EST_ONE_WAVE 0.08
-
 /* Score tile c (instruction m0, gm x gn waves) and keep it if it beats hb: faster, or as fast
  * with fewer waves (less split, fewer work-groups to emulate). */
 static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
@@ -372,7 +373,7 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
     return;
   double cyc;
   int64_t s = best_split(t, pb, &P, m0, &cyc); /* P: the tile with its vector widths */
-  cyc *= 1 + hb->slack + (gm * gn == 1 ? EST_ONE_WAVE : 0);
+  cyc *= 1 + hb->slack;
   int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
                   gm * gn;
   if (!(cyc < hb->cycles || (cyc == hb->cycles && waves < hb->waves)))
