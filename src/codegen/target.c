@@ -22,11 +22,11 @@ const target_info target_table[] = {
     {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f,
      256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false},
     {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36,
-     80, 2, 2250, 512, 16, 16, 128, false, 0, 0, 500, false, false},
+     80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false},
     {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41,
-     96, 2, 2500, 960, 24, 16, 256, true, 0, 0, 500, false, true},
+     96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
-     64, 2, 2970, 640, 24, 16, 256, true, 0, 0, 500, false, true},
+     64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 
