@@ -9,6 +9,7 @@
  * (kernel_gemm_combine.c) adds the chunks and runs the epilogue. */
 #include "gemm_conv.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,13 +274,18 @@ static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLV
   int bytes = v * K->es;
   LLVMTypeRef lt = bytes >= 4 ? (bytes == 4 ? cb->i32 : LLVMVectorType(cb->i32, (unsigned)(bytes / 4)))
                               : LLVMIntTypeInContext(cb->ctx, (unsigned)bytes * 8);
-  /* ok NULL: voff is a byte offset that reads zeros where it should (past num_records) */
-  LLVMValueRef vo = !ok ? voff : LLVMBuildNUWMul(b, LLVMBuildSelect(b, ok, voff, c32(K, 0), ""), c32(K, K->es), "");
+  /* ok NULL: voff is a byte offset that reads zeros where it should (past num_records). The FMA
+   * path moves a masked offset there too (bit 31: operands stay below 2^31 bytes) instead of
+   * selecting zeros after the load (one select per load, not per load and register) */
+  bool oob = ok && !K->mm.row;
+  LLVMValueRef vo = !ok ? voff
+                  : oob ? LLVMBuildSelect(b, ok, LLVMBuildNUWMul(b, voff, c32(K, K->es), ""), c32(K, INT32_MIN), "")
+                        : LLVMBuildNUWMul(b, LLVMBuildSelect(b, ok, voff, c32(K, 0), ""), c32(K, K->es), "");
   LLVMValueRef so = LLVMBuildNUWMul(b, soff, c32(K, K->es), "");
   LLVMValueRef args[4] = {rsrc, vo, so, c32(K, 0)};
   LLVMValueRef x = cg_intrinsic(cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4);
   x = LLVMBuildBitCast(b, x, vt, "");
-  return ok ? LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "") : x;
+  return ok && !oob ? LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "") : x;
 }
 
 /* Bytes of operand i (0: A, 1: B) as the kernel reads it: the anchor's operand, or the im2col
