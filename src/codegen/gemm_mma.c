@@ -222,8 +222,8 @@ static LLVMValueRef dot_operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef
  * the two FMAs read different VGPR banks, as v_dual_fmac_f32 requires (in k-outer order all
  * rows' element q share a bank, and LLVM paired whatever else it found: neighbouring k steps of
  * one accumulator, each pair then an s_delay_alu). Half the accumulators take k step q+1 before
- * q, a reordering of the sum. ResNet-18's 3x3 7x7x512 loop on gfx1100: 528 -> 365 issue slots
- * per iteration (254 of 256 pairs formed, from 110). */
+ * q, a reordering of the sum. ResNet-18's 3x3 7x7x512 loop on gfx1100: 528 -> 364 issue slots
+ * per iteration (255 of 256 pairs formed, from 110). */
 static LLVMValueRef fma_pairs(cg_builder *cb, const gemm_mma *mm, LLVMValueRef *av, LLVMValueRef *bw,
                               LLVMValueRef *acc, LLVMValueRef c) {
   int n = mm->tm * mm->tn, kv = mm->k;

@@ -473,7 +473,7 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
     work = (double)rm * rn * mm->tm * mm->tn * steps * (mm->k / dk);
     reads = (double)(rm * mm->tm + rn * mm->tn) * steps;
     /* VOPD (gfx11, gfx12): fma_step orders f32 FMAs for v_dual_fmac_f32 (gemm_mma.pair), one
-     * issue slot per pair: 84-99 % of the FMAs paired in ResNet-18's loops on gfx1100/gfx1200
+     * issue slot per pair: 83-100 % of the FMAs paired in ResNet-18's loops on gfx1100/gfx1200
      * whatever the micro-tile (k-outer order: 19-90 %, the more the more accumulators) */
     if (mm->pair)
       work *= 1 - 0.93 / 2;
