@@ -6,8 +6,8 @@
 /* name, family, wave, LDS, VGPRs per SIMD lane, sramecc, xnack, mfma, wmma, default, mach;
  * CUs, SIMDs per CU, clock MHz, memory GB/s, VGPR granule, waves per SIMD, f32 FMA flops per CU
  * per clock, native f32 atomic add, separate AGPR file, buffer resource dword 3 (CK's value:
- * gfx9 0x00020000, gfx10.3 0x31014000, gfx11 0x31004000; gfx12's taken as gfx11's, no source
- * for it here; 0: the GEMM loop uses global loads), memory latency (ns; assumed round figures:
+ * gfx9 0x00020000, gfx10.3 0x31014000, gfx11 and gfx12 0x31004000: ck.hpp puts gfx11 and gfx12
+ * on one line; 0: the GEMM loop uses global loads), memory latency (ns; assumed round figures:
  * HBM 700, GDDR 500, no measurement here), s_barrier drains memory (no back-off barrier: LLVM's
  * SIInsertWaitcnts waits for every load before it; gfx90a and later and RDNA back off), VOPD dual
  * issue of f32 FMAs (gfx11, gfx12). Boards:
