@@ -167,7 +167,7 @@ static bool starts_line(const fe_parser *p, fe_token t) {
 }
 
 /* ---------------------------------------------------------------- values by name */
-typedef struct vt_entry { /* 16 bytes: a million-value function's table is 2M of them */
+typedef struct vt_entry { /* 16 bytes */
   name_code name; /* 0: an empty slot */
   value *v;
 } vt_entry;
@@ -176,8 +176,11 @@ typedef struct fn_state {
   graph *g;
   struct fn_state *parent; /* enclosing scope (regions see the values defined around them) */
   bool in_region;          /* the block ends with tosa.yield, not func.return */
-  vt_entry *tab;
+  vt_entry *tab; /* names by hash, */
   int tabcap, tabn;
+  value **dense; /* except decimals below densecap (most names: "%0" to "%N"), indexed by their
+                    number: 8 bytes a name instead of two 16-byte entries at half load */
+  uint32_t densecap, ndense;
   int vcap, ocap, rcap;
   tensor_type *res_types;
   int nres_types;
@@ -206,13 +209,11 @@ static vt_entry *vt_slot_dec(fn_state *fs, name_code dec, const char *name, int 
   }
 }
 
-static vt_entry *vt_slot(fn_state *fs, const char *name, int len) {
-  return vt_slot_dec(fs, name_decimal(name, (size_t)len), name, len);
-}
-
 static value *vt_find_local(fn_state *fs, const char *name, int len) {
+  name_code dec = name_decimal(name, (size_t)len);
+  if (dec && dec - 1 < fs->densecap && fs->dense[dec - 1]) return fs->dense[dec - 1];
   if (!fs->tabcap) return NULL;
-  vt_entry *e = vt_slot(fs, name, len);
+  vt_entry *e = vt_slot_dec(fs, dec, name, len);
   return e->name ? e->v : NULL;
 }
 
@@ -231,7 +232,29 @@ static vt_entry *vt_slot_of(fn_state *fs, name_code c) {
   return vt_slot_dec(fs, 0, s, (int)strlen(s));
 }
 
+/* Can decimal n go to the dense table (grown if it stays at least a quarter full)? */
+static bool dense_fits(fn_state *fs, uint32_t n) {
+  if (n < fs->densecap) return true;
+  if (n >= 4 * (uint64_t)fs->ndense + 1024) return false;
+  uint32_t cap = fs->densecap ? fs->densecap : 1024;
+  while (cap <= n) cap *= 2;
+  value **d = realloc(fs->dense, sizeof *d * cap);
+  if (!d) abort();
+  memset(d + fs->densecap, 0, sizeof *d * (cap - fs->densecap));
+  fs->dense = d, fs->densecap = cap;
+  return true;
+}
+
 static void vt_put(fn_state *fs, name_code name, value *v) {
+  if (!(name & NAME_STRING)) {
+    uint32_t n = name - 1;
+    bool in_tab = fs->tabcap && vt_slot_of(fs, name)->name;
+    if (!in_tab && dense_fits(fs, n)) {
+      fs->ndense += !fs->dense[n];
+      fs->dense[n] = v;
+      return;
+    }
+  }
   if (2 * (fs->tabn + 1) > fs->tabcap) {
     vt_entry *old = fs->tab;
     int oldcap = fs->tabcap;
@@ -247,6 +270,11 @@ static void vt_put(fn_state *fs, name_code name, value *v) {
   vt_entry *e = vt_slot_of(fs, name);
   if (!e->name) fs->tabn++;
   *e = (vt_entry){name, v};
+}
+
+static void vt_free(fn_state *fs) {
+  free(fs->tab);
+  free(fs->dense);
 }
 
 /* Define %name (token t, without the %); reports a redefinition. */
@@ -399,7 +427,7 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
   p->region_depth++;
   fn_state fs = {.parent = outer, .in_region = true};
   bool ok = parse_region_body(p, &fs, out, names, types, nargs);
-  free(fs.tab);
+  vt_free(&fs);
   p->region_depth--;
   return ok;
 }
@@ -950,7 +978,7 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
   fe_token tok = p->tok;
   int before = p->d->errors;
   bool ok = parse_fn(p, f, &cs) && p->d->errors == before;
-  free(cs.tab);
+  vt_free(&cs);
   fs->vcap = cs.vcap, fs->ocap = cs.ocap;
   p->lx = save, p->tok = tok;
   if (!ok) return fe_error(p, at, "in the function launched here");
@@ -1026,7 +1054,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
 static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
   fn_state fs = {.g = g};
   bool ok = parse_fn(p, f, &fs);
-  free(fs.tab);
+  vt_free(&fs);
   return ok;
 }
 
