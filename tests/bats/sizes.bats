@@ -137,6 +137,22 @@ EOF
   assert_failure
   assert_line --index 0 "odd.mlir:2:17: error: 'tosa.abs' does not support element type i1 (operand 0, '%2147483647'); expected i32, f16, bf16, f32"
   assert_line --index 3 "odd.mlir:3:21: error: the padding operand of 'tosa.pad' must be a constant (tosa.const or tosa.const_shape), but '%4294967296' is a function argument"
+  # the parser keeps small decimals in a table by number, sparse ones hashed: both find redefinitions
+  cat > redef.mlir <<'EOF'
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %99999999 = tosa.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = tosa.abs %99999999 : (tensor<4xf32>) -> tensor<4xf32>
+  %99999999 = tosa.abs %3 : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = tosa.abs %3 : (tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+EOF
+  run "$TOSAC" redef.mlir --syntax-only
+  assert_failure
+  assert_line --index 0 "redef.mlir:4:3: error: redefinition of value '%99999999'"
+  assert_line --index 3 "redef.mlir:2:3: note: previous definition is here"
+  assert_line --index 6 "redef.mlir:5:3: error: redefinition of value '%3'"
+  assert_line --index 9 "redef.mlir:3:3: note: previous definition is here"
 }
 
 @test "a 2 GiB splat constant compiles in bounded memory; as matmul weights it streams to the file" {
