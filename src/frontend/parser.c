@@ -205,7 +205,8 @@ static vt_entry *vt_slot_dec(fn_state *fs, name_code dec, const char *name, int 
   uint32_t m = (uint32_t)fs->tabcap - 1;
   for (uint32_t i = hash_name(dec, name, len) & m;; i = (i + 1) & m) {
     vt_entry *e = &fs->tab[i];
-    if (!e->name || (dec ? e->name == dec : name_equal(e->name, name, (size_t)len))) return e;
+    if (!e->name || (dec ? e->name == dec : (e->name & NAME_STRING) && name_equal(e->name, name, (size_t)len)))
+      return e;
   }
 }
 
