@@ -29,6 +29,8 @@ typedef struct gemm_mma {
   bool widen;               /* FMA, bf16 without a dot: staged into LDS as f32, so each element
                              * is widened once per K tile, not once per step of every lane that
                              * reads it (4096^3 on gfx1030: 76 % -> 90 % FMA slots) */
+  bool pair;                /* FMA, f32 on a VOPD target (target_info.dual_issue): FMAs of k
+                             * steps q and q+1 interleaved for v_dual_fmac_f32 (fma_step) */
   char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
 } gemm_mma;
 
