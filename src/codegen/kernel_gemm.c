@@ -863,7 +863,7 @@ static LLVMValueRef read_value(gk *K, const value *v, LLVMValueRef lin) {
   } else {
     const dense_data *d = cg_const_data(v);
     if (!d) {
-      diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither an input nor computed", K->k->name, v->name);
+      diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither an input nor computed", K->k->name, VALUE_NAME(v));
       cb->failed = true;
       return NULL;
     }
