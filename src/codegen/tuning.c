@@ -517,8 +517,7 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
 }
 
 /* Estimated cycles of tile P (no split): rounds of the grid's waves over the SIMDs x iterations x
- * rdna_iter, plus a short epilogue per round, never below moving the buffers once at the rate
- * Little's law allows (cg_tune_memory_cycles). */
+ * rdna_iter, plus a short epilogue per round, never below moving the buffers once. */
 static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                        const gemm_mma *mm, double *share) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
@@ -526,11 +525,13 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   double c = (double)rounds * ((pb->k + P->bk - 1) / P->bk * rdna_iter(t, pb, P, mm, share) +
                                40 + 2.0 * P->wm * P->wn / t->wave_size);
-  /* one latency at least, every byte taken as in flight: the resident work-groups' loads (the
-   * MFMA estimate's tile_inflight) would move ResNet-18's small f32 layers on gfx1030-gfx1200 to
-   * tiles of twice the work-groups (64x32, 32x64: 2.8 -> 1.9-2.4 us by the FMA model), which
-   * belongs with the RDNA tile work (docs/bench.md "One latency-aware bound") */
-  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n, 0);
+  /* the bandwidth alone, not Little's law as the MFMA estimate and every kernel's score: with
+   * the resident work-groups' loads in flight it would move ResNet-18's small f32 layers on
+   * gfx1030-gfx1200 to tiles of twice the work-groups (64x32, 32x64: 2.8 -> 1.9-2.4 us by the
+   * FMA model), and with one latency alone tiny problems (127x255x63) to other tiles among those
+   * that tie at it; left to the RDNA tile work (docs/bench.md "One latency-aware bound") */
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double mem = (operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n) / bpc;
   return c > mem ? c : mem;
 }
 

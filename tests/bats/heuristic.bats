@@ -224,9 +224,13 @@ EOF
   assert_success
   run tiles odd.json
   assert_line "gfx908 32x64x32/16x32 16x16x16 s1 heuristic"
-  assert_line "gfx90a 32x64x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx942 32x64x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx950 32x64x32/16x16 16x16x32 s1 heuristic"
+  # CDNA2+: this 0.13 MB problem is bound by what its few work-groups keep in flight (Little's
+  # law: 4 work-groups of 32x64 move it in 2.6 latencies), so a 16x64 tile's 8 take it (gfx90a
+  # 1.9 -> 1.5 us by the estimate, 1.8 -> 1.2 us by tosac-tune, whose best, 64x16 or 32x16, scores
+  # 5-20 % more: a miss of the 5 % rule on gfx90a and gfx950, at 2-7 % of the roofline)
+  assert_line "gfx90a 16x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 16x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx950 16x64x32/16x16 16x16x32 s1 heuristic"
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
   # an n-contiguous B of single elements costs a write and a shift per load: 64x32, not 32x64
   assert_line "gfx1100 64x32x32/16x16 16x16x16 s1 heuristic"
@@ -278,7 +282,7 @@ EOF
   run timeout 120 "$BUILD/bin/tosac-bundle" quality proj.hipfb --mca-timeout 60
   assert_success
   # 1 wave per SIMD (the grid's), no spills, >= 55 % of the memory roofline
-  assert_line --regexp '^gfx942 +matmul:1x512x768x768:f16:a768:b768n +f16 +32x64x128/16x32 .* 1 +0 +[0-9]+ +[0-9.]+ +mca +[0-9.]+ +[0-9.]+ +(5[5-9]|[6-9][0-9])% mem$'
+  assert_line --regexp '^gfx942 +matmul:1x512x768x768:f16:a768:b768n +f16 +32x64x128/16x32 .* 1 +0 +[0-9]+ +[0-9.]+ +mca +[0-9.]+ +[0-9.]+ +(5[5-9]|[6-9][0-9])% mem +95% lat$'
   # a 128x768x192 copy takes them too (gfx90a 16x16 waves: 20 -> 32 % of the roofline; 48
   # work-groups: below the load floor too on gfx942/gfx950), and matches the oracle with exact
   # inputs
