@@ -350,16 +350,17 @@ static void mca_model(const target_info *t, const insn *v, int b, int e, double 
 
 /* ---------------------------------------------------------------- the ceiling */
 
-/* The smallest share of the machine's matrix work one wave can own: a 16x16 output tile over 64
- * of K (split-K included; tosac's smallest instruction tile, its split keeps 4 K tiles of 16+). */
+/* The smallest share of the machine's matrix work one wave can own: a 16x16 output tile (tosac's
+ * smallest instruction tile) over 32 of K (split-K included: each split keeps 4 K tiles of 32
+ * bytes or more, 8 f32 elements at least). */
 #define CEIL_TILE_MN 16
-#define CEIL_TILE_K 64
+#define CEIL_TILE_K 32
 
 /* The best share of the roofline any kernel can reach for d's problem on t (docs/bench.md "The
  * ceiling"): the ideal time (t_mma: flops at the matrix peak, t_mem: the ideal bytes at the
  * bandwidth, in cycles) against the least time Little's law allows (one memory latency with
  * everything in flight: cg_tune_memory_cycles) and the matrix work spread over no more SIMDs
- * than the problem has 16x16x64 pieces (d NULL: no GEMM). The limit is the larger loss. */
+ * than the problem has 16x16x32 pieces (d NULL: no GEMM). The limit is the larger loss. */
 static void ceiling(const target_info *t, const tb_gemm_desc *d, double t_mma, double t_mem,
                     tb_score *out) {
   double ideal = t_mma > t_mem ? t_mma : t_mem, lat = cg_tune_memory_cycles(t, 1, 0);
