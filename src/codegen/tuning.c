@@ -114,8 +114,9 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  *   whole kernel, prologue and accumulator stores included;
  * - rounds (waves of the grid over the SIMDs, as the model) x that, never below moving A, B and
  *   the result once at the rate Little's law allows (cg_tune_memory_cycles: the resident
- *   work-groups' loads of one loop iteration in flight, one memory latency at least); split-K adds the partials' workspace to the GEMM kernel's
- *   traffic, the combine kernel's read of it and a launch.
+ *   work-groups' loads of one loop iteration in flight, one memory latency at least); split-K
+ *   adds the partials' workspace to the GEMM kernel's traffic, the combine kernel's read of it
+ *   and a launch.
  * Refitted on tosac-tune --all's scores of every compiled candidate of the ResNet-18, ResNet-50,
  * BERT, odd-size and square sets on gfx908-gfx950 (docs/bench.md "Heuristic against the tuner"). */
 
@@ -290,7 +291,8 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
     c = cg_tune_kernel_cycles(t, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
   c *= (double)rounds;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
-  double ws = S > 1 ? S * out4 : out4, mem = cg_tune_memory_cycles(t, operand_bytes(pb) + ws, inflight);
+  double ws = S > 1 ? S * out4 : out4;
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + ws, inflight);
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
   double e = (c > mem ? c : mem) + 0.05 * c;
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;

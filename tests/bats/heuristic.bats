@@ -227,7 +227,7 @@ EOF
   # CDNA2+: this 0.13 MB problem is bound by what its few work-groups keep in flight (Little's
   # law: 4 work-groups of 32x64 move it in 2.6 latencies), so a 16x64 tile's 8 take it (gfx90a
   # 1.9 -> 1.5 us by the estimate, 1.8 -> 1.2 us by tosac-tune, whose best, 64x16 or 32x16, scores
-  # 5-20 % more: a miss of the 5 % rule on gfx90a and gfx950, at 2-7 % of the roofline)
+  # 5-20 % more: misses of the 5 % rule, at 2-7 % of the roofline)
   assert_line "gfx90a 16x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx942 16x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx950 16x64x32/16x16 16x16x32 s1 heuristic"

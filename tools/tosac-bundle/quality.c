@@ -422,7 +422,8 @@ static void gemv_model(const target_info *t, const insn *v, int b, int e, const 
   int es = strcmp(d->type, "f32") == 0 ? 4 : strcmp(d->type, "i8") == 0 ? 1 : 2;
   double ideal = (double)d->batch * ((double)d->m * d->k * es + (double)d->k * d->n * es + (double)d->m * d->n * 4);
   double moved = d->bytes + (d->split > 1 ? (double)d->split * d->batch * d->m * d->n * 4 : 0);
-  double t_mem = lane_bytes > 0 ? cg_tune_memory_cycles(t, moved, resident * lane_bytes * t->wave_size) : 0;
+  double inflight = resident * lane_bytes * t->wave_size;
+  double t_mem = lane_bytes > 0 ? cg_tune_memory_cycles(t, moved, inflight) : 0;
   double cycles = t_issue > t_mem ? t_issue : t_mem;
   ceiling(t, d, 0, ideal / bpc, out); /* its roofline is the memory term alone */
   out->loop_cycles = loop;
@@ -667,7 +668,8 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
     snprintf(roof, sizeof roof, "%.0f%% %s", 100.0 * sc.roofline, sc.mem_bound ? "mem" : "mma");
     snprintf(ceil_s, sizeof ceil_s, "%.0f%% %s", 100.0 * sc.ceiling, sc.ceiling_limit);
   }
-  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %-8s  %s\n",
+  fprintf(out,
+          "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %-8s  %s\n",
           t->name, d.problem, d.type, tile, d.instr[0] ? d.instr : "-", sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
           sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 || d.im2col ? sc.model : "-",
           sc.loop_cycles > 0 ? share : d.im2col ? "-" : sc.model, est, roof, ceil_s);

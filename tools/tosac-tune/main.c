@@ -142,8 +142,8 @@ static int split_of(const problem *p) {
  * the configuration alone fixes: tb_kernel_score's rounds x K tiles x a loop that issues at least
  * its matrix instructions back to back (and at least one 4-cycle pass per MFMA, 16-byte fragment
  * read, 16-byte global load and LDS write of its K tile), with the load floor, never below moving
- * the buffers once nor one memory latency, plus split-K's combine. 0 (compile it) when there is none: llvm-mca, no
- * MFMA, the skinny kernel. */
+ * the buffers once nor one memory latency, plus split-K's combine. 0 (compile it) when there is
+ * none: llvm-mca, no MFMA, the skinny kernel. */
 static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   const target_info *t = T->targets[p->target].info;
   gemm_params P;
@@ -169,7 +169,8 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   per_wave += fmin(nk / S, CG_TUNE_KERNEL_WAITS) * fmax(wait - per_tile, 0);
   /* the buffers at the bandwidth, and one memory latency (Little's law with all of them in
    * flight: cg_tune_memory_cycles, the score's floor with its own bytes in flight) */
-  double cycles = fmax(rounds * per_wave, cg_tune_memory_cycles(t, kernel_bytes(p->plan, p->kernel), 0));
+  double least = cg_tune_memory_cycles(t, kernel_bytes(p->plan, p->kernel), 0);
+  double cycles = fmax(rounds * per_wave, least);
   if (S > 1)
     cycles += (S * out4 + out4) / bpc;
   return cycles / t->clock_mhz;
