@@ -620,7 +620,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     /* the loops' issue time, but never faster than moving the buffers once at the rate Little's
      * law allows: one loop iteration's (the whole kernel's) loads in flight per resident wave,
      * one memory latency at least */
-    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, 0, q.loop_cycles,
+    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, d->waves, 0, q.loop_cycles,
                                                               whole ? 0 : steps_per_iter, iters)
                                       : iters * q.loop_cycles);
     double simds = (double)t->cus * t->simds_per_cu, waves = tiles * d->waves;
