@@ -159,6 +159,10 @@ double cg_tune_load_wait_cycles(const target_info *t, int waves);
 #define CG_TUNE_KERNEL_WAITS 3
 double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, double iter,
                              double tiles, double iters);
+/* Little's law, the memory bound of every kernel model: cycles to move `bytes` with `inflight`
+ * bytes outstanding, at most the bandwidth, at least one memory latency (the target table's
+ * mem_latency_ns: no kernel has more in flight than it moves); inflight <= 0: all of them. */
+double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,

@@ -113,8 +113,10 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  * - a kernel whose K chunk is one loop iteration or less has no loop: the model then scores the
  *   whole kernel, prologue and accumulator stores included;
  * - rounds (waves of the grid over the SIMDs, as the model) x that, never below moving A, B and
- *   the result once at the bandwidth; split-K adds the partials' workspace to the GEMM kernel's
- *   traffic, the combine kernel's read of it and a launch.
+ *   the result once at the rate Little's law allows (cg_tune_memory_cycles: the resident
+ *   work-groups' loads of one loop iteration in flight, one memory latency at least); split-K
+ *   adds the partials' workspace to the GEMM kernel's traffic, the combine kernel's read of it
+ *   and a launch.
  * Refitted on tosac-tune --all's scores of every compiled candidate of the ResNet-18, ResNet-50,
  * BERT, odd-size and square sets on gfx908-gfx950 (docs/bench.md "Heuristic against the tuner"). */
 
@@ -201,6 +203,34 @@ double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, do
   return iters * (iter > floor ? iter : floor);
 }
 
+/* Little's law, the one memory bound of every kernel model (the skinny kernel's gemv_time, the
+ * tile estimate below, tosac-bundle quality's scores and its ceiling): the memory system delivers
+ * at most (bytes in flight) / latency, never more than the bandwidth, and a kernel has no more in
+ * flight than the bytes it moves, so it takes one latency (mem_latency_ns) at least. inflight <= 0:
+ * unknown, taken as all of them. */
+double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight) {
+  double lat = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double w = inflight > 0 && inflight < bytes ? inflight : bytes, rate = w / lat;
+  if (rate > bpc)
+    rate = bpc;
+  return rate > 0 ? bytes / rate : 0;
+}
+
+/* Bytes a tile kernel keeps in flight: per resident work-group the staging loads of `ktiles` K
+ * tiles (one loop iteration; a kernel without a K loop all of its K chunk), work-groups resident
+ * up to 2 waves per SIMD or what the LDS allows (at least one per CU). */
+static double tile_inflight(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                            const gemm_mma *mm, int64_t groups, double ktiles) {
+  int waves = (P->bm / P->wm) * (P->bn / P->wn), lds = gemm_lds_bytes(P, mm);
+  int64_t per_cu = (2 * t->simds_per_cu + waves - 1) / waves;
+  if (lds > 0 && t->lds_bytes / lds < per_cu)
+    per_cu = t->lds_bytes / lds;
+  per_cu = per_cu < 1 ? 1 : per_cu;
+  int64_t resident = groups < t->cus * per_cu ? groups : t->cus * per_cu;
+  return (double)resident * (P->bm + P->bn) * P->bk * elem_type_bytes(pb->in) * ktiles;
+}
+
 /* Cycles of one K tile of one wave in the loop (the issue model's steady state, estimated). */
 static double tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                           const gemm_mma *mm) {
@@ -262,6 +292,7 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   int unroll = two_tile_loop(t, P, mm) ? 2 : 1, wg = (P->bm / P->wm) * (P->bn / P->wn);
   double tile = tile_cycles(t, pb, P, mm), c;
+  double inflight = tile_inflight(t, pb, P, mm, tiles * S, (double)(per <= unroll ? per : unroll));
   if (per <= unroll) /* no K loop: the model scores the whole kernel, prologue and epilogue too */
     c = cg_tune_kernel_cycles(t, wg, 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size),
                               (double)per * tile, 0, 1);
@@ -269,7 +300,8 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
     c = cg_tune_kernel_cycles(t, wg, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
   c *= (double)rounds * (wg == 1 ? 1 + EST_ONE_WAVE : 1);
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
-  double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
+  double ws = S > 1 ? S * out4 : out4;
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + ws, inflight);
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
   double e = (c > mem ? c : mem) + 0.05 * c;
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
@@ -504,6 +536,11 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   double c = (double)rounds * ((pb->k + P->bk - 1) / P->bk * rdna_iter(t, pb, P, mm, share) +
                                40 + 2.0 * P->wm * P->wn / t->wave_size);
+  /* the bandwidth alone, not Little's law as the MFMA estimate and every kernel's score: with
+   * the resident work-groups' loads in flight it would move ResNet-18's small f32 layers on
+   * gfx1030-gfx1200 to tiles of twice the work-groups (64x32, 32x64: 2.8 -> 1.9-2.4 us by the
+   * FMA model), and with one latency alone tiny problems (127x255x63) to other tiles among those
+   * that tie at it; left to the RDNA tile work (docs/bench.md "One latency-aware bound") */
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
   double mem = (operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n) / bpc;
   return c > mem ? c : mem;
@@ -724,12 +761,8 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
   double inflight = active * (double)lane * busy * t->wave_size * (double)(per_cu < cap ? per_cu : cap);
   double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * es;
   double bytes = base + (s > 1 ? 2.0 * (double)s * pb->batch * pb->m * pb->n * 4 : 0);
-  if (inflight > bytes)
-    inflight = bytes; /* no more in flight than there is to read: one latency at least */
-  double rate = inflight / t->mem_latency_ns; /* bytes per ns = GB/s */
-  if (rate > t->mem_gbps)
-    rate = t->mem_gbps;
-  double time = bytes / rate;
+  /* no more in flight than there is to read: one latency at least */
+  double time = cg_tune_memory_cycles(t, bytes, inflight) * 1e3 / t->clock_mhz;
   /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
    * on the SIMDs the grid occupies, at the table's VALU lanes per clock */
   double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;

@@ -227,9 +227,13 @@ EOF
   assert_success
   run tiles odd.json
   assert_line "gfx908 16x16x16/16x16 16x16x16 s4 heuristic"
-  assert_line "gfx90a 32x64x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx942 32x64x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx950 32x64x32/16x16 16x16x32 s1 heuristic"
+  # CDNA2+: this 0.13 MB problem is bound by what its few work-groups keep in flight (Little's
+  # law: 4 work-groups of 32x64 move it in 2.6 latencies), so a 16x64 tile's 8 take it (gfx90a
+  # 1.9 -> 1.5 us by the estimate, 1.8 -> 1.2 us by tosac-tune, whose best, 64x16 or 32x16, scores
+  # 5-20 % more: misses of the 5 % rule, at 2-7 % of the roofline)
+  assert_line "gfx90a 16x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx942 16x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx950 16x64x32/16x16 16x16x32 s1 heuristic"
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
   # an n-contiguous B of single elements costs a write and a shift per load: 64x32, not 32x64
   assert_line "gfx1100 64x32x32/16x16 16x16x16 s1 heuristic"
@@ -284,7 +288,7 @@ EOF
   run timeout 120 "$BUILD/bin/tosac-bundle" quality proj.hipfb --mca-timeout 60
   assert_success
   # 1 wave per SIMD (the grid's), no spills, >= 55 % of the memory roofline
-  assert_line --regexp '^gfx942 +matmul:1x512x768x768:f16:a768:b768n +f16 +32x64x128/16x32 .* 1 +0 +[0-9]+ +[0-9.]+ +mca +[0-9.]+ +[0-9.]+ +(5[5-9]|[6-9][0-9])% mem$'
+  assert_line --regexp '^gfx942 +matmul:1x512x768x768:f16:a768:b768n +f16 +32x64x128/16x32 .* 1 +0 +[0-9]+ +[0-9.]+ +mca +[0-9.]+ +[0-9.]+ +(5[5-9]|[6-9][0-9])% mem +95% lat$'
   # a 128x768x192 copy takes them too (gfx90a 16x16 waves: 20 -> 32 % of the roofline; 48
   # work-groups: below the load floor too on gfx942/gfx950), and matches the oracle with exact
   # inputs
@@ -294,7 +298,10 @@ EOF
   run tiles p.json
   assert_line "gfx90a 32x64x128/16x16 16x16x16 s1 heuristic"
   assert_line "gfx942 16x64x128/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx950 64x64x128/16x32 16x16x32 s1 heuristic"
+  # gfx950: 0.4 MB, one memory latency at best (the ceiling, 11 %); 24 work-groups of 64x64 have
+  # too little in flight for it (Little's law: 1.1 us, 7 %), 192 of 16x32 reach it (0.7 us, 11 %
+  # by llvm-mca's loop and by tosac-tune, whose best it is)
+  assert_line "gfx950 16x32x128/16x16 16x16x32 s1 heuristic"
   eighths a.npy float16 41 1 128 768
   eighths b.npy float16 42 1 768 192
   run "${CHECK[@]}" p.mlir --targets=gfx90a,gfx942,gfx950 --input=@a.npy --input=@b.npy

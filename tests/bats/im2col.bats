@@ -85,10 +85,10 @@ print([b["bytes"] for b in t["buffers"] if b["kind"] == "workspace"])' s.json "$
   "$TOSAC" s.mlir --offload-arch=gfx90a,gfx942 -o s.hipfb
   run "$BUILD/bin/tosac-bundle" quality s.hipfb --mca-timeout 20
   assert_success
-  assert_line --regexp '^gfx942 +conv2d:1x12544x64x147:f32:a3:b147k +f32 +im2col 12608x160 +- .* im2col +- +[0-9.]+ +[0-9]+% mem$'
+  assert_line --regexp '^gfx942 +conv2d:1x12544x64x147:f32:a3:b147k +f32 +im2col 12608x160 +- .* im2col +- +[0-9.]+ +[0-9]+% mem +100% -$'
   # the GEMM over the matrix: llvm-mca's matrix-pipe share of its main loop
   for t in gfx90a gfx942; do
-    share=$(echo "$output" | awk -v t=$t '$1 == t && $2 ~ /^im2col:/ && $(NF-4) == "mca" { print int($(NF-3)) }')
+    share=$(echo "$output" | awk -v t=$t '$1 == t && $2 ~ /^im2col:/ && $(NF-6) == "mca" { print int($(NF-5)) }')
     echo "$t: $share"
     [ "${share:-0}" -ge 80 ]
   done

@@ -52,7 +52,9 @@ static double sk_us(const target_info *t, const gemm_problem *pb, const gemm_par
              (cg_tune_kernel_cycles(t, (int)w, 0, u * tile, u, (double)worst) + (double)(worst_seg - 1) * whole_cycles(t, P));
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double pbytes = (double)*parts * P->bm * P->bn * 4, after = pbytes + (serial_out ? out4 : 0);
-  double mem = (operand_bytes(pb) + (serial_out ? 0 : out4) + pbytes) / bpc;
+  /* Little's law, as the estimate (est_cycles): G work-groups' loop loads in flight */
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + (serial_out ? 0 : out4) + pbytes,
+                                     tile_inflight(t, pb, P, mm, G, u));
   return ((c > mem ? c : mem) + 0.05 * c + after / bpc) / t->clock_mhz + fill_us;
 }
 
@@ -72,7 +74,8 @@ static double hybrid_us(const target_info *t, const gemm_problem *pb, const gemm
                        : cg_tune_kernel_cycles(t, (int)w, 0, u * tile, u, (double)((per + u - 1) / u)));
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = (double)left * S * P->bm * P->bn * 4, outl = (double)left * P->bm * P->bn * 4;
-  double mem = (operand_bytes(pb) + out4 + ws) / bpc;
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + out4 + ws,
+                                     tile_inflight(t, pb, P, mm, T + left * S, u));
   *parts = left * S;
   return ((c > mem ? c : mem) + 0.05 * c + (ws + outl) / bpc) / t->clock_mhz + SPLITK_LAUNCH_US;
 }

@@ -22,8 +22,9 @@ static const char *usage_text =
     "           SIMD, spills, the main loop's matrix-pipe share (llvm-mca-22 on gfx9, limited to\n"
     "           --mca-timeout seconds per run, default 20, then the in-order issue model, which\n"
     "           --no-mca selects; a static model on WMMA targets and for the FMA path) and an\n"
-    "           estimated share of the roofline (docs/bench.md); the\n"
-    "           manifest defaults to FILE with .json\n"
+    "           estimated share of the roofline with its ceiling, the best share any kernel\n"
+    "           can reach for the problem (docs/bench.md); the manifest defaults to FILE with\n"
+    "           .json\n"
     "\n"
     "exit status: 0 success, 1 malformed input or failed verification, 2 usage error\n";
 

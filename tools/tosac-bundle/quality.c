@@ -348,6 +348,34 @@ static void mca_model(const target_info *t, const insn *v, int b, int e, double 
   }
 }
 
+/* ---------------------------------------------------------------- the ceiling */
+
+/* The smallest share of the machine's matrix work one wave can own: a 16x16 output tile (tosac's
+ * smallest instruction tile) over 32 of K (split-K included: each split keeps 4 K tiles of 32
+ * bytes or more, 8 f32 elements at least). */
+#define CEIL_TILE_MN 16
+#define CEIL_TILE_K 32
+
+/* The best share of the roofline any kernel can reach for d's problem on t (docs/bench.md "The
+ * ceiling"): the ideal time (t_mma: flops at the matrix peak, t_mem: the ideal bytes at the
+ * bandwidth, in cycles) against the least time Little's law allows (one memory latency with
+ * everything in flight: cg_tune_memory_cycles) and the matrix work spread over no more SIMDs
+ * than the problem has 16x16x32 pieces (d NULL: no GEMM). The limit is the larger loss. */
+static void ceiling(const target_info *t, const tb_gemm_desc *d, double t_mma, double t_mem,
+                    tb_score *out) {
+  double ideal = t_mma > t_mem ? t_mma : t_mem, lat = cg_tune_memory_cycles(t, 1, 0);
+  double simds = (double)t->cus * t->simds_per_cu, grid = t_mma;
+  if (d) {
+    double pieces = (double)d->batch * ceil((double)d->m / CEIL_TILE_MN) *
+                    ceil((double)d->n / CEIL_TILE_MN) * fmax(1, floor((double)d->k / CEIL_TILE_K));
+    grid = t_mma * simds / fmin(simds, pieces);
+  }
+  double least = fmax(ideal, fmax(lat, grid));
+  out->ceiling = least > 0 ? ideal / least : 0;
+  snprintf(out->ceiling_limit, sizeof out->ceiling_limit, "%s",
+           least <= ideal ? "-" : lat >= grid ? "lat" : "grid");
+}
+
 /* ---------------------------------------------------------------- the skinny kernel's memory model */
 
 /* Bytes one lane reads from global memory with a vector load instruction (0: not one). */
@@ -389,17 +417,15 @@ static void gemv_model(const target_info *t, const insn *v, int b, int e, const 
   double t_issue = d->batch * ncb * blocks * loop / used;
   double resident = waves < simds * occupancy ? waves : simds * occupancy;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  double latency = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
-  double rate = resident * lane_bytes * t->wave_size / latency;
-  if (rate > bpc)
-    rate = bpc;
   /* the GEMM's own traffic (A, B and C once) is the ideal; a split-K kernel moves its partials
    * too (its buffers) and the combine kernel reads them once more */
   int es = strcmp(d->type, "f32") == 0 ? 4 : strcmp(d->type, "i8") == 0 ? 1 : 2;
   double ideal = (double)d->batch * ((double)d->m * d->k * es + (double)d->k * d->n * es + (double)d->m * d->n * 4);
   double moved = d->bytes + (d->split > 1 ? (double)d->split * d->batch * d->m * d->n * 4 : 0);
-  double t_mem = rate > 0 ? moved / rate : 0;
+  double inflight = resident * lane_bytes * t->wave_size;
+  double t_mem = lane_bytes > 0 ? cg_tune_memory_cycles(t, moved, inflight) : 0;
   double cycles = t_issue > t_mem ? t_issue : t_mem;
+  ceiling(t, d, 0, ideal / bpc, out); /* its roofline is the memory term alone */
   out->loop_cycles = loop;
   out->inflight_kib = resident * lane_bytes * t->wave_size / 1024.0 / t->cus;
   if (cycles > 0) {
@@ -426,11 +452,9 @@ static void im2col_model(const target_info *t, int ninsn, const tb_gemm_desc *d,
   double t_issue = ceil(waves / simds) * ninsn * per_insn;
   double resident = waves < simds * occupancy ? waves : simds * occupancy;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  double latency = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
-  double rate = resident * 16.0 * t->wave_size / latency;
-  if (rate > bpc)
-    rate = bpc;
-  double t_mem = rate > 0 ? d->bytes / rate : 0, cycles = t_issue > t_mem ? t_issue : t_mem;
+  double t_mem = cg_tune_memory_cycles(t, d->bytes, resident * 16.0 * t->wave_size);
+  double cycles = t_issue > t_mem ? t_issue : t_mem;
+  ceiling(t, NULL, 0, d->bytes / bpc, out);
   out->loop_len = ninsn;
   out->inflight_kib = resident * 16.0 * t->wave_size / 1024.0 / t->cus;
   if (cycles > 0) {
@@ -543,6 +567,9 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   bool floored = false;
   if (whole)
     b = 0, e = n - 1;
+  int lane_bytes = 0; /* the loop's (whole kernel's) vector-memory loads per lane */
+  for (int j = b; v && j <= e; j++)
+    lane_bytes += vmem_load_bytes(v[j].text);
   if (v && n > 0) {
     q.loop_len = e - b + 1;
     for (int j = b; j <= e; j++)
@@ -590,12 +617,17 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double flops = 2.0 * d->batch * d->m * d->n * d->k;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
-    /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
+    /* the loops' issue time, but never faster than moving the buffers once at the rate Little's
+     * law allows: one loop iteration's (the whole kernel's) loads in flight per resident wave,
+     * one memory latency at least */
     double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, d->waves, 0, q.loop_cycles,
                                                               whole ? 0 : steps_per_iter, iters)
                                       : iters * q.loop_cycles);
-    if (cycles < t_mem)
-      cycles = t_mem;
+    double simds = (double)t->cus * t->simds_per_cu, waves = tiles * d->waves;
+    double resident = fmin(waves, simds * (out->occupancy > 0 ? out->occupancy : 1));
+    double floor_mem = cg_tune_memory_cycles(t, d->bytes, resident * lane_bytes * t->wave_size);
+    if (cycles < floor_mem)
+      cycles = floor_mem;
     if (d->split > 1) {
       /* split-K: the kernel's buffers include the workspace of split f32/i32 partial tiles; the
        * ideal moves A, B and one 4-byte result, and the combine kernel's time (reading the
@@ -607,6 +639,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     out->est_us = cycles / t->clock_mhz;
     out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
     out->mem_bound = t_mem > t_mma;
+    ceiling(t, d, t_mma, t_mem, out);
   }
   return true;
 }
@@ -623,7 +656,7 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
     fprintf(out, "%-8s %-22s error: %s\n", t->name, name, err);
     return;
   }
-  char tile[48], share[16], est[32] = "-", roof[32] = "-";
+  char tile[48], share[16], est[32] = "-", roof[32] = "-", ceil_s[32] = "-";
   snprintf(tile, sizeof tile, "%dx%dx%d/%dx%d", d.bm, d.bn, d.bk, d.wm, d.wn);
   if (d.im2col) /* the pass writes [m + n][kpad] */
     snprintf(tile, sizeof tile, "im2col %lldx%d", d.m + d.n, d.kpad);
@@ -633,11 +666,13 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
   if (sc.est_us > 0) {
     snprintf(est, sizeof est, "%.1f", sc.est_us);
     snprintf(roof, sizeof roof, "%.0f%% %s", 100.0 * sc.roofline, sc.mem_bound ? "mem" : "mma");
+    snprintf(ceil_s, sizeof ceil_s, "%.0f%% %s", 100.0 * sc.ceiling, sc.ceiling_limit);
   }
-  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %s\n",
+  fprintf(out,
+          "%-8s %-42s %-5s %-22s %-28s %4d %4d %6lld %3d %5d %4d %7.1f %-13s %7s %8s  %-8s  %s\n",
           t->name, d.problem, d.type, tile, d.instr[0] ? d.instr : "-", sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
           sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 || d.im2col ? sc.model : "-",
-          sc.loop_cycles > 0 ? share : d.im2col ? "-" : sc.model, est, roof);
+          sc.loop_cycles > 0 ? share : d.im2col ? "-" : sc.model, est, roof, ceil_s);
 }
 
 /* The GEMM/conv kernels of kernels_of (target t of the top level or of an entry) not yet in
@@ -674,9 +709,9 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
     fprintf(out, "error: the manifest is not valid JSON\n");
     return 1;
   }
-  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %s\n",
+  fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %-8s  %s\n",
           "target", "problem", "type", "tile", "instruction", "vgpr", "agpr", "lds", "w/s", "spill",
-          "loop", "cycles", "model", "mma%", "est_us", "roofline");
+          "loop", "cycles", "model", "mma%", "est_us", "roofline", "ceiling");
   int problems = 0, ti_index = 0;
   const cJSON *t;
   cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(m, "targets")) {

@@ -39,6 +39,9 @@ typedef struct tb_score {
   double roofline;     /* ideal time / estimated time, 0..1 */
   bool mem_bound;      /* the ideal time is the memory term */
   double inflight_kib; /* skinny kernel: bytes in flight per CU (Little's law), KiB */
+  double ceiling;      /* the best roofline share any kernel can reach for the problem, 0..1 */
+  char ceiling_limit[8]; /* what limits it: "lat" (one memory latency), "grid" (too few 16x16
+                          * output tiles for the SIMDs), "-" (nothing: 100 %) */
 } tb_score;
 
 /* LLVM's AMDGPU disassembler, once per process before tb_kernel_score. */

@@ -142,8 +142,8 @@ static int split_of(const problem *p) {
  * the configuration alone fixes: tb_kernel_score's rounds x K tiles x a loop that issues at least
  * its matrix instructions back to back (and at least one 4-cycle pass per MFMA, 16-byte fragment
  * read, 16-byte global load and LDS write of its K tile), with the load floor, never below moving
- * the buffers once, plus split-K's combine. 0 (compile it) when there is none: llvm-mca, no
- * MFMA, the skinny kernel. */
+ * the buffers once nor one memory latency, plus split-K's combine. 0 (compile it) when there is
+ * none: llvm-mca, no MFMA, the skinny kernel. */
 static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   const target_info *t = T->targets[p->target].info;
   gemm_params P;
@@ -167,7 +167,10 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
    * least that for up to 3 K tiles (cg_tune_kernel_cycles) */
   double wait = cg_tune_load_wait_cycles(t, (int)waves), per_wave = nk / S * per_tile;
   per_wave += fmin(nk / S, CG_TUNE_KERNEL_WAITS) * fmax(wait - per_tile, 0);
-  double cycles = fmax(rounds * per_wave, kernel_bytes(p->plan, p->kernel) / bpc);
+  /* the buffers at the bandwidth, and one memory latency (Little's law with all of them in
+   * flight: cg_tune_memory_cycles, the score's floor with its own bytes in flight) */
+  double least = cg_tune_memory_cycles(t, kernel_bytes(p->plan, p->kernel), 0);
+  double cycles = fmax(rounds * per_wave, least);
   if (S > 1)
     cycles += (S * out4 + out4) / bpc;
   return cycles / t->clock_mhz;
