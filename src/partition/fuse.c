@@ -8,7 +8,6 @@
  * (docs/partitioning.md, "Cost of the partitioner"). */
 #include "partition.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +25,6 @@ typedef struct edge_list {
   int *tail;          /* per group */
   int *next, *target; /* per entry; target: the op at the other end */
 } edge_list;
-
-/* A set of group numbers emptied in O(1) by a new stamp: open addressing sized by what one
- * query holds (it doubles when half full), where a per-group stamp table cost 4 bytes per op. */
-typedef struct mark_set {
-  int *key, *stamp; /* slot k holds key[k] when stamp[k] == cur */
-  int cap, n, cur;
-} mark_set;
 
 /* Bits of fuse_state.flags: facts about an op, then facts about the group an op roots. */
 enum {
@@ -78,65 +70,15 @@ typedef struct fuse_state {
   size_t n;       /* groups at most (ops + 1): the per-group read tables, made at the first read */
   arena *a;
   /* cycle query scratch */
-  mark_set visit; /* groups a window reached */
+  part_marks visit; /* groups a window reached */
   int *stack;
-  mark_set nb_seen; /* one group's neighbours listed so far */
+  part_marks nb_seen; /* one group's neighbours listed so far */
   int *nbr, nbrcap; /* nbr grows: one group's distinct neighbours */
   int *setb, *setf;
   int64_t *keys;
 } fuse_state;
 
 static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
-
-static void marks_init(mark_set *m, int cap) {
-  m->key = malloc(sizeof(int) * (size_t)cap);
-  m->stamp = calloc((size_t)cap, sizeof(int));
-  if (!m->key || !m->stamp)
-    abort();
-  m->cap = cap, m->n = 0, m->cur = 1;
-}
-
-static void marks_free(mark_set *m) {
-  free(m->key);
-  free(m->stamp);
-}
-
-static void marks_clear(mark_set *m) {
-  if (m->cur == INT_MAX) { /* stamps wrap: empty every slot */
-    memset(m->stamp, 0, sizeof(int) * (size_t)m->cap);
-    m->cur = 0;
-  }
-  m->cur++, m->n = 0;
-}
-
-static int marks_slot(const mark_set *m, int x) {
-  int k = (int)((uint32_t)x * 0x9E3779B1u & (uint32_t)(m->cap - 1));
-  while (m->stamp[k] == m->cur && m->key[k] != x)
-    k = (k + 1) & (m->cap - 1);
-  return k;
-}
-
-static bool marks_has(const mark_set *m, int x) {
-  return m->stamp[marks_slot(m, x)] == m->cur;
-}
-
-/* Add x; false when it was there already. */
-static bool marks_add(mark_set *m, int x) {
-  int k = marks_slot(m, x);
-  if (m->stamp[k] == m->cur)
-    return false;
-  if (2 * (m->n + 1) > m->cap) { /* rehash the current members into twice the slots */
-    mark_set old = *m;
-    marks_init(m, 2 * old.cap);
-    for (int i = 0; i < old.cap; i++)
-      if (old.stamp[i] == old.cur)
-        marks_add(m, old.key[i]);
-    marks_free(&old);
-    k = marks_slot(m, x);
-  }
-  m->key[k] = x, m->stamp[k] = m->cur, m->n++;
-  return true;
-}
 
 static const op *anchor_op(const fuse_state *s, int x) {
   return s->anchor[x] ? s->g->ops[s->anchor[x] - 1] : NULL;
@@ -254,7 +196,7 @@ static void merge(fuse_state *s, int child, int root) {
  * walking a large group's list costs its external neighbours, amortised. */
 static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
   int n = 0, last = l->tail[z];
-  marks_clear(&s->nb_seen);
+  part_marks_clear(&s->nb_seen);
   if (last < 0)
     return 0;
   /* from the head (the tail's next) to the tail; prev: the entry before e in the ring */
@@ -262,7 +204,7 @@ static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
     done = e == last;
     --*budget;
     int p = find(s, l->target[e]);
-    if (p == z || !marks_add(&s->nb_seen, p)) { /* unlink e */
+    if (p == z || !part_marks_add(&s->nb_seen, p)) { /* unlink e */
       if (prev == e) { /* its only entry */
         l->tail[z] = -1;
         break;
@@ -287,8 +229,8 @@ static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
  * from -> avoid, or when the budget is spent. */
 static bool window(fuse_state *s, edge_list *l, int from, int avoid, int lo, int hi, int *set,
                    int *nset, int *budget) {
-  marks_clear(&s->visit);
-  marks_add(&s->visit, from);
+  part_marks_clear(&s->visit);
+  part_marks_add(&s->visit, from);
   int sp = 0;
   s->stack[sp++] = from;
   *nset = 0;
@@ -305,9 +247,9 @@ static bool window(fuse_state *s, edge_list *l, int from, int avoid, int lo, int
           continue; /* the edge being contracted */
         return false;
       }
-      if (marks_has(&s->visit, p) || ord_of(s, p) <= lo || ord_of(s, p) >= hi)
+      if (part_marks_has(&s->visit, p) || ord_of(s, p) <= lo || ord_of(s, p) >= hi)
         continue;
-      marks_add(&s->visit, p);
+      part_marks_add(&s->visit, p);
       s->stack[sp++] = p;
     }
   }
@@ -857,7 +799,7 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
   }
   arena_free(ua);
   s.use_start = s.uses = NULL;
-  marks_init(&s.nb_seen, 64);
+  part_marks_init(&s.nb_seen, 64);
   s.nbrcap = 64;
   s.nbr = zalloc(pa, (size_t)s.nbrcap, sizeof(int));
   /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
@@ -873,7 +815,7 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     ls[i]->next = zalloc(pa, nedge, sizeof(int));
     ls[i]->target = zalloc(pa, nedge, sizeof(int));
   }
-  marks_init(&s.visit, 64);
+  part_marks_init(&s.visit, 64);
   s.stack = zalloc(pa, nw, sizeof(int));
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
@@ -882,8 +824,8 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
       place_op(&s, o);
   }
   arena_free(pa);
-  marks_free(&s.visit);
-  marks_free(&s.nb_seen);
+  part_marks_free(&s.visit);
+  part_marks_free(&s.nb_seen);
   s.ins.tail = s.outs.tail = NULL;
   s.rd_head = NULL; /* recomputation checks no memory reads (try_recompute) */
   s.a = a;
