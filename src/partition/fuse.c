@@ -46,7 +46,6 @@ typedef struct fuse_state {
                     the groups (no rank: the root is the merge target, which the recomputation
                     pass's visiting order depends on; see ord_of) */
   bool nofuse;   /* TOSAC_NO_FUSION: every op is a kernel of its own */
-  bool patterns; /* the graph has attention or row patterns (F_ATT, att) */
   unsigned char *flags;  /* per op: F_* */
   int *use_start, *uses; /* value id -> reader op ids (CSR) */
   /* per union-find root */
@@ -784,7 +783,6 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     abort();
   int npat = part_attention_find(g, live, s.use_start, s.uses, is_result, s.att);
   npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, is_result, s.att, npat);
-  s.patterns = npat > 0;
   if (!npat) { /* no pattern: the table is not read */
     free(s.att);
     s.att = NULL;
