@@ -12,7 +12,7 @@ typedef struct plan_builder {
   partition_plan *p;
   int *buf_of_value; /* value id -> buffer id holding it, -1 if none */
   int nbuf_cap;
-  int *readers;     /* per value id: who reads it outside its kernel (reader_summary) */
+  int *readers;     /* per value id: who reads it outside its kernel (summarise_readers) */
   int *result_buf;  /* graph result index -> its BUF_OUTPUT buffer */
   int *group_start; /* group g's ops are at g->ops[group_pos[group_start[g] ..
                        group_start[g + 1] - 1]] */
