@@ -117,7 +117,9 @@ static int group_of_value(fuse_state *s, const value *v) {
   return find(s, d);
 }
 
-static uint16_t nops_add(int a, int b) { return (uint16_t)(a + b < UINT16_MAX ? a + b : UINT16_MAX); }
+static uint16_t nops_add(int a, int b) {
+  return (uint16_t)(a + b < UINT16_MAX ? a + b : UINT16_MAX);
+}
 
 static bool same_space(const tensor_type *a, const tensor_type *b) {
   if (a->rank != b->rank)
