@@ -48,6 +48,26 @@ struct type_table **arena_type_table(arena *a);
 #define ARENA_PUSH_OWNED(ar, items, count, cap, value)                                        \
   ARENA_PUSH_WITH(arena_regrow, ar, items, count, cap, value)
 
+/* ---------------------------------------------------------------- support/names.c */
+/* A value's SSA name in 32 bits, not a string pointer and a string (a million-op graph holds a
+ * million): 0 none, a plain decimal ("123", the usual SSA name) as its number, any other
+ * spelling ("arg0", "x", "007", a decimal past 2^31 - 2) as a slot in a process-wide registry
+ * of strings. Such a string is copied into the arena given; its slot is freed (and reused)
+ * when that arena is freed. Reading is thread-safe and takes no lock. */
+typedef uint32_t name_code;
+#define NAME_STRING 0x80000000u /* set in the code of a registry string */
+#define VALUE_NAME_MAX 12 /* a decimal's digits and NUL */
+name_code name_intern(arena *a, const char *s); /* s NULL: 0 (none) */
+name_code name_intern_n(arena *a, const char *s, size_t n);
+/* The spelling (without %): buf holds a decimal's digits, else the registry's string; NULL
+ * for none. */
+const char *name_str(name_code c, char buf[VALUE_NAME_MAX]);
+bool name_equal(name_code c, const char *s, size_t n); /* spelled s[0..n) */
+name_code name_decimal(const char *s, size_t n); /* the code of a decimal spelling, else 0 */
+/* arena.c's side: an arena lists the slots of the strings it holds and frees them with it. */
+void arena_note_name_slot(arena *a, uint32_t slot);
+void name_slots_release(const uint32_t *slots, size_t n);
+
 /* ---------------------------------------------------------------- support/diag.c */
 /* A source file held in memory; every location points into one. */
 typedef struct source_file {
@@ -211,23 +231,39 @@ typedef struct attr {
 
 typedef struct op op;
 
-typedef struct value { /* the two ints first: 40 bytes (a million-op graph holds a million) */
-  int id;           /* dense index in graph->values */
-  int nuses : 31;   /* ops (and results) that read it (each costs an operand slot: 2^30 is
-                       beyond any graph that fits in memory) */
+typedef struct value { /* 32 bytes (a million-op graph holds a million) */
+  signed id : 30;      /* dense index in graph->values (2^29 values are beyond any graph that
+                          fits in memory) */
   unsigned is_arg : 1; /* a function or region argument: its index is its place in the graph's
                           args (no field of its own: 8 bytes per value) */
-  const char *name; /* SSA name without %, e.g. "arg0", "3" */
+  unsigned used : 1;   /* read by an op or a result while parsing (the parser drops constants
+                          nothing reads; no one else needs a use count) */
+  name_code name;      /* SSA name without %, e.g. "arg0", "3": read it with value_name() */
   const tensor_type *type; /* interned in the graph's arena (type_intern) */
   op *def;          /* NULL for function arguments */
   src_loc loc;      /* where defined */
 } value;
+_Static_assert(sizeof(value) == 32, "value is 32 bytes");
+#define VALUE_MAX_ID ((1 << 29) - 1)
+
+/* v's SSA name (without %): in buf when it is a decimal; NULL when it has none. */
+static inline const char *value_name(const value *v, char buf[VALUE_NAME_MAX]) { return name_str(v->name, buf); }
+/* The same with a buffer of its own per use, alive to the end of the enclosing block: for
+ * printing (printf("%%%s -> %%%s", VALUE_NAME(a), VALUE_NAME(b))). */
+#define VALUE_NAME(v) value_name((v), (char[VALUE_NAME_MAX]){0})
 
 /* The parser refuses more (a few are added later by canonicalisation: the field holds 65535). */
 #define OP_MAX_ATTRS 4096
 
-struct op { /* the counts after the pointers: no padding; 56 bytes (a million-op graph holds a
-               million): kind, region and attribute counts share one word */
+/* What few ops have, out of line (an elementwise op has neither). */
+typedef struct op_rare {
+  attr *attrs;
+  struct graph **regions; /* cond_if: then, else; while_loop: cond, body (block arguments are the
+                             region graph's args, the tosa.yield operands its results) */
+} op_rare;
+
+struct op { /* 48 bytes (a million-op graph holds a million): kind, region and attribute counts
+               share one word, the attributes and regions are out of line */
   int id; /* dense index in graph->ops, a topological order */
   op_kind kind : 10;
   unsigned nregions : 6; /* at most 2 */
@@ -235,13 +271,19 @@ struct op { /* the counts after the pointers: no padding; 56 bytes (a million-op
   src_loc loc;
   value **operands;
   value **results;
-  attr *attrs;
-  struct graph **regions; /* cond_if: then, else; while_loop: cond, body (block arguments are the
-                             region graph's args, the tosa.yield operands its results) */
+  op_rare *rare; /* NULL while the op has no attributes and no regions: read them with op_attrs
+                    and op_regions, set them with op_set_attrs and op_set_regions */
   int noperands;
   int nresults;
 };
+_Static_assert(sizeof(op) == 48, "op is 48 bytes");
 _Static_assert(OP_COUNT < (1 << 9), "op.kind is a 10-bit field");
+
+static inline attr *op_attrs(const op *o) { return o->rare ? o->rare->attrs : NULL; }
+static inline struct graph **op_regions(const op *o) { return o->rare ? o->rare->regions : NULL; }
+/* o's attributes become attrs[0..n) (the array, not a copy), its regions r[0..n). */
+void op_set_attrs(arena *a, op *o, attr *attrs, int n);
+void op_set_regions(arena *a, op *o, struct graph **r, int n);
 
 /* Attribute access: NULL / fallback when absent. */
 const attr *op_attr(const op *o, const char *name);

@@ -627,7 +627,7 @@ static void put_tensor_rows(emitter *e, value *const *vals, int n, bool named) {
   for (int i = 0; i < n; i++) {
     const value *v = vals[i];
     out(c, "  {");
-    c_string(c, named && v->name ? v->name : "");
+    c_string(c, named && v->name ? VALUE_NAME(v) : "");
     out(c, ", \"%s\", %d, {", elem_type_name(v->type->elem), v->type->rank);
     for (int d = 0; d < v->type->rank && d < 8; d++)
       out(c, "%s%lld", d ? ", " : "", (long long)v->type->dims[d]);

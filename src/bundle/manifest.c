@@ -73,7 +73,7 @@ static cJSON *graph_values(value *const *vals, int n, bool with_name) {
     cJSON *o = cJSON_CreateObject();
     add_int(o, "index", i);
     if (with_name)
-      cJSON_AddStringToObject(o, "name", v->name ? v->name : "");
+      cJSON_AddStringToObject(o, "name", v->name ? VALUE_NAME(v) : "");
     cJSON_AddItemToObject(o, "shape", shape_array(v->type));
     cJSON_AddStringToObject(o, "element_type", elem_type_name(v->type->elem));
     add_int(o, "bytes", tensor_bytes(v->type));

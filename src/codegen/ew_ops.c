@@ -16,8 +16,8 @@ const dense_data *cg_const_data(const value *v) {
   if (op_table[o->kind].family != FAM_CONST)
     return NULL;
   for (int i = 0; i < o->nattrs; i++)
-    if (o->attrs[i].kind == ATTR_DENSE && o->attrs[i].dense)
-      return o->attrs[i].dense;
+    if (op_attrs(o)[i].kind == ATTR_DENSE && op_attrs(o)[i].dense)
+      return op_attrs(o)[i].dense;
   return NULL;
 }
 

@@ -29,6 +29,8 @@ typedef struct gemm_mma {
   bool widen;               /* FMA, bf16 without a dot: staged into LDS as f32, so each element
                              * is widened once per K tile, not once per step of every lane that
                              * reads it (4096^3 on gfx1030: 76 % -> 90 % FMA slots) */
+  bool pair;                /* FMA, f32 on a VOPD target (target_info.dual_issue): FMAs of k
+                             * steps q and q+1 interleaved for v_dual_fmac_f32 (fma_step) */
   char name[64];            /* mnemonic for the manifest: "v_mfma_f32_32x32x8f16" / "fma" */
 } gemm_mma;
 
@@ -145,8 +147,9 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
 /* The load floor of the GEMM cost models, one definition for the tuning estimate below and
  * tosac-tune's issue model (tosac-bundle quality without llvm-mca): the cycles a K tile's global
  * loads take to arrive when the loop's other work does not cover them (target table:
- * barrier_drains_memory adds the wait every s_barrier makes for them on gfx908). */
-double cg_tune_load_wait_cycles(const target_info *t);
+ * barrier_drains_memory adds the wait every s_barrier makes for them on gfx908, in work-groups
+ * of more than one wave: LLVM turns the barrier of a one-wave group into a wave barrier). */
+double cg_tune_load_wait_cycles(const target_info *t, int waves);
 /* Cycles of one wave's GEMM kernel under that floor, as the quality model scores kernels: with a
  * K loop (tiles > 0), `iters` steady-state iterations of `iter` cycles, each at least `tiles` K
  * tiles x the floor (the prologue is not scored, as llvm-mca's loop figures do not); without
@@ -154,8 +157,8 @@ double cg_tune_load_wait_cycles(const target_info *t);
  * exposed load waits (its loads, the LDS round trip, the epilogue's loads and stores), which
  * llvm-mca sees when it scores the whole kernel (`mca-all`). */
 #define CG_TUNE_KERNEL_WAITS 3
-double cg_tune_kernel_cycles(const target_info *t, double outside, double iter, double tiles,
-                             double iters);
+double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, double iter,
+                             double tiles, double iters);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,

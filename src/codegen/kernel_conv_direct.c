@@ -38,7 +38,7 @@ static LLVMValueRef const_global(cg_builder *cb, const part_kernel *k, const val
   size_t bytes = (size_t)(numel * nb);
   if (!d || (!d->splat && d->nbytes < bytes) || (d->splat && d->nbytes < (size_t)nb)) {
     diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither a kernel argument nor a constant",
-                     k->name, v->name);
+                     k->name, VALUE_NAME(v));
     cb->failed = true;
     return NULL;
   }
@@ -142,7 +142,7 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
     const value *v = k->out_vals[o];
     LLVMValueRef x = cur[v->id];
     if (!x) {
-      diag_error_noloc(cb->diag, "kernel '%s': output %%%s is not computed by the kernel", k->name, v->name);
+      diag_error_noloc(cb->diag, "kernel '%s': output %%%s is not computed by the kernel", k->name, VALUE_NAME(v));
       ok = false;
       break;
     }

@@ -193,7 +193,7 @@ static bool add_constant_source(ew_kernel *K, ew_source *s) {
   const dense_data *d = cg_const_data(s->v);
   if (!d) {
     diag_error_noloc(cb->diag, "kernel '%s': value %%%s is neither an input nor computed", K->k->name,
-                     s->v->name);
+                     VALUE_NAME(s->v));
     return false;
   }
   int64_t numel = tensor_numel(s->v->type);
@@ -213,7 +213,7 @@ static bool add_constant_source(ew_kernel *K, ew_source *s) {
   }
   if (d->nbytes < (size_t)(numel * nb)) {
     diag_error_noloc(cb->diag, "kernel '%s': constant %%%s holds %zu bytes, expected %lld", K->k->name,
-                     s->v->name, d->nbytes, (long long)(numel * nb));
+                     VALUE_NAME(s->v), d->nbytes, (long long)(numel * nb));
     return false;
   }
   LLVMValueRef init = LLVMConstDataArray(s->mem_t, (const char *)d->bytes, (size_t)(numel * nb));
@@ -312,7 +312,7 @@ static LLVMValueRef table_pointer(ew_kernel *K, const value *v) {
   int nb = elem_type_bytes(v->type->elem);
   if (!d || (!d->splat && d->nbytes < (size_t)(numel * nb)) || (d->splat && d->nbytes < (size_t)nb)) {
     diag_error_noloc(cb->diag, "kernel '%s': the table %%%s is neither an input nor a constant", K->k->name,
-                     v->name);
+                     VALUE_NAME(v));
     cb->failed = true;
     return NULL;
   }

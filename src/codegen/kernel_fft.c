@@ -229,7 +229,7 @@ bool cg_emit_fft(cg_builder *cb, const graph *g, const partition_plan *p, const 
     const value *v = k->out_vals[i];
     LLVMValueRef x = v == F.o->results[0] ? re : v == F.o->results[1] ? im : NULL;
     if (!x) {
-      diag_error_noloc(cb->diag, "kernel '%s': output %%%s is not a result of %s", k->name, v->name,
+      diag_error_noloc(cb->diag, "kernel '%s': output %%%s is not a result of %s", k->name, VALUE_NAME(v),
                        op_table[F.o->kind].name);
       cb->failed = true;
       return false;

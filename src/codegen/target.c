@@ -5,9 +5,10 @@
 
 /* name, family, wave, LDS, VGPRs per SIMD lane, sramecc, xnack, mfma, wmma, default, mach;
  * CUs, SIMDs per CU, clock MHz, memory GB/s, VGPR granule, waves per SIMD, f32 FMA flops per CU
- * per clock, native f32 atomic add, separate AGPR file, buffer resource dword 3 (CK's value;
- * 0: the GEMM loop uses global loads), memory latency (ns; assumed round figures: HBM 700, GDDR
- * 500, no measurement here), s_barrier drains memory (no back-off barrier: LLVM's
+ * per clock, native f32 atomic add, separate AGPR file, buffer resource dword 3 (CK's value:
+ * gfx9 0x00020000, gfx10.3 0x31014000, gfx11 and gfx12 0x31004000: ck.hpp puts gfx11 and gfx12
+ * on one line; 0: the GEMM loop uses global loads), memory latency (ns; assumed round figures:
+ * HBM 700, GDDR 500, no measurement here), s_barrier drains memory (no back-off barrier: LLVM's
  * SIInsertWaitcnts waits for every load before it; gfx90a and later and RDNA back off), VOPD dual
  * issue of f32 FMAs (gfx11, gfx12). Boards:
  * MI100, MI210, MI300X, MI355X, RX 6900 XT, RX 7900 XTX (AMDGPU.md §4.2) and RX 9070 XT (vendor
@@ -22,11 +23,11 @@ const target_info target_table[] = {
     {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f,
      256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false},
     {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36,
-     80, 2, 2250, 512, 16, 16, 128, false, 0, 0, 500, false, false},
+     80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false},
     {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41,
-     96, 2, 2500, 960, 24, 16, 256, true, 0, 0, 500, false, true},
+     96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
-     64, 2, 2970, 640, 24, 16, 256, true, 0, 0, 500, false, true},
+     64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 

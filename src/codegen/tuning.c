@@ -186,16 +186,16 @@ static bool acc_copies(const target_info *t, const gemm_problem *pb, const gemm_
  * waves of 16x16x4 MFMAs: 4 MFMAs (128 cycles) per 64-byte K tile, 52 % on gfx90a, 34 % on
  * gfx908; 8 per 128-byte tile 82 %, 66 %). tosac-tune's issue model applies the same floor
  * (tools/tosac-bundle/quality.c), so that the tuner and this estimate rank on one model. */
-double cg_tune_load_wait_cycles(const target_info *t) {
-  return EST_LOAD_LATENCY + (t->barrier_drains_memory ? EST_DRAIN : 0);
+double cg_tune_load_wait_cycles(const target_info *t, int waves) {
+  return EST_LOAD_LATENCY + (t->barrier_drains_memory && waves > 1 ? EST_DRAIN : 0);
 }
 
 /* A kernel scored whole (no K loop) pays CG_TUNE_KERNEL_WAITS load waits besides its issue
  * (llvm-mca: 1676-1912 cycles for one 128-byte K tile of 16x32 waves on gfx90a); each K tile of a
  * loop at least the floor. */
-double cg_tune_kernel_cycles(const target_info *t, double outside, double iter, double tiles,
-                             double iters) {
-  double wait = cg_tune_load_wait_cycles(t), floor = tiles * wait;
+double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, double iter,
+                             double tiles, double iters) {
+  double wait = cg_tune_load_wait_cycles(t, waves), floor = tiles * wait;
   if (tiles <= 0)
     return outside + iter + CG_TUNE_KERNEL_WAITS * wait;
   return iters * (iter > floor ? iter : floor);
@@ -244,6 +244,15 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
 /* and at most this many splits (the estimate flattens long before) */
 #define SPLITK_MAX_SPLIT 128
 
+/* A one-wave work-group (cg_tune_each_tile: where s_barrier drains memory) issues this much
+ * more than estimated: its gathers and loads are one wave's, which the estimate, fitted on 2-8
+ * waves, undercounts for taps (gfx908, llvm-mca, f32 16x16x4 MFMAs: ResNet-18's 3x3 784x128x576 on
+ * 16x16x32 one-wave tiles 342 cycles per K tile against 320 estimated, 9 % slower than the
+ * 32x64x64 tile of 8 waves that the estimate placed 1 % behind; its 1x1 196x256x128 308 against
+ * 320, 17 % faster than 16x32x32 of 2 waves at the drain's 372); the memory floor stays as it
+ * is (ResNet-50's 1x1 3136x64x64 f16: one-wave tiles at the floor, 0.66 against 1.02 us) */
+#define EST_ONE_WAVE 0.08
+
 /* Estimated cycles of the GEMM with tile P split S ways over K. */
 static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                          const gemm_mma *mm, int64_t S) {
@@ -251,14 +260,14 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   int64_t nk = (pb->k + P->bk - 1) / P->bk, per = (nk + S - 1) / S;
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
-  int unroll = two_tile_loop(t, P, mm) ? 2 : 1;
+  int unroll = two_tile_loop(t, P, mm) ? 2 : 1, wg = (P->bm / P->wm) * (P->bn / P->wn);
   double tile = tile_cycles(t, pb, P, mm), c;
   if (per <= unroll) /* no K loop: the model scores the whole kernel, prologue and epilogue too */
-    c = cg_tune_kernel_cycles(t, 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size),
+    c = cg_tune_kernel_cycles(t, wg, 4.0 * (EST_WHOLE + P->wm * P->wn / t->wave_size),
                               (double)per * tile, 0, 1);
   else /* whole iterations (an odd tile count runs a zero tile in front) */
-    c = cg_tune_kernel_cycles(t, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
-  c *= (double)rounds;
+    c = cg_tune_kernel_cycles(t, wg, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
+  c *= (double)rounds * (wg == 1 ? 1 + EST_ONE_WAVE : 1);
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4, mem = (operand_bytes(pb) + ws) / bpc;
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
@@ -309,9 +318,11 @@ void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn 
             for (int kb = 32; kb <= 64; kb *= 2) {
               gemm_params c = {.wm = m0.m * rm, .wn = m0.n * rn, .bk = kb / es};
               c.bm = c.wm * gm, c.bn = c.wn * gn;
-              /* at most 128 accumulators per lane (registers), 2 to 8 waves */
+              /* at most 128 accumulators per lane (registers), 2 to 8 waves; one wave where
+               * s_barrier drains memory: a one-wave work-group has no s_barrier (LLVM makes it
+               * a wave barrier), so its loads stay in flight across the K steps */
               if (c.wm > 128 || c.wn > 128 || c.wm * c.wn > 128 * t->wave_size || gm * gn > 8 ||
-                  gm * gn < 2 || c.bk < m0.k || c.bk % m0.k)
+                  gm * gn < (t->barrier_drains_memory ? 1 : 2) || c.bk < m0.k || c.bk % m0.k)
                 continue;
               /* no tile beyond the problem (rounded to the instruction) */
               if (c.bm > round_up_int(pb->m < 4096 ? pb->m : 4096, c.wm) ||
@@ -422,7 +433,7 @@ static void heur_try_long_k(void *ctx, const gemm_mma *m0, const gemm_params *c)
   if (!m0->row || c->bk * elem_type_bytes(pb->in) != 64)
     return;
   bool conv = pb->op && strstr(pb->op, "conv") && pb->a_contig > 0;
-  double floor = cg_tune_load_wait_cycles(hb->t), per = (double)(c->wm / m0->m) * (c->wn / m0->n) *
+  double floor = cg_tune_load_wait_cycles(hb->t, (c->bm / c->wm) * (c->bn / c->wn)), per = (double)(c->wm / m0->m) * (c->wn / m0->n) *
                                                m0->row->cycles / m0->k; /* per k element */
   gemm_params L = *c;
   for (int x = 2; x <= 4; x *= 2) {
@@ -472,13 +483,11 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
     int dk = mm->dot ? mm->dot->k : 1;
     work = (double)rm * rn * mm->tm * mm->tn * steps * (mm->k / dk);
     reads = (double)(rm * mm->tm + rn * mm->tn) * steps;
-    /* VOPD (gfx11, gfx12): LLVM pairs f32 FMAs into v_dual_fmac_f32, one issue slot each, the
-     * more the more accumulators a lane has to choose from (counted in the loops of the stem and
-     * 56x56x64 3x3: 16 accumulators 19-26 % of the FMAs paired, 32 40-63 %, 64 49-90 %) */
-    if (t->dual_issue && !mm->dot) {
-      double paired = (double)rm * rn * mm->tm * mm->tn / 64.0; /* accumulators per lane / 64 */
-      work *= 1 - (paired > 0.9 ? 0.9 : paired) / 2;
-    }
+    /* VOPD (gfx11, gfx12): fma_step orders f32 FMAs for v_dual_fmac_f32 (gemm_mma.pair), one
+     * issue slot per pair: 83-100 % of the FMAs paired in ResNet-18's loops on gfx1100/gfx1200
+     * whatever the micro-tile (k-outer order: 19-90 %, the more the more accumulators) */
+    if (mm->pair)
+      work *= 1 - 0.93 / 2;
   }
   double other = 24 + 3.0 * la + (2.0 + bw) * lb + reads + (conv ? 20 + 11.0 * la : 0);
   other += pb->m % P->bm || pb->n % P->bn || pb->k % P->bk ? 10 : 0;

@@ -7,20 +7,22 @@
 
 attr *fe_find_attr(op *o, const char *name) {
   for (int i = 0; i < o->nattrs; i++)
-    if (!strcmp(o->attrs[i].name, name)) return &o->attrs[i];
+    if (!strcmp(op_attrs(o)[i].name, name)) return &op_attrs(o)[i];
   return NULL;
 }
 
 void fe_remove_attr(op *o, const char *name) {
   int n = 0;
+  attr *as = op_attrs(o);
   for (int i = 0; i < o->nattrs; i++)
-    if (strcmp(o->attrs[i].name, name)) o->attrs[n++] = o->attrs[i];
+    if (strcmp(as[i].name, name)) as[n++] = as[i];
   o->nattrs = n;
 }
 
 attr *fe_add_attr(fe_parser *p, op *o, const char *name, attr_kind kind) {
-  o->attrs = arena_grow(p->a, o->attrs, sizeof(attr), (size_t)o->nattrs, (size_t)o->nattrs + 1);
-  attr *a = &o->attrs[o->nattrs++];
+  int n = o->nattrs;
+  op_set_attrs(p->a, o, arena_grow(p->a, op_attrs(o), sizeof(attr), (size_t)n, (size_t)n + 1), n + 1);
+  attr *a = &op_attrs(o)[n];
   memset(a, 0, sizeof *a);
   a->name = name;
   a->kind = kind;
@@ -37,14 +39,14 @@ static const dense_data *const_operand(fe_parser *p, fe_opctx *c, int idx, const
   char tb[160];
   if (!d || d->kind != OP_CONST) {
     fe_error(p, c->operand_locs[idx], "the %s operand of '%s' must be a constant (tosa.const), but '%%%s' is %s", what,
-             op_name(c->o), v->name, d ? arena_printf(p->a, "computed by '%s'", op_name(d)) : "a function argument");
+             op_name(c->o), VALUE_NAME(v), d ? arena_printf(p->a, "computed by '%s'", op_name(d)) : "a function argument");
     return NULL;
   }
   attr *va = fe_find_attr(d, "values");
   if (!va || va->kind != ATTR_DENSE) return NULL; /* the constant itself was reported */
   if (tensor_numel(&va->dense->type) != 1) {
     fe_error(p, c->operand_locs[idx], "the %s operand of '%s' must hold one value, but '%%%s' is %s", what,
-             op_name(c->o), v->name, fe_type_str(&va->dense->type, tb, sizeof tb));
+             op_name(c->o), VALUE_NAME(v), fe_type_str(&va->dense->type, tb, sizeof tb));
     return NULL;
   }
   return va->dense;

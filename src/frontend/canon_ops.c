@@ -16,7 +16,7 @@ static const dense_data *const_of(fe_parser *p, fe_opctx *c, int idx, const char
   op *d = v->def;
   if (!d || (d->kind != OP_CONST && d->kind != OP_CONST_SHAPE)) {
     fe_error(p, c->operand_locs[idx], "the %s operand of '%s' must be a constant (tosa.const or tosa.const_shape), but '%%%s' is %s",
-             what, op_name(c->o), v->name,
+             what, op_name(c->o), VALUE_NAME(v),
              d ? arena_printf(p->a, "computed by '%s'", op_name(d)) : "a function argument");
     if (d) fe_note(p, d->loc, "operand defined here");
     return NULL;
@@ -180,7 +180,7 @@ static bool exact_geometry(fe_parser *p, fe_opctx *c, int nsp, int first_dim, co
   r->type = type_intern(p->a, &rt);
   r->loc = o->loc;
   r->def = sl;
-  r->name = arena_printf(p->a, "%s_exact", in->name ? in->name : "v");
+  r->name = name_intern(p->a, arena_printf(p->a, "%s_exact", in->name ? VALUE_NAME(in) : "v"));
   sl->results = arena_alloc(p->a, sizeof(value *));
   sl->results[0] = r;
   sl->nresults = 1;

@@ -30,13 +30,13 @@ static value *find_arg(const graph *g, const char *name) {
   long idx = strtol(name, &end, 10);
   if (*name && !*end) return idx >= 0 && idx < g->nargs ? g->args[idx] : NULL;
   for (int i = 0; i < g->nargs; i++)
-    if (!strcmp(g->args[i]->name, name)) return g->args[i];
+    if (name_equal(g->args[i]->name, name, strlen(name))) return g->args[i];
   return NULL;
 }
 
 static const char *arg_list(fe_parser *p, const graph *g) {
   char *s = arena_strdup(p->a, "");
-  for (int i = 0; i < g->nargs; i++) s = arena_printf(p->a, "%s%s%%%s", s, i ? ", " : "", g->args[i]->name);
+  for (int i = 0; i < g->nargs; i++) s = arena_printf(p->a, "%s%s%%%s", s, i ? ", " : "", VALUE_NAME(g->args[i]));
   return g->nargs ? s : "none";
 }
 
@@ -55,14 +55,14 @@ bool fe_dyn_signature(fe_parser *p, graph *g, src_loc fn_loc) {
     }
     if (s->dim < 0 || s->dim >= v->type->rank) {
       ok = fe_error(p, v->loc, "--specialize=%s:%d: argument '%%%s' (%s) has no dimension %d", s->arg, s->dim,
-                    v->name, fe_type_str(v->type, tb, sizeof tb), s->dim);
+                    VALUE_NAME(v), fe_type_str(v->type, tb, sizeof tb), s->dim);
       continue;
     }
     bool dynamic = false;
     for (int k = 0; k < p->ndyn; k++) dynamic |= p->dyn[k].arg == v && p->dyn[k].dim == s->dim;
     if (!dynamic) {
       ok = fe_error(p, v->loc, "--specialize=%s:%d: dimension %d of argument '%%%s' (%s) is static; only '?' "
-                    "dimensions take values", s->arg, s->dim, s->dim, v->name, fe_type_str(v->type, tb, sizeof tb));
+                    "dimensions take values", s->arg, s->dim, s->dim, VALUE_NAME(v), fe_type_str(v->type, tb, sizeof tb));
       continue;
     }
     tensor_type t = *v->type;
@@ -77,7 +77,7 @@ static bool unresolved_error(fe_parser *p, const value *v, int d, const op *user
   for (int k = 0; k < p->ndyn; k++)
     if (p->dyn[k].arg == v && p->dyn[k].dim == d) at = p->dyn[k].loc;
   fe_error(p, at, "dynamic dimension %d of argument '%%%s' has no value; compile with --specialize=%s:%d=V1,V2,...",
-           d, v->name, v->name, d);
+           d, VALUE_NAME(v), VALUE_NAME(v), d);
   if (user) fe_note(p, user->loc, "first used here by '%s'", op_table[user->kind].name);
   return false;
 }
@@ -147,7 +147,7 @@ static void fill_value(fe_parser *p, value *v, const tensor_type *from) {
 
 bool fe_dyn_results(fe_parser *p, const fe_opctx *c) {
   const op *o = c->o; /* control flow: a result is what the (then / body) region yields */
-  const graph *rg = o->nregions == 2 ? o->regions[o->kind == OP_COND_IF ? 0 : 1] : NULL;
+  const graph *rg = o->nregions == 2 ? op_regions(o)[o->kind == OP_COND_IF ? 0 : 1] : NULL;
   for (int r = 0; rg && r < o->nresults && r < rg->nresults; r++)
     if (rg->results[r]) fill_value(p, o->results[r], rg->results[r]->type);
   for (int r = 0; r < c->o->nresults; r++) {

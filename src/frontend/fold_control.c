@@ -305,9 +305,9 @@ static value *const_op(folder *F, const op *at, const value *like, const dense_d
   op *c = arena_alloc(F->a, sizeof *c);
   c->kind = OP_CONST;
   c->loc = at->loc;
-  c->attrs = arena_alloc(F->a, sizeof(attr));
-  c->attrs[0] = (attr){.name = "values", .kind = ATTR_DENSE, .dense = (dense_data *)d, .loc = at->loc};
-  c->nattrs = 1;
+  attr *va = arena_alloc(F->a, sizeof(attr));
+  *va = (attr){.name = "values", .kind = ATTR_DENSE, .dense = (dense_data *)d, .loc = at->loc};
+  op_set_attrs(F->a, c, va, 1);
   c->results = arena_alloc(F->a, sizeof(value *));
   c->results[0] = new_value(F, like, c);
   c->nresults = 1;
@@ -356,7 +356,7 @@ static bool fold_if(folder *F, op *o) {
   if (o->nregions != 2 || !const_bool(F, mapped(F, o->operands[0]), &truth))
     return false;
   value **res = arena_alloc(F->a, sizeof(value *) * (size_t)(o->nresults + 1));
-  graph *rg = o->regions[truth ? 0 : 1];
+  graph *rg = op_regions(o)[truth ? 0 : 1];
   inline_region(F, o, rg, mapped_operands(F, o, 1), o->noperands - 1, res);
   if (F->give_up)
     return false;
@@ -377,7 +377,7 @@ static bool fold_while(folder *F, op *o) {
     F->ops = NULL, F->nops = 0, F->ocap = 0;
     value *c = NULL;
     if (o->nregions == 2)
-      inline_region(F, o, o->regions[0], cur, n, &c);
+      inline_region(F, o, op_regions(o)[0], cur, n, &c);
     F->ops = saved, F->nops = saved_n, F->ocap = saved_cap;
     if (F->failed)
       return true;
@@ -391,7 +391,7 @@ static bool fold_while(folder *F, op *o) {
     if (iter == FOLD_MAX_ITERATIONS) /* too long to unroll: the runtime iterates it */
       return false;
     value **next = arena_alloc(F->a, sizeof(value *) * (size_t)(n > 0 ? n : 1));
-    inline_region(F, o, o->regions[1], cur, n, next);
+    inline_region(F, o, op_regions(o)[1], cur, n, next);
     if (F->give_up)
       return false;
     cur = next;
@@ -404,7 +404,7 @@ static bool fold_while(folder *F, op *o) {
 /* Rewire the values a kept op's regions capture from outside (they may stand for folded ones). */
 static void rewire_regions(folder *F, op *o) {
   for (int r = 0; r < o->nregions; r++) {
-    graph *rg = o->regions[r];
+    graph *rg = op_regions(o)[r];
     for (int i = 0; i < rg->nops; i++) {
       for (int j = 0; j < rg->ops[i]->noperands; j++)
         rg->ops[i]->operands[j] = mapped(F, rg->ops[i]->operands[j]);
@@ -462,7 +462,7 @@ static void emit_op(folder *F, op *o, bool clone) {
 /* Values of the enclosing graph that o's regions read are needed when o is. */
 static void need_captured(folder *F, ptr_map *needed, const op *o) {
   for (int r = 0; r < o->nregions; r++) {
-    const graph *rg = o->regions[r];
+    const graph *rg = op_regions(o)[r];
     for (int i = 0; i < rg->nops; i++) {
       for (int j = 0; j < rg->ops[i]->noperands; j++)
         map_put(F->a, needed, rg->ops[i]->operands[j], (void *)1);
@@ -473,23 +473,7 @@ static void need_captured(folder *F, ptr_map *needed, const op *o) {
   }
 }
 
-/* Uses of top-level values (those in `top`) inside o's regions, as the parser counted them. */
-static void count_captured(folder *F, const ptr_map *top, const op *o) {
-  for (int r = 0; r < o->nregions; r++) {
-    const graph *rg = o->regions[r];
-    for (int i = 0; i < rg->nops; i++) {
-      for (int j = 0; j < rg->ops[i]->noperands; j++)
-        if (map_get(top, rg->ops[i]->operands[j]))
-          rg->ops[i]->operands[j]->nuses++;
-      count_captured(F, top, rg->ops[i]);
-    }
-    for (int i = 0; i < rg->nresults; i++)
-      if (map_get(top, rg->results[i]))
-        rg->results[i]->nuses++;
-  }
-}
-
-/* Keep the ops some result needs; renumber ops and values densely and recount uses. */
+/* Keep the ops some result needs; renumber ops and values densely. */
 static void rebuild(folder *F, graph *g) {
   char *live = arena_alloc(F->a, (size_t)F->nops + 1);
   ptr_map needed = {0};
@@ -508,7 +492,6 @@ static void rebuild(folder *F, graph *g) {
   g->values = NULL, g->nvalues = 0;
   g->ops = NULL, g->nops = 0;
   for (int i = 0; i < g->nargs; i++) {
-    g->args[i]->nuses = 0;
     g->args[i]->id = g->nvalues;
     ARENA_PUSH(F->a, g->values, g->nvalues, vcap, g->args[i]);
   }
@@ -519,21 +502,10 @@ static void rebuild(folder *F, graph *g) {
     o->id = g->nops;
     ARENA_PUSH(F->a, g->ops, g->nops, ocap, o);
     for (int r = 0; r < o->nresults; r++) {
-      o->results[r]->nuses = 0;
       o->results[r]->id = g->nvalues;
       ARENA_PUSH(F->a, g->values, g->nvalues, vcap, o->results[r]);
     }
   }
-  ptr_map top = {0};
-  for (int i = 0; i < g->nvalues; i++)
-    map_put(F->a, &top, g->values[i], (void *)1);
-  for (int i = 0; i < g->nops; i++) {
-    for (int j = 0; j < g->ops[i]->noperands; j++)
-      g->ops[i]->operands[j]->nuses++;
-    count_captured(F, &top, g->ops[i]);
-  }
-  for (int r = 0; r < g->nresults; r++)
-    g->results[r]->nuses++;
 }
 
 bool fe_fold_control(graph *g, diag_sink *d) {

@@ -170,7 +170,8 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
   if (!get_layout(p, mt, loc, &L)) return NULL;
   tensor_type mem = memory_type(mt, &L);
   arg->type = type_intern(p->a, &mem);
-  fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function argument", .res = arg->name};
+  char nb[VALUE_NAME_MAX];
+  fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function argument", .res = value_name(arg, nb)};
   const tensor_type *t = &mt->t;
   int64_t full[TOSAC_MAX_RANK], mid[TOSAC_MAX_RANK], start[TOSAC_MAX_RANK] = {0}, perm[TOSAC_MAX_RANK];
   int64_t size[TOSAC_MAX_RANK];
@@ -203,7 +204,9 @@ value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt
                       fe_mgx_type_str(mt, b, sizeof b)),
              NULL;
   tensor_type mem = memory_type(mt, &L);
-  fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function result", .res = v->name ? v->name : "result"};
+  char nb[VALUE_NAME_MAX];
+  const char *vn = value_name(v, nb);
+  fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function result", .res = vn ? vn : "result"};
   int64_t mid[TOSAC_MAX_RANK], perm[TOSAC_MAX_RANK];
   int nmid = 0;
   for (int i = 0; i < mt->t.rank; i++)
@@ -278,7 +281,7 @@ static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
 }
 
 static bool check_operands(fe_mgx_ctx *m, const fe_mgx_opdef *d) {
-  char x[160], y[160];
+  char x[160], y[160], nb[VALUE_NAME_MAX];
   if (m->nin < d->min_in || m->nin > d->max_in) {
     if (d->min_in == d->max_in)
       return fe_error(m->p, m->loc, "'%s' expects %d operand%s, found %d", m->opname, d->min_in, d->min_in == 1 ? "" : "s",
@@ -291,7 +294,7 @@ static bool check_operands(fe_mgx_ctx *m, const fe_mgx_opdef *d) {
   for (int i = 0; i < m->nin; i++)
     if (m->in[i]->id >= 0 && !tensor_type_equal(m->in[i]->type, &m->in_t[i].t))
       return fe_error(m->p, m->loc, "operand %d of '%s' is declared as %s, but '%%%s' has type %s", i, m->opname,
-                      fe_type_str(&m->in_t[i].t, x, sizeof x), m->in[i]->name, fe_type_str(m->in[i]->type, y, sizeof y));
+                      fe_type_str(&m->in_t[i].t, x, sizeof x), value_name(m->in[i], nb), fe_type_str(m->in[i]->type, y, sizeof y));
   for (int i = 0; i < m->nattrs; i++)
     if (d->attrs && !allowed_attr(d->attrs, m->attrs[i].name))
       return fe_error(m->p, m->attrs[i].loc, "'%s' attribute '%s' is not supported", m->opname, m->attrs[i].name);
@@ -322,7 +325,7 @@ bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults
              fe_type_str(&m.out_t.t, x, sizeof x), fe_type_str(r->type, y, sizeof y));
     r = NULL;
   }
-  if (r && r == m.last) r->name = m.res;
+  if (r && r == m.last) r->name = name_intern(p->a, m.res);
   for (int i = 0; i < nresults; i++) fe_scope_bind(p, fs, results[i], r && i == 0 ? r : fe_poison(p));
   return ok;
 }

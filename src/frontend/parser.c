@@ -167,8 +167,8 @@ static bool starts_line(const fe_parser *p, fe_token t) {
 }
 
 /* ---------------------------------------------------------------- values by name */
-typedef struct vt_entry { /* 16 bytes: a million-value function's table is 2M of them */
-  const char *name; /* NUL-terminated (an arena copy) */
+typedef struct vt_entry { /* 16 bytes */
+  name_code name; /* 0: an empty slot */
   value *v;
 } vt_entry;
 
@@ -176,8 +176,11 @@ typedef struct fn_state {
   graph *g;
   struct fn_state *parent; /* enclosing scope (regions see the values defined around them) */
   bool in_region;          /* the block ends with tosa.yield, not func.return */
-  vt_entry *tab;
+  vt_entry *tab; /* names by hash, */
   int tabcap, tabn;
+  value **dense; /* except decimals below densecap (most names: "%0" to "%N"), indexed by their
+                    number: 8 bytes a name instead of two 16-byte entries at half load */
+  uint32_t densecap, ndense;
   int vcap, ocap, rcap;
   tensor_type *res_types;
   int nres_types;
@@ -189,23 +192,29 @@ typedef struct fn_state {
   value **launch_res;
 } fn_state;
 
-static uint32_t hash_name(const char *s, int n) {
+/* A name's hash: its number when it is a decimal (most are), else its spelling's. */
+static uint32_t hash_name(name_code dec, const char *s, int n) {
+  if (dec) return dec * 2654435761u;
   uint32_t h = 2166136261u;
   for (int i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
   return h;
 }
 
-static vt_entry *vt_slot(fn_state *fs, const char *name, int len) {
+/* The slot of name (dec: its code when it is a decimal, else 0). */
+static vt_entry *vt_slot_dec(fn_state *fs, name_code dec, const char *name, int len) {
   uint32_t m = (uint32_t)fs->tabcap - 1;
-  for (uint32_t i = hash_name(name, len) & m;; i = (i + 1) & m) {
+  for (uint32_t i = hash_name(dec, name, len) & m;; i = (i + 1) & m) {
     vt_entry *e = &fs->tab[i];
-    if (!e->name || (!strncmp(e->name, name, (size_t)len) && !e->name[len])) return e;
+    if (!e->name || (dec ? e->name == dec : (e->name & NAME_STRING) && name_equal(e->name, name, (size_t)len)))
+      return e;
   }
 }
 
 static value *vt_find_local(fn_state *fs, const char *name, int len) {
+  name_code dec = name_decimal(name, (size_t)len);
+  if (dec && dec - 1 < fs->densecap && fs->dense[dec - 1]) return fs->dense[dec - 1];
   if (!fs->tabcap) return NULL;
-  vt_entry *e = vt_slot(fs, name, len);
+  vt_entry *e = vt_slot_dec(fs, dec, name, len);
   return e->name ? e->v : NULL;
 }
 
@@ -217,7 +226,36 @@ static value *vt_find(fn_state *fs, const char *name, int len) {
   return NULL;
 }
 
-static void vt_put(fn_state *fs, const char *name, int len, value *v) {
+static vt_entry *vt_slot_of(fn_state *fs, name_code c) {
+  if (!(c & NAME_STRING)) return vt_slot_dec(fs, c, NULL, 0);
+  char buf[VALUE_NAME_MAX];
+  const char *s = name_str(c, buf);
+  return vt_slot_dec(fs, 0, s, (int)strlen(s));
+}
+
+/* Can decimal n go to the dense table (grown if it stays at least a quarter full)? */
+static bool dense_fits(fn_state *fs, uint32_t n) {
+  if (n < fs->densecap) return true;
+  if (n >= 4 * (uint64_t)fs->ndense + 1024) return false;
+  uint32_t cap = fs->densecap ? fs->densecap : 1024;
+  while (cap <= n) cap *= 2;
+  value **d = realloc(fs->dense, sizeof *d * cap);
+  if (!d) abort();
+  memset(d + fs->densecap, 0, sizeof *d * (cap - fs->densecap));
+  fs->dense = d, fs->densecap = cap;
+  return true;
+}
+
+static void vt_put(fn_state *fs, name_code name, value *v) {
+  if (!(name & NAME_STRING)) {
+    uint32_t n = name - 1;
+    bool in_tab = fs->tabcap && vt_slot_of(fs, name)->name;
+    if (!in_tab && dense_fits(fs, n)) {
+      fs->ndense += !fs->dense[n];
+      fs->dense[n] = v;
+      return;
+    }
+  }
   if (2 * (fs->tabn + 1) > fs->tabcap) {
     vt_entry *old = fs->tab;
     int oldcap = fs->tabcap;
@@ -227,12 +265,17 @@ static void vt_put(fn_state *fs, const char *name, int len, value *v) {
     fs->tab = calloc((size_t)fs->tabcap, sizeof(vt_entry));
     if (!fs->tab) abort();
     for (int i = 0; i < oldcap; i++)
-      if (old[i].name) *vt_slot(fs, old[i].name, (int)strlen(old[i].name)) = old[i];
+      if (old[i].name) *vt_slot_of(fs, old[i].name) = old[i];
     free(old);
   }
-  vt_entry *e = vt_slot(fs, name, len);
+  vt_entry *e = vt_slot_of(fs, name);
   if (!e->name) fs->tabn++;
   *e = (vt_entry){name, v};
+}
+
+static void vt_free(fn_state *fs) {
+  free(fs->tab);
+  free(fs->dense);
 }
 
 /* Define %name (token t, without the %); reports a redefinition. */
@@ -245,9 +288,9 @@ static bool define_value(fe_parser *p, fn_state *fs, fe_token t, value *v) {
     fe_note(p, old->loc, "previous definition is here");
     return false;
   }
-  v->name = arena_strndup(p->a, name, (size_t)len);
+  v->name = name_intern_n(p->a, name, (size_t)len);
   v->loc = fe_loc(p, t);
-  vt_put(fs, v->name, len, v);
+  vt_put(fs, v->name, v);
   return true;
 }
 
@@ -385,7 +428,7 @@ static bool parse_region(fe_parser *p, fn_state *outer, graph **out, const fe_to
   p->region_depth++;
   fn_state fs = {.parent = outer, .in_region = true};
   bool ok = parse_region_body(p, &fs, out, names, types, nargs);
-  free(fs.tab);
+  vt_free(&fs);
   p->region_depth--;
   return ok;
 }
@@ -610,7 +653,7 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     }
     g->results[i] = v;
     if (v->id < 0) continue;
-    v->nuses++;
+    v->used = 1;
     char a[160], b[160];
     if (!fe_type_matches(&listed[i], v->type)) {
       ok = fe_error(p, listed_loc[i], "type %s listed for '%.*s' does not match its type %s",
@@ -624,7 +667,7 @@ static bool parse_return(fe_parser *p, fn_state *fs, fe_token kw) {
     else if (!fs->in_region && !fs->launched && fs->res_mgx[i].has_strides) { /* written through its strides */
       value *w = fe_mgx_result(p, fs, v, &fs->res_mgx[i], g->result_locs[i]);
       if (!w) ok = false;
-      else if (w != v) v->nuses--, w->nuses++, g->results[i] = w;
+      else if (w != v) w->used = 1, g->results[i] = w; /* w is computed from v: v stays read */
     }
   }
   for (int i = 0; fs->launched && i < n; i++) fs->launch_res[i] = g->results[i];
@@ -720,7 +763,8 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     value *v = arena_alloc(p->a, sizeof *v);
     *v = (value){.id = FE_SCALAR_ID, .type = type_intern(p->a, &s.out_types[0])};
     v->def = arena_alloc(p->a, sizeof *v->def);
-    *v->def = (op){.kind = kind, .loc = name_loc, .attrs = s.attrs, .nattrs = s.nattrs};
+    *v->def = (op){.kind = kind, .loc = name_loc};
+    op_set_attrs(p->a, v->def, s.attrs, s.nattrs);
     define_value(p, fs, s.results[0], v);
     return true;
   }
@@ -730,9 +774,11 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   o->loc = name_loc;
   o->noperands = s.noperands;
   o->operands = arena_alloc(p->a, sizeof(value *) * (size_t)(s.noperands ? s.noperands : 1));
-  o->regions = s.nregions ? arena_alloc(p->a, sizeof(graph *) * (size_t)s.nregions) : NULL;
-  for (int i = 0; i < s.nregions; i++) o->regions[i] = s.regions[i];
-  o->nregions = s.nregions;
+  if (s.nregions) {
+    graph **rs = arena_alloc(p->a, sizeof(graph *) * (size_t)s.nregions);
+    for (int i = 0; i < s.nregions; i++) rs[i] = s.regions[i];
+    op_set_regions(p->a, o, rs, s.nregions);
+  }
   src_loc *olocs = s.noperands <= 4 ? s.operand_locs0 : arena_alloc(p->a, sizeof(src_loc) * (size_t)s.noperands);
   bool ok = true, poisoned = false;
   for (int i = 0; i < s.noperands; i++) {
@@ -758,8 +804,7 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     if (v->id < 0) poisoned = true;
     o->operands[i] = v;
   }
-  o->attrs = s.attrs;
-  o->nattrs = s.nattrs;
+  op_set_attrs(p->a, o, s.attrs, s.nattrs);
   /* The signature. */
   bool multi = info->family == FAM_OTHER || info->family == FAM_FFT;
   if (s.nout > 64) {
@@ -832,17 +877,22 @@ static void append_op(fe_parser *p, fn_state *fs, fe_opctx *cp) {
   fe_opctx c = *cp;
   op *o = c.o;
   for (int k = 0; k < o->nresults; k++) o->results[k]->def = o;
+  if (g->nvalues > VALUE_MAX_ID - 64 - o->nresults) { /* value.id's bits (never in practice: 40 GB of text) */
+    fe_error(p, o->loc, "a function holds at most %d values", VALUE_MAX_ID - 64);
+    p->fatal = true;
+    return;
+  }
   if (fe_dyn_tie(p, &c) && fe_canonicalize(p, &c) && fe_verify_op(p, &c)) fe_dyn_results(p, &c);
   for (int k = 0; k < c.npre; k++) { /* ops canonicalisation inserted before this one */
     op *pre = c.pre_ops[k];
-    for (int i = 0; i < pre->noperands; i++) pre->operands[i]->nuses++;
+    for (int i = 0; i < pre->noperands; i++) pre->operands[i]->used = 1;
     value *pr = pre->results[0];
     pr->id = g->nvalues;
     ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, pr);
     pre->id = g->nops;
     ARENA_PUSH_OWNED(p->a, g->ops, g->nops, fs->ocap, pre);
   }
-  for (int i = 0; i < o->noperands; i++) o->operands[i]->nuses++;
+  for (int i = 0; i < o->noperands; i++) o->operands[i]->used = 1;
   for (int k = 0; k < o->nresults; k++) {
     o->results[k]->id = g->nvalues;
     ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, o->results[k]);
@@ -865,7 +915,7 @@ bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v) {
     fe_note(p, old->loc, "previous definition is here");
     return false;
   }
-  vt_put(fs, arena_strndup(p->a, t.p + 1, (size_t)t.n - 1), t.n - 1, v);
+  vt_put(fs, name_intern_n(p->a, t.p + 1, (size_t)t.n - 1), v);
   return true;
 }
 
@@ -884,7 +934,7 @@ op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int 
 value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name) {
   value *r = arena_alloc(p->a, sizeof *r);
   r->type = type_intern(p->a, result);
-  r->name = name;
+  r->name = name_intern(p->a, name);
   r->loc = o->loc;
   o->nresults = 1;
   o->results = arena_alloc(p->a, sizeof(value *));
@@ -929,7 +979,7 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
   fe_token tok = p->tok;
   int before = p->d->errors;
   bool ok = parse_fn(p, f, &cs) && p->d->errors == before;
-  free(cs.tab);
+  vt_free(&cs);
   fs->vcap = cs.vcap, fs->ocap = cs.ocap;
   p->lx = save, p->tok = tok;
   if (!ok) return fe_error(p, at, "in the function launched here");
@@ -974,7 +1024,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
       value *logical = fe_mgx_arg(p, fs, v, &mt, tl);
       if (!logical) return false;
-      vt_put(fs, v->name, nt.n - 1, logical);
+      vt_put(fs, v->name, logical);
     }
     if (!fe_accept(p, T_COMMA)) break;
   }
@@ -1005,7 +1055,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
 static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
   fn_state fs = {.g = g};
   bool ok = parse_fn(p, f, &fs);
-  free(fs.tab);
+  vt_free(&fs);
   return ok;
 }
 
@@ -1037,7 +1087,7 @@ static void drop_unused_consts(graph *g) {
   int no = 0;
   for (int i = 0; i < g->nops; i++) {
     op *o = g->ops[i];
-    if (op_table[o->kind].family == FAM_CONST && o->results[0]->nuses == 0) {
+    if (op_table[o->kind].family == FAM_CONST && !o->results[0]->used) {
       o->results[0]->id = -1;
       continue;
     }

@@ -280,7 +280,7 @@ static void props_out(printer *pr, const op *o) {
   const attr *sorted[64];
   int n = 0;
   for (int i = 0; i < o->nattrs && n < 64; i++)
-    if (is_property(o, o->attrs[i].name)) sorted[n++] = &o->attrs[i];
+    if (is_property(o, op_attrs(o)[i].name)) sorted[n++] = &op_attrs(o)[i];
   if (!n) return;
   qsort(sorted, (size_t)n, sizeof sorted[0], cmp_attr);
   fputs(" <{", pr->out);
@@ -373,7 +373,7 @@ static void regions_out(printer *pr, const op *o) {
   size_t il = strlen(pr->ind);
   fputs(" (", out);
   for (int r = 0; r < o->nregions; r++) {
-    const graph *rg = o->regions[r];
+    const graph *rg = op_regions(o)[r];
     fputs(r ? ", {\n" : "{\n", out);
     if (il + 2 < sizeof pr->ind) strcat(pr->ind, "  ");
     if (rg->nargs) {

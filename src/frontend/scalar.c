@@ -18,7 +18,7 @@ static const dense_data *scalar_operand(fe_parser *p, fe_scope *fs, fe_token t, 
              elem_type_name(want), fe_type_str(v->type, a, sizeof a));
     return NULL;
   }
-  const dense_data *d = v->def->attrs[0].dense;
+  const dense_data *d = op_attrs(v->def)[0].dense;
   if (d->type.elem != want) { /* mlir-opt-22's words and place */
     fe_error(p, fe_loc(p, t), "use of value '%.*s' expects different type than prior uses: '%s' vs '%s'", t.n,
              t.p, elem_type_name(want), elem_type_name(d->type.elem));

@@ -24,7 +24,7 @@ bool fe_check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask) {
   elem_type et = in_type(c, i)->elem;
   if (mask & M(et)) return true;
   fe_error(p, c->operand_locs[i], "'%s' does not support element type %s (operand %d, '%%%s'); expected %s",
-           op_name(c->o), elem_type_name(et), i, c->o->operands[i]->name, fe_type_set_str(p, mask));
+           op_name(c->o), elem_type_name(et), i, VALUE_NAME(c->o->operands[i]), fe_type_set_str(p, mask));
   /* mlir-opt-22's verifier takes i32 here; the TOSA 1.0 specification (which tosac follows,
    * docs/ops.md "Types upstream accepts") defines no such form. */
   const char *name = op_name(c->o);

@@ -277,7 +277,7 @@ void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const 
   const op *mm1 = first_matmul(k), *mm2 = k->anchor;
   value *pv = arena_alloc(a, sizeof *pv);
   pv->id = -1;
-  pv->name = arena_printf(a, "splitkv_partials_k%d", k->id);
+  pv->name = name_intern(a, arena_printf(a, "splitkv_partials_k%d", k->id));
   tensor_type pt = {.elem = ET_F32, .rank = 4};
   pt.dims[0] = split;
   pt.dims[1] = mm1->operands[0]->type->dims[0];

@@ -27,10 +27,10 @@ static void replace_uses(graph *g, const value *from, value *to) {
   for (int i = 0; i < g->nops; i++)
     for (int j = 0; j < g->ops[i]->noperands; j++)
       if (g->ops[i]->operands[j] == from)
-        g->ops[i]->operands[j] = to, to->nuses++;
+        g->ops[i]->operands[j] = to;
   for (int r = 0; r < g->nresults; r++)
     if (g->results[r] == from)
-      g->results[r] = to, to->nuses++;
+      g->results[r] = to;
 }
 
 static void add_capture(arena *a, op *o, value *c) {
@@ -38,9 +38,8 @@ static void add_capture(arena *a, op *o, value *c) {
   memcpy(ops, o->operands, sizeof(value *) * (size_t)o->noperands);
   ops[o->noperands++] = c;
   o->operands = ops;
-  c->nuses++;
   for (int r = 0; r < o->nregions; r++) {
-    graph *rg = o->regions[r];
+    graph *rg = op_regions(o)[r];
     value *v = arena_alloc(a, sizeof *v);
     *v = (value){.id = rg->nvalues, .name = c->name, .type = c->type, .is_arg = 1,
                  .loc = c->loc};
@@ -56,7 +55,7 @@ static void add_capture(arena *a, op *o, value *c) {
 /* The next value a region of o reads without defining it, or NULL. */
 static value *next_capture(const op *o) {
   for (int r = 0; r < o->nregions; r++) {
-    const graph *rg = o->regions[r];
+    const graph *rg = op_regions(o)[r];
     for (int i = 0; i < rg->nops; i++)
       for (int j = 0; j < rg->ops[i]->noperands; j++)
         if (!defined_in(rg, rg->ops[i]->operands[j]))
@@ -72,7 +71,7 @@ void part_explicit_captures(arena *a, graph *g) {
   for (int i = 0; i < g->nops; i++) {
     op *o = g->ops[i];
     for (int r = 0; r < o->nregions; r++) /* inner ops first: their captures become operands */
-      part_explicit_captures(a, o->regions[r]);
+      part_explicit_captures(a, op_regions(o)[r]);
     for (value *c; (c = next_capture(o));)
       add_capture(a, o, c);
   }
@@ -224,7 +223,7 @@ static bool expand_if(arena *a, partition_plan *p, int at, diag_sink *d) {
   launch_node n = p->nodes[at];
   int64_t base = align_up(p->workspace_bytes, 256), end = base;
   for (int r = 0; r < 2; r++) { /* only one branch runs: both start at base */
-    partition_plan *sp = part_plan(a, n.ctl->regions[r], p->target, d);
+    partition_plan *sp = part_plan(a, op_regions(n.ctl)[r], p->target, d);
     if (!sp)
       return false;
     region_merge m = {.in_map = n.io_bufs + 1, .out_map = n.io_bufs + n.nin_bufs, .base = base};
@@ -245,7 +244,7 @@ static bool expand_while(arena *a, partition_plan *p, int at, diag_sink *d) {
   int *fresh = arena_alloc(a, sizeof(int) * (size_t)(nc + 2));
   int64_t base = align_up(p->workspace_bytes, 256);
   for (int r = 0; r < 2; r++) { /* cond then body, one after the other in the workspace */
-    partition_plan *sp = part_plan(a, n.ctl->regions[r], p->target, d);
+    partition_plan *sp = part_plan(a, op_regions(n.ctl)[r], p->target, d);
     if (!sp)
       return false;
     region_merge m = {.in_map = in_map, .fresh = fresh, .base = base};

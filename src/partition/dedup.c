@@ -122,7 +122,7 @@ static char *spec_of(const part_kernel *k) {
       put_type(f, o->results[r]->type);
     }
     for (int j = 0; j < o->nattrs; j++)
-      put_attr(f, &o->attrs[j]);
+      put_attr(f, &op_attrs(o)[j]);
   }
   for (int i = 0; i < k->nout; i++) {
     fputs("\nout", f);

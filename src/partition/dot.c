@@ -66,7 +66,7 @@ static void declare(dot_ctx *c, const op *o) {
   const value *r = part_view_root(v);
   const char *what = !r->def ? "input" : is_const(r->def) ? "constant" : "value";
   fprintf(c->out, "  view%d [shape=box, style=dashed, label=\"%s\\nview of %s %%%s\\n%s\"];\n", o->id,
-          op_table[o->kind].name, what, r->name ? r->name : "?", tensor_type_str(v->type, ty, sizeof ty));
+          op_table[o->kind].name, what, r->name ? VALUE_NAME(r) : "?", tensor_type_str(v->type, ty, sizeof ty));
   source_node(c, o->operands[0], root, sizeof root);
   fprintf(c->out, "  %s -> view%d [style=dashed];\n", root, o->id);
 }
@@ -89,7 +89,7 @@ static void collect_args(dot_ctx *c, const graph *g, int *cap) {
   }
   for (int i = 0; i < g->nops; i++)
     for (int r = 0; r < g->ops[i]->nregions; r++)
-      collect_args(c, g->ops[i]->regions[r], cap);
+      collect_args(c, op_regions(g->ops[i])[r], cap);
 }
 
 static void source_node(dot_ctx *c, const value *v, char *name, size_t size) {
@@ -162,7 +162,7 @@ static void kernel_edges(dot_ctx *c, int k) {
     char ty[128];
     source_node(c, v, src, sizeof src);
     fprintf(c->out, "  %s -> k%d_op%d [label=\"%s\\n%s\"];\n", src, k, pk->ops[c->shown_first[k]]->id,
-            v->name ? v->name : "", tensor_type_str(v->type, ty, sizeof ty));
+            v->name ? VALUE_NAME(v) : "", tensor_type_str(v->type, ty, sizeof ty));
   }
 }
 

@@ -200,7 +200,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     cg_reduction_dims(k.anchor, &outer, &r, &inner);
     value *pv = arena_alloc(a, sizeof *pv);
     pv->id = -1;
-    pv->name = arena_printf(a, "partials_k%d", i);
+    pv->name = name_intern(a, arena_printf(a, "partials_k%d", i));
     tensor_type pt = {.rank = 2, .dims = {split[i], outer * inner}};
     pt.elem = elem_type_is_float(k.anchor->operands[0]->type->elem) ? ET_F32 : ET_I32;
     pv->type = type_intern(a, &pt);

@@ -16,7 +16,7 @@ void part_im2col_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
     m *= r->dims[d];
   value *wv = arena_alloc(a, sizeof *wv);
   wv->id = -1;
-  wv->name = arena_printf(a, "im2col_k%d", k->id);
+  wv->name = name_intern(a, arena_printf(a, "im2col_k%d", k->id));
   tensor_type wt = {.rank = 2, .dims = {m + oc, kpad}, .elem = o->operands[0]->type->elem};
   wv->type = type_intern(a, &wt);
   part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = wv, .index = -1,

@@ -10,7 +10,7 @@ static int max_count(const graph *g, bool ops) {
   int n = ops ? g->nops : g->nvalues;
   for (int i = 0; i < g->nops; i++)
     for (int r = 0; r < g->ops[i]->nregions; r++) {
-      int m = max_count(g->ops[i]->regions[r], ops);
+      int m = max_count(op_regions(g->ops[i])[r], ops);
       n = m > n ? m : n;
     }
   return n;

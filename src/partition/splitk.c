@@ -23,7 +23,7 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   const op *o = k->anchor;
   value *pv = arena_alloc(a, sizeof *pv);
   pv->id = -1;
-  pv->name = arena_printf(a, "splitk_partials_k%d", k->id);
+  pv->name = name_intern(a, arena_printf(a, "splitk_partials_k%d", k->id));
   tensor_type pt = *o->results[0]->type;
   pt.rank = o->results[0]->type->rank + 1;
   pt.dims[0] = split;

@@ -17,6 +17,8 @@ typedef struct arena_block {
 struct arena {
   arena_block *head;
   struct type_table *types; /* type_intern's table, in the arena's own blocks */
+  uint32_t *name_slots;     /* the value-name registry's slots of strings held here (names.c) */
+  size_t nname_slots, cap_name_slots;
 };
 
 static void *xmalloc(size_t n) {
@@ -30,16 +32,20 @@ static void *xmalloc(size_t n) {
 
 arena *arena_new(void) {
   arena *a = xmalloc(sizeof *a);
-  a->head = NULL;
-  a->types = NULL;
+  *a = (arena){0};
   return a;
 }
 
 struct type_table **arena_type_table(arena *a) { return &a->types; }
 
+void arena_note_name_slot(arena *a, uint32_t slot) {
+  ARENA_PUSH_OWNED(a, a->name_slots, a->nname_slots, a->cap_name_slots, slot);
+}
+
 void arena_free(arena *a) {
   if (!a)
     return;
+  name_slots_release(a->name_slots, a->nname_slots);
   for (arena_block *b = a->head, *n; b; b = n) {
     n = b->next;
     free(b);

@@ -155,10 +155,29 @@ op_kind op_lookup(const char *name, size_t n) {
   return OP_COUNT;
 }
 
+static op_rare *rare_of(arena *a, op *o) {
+  if (!o->rare)
+    o->rare = arena_alloc(a, sizeof *o->rare);
+  return o->rare;
+}
+
+void op_set_attrs(arena *a, op *o, attr *attrs, int n) {
+  if (n || o->rare)
+    rare_of(a, o)->attrs = attrs;
+  o->nattrs = (unsigned)n;
+}
+
+void op_set_regions(arena *a, op *o, struct graph **r, int n) {
+  if (n || o->rare)
+    rare_of(a, o)->regions = r;
+  o->nregions = (unsigned)n;
+}
+
 const attr *op_attr(const op *o, const char *name) {
+  const attr *as = op_attrs(o);
   for (int i = 0; i < o->nattrs; i++)
-    if (strcmp(o->attrs[i].name, name) == 0)
-      return &o->attrs[i];
+    if (strcmp(as[i].name, name) == 0)
+      return &as[i];
   return NULL;
 }
 

@@ -146,12 +146,89 @@ func.func @main(%x: tensor<2x13x11x40xf16>, %w: tensor<72x3x3x40xf16>, %b: tenso
   return %0 : tensor<2x7x6x72xf16>
 }
 M
-  # the loop is the pipelined one here too (2 barriers)
-  run "$TOSAC" conv.mlir --offload-arch=gfx908 -o conv.hipfb
+  # the loop is the pipelined one here too (2 barriers) with 2 waves; the default is one wave
+  # (no barrier), as in the one-wave tests below
+  local two=bm=128,bn=16,bk=32,wm=64,wn=16,mma=16
+  run "$TOSAC" conv.mlir --offload-arch=gfx908 --perf-config=$two -o conv.hipfb
   assert_success
   run loop conv
   assert_success
   assert_output --regexp '^[0-9]+ 2 [0-9]+ 0$'
   # K = 360 products in f32 in another order than the oracle's (see gemm_loop.bats)
+  oracle conv --atol 1e-4 --tosac-arg=--perf-config=$two
   oracle conv --atol 1e-4
+}
+
+@test "gfx908: one-wave work-groups have no s_barrier (ResNet-18's 1x1 196x256x128: >= 80 % matrix pipe); gfx90a keeps several waves" {
+  # gfx908's s_barrier waits for every outstanding load (target table: barrier_drains_memory);
+  # LLVM turns the barrier of a work-group of one wave into a wave barrier, so the heuristic
+  # may pick one-wave tiles there (tuning.c): 16x16 tiles, 8 16x16x4 MFMAs per 32-element K tile
+  cat > c1.mlir <<'M'
+func.func @main(%x: tensor<1x14x14x128xf32>, %w: tensor<256x1x1x128xf32>, %b: tensor<256xf32>) -> tensor<1x14x14x256xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x14x14x128xf32>, tensor<256x1x1x128xf32>, tensor<256xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x14x14x256xf32>
+  return %0 : tensor<1x14x14x256xf32>
+}
+M
+  run "$TOSAC" c1.mlir --offload-arch=gfx908,gfx90a -o c1.hipfb
+  assert_success
+  run loop c1
+  assert_success
+  assert_output "16 0 8 0"
+  run "$BUNDLE" quality c1.hipfb
+  assert_success
+  assert_line --regexp '^gfx908 +conv2d:1x196x256x128:f32:a128:b128k +f32 +16x16x32/16x16 '
+  run /usr/bin/python3 - "$output" <<'PY'
+import sys
+rows = {l.split()[0]: l.split() for l in sys.argv[1].splitlines()[1:]}
+f = rows["gfx908"]
+assert f[12] == "mca" and float(f[13]) >= 80 and int(f[9]) == 0, f
+# gfx90a's barrier keeps loads in flight: no one-wave candidates, its tile has several waves
+bm, bn, _, wm, wn = [int(x) for x in rows["gfx90a"][3].replace("/", "x").split("x")[:5]]
+assert (bm // wm) * (bn // wn) >= 2, rows["gfx90a"]
+PY
+  assert_success
+}
+
+@test "one-wave work-groups against the oracle: gfx908 (MFMA), gfx1100 (WMMA), gfx1030 (FMA)" {
+  local one16=--tosac-arg=--perf-config=bm=16,bn=16,bk=32,wm=16,wn=16,mma=16
+  # shapes drawn once from random.Random(9081) in [1, 200] (M, N) and [1, 300] (K): masked edges,
+  # odd K tile counts
+  local shapes="126,298,74 30,47,59 92,269,21"
+  local i=0
+  for s in $shapes; do
+    IFS=, read -r m k n <<< "$s"
+    matmul w$i f16 1 "$m" "$k" "$n"
+    oracle w$i --atol 1e-4 "$one16"
+    i=$((i + 1))
+  done
+  matmul w32 f32 2 40 70 50
+  oracle w32 --atol 1e-4 --tosac-arg=--perf-config=bm=32,bn=32,bk=16,wm=32,wn=32,mma=16
+  # a strided, padded convolution's gather in one wave, f32 on gfx908 and gfx1030 (FMA), f16 on
+  # gfx1100 (WMMA)
+  for t in f32 f16; do
+    cat > conv$t.mlir <<M
+// oracle: arg 0 -2 2
+// oracle: arg 1 -2 2
+// oracle: arg 2 -2 2
+func.func @main(%x: tensor<1x9x9x24x$t>, %w: tensor<40x3x3x24x$t>, %b: tensor<40x$t>) -> tensor<1x5x5x40x$t> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1x$t>}> : () -> tensor<1x$t>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x9x9x24x$t>, tensor<40x3x3x24x$t>, tensor<40x$t>, tensor<1x$t>, tensor<1x$t>) -> tensor<1x5x5x40x$t>
+  return %0 : tensor<1x5x5x40x$t>
+}
+M
+  done
+  oracle convf32 --atol 1e-4 "$one16"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" convf16.mlir --targets=gfx1100 "$one16"
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" convf32.mlir --targets=gfx1030 --atol 1e-4 \
+    --tosac-arg=--perf-config=bm=32,bn=32,bk=32,wm=32,wn=32
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  # the tiles are the one-wave ones asked for
+  "$TOSAC" convf32.mlir --offload-arch=gfx1030 --perf-config=bm=32,bn=32,bk=32,wm=32,wn=32 \
+    --manifest=m.json -o m.hipfb
+  run grep -c '"waves": 1,' m.json
+  assert_output "1"
 }

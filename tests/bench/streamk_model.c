@@ -49,7 +49,7 @@ static double sk_us(const target_info *t, const gemm_problem *pb, const gemm_par
   }
   double tile = tile_cycles(t, pb, P, mm);
   double c = (double)((G * w + simds - 1) / simds) *
-             (cg_tune_kernel_cycles(t, 0, u * tile, u, (double)worst) + (double)(worst_seg - 1) * whole_cycles(t, P));
+             (cg_tune_kernel_cycles(t, (int)w, 0, u * tile, u, (double)worst) + (double)(worst_seg - 1) * whole_cycles(t, P));
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double pbytes = (double)*parts * P->bm * P->bn * 4, after = pbytes + (serial_out ? out4 : 0);
   double mem = (operand_bytes(pb) + (serial_out ? 0 : out4) + pbytes) / bpc;
@@ -67,9 +67,9 @@ static double hybrid_us(const target_info *t, const gemm_problem *pb, const gemm
   if (left == 0 || S < 2 || left * S > slots)
     return 1e9;
   double tile = tile_cycles(t, pb, P, mm);
-  double c = (double)r * cg_tune_kernel_cycles(t, 0, u * tile, u, (double)((nk + u - 1) / u)) +
-             (per <= u ? cg_tune_kernel_cycles(t, whole_cycles(t, P), (double)per * tile, 0, 1)
-                       : cg_tune_kernel_cycles(t, 0, u * tile, u, (double)((per + u - 1) / u)));
+  double c = (double)r * cg_tune_kernel_cycles(t, (int)w, 0, u * tile, u, (double)((nk + u - 1) / u)) +
+             (per <= u ? cg_tune_kernel_cycles(t, (int)w, whole_cycles(t, P), (double)per * tile, 0, 1)
+                       : cg_tune_kernel_cycles(t, (int)w, 0, u * tile, u, (double)((per + u - 1) / u)));
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = (double)left * S * P->bm * P->bn * 4, outl = (double)left * P->bm * P->bn * 4;
   double mem = (operand_bytes(pb) + out4 + ws) / bpc;

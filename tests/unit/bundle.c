@@ -331,11 +331,15 @@ static void builder_limits(void) {
  * without the driver. */
 static int manifest_sample(bool embed_ir) {
   static source_file src = {.path = "sample.mlir", .text = "", .len = 0};
-  static value va = {.id = 0, .name = "arg0", .is_arg = 1};
-  static value vb = {.id = 1, .name = "arg1", .is_arg = 1};
-  static value vt = {.id = 2, .name = "0"};
-  static value vr = {.id = 3, .name = "1"};
+  static value va = {.id = 0, .is_arg = 1};
+  static value vb = {.id = 1, .is_arg = 1};
+  static value vt = {.id = 2};
+  static value vr = {.id = 3};
   value *vals[] = {&va, &vb, &vt, &vr};
+  arena *names = arena_new(); /* the names' strings */
+  const char *spelling[] = {"arg0", "arg1", "0", "1"};
+  for (int i = 0; i < 4; i++)
+    vals[i]->name = name_intern(names, spelling[i]);
   static const tensor_type t23 = {.elem = ET_F32, .rank = 2, .dims = {2, 3}};
   for (int i = 0; i < 4; i++)
     vals[i]->type = &t23;
@@ -430,6 +434,7 @@ static int manifest_sample(bool embed_ir) {
                            .ntargets = 2, .targets = ts, .plans = pplans, .results = res,
                            .cg = &cg};
   char *json = bnd_manifest_json(&in);
+  arena_free(names);
   if (!json) {
     fprintf(stderr, "bnd_manifest_json failed\n");
     return 1;

@@ -10,8 +10,8 @@
 
 int main(void) {
   CHECK(sizeof(src_loc) == 8);
-  CHECK(sizeof(op) == 56);
-  CHECK(sizeof(value) == 40);
+  CHECK(sizeof(op) == 48);
+  CHECK(sizeof(value) == 32);
   CHECK(src_loc_file(src_loc_at(NULL, 3, 4)) == NULL);
   CHECK(src_loc_file((src_loc){0}) == NULL);
 

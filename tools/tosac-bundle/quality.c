@@ -591,7 +591,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at full bandwidth */
-    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, 0, q.loop_cycles,
+    double cycles = rounds * (floored ? cg_tune_kernel_cycles(t, d->waves, 0, q.loop_cycles,
                                                               whole ? 0 : steps_per_iter, iters)
                                       : iters * q.loop_cycles);
     if (cycles < t_mem)

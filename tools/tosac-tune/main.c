@@ -165,7 +165,7 @@ static double config_bound(const tuner *T, const problem *p, const char *cfg) {
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   /* each K tile at least the load floor in a loop; a whole kernel pays its waits instead, at
    * least that for up to 3 K tiles (cg_tune_kernel_cycles) */
-  double wait = cg_tune_load_wait_cycles(t), per_wave = nk / S * per_tile;
+  double wait = cg_tune_load_wait_cycles(t, (int)waves), per_wave = nk / S * per_tile;
   per_wave += fmin(nk / S, CG_TUNE_KERNEL_WAITS) * fmax(wait - per_tile, 0);
   double cycles = fmax(rounds * per_wave, kernel_bytes(p->plan, p->kernel) / bpc);
   if (S > 1)
