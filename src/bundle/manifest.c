@@ -127,19 +127,24 @@ static cJSON *args_json(const cg_kernel_info *ki, int buffer_base) {
 
 /* A kernel's list of source ops is most of a million-op manifest: the tree holds a placeholder
  * (a raw node whose number indexes `kernels`) and the printer writes the list straight to the
- * stream from the plan when it reaches it. A kernel's object is deferred the same way (a raw
- * node "k" indexing `deferred`): built when the printer reaches it and freed once printed, so
- * the tree never holds every kernel at once (3,906 kernels of a million-op chain: 27 MB). */
-typedef struct deferred_kernel {
-  const part_kernel *pk;
+ * stream from the plan when it reaches it. A kernel's, a buffer's and a launch's object are
+ * deferred the same way (a raw node "k", "b" or "l" indexing `deferred`): built when the
+ * printer reaches it and freed once printed, so the tree never holds every one at once (3,906
+ * kernels of a million-op chain: 27 MB; their buffers and launches: 7 MB). */
+typedef struct deferred_item {
+  const part_kernel *pk;        /* "k" */
   const cg_kernel_info *ki;
   int buffer_base;
-} deferred_kernel;
+  const part_buffer *pb;        /* "b" */
+  const partition_plan *p;      /* "l": launch ln, its control node parent (-1 none) */
+  const launch_node *ln;
+  int parent;
+} deferred_item;
 
 typedef struct op_lists {
   const part_kernel **kernels;
   int n, cap;
-  deferred_kernel *deferred;
+  deferred_item *deferred;
   int ndeferred, capdeferred;
   bool oom;
 } op_lists;
@@ -162,23 +167,29 @@ static cJSON *ops_placeholder(op_lists *ol, const part_kernel *pk) {
   return raw;
 }
 
-static cJSON *kernel_placeholder(op_lists *ol, const part_kernel *pk, const cg_kernel_info *ki,
-                                 int buffer_base) {
+/* The placeholder of a deferred object of kind "k", "b" or "l" (print_value builds it). */
+static cJSON *deferred_placeholder(op_lists *ol, const char *kind, deferred_item item) {
   if (ol->ndeferred == ol->capdeferred) {
     int cap = ol->capdeferred ? 2 * ol->capdeferred : 64;
-    deferred_kernel *d = realloc(ol->deferred, sizeof *d * (size_t)cap);
+    deferred_item *d = realloc(ol->deferred, sizeof *d * (size_t)cap);
     if (!d) {
       ol->oom = true;
       return cJSON_CreateNull();
     }
     ol->deferred = d, ol->capdeferred = cap;
   }
-  cJSON *raw = cJSON_CreateRaw("k");
+  cJSON *raw = cJSON_CreateRaw(kind);
   if (raw) {
     cJSON_SetNumberValue(raw, ol->ndeferred);
-    ol->deferred[ol->ndeferred++] = (deferred_kernel){pk, ki, buffer_base};
+    ol->deferred[ol->ndeferred++] = item;
   }
   return raw;
+}
+
+static cJSON *kernel_placeholder(op_lists *ol, const part_kernel *pk, const cg_kernel_info *ki,
+                                 int buffer_base) {
+  deferred_item k = {.pk = pk, .ki = ki, .buffer_base = buffer_base};
+  return deferred_placeholder(ol, "k", k);
 }
 
 static cJSON *kernel_json(op_lists *ol, const part_kernel *pk, const cg_kernel_info *ki,
@@ -347,7 +358,7 @@ static cJSON *target_json(op_lists *ol, const bnd_manifest_input *in, int ti, in
 
   cJSON *bufs = cJSON_AddArrayToObject(o, "buffers");
   for (int i = 0; i < p->nbuffers; i++)
-    cJSON_AddItemToArray(bufs, buffer_json(&p->buffers[i]));
+    cJSON_AddItemToArray(bufs, deferred_placeholder(ol, "b", (deferred_item){.pb = p->buffers + i}));
   cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
   for (int i = 0; i < p->nkernels; i++)
     cJSON_AddItemToArray(ks, kernel_placeholder(ol, &p->kernels[i], &r->kernels[kbase + i], bbase));
@@ -359,8 +370,10 @@ static cJSON *target_json(op_lists *ol, const bnd_manifest_input *in, int ti, in
       for (int j = 0; j < p->nodes[i].nregion[r]; j++)
         parent[p->nodes[i].region[r][j]] = i;
   cJSON *ls = cJSON_AddArrayToObject(o, "launches");
-  for (int i = 0; i < p->nnodes; i++)
-    cJSON_AddItemToArray(ls, launch_json(p, &p->nodes[i], parent[i]));
+  for (int i = 0; i < p->nnodes; i++) {
+    deferred_item l = {.p = p, .ln = &p->nodes[i], .parent = parent[i]};
+    cJSON_AddItemToArray(ls, deferred_placeholder(ol, "l", l));
+  }
   free(parent);
   cJSON_AddItemToObject(o, "order", id_array(p->order, p->norder));
   return o;
@@ -529,9 +542,12 @@ static void print_ops(sbuf *s, const part_kernel *pk, int depth) {
 }
 
 static void print_value(sbuf *s, const cJSON *v, int depth) {
-  if (cJSON_IsRaw(v) && v->valuestring && v->valuestring[0] == 'k') { /* kernel_placeholder */
-    const deferred_kernel *dk = &s->ol->deferred[v->valueint];
-    cJSON *k = kernel_json(s->ol, dk->pk, dk->ki, dk->buffer_base);
+  if (cJSON_IsRaw(v) && v->valuestring && v->valuestring[0]) { /* deferred_placeholder */
+    const deferred_item *dk = &s->ol->deferred[v->valueint];
+    char kind = v->valuestring[0];
+    cJSON *k = kind == 'k'   ? kernel_json(s->ol, dk->pk, dk->ki, dk->buffer_base)
+               : kind == 'b' ? buffer_json(dk->pb)
+                             : launch_json(dk->p, dk->ln, dk->parent);
     if (!k)
       s->ol->oom = true;
     print_value(s, k, depth);

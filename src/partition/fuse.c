@@ -8,7 +8,6 @@
  * (docs/partitioning.md, "Cost of the partitioner"). */
 #include "partition.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,37 +26,36 @@ typedef struct edge_list {
   int *next, *target; /* per entry; target: the op at the other end */
 } edge_list;
 
-/* A set of group numbers emptied in O(1) by a new stamp: open addressing sized by what one
- * query holds (it doubles when half full), where a per-group stamp table cost 4 bytes per op. */
-typedef struct mark_set {
-  int *key, *stamp; /* slot k holds key[k] when stamp[k] == cur */
-  int cap, n, cur;
-} mark_set;
+/* Bits of fuse_state.flags: facts about an op, then facts about the group an op roots. */
+enum {
+  F_VIEW = 1,    /* part_is_view */
+  F_MAP = 2,     /* a transpose read as an index map by elementwise consumers */
+  F_LIVE = 4,    /* a graph result depends on it (live_ops) */
+  F_RESULT = 8,  /* its first result is a function result */
+  F_HAS_MAP = 16, /* group: holds an index-map transpose (elementwise kernels only) */
+  F_ATT = 32,    /* group: exactly a pattern's ops (attention.c, rownorm.c), nothing joins it */
+  F_GROUP = F_HAS_MAP | F_ATT,
+};
 
+/* A group is named by one of its ops (its union-find root), so the per-group tables are per-op
+ * tables and the union-find lives in the caller's group_of: one table less. */
 typedef struct fuse_state {
   const graph *g;
-  int *group_of; /* per op: union-find element id, -1 for constants, views and dead ops */
-  int *parent;   /* union-find over provisional groups (no rank: the root is the merge target,
-                    which the recomputation pass's visiting order depends on) */
-  int ngroups;
+  int *group_of; /* per op: -1 unplaced (constants, views, dead ops); else the union-find
+                    parent's op id, or for a root -2 - its place in the topological order of
+                    the groups (no rank: the root is the merge target, which the recomputation
+                    pass's visiting order depends on; see ord_of) */
   bool nofuse;   /* TOSAC_NO_FUSION: every op is a kernel of its own */
-  /* per op / value, computed once */
-  char *is_view;   /* op id: part_is_view */
-  char *is_map;    /* op id: a transpose read as an index map by elementwise consumers */
-  int *root_def;   /* value id: op id of the producer of its view root, -1 none */
-  char *is_result; /* value id: a function result */
+  unsigned char *flags;  /* per op: F_* */
   int *use_start, *uses; /* value id -> reader op ids (CSR) */
   /* per union-find root */
   int *anchor;       /* the group's non-elementwise op: its id + 1, or 0 (anchor_op) */
-  char *has_map;     /* holds an index-map transpose: elementwise kernels only */
   int *att;          /* op id: pattern number (attention.c, rownorm.c), -1 none; NULL when
                         the graph has no pattern (a malloc'd table, 4 bytes per op) */
   int *att_group;    /* pattern number: its group, -1 before its first op is placed */
-  char *is_att;      /* a pattern's group: exactly its pattern's ops, nothing joins it; NULL
-                        when the graph has no pattern */
   unsigned char *recomputed; /* cost of the small producers it recomputes (RECOMPUTE_MAX_COST) */
-  int *nops;         /* ops in the group (FUSE_MAX_OPS) */
-  int *ord;          /* a topological order of the groups (dynamic, see order_for_merge) */
+  uint16_t *nops;    /* ops in the group: at most FUSE_MAX_OPS, or a pattern's (at most 64);
+                        the sum saturates (nops_add) */
   int next_ord;
   edge_list ins, outs; /* operand reads across groups: by reading / by producing group */
   int nedges;
@@ -71,9 +69,9 @@ typedef struct fuse_state {
   size_t n;       /* groups at most (ops + 1): the per-group read tables, made at the first read */
   arena *a;
   /* cycle query scratch */
-  mark_set visit; /* groups a window reached */
+  part_marks visit; /* groups a window reached */
   int *stack;
-  mark_set nb_seen; /* one group's neighbours listed so far */
+  part_marks nb_seen; /* one group's neighbours listed so far */
   int *nbr, nbrcap; /* nbr grows: one group's distinct neighbours */
   int *setb, *setf;
   int64_t *keys;
@@ -81,72 +79,46 @@ typedef struct fuse_state {
 
 static void *zalloc(arena *a, size_t n, size_t each) { return arena_alloc(a, n * each + each); }
 
-static void marks_init(mark_set *m, int cap) {
-  m->key = malloc(sizeof(int) * (size_t)cap);
-  m->stamp = calloc((size_t)cap, sizeof(int));
-  if (!m->key || !m->stamp)
-    abort();
-  m->cap = cap, m->n = 0, m->cur = 1;
-}
-
-static void marks_free(mark_set *m) {
-  free(m->key);
-  free(m->stamp);
-}
-
-static void marks_clear(mark_set *m) {
-  if (m->cur == INT_MAX) { /* stamps wrap: empty every slot */
-    memset(m->stamp, 0, sizeof(int) * (size_t)m->cap);
-    m->cur = 0;
-  }
-  m->cur++, m->n = 0;
-}
-
-static int marks_slot(const mark_set *m, int x) {
-  int k = (int)((uint32_t)x * 0x9E3779B1u & (uint32_t)(m->cap - 1));
-  while (m->stamp[k] == m->cur && m->key[k] != x)
-    k = (k + 1) & (m->cap - 1);
-  return k;
-}
-
-static bool marks_has(const mark_set *m, int x) {
-  return m->stamp[marks_slot(m, x)] == m->cur;
-}
-
-/* Add x; false when it was there already. */
-static bool marks_add(mark_set *m, int x) {
-  int k = marks_slot(m, x);
-  if (m->stamp[k] == m->cur)
-    return false;
-  if (2 * (m->n + 1) > m->cap) { /* rehash the current members into twice the slots */
-    mark_set old = *m;
-    marks_init(m, 2 * old.cap);
-    for (int i = 0; i < old.cap; i++)
-      if (old.stamp[i] == old.cur)
-        marks_add(m, old.key[i]);
-    marks_free(&old);
-    k = marks_slot(m, x);
-  }
-  m->key[k] = x, m->stamp[k] = m->cur, m->n++;
-  return true;
-}
-
 static const op *anchor_op(const fuse_state *s, int x) {
   return s->anchor[x] ? s->g->ops[s->anchor[x] - 1] : NULL;
 }
 
+/* Root x's place in the topological order of the groups (order_for_merge), kept in its
+ * group_of slot: only roots have one. */
+static int ord_of(const fuse_state *s, int x) { return -2 - s->group_of[x]; }
+static void set_ord(fuse_state *s, int x, int ord) { s->group_of[x] = -2 - ord; }
+
+static bool placed(const fuse_state *s, int x) { return s->group_of[x] != -1; }
+
+/* With path halving: each visited op's parent becomes its grandparent. */
 static int find(fuse_state *s, int x) {
-  while (s->parent[x] != x)
-    x = s->parent[x] = s->parent[s->parent[x]];
+  for (int p; (p = s->group_of[x]) >= 0;) {
+    int gp = s->group_of[p];
+    x = gp >= 0 ? (s->group_of[x] = gp) : p;
+  }
   return x;
 }
 
-/* The group that writes v's bytes: a view's value belongs to the producer of its root. */
+/* The producer of v's view root (F_VIEW in flags), -1 for an argument: a view's value belongs
+ * to it. Walked when asked (views are rare) instead of 4 bytes per value kept. */
+static int view_root_def(const unsigned char *flags, const value *v) {
+  while (v->def && (flags[v->def->id] & F_VIEW))
+    v = v->def->operands[0];
+  return v->def ? v->def->id : -1;
+}
+
+static int root_def(const fuse_state *s, const value *v) { return view_root_def(s->flags, v); }
+
+/* The group that writes v's bytes, -1 none (a constant or an argument). */
 static int group_of_value(fuse_state *s, const value *v) {
-  int d = s->root_def[v->id];
-  if (d < 0 || s->group_of[d] < 0)
+  int d = root_def(s, v);
+  if (d < 0 || !placed(s, d))
     return -1;
-  return find(s, s->group_of[d]);
+  return find(s, d);
+}
+
+static uint16_t nops_add(int a, int b) {
+  return (uint16_t)(a + b < UINT16_MAX ? a + b : UINT16_MAX);
 }
 
 static bool same_space(const tensor_type *a, const tensor_type *b) {
@@ -185,13 +157,11 @@ static void ring_append(edge_list *l, int to, int from) {
 
 /* Group `child` joins group `root` (root stays the union-find root). */
 static void merge(fuse_state *s, int child, int root) {
-  s->parent[child] = root;
+  s->group_of[child] = root;
   if (!s->anchor[root])
     s->anchor[root] = s->anchor[child];
-  s->has_map[root] |= s->has_map[child];
-  if (s->is_att)
-    s->is_att[root] |= s->is_att[child];
-  s->nops[root] += s->nops[child];
+  s->flags[root] |= s->flags[child] & F_GROUP;
+  s->nops[root] = nops_add(s->nops[root], s->nops[child]);
   if (s->op_head) /* made when placement ends (op_lists) */
     list_append(s->op_head, s->op_tail, s->op_next, root, child);
   if (!s->ins.tail)
@@ -227,15 +197,15 @@ static void merge(fuse_state *s, int child, int root) {
  * walking a large group's list costs its external neighbours, amortised. */
 static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
   int n = 0, last = l->tail[z];
-  marks_clear(&s->nb_seen);
+  part_marks_clear(&s->nb_seen);
   if (last < 0)
     return 0;
   /* from the head (the tail's next) to the tail; prev: the entry before e in the ring */
   for (int prev = last, e = l->next[last], done = 0; !done; e = l->next[prev]) {
     done = e == last;
     --*budget;
-    int p = find(s, s->group_of[l->target[e]]);
-    if (p == z || !marks_add(&s->nb_seen, p)) { /* unlink e */
+    int p = find(s, l->target[e]);
+    if (p == z || !part_marks_add(&s->nb_seen, p)) { /* unlink e */
       if (prev == e) { /* its only entry */
         l->tail[z] = -1;
         break;
@@ -260,8 +230,8 @@ static int neighbours(fuse_state *s, edge_list *l, int z, int *budget) {
  * from -> avoid, or when the budget is spent. */
 static bool window(fuse_state *s, edge_list *l, int from, int avoid, int lo, int hi, int *set,
                    int *nset, int *budget) {
-  marks_clear(&s->visit);
-  marks_add(&s->visit, from);
+  part_marks_clear(&s->visit);
+  part_marks_add(&s->visit, from);
   int sp = 0;
   s->stack[sp++] = from;
   *nset = 0;
@@ -278,9 +248,9 @@ static bool window(fuse_state *s, edge_list *l, int from, int avoid, int lo, int
           continue; /* the edge being contracted */
         return false;
       }
-      if (marks_has(&s->visit, p) || s->ord[p] <= lo || s->ord[p] >= hi)
+      if (part_marks_has(&s->visit, p) || ord_of(s, p) <= lo || ord_of(s, p) >= hi)
         continue;
-      marks_add(&s->visit, p);
+      part_marks_add(&s->visit, p);
       s->stack[sp++] = p;
     }
   }
@@ -295,7 +265,7 @@ static int cmp_i64(const void *x, const void *y) {
 /* Sort a set of groups by ord, as (ord << 32 | group) keys. */
 static void sort_by_ord(fuse_state *s, const int *set, int n, int64_t *key) {
   for (int i = 0; i < n; i++)
-    key[i] = (int64_t)s->ord[set[i]] << 32 | set[i];
+    key[i] = (int64_t)ord_of(s, set[i]) << 32 | set[i];
   qsort(key, (size_t)n, sizeof *key, cmp_i64);
 }
 
@@ -305,7 +275,7 @@ static void sort_by_ord(fuse_state *s, const int *set, int n, int64_t *key) {
  * never a wrong plan). */
 static bool order_for_merge(fuse_state *s, int cur, int h) {
   int budget = REACH_BUDGET, nb, nf;
-  int lo = s->ord[h], hi = s->ord[cur];
+  int lo = ord_of(s, h), hi = ord_of(s, cur);
   if (!window(s, &s->ins, cur, h, lo, hi, s->setb, &nb, &budget) ||
       !window(s, &s->outs, h, cur, lo, hi, s->setf, &nf, &budget))
     return false;
@@ -316,9 +286,9 @@ static bool order_for_merge(fuse_state *s, int cur, int h) {
     pool[i] = i < nb ? kb[i] >> 32 : kf[i - nb] >> 32;
   qsort(pool, (size_t)(nb + nf), sizeof *pool, cmp_i64);
   for (int i = 0; i < nb; i++)
-    s->ord[kb[i] & 0xffffffff] = (int)pool[i];
+    set_ord(s, (int)(kb[i] & 0xffffffff), (int)pool[i]);
   for (int i = 0; i < nf; i++)
-    s->ord[kf[i] & 0xffffffff] = (int)pool[nb + i];
+    set_ord(s, (int)(kf[i] & 0xffffffff), (int)pool[nb + i]);
   return true;
 }
 
@@ -328,11 +298,11 @@ static bool reads_from_memory(fuse_state *s, int cur, int h) {
     return false;
   if (s->nrd[cur] <= s->npr[h]) {
     for (int e = s->rd_head[cur]; e >= 0; e = s->rd_next[e])
-      if (find(s, s->group_of[s->mr_producer[e]]) == h)
+      if (find(s, s->mr_producer[e]) == h)
         return true;
   } else {
     for (int e = s->pr_head[h]; e >= 0; e = s->pr_next[e])
-      if (find(s, s->group_of[s->mr_reader[e]]) == cur)
+      if (find(s, s->mr_reader[e]) == cur)
         return true;
   }
   return false;
@@ -355,9 +325,9 @@ static bool takes_epilogue(const op *anchor) {
  * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
   const op *x = anchor_op(s, a), *y = anchor_op(s, b);
-  if ((x && y) || (s->is_att && (s->is_att[a] || s->is_att[b])))
+  if ((x && y) || ((s->flags[a] | s->flags[b]) & F_ATT))
     return false;
-  if ((x && s->has_map[b]) || (y && s->has_map[a]))
+  if ((x && (s->flags[b] & F_HAS_MAP)) || (y && (s->flags[a] & F_HAS_MAP)))
     return false;
   if (s->nops[a] + s->nops[b] > FUSE_MAX_OPS)
     return false;
@@ -390,8 +360,8 @@ static void read_tables(fuse_state *s) {
 }
 
 static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
-  int d = s->root_def[v->id];
-  if (d < 0 || s->group_of[d] < 0)
+  int d = root_def(s, v);
+  if (d < 0 || !placed(s, d))
     return; /* a constant or an argument */
   if (!s->rd_head)
     read_tables(s);
@@ -403,7 +373,7 @@ static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
     s->pr_next = arena_grow(s->a, s->pr_next, sizeof(int), n, cap);
     s->capmr = (int)cap;
   }
-  int e = s->nmr++, rg = s->group_of[reader->id], pg = find(s, s->group_of[d]);
+  int e = s->nmr++, rg = reader->id, pg = find(s, d); /* the reader's group is new: itself */
   s->mr_reader[e] = reader->id;
   s->mr_producer[e] = d;
   s->rd_next[e] = s->pr_next[e] = -1;
@@ -415,27 +385,27 @@ static void add_memory_read(fuse_state *s, const op *reader, const value *v) {
   s->npr[pg]++;
 }
 
+/* o's group of its own, named by o. */
 static int new_group(fuse_state *s, const op *o) {
-  int gid = s->ngroups++;
-  s->parent[gid] = gid;
-  s->group_of[o->id] = gid;
+  int gid = o->id;
+  set_ord(s, gid, s->next_ord++);
   if (s->rd_head)
     s->rd_head[gid] = s->pr_head[gid] = -1;
   s->ins.tail[gid] = s->outs.tail[gid] = -1;
-  s->ord[gid] = s->next_ord++;
   s->nops[gid] = 1;
-  bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE;
-  s->anchor[gid] = elementwise || s->is_map[o->id] ? 0 : o->id + 1;
-  s->has_map[gid] = s->is_map[o->id];
+  bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE, map = s->flags[gid] & F_MAP;
+  s->anchor[gid] = elementwise || map ? 0 : o->id + 1;
+  if (map)
+    s->flags[gid] |= F_HAS_MAP;
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
-    int d = s->root_def[v->id];
-    if (d >= 0 && s->group_of[d] >= 0) {
+    int d = root_def(s, v);
+    if (d >= 0 && placed(s, d)) {
       int e = s->nedges++; /* the same entry number in both lists: each has its own arrays */
       edge_add(&s->ins, gid, e, d);
-      edge_add(&s->outs, find(s, s->group_of[d]), e, o->id);
+      edge_add(&s->outs, find(s, d), e, o->id);
     }
-    if (s->is_map[o->id] || (v->def && s->is_view[v->def->id]))
+    if (map || (v->def && (s->flags[v->def->id] & F_VIEW)))
       add_memory_read(s, o, v);
   }
   return gid;
@@ -448,7 +418,7 @@ static void place_op(fuse_state *s, const op *o) {
   int gid = new_group(s, o);
   int pat = s->att ? s->att[o->id] : -1;
   if (pat >= 0) { /* a pattern's ops form one group and nothing else joins it */
-    s->is_att[gid] = 1;
+    s->flags[gid] |= F_ATT;
     int h = s->att_group[pat];
     if (h < 0) {
       s->att_group[pat] = gid;
@@ -457,9 +427,9 @@ static void place_op(fuse_state *s, const op *o) {
     h = find(s, h);
     /* no group reads the pattern's values before its last op (attention.c, rownorm.c), so
      * taking the newest op's place in the topological order keeps it valid */
-    int at = s->ord[gid];
+    int at = ord_of(s, gid);
     merge(s, gid, h);
-    s->ord[h] = at;
+    set_ord(s, h, at);
     return;
   }
   if (op_table[o->kind].family != FAM_ELEMENTWISE || o->nresults != 1 || s->nofuse)
@@ -467,7 +437,7 @@ static void place_op(fuse_state *s, const op *o) {
   const tensor_type *space = o->results[0]->type;
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
-    if (v->def && s->is_view[v->def->id])
+    if (v->def && (s->flags[v->def->id] & F_VIEW))
       continue; /* a view is read from memory: its producer stays a kernel of its own */
     int h = group_of_value(s, v);
     int cur = find(s, gid);
@@ -478,9 +448,9 @@ static void place_op(fuse_state *s, const op *o) {
       continue;
     if (feeds_anchor(s, cur, h) || reads_from_memory(s, cur, h) || !order_for_merge(s, cur, h))
       continue;
-    int at = s->ord[cur];
+    int at = ord_of(s, cur);
     merge(s, cur, h);
-    s->ord[h] = at;
+    set_ord(s, h, at);
   }
 }
 
@@ -495,7 +465,7 @@ static void place_op(fuse_state *s, const op *o) {
 /* ALU cost of evaluating o once; -1: never recomputed (lookups, per-channel rescale). An
  * index-map transpose costs nothing: its consumer reads the input through broadcast strides. */
 static int recompute_cost(const fuse_state *s, const op *o) {
-  if (s->is_map[o->id])
+  if (s->flags[o->id] & F_MAP)
     return 0;
   switch (o->kind) {
   case OP_EXP: case OP_LOG: case OP_TANH: case OP_SIGMOID: case OP_ERF: case OP_POW:
@@ -517,19 +487,19 @@ static int recompute_target(fuse_state *s, int h, int *cost) {
   for (int oi = s->op_head[h]; oi >= 0; oi = s->op_next[oi]) {
     const op *o = s->g->ops[oi];
     int c = recompute_cost(s, o);
-    if (c < 0 || o->nresults != 1 || s->is_result[o->results[0]->id] ||
+    if (c < 0 || o->nresults != 1 || (s->flags[o->id] & F_RESULT) ||
         tensor_numel(o->results[0]->type) > RECOMPUTE_MAX_ELEMS)
       return -1;
     *cost += c;
     int v = o->results[0]->id;
     for (int k = s->use_start[v]; k < s->use_start[v + 1]; k++) {
       const op *u = s->g->ops[s->uses[k]];
-      if (s->group_of[u->id] < 0) {
-        if (s->is_view[u->id])
+      if (!placed(s, u->id)) {
+        if (s->flags[u->id] & F_VIEW)
           return -1; /* read from memory through an alias */
         continue;    /* dead */
       }
-      int x = find(s, s->group_of[u->id]);
+      int x = find(s, u->id);
       if (x == h)
         continue;
       if ((target >= 0 && x != target) || op_table[u->kind].family != FAM_ELEMENTWISE)
@@ -575,9 +545,11 @@ static bool try_recompute(fuse_state *s, int h) {
 static void recompute_small_groups(fuse_state *s) {
   for (bool changed = true; changed;) {
     changed = false;
-    for (int x = 0; x < s->ngroups; x++)
-      if (find(s, x) == x && try_recompute(s, x))
+    for (int i = 0; i < s->g->nops; i++) { /* the groups in the order of their first op */
+      int x = s->g->ops[i]->id;
+      if (s->group_of[x] < -1 && try_recompute(s, x)) /* a root */
         changed = true;
+    }
   }
 }
 
@@ -602,29 +574,19 @@ static char *live_ops(arena *a, const graph *g) {
   return live;
 }
 
-/* View flags and view roots (in `keep`: ordering the groups reads them after the rest is
- * freed), result flags. */
-static void index_graph(arena *a, arena *keep, fuse_state *s) {
+/* The flags (in `keep`: ordering the groups reads the views' after the rest is freed) and the
+ * result flags per value (in `a`, read only before placement) into *is_result. */
+static void index_graph(arena *a, arena *keep, fuse_state *s, char **is_result) {
   const graph *g = s->g;
-  s->is_view = arena_alloc(a, (size_t)g->nops + 1);
-  s->root_def = arena_alloc(keep, sizeof(int) * (size_t)(g->nvalues + 1));
-  s->is_result = arena_alloc(a, (size_t)g->nvalues + 1);
-  int *root = malloc(sizeof(int) * (size_t)(g->nvalues + 1)); /* value id of the root */
-  for (int i = 0; i < g->nvalues; i++)
-    root[i] = i;
+  s->flags = arena_alloc(keep, (size_t)g->nops + 1);
+  *is_result = arena_alloc(a, (size_t)g->nvalues + 1);
   for (int r = 0; r < g->nresults; r++)
-    s->is_result[g->results[r]->id] = 1;
-  for (int i = 0; i < g->nops; i++) { /* topological: a view's operand root is known */
+    (*is_result)[g->results[r]->id] = 1;
+  for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
-    s->is_view[o->id] = part_is_view(o);
-    if (s->is_view[o->id])
-      root[o->results[0]->id] = root[o->operands[0]->id];
+    s->flags[o->id] = (part_is_view(o) ? F_VIEW : 0) |
+                      (o->nresults && (*is_result)[o->results[0]->id] ? F_RESULT : 0);
   }
-  for (int i = 0; i < g->nvalues; i++) {
-    const value *rv = g->values[root[i]];
-    s->root_def[i] = rv->def ? rv->def->id : -1;
-  }
-  free(root);
 }
 
 /* Readers of every value (CSR) into arena a; returns the number of operand reads. Made for the
@@ -661,10 +623,10 @@ static void op_lists(arena *a, fuse_state *s) {
   for (size_t x = 0; x < s->n; x++)
     s->op_head[x] = -1;
   for (int i = 0; i < s->g->nops; i++) {
-    int id = s->g->ops[i]->id, x = s->group_of[id];
-    if (x < 0)
+    int id = s->g->ops[i]->id;
+    if (!placed(s, id))
       continue;
-    x = find(s, x);
+    int x = find(s, id);
     s->op_next[id] = -1;
     s->op_head[x] < 0 ? (s->op_head[x] = id) : (s->op_next[s->op_tail[x]] = id);
     s->op_tail[x] = id;
@@ -684,11 +646,11 @@ static bool reads_as_element(const op *u, int j) {
 /* A transpose whose result only elementwise ops read (and is no function result) is an index
  * map: its consumers' kernel reads the input through permuted strides instead of a copy. */
 static bool index_map(fuse_state *s, const char *live, const op *o) {
-  if (o->kind != OP_TRANSPOSE || s->nofuse || s->is_view[o->id] || o->nresults != 1 ||
+  if (o->kind != OP_TRANSPOSE || s->nofuse || (s->flags[o->id] & F_VIEW) || o->nresults != 1 ||
       o->noperands != 1 || o->results[0]->type->elem == ET_INDEX)
     return false;
   int v = o->results[0]->id, nlive = 0;
-  if (s->is_result[v])
+  if (s->flags[o->id] & F_RESULT)
     return false;
   for (int k = s->use_start[v]; k < s->use_start[v + 1]; k++) {
     const op *u = s->g->ops[s->uses[k]];
@@ -735,7 +697,8 @@ static int heap_pop(int *h, int *n) {
 /* Number groups 0..n-1 topologically: among the groups whose producers are all numbered, the
  * one whose first op comes first. Edges are counted with multiplicity (one per operand read
  * across groups), which leaves the order unchanged and needs no deduplication. */
-static void order_groups(arena *a, const graph *g, int *group_of, int n, const int *root_def) {
+static void order_groups(arena *a, const graph *g, int *group_of, int n,
+                         const unsigned char *flags) {
   int *start = arena_alloc(a, sizeof(int) * (size_t)(n + 2));
   int *indeg = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
   int *fill = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
@@ -745,7 +708,7 @@ static void order_groups(arena *a, const graph *g, int *group_of, int n, const i
       const op *o = g->ops[i];
       int to = group_of[o->id];
       for (int j = 0; to >= 0 && j < o->noperands; j++) {
-        int d = root_def[o->operands[j]->id];
+        int d = view_root_def(flags, o->operands[j]);
         int from = d >= 0 ? group_of[d] : -1;
         if (from < 0 || from == to)
           continue;
@@ -778,31 +741,51 @@ static void order_groups(arena *a, const graph *g, int *group_of, int n, const i
       group_of[g->ops[i]->id] = rank[group_of[g->ops[i]->id]];
 }
 
+/* Renumber the groups densely in the order of their first op (root_id: per op, -1 filled),
+ * replacing the union-find in group_of by those numbers; returns their count. */
+static int number_groups(fuse_state *s, int *root_id) {
+  const graph *g = s->g;
+  int ng = 0;
+  for (int i = 0; i < g->nops; i++) { /* every placed op's slot to its root (roots keep theirs) */
+    int id = g->ops[i]->id;
+    if (!placed(s, id))
+      continue;
+    int r = find(s, id);
+    if (r != id)
+      s->group_of[id] = r;
+    if (root_id[r] < 0)
+      root_id[r] = ng++;
+  }
+  for (int i = 0; i < g->nops; i++) { /* a member reads its root's id, never its slot */
+    int id = g->ops[i]->id, x = s->group_of[id];
+    if (x != -1)
+      s->group_of[id] = root_id[x >= 0 ? x : id];
+  }
+  return ng;
+}
+
 int part_fuse(arena *keep, const graph *g, int *group_of) {
-  /* Tables live as long as the phase that reads them, so placement's (edge lists, order,
-   * cycle-query marks), the reader lists (before placement and for recomputation) and the op
-   * lists (recomputation) never coexist: `a` holds what every phase reads and is freed before
-   * the groups are ordered, so ordering's tables do not add to the peak either. */
+  /* Tables live as long as the phase that reads them, so placement's (edge lists, cycle-query
+   * marks), the reader lists, liveness and result flags (before placement, and the readers
+   * again for recomputation) and the op lists (recomputation) never coexist: `a` holds what
+   * every phase reads and is freed before the groups are ordered, so ordering's tables do not
+   * add to the peak either. */
   arena *a = arena_new(), *pa = arena_new(), *ua = arena_new();
   fuse_state s = {.g = g, .group_of = group_of, .a = pa, .n = (size_t)g->nops + 1};
   size_t n = s.n;
   s.nofuse = part_fusion_disabled();
-  index_graph(a, keep, &s);
+  char *is_result;
+  index_graph(ua, keep, &s, &is_result);
   size_t nedge = (size_t)index_uses(ua, &s) + 1; /* one entry per operand read */
-  s.parent = zalloc(a, n, sizeof(int));
   s.anchor = zalloc(a, n, sizeof(int));
-  s.has_map = zalloc(a, n, 1);
-  s.is_map = zalloc(a, n, 1);
-  s.nops = zalloc(a, n, sizeof(int));
-  char *live = live_ops(a, g);
+  s.nops = zalloc(a, n, sizeof(uint16_t));
+  char *live = live_ops(ua, g);
   s.att = calloc(n + 1, sizeof(int));
   if (!s.att)
     abort();
-  int npat = part_attention_find(g, live, s.use_start, s.uses, s.is_result, s.att);
-  npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, s.is_result, s.att, npat);
-  if (npat) {
-    s.is_att = zalloc(a, n, 1);
-  } else { /* no pattern: neither table is read */
+  int npat = part_attention_find(g, live, s.use_start, s.uses, is_result, s.att);
+  npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, is_result, s.att, npat);
+  if (!npat) { /* no pattern: the table is not read */
     free(s.att);
     s.att = NULL;
   }
@@ -810,13 +793,13 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
   for (int i = 0; i < npat; i++)
     s.att_group[i] = -1;
   for (int i = 0; i < g->nops; i++) {
-    group_of[i] = -1;
-    s.is_map[g->ops[i]->id] = index_map(&s, live, g->ops[i]);
+    const op *o = g->ops[i];
+    group_of[o->id] = -1;
+    s.flags[o->id] |= (live[o->id] ? F_LIVE : 0) | (index_map(&s, live, o) ? F_MAP : 0);
   }
   arena_free(ua);
   s.use_start = s.uses = NULL;
-  s.ord = zalloc(pa, n, sizeof(int));
-  marks_init(&s.nb_seen, 64);
+  part_marks_init(&s.nb_seen, 64);
   s.nbrcap = 64;
   s.nbr = zalloc(pa, (size_t)s.nbrcap, sizeof(int));
   /* A cycle query's two windows hold at most REACH_BUDGET + 2 groups together: each group
@@ -832,16 +815,17 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     ls[i]->next = zalloc(pa, nedge, sizeof(int));
     ls[i]->target = zalloc(pa, nedge, sizeof(int));
   }
-  marks_init(&s.visit, 64);
+  part_marks_init(&s.visit, 64);
   s.stack = zalloc(pa, nw, sizeof(int));
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
-    if (op_table[o->kind].family != FAM_CONST && live[o->id] && !s.is_view[o->id])
+    unsigned char f = s.flags[o->id];
+    if (op_table[o->kind].family != FAM_CONST && (f & F_LIVE) && !(f & F_VIEW))
       place_op(&s, o);
   }
   arena_free(pa);
-  marks_free(&s.visit);
-  marks_free(&s.nb_seen);
+  part_marks_free(&s.visit);
+  part_marks_free(&s.nb_seen);
   s.ins.tail = s.outs.tail = NULL;
   s.rd_head = NULL; /* recomputation checks no memory reads (try_recompute) */
   s.a = a;
@@ -853,22 +837,12 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     recompute_small_groups(&s);
     arena_free(ua);
   }
-  /* Renumber roots densely in order of their first op, then order groups topologically. */
-  int *root_id = s.nops; /* dead once merging ends; ngroups < n */
-  for (int i = 0; i < s.ngroups; i++)
+  int *root_id = s.anchor; /* dead once merging ends */
+  for (size_t i = 0; i < n; i++)
     root_id[i] = -1;
-  int ng = 0;
-  for (int i = 0; i < g->nops; i++) {
-    int x = group_of[g->ops[i]->id];
-    if (x < 0)
-      continue;
-    int r = find(&s, x);
-    if (root_id[r] < 0)
-      root_id[r] = ng++;
-    group_of[g->ops[i]->id] = root_id[r];
-  }
+  int ng = number_groups(&s, root_id);
   arena_free(a);
   free(s.att);
-  order_groups(keep, g, group_of, ng, s.root_def);
+  order_groups(keep, g, group_of, ng, s.flags);
   return ng;
 }

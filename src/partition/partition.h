@@ -5,6 +5,19 @@
 
 #include "tosac.h"
 
+/* marks.c: a set of non-negative ints emptied in O(1) by a new stamp (slot k holds key[k]
+ * when stamp[k] == cur): open addressing from `cap` slots (a power of two), doubling when half
+ * full. */
+typedef struct part_marks {
+  int *key, *stamp;
+  int cap, n, cur;
+} part_marks;
+void part_marks_init(part_marks *m, int cap);
+void part_marks_free(part_marks *m);
+void part_marks_clear(part_marks *m);
+bool part_marks_has(const part_marks *m, int x);
+bool part_marks_add(part_marks *m, int x); /* false when x was there already */
+
 /* fuse.c: assign every non-constant op to a fusion group; returns the group count.
  * group_of[op->id] is the group index (-1 for constants, views and dead ops), groups numbered in
  * launch order. */

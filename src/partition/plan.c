@@ -12,13 +12,13 @@ typedef struct plan_builder {
   partition_plan *p;
   int *buf_of_value; /* value id -> buffer id holding it, -1 if none */
   int nbuf_cap;
-  struct reader_summary *readers; /* per value id: who reads it outside its kernel */
+  int *readers;     /* per value id: who reads it outside its kernel (summarise_readers) */
   int *result_buf;  /* graph result index -> its BUF_OUTPUT buffer */
-  int *group_start; /* group g's ops are group_ops[group_start[g] .. group_start[g + 1]) */
-  const op **group_ops;
-  int *op_pos;      /* op id -> index in g->ops */
-  int *op_stamp;    /* op id -> 1 + the group that last took it (collect_ops) */
-  int *val_stamp;   /* value id -> 1 + the group that last read it as an input (collect_io) */
+  int *group_start; /* group g's ops are at g->ops[group_pos[group_start[g] ..
+                       group_start[g + 1] - 1]] */
+  int *group_pos;
+  int *op_pos;      /* op id -> index in g->ops; NULL when every op's id is its index */
+  part_marks inputs; /* the values a kernel reads so far (collect_io) */
 } plan_builder;
 
 static int add_buffer(plan_builder *b, buffer_kind kind, const value *v, int index) {
@@ -32,40 +32,31 @@ static bool value_in_group(const int *group_of, const value *v, int grp) {
   return v->def && group_of[v->def->id] == grp;
 }
 
-/* Who reads each value outside its producer's kernel, summarised once for the whole graph:
- * a graph result, or read by up to two distinct groups (enough to answer "a group other than
- * this one"). A view's readers count as readers of the value it aliases (views.c). */
-typedef struct reader_summary {
-  int g1;     /* first reading group, -1 none */
-  bool multi; /* a second, different group reads it too */
-  bool result;
-} reader_summary;
+/* Who reads each value outside its producer's kernel, summarised once for the whole graph in
+ * one int per value: READ_NONE, the one group that reads it, or READ_ESCAPES for a graph result
+ * or a value read by two different groups (enough to answer "a group other than this one").
+ * A view's readers count as readers of the value it aliases (views.c). */
+enum { READ_NONE = -1, READ_ESCAPES = -2 };
 
-static void summary_add(reader_summary *s, int grp) {
-  if (s->g1 < 0)
-    s->g1 = grp;
-  else if (s->g1 != grp)
-    s->multi = true;
+static void summary_add(int *s, int grp) {
+  if (*s == READ_NONE)
+    *s = grp;
+  else if (*s != grp)
+    *s = READ_ESCAPES;
 }
 
-static reader_summary *summarise_readers(arena *a, const graph *g, const int *group_of) {
-  reader_summary *rs = arena_alloc(a, sizeof *rs * (size_t)(g->nvalues + 1));
+static int *summarise_readers(arena *a, const graph *g, const int *group_of) {
+  int *rs = arena_alloc(a, sizeof *rs * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nvalues; i++)
-    rs[i].g1 = -1;
+    rs[i] = READ_NONE;
   for (int i = 0; i < g->nresults; i++)
-    rs[g->results[i]->id].result = true;
+    rs[g->results[i]->id] = READ_ESCAPES;
   /* Reverse topological order: a view's result is complete before it flows into its input. */
   for (int i = g->nops - 1; i >= 0; i--) {
     const op *o = g->ops[i];
     if (group_of[o->id] < 0) {
-      if (!part_is_view(o))
-        continue;
-      const reader_summary *s = &rs[o->results[0]->id];
-      reader_summary *t = &rs[o->operands[0]->id];
-      t->result |= s->result;
-      if (s->g1 >= 0)
-        summary_add(t, s->g1);
-      t->multi |= s->multi;
+      if (part_is_view(o) && rs[o->results[0]->id] != READ_NONE)
+        summary_add(&rs[o->operands[0]->id], rs[o->results[0]->id]);
       continue;
     }
     for (int j = 0; j < o->noperands; j++)
@@ -76,8 +67,8 @@ static reader_summary *summarise_readers(arena *a, const graph *g, const int *gr
 
 /* A value leaves its group when it is a graph result or read by an op of another group. */
 static bool escapes(const plan_builder *b, const value *v, int grp) {
-  const reader_summary *s = &b->readers[v->id];
-  return s->result || (s->g1 >= 0 && (s->multi || s->g1 != grp));
+  int s = b->readers[v->id];
+  return s == READ_ESCAPES || (s != READ_NONE && s != grp);
 }
 
 static void kernel_name(part_kernel *k) {
@@ -111,26 +102,34 @@ static bool folds(const op *reader, const value *v) {
 
 /* Each group's ops in graph order, bucketed once (CSR form) so that collecting a kernel's ops
  * costs its own size, not the graph's. */
+/* Each group's ops' places in g->ops, in graph order, bucketed once (CSR form) so that
+ * collecting a kernel's ops costs its own size, not the graph's. */
 static void bucket_groups(plan_builder *b, const int *group_of, int ngroups) {
   const graph *g = b->g;
   b->group_start = arena_alloc(b->tmp, sizeof(int) * (size_t)(ngroups + 2));
-  b->group_ops = arena_alloc(b->tmp, sizeof(op *) * (size_t)(g->nops + 1));
-  b->op_pos = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
-  b->op_stamp = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
-  b->val_stamp = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nvalues + 1));
-  for (int i = 0; i < g->nops; i++) {
-    b->op_pos[g->ops[i]->id] = i;
+  b->group_pos = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
+  b->op_pos = NULL;
+  for (int i = 0; i < g->nops && !b->op_pos; i++)
+    if (g->ops[i]->id != i) { /* renumbered: a table (the parser numbers ops by place) */
+      b->op_pos = arena_alloc(b->tmp, sizeof(int) * (size_t)(g->nops + 1));
+      for (int k = 0; k < g->nops; k++)
+        b->op_pos[g->ops[k]->id] = k;
+    }
+  for (int i = 0; i < g->nops; i++)
     if (group_of[g->ops[i]->id] >= 0)
       b->group_start[group_of[g->ops[i]->id] + 1]++;
-  }
   for (int grp = 0; grp < ngroups; grp++)
     b->group_start[grp + 1] += b->group_start[grp];
   int *fill = arena_alloc(b->tmp, sizeof(int) * (size_t)(ngroups + 1));
   for (int i = 0; i < g->nops; i++) {
     int grp = group_of[g->ops[i]->id];
     if (grp >= 0)
-      b->group_ops[b->group_start[grp] + fill[grp]++] = g->ops[i];
+      b->group_pos[b->group_start[grp] + fill[grp]++] = i;
   }
+}
+
+static int op_position(const plan_builder *b, const op *o) {
+  return b->op_pos ? b->op_pos[o->id] : o->id;
 }
 
 static int cmp_op_pos(const void *x, const void *y) {
@@ -138,37 +137,38 @@ static int cmp_op_pos(const void *x, const void *y) {
   return (a > c) - (a < c);
 }
 
-/* Collect a group's ops (with the constants they fold) in topological order. */
-static void collect_ops(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
+/* Collect a group's ops (with the constants they fold) in topological order. A constant two
+ * of them fold is listed once: positions sorted, repeats dropped. */
+static void collect_ops(plan_builder *b, int grp, part_kernel *k) {
   const graph *g = b->g;
-  const op *const *mine = b->group_ops + b->group_start[grp];
+  const int *mine = b->group_pos + b->group_start[grp];
   int n = b->group_start[grp + 1] - b->group_start[grp];
   int count = 0;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < mine[i]->noperands; j++)
-      count += folds(mine[i], mine[i]->operands[j]);
+  for (int i = 0; i < n; i++) {
+    const op *o = g->ops[mine[i]];
+    for (int j = 0; j < o->noperands; j++)
+      count += folds(o, o->operands[j]);
+  }
   int *pos = malloc(sizeof(int) * (size_t)(n + count + 1)), npos = 0;
   for (int i = 0; i < n; i++) {
-    const op *o = mine[i];
-    if (b->op_stamp[o->id] != grp + 1)
-      b->op_stamp[o->id] = grp + 1, pos[npos++] = b->op_pos[o->id];
-    for (int j = 0; j < o->noperands; j++) {
-      const op *c = folds(o, o->operands[j]) ? o->operands[j]->def : NULL;
-      if (c && b->op_stamp[c->id] != grp + 1)
-        b->op_stamp[c->id] = grp + 1, pos[npos++] = b->op_pos[c->id];
-    }
+    const op *o = g->ops[mine[i]];
+    pos[npos++] = mine[i];
+    for (int j = 0; j < o->noperands; j++)
+      if (folds(o, o->operands[j]))
+        pos[npos++] = op_position(b, o->operands[j]->def);
   }
   if (npos > 1)
     qsort(pos, (size_t)npos, sizeof *pos, cmp_op_pos);
   k->ops = arena_alloc(b->a, sizeof(op *) * (size_t)(npos + 1));
   for (int i = 0; i < npos; i++)
-    k->ops[k->nops++] = g->ops[pos[i]];
+    if (i == 0 || pos[i] != pos[i - 1])
+      k->ops[k->nops++] = g->ops[pos[i]];
   free(pos);
-  (void)group_of;
 }
 
 static void collect_io(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
   int incap = 0, outcap = 0, invcap = 0, outvcap = 0;
+  part_marks_clear(&b->inputs);
   for (int i = 0; i < k->nops; i++) {
     const op *o = k->ops[i];
     if (op_table[o->kind].family == FAM_CONST)
@@ -184,9 +184,8 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       int buf = b->buf_of_value[root->id];
       if (buf < 0) /* a constant that lives in the weights file */
         buf = b->buf_of_value[root->id] = add_buffer(b, BUF_CONSTANT, root, -1);
-      if (b->val_stamp[v->id] == grp + 1)
+      if (!part_marks_add(&b->inputs, v->id))
         continue; /* already an input of this kernel */
-      b->val_stamp[v->id] = grp + 1;
       ARENA_PUSH(b->a, k->in_bufs, k->nin, incap, buf);
       k->nin--;
       ARENA_PUSH(b->a, k->in_vals, k->nin, invcap, v);
@@ -665,12 +664,13 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
   b.readers = summarise_readers(tmp, g, group_of);
   bucket_groups(&b, group_of, ngroups);
+  part_marks_init(&b.inputs, 64);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
   int node_cap = 0;
   for (int grp = 0; grp < ngroups; grp++) {
     part_kernel *k = &p->kernels[p->nkernels];
     k->id = p->nkernels++;
-    collect_ops(&b, group_of, grp, k);
+    collect_ops(&b, grp, k);
     const op *ctl = k->nops ? part_control_op(k->ops, k->nops) : NULL;
     if (ctl) { /* a control node, not a kernel (control.c) */
       add_control(&b, ctl, &node_cap);
@@ -683,6 +683,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     if (k->anchor && op_table[k->anchor->kind].family == FAM_OTHER) {
       diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled into a kernel yet",
                  op_table[k->anchor->kind].name);
+      part_marks_free(&b.inputs);
       return NULL;
     }
     k->family = k->anchor ? family_of(k->anchor) : KF_ELEMENTWISE;
@@ -739,6 +740,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
   }
+  part_marks_free(&b.inputs);
   add_copies(&b, &node_cap);
   if (!part_expand(a, g, p, d)) /* large reductions: fill + atomic, or partial + combine */
     return NULL;

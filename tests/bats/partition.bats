@@ -504,3 +504,39 @@ M
   assert_line "  view1 -> k2_op2;"
   refute_output --partial "const1"
 }
+
+@test "fusion's per-group op counts (16 bits): an attention kernel, then a 600-op chain through a view cut at 256" {
+  # The attention pattern's ops merge without the FUSE_MAX_OPS check (nothing else joins
+  # them); the chain after it is cut into kernels of 256 ops on both sides of a reshape (a
+  # view: its consumers read the producer's buffer, the producer's kernel ends there).
+  /usr/bin/python3 - "$ROOT/samples/attention.mlir" <<'PY'
+import sys
+out = []
+for l in open(sys.argv[1]).read().split('\n'):
+    if l.startswith('//'):
+        continue
+    if l.strip().startswith('func.func'):
+        l = l.replace('-> tensor<2x8x16xf32>', '-> tensor<256xf32>')
+    if l.strip().startswith('return'):
+        prev, t = '%o', 'tensor<2x8x16xf32>'
+        for i in range(600):
+            if i == 300:
+                out.append(f'  %c{i} = tosa.reshape {prev} {{new_shape = array<i64: 256>}} : ({t}) -> tensor<256xf32>')
+                t = 'tensor<256xf32>'
+            else:
+                out.append(f'  %c{i} = tosa.{"abs" if i % 2 == 0 else "floor"} {prev} : ({t}) -> {t}')
+            prev = f'%c{i}'
+        l = f'  return {prev} : {t}'
+    out.append(l)
+open('att_chain.mlir', 'w').write('\n'.join(out) + '\n')
+PY
+  run "$TOSAC" att_chain.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 5 kernels, 5 launches, workspace 1024 bytes"
+  assert_line "  kernel 0 tosac_k0_attention over tensor<2x8x16xf32>"
+  # non-constant ops per kernel
+  run awk '/^  kernel /{if (k) printf "%s ", n; k = 1; n = 0} /^    tosa\./{if ($1 != "tosa.const") n++} END{print n}' <<<"$output"
+  assert_output "11 256 44 256 43"
+  run "$TOSAC" att_chain.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "    reads b6; writes b7"
+}
