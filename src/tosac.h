@@ -31,6 +31,9 @@ void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t
  * block of its own is resized in place (realloc) instead of copied, so its outgrown copies do
  * not stay in the arena (a million-op graph's value and op lists). */
 void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap);
+/* Gives p's memory back now when p is an array arena_regrow gave a block of its own (the graph's
+ * value list once the frontend is done); otherwise it stays until arena_free. */
+void arena_release(arena *a, void *p);
 /* The arena's type table (support/types.c keeps it: type_intern); NULL until first used. */
 struct type_table **arena_type_table(arena *a);
 /* Append one element to an arena vector (items, count, cap are lvalues). */

@@ -429,6 +429,12 @@ static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
   diag_sink d;
   diag_init(&d, r->diag_mem);
   d.record = record_diag, d.record_ctx = r;
+  /* Past the frontend nothing looks a value up by its id (a region's list stays: partitioning
+   * finds its captures by it); a million-op graph's list is 8 MB at the compile's peak. */
+  for (int v = 0; v < r->nvariants; v++) {
+    arena_release(r->vg[v]->arena, r->vg[v]->values);
+    r->vg[v]->values = NULL;
+  }
   for (int v = 0; v < r->nvariants; v++) /* an entry's variants share its first one's weights */
     for (int i = 0; i < r->ntargets; i++) {
       int first = r->entry_first[unit_entry(r, v)];

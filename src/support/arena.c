@@ -117,13 +117,30 @@ void *arena_grow(arena *a, void *old, size_t elem_size, size_t old_count, size_t
   return p;
 }
 
-void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap) {
-  arena_block *ob = old ? (arena_block *)((unsigned char *)old - offsetof(arena_block, data)) : NULL;
+/* The link that points at the block p starts, or NULL when p does not start one of a's blocks. */
+static arena_block **block_link(arena *a, const void *p) {
+  const unsigned char *start = p ? (const unsigned char *)p - offsetof(arena_block, data) : NULL;
+  const arena_block *b = (const arena_block *)start;
   arena_block **link = &a->head;
-  while (ob && *link && *link != ob)
+  while (b && *link && *link != b)
     link = &(*link)->next;
+  return b && *link == b ? link : NULL;
+}
+
+void arena_release(arena *a, void *p) {
+  arena_block **link = block_link(a, p);
+  if (!link || !(*link)->own)
+    return;
+  arena_block *b = *link;
+  *link = b->next;
+  free(b);
+}
+
+void *arena_regrow(arena *a, void *old, size_t elem_size, size_t old_count, size_t new_cap) {
+  arena_block **link = block_link(a, old);
+  arena_block *ob = link ? *link : NULL;
   size_t bytes = (elem_size * new_cap + 7) & ~(size_t)7;
-  if (!ob || *link != ob || !ob->own || bytes < ob->size)
+  if (!ob || !ob->own || bytes < ob->size)
     return arena_grow(a, old, elem_size, old_count, new_cap);
   arena_block *nb = realloc(ob, sizeof *nb + bytes);
   if (!nb) {

@@ -2,7 +2,8 @@
 # memory_bench.sh [BUILD] [OPS...]: peak RSS and wall time of op-heavy graphs (issue 17, "a million
 # ops"): a chain of tosa.abs / tosa.floor on tensor<4xf32>, 100,000 and 1,000,000 ops by default,
 # parsed (--syntax-only) and compiled for gfx90a. Prints the input size, each peak RSS, the RSS of
-# an empty graph (shared libraries: the constant) and the growth per op and per input byte.
+# an empty graph (shared libraries: the constant), of a one-op compile (also LLVM's code pages:
+# the compile's constant) and the growth per op and per input byte.
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 B="${1:-${TOSAC_BUILD:-build}}"
@@ -37,6 +38,10 @@ gen 0 empty.mlir
 peak "$TOSAC" empty.mlir --offload-arch=gfx90a -o e.hipfb
 base=$kb
 echo "empty graph, compile gfx90a: peak RSS $base KiB (the constant: shared libraries)"
+gen 1 one.mlir
+peak "$TOSAC" one.mlir --offload-arch=gfx90a -o o.hipfb
+one=$kb
+echo "one op, compile gfx90a: peak RSS $one KiB (the compile's constant: also LLVM's code pages)"
 for n in "${SIZES[@]}"; do
   gen "$n" g.mlir
   bytes=$(stat -c %s g.mlir)
@@ -44,5 +49,5 @@ for n in "${SIZES[@]}"; do
   peak "$TOSAC" g.mlir --syntax-only
   echo "   \$ tosac g.mlir --syntax-only: ${sec} s, peak RSS $kb KiB ($(( (kb - base) * 1024 / n )) B/op, $(( (kb - base) * 1024 * 10 / bytes )) / 10 of the input above the constant)"
   peak "$TOSAC" g.mlir --offload-arch=gfx90a -o g.hipfb
-  echo "   \$ tosac g.mlir --offload-arch=gfx90a: ${sec} s, peak RSS $kb KiB ($(( (kb - base) * 1024 / n )) B/op, $(( (kb - base) * 1024 * 10 / bytes )) / 10 of the input above the constant)"
+  echo "   \$ tosac g.mlir --offload-arch=gfx90a: ${sec} s, peak RSS $kb KiB ($(( (kb - base) * 1024 / n )) B/op, $(( (kb - base) * 1024 * 10 / bytes )) / 10 of the input above the constant; $(( (kb - one) * 1024 * 100 / bytes )) / 100 above the one-op compile)"
 done
