@@ -291,6 +291,22 @@ EOF
   assert_line --regexp '^gfx908 +matmul:1x4096x4096x4096:f16:a4096:b4096n +f16 +128x128x16/64x64 .* 2 +0 +[0-9]+ +[0-9.]+ +mca +(9[0-9]|100)\.[0-9] '
 }
 
+@test "BERT's batched 12x512x64x512 at the memory floor: the estimate judges the 256x256 default (48 work-groups), oracle on gfx942 and gfx950" {
+  matmul qk f16 12 512 64 512
+  run "$TOSAC" qk.mlir --offload-arch=gfx942,gfx950 -o qk.hipfb
+  assert_success
+  run tiles qk.json
+  # 256x256 scored 42.4 / 84.3 % of tosac-tune's best (its 128x128x16/32x64); these 100 %
+  assert_line "gfx942 64x128x16/64x64 32x32x8 s1 heuristic"
+  assert_line "gfx950 32x128x16/32x64 32x32x16 s1 heuristic"
+  eighths a.npy float16 61 12 512 64
+  eighths b.npy float16 62 12 64 512
+  run "${CHECK[@]}" qk.mlir --targets=gfx942,gfx950 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok qk.mlir [gfx942]: 1 results match"
+  assert_output --partial "ok qk.mlir [gfx950]: 1 results match"
+}
+
 @test "too few work-groups for the CUs: 256-byte K tiles on gfx942/gfx950 (BERT-base's 512x768 projection; tuning.c heur_try_long_k), oracle on a small copy" {
   # 512x768 outputs give 96-192 work-groups for 256-304 CUs: one per CU whatever the LDS, so the
   # 52 KiB double buffer of a 256-byte K tile costs gfx942 no waves (groups_needed); llvm-mca's
