@@ -544,7 +544,7 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
 }
 
 /* Estimated cycles of tile P (no split): rounds of the grid's waves over the SIMDs x iterations x
- * rdna_iter, plus a short epilogue per round, never below moving the buffers once. */
+ * rdna_iter, plus a short epilogue per round, never below moving the buffers (Little's law). */
 static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                        const gemm_mma *mm, double *share) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
