@@ -283,9 +283,10 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
  * is (ResNet-50's 1x1 3136x64x64 f16: one-wave tiles at the floor, 0.66 against 1.02 us) */
 #define EST_ONE_WAVE 0.08
 
-/* Estimated cycles of the GEMM with tile P split S ways over K. */
-static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
-                         const gemm_mma *mm, int64_t S) {
+/* Estimated cycles of the GEMM with tile P split S ways over K; *at_floor (if given): whether
+ * the memory floor, not the issue time, sets them. */
+static double est_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                        const gemm_mma *mm, int64_t S, bool *at_floor) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
   int64_t nk = (pb->k + P->bk - 1) / P->bk, per = (nk + S - 1) / S;
   int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
@@ -302,9 +303,24 @@ static double est_cycles(const target_info *t, const gemm_problem *pb, const gem
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
   double ws = S > 1 ? S * out4 : out4;
   double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + ws, inflight);
+  if (at_floor)
+    *at_floor = mem > c;
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
   double e = (c > mem ? c : mem) + 0.05 * c;
   return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
+}
+
+static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                         const gemm_mma *mm, int64_t S) {
+  return est_split(t, pb, P, mm, S, NULL);
+}
+
+/* Whether tile P's estimate (unsplit) sits at the memory floor. */
+static bool est_memory_bound(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                             const gemm_mma *mm) {
+  bool floor;
+  est_split(t, pb, P, mm, 1, &floor);
+  return floor;
 }
 
 /* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
@@ -528,7 +544,7 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
 }
 
 /* Estimated cycles of tile P (no split): rounds of the grid's waves over the SIMDs x iterations x
- * rdna_iter, plus a short epilogue per round, never below moving the buffers once. */
+ * rdna_iter, plus a short epilogue per round, never below moving the buffers (Little's law). */
 static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                        const gemm_mma *mm, double *share) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
@@ -536,13 +552,11 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
   double c = (double)rounds * ((pb->k + P->bk - 1) / P->bk * rdna_iter(t, pb, P, mm, share) +
                                40 + 2.0 * P->wm * P->wn / t->wave_size);
-  /* the bandwidth alone, not Little's law as the MFMA estimate and every kernel's score: with
-   * the resident work-groups' loads in flight it would move ResNet-18's small f32 layers on
-   * gfx1030-gfx1200 to tiles of twice the work-groups (64x32, 32x64: 2.8 -> 1.9-2.4 us by the
-   * FMA model), and with one latency alone tiny problems (127x255x63) to other tiles among those
-   * that tie at it; left to the RDNA tile work (docs/bench.md "One latency-aware bound") */
-  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  double mem = (operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n) / bpc;
+  /* Little's law as every kernel's score: the resident work-groups' loads of one K tile in
+   * flight (docs/bench.md "One latency-aware bound"): small problems go to tiles of more
+   * work-groups */
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n,
+                                     tile_inflight(t, pb, P, mm, tiles, 1));
   return c > mem ? c : mem;
 }
 
@@ -638,7 +652,10 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
       pb->batch * pb->m * pb->n * pb->k < HEUR_MIN_MACS ||
       !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err) || !mm.row)
     return false;
-  if (P.bm >= 256) { /* the large-square MFMA default (256x256 tiles of 128x64 waves) */
+  /* the large-square MFMA default (256x256 tiles of 128x64 waves), kept for llvm-mca's matrix
+   * share where the matrix units bound it; at the memory floor the share does not decide, the
+   * estimate does (BERT's batched 12x512x64x512: 48 work-groups, too few loads in flight) */
+  if (P.bm >= 256 && !est_memory_bound(t, pb, &P, &mm)) {
     /* where its waves keep the single-tile loop (gfx908: they fill the AGPR file), against
      * 128x128 tiles of 64x64 waves at its K tile, which run the pipelined loop: wave tiles as
      * large (llvm-mca's matrix share needs them: 32x64 waves reached 84-86 % on gfx942) in twice

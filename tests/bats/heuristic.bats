@@ -42,10 +42,19 @@ PY
   assert_line "gfx942 32x64x128/16x32 16x16x16 s1 heuristic"
   assert_line "gfx950 64x64x128/16x32 16x16x32 s1 heuristic"
   # RDNA (docs/gemm.md "The RDNA estimate"): 128-byte K tiles on the FMA path, 64x64 WMMA waves
-  # on gfx1200
+  # on gfx1200, in 256x64 tiles since the estimate carries Little's law (24 work-groups of
+  # 256x128 keep too little in flight: docs/bench.md "One latency-aware bound")
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
   assert_line "gfx1100 128x128x32/32x64 16x16x16 s1 heuristic"
-  assert_line "gfx1200 256x128x32/64x64 16x16x16 s1 heuristic"
+  assert_line "gfx1200 256x64x32/64x64 16x16x16 s1 heuristic"
+  # that tile on a 256x128x96 copy (edge-free K loop of 3 tiles) against the oracle
+  matmul pc f16 1 256 96 128
+  eighths a.npy float16 51 1 256 96
+  eighths b.npy float16 52 1 96 128
+  run "${CHECK[@]}" pc.mlir --targets=gfx1200 --tosac-arg=--perf-config=bm=256,bn=64,bk=32,wm=64,wn=64,mma=16 \
+    --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok pc.mlir [gfx1200]: 1 results match"
   # the FFN up-projection has 4x the columns: 8 waves of 32x64 on gfx942
   matmul ffn1 f16 1 512 768 3072
   run "$TOSAC" ffn1.mlir --offload-arch=gfx942 -o ffn1.hipfb
@@ -119,9 +128,10 @@ EOF
   assert_success
   run tiles w.json
   # 200x136 outputs: small waves fill more of the 96 (64) CUs; K = 300 loads A in 8-byte
-  # vectors, which 8 waves of 16x16 share (tosac-tune's best: 66.3 % against 63.7 % for 32x32)
-  assert_line "gfx1100 32x64x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx1200 64x64x32/16x32 16x16x16 s1 heuristic"
+  # vectors; with Little's law in the estimate, tiles of more work-groups (gfx1100 52 of 16x64,
+  # gfx1200 26 of 16x128) keep more loads in flight
+  assert_line "gfx1100 16x64x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx1200 16x128x32/16x32 16x16x16 s1 heuristic"
   eighths a.npy float16 21 1 100 300
   eighths b.npy float16 22 1 300 200
   run "${CHECK[@]}" m.mlir --targets=gfx90a,gfx942,gfx1030 --input=@a.npy --input=@b.npy
@@ -234,14 +244,17 @@ EOF
   assert_line "gfx90a 16x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx942 16x64x32/16x16 16x16x16 s1 heuristic"
   assert_line "gfx950 16x64x32/16x16 16x16x32 s1 heuristic"
-  assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
-  # an n-contiguous B of single elements costs a write and a shift per load: 64x32, not 32x64
-  assert_line "gfx1100 64x32x32/16x16 16x16x16 s1 heuristic"
-  assert_line "gfx1200 64x32x32/16x16 16x16x16 s1 heuristic"
+  # RDNA with Little's law: tiles of more work-groups (gfx1030 8 of 64x32 for 4 of 64x64; WMMA
+  # 32 of 32x16 for 8 of 64x32); an n-contiguous B of single elements costs a write and a shift
+  # per load: the narrow side stays N
+  assert_line "gfx1030 64x32x64/32x16 32x16x8 s1 heuristic"
+  assert_line "gfx1100 32x16x32/16x16 16x16x16 s1 heuristic"
+  assert_line "gfx1200 32x16x32/16x16 16x16x16 s1 heuristic"
   eighths a.npy float16 41 1 127 255
   eighths b.npy float16 42 1 255 63
-  run "${CHECK[@]}" odd.mlir --targets=gfx908,gfx90a,gfx1100,gfx1030 --input=@a.npy --input=@b.npy
+  run "${CHECK[@]}" odd.mlir --targets=gfx908,gfx90a,gfx1100,gfx1200,gfx1030 --input=@a.npy --input=@b.npy
   assert_success
+  assert_output --partial "ok odd.mlir [gfx1200]: 1 results match"
   assert_output --partial "ok odd.mlir [gfx908]: 1 results match"
   assert_output --partial "ok odd.mlir [gfx90a]: 1 results match"
   assert_output --partial "ok odd.mlir [gfx1100]: 1 results match"
@@ -276,6 +289,22 @@ EOF
   run timeout 300 "$BUILD/bin/tosac-bundle" quality sq908.hipfb --mca-timeout 60
   assert_success
   assert_line --regexp '^gfx908 +matmul:1x4096x4096x4096:f16:a4096:b4096n +f16 +128x128x16/64x64 .* 2 +0 +[0-9]+ +[0-9.]+ +mca +(9[0-9]|100)\.[0-9] '
+}
+
+@test "BERT's batched 12x512x64x512 at the memory floor: the estimate judges the 256x256 default (48 work-groups), oracle on gfx942 and gfx950" {
+  matmul qk f16 12 512 64 512
+  run "$TOSAC" qk.mlir --offload-arch=gfx942,gfx950 -o qk.hipfb
+  assert_success
+  run tiles qk.json
+  # 256x256 scored 42.4 / 84.3 % of tosac-tune's best (its 128x128x16/32x64); these 100 %
+  assert_line "gfx942 64x128x16/64x64 32x32x8 s1 heuristic"
+  assert_line "gfx950 32x128x16/32x64 32x32x16 s1 heuristic"
+  eighths a.npy float16 61 12 512 64
+  eighths b.npy float16 62 12 64 512
+  run "${CHECK[@]}" qk.mlir --targets=gfx942,gfx950 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "ok qk.mlir [gfx942]: 1 results match"
+  assert_output --partial "ok qk.mlir [gfx950]: 1 results match"
 }
 
 @test "too few work-groups for the CUs: 256-byte K tiles on gfx942/gfx950 (BERT-base's 512x768 projection; tuning.c heur_try_long_k), oracle on a small copy" {
