@@ -241,7 +241,7 @@ PY
   input_kb=$(( $(stat -c %s ops.mlir) / 1024 ))
   echo "# 1,000,000 ops ($input_kb KiB): peak $big KiB, one op $one KiB:" \
     "$(( (big - one) * 100 / input_kb )) / 100 of the input above it" >&3
-  # 1.91 (docs/bench.md "The graph's value list released"): 2.08 before the list was released
+  # 1.90 (docs/bench.md "The graph's value list released"); 2.03 before the list was released
   [ $(( big - one )) -lt $(( 2 * input_kb )) ]
 }
 
