@@ -21,6 +21,20 @@ func.func @main(%a: tensor<$2>) -> tensor<$2> {
 EOF
 }
 
+# ops.mlir: a chain of N alternating tosa.abs / tosa.floor over tensor<4xf32>
+chain() {
+  /usr/bin/python3 - "$1" <<'PY'
+import sys
+with open('ops.mlir', 'w') as f:
+    f.write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n')
+    prev = '%a'
+    for i in range(int(sys.argv[1])):
+        f.write(f'  %{i} = tosa.{"abs" if i % 2 == 0 else "floor"} {prev} : (tensor<4xf32>) -> tensor<4xf32>\n')
+        prev = f'%{i}'
+    f.write(f'  return {prev} : tensor<4xf32>\n}}\n')
+PY
+}
+
 @test "an element count that overflows 64 bits is an error at the type" {
   unary ov 4294967296x4294967296x16xf32
   run "$TOSAC" ov.mlir --offload-arch=gfx90a -o ov.hipfb
@@ -185,15 +199,7 @@ EOF
 }
 
 @test "a chain of 100,000 ops compiles: fused kernels of at most 256 ops sharing their code" {
-  /usr/bin/python3 - <<'PY'
-with open('ops.mlir', 'w') as f:
-    f.write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n')
-    prev = '%a'
-    for i in range(100000):
-        f.write(f'  %{i} = tosa.{"abs" if i % 2 == 0 else "floor"} {prev} : (tensor<4xf32>) -> tensor<4xf32>\n')
-        prev = f'%{i}'
-    f.write(f'  return {prev} : tensor<4xf32>\n}}\n')
-PY
+  chain 100000
   run /usr/bin/time -f "%e %M" "$TOSAC" ops.mlir --offload-arch=gfx90a -o ops.hipfb
   assert_success
   echo "# 100,000 ops (6 MB): ${lines[-1]} (s, KB)" >&3
@@ -218,18 +224,8 @@ print(t["kernel_count"], t["distinct_kernels"], max(len(k["ops"]) for k in t["ke
 
 @test "a chain of 1,000,000 ops compiles within twice its input above a one-op compile's peak" {
   [ -z "${TOSAC_SAN:-}" ] || skip "sanitizers add shadow memory to every allocation"
-  /usr/bin/python3 - <<'PY'
-with open('ops.mlir', 'w') as f:
-    f.write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n')
-    prev = '%a'
-    for i in range(1000000):
-        f.write(f'  %{i} = tosa.{"abs" if i % 2 == 0 else "floor"} {prev} : (tensor<4xf32>) -> tensor<4xf32>\n')
-        prev = f'%{i}'
-    f.write(f'  return {prev} : tensor<4xf32>\n}}\n')
-with open('one.mlir', 'w') as f:
-    f.write('func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
-            '  %0 = tosa.abs %a : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n')
-PY
+  chain 1000000
+  unary one 4xf32
   # The constant is a one-op compile's peak: the shared libraries and the code pages of LLVM's
   # code generation, which an empty graph never touches (82 MB against 67 MB).
   run /usr/bin/time -f "%M" "$TOSAC" one.mlir --offload-arch=gfx90a -j 2 -o one.hipfb
