@@ -104,6 +104,8 @@ typedef struct gemm_problem {
   bool zero_points;      /* a non-zero zero point: FMA path */
   int64_t a_contig, b_contig; /* length of the contiguous run along the staged dimension */
   bool b_kcontig;        /* B is [n][k] (weights) rather than [k][n] (matmul) */
+  int64_t k_run;         /* convolution run gather: K is tap rows of k_run elements (a power of
+                          * two); bk must be a multiple and va, vb the padded pixel (a_contig) */
   const char *op;        /* "matmul", "fully_connected", "conv2d", ...: part of the key */
 } gemm_problem;
 

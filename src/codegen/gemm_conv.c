@@ -54,6 +54,29 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
   return true;
 }
 
+/* The run gather may grow K (pixel channels to icp, tap rows to a power of two) by at most this
+ * much: the stem's 7x7x3 grows 147 -> 224 (1.52), the same number of 32-element K tiles as a
+ * 196-element flat padding; a 3x3x3 kernel (27 -> 48) keeps the per-element gather. */
+#define RUN_MAX_GROWTH 1.6
+
+static int64_t pow2_ceil(int64_t v) {
+  int64_t p = 1;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+
+void gemm_conv_runs(gemm_conv *c, gemm_problem *pb, elem_type et, bool zero_points) {
+  int es = elem_type_bytes(et);
+  int64_t icp = pow2_ceil(c->ic), run = pow2_ceil(c->ker[1] * icp);
+  /* zero points: a padded channel would read as the zero point, not 0 */
+  if (c->ns != 2 || c->transpose || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
+      c->ker[0] > 32 || (double)(c->ker[0] * run) > RUN_MAX_GROWTH * (double)pb->k)
+    return;
+  c->runs = true, c->icp = icp, c->run = run;
+  pb->k = c->ker[0] * run, pb->a_contig = pb->b_contig = icp, pb->k_run = run;
+}
+
 void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph) {
   LLVMBuilderRef b = cb->b;
   memset(ph, 0, sizeof *ph);
@@ -96,6 +119,12 @@ static LLVMValueRef split_rows(cg_builder *cb, const gemm_conv *c, LLVMValueRef 
 }
 
 void gemm_conv_plan(gemm_conv *c, int bk) {
+  if (c->runs) { /* tap rows up to the last K tile's: no shift of a 32-bit mask reaches 32 */
+    c->tile_taps = c->lane_taps = c->unpadded = false;
+    c->run_rows = c->ker[0] + bk / c->run;
+    c->run_bits = c->run_rows <= 32 ? 32 : 64;
+    return;
+  }
   int64_t taps = 1;
   for (int d = 0; d < c->ns; d++)
     taps *= c->taps[d];
@@ -115,6 +144,19 @@ static int64_t in_stride(const gemm_conv *c, int d) {
   for (int e = d + 1; e < c->ns; e++)
     s *= c->in[e];
   return s;
+}
+
+/* Run gather: the mask of the tap rows ky of a row with input origin pos0 inside the image. */
+static LLVMValueRef rows_inside(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
+  LLVMBuilderRef b = cb->b;
+  LLVMTypeRef mt = c->run_bits > 32 ? cb->i64 : cb->i32;
+  LLVMValueRef acc = LLVMConstInt(mt, 0, 0);
+  for (int64_t t = 0; t < c->ker[0]; t++) {
+    LLVMValueRef pos = LLVMBuildAdd(b, row->pos0[0], k32(cb, t * c->dil[0]), "");
+    LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, pos, k32(cb, c->in[0]), "");
+    acc = LLVMBuildOr(b, acc, LLVMBuildSelect(b, in, LLVMConstInt(mt, 1ull << t, 0), LLVMConstInt(mt, 0, 0), ""), "");
+  }
+  return acc;
 }
 
 /* The mask of the taps of a row with input origin pos0 that fall inside the image,
@@ -151,14 +193,69 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
   }
   row->base = LLVMBuildMul(b, n, k32(cb, image), "");
   row->origin = row->taps_in = NULL;
-  if (!c->tile_taps && !c->lane_taps)
+  if (!c->tile_taps && !c->lane_taps && !c->runs)
     return;
   /* the origin may lie before the image (padding): only taps the mask passes are ever added */
   row->origin = row->base;
   for (int d = 0; d < c->ns; d++)
     row->origin = LLVMBuildAdd(b, row->origin, LLVMBuildMul(b, row->pos0[d], k32(cb, in_stride(c, d)), ""), "");
-  if (!c->unpadded)
+  if (c->runs)
+    row->taps_in = rows_inside(cb, c, row);
+  else if (!c->unpadded)
     row->taps_in = taps_inside(cb, c, row);
+}
+
+/* x >> amount for a mask of c->run_bits bits; amounts past the mask's width are clamped to its
+ * last bit, which is 0 (at most 32 tap rows): the shift stays defined. */
+static LLVMValueRef mask_shift(cg_builder *cb, const gemm_conv *c, LLVMValueRef x, LLVMValueRef amount,
+                               int64_t max_amount) {
+  LLVMTypeRef mt = LLVMTypeOf(x);
+  if (max_amount >= c->run_bits) {
+    LLVMValueRef args[2] = {amount, k32(cb, c->run_bits - 1)};
+    amount = cg_intrinsic(cb, "llvm.umin", &cb->i32, 1, args, 2);
+  }
+  return LLVMBuildLShr(cb->b, x, LLVMBuildIntCast2(cb->b, amount, mt, 0, ""), "");
+}
+
+void gemm_conv_run_slot(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row, LLVMValueRef kc,
+                        gemm_conv_slot *s) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef kq = LLVMBuildUDiv(b, kc, k32(cb, c->run), "");
+  LLVMValueRef kx = LLVMBuildUDiv(b, LLVMBuildURem(b, kc, k32(cb, c->run), ""), k32(cb, c->icp), "kx");
+  s->off = LLVMBuildAdd(b, row->origin, LLVMBuildMul(b, kq, k32(cb, c->dil[0] * in_stride(c, 0)), ""), "");
+  s->off = LLVMBuildAdd(b, s->off, LLVMBuildMul(b, kx, k32(cb, c->dil[1] * in_stride(c, 1)), ""), "");
+  LLVMValueRef ix = LLVMBuildAdd(b, row->pos0[1], LLVMBuildMul(b, kx, k32(cb, c->dil[1]), ""), "");
+  LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, kx, k32(cb, c->ker[1]), ""),
+                                 LLVMBuildICmp(b, LLVMIntULT, ix, k32(cb, c->in[1]), ""), "");
+  LLVMValueRef rows = mask_shift(cb, c, row->taps_in, kq, c->run_rows - 1);
+  s->mask = LLVMBuildSelect(b, in, rows, LLVMConstNull(LLVMTypeOf(rows)), "");
+}
+
+/* The tap-row part of K tile k0 (uniform): its first tap row and that row's element distance. */
+static LLVMValueRef run_row(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, LLVMValueRef *delta) {
+  LLVMValueRef ku = LLVMBuildUDiv(cb->b, k0, k32(cb, c->run), "ku");
+  *delta = LLVMBuildMul(cb->b, ku, k32(cb, c->dil[0] * in_stride(c, 0)), "");
+  return ku;
+}
+
+LLVMValueRef gemm_conv_run_bytes(cg_builder *cb, const gemm_conv *c, const gemm_conv_slot *s, LLVMValueRef k0,
+                                 int es) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef delta, ku = run_row(cb, c, k0, &delta);
+  LLVMValueRef bytes = LLVMBuildMul(b, LLVMBuildAdd(b, s->off, delta, ""), k32(cb, es), "");
+  /* bit ku of the rows outside, moved to bit 31: a shift right, then one shift-or */
+  LLVMValueRef out = mask_shift(cb, c, LLVMBuildNot(b, s->mask, ""), ku, c->run_rows - 1);
+  out = LLVMBuildShl(b, LLVMBuildTrunc(b, out, cb->i32, ""), k32(cb, 31), "");
+  return LLVMBuildOr(b, bytes, out, "");
+}
+
+LLVMValueRef gemm_conv_run_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_slot *s, LLVMValueRef k0,
+                                  LLVMValueRef *ok) {
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef delta, ku = run_row(cb, c, k0, &delta);
+  LLVMValueRef bit = LLVMBuildTrunc(b, mask_shift(cb, c, s->mask, ku, c->run_rows - 1), cb->i1, "");
+  *ok = LLVMBuildAnd(b, *ok, bit, "");
+  return LLVMBuildAdd(b, s->off, delta, "");
 }
 
 void gemm_conv_tile_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0, gemm_conv_tile *t) {
@@ -256,6 +353,14 @@ LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
     int64_t K = c->ic;
     for (int d = 0; d < c->ns; d++)
       K *= c->ker[d];
+    if (c->runs) { /* k -> (tap row, kx, channel 0 of a pixel): k past K' is the caller's */
+      LLVMValueRef row = LLVMBuildUDiv(b, k, k32(cb, c->run), "");
+      LLVMValueRef kx = LLVMBuildUDiv(b, LLVMBuildURem(b, k, k32(cb, c->run), ""), k32(cb, c->icp), "");
+      *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, kx, k32(cb, c->ker[1]), ""), "");
+      LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, k32(cb, c->ker[1] * c->ic), ""),
+                                      LLVMBuildMul(b, kx, k32(cb, c->ic), ""), "");
+      return LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, K), ""), off, "");
+    }
     return LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, K), ""), k, "");
   }
   LLVMValueRef t[3];

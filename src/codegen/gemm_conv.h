@@ -26,6 +26,14 @@ typedef struct gemm_conv {
   bool lane_taps;           /* else tap masks with (tap, delta) per element (gemm_conv_plan) */
   int mask_bits;            /* tap indices a mask covers (K padded to whole tiles) */
   bool unpadded;            /* no tap of any row leaves the image (no padding): no tap masks */
+  /* run gather (conv2d with few channels, gemm_conv_describe): K is ordered (tap row ky, kx,
+   * channel) with the channels of a pixel padded to icp (a power of two, one load) and a tap
+   * row's KW*icp elements padded to `run` (a power of two dividing bk): a staging slot then
+   * holds one pixel of one tap row, its kx loop-invariant, its ky uniform plus invariant */
+  bool runs;
+  int64_t icp, run;
+  int64_t run_rows;         /* tap rows up to the end of the last K tile (gemm_conv_plan) */
+  int run_bits;             /* width of a row's tap-row mask: 32, or 64 past 32 rows */
 } gemm_conv;
 
 /* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
@@ -33,6 +41,12 @@ bool gemm_conv_is(const op *o);
 /* Fill c and pb's M, N, K and contiguous runs from conv anchor o (operands already checked to
  * be rank ns+2 by the caller's type checks); false + message in err on a bad shape. */
 bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize);
+
+/* Fill c's run gather and pb's K (tap rows x run), a_contig = b_contig = icp and k_run when
+ * conv2d c qualifies: not transposed, no zero points, not 8-bit floats, a pixel's channels
+ * shorter than one 16-byte load and padded to icp at most 16 bytes, at most 32 tap rows, and
+ * the padded K at most RUN_MAX_GROWTH times K (gemm_conv.c). */
+void gemm_conv_runs(gemm_conv *c, gemm_problem *pb, elem_type et, bool zero_points);
 
 /* Per-work-group values of the phase this group computes (transpose only; zero otherwise). */
 typedef struct gemm_conv_phase {
@@ -80,6 +94,23 @@ LLVMValueRef gemm_conv_a_tile_offset(cg_builder *cb, const gemm_conv_row *row, c
  * padding costs neither a select of the offset nor of the data. */
 LLVMValueRef gemm_conv_a_tile_bytes(cg_builder *cb, const gemm_conv_row *row, const gemm_conv_tile *t,
                                     LLVMValueRef kc, int es);
+
+/* Run gather: a staging slot's loop-invariant part for K column kc of the tile (a multiple of
+ * icp): `off`, the element offset of its pixel in tap row ky = k0 / run + 0 ... (may lie outside
+ * the image), and `mask`, the row's tap rows inside the image shifted by the slot's own tap row,
+ * 0 where the slot's kx lies outside the image or the kernel. */
+typedef struct gemm_conv_slot {
+  LLVMValueRef off, mask;
+} gemm_conv_slot;
+void gemm_conv_run_slot(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row, LLVMValueRef kc,
+                        gemm_conv_slot *s);
+/* The slot's byte offset (es bytes per element) in K tile k0: offset + tap row k0/run times the
+ * row distance, bit 31 set where the pixel lies outside (a buffer load then reads zeros). */
+LLVMValueRef gemm_conv_run_bytes(cg_builder *cb, const gemm_conv *c, const gemm_conv_slot *s, LLVMValueRef k0,
+                                 int es);
+/* The same as an element offset and *ok &= the pixel lies inside (global loads). */
+LLVMValueRef gemm_conv_run_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_slot *s, LLVMValueRef k0,
+                                  LLVMValueRef *ok);
 
 /* Input element offset of (row, k); *ok &= the tap lies inside the image (and the kernel). */
 LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,

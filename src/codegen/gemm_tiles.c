@@ -157,6 +157,9 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
   int64_t kneed = round_up(pb->k, kmin);
   if (out->bk > kneed)
     out->bk = (int)round_up(kneed, mm->k);
+  /* the run gather's slots keep their pixel across K tiles: whole tap rows per tile */
+  if (pb->k_run && out->bk % pb->k_run)
+    out->bk = (int)round_up(round_up(out->bk, pb->k_run), mm->k);
 }
 
 bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char *perf_config,
@@ -213,6 +216,8 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
     why = "va must divide the contiguous run of A and bk";
   else if (pb->b_contig % out->vb || (pb->b_kcontig ? out->bk : out->bn) % out->vb)
     why = "vb must divide the contiguous run of B and its tile";
+  else if (pb->k_run && (out->bk % pb->k_run || out->va != pb->a_contig || out->vb != pb->b_contig))
+    why = "the convolution's run gather needs bk a multiple of its tap row and va, vb one pixel";
   if (why) {
     snprintf(err, errsize, "--perf-config: bm=%d,bn=%d,bk=%d,wm=%d,wn=%d is infeasible on %s: %s",
              out->bm, out->bn, out->bk, out->wm, out->wn, t->name, why);

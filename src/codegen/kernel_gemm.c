@@ -46,6 +46,7 @@ typedef struct gk {
   int rb; /* k rows of B a thread transposes together (8- and 16-bit n-contiguous B) */
   LLVMValueRef *a_row_ok, *a_row, *a_kc, *b_row, *b_kc; /* b_row: n (or k row) */
   gemm_conv_row *cv_rows;
+  gemm_conv_slot *cv_slots; /* run gather: each A slot's pixel (gemm_conv_run_slot) */
 } gk;
 
 static LLVMValueRef c32(gk *K, int64_t v) { return LLVMConstInt(K->cb->i32, (unsigned long long)v, 1); }
@@ -115,6 +116,7 @@ static bool describe(gk *K, diag_sink *d) {
       DESCRIBE_FAIL(d, o->loc, "%s", err);
       return false;
     }
+    gemm_conv_runs(&K->cv, pb, a->elem, pb->zero_points);
     /* the oracle lowers a strided transpose_conv2d to a conv2d with a zero bias, rounds, then
      * adds the bias in the result type; doing the same keeps f16/bf16 within its tolerance */
     K->bias_last = K->cv.transpose && K->cv.phases > 1;
@@ -189,6 +191,8 @@ static void plan_slots(gk *K) {
   K->a_row = calloc((size_t)K->na, sizeof(LLVMValueRef));
   K->a_kc = calloc((size_t)K->na, sizeof(LLVMValueRef));
   K->cv_rows = calloc((size_t)K->na, sizeof(gemm_conv_row));
+  K->cv_slots = calloc((size_t)K->na, sizeof(gemm_conv_slot));
+  bool clamp = K->cv.tile_taps || K->cv.lane_taps || K->cv.runs;
   int per_row = P->bk / P->va;
   for (int s = 0; s < K->na; s++) {
     LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)s * T), "");
@@ -199,8 +203,9 @@ static void plan_slots(gk *K) {
                                   LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""), "");
     /* per-tile gather: rows past M read the last row instead of a mask per K step */
     if (K->kind == GK_CONV)
-      gemm_conv_row_init(K->cb, &K->cv, &K->ph, K->cv.tile_taps || K->cv.lane_taps ? clamp_row(K, m, K->pb.m) : m,
-                         &K->cv_rows[s]);
+      gemm_conv_row_init(K->cb, &K->cv, &K->ph, clamp ? clamp_row(K, m, K->pb.m) : m, &K->cv_rows[s]);
+    if (K->kind == GK_CONV && K->cv.runs)
+      gemm_conv_run_slot(K->cb, &K->cv, &K->cv_rows[s], K->a_kc[s], &K->cv_slots[s]);
   }
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
@@ -320,6 +325,47 @@ static void make_rsrcs(gk *K) {
   }
 }
 
+/* Run gather: one pixel's `ic` elements at element offset off (ok: else zeros), widened with
+ * zeros to the icp-element staging vector. Buffer loads take the widest width the pixel's
+ * alignment permits: one load when its bytes are a whole number of dwords (the stem's f32:
+ * one 12-byte load), else pieces of its alignment (3 f16: three 2-byte loads); a masked pixel's
+ * offset gets bit 31 (zeros, past num_records). Global loads (WMMA) load the vector at its
+ * alignment and select. A pixel never crosses the end of the image, so no load leaves it. */
+static LLVMValueRef load_pixel(gk *K, LLVMValueRef rsrc, LLVMValueRef base, LLVMValueRef off, LLVMValueRef ok,
+                               bool bytes_given) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  int ic = (int)K->cv.ic, icp = (int)K->cv.icp, pbytes = ic * K->es;
+  int align = pbytes & -pbytes;
+  LLVMTypeRef vt = LLVMVectorType(K->mem, (unsigned)ic);
+  LLVMValueRef x;
+  if (rsrc) {
+    LLVMValueRef bytes = bytes_given ? off : LLVMBuildNUWMul(b, off, c32(K, K->es), "");
+    if (ok)
+      bytes = LLVMBuildSelect(b, ok, bytes, c32(K, INT32_MIN), "");
+    int piece = align >= 4 ? pbytes : align, n = pbytes / piece, pe = piece / K->es;
+    x = LLVMGetUndef(vt);
+    for (int i = 0; i < n; i++) {
+      LLVMValueRef at = i ? LLVMBuildAdd(b, bytes, c32(K, (int64_t)i * piece), "") : bytes;
+      LLVMValueRef p = load_buffer(K, rsrc, at, c32(K, 0), NULL, pe);
+      for (int e = 0; e < pe; e++) {
+        LLVMValueRef el = pe > 1 || LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMVectorTypeKind
+                              ? LLVMBuildExtractElement(b, p, c32(K, e), "") : p;
+        x = LLVMBuildInsertElement(b, x, el, c32(K, (int64_t)i * pe + e), "");
+      }
+    }
+  } else {
+    LLVMValueRef safe = LLVMBuildSelect(b, ok, off, c32(K, 0), "");
+    LLVMValueRef bytes = LLVMBuildZExt(b, LLVMBuildNUWMul(b, safe, c32(K, K->es), ""), cb->i64, "");
+    x = cg_load(cb, vt, LLVMBuildInBoundsGEP2(b, cb->i8, base, &bytes, 1, ""), (unsigned)(align > 16 ? 16 : align));
+    x = LLVMBuildSelect(b, ok, x, LLVMConstNull(vt), "");
+  }
+  LLVMValueRef idx[16];
+  for (int i = 0; i < icp; i++)
+    idx[i] = c32(K, i < ic ? i : ic);
+  return LLVMBuildShuffleVector(b, x, LLVMConstNull(vt), LLVMConstVector(idx, (unsigned)icp), "pixel");
+}
+
 /* Global loads of K tile kt into registers (av[na], bv[nb]). Each offset is split into a
  * uniform part (work-group origin and k0, folded into the base pointer) and a loop-invariant
  * per-thread part. */
@@ -363,7 +409,16 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   if (conv && K->cv.tile_taps)
     gemm_conv_tile_init(K->cb, &K->cv, k0, &tile);
   bool masks = conv && (K->cv.tile_taps || K->cv.lane_taps);
-  for (int s = 0; s < K->na; s++) {
+  for (int s = 0; s < K->na && conv && K->cv.runs; s++) { /* run gather: one pixel per slot */
+    if (K->a_rsrc) {
+      av[s] = load_pixel(K, K->a_rsrc, NULL, gemm_conv_run_bytes(K->cb, &K->cv, &K->cv_slots[s], k0, K->es), NULL, true);
+    } else {
+      LLVMValueRef ok = yes;
+      LLVMValueRef off = gemm_conv_run_offset(K->cb, &K->cv, &K->cv_slots[s], k0, &ok);
+      av[s] = load_pixel(K, NULL, K->a_ptr, off, ok, false);
+    }
+  }
+  for (int s = 0; s < K->na && !(conv && K->cv.runs); s++) {
     LLVMValueRef k = LLVMBuildAdd(b, k0, K->a_kc[s], "");
     /* tap masks: rows are clamped (plan_slots), k past K has no bit in the mask */
     LLVMValueRef ok = masks ? yes
@@ -405,6 +460,10 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     if (K->kind == GK_CONV) {
       LLVMValueRef n = LLVMBuildAdd(b, K->n0, brow, "");
       off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
+      if (K->cv.runs) {
+        bv[s] = load_pixel(K, K->b_rsrc, K->b_ptr, off, ok, false);
+        continue;
+      }
     } else if (pb->b_kcontig) {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, brow, c32(K, pb->k), ""), kc, "");
     } else {
@@ -1141,7 +1200,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   if (K->kind == GK_CONV && K->cv.transpose) /* never split (cg_gemm_shape): count was nk */
     count = gemm_conv_k_tiles(cb, &K->cv, &K->ph, P->bk);
   free(K->a_row_ok), free(K->a_row), free(K->a_kc), free(K->b_row), free(K->b_kc);
-  free(K->cv_rows);
+  free(K->cv_rows), free(K->cv_slots);
   if (K->kind == GK_CONV)
     gemm_conv_plan(&K->cv, P->bk);
   plan_slots(K);

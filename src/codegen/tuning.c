@@ -1130,7 +1130,7 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
 void cg_im2col_problem(const gemm_problem *conv, int64_t kpad, gemm_problem *cols) {
   *cols = *conv;
   cols->batch = 1, cols->k = kpad;
-  cols->a_contig = cols->b_contig = kpad, cols->b_kcontig = true;
+  cols->a_contig = cols->b_contig = kpad, cols->b_kcontig = true, cols->k_run = 0;
   cols->op = "im2col";
 }
 
@@ -1151,7 +1151,7 @@ static double gemm_est_us(const target_info *t, const gemm_problem *pb) {
       !gemm_params_choose(t, pb, NULL, &P, &mm, err, sizeof err))
     return -1;
   double us = cg_tune_estimate_us(t, pb, &P, &mm, 1);
-  bool gather = pb->op && strstr(pb->op, "conv") && pb->a_contig * elem_type_bytes(pb->in) < 16;
+  bool gather = pb->op && strstr(pb->op, "conv") && !pb->k_run && pb->a_contig * elem_type_bytes(pb->in) < 16;
   return gather && t->has_mfma ? us * IM2COL_GATHER_LATENCY : us;
 }
 
@@ -1162,14 +1162,17 @@ int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
       !cg_gemm_problem(anchor, &pb) || pb.zero_points || elem_type_is_f8(pb.in))
     return 0;
   int es = elem_type_bytes(pb.in);
-  int64_t g = IM2COL_K_BYTES / es, kpad = (pb.k + g - 1) / g * g;
+  /* the convolution's own K and channels (the run gather's problem pads both) */
+  const tensor_type *in = anchor->operands[0]->type;
+  int64_t k = tensor_numel(anchor->operands[1]->type) / pb.n, ic = in->dims[in->rank - 1];
+  int64_t g = IM2COL_K_BYTES / es, kpad = (k + g - 1) / g * g;
   int64_t ws = (pb.m + pb.n) * kpad * es;
   if (ws > IM2COL_MAX_WORKSPACE || ws >= ((int64_t)1 << 31))
     return 0;
   if (force == 1)
     return kpad;
   /* only a channel run shorter than one 16-byte load gathers element by element */
-  if (pb.a_contig * es >= 16 || pb.batch * pb.m * pb.n * pb.k < HEUR_MIN_MACS)
+  if (ic * es >= 16 || pb.batch * pb.m * pb.n * k < HEUR_MIN_MACS)
     return 0;
   cg_im2col_problem(&pb, kpad, &cols);
   double direct = gemm_est_us(t, &pb), gemm = gemm_est_us(t, &cols);
