@@ -120,10 +120,13 @@ bool gemm_config_check(const char *s, char *err, size_t errsize);
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
 
 /* kernel_gemm.c: the GEMM problem of a GEMM-family anchor op; false when it has no GEMM kernel. */
-bool cg_gemm_problem(const op *anchor, gemm_problem *pb);
+bool cg_gemm_problem(const target_info *t, const op *anchor, gemm_problem *pb);
 /* ... as kernel k computes it (an im2col GEMM, role KR_COLS: the problem over its workspace
  * matrix); false for kernels without a GEMM (im2col pass, split-K combine). */
-bool cg_gemm_kernel_problem(const part_kernel *k, gemm_problem *pb);
+bool cg_gemm_kernel_problem(const target_info *t, const part_kernel *k, gemm_problem *pb);
+/* tuning.c: whether convolution problem `runs` (the run gather of `plain`, gemm_conv_runs) is
+ * estimated faster on t than `plain`; TOSAC_CONV_RUNS=0/1 forces it off / on. */
+bool cg_tune_runs(const target_info *t, const gemm_problem *plain, const gemm_problem *runs);
 
 /* ---------------------------------------------------------------- tuning.c */
 /* The tiles of a GEMM problem on t: perf_config if set (source "perf-config"; an infeasible

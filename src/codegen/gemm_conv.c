@@ -66,15 +66,17 @@ static int64_t pow2_ceil(int64_t v) {
   return p;
 }
 
-void gemm_conv_runs(gemm_conv *c, gemm_problem *pb, elem_type et, bool zero_points) {
+bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zero_points, gemm_problem *runs) {
   int es = elem_type_bytes(et);
   int64_t icp = pow2_ceil(c->ic), run = pow2_ceil(c->ker[1] * icp);
   /* zero points: a padded channel would read as the zero point, not 0 */
   if (c->ns != 2 || c->transpose || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
       c->ker[0] > 32 || (double)(c->ker[0] * run) > RUN_MAX_GROWTH * (double)pb->k)
-    return;
-  c->runs = true, c->icp = icp, c->run = run;
-  pb->k = c->ker[0] * run, pb->a_contig = pb->b_contig = icp, pb->k_run = run;
+    return false;
+  c->icp = icp, c->run = run;
+  *runs = *pb;
+  runs->k = c->ker[0] * run, runs->a_contig = runs->b_contig = icp, runs->k_run = run;
+  return true;
 }
 
 void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph) {

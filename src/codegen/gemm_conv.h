@@ -42,11 +42,12 @@ bool gemm_conv_is(const op *o);
  * be rank ns+2 by the caller's type checks); false + message in err on a bad shape. */
 bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize);
 
-/* Fill c's run gather and pb's K (tap rows x run), a_contig = b_contig = icp and k_run when
- * conv2d c qualifies: not transposed, no zero points, not 8-bit floats, a pixel's channels
- * shorter than one 16-byte load and padded to icp at most 16 bytes, at most 32 tap rows, and
- * the padded K at most RUN_MAX_GROWTH times K (gemm_conv.c). */
-void gemm_conv_runs(gemm_conv *c, gemm_problem *pb, elem_type et, bool zero_points);
+/* Whether conv2d c can take the run gather: not transposed, no zero points, not 8-bit floats,
+ * a pixel's channels shorter than one 16-byte load and padded to icp at most 16 bytes, at most
+ * 32 tap rows, the padded K at most RUN_MAX_GROWTH times K (gemm_conv.c). Then c->icp, c->run
+ * are set and *runs is pb with K = tap rows x run, a_contig = b_contig = icp and k_run; the
+ * caller sets c->runs when it takes it. */
+bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zero_points, gemm_problem *runs);
 
 /* Per-work-group values of the phase this group computes (transpose only; zero otherwise). */
 typedef struct gemm_conv_phase {

@@ -18,6 +18,7 @@ typedef enum { GK_MATMUL, GK_FC, GK_CONV } gemm_op;
 typedef struct gk {
   cg_builder *cb;
   const graph *g;
+  const target_info *t; /* the target when there is no builder (problem queries) */
   const part_kernel *k;
   const op *anchor;
   gemm_op kind;
@@ -116,7 +117,6 @@ static bool describe(gk *K, diag_sink *d) {
       DESCRIBE_FAIL(d, o->loc, "%s", err);
       return false;
     }
-    gemm_conv_runs(&K->cv, pb, a->elem, pb->zero_points);
     /* the oracle lowers a strided transpose_conv2d to a conv2d with a zero bias, rounds, then
      * adds the bias in the result type; doing the same keeps f16/bf16 within its tolerance */
     K->bias_last = K->cv.transpose && K->cv.phases > 1;
@@ -124,6 +124,13 @@ static bool describe(gk *K, diag_sink *d) {
   }
   }
   pb->op = nm + 5; /* without "tosa." */
+  if (K->kind == GK_CONV && !(K->k && K->k->role == KR_COLS)) {
+    /* the run gather where the target's estimate says it pays (tuning.c, cg_tune_runs) */
+    const target_info *t = K->t ? K->t : K->cb ? K->cb->target->info : NULL;
+    gemm_problem runs;
+    if (t && gemm_conv_runs(&K->cv, pb, a->elem, pb->zero_points, &runs) && cg_tune_runs(t, pb, &runs))
+      *pb = runs, K->cv.runs = true;
+  }
   /* the plain GEMM over the im2col workspace [M + OC][Kpad] (partition/im2col.c) */
   if (K->k && K->k->role == KR_COLS) {
     const value *ws = K->k->nin > 0 ? K->k->in_vals[0] : NULL;
@@ -1409,16 +1416,16 @@ out:
   return ok;
 }
 
-bool cg_gemm_kernel_problem(const part_kernel *k, gemm_problem *pb) {
-  gk K = {.anchor = k->anchor, .k = k};
+bool cg_gemm_kernel_problem(const target_info *t, const part_kernel *k, gemm_problem *pb) {
+  gk K = {.anchor = k->anchor, .k = k, .t = t};
   if (!k->anchor || k->role == KR_IM2COL || k->role == KR_COMBINE || !describe(&K, NULL))
     return false;
   *pb = K.pb;
   return true;
 }
 
-bool cg_gemm_problem(const op *anchor, gemm_problem *pb) {
-  gk K = {.anchor = anchor};
+bool cg_gemm_problem(const target_info *t, const op *anchor, gemm_problem *pb) {
+  gk K = {.anchor = anchor, .t = t};
   if (!anchor || !describe(&K, NULL))
     return false;
   *pb = K.pb;
@@ -1427,7 +1434,7 @@ bool cg_gemm_problem(const op *anchor, gemm_problem *pb) {
 
 bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
                    int64_t *k) {
-  gk K = {.anchor = anchor};
+  gk K = {.anchor = anchor, .t = t};
   gemm_params P;
   gemm_mma mm;
   char err[256];

@@ -883,7 +883,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   gemm_mma mm;
   const char *src;
   char err[256];
-  if (forced_split() < 0 && cg_gemm_problem(anchor, &pb) &&
+  if (forced_split() < 0 && cg_gemm_problem(t, anchor, &pb) &&
       cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves) {
     int s = gemv_split(t, &pb, &P);
     int64_t bytes = tensor_numel(anchor->results[0]->type) * 4;
@@ -896,7 +896,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   int64_t want;
   if (forced >= 0) {
     want = forced;
-  } else if (t->has_mfma && cg_gemm_problem(anchor, &pb) &&
+  } else if (t->has_mfma && cg_gemm_problem(t, anchor, &pb) &&
              pb.batch * pb.m * pb.n * pb.k >= HEUR_MIN_MACS &&
              cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && mm.row) {
     /* MFMA: the split with the smallest estimate for the tile the kernel will use */
@@ -1117,12 +1117,14 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
 #define IM2COL_MAX_WORKSPACE ((int64_t)256 << 20)
 /* The second launch (assumed, as SPLITK_LAUNCH_US). */
 #define IM2COL_LAUNCH_US 1.0
-/* The implicit GEMM's per-element gather is a chain per element (tap, multiply-highs, mask,
+/* The implicit GEMM's per-element gather is a chain per element (tap, multiply-high per dim, mask,
  * load, LDS write) that the issue estimate counts but whose latencies it does not see: llvm-mca's
  * steady state of the stem's loops is 1.95x (gfx908), 2.46x (gfx950) and 2.59x (gfx942) the issue
- * model's (docs/bench.md "im2col for the stem"; gfx90a's run fails), 2.3x in their geometric mean.
- * On targets whose loops llvm-mca grades (a matrix pipe) the direct estimate is scaled by this;
- * the RDNA issue models have no latencies. */
+ * model's (docs/bench.md "im2col for the stem"; gfx90a's run fails), 2.3x in their geometric mean
+ * (1.91x, 2.51x, 2.52x on the code of "Run gather for few input channels"). On targets whose loops
+ * llvm-mca grades (a matrix pipe) the per-element gather's estimate is scaled by this; the RDNA
+ * issue models have no latencies. The run gather (whole pixels, no per-element chain) is not
+ * scaled: tosac-bundle quality's times of the stem's run loops are 0.90-0.91x its estimate. */
 #define IM2COL_GATHER_LATENCY 2.3
 /* Two kernels and a workspace must gain this share of the time (near-ties keep one kernel). */
 #define IM2COL_MIN_GAIN 0.05
@@ -1155,11 +1157,31 @@ static double gemm_est_us(const target_info *t, const gemm_problem *pb) {
   return gather && t->has_mfma ? us * IM2COL_GATHER_LATENCY : us;
 }
 
+/* ---------------------------------------------------------------- the run gather (gemm_conv.c) */
+/* A convolution with few channels may gather whole pixels of (ky, kx, channel) runs instead of
+ * one element per slot (docs/gemm.md "Convolution gather"): no per-element tap arithmetic, but
+ * K padded (the stem 147 -> 224). Matrix pipes idle behind the per-element gather gain (the
+ * stem on gfx908: 46.6 -> 97.7 % by llvm-mca); the RDNA FMA path, compute-bound, pays the padded
+ * K in FMAs (gfx1030: 14.6 -> 18.9 us by tosac-bundle quality). Chosen by the estimates with the
+ * heuristic's tiles (the per-element gather's with its latency factor, as against im2col). */
+static int forced_runs(void) {
+  const char *e = getenv("TOSAC_CONV_RUNS");
+  return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
+}
+
+bool cg_tune_runs(const target_info *t, const gemm_problem *plain, const gemm_problem *runs) {
+  int force = forced_runs();
+  if (force >= 0)
+    return force == 1;
+  double a = gemm_est_us(t, plain), r = gemm_est_us(t, runs);
+  return r > 0 && (a <= 0 || r < a);
+}
+
 int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
   gemm_problem pb, cols;
   int force = forced_im2col();
   if (force == 0 || !anchor || !(cg_op_is(anchor, "tosa.conv2d") || cg_op_is(anchor, "tosa.conv3d")) ||
-      !cg_gemm_problem(anchor, &pb) || pb.zero_points || elem_type_is_f8(pb.in))
+      !cg_gemm_problem(t, anchor, &pb) || pb.zero_points || elem_type_is_f8(pb.in))
     return 0;
   int es = elem_type_bytes(pb.in);
   /* the convolution's own K and channels (the run gather's problem pads both) */

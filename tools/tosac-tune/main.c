@@ -260,7 +260,7 @@ static void collect(tuner *T, int ti, const graph *g, const partition_plan *pl) 
     if (k->family != KF_GEMM || !k->anchor || k->reuses ||
         (k->role != KR_PLAIN && k->role != KR_PARTIAL && k->role != KR_COLS) ||
         !strcmp(op_table[k->anchor->kind].name, "tosa.depthwise_conv2d") ||
-        !cg_gemm_kernel_problem(k, &pb))
+        !cg_gemm_kernel_problem(T->targets[ti].info, k, &pb))
       continue;
     char key[160];
     gemm_problem_key(&pb, key, sizeof key);
