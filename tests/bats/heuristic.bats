@@ -168,10 +168,10 @@ EOF
 @test "refitted estimate on ResNet-18 rows (docs/bench.md 'Heuristic against the tuner'): the stem, the stride-2 1x1 convolution" {
   # the stem (12544x64x147, a 3-channel gather): 128x64 tiles of 32x64 waves, K tiles of 16 on
   # gfx90a (the estimate counts one load per 3-channel run; 61 -> 66 % of the roofline)
-  # gfx90a (TOSAC_IM2COL=0: the implicit GEMM, which these targets replace by im2col + GEMM by
-  # default, im2col.bats; gfx908 keeps it)
+  # gfx90a (TOSAC_IM2COL=0 TOSAC_CONV_RUNS=0: the implicit GEMM's per-element gather, which the
+  # MFMA targets replace by the run gather by default, conv_runs.bats)
   conv stem 224 3 64 7 2
-  TOSAC_IM2COL=0 run "$TOSAC" stem.mlir --offload-arch=gfx90a,gfx942 -o stem.hipfb
+  TOSAC_IM2COL=0 TOSAC_CONV_RUNS=0 run "$TOSAC" stem.mlir --offload-arch=gfx90a,gfx942 -o stem.hipfb
   assert_success
   run tiles stem.json
   assert_line "gfx90a 128x64x16/32x64 32x32x2 s1 heuristic"
