@@ -178,6 +178,38 @@ sweep() {
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
+@test "run gather edges against the oracle: tap-row masks of 64 bits and a K tail (bk 128 over K' 28), split-K" {
+  # 7x3 over 1 channel: runs of 4, K' = 28; a 128-element K tile spans 39 tap rows (64-bit masks,
+  # rows past 7 read zeros), 64 ends K' inside a tile; split-K 3 starts its chunks mid-K
+  local x="tensor<2x21x19x1xf32>" w="tensor<24x7x3x1xf32>" b="tensor<24xf32>" r="tensor<2x11x10x24xf32>"
+  cat > k73.mlir <<EOF2
+// oracle: arg 0 -2 2
+// oracle: arg 1 -2 2
+// oracle: arg 2 -2 2
+func.func @main(%x: $x, %w: $w, %b: $b) -> $r {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 3, 3, 1, 1>, stride = array<i64: 2, 2>} : ($x, $w, $b, tensor<1xf32>, tensor<1xf32>) -> $r
+  return %0 : $r
+}
+EOF2
+  export TOSAC_CONV_RUNS=1
+  for cfg in bm=16,bn=16,bk=128,wm=16,wn=16 bm=32,bn=32,bk=64,wm=32,wn=32; do
+    "$TOSAC" k73.mlir --offload-arch=gfx908 --perf-config=$cfg -o k.hipfb
+    run keys k.json
+    assert_output "gfx908: conv2d:1x220x24x28:f32:a1:b1k"
+    run /usr/bin/python3 "$ROOT/tests/oracle/check.py" k73.mlir --targets=gfx908,gfx90a --atol 1e-4 --tosac-arg=--perf-config=$cfg
+    assert_success
+    assert_output --partial "PASSED: 1 graph(s)"
+  done
+  stem s64.mlir f32 2 64 "3, 2, 3, 2"
+  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 "$TOSAC" s64.mlir --offload-arch=gfx90a -o sk.hipfb
+  run grep -c '"name": "tosac_k[01]_conv2d_clamp_\(splitk\|combine\)"' sk.json
+  assert_output 2
+  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 run /usr/bin/python3 "$ROOT/tests/oracle/check.py" s64.mlir --targets=gfx908,gfx90a --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
 @test "a 3x3 kernel over 3 channels keeps the per-element gather (K would grow 27 -> 48); zero points too" {
   local x="tensor<1x32x32x3xf32>" w="tensor<16x3x3x3xf32>" b="tensor<16xf32>" r="tensor<1x32x32x16xf32>"
   cat > k3.mlir <<EOF2
