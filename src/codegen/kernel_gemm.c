@@ -1412,7 +1412,7 @@ out:
   if (!ok)
     cb->failed = true;
   free(K.a_row_ok), free(K.a_row), free(K.a_kc), free(K.b_row), free(K.b_kc);
-  free(K.cv_rows);
+  free(K.cv_rows), free(K.cv_slots);
   return ok;
 }
 
