@@ -1316,6 +1316,11 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"problem\":\"%s\","
              "\"source\":\"%s\"}", key, K->source);
   tl = strlen(info->tuning);
+  /* the run gather: the convolution's own K beside the padded one (the report's flops) */
+  if (K->cv.runs && tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"conv_k\":%lld}",
+             (long long)(tensor_numel(K->anchor->operands[1]->type) / K->cv.oc));
+  tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d}", split);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);

@@ -367,7 +367,7 @@ static void ceiling(const target_info *t, const tb_gemm_desc *d, double t_mma, d
   double simds = (double)t->cus * t->simds_per_cu, grid = t_mma;
   if (d) {
     double pieces = (double)d->batch * ceil((double)d->m / CEIL_TILE_MN) *
-                    ceil((double)d->n / CEIL_TILE_MN) * fmax(1, floor((double)d->k / CEIL_TILE_K));
+                    ceil((double)d->n / CEIL_TILE_MN) * fmax(1, floor((double)d->k_useful / CEIL_TILE_K));
     grid = t_mma * simds / fmin(simds, pieces);
   }
   double least = fmax(ideal, fmax(lat, grid));
@@ -536,6 +536,7 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
   if (sscanf(d->problem, "%31[^:]:%lldx%lldx%lldx%lld:%15[^:]", opname, &d->batch, &d->m, &d->n,
              &d->k, d->type) != 6)
     return false;
+  d->k_useful = jint(tuning, "conv_k", 0) > 0 ? jint(tuning, "conv_k", 0) : d->k;
   d->bm = jint(tuning, "bm", 1), d->bn = jint(tuning, "bn", 1), d->bk = jint(tuning, "bk", 1);
   d->wm = jint(tuning, "wm", 1), d->wn = jint(tuning, "wn", 1);
   d->waves = jint(tuning, "waves", 1), d->split = jint(tuning, "split_k", 1);
@@ -619,7 +620,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn) * d->split;
     double iters = ceil(ceil((double)d->k / d->bk) / d->split / steps_per_iter);
     double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
-    double flops = 2.0 * d->batch * d->m * d->n * d->k;
+    double flops = 2.0 * d->batch * d->m * d->n * d->k_useful;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at the rate Little's

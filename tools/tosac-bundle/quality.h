@@ -16,6 +16,7 @@ typedef struct tb_quality_options {
 typedef struct tb_gemm_desc {
   char problem[160], type[16], instr[64];
   long long batch, m, n, k;
+  long long k_useful;    /* K of the flops: the run gather's "conv_k" (K padded per tap row), else k */
   int bm, bn, bk, wm, wn, waves, split;
   int mm_m, mm_n, mm_k; /* one instruction's tile */
   bool gemv;            /* the skinny-GEMM kernel ("kernel":"gemv"): bk = K per wave step,
