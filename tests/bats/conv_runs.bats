@@ -128,6 +128,19 @@ sys.exit(0 if share >= 80 and roof < 60 else 1)' <<< "$output"
   assert_success
 }
 
+@test "ResNet-18's own stem (1x224x224, pad 3, 2, 3, 2) by the run gather matches the oracle on gfx908, gfx90a, gfx942, gfx950" {
+  stem s.mlir f32 1 224 "3, 2, 3, 2"
+  "$TOSAC" s.mlir --offload-arch=gfx908,gfx90a,gfx942,gfx950 -o s.hipfb
+  run keys s.json
+  assert_output "gfx908: conv2d:1x12544x64x224:f32:a4:b4k
+gfx90a: conv2d:1x12544x64x224:f32:a4:b4k
+gfx942: conv2d:1x12544x64x224:f32:a4:b4k
+gfx950: conv2d:1x12544x64x224:f32:a4:b4k"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" s.mlir --targets=gfx908,gfx90a,gfx942,gfx950 --atol 1e-4
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
 @test "the stem at 2x64x64 with asymmetric padding matches the oracle: gfx908, gfx90a without im2col; gfx1030, gfx1100 forced" {
   stem s64.mlir f32 2 64 "3, 2, 3, 2"
   # at 2048 rows the estimate takes im2col + GEMM on gfx908 and gfx90a (32 work-groups direct)
