@@ -717,8 +717,8 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
 
 /* ---------------------------------------------------------------- split-K */
 
-/* Other targets: split only when the output tiles would occupy at most a quarter of the
- * compute units. */
+/* Where no estimate applies (GEMMs under HEUR_MIN_MACS, RDNA GEMMs with zero points): split
+ * only when the output tiles would occupy at most a quarter of the compute units. */
 #define SPLITK_TILE_SHARE 4
 /* Each split runs at least this many K tiles, so its prologue and partial store stay small
  * against the loop. */
