@@ -512,15 +512,20 @@ static double kernel_bytes(const cJSON *target, const cJSON *k) {
   return sum;
 }
 
-/* Per-CU per-clock peak of the kernel's instruction (the FMA path: the f32 vector rate, 4x for
- * 8-bit integers, which use 4-way dot products). */
+/* Per-CU per-clock peak of the kernel's instruction (the FMA path: the f32 vector rate times the
+ * products per lane of the target's dot instruction for the type: 2 for f16, 4 for i8; a bf16
+ * without a dot is widened to f32 FMAs). */
 static double peak_per_cu_clk(const target_info *t, const char *mnemonic, const char *type) {
   for (int r = 0; r < target_matrix_count; r++) {
     const target_matrix *x = &target_matrix_table[r];
     if (strcmp(x->target, t->name) == 0 && strcmp(x->mnemonic, mnemonic) == 0)
       return 2.0 * x->m * x->n * x->k / x->cycles * t->simds_per_cu;
   }
-  return t->valu_flops_per_cu_clk * (strcmp(type, "i8") == 0 ? 4.0 : 1.0);
+  elem_type in = elem_type_parse(type, strlen(type));
+  for (int i = 0; i < target_dot_count; i++)
+    if (strcmp(target_dot_table[i].target, t->name) == 0 && target_dot_table[i].in == in)
+      return (double)t->valu_flops_per_cu_clk * target_dot_table[i].k;
+  return t->valu_flops_per_cu_clk;
 }
 
 bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes, tb_gemm_desc *d) {
