@@ -623,7 +623,7 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   if (!gemm_params_choose(hb->t, hb->pb, buf, &P, &mm, err, sizeof err))
     return;
   /* the FMA path unrolls its K tile: at most 512 FMA/dot instructions per iteration (1024 cost
-   * ResNet-18's compile 12 % more time for 2 points of FMA-slot share; with split-K 18 % more
+   * ResNet-18's compile 12 % more time for 2 points of FMA-slot share; with split-K 19 % more
    * compile CPU on gfx1100 for 2.5 % of its estimated time, docs/bench.md "Split-K on RDNA") */
   if (!mm.row && (P.wm / mm.m) * (P.wn / mm.n) * mm.tm * mm.tn * (P.bk / mm.k) *
                      (mm.k / (mm.dot ? mm.dot->k : 1)) > 512)
