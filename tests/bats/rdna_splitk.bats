@@ -136,3 +136,29 @@ for i in range(4):
     assert_output --partial "PASSED: 1 graph(s)"
   done
 }
+
+@test "split i8 (i32 partials; dot4 on gfx1030, WMMA on gfx1100/gfx1200) and bf16 matmuls match the oracle on RDNA" {
+  matmul q8 i8 1 40 4000 100
+  matmul bf bf16 2 33 3000 70
+  for g in q8 bf; do
+    "$TOSAC" $g.mlir --offload-arch=gfx1030,gfx1100,gfx1200 -o $g.hipfb
+  done
+  splits q8.json | cut -d' ' -f1-3 > s.txt
+  splits bf.json | cut -d' ' -f1-3 >> s.txt
+  run cat s.txt
+  assert_output "gfx1030 64x64x128/32x16 s8
+gfx1100 64x16x64/32x16 s13
+gfx1200 32x16x64/16x16 s8
+gfx1030 64x16x32/32x16 s8
+gfx1100 16x64x32/16x32 s8
+gfx1200 16x128x32/16x64 s6"
+  # i8: the oracle's integers in [-8, 8], exact; bf16: eighths (exact in bf16 and in the sums)
+  run "${CHECK[@]}" q8.mlir --targets=gfx1030,gfx1100,gfx1200
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  eighths a.npy float32 61 2 33 3000
+  eighths b.npy float32 62 2 3000 70
+  run "${CHECK[@]}" bf.mlir --targets=gfx1030,gfx1100,gfx1200 --atol 1e-6 --input=@a.npy --input=@b.npy
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
