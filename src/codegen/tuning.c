@@ -283,6 +283,21 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
  * is (ResNet-50's 1x1 3136x64x64 f16: one-wave tiles at the floor, 0.66 against 1.02 us) */
 #define EST_ONE_WAVE 0.08
 
+/* The bytes the GEMM kernel writes split S ways over K: one f32/i32 partial tile per split (the
+ * workspace), else the result (counted at 4 bytes). */
+static double split_out_bytes(const gemm_problem *pb, int64_t S) {
+  return (S > 1 ? (double)S : 1.0) * 4.0 * pb->batch * pb->m * pb->n;
+}
+
+/* What a split adds after the GEMM kernel: the combine kernel reads the partials and writes the
+ * result at the bandwidth, and its launch (SPLITK_LAUNCH_US); 0 unsplit. */
+static double split_combine_cycles(const target_info *t, const gemm_problem *pb, int64_t S) {
+  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  return S > 1 ? (split_out_bytes(pb, S) + split_out_bytes(pb, 1)) / bpc +
+                     SPLITK_LAUNCH_US * t->clock_mhz
+               : 0;
+}
+
 /* Estimated cycles of the GEMM with tile P split S ways over K; *at_floor (if given): whether
  * the memory floor, not the issue time, sets them. */
 static double est_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -300,14 +315,12 @@ static double est_split(const target_info *t, const gemm_problem *pb, const gemm
   else /* whole iterations (an odd tile count runs a zero tile in front) */
     c = cg_tune_kernel_cycles(t, wg, 0, unroll * tile, unroll, (double)((per + unroll - 1) / unroll));
   c *= (double)rounds * (wg == 1 ? 1 + EST_ONE_WAVE : 1);
-  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz, out4 = 4.0 * pb->batch * pb->m * pb->n;
-  double ws = S > 1 ? S * out4 : out4;
-  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + ws, inflight);
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + split_out_bytes(pb, S), inflight);
   if (at_floor)
     *at_floor = mem > c;
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
   double e = (c > mem ? c : mem) + 0.05 * c;
-  return S > 1 ? e + (ws + out4) / bpc + SPLITK_LAUNCH_US * t->clock_mhz : e;
+  return e + split_combine_cycles(t, pb, S);
 }
 
 static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -323,13 +336,17 @@ static bool est_memory_bound(const target_info *t, const gemm_problem *pb, const
   return floor;
 }
 
-/* The split factor (1: none) with the smallest estimate for tile P: whole K tiles per split,
- * at least SPLITK_MIN_TILES each, the workspace bounded. */
-static int64_t best_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
-                          const gemm_mma *mm, double *cycles) {
+/* An estimate of tile P's cycles split S ways (the MFMA one or the RDNA one). */
+typedef double (*split_est_fn)(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                               const gemm_mma *mm, int64_t S);
+
+/* The split factor (1: none) with the smallest estimate `est` for tile P: whole K tiles per
+ * split, at least SPLITK_MIN_TILES each, the workspace bounded. */
+static int64_t best_split_by(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                             const gemm_mma *mm, split_est_fn est, double *cycles) {
   int64_t nk = (pb->k + P->bk - 1) / P->bk, best = 1;
-  double out4 = 4.0 * pb->batch * pb->m * pb->n;
-  *cycles = est_cycles(t, pb, P, mm, 1);
+  double out4 = split_out_bytes(pb, 1);
+  *cycles = est(t, pb, P, mm, 1);
   /* the large-square 256x256 tile already fills the GPU, and its split variant spills on gfx908
    * (2048^3 f16: 20 VGPRs) */
   if (P->bm >= 256 && P->bn >= 256)
@@ -340,7 +357,7 @@ static int64_t best_split(const target_info *t, const gemm_problem *pb, const ge
     int64_t steps = (nk + want - 1) / want, s = (nk + steps - 1) / steps;
     if (s != want)
       continue;
-    double c = est_cycles(t, pb, P, mm, s);
+    double c = est(t, pb, P, mm, s);
     if (c < *cycles)
       *cycles = c, best = s;
   }
@@ -420,7 +437,7 @@ static void heur_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   if (!gemm_params_choose(t, pb, buf, &P, &mm, err, sizeof err))
     return;
   double cyc;
-  int64_t s = best_split(t, pb, &P, m0, &cyc); /* P: the tile with its vector widths */
+  int64_t s = best_split_by(t, pb, &P, m0, est_cycles, &cyc); /* P: with its vector widths */
   cyc *= 1 + hb->slack;
   int64_t waves = pb->batch * ((pb->m + c->bm - 1) / c->bm) * ((pb->n + c->bn - 1) / c->bn) * s *
                   gm * gn;
@@ -543,29 +560,44 @@ static double rdna_iter(const target_info *t, const gemm_problem *pb, const gemm
   return work + other;
 }
 
-/* Estimated cycles of tile P (no split): rounds of the grid's waves over the SIMDs x iterations x
- * rdna_iter, plus a short epilogue per round, never below moving the buffers (Little's law). */
+/* Estimated cycles of tile P split S ways over K (1: none): rounds of the grid's waves (x S) over
+ * the SIMDs x the split's iterations x rdna_iter, plus a short epilogue per round, never below
+ * moving the buffers (Little's law; a split's partials included), plus a split's combine as
+ * est_split prices it. */
 static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_params *P,
-                       const gemm_mma *mm, double *share) {
+                       const gemm_mma *mm, int64_t S, double *share) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
-  int64_t waves = tiles * (P->bm / P->wm) * (P->bn / P->wn);
+  int64_t nk = (pb->k + P->bk - 1) / P->bk, per = (nk + S - 1) / S;
+  int64_t waves = tiles * S * (P->bm / P->wm) * (P->bn / P->wn);
   int64_t simds = (int64_t)t->cus * t->simds_per_cu, rounds = (waves + simds - 1) / simds;
-  double c = (double)rounds * ((pb->k + P->bk - 1) / P->bk * rdna_iter(t, pb, P, mm, share) +
-                               40 + 2.0 * P->wm * P->wn / t->wave_size);
+  double c = (double)rounds * (per * rdna_iter(t, pb, P, mm, share) + 40 +
+                               2.0 * P->wm * P->wn / t->wave_size);
   /* Little's law as every kernel's score: the resident work-groups' loads of one K tile in
    * flight (docs/bench.md "One latency-aware bound"): small problems go to tiles of more
    * work-groups */
-  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + 4.0 * pb->batch * pb->m * pb->n,
-                                     tile_inflight(t, pb, P, mm, tiles, 1));
-  return c > mem ? c : mem;
+  double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + split_out_bytes(pb, S),
+                                     tile_inflight(t, pb, P, mm, tiles * S, 1));
+  return (c > mem ? c : mem) + split_combine_cycles(t, pb, S);
+}
+
+static double rdna_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                          const gemm_mma *mm, int64_t S) {
+  double share;
+  return rdna_est(t, pb, P, mm, S, &share);
+}
+
+/* The split (1: none) with the smallest estimate for tile P on this target's model. */
+static int64_t tile_best_split(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                               const gemm_mma *mm, double *cycles) {
+  return best_split_by(t, pb, P, mm, t->has_mfma ? est_cycles : rdna_cycles, cycles);
 }
 
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                            const gemm_mma *mm, int split) {
-  double share;
-  if (!t->has_mfma) /* the RDNA estimate has no split-K */
-    return rdna_est(t, pb, P, mm, &share) / t->clock_mhz;
-  return mm->row ? est_cycles(t, pb, P, mm, split < 1 ? 1 : split) / t->clock_mhz : 0;
+  int64_t S = split < 1 ? 1 : split;
+  if (!t->has_mfma)
+    return rdna_cycles(t, pb, P, mm, S) / t->clock_mhz;
+  return mm->row ? est_cycles(t, pb, P, mm, S) / t->clock_mhz : 0;
 }
 
 /* Score candidate c as a perf-config (the FMA path's micro-tile is what gemm_params_choose makes
@@ -591,7 +623,8 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
   if (!gemm_params_choose(hb->t, hb->pb, buf, &P, &mm, err, sizeof err))
     return;
   /* the FMA path unrolls its K tile: at most 512 FMA/dot instructions per iteration (1024 cost
-   * ResNet-18's compile 12 % more time for 2 points of FMA-slot share) */
+   * ResNet-18's compile 12 % more time for 2 points of FMA-slot share; with split-K 19 % more
+   * compile CPU on gfx1100 for 2.5 % of its estimated time, docs/bench.md "Split-K on RDNA") */
   if (!mm.row && (P.wm / mm.m) * (P.wn / mm.n) * mm.tm * mm.tn * (P.bk / mm.k) *
                      (mm.k / (mm.dot ? mm.dot->k : 1)) > 512)
     return;
@@ -599,9 +632,12 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
    * latency, one wave per SIMD would hide none (gfx1030 bf16 widened 128x32x32: 51200 bytes) */
   if (2 * hb->t->lds_bytes / gemm_lds_bytes(&P, &mm) * (P.bm / P.wm) * (P.bn / P.wn) < 8)
     return;
-  double share, cyc = rdna_est(hb->t, hb->pb, &P, &mm, &share);
+  /* at its best split: the waves a small grid lacks, at the partials' and combine's price */
+  double share, cyc;
+  int64_t s = tile_best_split(hb->t, hb->pb, &P, &mm, &cyc);
+  rdna_iter(hb->t, hb->pb, &P, &mm, &share);
   int64_t waves = hb->pb->batch * ((hb->pb->m + P.bm - 1) / P.bm) * ((hb->pb->n + P.bn - 1) / P.bn) *
-                  (P.bm / P.wm) * (P.bn / P.wn);
+                  s * (P.bm / P.wm) * (P.bn / P.wn);
   /* within 1 % (bandwidth-bound tiles tie at the floor): the higher share of the loop (fewer
    * instructions beside each WMMA or FMA), then fewer waves */
   bool tie = cyc < hb->cycles * 1.01 && cyc > hb->cycles * 0.99;
@@ -618,7 +654,8 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
 static bool rdna_heuristic(const target_info *t, const gemm_problem *pb, const gemm_params *P0,
                            const gemm_mma *mm0, char *cfg, size_t size) {
   heur_best hb = {.t = t, .pb = pb, .waves = INT64_MAX};
-  hb.cycles = rdna_est(t, pb, P0, mm0, &hb.share);
+  tile_best_split(t, pb, P0, mm0, &hb.cycles);
+  rdna_iter(t, pb, P0, mm0, &hb.share);
   if (mm0->row) {
     cg_tune_each_tile(t, pb, rdna_try, &hb);
   } else {
@@ -681,8 +718,8 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
 
 /* ---------------------------------------------------------------- split-K */
 
-/* Other targets: split only when the output tiles would occupy at most a quarter of the
- * compute units. */
+/* Where no estimate applies (GEMMs under HEUR_MIN_MACS, RDNA GEMMs with zero points): split
+ * only when the output tiles would occupy at most a quarter of the compute units. */
 #define SPLITK_TILE_SHARE 4
 /* Each split runs at least this many K tiles, so its prologue and partial store stay small
  * against the loop. */
@@ -896,12 +933,14 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   int64_t want;
   if (forced >= 0) {
     want = forced;
-  } else if (t->has_mfma && cg_gemm_problem(t, anchor, &pb) &&
-             pb.batch * pb.m * pb.n * pb.k >= HEUR_MIN_MACS &&
-             cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && mm.row) {
-    /* MFMA: the split with the smallest estimate for the tile the kernel will use */
+  } else if (cg_gemm_problem(t, anchor, &pb) && pb.batch * pb.m * pb.n * pb.k >= HEUR_MIN_MACS &&
+             (t->has_mfma || !pb.zero_points) &&
+             cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) &&
+             (mm.row || !t->has_mfma)) {
+    /* MFMA and RDNA (WMMA, the FMA path): the split with the smallest estimate for the tile the
+     * kernel will use, as its heuristic chose it */
     double cyc;
-    want = best_split(t, &pb, &P, &mm, &cyc);
+    want = tile_best_split(t, &pb, &P, &mm, &cyc);
   } else {
     /* one work-group per CU: S = CUs / tiles, while every split keeps its minimum K */
     if (tiles * SPLITK_TILE_SHARE > t->cus || klen < SPLITK_MIN_K || nk < 2 * SPLITK_MIN_STEPS)

@@ -78,18 +78,21 @@ import json
 for f in ("d1", "d3", "c4"):
     for t in json.load(open(f + ".json"))["targets"]:
         k = [k for k in t["kernels"] if "bm" in k["tuning"]][0]["tuning"]
-        print(f, t["processor"], "%dx%dx%d/%dx%d" % tuple(k[x] for x in ("bm", "bn", "bk", "wm", "wn")))
+        print(f, t["processor"], "%dx%dx%d/%dx%d" % tuple(k[x] for x in ("bm", "bn", "bk", "wm", "wn")),
+              "s%d" % k.get("split_k", 1))
 PY
   assert_success
   # 64x64 before (2.8 us by the FMA model's bound; these 1.9-2.4 us, the tuner's best)
-  assert_line "d1 gfx1030 64x32x16/64x16"
-  assert_line "d1 gfx1100 128x16x16/64x16"
-  assert_line "d1 gfx1200 64x32x16/64x16"
-  assert_line "d3 gfx1030 32x64x32/32x16"
-  assert_line "d3 gfx1100 32x32x32/32x16"
-  assert_line "d3 gfx1200 32x32x32/32x16"
-  assert_line "c4 gfx1100 32x64x32/32x16"
-  assert_line "c4 gfx1200 32x32x32/32x16"
+  assert_line "d1 gfx1030 64x32x16/64x16 s1"
+  assert_line "d1 gfx1100 128x16x16/64x16 s1"
+  assert_line "d1 gfx1200 64x32x16/64x16 s1"
+  assert_line "d3 gfx1030 32x64x32/32x16 s1"
+  assert_line "d3 gfx1100 32x32x32/32x16 s1"
+  assert_line "d3 gfx1200 32x32x32/32x16 s1"
+  # K = 2304 splits since the RDNA estimate prices split-K (tests/bats/rdna_splitk.bats)
+  assert_line "c4 gfx1030 32x128x16/32x32 s4"
+  assert_line "c4 gfx1100 32x64x32/32x16 s3"
+  assert_line "c4 gfx1200 32x64x32/32x16 s2"
   oracle d1.mlir
   oracle d3.mlir
   oracle c4.mlir 2e-4
