@@ -9,6 +9,7 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/main_loop
 
 setup() {
   ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
@@ -46,31 +47,9 @@ for t in m["targets"]:
     print("%s: %s" % (t["processor"], " ".join(k["tuning"].get("problem", "-") for k in t["kernels"])))' "$1"
 }
 
-# loop FILE TARGET: the main loop of FILE.hipfb's TARGET code object (the backward branch with
-# the most matrix instructions) as "mfma buffer_load_dwordx3 other_buffer_loads valu"
-loop() {
-  clang-offload-bundler-22 -type=o -unbundle -input="$1.hipfb" \
-    -targets="hipv4-amdgcn-amd-amdhsa--$2" -output="$1.co"
-  llvm-objdump-22 -d "$1.co" > "$1.dis"
-  /usr/bin/python3 - "$1.dis" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-sym = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) <(\S+)>:$", text, re.M)}
-ins = [(int(m.group(2), 16), m.group(1).strip(), m.group(3)) for m in
-       re.finditer(r"^\s+(\S.*?)\s*// ([0-9A-F]+):(.*)$", text, re.M)]
-best = []
-for a, s, rest in ins:
-    m = re.search(r"<(\S+)\+0x([0-9a-f]+)>", rest)
-    if s.startswith("s_cbranch") and m and sym[m.group(1)] + int(m.group(2), 16) < a:
-        body = [x for b, x, _ in ins if sym[m.group(1)] + int(m.group(2), 16) <= b < a]
-        if sum(x.startswith("v_mfma") for x in body) > sum(x.startswith("v_mfma") for x in best):
-            best = body
-op = [x.split()[0] for x in best]
-x3 = sum(o == "buffer_load_dwordx3" for o in op)
-print(sum(o.startswith("v_mfma") for o in op), x3, sum(o.startswith("buffer_load") for o in op) - x3,
-      sum(o.startswith("v_") and not o.startswith(("v_mfma", "v_accvgpr")) for o in op))
-PY
-}
+# loop NAME TARGET: the main loop of NAME.hipfb's TARGET code object (lib/main_loop) as
+# "mfma buffer_load_dwordx3 other_buffer_loads valu"
+loop() { main_loop "$1" "$2" v_mfma buffer_load_dwordx3 buffer_load-buffer_load_dwordx3 v_-v_mfma-v_accvgpr; }
 
 @test "the ResNet-18 stem: the run gather on the MFMA targets (one kernel, K 147 -> 224), the per-element gather on RDNA" {
   stem s.mlir f32 1 224 "3, 3, 3, 3"

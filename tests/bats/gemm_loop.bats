@@ -39,22 +39,10 @@ oracle() {
   done
   # the main loop (the backward branch): staging by buffer_load_dwordx4 (SGPR tile offset, no
   # 64-bit address arithmetic), no FLAT global loads, the MFMAs of exactly two K tiles
-  run /usr/bin/python3 - <<'PY'
-import json, re
-def loop_body(path):
-    """The main loop: of the backward s_cbranch_scc1 bodies, the one with the most MFMAs."""
-    text = open(path).read()
-    sym = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) <(\S+)>:$", text, re.M)}
-    ins = [(int(m.group(2), 16), m.group(1).strip(), m.group(3)) for m in
-           re.finditer(r"^\s+(\S.*?)\s*// ([0-9A-F]+):(.*)$", text, re.M)]
-    best = []
-    for a, s, rest in ins:
-        m = re.search(r"<(\S+)\+0x([0-9a-f]+)>", rest)
-        if s.startswith("s_cbranch_scc1") and m and sym[m.group(1)] + int(m.group(2), 16) < a:
-            body = [x for b, x, _ in ins if sym[m.group(1)] + int(m.group(2), 16) <= b < a]
-            if sum(x.startswith("v_mfma") for x in body) > sum(x.startswith("v_mfma") for x in best):
-                best = body
-    return best
+  run /usr/bin/python3 - "$BATS_TEST_DIRNAME/lib" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from main_loop import loop_body
 for t in ("f16", "i8"):
     man = {g["processor"]: g for g in json.load(open(f"sq_{t}.json"))["targets"]}
     for g in ("gfx942", "gfx950"):

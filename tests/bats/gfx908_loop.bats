@@ -19,6 +19,7 @@ setup() {
 }
 
 load lib/matmul
+load lib/main_loop
 
 oracle() {
   run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$1.mlir" --targets=gfx908 "${@:2}"
@@ -26,29 +27,9 @@ oracle() {
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
-# loop NAME: the main loop of NAME.hipfb's gfx908 code object (the backward branch with the most
-# MFMAs) as "mfma barriers buffer_loads accvgpr_copies"
-loop() {
-  clang-offload-bundler-22 -type=o -unbundle -input="$1.hipfb" \
-    -targets="hipv4-amdgcn-amd-amdhsa--gfx908" -output="$1.co"
-  llvm-objdump-22 -d "$1.co" > "$1.dis"
-  /usr/bin/python3 - "$1.dis" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-sym = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) <(\S+)>:$", text, re.M)}
-ins = [(int(m.group(2), 16), m.group(1).strip(), m.group(3)) for m in
-       re.finditer(r"^\s+(\S.*?)\s*// ([0-9A-F]+):(.*)$", text, re.M)]
-best = []
-for a, s, rest in ins:
-    m = re.search(r"<(\S+)\+0x([0-9a-f]+)>", rest)
-    if s.startswith("s_cbranch") and m and sym[m.group(1)] + int(m.group(2), 16) < a:
-        body = [x for b, x, _ in ins if sym[m.group(1)] + int(m.group(2), 16) <= b < a]
-        if sum(x.startswith("v_mfma") for x in body) > sum(x.startswith("v_mfma") for x in best):
-            best = body
-count = lambda p: sum(x.startswith(p) for x in best)
-print(count("v_mfma"), count("s_barrier"), count("buffer_load"), count("v_accvgpr"))
-PY
-}
+# loop NAME: the main loop of NAME.hipfb's gfx908 code object (lib/main_loop) as
+# "mfma barriers buffer_loads accvgpr_copies"
+loop() { main_loop "$1" gfx908 v_mfma s_barrier buffer_load v_accvgpr; }
 
 @test "gfx908: 32x32 waves run the pipelined loop (2 barriers, 2 K tiles of MFMAs, buffer loads), no spills, 2 waves/SIMD, >= 80 % matrix pipe" {
   # BERT-base's projection 512x768x768 f16: 64x128 tiles of 32x32 waves (16 AGPRs), 64-element K
