@@ -124,6 +124,8 @@ bool cg_gemm_problem(const target_info *t, const op *anchor, gemm_problem *pb);
 /* ... as kernel k computes it (an im2col GEMM, role KR_COLS: the problem over its workspace
  * matrix); false for kernels without a GEMM (im2col pass, split-K combine). */
 bool cg_gemm_kernel_problem(const target_info *t, const part_kernel *k, gemm_problem *pb);
+/* tuning.c: the smallest power of two >= x (1 for x <= 1). */
+int64_t cg_pow2_at_least(int64_t x);
 /* tuning.c: whether convolution problem `runs` (the run gather of `plain`, gemm_conv_runs) is
  * estimated faster on t than `plain`; TOSAC_CONV_RUNS=0/1 forces it off / on. */
 bool cg_tune_runs(const target_info *t, const gemm_problem *plain, const gemm_problem *runs);

@@ -59,16 +59,9 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
  * 196-element flat padding; a 3x3x3 kernel (27 -> 48) keeps the per-element gather. */
 #define RUN_MAX_GROWTH 1.6
 
-static int64_t pow2_ceil(int64_t v) {
-  int64_t p = 1;
-  while (p < v)
-    p *= 2;
-  return p;
-}
-
 bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zero_points, gemm_problem *runs) {
   int es = elem_type_bytes(et);
-  int64_t icp = pow2_ceil(c->ic), run = pow2_ceil(c->ker[1] * icp);
+  int64_t icp = cg_pow2_at_least(c->ic), run = cg_pow2_at_least(c->ker[1] * icp);
   /* zero points: a padded channel would read as the zero point, not 0 */
   if (c->ns != 2 || c->transpose || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
       c->ker[0] > 32 || (double)(c->ker[0] * run) > RUN_MAX_GROWTH * (double)pb->k)
@@ -77,6 +70,13 @@ bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zer
   *runs = *pb;
   runs->k = c->ker[0] * run, runs->a_contig = runs->b_contig = icp, runs->k_run = run;
   return true;
+}
+
+int64_t gemm_conv_k(const gemm_conv *c) {
+  int64_t k = c->ic;
+  for (int d = 0; d < c->ns; d++)
+    k *= c->ker[d];
+  return k;
 }
 
 void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph) {
@@ -219,11 +219,17 @@ static LLVMValueRef mask_shift(cg_builder *cb, const gemm_conv *c, LLVMValueRef 
   return LLVMBuildLShr(cb->b, x, LLVMBuildIntCast2(cb->b, amount, mt, 0, ""), "");
 }
 
+/* Run gather: K element k's tap row (k / run) and kx (its pixel within the row's run). */
+static LLVMValueRef run_pos(cg_builder *cb, const gemm_conv *c, LLVMValueRef k, LLVMValueRef *kx) {
+  LLVMBuilderRef b = cb->b;
+  *kx = LLVMBuildUDiv(b, LLVMBuildURem(b, k, k32(cb, c->run), ""), k32(cb, c->icp), "kx");
+  return LLVMBuildUDiv(b, k, k32(cb, c->run), "");
+}
+
 void gemm_conv_run_slot(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row, LLVMValueRef kc,
                         gemm_conv_slot *s) {
   LLVMBuilderRef b = cb->b;
-  LLVMValueRef kq = LLVMBuildUDiv(b, kc, k32(cb, c->run), "");
-  LLVMValueRef kx = LLVMBuildUDiv(b, LLVMBuildURem(b, kc, k32(cb, c->run), ""), k32(cb, c->icp), "kx");
+  LLVMValueRef kx, kq = run_pos(cb, c, kc, &kx);
   s->off = LLVMBuildAdd(b, row->origin, LLVMBuildMul(b, kq, k32(cb, c->dil[0] * in_stride(c, 0)), ""), "");
   s->off = LLVMBuildAdd(b, s->off, LLVMBuildMul(b, kx, k32(cb, c->dil[1] * in_stride(c, 1)), ""), "");
   LLVMValueRef ix = LLVMBuildAdd(b, row->pos0[1], LLVMBuildMul(b, kx, k32(cb, c->dil[1]), ""), "");
@@ -352,12 +358,9 @@ LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
                                 LLVMValueRef n, LLVMValueRef k, LLVMValueRef *ok) {
   LLVMBuilderRef b = cb->b;
   if (!c->transpose) { /* weights [OC][taps..][IC] are exactly B^T */
-    int64_t K = c->ic;
-    for (int d = 0; d < c->ns; d++)
-      K *= c->ker[d];
+    int64_t K = gemm_conv_k(c);
     if (c->runs) { /* k -> (tap row, kx, channel 0 of a pixel): k past K' is the caller's */
-      LLVMValueRef row = LLVMBuildUDiv(b, k, k32(cb, c->run), "");
-      LLVMValueRef kx = LLVMBuildUDiv(b, LLVMBuildURem(b, k, k32(cb, c->run), ""), k32(cb, c->icp), "");
+      LLVMValueRef kx, row = run_pos(cb, c, k, &kx);
       *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, kx, k32(cb, c->ker[1]), ""), "");
       LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, k32(cb, c->ker[1] * c->ic), ""),
                                       LLVMBuildMul(b, kx, k32(cb, c->ic), ""), "");

@@ -49,6 +49,9 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
  * caller sets c->runs when it takes it. */
 bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zero_points, gemm_problem *runs);
 
+/* The convolution's own K: taps x input channels (the run gather's problem pads it). */
+int64_t gemm_conv_k(const gemm_conv *c);
+
 /* Per-work-group values of the phase this group computes (transpose only; zero otherwise). */
 typedef struct gemm_conv_phase {
   LLVMValueRef p[3];   /* output phase per dim */

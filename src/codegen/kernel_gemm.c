@@ -1319,7 +1319,7 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   /* the run gather: the convolution's own K beside the padded one (the report's flops) */
   if (K->cv.runs && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"conv_k\":%lld}",
-             (long long)(tensor_numel(K->anchor->operands[1]->type) / K->cv.oc));
+             (long long)gemm_conv_k(&K->cv));
   tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d}", split);

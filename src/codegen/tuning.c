@@ -31,7 +31,7 @@ void cg_reduction_dims(const op *anchor, int64_t *outer, int64_t *r, int64_t *in
   }
 }
 
-static int64_t pow2_at_least(int64_t x) {
+int64_t cg_pow2_at_least(int64_t x) {
   int64_t p = 1;
   while (p < x)
     p *= 2;
@@ -41,7 +41,7 @@ static int64_t pow2_at_least(int64_t x) {
 /* Columns (inner) go across lanes for coalescing, up to 64 of them; the rest of the 256
  * work-items split r. A short r hands more lanes to the columns. */
 void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty) {
-  int64_t x = pow2_at_least(inner), y_need = pow2_at_least(r), x_cap = 64;
+  int64_t x = cg_pow2_at_least(inner), y_need = cg_pow2_at_least(r), x_cap = 64;
   if (y_need * x_cap < RED_BLOCK)
     x_cap = RED_BLOCK / y_need;
   if (x > x_cap)
@@ -731,6 +731,13 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
 
 /* TOSAC_SPLIT_K: unset or empty = the cost model, 0 (or 1) = never split, S = S splits for
  * every GEMM that has a GEMM kernel (capped at its number of K tiles). -1 when unset. */
+/* An on/off environment override (TOSAC_IM2COL, TOSAC_CONV_RUNS): "0" or "1", else -1 (the
+ * estimate decides). */
+static int env_switch(const char *name) {
+  const char *e = getenv(name);
+  return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
+}
+
 static int forced_split(void) {
   const char *e = getenv("TOSAC_SPLIT_K");
   if (!e || !*e)
@@ -1176,10 +1183,7 @@ void cg_im2col_problem(const gemm_problem *conv, int64_t kpad, gemm_problem *col
 }
 
 /* TOSAC_IM2COL: unset or empty = the estimate, 0 = never, 1 = every convolution that can. */
-static int forced_im2col(void) {
-  const char *e = getenv("TOSAC_IM2COL");
-  return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
-}
+static int forced_im2col(void) { return env_switch("TOSAC_IM2COL"); }
 
 /* The estimate of a GEMM problem with the heuristic's tile, in microseconds: the expansion
  * never depends on --perf-config or a tuning database, which then set the tiles of the kernels
@@ -1203,13 +1207,8 @@ static double gemm_est_us(const target_info *t, const gemm_problem *pb) {
  * stem on gfx908: 46.6 -> 97.7 % by llvm-mca); the RDNA FMA path, compute-bound, pays the padded
  * K in FMAs (gfx1030: 14.6 -> 18.9 us by tosac-bundle quality). Chosen by the estimates with the
  * heuristic's tiles (the per-element gather's with its latency factor, as against im2col). */
-static int forced_runs(void) {
-  const char *e = getenv("TOSAC_CONV_RUNS");
-  return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
-}
-
 bool cg_tune_runs(const target_info *t, const gemm_problem *plain, const gemm_problem *runs) {
-  int force = forced_runs();
+  int force = env_switch("TOSAC_CONV_RUNS");
   if (force >= 0)
     return force == 1;
   double a = gemm_est_us(t, plain), r = gemm_est_us(t, runs);

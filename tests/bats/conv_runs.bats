@@ -235,3 +235,19 @@ EOF2
   run keys zp.json
   assert_output "gfx908: conv2d:1x64x8x147:i8:a3:b147k:zp"
 }
+
+@test "a --perf-config the run gather cannot take (K tile of half a tap row) is a file:line:col error and writes nothing" {
+  # the stem's tap row is 32 elements (7 pixels of 4): bk 16 would split a row across K tiles
+  stem s.mlir f32 1 32 "3, 2, 3, 2"
+  TOSAC_IM2COL=0 TOSAC_CONV_RUNS=1 run "$TOSAC" s.mlir --offload-arch=gfx908 \
+    --perf-config=bm=64,bn=64,bk=16,wm=32,wn=32 -o s.hipfb
+  assert_failure 1
+  assert_line --index 0 "s.mlir:6:8: error: --perf-config: bm=64,bn=64,bk=16,wm=32,wn=32 is infeasible on gfx908: the convolution's run gather needs bk a multiple of its tap row and va, vb one pixel"
+  [ ! -e s.hipfb ] && [ ! -e s.json ]
+  # bk 32, one tap row per K tile, compiles
+  TOSAC_IM2COL=0 TOSAC_CONV_RUNS=1 run "$TOSAC" s.mlir --offload-arch=gfx908 \
+    --perf-config=bm=64,bn=64,bk=32,wm=32,wn=32 -o s.hipfb
+  assert_success
+  run keys s.json
+  assert_output "gfx908: conv2d:1x256x64x224:f32:a4:b4k"
+}
