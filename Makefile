@@ -19,7 +19,7 @@ CFLAGS   := $(OPTFLAGS) -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvis
 CXXFLAGS := $(OPTFLAGS) -std=c++17 -Wall -Wextra -fPIC -fvisibility=hidden -I$(LLVM_INC) -fno-exceptions -fno-rtti $(SAN)
 LDLIBS   := $(LLVM_LDFLAGS) -llldELF -llldCommon $(LLVM_LIBS) -lcjson -lmsgpackc -lzstd -lz -lm -lpthread
 
-LIB_SRC  := $(sort $(wildcard src/support/*.c src/frontend/*.c src/partition/*.c src/codegen/*.c src/bundle/*.c src/lib/*.c))
+LIB_SRC  := $(sort $(wildcard src/support/*.c src/frontend/*.c src/optimize/*.c src/partition/*.c src/codegen/*.c src/bundle/*.c src/lib/*.c))
 LIB_CXX  := $(sort $(wildcard src/codegen/*.cpp))
 RUN_SRC  := $(sort $(wildcard tools/tosac-run/*.c))
 RUN_ASM  := $(sort $(wildcard tools/tosac-run/*.S))

@@ -33,7 +33,13 @@ static const char *usage_text =
     "  --syntax-only            parse and verify only\n"
     "  --embed-ir               store each target's optimised kernel IR in the bundle (for\n"
     "                           tosac-run)\n"
-    "  -O0 -O1 -O2 -O3          LLVM optimisation level (default -O3)\n"
+    "  -O0 -O1 -O2 -O3          optimisation level (default -O3): -O1 and up run the graph\n"
+    "                           optimiser, and set LLVM's level\n"
+    "  -fno-fold-constants      do not evaluate ops of constants at compile time\n"
+    "  -fno-fold-batchnorm      do not fold per-channel affine chains into weights\n"
+    "  -fno-propagate-layout    do not move, cancel or absorb transposes\n"
+    "  -fno-cleanup             do not remove common subexpressions and no-op views\n"
+    "                           (-fNAME turns a pass back on)\n"
     "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"
     "  --tuning-db=FILE         GEMM tiles per target and problem from a tuning database\n"
     "                           (tosac-tune's output), repeatable; also $TOSAC_TUNING_DB\n"
@@ -167,7 +173,7 @@ static int parse_options(int argc, char **argv, driver *dr) {
     }
     p += n + (p[n] == ':');
   }
-  while (!rc && (c = getopt_long_only(argc, argv, ":o:O:j:v", longopts, NULL)) != -1) {
+  while (!rc && (c = getopt_long_only(argc, argv, ":o:O:j:vf:", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': dr->output = optarg; break;
     case 'v': dr->verbose = true; break;
@@ -187,6 +193,13 @@ static int parse_options(int argc, char **argv, driver *dr) {
         return usage_error("invalid optimisation level '-O%s' (use -O0 to -O3)", optarg);
       rc = check(o, tosac_options_set_opt_level(o, optarg[0] - '0'));
       break;
+    case 'f': {
+      bool on = strncmp(optarg, "no-", 3) != 0;
+      if (tosac_options_set_pass(o, on ? optarg : optarg + 3, on) != TOSAC_OK)
+        return usage_error("unknown option '-f%s' (optimisation passes: fold-constants, fold-batchnorm, "
+                           "propagate-layout, cleanup)", optarg);
+      break;
+    }
     case OPT_MANIFEST: rc = check(o, tosac_options_set_manifest_path(o, optarg)); break;
     case OPT_WEIGHTS: rc = check(o, tosac_options_set_weights_path(o, optarg)); break;
     case OPT_ARCH: rc = check(o, tosac_options_add_targets(o, optarg)); break;

@@ -73,6 +73,9 @@ TOSAC_API const char *tosac_options_error(const tosac_options *o);
  * ignored). The first call replaces the default targets. */
 TOSAC_API tosac_status tosac_options_add_targets(tosac_options *o, const char *ids);
 TOSAC_API tosac_status tosac_options_set_opt_level(tosac_options *o, int level); /* 0..3 */
+/* Turn one graph optimisation pass on or off ("fold-constants", "fold-batchnorm",
+ * "propagate-layout", "cleanup"; docs/optimize.md). Passes run at -O1 and above. */
+TOSAC_API tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enabled);
 TOSAC_API tosac_status tosac_options_set_code_object_version(tosac_options *o, int v); /* 4..6 */
 TOSAC_API tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m);
 /* GEMM tile parameters overriding the heuristic ("bm=128,bn=128,..."; docs/gemm.md); NULL: none */

@@ -339,6 +339,8 @@ static char *plans_text(const tosac_result *r, bool dot) {
         fprintf(f, "entry @%s\n", r->entry_names[e]);
       if (r->entry_units[e] > 1 && !dot)
         fprintf(f, "variant %d\n", lv);
+      if (!dot && i == 0 && r->vreport[v] && r->vreport[v]->nlines)
+        opt_print_report(f, r->vreport[v]);
       (dot ? part_print_dot : part_print)(f, r->vg[v], r->vplans[v][i]);
     }
   fclose(f);
@@ -525,6 +527,20 @@ static graph *parse_entries(tosac_result *r, const tosac_options *o, diag_sink *
   return r->nentries && !failed && !d->errors ? r->vg[0] : NULL;
 }
 
+/* The graph optimiser over every unit (docs/optimize.md); false after an error. */
+static bool optimize_units(tosac_result *r, const tosac_options *o, diag_sink *d) {
+  opt_options oo;
+  opt_defaults(&oo, o->opt_level);
+  for (int p = 0; p < OPT_NPASSES; p++)
+    oo.enabled[p] &= !o->pass_off[p];
+  for (int v = 0; v < r->nvariants; v++) {
+    r->vreport[v] = arena_alloc(r->a, sizeof(opt_report));
+    if (!opt_graph(r->vg[v], &oo, r->vreport[v], d))
+      return false;
+  }
+  return true;
+}
+
 static bool load_source(tosac_result *r) {
   if (r->text) /* a buffer */
     return true;
@@ -583,8 +599,13 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
   /* The text's pages are not needed after parsing (a diagnostic faults its line back in). */
   source_release(&r->src, r->src.text, r->src.text + r->src.len);
   stage_done(r, "parse and verify", &t0);
-  if (!r->g || d.errors) {
-    r->status = TOSAC_ERROR_INPUT;
+  if (r->g && !d.errors && !o->syntax_only) {
+    if (!optimize_units(r, o, &d))
+      r->status = TOSAC_ERROR_INPUT;
+    stage_done(r, "optimize", &t0);
+  }
+  if (!r->g || d.errors || r->status != TOSAC_OK) {
+    r->status = r->status != TOSAC_OK ? r->status : TOSAC_ERROR_INPUT;
   } else if (o->emit == TOSAC_EMIT_TOSA && !o->syntax_only) {
     size_t len = 0;
     FILE *f = open_memstream(&r->text_out, &len);

@@ -7,6 +7,7 @@
 #define TOSAC_BUILDING_LIBRARY 1
 #include "tosac.h"
 #include "tosac/tosac.h"
+#include "optimize/optimize.h"
 
 #include <pthread.h>
 
@@ -23,6 +24,7 @@ struct tosac_options {
   int host_streams;
   bool write_depfile, syntax_only, embed_ir, targets_given, verbose, progress;
   int jobs, opt_level, code_object_version, compress;
+  bool pass_off[OPT_NPASSES]; /* -fno-NAME */
   tosac_emit emit;
   tosac_init_mode init;
   uint64_t cache_max_size;
@@ -75,6 +77,7 @@ struct tosac_result {
   int nvariants; /* units */
   graph *vg[LIB_MAX_UNITS];
   const partition_plan *vplans[LIB_MAX_UNITS][LIB_MAX_TARGETS];
+  opt_report *vreport[LIB_MAX_UNITS]; /* what the graph optimiser did to each unit */
   int kbase[LIB_MAX_UNITS][LIB_MAX_TARGETS], bbase[LIB_MAX_UNITS][LIB_MAX_TARGETS];
   int nentries; /* public functions compiled (1 with --entry) */
   const char **entry_names;

@@ -118,6 +118,15 @@ tosac_status tosac_options_set_opt_level(tosac_options *o, int level) {
   return accept(o);
 }
 
+tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enabled) {
+  int p = pass ? opt_pass_lookup(pass) : -1;
+  if (p < 0)
+    return refuse(o, "unknown optimisation pass '%s' (use fold-constants, fold-batchnorm, "
+                     "propagate-layout or cleanup)", pass ? pass : "(null)");
+  o->pass_off[p] = !enabled;
+  return accept(o);
+}
+
 tosac_status tosac_options_set_code_object_version(tosac_options *o, int v) {
   if (v < 4 || v > 6)
     return refuse(o, "invalid code object version '%d' (use 4, 5 or 6)", v);

@@ -1,0 +1,167 @@
+/* cleanup.c: the "cleanup" pass. Ops that compute what another op already
+ * computes (same kind, same operands, same attributes, same result type;
+ * constants with the same bytes) are replaced by the first; a reshape of a
+ * reshape reads the first one's input; reshapes and transposes that change
+ * nothing, and tosa.identity, disappear. Dead ops go at commit. */
+#include "optimize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t attr_hash(uint64_t h, const attr *a) {
+  h = hash_bytes(h, (const uint8_t *)a->name, strlen(a->name));
+  h = mix(h, (uint64_t)a->kind);
+  switch (a->kind) {
+  case ATTR_INT:
+  case ATTR_BOOL:
+    return mix(h, (uint64_t)a->i);
+  case ATTR_INTS:
+    return hash_bytes(h, (const uint8_t *)a->ints,
+                      sizeof(int64_t) * (size_t)a->n);
+  case ATTR_DENSE:
+    return a->dense ? hash_bytes(mix(h, a->dense->nbytes), a->dense->bytes,
+                                 a->dense->nbytes)
+                    : h;
+  default:
+    return h; /* floats, strings, types: compared exactly, not hashed */
+  }
+}
+
+static bool attr_equal(const attr *a, const attr *b) {
+  if (strcmp(a->name, b->name) || a->kind != b->kind || a->i != b->i ||
+      a->n != b->n || a->type_elem != b->type_elem)
+    return false;
+  if (memcmp(&a->f, &b->f, sizeof a->f))
+    return false;
+  if ((a->s || b->s) && (!a->s || !b->s || strcmp(a->s, b->s)))
+    return false;
+  if (a->n && a->ints &&
+      (!b->ints || memcmp(a->ints, b->ints, sizeof(int64_t) * (size_t)a->n)))
+    return false;
+  if (a->n && a->floats &&
+      (!b->floats ||
+       memcmp(a->floats, b->floats, sizeof(double) * (size_t)a->n)))
+    return false;
+  if (a->kind == ATTR_DENSE) {
+    const dense_data *x = a->dense, *y = b->dense;
+    if (!x || !y)
+      return x == y;
+    return x->splat == y->splat && x->nbytes == y->nbytes &&
+           tensor_type_equal(&x->type, &y->type) &&
+           !memcmp(x->bytes, y->bytes, x->nbytes);
+  }
+  return true;
+}
+
+/* Only ops whose one result is a function of their operands and attributes take
+ * part. */
+static bool cse_candidate(const op *o) {
+  op_family f = op_table[o->kind].family;
+  return o->nresults == 1 && !o->nregions && f != FAM_OTHER;
+}
+
+static uint64_t op_hash(opt_ctx *c, const op *o) {
+  uint64_t h = mix(0xcbf29ce484222325ull, (uint64_t)o->kind);
+  h = mix(h, (uint64_t)(uintptr_t)o->results[0]->type);
+  for (int i = 0; i < o->noperands; i++)
+    h = mix(h, (uint64_t)(uintptr_t)opt_get(c, o->operands[i]));
+  const attr *a = op_attrs(o);
+  for (int i = 0; i < (int)o->nattrs; i++)
+    h = attr_hash(h, &a[i]);
+  return h;
+}
+
+static bool same_op(opt_ctx *c, const op *x, const op *y) {
+  if (x->kind != y->kind || x->noperands != y->noperands ||
+      x->nattrs != y->nattrs || x->results[0]->type != y->results[0]->type)
+    return false;
+  for (int i = 0; i < x->noperands; i++)
+    if (opt_get(c, x->operands[i]) != opt_get(c, y->operands[i]))
+      return false;
+  const attr *a = op_attrs(x), *b = op_attrs(y);
+  for (int i = 0; i < (int)x->nattrs; i++)
+    if (!attr_equal(&a[i], &b[i]))
+      return false;
+  return true;
+}
+
+static void eliminate_common(opt_ctx *c) {
+  graph *g = c->g;
+  size_t cap = 16;
+  while (cap < 2 * (size_t)g->nops)
+    cap *= 2;
+  const op **table = calloc(cap, sizeof *table);
+  for (int i = 0; i < g->nops; i++) {
+    op *o = g->ops[i];
+    if (!cse_candidate(o) ||
+        c->pinned[o->results[0]->id]) /* results keep their own buffers */
+      continue;
+    for (size_t k = op_hash(c, o) & (cap - 1);; k = (k + 1) & (cap - 1)) {
+      if (!table[k]) {
+        table[k] = o;
+        break;
+      }
+      if (same_op(c, table[k], o)) {
+        opt_replace(c, o->results[0], table[k]->results[0]);
+        opt_note(c, o->loc, "removed %s: the same as the one at %d:%d",
+                 op_table[o->kind].name, table[k]->loc.line, table[k]->loc.col);
+        break;
+      }
+    }
+  }
+  free(table);
+}
+
+static bool identity_perm(const attr *p) {
+  for (int i = 0; p && i < p->n; i++)
+    if (p->ints[i] != i)
+      return false;
+  return p != NULL;
+}
+
+/* A reshape of a reshape reads the inner one's input; reshapes to the same
+ * shape, identity transposes and tosa.identity stand for their input. */
+static void simplify_views(opt_ctx *c) {
+  graph *g = c->g;
+  for (int i = 0; i < g->nops; i++) {
+    op *o = g->ops[i];
+    if (o->nresults != 1 || o->noperands < 1)
+      continue;
+    value *x = opt_get(c, o->operands[0]), *r = o->results[0];
+    if (c->pinned[r->id])
+      continue;
+    bool same_type = x->type == r->type;
+    if ((o->kind == OP_IDENTITY && same_type) ||
+        (o->kind == OP_RESHAPE && same_type) ||
+        (o->kind == OP_TRANSPOSE && same_type &&
+         identity_perm(op_attr(o, "perms")))) {
+      opt_replace(c, r, x);
+      opt_note(c, o->loc, "removed %s: it changes nothing",
+               op_table[o->kind].name);
+    } else if (o->kind == OP_RESHAPE && x->def && x->def->kind == OP_RESHAPE) {
+      value *inner = opt_get(c, x->def->operands[0]);
+      o->operands[0] = inner;
+      c->changed = true;
+      opt_note(c, o->loc,
+               "tosa.reshape of a tosa.reshape reads the first one's input");
+    }
+  }
+}
+
+bool opt_cleanup(opt_ctx *c) {
+  opt_count_uses(c);
+  simplify_views(c);
+  eliminate_common(c);
+  return true;
+}
