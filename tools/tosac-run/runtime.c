@@ -16,6 +16,7 @@
  */
 #include "emu_int.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -196,11 +197,49 @@ static void rt_check_lds(void *p, uint64_t size, uint32_t kind) {
   yield(ex);
 }
 
+/* Conversions the host backend calls where the CPU has no bf16 instructions (x86 without
+ * AVX512-BF16) and that libgcc before GCC 13 lacks: rounded to nearest even, a NaN stays a quiet
+ * NaN. The ABI returns a bf16 like a half in xmm0, so the bits travel as a _Float16. */
+static _Float16 bf16_bits(uint16_t b) {
+  _Float16 h;
+  memcpy(&h, &b, sizeof h);
+  return h;
+}
+
+static uint16_t f32_to_bf16(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+static _Float16 rt_truncsfbf2(float x) { return bf16_bits(f32_to_bf16(x)); }
+
+/* Through f32 rounded to odd (toward zero, the last bit set when inexact), which has enough
+ * bits beyond bf16's for the second rounding to be exact. */
+static _Float16 rt_truncdfbf2(double x) {
+  if (isnan(x))
+    return bf16_bits(f32_to_bf16((float)x));
+  float t = (float)x;
+  if (fabs((double)t) > fabs(x))
+    t = nextafterf(t, 0.0f);
+  if ((double)t != x) {
+    uint32_t u;
+    memcpy(&u, &t, sizeof u);
+    u |= 1u;
+    memcpy(&t, &u, sizeof t);
+  }
+  return bf16_bits(f32_to_bf16(t));
+}
+
 #define SYM(n) {"emu_rt_" #n, (void *)rt_##n}
 const emu_rt_symbol emu_rt_symbols[] = {
     SYM(workitem_id), SYM(workgroup_id),   SYM(lds_base),    SYM(implicitarg_ptr), SYM(dispatch_ptr),
     SYM(kernarg_ptr), SYM(mbcnt_lo),       SYM(mbcnt_hi),    SYM(barrier),         SYM(wave),
     SYM(matrix),      SYM(check),          SYM(check_lds),
+    {"__truncsfbf2", (void *)rt_truncsfbf2},    {"__truncdfbf2", (void *)rt_truncdfbf2},
 };
 const int emu_rt_nsymbols = sizeof emu_rt_symbols / sizeof emu_rt_symbols[0];
 
