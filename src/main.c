@@ -31,6 +31,9 @@ static const char *usage_text =
     "                           streams joined by events (default 1)\n"
     "  --entry NAME             compile only this function (default: every public one)\n"
     "  --syntax-only            parse and verify only\n"
+    "  -Wtosa-profile           warn about forms mlir-opt-22 accepts that no TOSA 1.0\n"
+    "                           profile defines (an i32 clamp, a same-type cast)\n"
+    "  --tosa-strict            refuse those forms\n"
     "  --embed-ir               store each target's optimised kernel IR in the bundle (for\n"
     "                           tosac-run)\n"
     "  -O0 -O1 -O2 -O3          optimisation level (default -O3): -O1 and up run the graph\n"
@@ -127,7 +130,8 @@ static int parse_options(int argc, char **argv, driver *dr) {
   enum { OPT_MANIFEST = 256, OPT_WEIGHTS, OPT_MD, OPT_MF, OPT_MT, OPT_ARCH, OPT_EMIT, OPT_ENTRY,
          OPT_SYNTAX, OPT_EMBED, OPT_COV, OPT_TIME_REPORT, OPT_COMPRESS, OPT_PRINT_TARGETS,
          OPT_VERSION, OPT_HELP, OPT_PERF_CONFIG, OPT_INIT, OPT_CACHE_DIR, OPT_CACHE_MAX,
-         OPT_CACHE_STATS, OPT_TUNING_DB, OPT_SPECIALIZE, OPT_PREFIX, OPT_HOST_STREAMS };
+         OPT_CACHE_STATS, OPT_TUNING_DB, OPT_SPECIALIZE, OPT_PREFIX, OPT_HOST_STREAMS,
+         OPT_WPROFILE, OPT_STRICT };
   static const struct option longopts[] = {
       {"manifest", required_argument, 0, OPT_MANIFEST},
       {"weights", required_argument, 0, OPT_WEIGHTS},
@@ -152,6 +156,8 @@ static int parse_options(int argc, char **argv, driver *dr) {
       {"cache-stats", no_argument, 0, OPT_CACHE_STATS},
       {"prefix", required_argument, 0, OPT_PREFIX},
       {"host-streams", required_argument, 0, OPT_HOST_STREAMS},
+      {"Wtosa-profile", no_argument, 0, OPT_WPROFILE},
+      {"tosa-strict", no_argument, 0, OPT_STRICT},
       {"version", no_argument, 0, OPT_VERSION},
       {"help", no_argument, 0, OPT_HELP},
       {0, 0, 0, 0}};
@@ -200,6 +206,8 @@ static int parse_options(int argc, char **argv, driver *dr) {
                            "propagate-layout, cleanup)", optarg);
       break;
     }
+    case OPT_WPROFILE: rc = check(o, tosac_options_set_tosa_profile_check(o, 1)); break;
+    case OPT_STRICT: rc = check(o, tosac_options_set_tosa_profile_check(o, 2)); break;
     case OPT_MANIFEST: rc = check(o, tosac_options_set_manifest_path(o, optarg)); break;
     case OPT_WEIGHTS: rc = check(o, tosac_options_set_weights_path(o, optarg)); break;
     case OPT_ARCH: rc = check(o, tosac_options_add_targets(o, optarg)); break;

@@ -397,6 +397,11 @@ typedef struct fe_dim_value {
   int64_t value;
 } fe_dim_value;
 
+/* What the frontend does with a form mlir-opt-22's verifier accepts but no TOSA 1.0 profile
+ * defines (an i32 clamp, a same-type cast): accept it, warn (-Wtosa-profile), refuse it
+ * (--tosa-strict). */
+typedef enum fe_profile_mode { FE_PROFILE_ACCEPT = 0, FE_PROFILE_WARN, FE_PROFILE_STRICT } fe_profile_mode;
+
 typedef struct fe_options {
   const char *entry; /* function to compile; NULL: the single public one */
   const fe_dim_value *specialize; /* values for '?' dimensions of the arguments (one variant) */
@@ -404,6 +409,7 @@ typedef struct fe_options {
   /* A compile of several entries: a function without '?' argument dimensions ignores
    * `specialize` (it applies to the dynamic entries only) instead of refusing it. */
   bool specialize_if_dynamic;
+  fe_profile_mode profile; /* forms upstream accepts beyond TOSA 1.0's profiles */
 } fe_options;
 /* The argument type as written, '?' dimensions as FE_DYNAMIC_DIM (fe_parse replaces every one
  * with a value from fe_options.specialize or from a dimension shape rules tie it to). */

@@ -73,6 +73,9 @@ TOSAC_API const char *tosac_options_error(const tosac_options *o);
  * ignored). The first call replaces the default targets. */
 TOSAC_API tosac_status tosac_options_add_targets(tosac_options *o, const char *ids);
 TOSAC_API tosac_status tosac_options_set_opt_level(tosac_options *o, int level); /* 0..3 */
+/* Forms mlir-opt-22 accepts that no TOSA 1.0 profile defines (docs/ops.md "Profiles"):
+ * 0 accept (default), 1 accept with a warning (-Wtosa-profile), 2 refuse (--tosa-strict). */
+TOSAC_API tosac_status tosac_options_set_tosa_profile_check(tosac_options *o, int mode);
 /* Turn one graph optimisation pass on or off ("fold-constants", "fold-batchnorm",
  * "propagate-layout", "cleanup"; docs/optimize.md). Passes run at -O1 and above. */
 TOSAC_API tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enabled);

@@ -137,6 +137,9 @@ bool fe_with_alias(fe_parser *p, bool *handled, bool (*fn)(fe_parser *, void *),
 /* Reports at loc and returns false; sets fatal when the error limit is reached. */
 bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A form mlir-opt-22 accepts that no TOSA 1.0 profile defines: true (accepted; a warning with
+ * -Wtosa-profile), false after the --tosa-strict error. */
+bool fe_profile_rule(fe_parser *p, src_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* End of file inside `open`: the error just after the last token (where mlir-opt-22 points), a
  * note at the opener; false. */
 bool fe_unterminated(fe_parser *p, fe_token open, const char *what);
@@ -250,6 +253,8 @@ bool fe_canon_more(fe_parser *p, fe_opctx *c, bool *handled);
 typedef bool (*fe_verify_fn)(fe_parser *p, fe_opctx *c);
 fe_verify_fn fe_verify_rule_more(op_kind k);
 bool fe_check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask);
+/* The same where upstream also accepts the types in `extra` (fe_profile_rule for those). */
+bool fe_check_elem_upstream(fe_parser *p, const fe_opctx *c, int i, unsigned spec, unsigned extra);
 bool fe_check_same_elem(fe_parser *p, const fe_opctx *c, int a, int b);
 bool fe_broadcast(fe_parser *p, const fe_opctx *c, int first, int n, tensor_type *out);
 bool fe_check_result(fe_parser *p, const fe_opctx *c, const tensor_type *inferred);

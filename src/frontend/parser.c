@@ -76,6 +76,21 @@ bool fe_error(fe_parser *p, src_loc loc, const char *fmt, ...) {
   return false;
 }
 
+bool fe_profile_rule(fe_parser *p, src_loc loc, const char *fmt, ...) {
+  fe_profile_mode mode = p->opt ? p->opt->profile : FE_PROFILE_ACCEPT;
+  if (mode == FE_PROFILE_ACCEPT)
+    return true;
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (mode == FE_PROFILE_STRICT)
+    return fe_error(p, loc, "%s (--tosa-strict)", buf);
+  diag_warning(p->d, loc, "%s [-Wtosa-profile]", buf);
+  return true;
+}
+
 void fe_note(fe_parser *p, src_loc loc, const char *fmt, ...) {
   char buf[1024];
   va_list ap;

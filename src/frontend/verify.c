@@ -25,12 +25,19 @@ bool fe_check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask) {
   if (mask & M(et)) return true;
   fe_error(p, c->operand_locs[i], "'%s' does not support element type %s (operand %d, '%%%s'); expected %s",
            op_name(c->o), elem_type_name(et), i, VALUE_NAME(c->o->operands[i]), fe_type_set_str(p, mask));
-  /* mlir-opt-22's verifier takes i32 here; the TOSA 1.0 specification (which tosac follows,
-   * docs/ops.md "Types upstream accepts") defines no such form. */
-  const char *name = op_name(c->o);
-  if (et == ET_I32 && (!strcmp(name, "tosa.matmul") || !strcmp(name, "tosa.max_pool2d")))
-    fe_note(p, c->operand_locs[i], "TOSA 1.0 defines no i32 '%s' (mlir-opt-22 accepts it; tosac follows the specification)", name);
+  /* mlir-opt-22's verifier takes i32 here (docs/ops.md "Types upstream accepts"). */
+  if (et == ET_I32 && c->o->kind == OP_MATMUL)
+    fe_note(p, c->operand_locs[i], "mlir-opt-22 accepts an i32 'tosa.matmul' (no TOSA 1.0 profile defines it); "
+            "tosac's GEMM generator has no i32 form");
   return false;
+}
+
+bool fe_check_elem_upstream(fe_parser *p, const fe_opctx *c, int i, unsigned spec, unsigned extra) {
+  elem_type et = in_type(c, i)->elem;
+  if (spec & M(et)) return true;
+  if (!(extra & M(et))) return fe_check_elem(p, c, i, spec | extra);
+  return fe_profile_rule(p, c->operand_locs[i], "'%s' on %s is outside the TOSA 1.0 profiles", op_name(c->o),
+                         elem_type_name(et));
 }
 
 bool fe_check_same_elem(fe_parser *p, const fe_opctx *c, int a, int b) {
@@ -126,7 +133,8 @@ static bool v_clamp(fe_parser *p, fe_opctx *c) {
     bool bad = lo->kind == ATTR_FLOAT ? lo->f > hi->f : lo->i > hi->i;
     if (bad) return fe_error(p, lo->loc, "'tosa.clamp' min_val is greater than max_val");
   }
-  return fe_same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16), ET_INVALID);
+  if (!fe_check_elem_upstream(p, c, 0, FLOATS | M(ET_I8) | M(ET_I16), M(ET_I32))) return false;
+  return fe_same_typed(p, c, FLOATS | M(ET_I8) | M(ET_I16) | M(ET_I32), ET_INVALID);
 }
 
 static bool v_select(fe_parser *p, fe_opctx *c) {
@@ -146,8 +154,9 @@ static bool v_cast(fe_parser *p, fe_opctx *c) {
   if (!(CAST_TYPES & M(to)))
     return fe_error(p, c->name_loc, "'tosa.cast' cannot produce element type %s; expected %s", elem_type_name(to),
                     fe_type_set_str(p, CAST_TYPES));
-  if (from == to)
-    return fe_error(p, c->name_loc, "'tosa.cast' from %s to the same type; remove the cast", elem_type_name(from));
+  if (from == to && !fe_profile_rule(p, c->name_loc, "'tosa.cast' from %s to the same type is outside the TOSA 1.0 profiles",
+                                      elem_type_name(from)))
+    return false;
   tensor_type t = *in_type(c, 0);
   t.elem = to;
   return fe_check_result(p, c, &t);

@@ -268,7 +268,7 @@ static bool v_transpose_conv(fe_parser *p, fe_opctx *c) {
 static bool v_pool(fe_parser *p, fe_opctx *c) {
   bool avg = c->o->kind == OP_AVG_POOL2D;
   unsigned ok = FE_M(ET_I8) | FE_M(ET_I16) | FE_FLOATS | FE_F8;
-  if (!need_rank(p, c, 0, 4, "input") || !fe_check_elem(p, c, 0, ok)) return false;
+  if (!need_rank(p, c, 0, 4, "input") || !fe_check_elem_upstream(p, c, 0, ok, avg ? 0 : FE_M(ET_I32))) return false;
   if (!need_len(p, c, "kernel", 2) || !need_len(p, c, "stride", 2) || !need_len(p, c, "pad", 4)) return false;
   if (!need_min(p, c, "kernel", 1) || !need_min(p, c, "stride", 1) || !need_min(p, c, "pad", 0)) return false;
   const tensor_type *x = in_type(c, 0);

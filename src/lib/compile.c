@@ -506,7 +506,8 @@ static graph *parse_entries(tosac_result *r, const tosac_options *o, diag_sink *
     r->entry_first[e] = r->nvariants;
     for (int v = 0; v < nvar; v++) { /* one parse per variant */
       fe_options fo = {.entry = r->entry_names[e], .specialize = o->nspec ? o->spec[v] : NULL,
-                       .nspecialize = o->nspec, .specialize_if_dynamic = r->nentries > 1};
+                       .nspecialize = o->nspec, .specialize_if_dynamic = r->nentries > 1,
+                       .profile = (fe_profile_mode)o->tosa_profile};
       int before = d->errors;
       graph *g = fe_parse_function(m, &fo);
       if (!g || d->errors != before) {

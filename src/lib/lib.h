@@ -24,6 +24,7 @@ struct tosac_options {
   int host_streams;
   bool write_depfile, syntax_only, embed_ir, targets_given, verbose, progress;
   int jobs, opt_level, code_object_version, compress;
+  int tosa_profile; /* fe_profile_mode */
   bool pass_off[OPT_NPASSES]; /* -fno-NAME */
   tosac_emit emit;
   tosac_init_mode init;

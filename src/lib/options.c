@@ -127,6 +127,13 @@ tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enab
   return accept(o);
 }
 
+tosac_status tosac_options_set_tosa_profile_check(tosac_options *o, int mode) {
+  if (mode < FE_PROFILE_ACCEPT || mode > FE_PROFILE_STRICT)
+    return refuse(o, "invalid TOSA profile check %d (use 0 accept, 1 warn, 2 strict)", mode);
+  o->tosa_profile = mode;
+  return accept(o);
+}
+
 tosac_status tosac_options_set_code_object_version(tosac_options *o, int v) {
   if (v < 4 || v > 6)
     return refuse(o, "invalid code object version '%d' (use 4, 5 or 6)", v);

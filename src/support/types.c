@@ -148,10 +148,19 @@ const op_info op_table[OP_COUNT] = {
 };
 #undef OP
 
+/* Names older producers wrote for ops TOSA has since renamed. */
+static const struct {
+  const char *name;
+  op_kind kind;
+} op_aliases[] = {{"tosa.reduce_prod", OP_REDUCE_PRODUCT}};
+
 op_kind op_lookup(const char *name, size_t n) {
   for (int k = 0; k < OP_COUNT; k++)
     if (strlen(op_table[k].name) == n && memcmp(op_table[k].name, name, n) == 0)
       return (op_kind)k;
+  for (size_t i = 0; i < sizeof op_aliases / sizeof op_aliases[0]; i++)
+    if (strlen(op_aliases[i].name) == n && memcmp(op_aliases[i].name, name, n) == 0)
+      return op_aliases[i].kind;
   return OP_COUNT;
 }
 
