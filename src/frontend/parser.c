@@ -491,6 +491,7 @@ static bool parse_region_body(fe_parser *p, fn_state *fs, graph **out, const fe_
 }
 
 /* Custom forms:  tosa.cond_if %c [(%a = %x, ...)] : tensor<i1> [(types)] -> types {..} else {..}
+ *                tosa.cond_if %c -> (types) {..} else {..}  (2023, no block arguments)
  *                tosa.while_loop (%a = %x, ...) : (types) -> types {..} do {..} */
 static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind kind) {
   if (kind == OP_COND_IF) {
@@ -510,16 +511,19 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
     }
     if (!fe_expect(p, T_RPAREN, "to close the region arguments")) return false;
   }
-  if (!fe_expect(p, T_COLON, "before the operation's type")) return false;
+  /* The 2023 form `tosa.cond_if %c -> (types) {..} else {..}` writes no condition type: the
+   * operand's own type stands for it (the verifier checks it as usual). */
+  bool cond_untyped = kind == OP_COND_IF && p->tok.kind == T_ARROW;
+  if (!cond_untyped && !fe_expect(p, T_COLON, "before the operation's type")) return false;
   s->sig_loc = fe_loc(p, p->tok);
-  if (kind == OP_COND_IF && p->tok.kind != T_LPAREN) {
+  if (kind == OP_COND_IF && !cond_untyped && p->tok.kind != T_LPAREN) {
     tensor_type t;
     src_loc l;
     if (!fe_parse_type(p, &t, &l)) return false;
     ARENA_PUSH(p->a, s->in_types, s->nin, s->capin, t);
     ARENA_PUSH(p->a, s->in_locs, s->ninl, s->capinl, l);
   }
-  if (p->tok.kind == T_LPAREN && !parse_type_list(p, s)) return false;
+  if (!cond_untyped && p->tok.kind == T_LPAREN && !parse_type_list(p, s)) return false;
   s->has_sig_inputs = s->nin == s->noperands;
   if (fe_accept(p, T_ARROW) && !parse_result_type(p, s)) return false;
   int first = kind == OP_COND_IF ? 1 : 0;
