@@ -87,8 +87,8 @@ def help_text(binary):
 
 def help_options(text):
     """Options of a --help text: every option on the usage lines (the "usage:" line and the
-    indented lines after it) and on the lines that start with an option (the option table);
-    continuation and prose lines are not read, because they may name another tool's options."""
+    indented lines after it) and in the option column of the lines that start with an option;
+    meanings, continuation and prose lines are not read: they may name another tool's options."""
     opts = set()
     usage = False
     for line in text.split("\n"):
@@ -96,8 +96,10 @@ def help_options(text):
             usage = True
         elif not line.startswith(" "):
             usage = False
-        if usage or re.match(r"\s+-", line):
+        if usage:
             opts.update(OPTION.findall(line))
+        elif re.match(r"\s+-", line):  # the option column, up to the gap before its meaning
+            opts.update(OPTION.findall(re.split(r"\s{2,}", line.strip())[0]))
     return opts
 
 
