@@ -603,7 +603,7 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
   if (r->g && !d.errors && !o->syntax_only) {
     if (!optimize_units(r, o, &d))
       r->status = TOSAC_ERROR_INPUT;
-    stage_done(r, "optimize", &t0);
+    stage_done(r, "optimise graph", &t0);
   }
   if (!r->g || d.errors || r->status != TOSAC_OK) {
     r->status = r->status != TOSAC_OK ? r->status : TOSAC_ERROR_INPUT;

@@ -47,18 +47,19 @@ flip_byte() { # file offset: replace the byte with 'X'
   assert_line --index 0 "tosac: time report (ms, wall clock)"
   assert_line --index 1 --regexp '^  stage +ms$'
   assert_line --index 2 --regexp '^  parse and verify +[0-9]+\.[0-9]{2}$'
-  assert_line --index 3 --regexp '^  partition +[0-9]+\.[0-9]{2}$'
-  assert_line --index 4 --regexp '^  codegen \(all targets\) +[0-9]+\.[0-9]{2}$'
-  assert_line --index 5 --regexp '^  bundle and manifest +[0-9]+\.[0-9]{2}$'
-  assert_line --index 6 --regexp '^  total +[0-9]+\.[0-9]{2}$'
-  assert_line --index 7 --regexp '^  target +IR build +optimise +codegen +link +metadata +total$'
-  assert_line --index 8 --regexp '^  gfx90a:sramecc\+:xnack- +([0-9]+\.[0-9]{2} +){5}[0-9]+\.[0-9]{2}$'
-  assert_line --index 9 --regexp '^  gfx1100 +([0-9]+\.[0-9]{2} +){5}[0-9]+\.[0-9]{2}$'
-  [ "${#lines[@]}" -eq 10 ]
+  assert_line --index 3 --regexp '^  optimise graph +[0-9]+\.[0-9]{2}$'
+  assert_line --index 4 --regexp '^  partition +[0-9]+\.[0-9]{2}$'
+  assert_line --index 5 --regexp '^  codegen \(all targets\) +[0-9]+\.[0-9]{2}$'
+  assert_line --index 6 --regexp '^  bundle and manifest +[0-9]+\.[0-9]{2}$'
+  assert_line --index 7 --regexp '^  total +[0-9]+\.[0-9]{2}$'
+  assert_line --index 8 --regexp '^  target +IR build +optimise +codegen +link +metadata +total$'
+  assert_line --index 9 --regexp '^  gfx90a:sramecc\+:xnack- +([0-9]+\.[0-9]{2} +){5}[0-9]+\.[0-9]{2}$'
+  assert_line --index 10 --regexp '^  gfx1100 +([0-9]+\.[0-9]{2} +){5}[0-9]+\.[0-9]{2}$'
+  [ "${#lines[@]}" -eq 11 ]
   # the per-target total is the sum of its columns (within rounding)
   /usr/bin/python3 - "$KIT/time.txt" <<'EOF'
 import sys
-for line in open(sys.argv[1]).read().splitlines()[8:]:
+for line in open(sys.argv[1]).read().splitlines()[9:]:
     v = [float(x) for x in line.split()[1:]]
     assert abs(sum(v[:5]) - v[5]) < 0.03, line
 EOF

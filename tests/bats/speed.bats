@@ -176,7 +176,7 @@ tosac_k3_reduce_sum"
   two_conv_blocks
   run "$TOSAC" g.mlir --time-report --offload-arch=gfx90a,gfx1100 -o g.hipfb
   assert_success
-  for stage in "parse and verify" partition "codegen (all targets)" "bundle and manifest" total; do
+  for stage in "parse and verify" "optimise graph" partition "codegen (all targets)" "bundle and manifest" total; do
     assert_line --regexp "^  $(printf '%s' "$stage" | sed 's/[()]/\\&/g') +[0-9]+\.[0-9]{2}$"
   done
   assert_line --regexp '^  target +IR build +optimise +codegen +link +metadata +total$'
