@@ -253,3 +253,28 @@ $(BUILD)/lib/libtosac-hipemu.so: $(HIPEMU_OBJ) $(EMU_OBJ) $(BUILD)/obj/tools/tos
 	$(CXX) $(SAN) -shared -Wl,--version-script=tools/hipemu/hipemu.map -Wl,-soname,libtosac-hipemu.so \
 	  $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 -include $(HIPEMU_OBJ:.o=.d)
+
+# ---------------------------------------------------------------- libtosac-miir (docs/miopen.md)
+# MIOpen's Miir.h interface over libtosac: src/miir/ (+ libtosac.a), its header installed as
+# include/tosac/Miir.h with a pkg-config file; tests/miir/miir_client.c is the MIOpen-like
+# client that tests/bats/miir.bats runs on libtosac-hipemu.
+MIIR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard src/miir/*.c)))
+all: $(BUILD)/lib/libtosac-miir.so $(BUILD)/bin/miir-client
+$(BUILD)/lib/libtosac-miir.so: $(MIIR_OBJ) $(BUILD)/libtosac.a src/miir/miir.map
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) -shared -Wl,--version-script=src/miir/miir.map -Wl,-soname,libtosac-miir.so \
+	  -Wl,--no-undefined $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+$(BUILD)/obj/tests/miir/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__ -Isrc/miir
+$(BUILD)/bin/miir-client: $(BUILD)/obj/tests/miir/miir_client.o $(BUILD)/lib/libtosac-miir.so $(BUILD)/lib/libtosac-hipemu.so
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac-miir -ltosac-hipemu -lm -Wl,-rpath,'$$ORIGIN/../lib'
+.PHONY: install-miir
+install: install-miir
+install-miir: $(BUILD)/lib/libtosac-miir.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/tosac
+	install -m 755 $(BUILD)/lib/libtosac-miir.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 src/miir/Miir.h $(DESTDIR)$(PREFIX)/include/tosac/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/miir/tosac-miir.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac-miir.pc
+-include $(MIIR_OBJ:.o=.d) $(BUILD)/obj/tests/miir/miir_client.d
+# ---------------------------------------------------------------- end of libtosac-miir
