@@ -122,6 +122,24 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k, 
   return true;
 }
 
+/* LLVM's diagnostics never reach MIOpen's stderr: errors become the handle's message, remarks
+ * and warnings (e.g. an occupancy target the body asks for and misses, as in tosac's own
+ * compile) are dropped. */
+typedef struct llvm_diag {
+  bool error;
+  char message[512];
+} llvm_diag;
+
+static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
+  llvm_diag *d = ctx;
+  if (LLVMGetDiagInfoSeverity(di) != LLVMDSError || d->error)
+    return;
+  char *m = LLVMGetDiagInfoDescription(di);
+  snprintf(d->message, sizeof d->message, "%s", m);
+  LLVMDisposeMessage(m);
+  d->error = true;
+}
+
 static uint8_t *copy_buffer(LLVMMemoryBufferRef mb, size_t *size) {
   *size = LLVMGetBufferSize(mb);
   uint8_t *p = malloc(*size ? *size : 1);
@@ -137,6 +155,8 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char 
   if (!target_parse(target, &tr, err, n))
     return false;
   LLVMContextRef ctx = LLVMContextCreate();
+  llvm_diag diag = {0};
+  LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, &diag);
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange((const char *)k->bitcode,
                                                                  k->bitcode_size, "kernels", 0);
   LLVMModuleRef m = NULL;
@@ -180,6 +200,8 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char 
   if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj))
     ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id, msg ? msg : "");
   LLVMDisposeMessage(msg);
+  if (ok && diag.error)
+    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id, diag.message);
   if (ok) {
     cg_object o;
     o.data = copy_buffer(obj, &o.size);

@@ -9,7 +9,12 @@
  * NaN first, so an element no kernel writes fails the check. The reference is a direct loop
  * over the definition in double precision, reading the tensors through their layouts.
  * Prints "kernels N workspace W", one line per kernel, "max_err E tol T" and "OK"; exit 1 on
- * a mismatch, 2 on an API failure. */
+ * a mismatch, 2 on an API failure.
+ *
+ *   miir-client --create "OPTIONS"  (OPTIONS complete, with --kernel_id)
+ *
+ * Only the API's answers: "NULL: <tosac_miir_error()>" or "kernels N workspace W", then the
+ * status of miirLowerTuningParams, miirLowerBin and miirGetExecutionDims. */
 #include "Miir.h"
 
 #include <hip/hip_runtime_api.h>
@@ -142,7 +147,26 @@ static MiirHandle create(const char *opts, int id, char *name) {
   return h;
 }
 
+static int create_only(const char *opts) {
+  MiirHandle h = miirCreateHandle(opts);
+  if (!h) {
+    printf("NULL: %s\n", tosac_miir_error());
+    return 0;
+  }
+  printf("kernels %d workspace %d\n", miirGetKernelCount(h), miirGetWorkspaceSize(h));
+  printf("tuning %d\n", miirLowerTuningParams(h));
+  MiirStatus st = miirLowerBin(h);
+  printf("bin %d%s%s\n", st, st ? ": " : "", st ? tosac_miir_error() : "");
+  size_t g = 0, l = 0;
+  st = miirGetExecutionDims(h, &g, &l);
+  printf("dims %d global %zu local %zu\n", st, g, l);
+  miirDestroyHandle(h);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--create"))
+    return create_only(argv[2]);
   if (argc != 3) {
     fprintf(stderr, "usage: miir-client SEED \"OPTIONS\"\n");
     return 2;
