@@ -276,5 +276,16 @@ install-miir: $(BUILD)/lib/libtosac-miir.so
 	install -m 644 src/miir/Miir.h $(DESTDIR)$(PREFIX)/include/tosac/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/miir/tosac-miir.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac-miir.pc
+# make fuzz-miir FUZZ_SECONDS=N: libFuzzer on the option parser (+ the frontend on its graphs)
+$(BUILD)/bin/fuzz-miir: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_miir.o $(BUILD)/fuzz-obj/src/miir/problem.o \
+  $(BUILD)/fuzz-obj/src/miir/graph.o $(FUZZ_LIBOBJ) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	clang++-22 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $^ -o $@ $(LDLIBS)
+.PHONY: fuzz-miir
+fuzz-miir: $(BUILD)/bin/fuzz-miir
+	mkdir -p $(BUILD)/fuzz/miir/corpus
+	cd $(BUILD)/fuzz/miir && $(abspath $(BUILD))/bin/fuzz-miir -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 corpus \
+	  $(abspath tests/fuzz/seeds/miir)
 -include $(MIIR_OBJ:.o=.d) $(BUILD)/obj/tests/miir/miir_client.d
 # ---------------------------------------------------------------- end of libtosac-miir

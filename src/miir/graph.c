@@ -1,17 +1,17 @@
 /* graph.c: a miir_problem as a TOSA function (docs/miopen.md "The graphs").
  *
- * Every tensor is 5-D in MIOpen's layout (the group dimension included, size 1 without groups).
- * Each group's 4-D slice is brought to TOSA's layouts (NHWC data, OHWI filters) by transposes,
- * convolved, and the groups' results are concatenated and transposed back:
- *   forward          conv2d(x[n,h,w,c], w[k,y,x,c]) -> y[n,h,w,k]
- *   backward data    transpose_conv2d(dy[n,h,w,k], w[c,y,x,k]) -> dx[n,h,w,c] (dilation 1);
- *                    with dilation: dy upsampled by the stride (zeros between), conv2d with the
- *                    filter flipped, dilated, stride 1
- *   backward weight  conv2d(x[c,h,w,n], dy[k,h,w,n]) with stride and dilation swapped ->
- *                    dw[c,y,x,k]: the batch is the reduction channel
- * TOSA wants an exact output size, (in + pads - span) divisible by the stride; MIOpen's sizes
- * round down, so the trailing padding shrinks by the remainder (rows no output reads), and
- * where it would go negative the input is cropped instead. */
+ * Every tensor is 5-D in MIOpen's layout (the group dimension included, size 1
+ * without groups). Each group's 4-D slice is brought to TOSA's layouts (NHWC
+ * data, OHWI filters) by transposes, convolved, and the groups' results are
+ * concatenated and transposed back: forward          conv2d(x[n,h,w,c],
+ * w[k,y,x,c]) -> y[n,h,w,k] backward data    transpose_conv2d(dy[n,h,w,k],
+ * w[c,y,x,k]) -> dx[n,h,w,c] (dilation 1); with dilation: dy upsampled by the
+ * stride (zeros between), conv2d with the filter flipped, dilated, stride 1
+ *   backward weight  conv2d(x[c,h,w,n], dy[k,h,w,n]) with stride and dilation
+ * swapped -> dw[c,y,x,k]: the batch is the reduction channel TOSA wants an
+ * exact output size, (in + pads - span) divisible by the stride; MIOpen's sizes
+ * round down, so the trailing padding shrinks by the remainder (rows no output
+ * reads), and where it would go negative the input is cropped instead. */
 #include "miir.h"
 
 #include <stdio.h>
@@ -51,7 +51,8 @@ static void shape_const(gb *b, int id, const int64_t *vals, int n) {
   fprintf(b->f, "]> : tensor<%dxindex>} : () -> !tosa.shape<%d>\n", n, n);
 }
 
-static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape, const char *letters) {
+static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape,
+                  const char *letters) {
   gv r = new_value(b, x);
   r.rank = rank;
   memcpy(r.shape, shape, sizeof(int64_t) * (size_t)rank);
@@ -60,12 +61,14 @@ static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape, const char
   char a[128], o[128];
   tensor_type(a, sizeof a, x);
   tensor_type(o, sizeof o, &r);
-  fprintf(b->f, "  %%v%d = tosa.reshape %%v%d, %%s%d : (%s, !tosa.shape<%d>) -> %s\n", r.id, x->id,
-          r.id, a, rank, o);
+  fprintf(b->f,
+          "  %%v%d = tosa.reshape %%v%d, %%s%d : (%s, !tosa.shape<%d>) -> %s\n",
+          r.id, x->id, r.id, a, rank, o);
   return r;
 }
 
-/* x with its dimensions in the order of `want` (letters of x); no op when already so. */
+/* x with its dimensions in the order of `want` (letters of x); no op when
+ * already so. */
 static gv transpose(gb *b, const gv *x, const char *want) {
   if (!strcmp(x->letters, want))
     return *x;
@@ -79,7 +82,8 @@ static gv transpose(gb *b, const gv *x, const char *want) {
   char a[128], o[128];
   tensor_type(a, sizeof a, x);
   tensor_type(o, sizeof o, &r);
-  fprintf(b->f, "  %%v%d = tosa.transpose %%v%d {perms = array<i32: ", r.id, x->id);
+  fprintf(b->f, "  %%v%d = tosa.transpose %%v%d {perms = array<i32: ", r.id,
+          x->id);
   for (int i = 0; i < x->rank; i++)
     fprintf(b->f, "%s%d", i ? ", " : "", perm[i]);
   fprintf(b->f, ">} : (%s) -> %s\n", a, o);
@@ -95,7 +99,9 @@ static gv slice(gb *b, const gv *x, const int64_t *start, const int64_t *size) {
   char a[128], o[128];
   tensor_type(a, sizeof a, x);
   tensor_type(o, sizeof o, &r);
-  fprintf(b->f, "  %%v%d = tosa.slice %%v%d, %%s%d, %%s%d : (%s, !tosa.shape<%d>, !tosa.shape<%d>) -> %s\n",
+  fprintf(b->f,
+          "  %%v%d = tosa.slice %%v%d, %%s%d, %%s%d : (%s, !tosa.shape<%d>, "
+          "!tosa.shape<%d>) -> %s\n",
           r.id, x->id, sid, r.id, a, x->rank, x->rank, o);
   return r;
 }
@@ -114,7 +120,8 @@ static gv reverse(gb *b, const gv *x, int axis) {
   gv r = new_value(b, x);
   char a[128];
   tensor_type(a, sizeof a, x);
-  fprintf(b->f, "  %%v%d = tosa.reverse %%v%d {axis = %d : i32} : (%s) -> %s\n", r.id, x->id, axis, a, a);
+  fprintf(b->f, "  %%v%d = tosa.reverse %%v%d {axis = %d : i32} : (%s) -> %s\n",
+          r.id, x->id, axis, a, a);
   return r;
 }
 
@@ -135,69 +142,91 @@ static bool is_int(const char *et) { return et[0] == 'i'; }
 /* A one-element constant of type et (zero): a conv's bias or zero point. */
 static int zero_const(gb *b, const char *et) {
   int id = b->next++;
-  fprintf(b->f, "  %%v%d = \"tosa.const\"() <{values = dense<%s> : tensor<1x%s>}> : () -> tensor<1x%s>\n",
+  fprintf(b->f,
+          "  %%v%d = \"tosa.const\"() <{values = dense<%s> : tensor<1x%s>}> : "
+          "() -> tensor<1x%s>\n",
           id, is_int(et) ? "0" : "0.0", et, et);
   return id;
 }
 
 /* The type a convolution of these operands produces, and its accumulator. */
 static const char *conv_result_type(const char *in_et) {
-  return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : in_et;
+  return !strcmp(in_et, "i8")       ? "i32"
+         : !strncmp(in_et, "f8", 2) ? "f16"
+                                    : in_et;
 }
 static const char *acc_type(const char *in_et) {
-  return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : "f32";
+  return !strcmp(in_et, "i8")       ? "i32"
+         : !strncmp(in_et, "f8", 2) ? "f16"
+                                    : "f32";
 }
 
-/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the result). */
-static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
-                 const int64_t dil[2], const char *letters) {
+/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the
+ * result). */
+static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4],
+                 const int64_t stride[2], const int64_t dil[2],
+                 const char *letters) {
   gv r = new_value(b, x);
   snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
   snprintf(r.letters, sizeof r.letters, "%s", letters);
   for (int d = 0; d < 2; d++) {
     int64_t span = dil[d] * (w->shape[1 + d] - 1) + 1;
-    r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
+    r.shape[1 + d] =
+        (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
   }
   r.shape[3] = w->shape[0];
-  int bias = zero_const(b, r.et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
+  int bias = zero_const(b, r.et), xz = zero_const(b, x->et),
+      wz = zero_const(b, w->et);
   char ta[128], tw[128], tr[128];
   tensor_type(ta, sizeof ta, x);
   tensor_type(tw, sizeof tw, w);
   tensor_type(tr, sizeof tr, &r);
-  fprintf(b->f, "  %%v%d = tosa.conv2d %%v%d, %%v%d, %%v%d, %%v%d, %%v%d {acc_type = %s, dilation = "
-          "array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: "
-          "%lld, %lld>} : (%s, %s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) -> %s\n",
-          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)dil[0], (long long)dil[1],
-          (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3],
-          (long long)stride[0], (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
+  fprintf(b->f,
+          "  %%v%d = tosa.conv2d %%v%d, %%v%d, %%v%d, %%v%d, %%v%d {acc_type = "
+          "%s, dilation = "
+          "array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
+          "stride = array<i64: "
+          "%lld, %lld>} : (%s, %s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) "
+          "-> %s\n",
+          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)dil[0],
+          (long long)dil[1], (long long)pad[0], (long long)pad[1],
+          (long long)pad[2], (long long)pad[3], (long long)stride[0],
+          (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
   return r;
 }
 
 /* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. */
-static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
-                           const int64_t stride[2], const char *letters) {
+static gv transpose_conv2d(gb *b, const gv *x, const gv *w,
+                           const int64_t out_pad[4], const int64_t stride[2],
+                           const char *letters) {
   gv r = new_value(b, x);
   snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
   snprintf(r.letters, sizeof r.letters, "%s", letters);
   for (int d = 0; d < 2; d++)
-    r.shape[1 + d] = (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] +
-                     w->shape[1 + d];
+    r.shape[1 + d] = (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] +
+                     out_pad[2 * d + 1] + w->shape[1 + d];
   r.shape[3] = w->shape[0];
-  int bias = zero_const(b, r.et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
+  int bias = zero_const(b, r.et), xz = zero_const(b, x->et),
+      wz = zero_const(b, w->et);
   char ta[128], tw[128], tr[128];
   tensor_type(ta, sizeof ta, x);
   tensor_type(tw, sizeof tw, w);
   tensor_type(tr, sizeof tr, &r);
-  fprintf(b->f, "  %%v%d = tosa.transpose_conv2d %%v%d, %%v%d, %%v%d, %%v%d, %%v%d {acc_type = %s, "
-          "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: %lld, %lld>} : (%s, "
+  fprintf(b->f,
+          "  %%v%d = tosa.transpose_conv2d %%v%d, %%v%d, %%v%d, %%v%d, %%v%d "
+          "{acc_type = %s, "
+          "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: "
+          "%lld, %lld>} : (%s, "
           "%s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) -> %s\n",
-          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)out_pad[0],
-          (long long)out_pad[1], (long long)out_pad[2], (long long)out_pad[3],
-          (long long)stride[0], (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
+          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et),
+          (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
+          (long long)out_pad[3], (long long)stride[0], (long long)stride[1], ta,
+          tw, r.et, x->et, w->et, tr);
   return r;
 }
 
-/* Zeros between x's rows and columns (dims 1 and 2 of [n,h,w,c]): h*sh x w*sw, x at multiples. */
+/* Zeros between x's rows and columns (dims 1 and 2 of [n,h,w,c]): h*sh x w*sw,
+ * x at multiples. */
 static gv upsample(gb *b, const gv *x, int64_t sh, int64_t sw) {
   if (sh == 1 && sw == 1)
     return *x;
@@ -212,16 +241,21 @@ static gv upsample(gb *b, const gv *x, int64_t sh, int64_t sw) {
   char a[128], o[128];
   tensor_type(a, sizeof a, &r6);
   tensor_type(o, sizeof o, &p);
-  fprintf(b->f, "  %%v%d = tosa.pad %%v%d, %%s%d, %%v%d : (%s, !tosa.shape<12>, tensor<1x%s>) -> %s\n",
+  fprintf(b->f,
+          "  %%v%d = tosa.pad %%v%d, %%s%d, %%v%d : (%s, !tosa.shape<12>, "
+          "tensor<1x%s>) -> %s\n",
           p.id, r6.id, pid, pv, a, x->et, o);
-  int64_t s4[4] = {x->shape[0], x->shape[1] * sh, x->shape[2] * sw, x->shape[3]};
+  int64_t s4[4] = {x->shape[0], x->shape[1] * sh, x->shape[2] * sw,
+                   x->shape[3]};
   return reshape(b, &p, 4, s4, x->letters);
 }
 
-/* Fit one spatial dimension to TOSA's exact output rule: returns the trailing padding and sets
- * *keep, the input extent to use (a crop when the padding alone cannot absorb the remainder). */
-static int64_t fit_pad(int64_t in, int64_t lo, int64_t hi, int64_t fil, int64_t dil,
-                       int64_t stride, int64_t out, int64_t *keep) {
+/* Fit one spatial dimension to TOSA's exact output rule: returns the trailing
+ * padding and sets *keep, the input extent to use (a crop when the padding
+ * alone cannot absorb the remainder). */
+static int64_t fit_pad(int64_t in, int64_t lo, int64_t hi, int64_t fil,
+                       int64_t dil, int64_t stride, int64_t out,
+                       int64_t *keep) {
   int64_t rem = in + lo + hi - 1 - (fil - 1) * dil - (out - 1) * stride;
   *keep = in;
   if (rem <= hi)
@@ -230,26 +264,36 @@ static int64_t fit_pad(int64_t in, int64_t lo, int64_t hi, int64_t fil, int64_t 
   return 0;
 }
 
-/* ---------------------------------------------------------------- tensors of the problem */
+/* ---------------------------------------------------------------- tensors of
+ * the problem */
 typedef struct dims {
   int64_t g, n, c, k, hi, wi, ho, wo, y, x; /* c and k per group */
 } dims;
 
 static int64_t dim_size(const dims *d, char tensor, char l) {
   switch (l) {
-  case 'g': return d->g;
-  case 'n': return d->n;
-  case 'c': return d->c;
-  case 'k': return d->k;
-  case 'y': return d->y;
-  case 'x': return d->x;
-  case 'h': return tensor == 'i' ? d->hi : d->ho;
-  case 'w': return tensor == 'i' ? d->wi : d->wo;
+  case 'g':
+    return d->g;
+  case 'n':
+    return d->n;
+  case 'c':
+    return d->c;
+  case 'k':
+    return d->k;
+  case 'y':
+    return d->y;
+  case 'x':
+    return d->x;
+  case 'h':
+    return tensor == 'i' ? d->hi : d->ho;
+  case 'w':
+    return tensor == 'i' ? d->wi : d->wo;
   }
   return 0;
 }
 
-static gv argument(int id, const dims *d, char tensor, const char *layout, const char *et) {
+static gv argument(int id, const dims *d, char tensor, const char *layout,
+                   const char *et) {
   gv v = {.id = id, .rank = 5};
   snprintf(v.et, sizeof v.et, "%s", et);
   snprintf(v.letters, sizeof v.letters, "%s", layout);
@@ -258,7 +302,8 @@ static gv argument(int id, const dims *d, char tensor, const char *layout, const
   return v;
 }
 
-/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). */
+/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4
+ * letters). */
 static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
   char g5[8] = "g";
   memcpy(g5 + 1, want, 5);
@@ -324,33 +369,42 @@ static gv join_groups(gb *b, gv *parts, int groups, const char *layout) {
   return transpose(b, &joined, layout);
 }
 
-static gv forward_group(gb *b, const miir_problem *p, const gv *x, const gv *w) {
+static gv forward_group(gb *b, const miir_problem *p, const gv *x,
+                        const gv *w) {
   int64_t keep_h, keep_w;
-  int64_t pb = fit_pad(x->shape[1], p->pad_t, p->pad_b, p->y, p->dil_h, p->stride_h, p->ho, &keep_h);
-  int64_t pr = fit_pad(x->shape[2], p->pad_l, p->pad_r, p->x, p->dil_w, p->stride_w, p->wo, &keep_w);
+  int64_t pb = fit_pad(x->shape[1], p->pad_t, p->pad_b, p->y, p->dil_h,
+                       p->stride_h, p->ho, &keep_h);
+  int64_t pr = fit_pad(x->shape[2], p->pad_l, p->pad_r, p->x, p->dil_w,
+                       p->stride_w, p->wo, &keep_w);
   gv xc = crop(b, x, 1, 0, keep_h);
   xc = crop(b, &xc, 2, 0, keep_w);
-  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
-          dil[2] = {p->dil_h, p->dil_w};
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr},
+          stride[2] = {p->stride_h, p->stride_w}, dil[2] = {p->dil_h, p->dil_w};
   return conv2d(b, &xc, w, pad, stride, dil, "nhwk");
 }
 
 /* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
-static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
+static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy,
+                         const gv *w) {
   int64_t otop = -p->pad_t, oleft = -p->pad_l;
   int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
   int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
-  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
+  bool tconv_fits =
+      -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
   if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
-    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
+    int64_t out_pad[4] = {otop, obot, oleft, oright},
+            stride[2] = {p->stride_h, p->stride_w};
     return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
   }
   gv u = upsample(b, dy, p->stride_h, p->stride_w);
   gv wf = reverse(b, w, 1);
   wf = reverse(b, &wf, 2);
-  /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the output is hi */
-  int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t, (p->x - 1) * p->dil_w - p->pad_l};
-  int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x}, dil[2] = {p->dil_h, p->dil_w};
+  /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the
+   * output is hi */
+  int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t,
+                     (p->x - 1) * p->dil_w - p->pad_l};
+  int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x},
+          dil[2] = {p->dil_h, p->dil_w};
   int64_t pad[4];
   for (int d = 0; d < 2; d++) {
     int64_t from = lead[d] < 0 ? -lead[d] : 0;
@@ -368,14 +422,17 @@ static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w
 }
 
 /* x [c,hi,wi,n], dy [k,ho,wo,n] -> dw [c,y,x,k] */
-static gv bwd_weight_group(gb *b, const miir_problem *p, const gv *x, const gv *dy) {
+static gv bwd_weight_group(gb *b, const miir_problem *p, const gv *x,
+                           const gv *dy) {
   int64_t keep_h, keep_w;
-  int64_t pb = fit_pad(x->shape[1], p->pad_t, 0, p->ho, p->stride_h, p->dil_h, p->y, &keep_h);
-  int64_t pr = fit_pad(x->shape[2], p->pad_l, 0, p->wo, p->stride_w, p->dil_w, p->x, &keep_w);
+  int64_t pb = fit_pad(x->shape[1], p->pad_t, 0, p->ho, p->stride_h, p->dil_h,
+                       p->y, &keep_h);
+  int64_t pr = fit_pad(x->shape[2], p->pad_l, 0, p->wo, p->stride_w, p->dil_w,
+                       p->x, &keep_w);
   gv xc = crop(b, x, 1, 0, keep_h);
   xc = crop(b, &xc, 2, 0, keep_w);
-  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->dil_h, p->dil_w},
-          dil[2] = {p->stride_h, p->stride_w};
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr},
+          stride[2] = {p->dil_h, p->dil_w}, dil[2] = {p->stride_h, p->stride_w};
   return conv2d(b, &xc, dy, pad, stride, dil, "cyxk");
 }
 
@@ -389,18 +446,30 @@ int miir_arg_slot(const miir_problem *p, int i) {
 }
 
 int miir_result_slot(const miir_problem *p) {
-  return p->op == MIIR_FWD ? MIIR_SLOT_OUTPUT : p->op == MIIR_BWD_DATA ? MIIR_SLOT_INPUT : MIIR_SLOT_FILTER;
+  return p->op == MIIR_FWD        ? MIIR_SLOT_OUTPUT
+         : p->op == MIIR_BWD_DATA ? MIIR_SLOT_INPUT
+                                  : MIIR_SLOT_FILTER;
 }
 
 char *miir_graph(const miir_problem *p) {
   char *text = NULL;
   size_t len = 0;
   gb b = {.f = open_memstream(&text, &len), .next = 2};
-  dims d = {p->groups, p->n, p->c / p->groups, p->k / p->groups, p->hi, p->wi, p->ho, p->wo, p->y, p->x};
+  dims d = {p->groups,
+            p->n,
+            p->c / p->groups,
+            p->k / p->groups,
+            p->hi,
+            p->wi,
+            p->ho,
+            p->wo,
+            p->y,
+            p->x};
   gv fil = argument(0, &d, 'f', p->fil_layout, p->fil_type);
   gv in = argument(0, &d, 'i', p->in_layout, p->in_type);
   gv out = argument(0, &d, 'o', p->out_layout, p->out_type);
-  gv args[2] = {p->op == MIIR_BWD_WEIGHT ? in : fil, p->op == MIIR_FWD ? in : out};
+  gv args[2] = {p->op == MIIR_BWD_WEIGHT ? in : fil,
+                p->op == MIIR_FWD ? in : out};
   gv res = p->op == MIIR_FWD ? out : p->op == MIIR_BWD_DATA ? in : fil;
   args[1].id = 1;
   res.id = -1;
@@ -410,7 +479,8 @@ char *miir_graph(const miir_problem *p) {
   tensor_type(tr, sizeof tr, &res);
   fprintf(b.f, "func.func @main(%%v0: %s, %%v1: %s) -> %s {\n", t0, t1, tr);
   int groups = p->groups;
-  gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups, *gr = gw + groups;
+  gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups,
+     *gr = gw + groups;
   const char *res_letters;
   if (p->op == MIIR_FWD) {
     split_groups(&b, &args[1], "nhwc", ga);

@@ -1,8 +1,9 @@
-/* miir.c: the Miir.h API (docs/miopen.md). A handle is one compile of the problem's graph for
- * its one target through libtosac (init kernels instead of memsets, so every step of the launch
- * graph is a kernel MIOpen can launch); the kernels of the manifest's launch order are the
- * problem's kernel ids. miirLowerBin builds kernel --kernel_id alone into a code object with
- * MIOpen's four-pointer entry (abi.c). */
+/* miir.c: the Miir.h API (docs/miopen.md). A handle is one compile of the
+ * problem's graph for its one target through libtosac (init kernels instead of
+ * memsets, so every step of the launch graph is a kernel MIOpen can launch);
+ * the kernels of the manifest's launch order are the problem's kernel ids.
+ * miirLowerBin builds kernel --kernel_id alone into a code object with MIOpen's
+ * four-pointer entry (abi.c). */
 #define TOSAC_MIIR_BUILDING 1
 #include "Miir.h"
 #include "miir.h"
@@ -18,17 +19,19 @@
 typedef struct miir_handle {
   miir_problem p;
   tosac_result *r;
-  bool applicable;       /* the compile succeeded (false: only a --perf_config failed) */
-  char why[2048];        /* when !applicable */
+  bool applicable; /* the compile succeeded (false: only a --perf_config failed)
+                    */
+  char why[2048];  /* when !applicable */
   int nkernels;
   uint64_t workspace;
-  uint8_t *code;         /* miirLowerBin's output: code object, or bundle with the IR */
+  uint8_t *code; /* miirLowerBin's output: code object, or bundle with the IR */
   size_t code_size;
 } miir_handle;
 
 static _Thread_local char last_error[2048];
 
-static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 static void set_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -43,8 +46,9 @@ static bool env_on(const char *name) {
   return v && *v && strcmp(v, "0");
 }
 
-/* The diagnostics of a failed compile, first error only (the graph is ours, so it names the
- * construct tosac refused rather than a place in the user's input). */
+/* The diagnostics of a failed compile, first error only (the graph is ours, so
+ * it names the construct tosac refused rather than a place in the user's
+ * input). */
 static void compile_error(const tosac_result *r, char *buf, size_t n) {
   for (int i = 0; i < tosac_result_diagnostic_count(r); i++)
     if (!strcmp(tosac_result_diagnostic_severity(r, i), "error")) {
@@ -54,8 +58,8 @@ static void compile_error(const tosac_result *r, char *buf, size_t n) {
   snprintf(buf, n, "tosac: the compile failed");
 }
 
-/* Kernel count and workspace from the manifest; checks that every launch is a kernel MIOpen
- * can launch with a 1-D grid. */
+/* Kernel count and workspace from the manifest; checks that every launch is a
+ * kernel MIOpen can launch with a 1-D grid. */
 static bool read_plan(miir_handle *h) {
   cJSON *m = cJSON_Parse(tosac_result_manifest(h->r));
   cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItem(m, "targets"), 0);
@@ -67,7 +71,9 @@ static bool read_plan(miir_handle *h) {
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(t, "launches")) {
       const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(l, "kind"));
       if (kind && strcmp(kind, "kernel")) {
-        set_error("the launch graph has a %s node; MIOpen can only launch kernels", kind);
+        set_error(
+            "the launch graph has a %s node; MIOpen can only launch kernels",
+            kind);
         ok = false;
         break;
       }
@@ -81,8 +87,10 @@ static bool read_plan(miir_handle *h) {
     tosac_kernel k;
     tosac_result_kernel(h->r, 0, i, &k);
     if (k.grid[1] * k.grid[2] * k.block[1] * k.block[2] != 1) {
-      set_error("kernel %s has a %ux%ux%u grid of %ux%ux%u blocks; MIOpen launches 1-D grids",
-                k.name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]);
+      set_error("kernel %s has a %ux%ux%u grid of %ux%ux%u blocks; MIOpen "
+                "launches 1-D grids",
+                k.name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
+                k.block[2]);
       ok = false;
     }
   }
@@ -102,21 +110,24 @@ MiirHandle miirCreateHandle(const char *options) {
   tosac_options *o = tosac_options_create();
   bool ok = tosac_options_add_targets(o, h->p.target) == TOSAC_OK &&
             tosac_options_set_init_mode(o, TOSAC_INIT_KERNEL) == TOSAC_OK &&
-            tosac_options_set_embed_ir(o, 1) == TOSAC_OK && tosac_options_set_jobs(o, 1) == TOSAC_OK;
+            tosac_options_set_embed_ir(o, 1) == TOSAC_OK &&
+            tosac_options_set_jobs(o, 1) == TOSAC_OK;
   bool perf_ok = !h->p.perf_config[0] ||
                  tosac_options_set_perf_config(o, h->p.perf_config) == TOSAC_OK;
   if (!ok) {
     set_error("internal error: %s", tosac_options_error(o));
   } else {
     if (!perf_ok) {
-      snprintf(h->why, sizeof h->why, "--perf_config %s: %s", h->p.perf_config, tosac_options_error(o));
+      snprintf(h->why, sizeof h->why, "--perf_config %s: %s", h->p.perf_config,
+               tosac_options_error(o));
       tosac_options_set_perf_config(o, NULL);
     }
     h->r = tosac_compile_buffer(o, "miir.mlir", text, strlen(text));
     if (tosac_result_status(h->r) != TOSAC_OK) {
       compile_error(h->r, err, sizeof err);
       if (perf_ok && h->p.perf_config[0])
-        snprintf(h->why, sizeof h->why, "--perf_config %s: %s", h->p.perf_config, err);
+        snprintf(h->why, sizeof h->why, "--perf_config %s: %s",
+                 h->p.perf_config, err);
       else
         set_error("%s", err), ok = false;
     } else {
@@ -154,9 +165,11 @@ MiirStatus miirLowerTuningParams(MiirHandle handle) {
 }
 
 /* Kernel i's arguments as MIOpen views, from the manifest's buffer table. */
-static miir_view *kernel_views(const miir_handle *h, const tosac_kernel *k, int *n) {
+static miir_view *kernel_views(const miir_handle *h, const tosac_kernel *k,
+                               int *n) {
   cJSON *m = cJSON_Parse(tosac_result_manifest(h->r));
-  cJSON *bufs = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "targets"), 0), "buffers");
+  cJSON *bufs = cJSON_GetObjectItem(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(m, "targets"), 0), "buffers");
   miir_view *v = calloc((size_t)k->nargs + 1, sizeof *v);
   *n = 0;
   for (int a = 0; a < k->nargs; a++) {
@@ -166,7 +179,8 @@ static miir_view *kernel_views(const miir_handle *h, const tosac_kernel *k, int 
     const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(b, "kind"));
     int index = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "index"));
     miir_view *x = &v[(*n)++];
-    x->offset = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "offset"));
+    x->offset =
+        (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "offset"));
     x->bytes = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "bytes"));
     if (!kind)
       x->slot = -2;
@@ -197,7 +211,8 @@ MiirStatus miirLowerBin(MiirHandle handle) {
   if (!h->applicable)
     return set_error("%s", h->why), MIIR_BUILD_FAILURE;
   if (h->p.kernel_id < 0 || h->p.kernel_id >= h->nkernels)
-    return set_error("--kernel_id %d: the problem has %d kernels", h->p.kernel_id, h->nkernels),
+    return set_error("--kernel_id %d: the problem has %d kernels",
+                     h->p.kernel_id, h->nkernels),
            MIIR_INVALID_PARAM;
   if (h->code)
     return MIIR_SUCCESS;
@@ -210,7 +225,8 @@ MiirStatus miirLowerBin(MiirHandle handle) {
   int ne = 0;
   char err[1024];
   target_request tr;
-  if (!target_parse(h->p.target, &tr, err, sizeof err) || !bnd_parse(bundle, bsize, &entries, &ne, err, sizeof err))
+  if (!target_parse(h->p.target, &tr, err, sizeof err) ||
+      !bnd_parse(bundle, bsize, &entries, &ne, err, sizeof err))
     return set_error("internal error: %s", err), MIIR_BUILD_FAILURE;
   char irid[128], coid[128];
   bnd_bitcode_id(&tr, irid, sizeof irid);
@@ -218,20 +234,30 @@ MiirStatus miirLowerBin(MiirHandle handle) {
   const bnd_entry *ir = find_entry(entries, ne, irid);
   int nviews;
   miir_view *views = kernel_views(h, &k, &nviews);
-  miir_kernel_src src = {ir ? ir->data : NULL, ir ? ir->size : 0, k.name, views, nviews, weights, wsize};
+  miir_kernel_src src = {ir ? ir->data : NULL,
+                         ir ? ir->size : 0,
+                         k.name,
+                         views,
+                         nviews,
+                         weights,
+                         wsize};
   bool embed = env_on("TOSAC_MIIR_EMBED_IR");
   uint8_t *co = NULL, *bc = NULL;
   size_t co_size = 0, bc_size = 0;
-  bool ok = ir && miir_build_kernel(&src, h->p.target, h->p.kernel_name, &co, &co_size,
-                                    embed ? &bc : NULL, &bc_size, err, sizeof err);
+  bool ok = ir && miir_build_kernel(&src, h->p.target, h->p.kernel_name, &co,
+                                    &co_size, embed ? &bc : NULL, &bc_size, err,
+                                    sizeof err);
   if (!ir)
     snprintf(err, sizeof err, "internal error: the bundle has no kernel IR");
   free(views);
   free(entries);
   if (!ok)
     return set_error("%s", err), MIIR_BUILD_FAILURE;
-  if (embed) { /* the emulator runs the IR: a bundle of the code object and its IR */
-    bnd_entry e[3] = {{.id = BND_HOST_ID}, {.data = co, .size = co_size}, {.data = bc, .size = bc_size}};
+  if (embed) { /* the emulator runs the IR: a bundle of the code object and its
+                  IR */
+    bnd_entry e[3] = {{.id = BND_HOST_ID},
+                      {.data = co, .size = co_size},
+                      {.data = bc, .size = bc_size}};
     snprintf(e[1].id, sizeof e[1].id, "%s", coid);
     snprintf(e[2].id, sizeof e[2].id, "%s", irid);
     h->code = bnd_build(e, 3, BND_ALIGN, &h->code_size);
@@ -248,28 +274,33 @@ MiirStatus miirBufferGet(MiirHandle handle, char *buffer, size_t *size) {
   if (!h || !size)
     return set_error(!h ? "NULL handle" : "NULL size"), MIIR_INVALID_PARAM;
   if (!h->code)
-    return set_error("miirBufferGet before a successful miirLowerBin"), MIIR_INVALID_MODULE;
+    return set_error("miirBufferGet before a successful miirLowerBin"),
+           MIIR_INVALID_MODULE;
   if (!buffer) {
     *size = h->code_size;
     return MIIR_SUCCESS;
   }
   if (*size < h->code_size)
-    return set_error("miirBufferGet: buffer of %zu bytes, the code object has %zu", *size,
-                     h->code_size),
+    return set_error(
+               "miirBufferGet: buffer of %zu bytes, the code object has %zu",
+               *size, h->code_size),
            MIIR_INVALID_PARAM;
   memcpy(buffer, h->code, h->code_size);
   *size = h->code_size;
   return MIIR_SUCCESS;
 }
 
-MiirStatus miirGetExecutionDims(MiirHandle handle, size_t *global_size, size_t *local_size) {
+MiirStatus miirGetExecutionDims(MiirHandle handle, size_t *global_size,
+                                size_t *local_size) {
   miir_handle *h = handle;
   if (!h || !global_size || !local_size)
-    return set_error(!h ? "NULL handle" : "NULL size pointer"), MIIR_INVALID_PARAM;
+    return set_error(!h ? "NULL handle" : "NULL size pointer"),
+           MIIR_INVALID_PARAM;
   if (!h->applicable)
     return set_error("%s", h->why), MIIR_INVALID_MODULE;
   if (h->p.kernel_id < 0 || h->p.kernel_id >= h->nkernels)
-    return set_error("--kernel_id %d: the problem has %d kernels", h->p.kernel_id, h->nkernels),
+    return set_error("--kernel_id %d: the problem has %d kernels",
+                     h->p.kernel_id, h->nkernels),
            MIIR_INVALID_PARAM;
   tosac_kernel k;
   tosac_result_kernel(h->r, 0, h->p.kernel_id, &k);

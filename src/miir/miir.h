@@ -1,9 +1,10 @@
 /* miir.h: libtosac-miir's internals (the public face is Miir.h).
  *
- *   problem.c  the option string MIOpen builds -> miir_problem (every check of the input)
- *   graph.c    miir_problem -> a TOSA graph (forward, backward data, backward weight)
- *   abi.c      a compiled kernel -> a code object whose one kernel takes MIOpen's four pointers
- *   miir.c     the Miir.h API over libtosac */
+ *   problem.c  the option string MIOpen builds -> miir_problem (every check of
+ * the input) graph.c    miir_problem -> a TOSA graph (forward, backward data,
+ * backward weight) abi.c      a compiled kernel -> a code object whose one
+ * kernel takes MIOpen's four pointers miir.c     the Miir.h API over libtosac
+ */
 #ifndef TOSAC_MIIR_H
 #define TOSAC_MIIR_H
 
@@ -14,29 +15,38 @@
 typedef enum miir_op { MIIR_FWD, MIIR_BWD_DATA, MIIR_BWD_WEIGHT } miir_op;
 
 /* MIOpen's argument slots, the order of every kernel's four pointers. */
-enum { MIIR_SLOT_FILTER, MIIR_SLOT_INPUT, MIIR_SLOT_OUTPUT, MIIR_SLOT_WORKSPACE };
+enum {
+  MIIR_SLOT_FILTER,
+  MIIR_SLOT_INPUT,
+  MIIR_SLOT_OUTPUT,
+  MIIR_SLOT_WORKSPACE
+};
 
 typedef struct miir_problem {
   miir_op op;
   int kernel_id, num_cu;
   bool x2;
-  char target[96];             /* target ID for libtosac: "gfx90a:sramecc+:xnack-" */
+  char target[96]; /* target ID for libtosac: "gfx90a:sramecc+:xnack-" */
   int groups;
-  char fil_layout[8];          /* canonical letters with g: filter gkcyx, input gnchw, output gnkhw */
+  char fil_layout[8]; /* canonical letters with g: filter gkcyx, input gnchw,
+                         output gnkhw */
   char in_layout[8], out_layout[8];
-  char fil_type[16], in_type[16], out_type[16]; /* TOSA element types: f32, f16, bf16, i8, ... */
+  char fil_type[16], in_type[16],
+      out_type[16]; /* TOSA element types: f32, f16, bf16, i8, ... */
   int64_t n, c, k, hi, wi, ho, wo, y, x;
   int64_t dil_h, dil_w, stride_h, stride_w;
   int64_t pad_t, pad_b, pad_l, pad_r;
   char kernel_name[256];
-  char perf_config[256];       /* "" when absent */
+  char perf_config[256]; /* "" when absent */
 } miir_problem;
 
 /* Parse and check; false + message in err. */
-bool miir_parse(const char *options, miir_problem *p, char *err, size_t errsize);
+bool miir_parse(const char *options, miir_problem *p, char *err,
+                size_t errsize);
 
-/* The problem as a TOSA function @main: forward (filter, input) -> output, backward data
- * (filter, output) -> input, backward weight (input, output) -> filter. malloc'd text. */
+/* The problem as a TOSA function @main: forward (filter, input) -> output,
+ * backward data (filter, output) -> input, backward weight (input, output) ->
+ * filter. malloc'd text. */
 char *miir_graph(const miir_problem *p);
 /* The MIOpen slot of graph argument i / of the result. */
 int miir_arg_slot(const miir_problem *p, int i);
@@ -44,14 +54,15 @@ int miir_result_slot(const miir_problem *p);
 
 /* Where one kernel argument of the compiled graph lives, in MIOpen's terms. */
 typedef struct miir_view {
-  int slot;            /* MIIR_SLOT_*, or -1: a constant of the weights */
-  uint64_t offset;     /* into the slot's buffer (workspace) or into the weights */
+  int slot;        /* MIIR_SLOT_*, or -1: a constant of the weights */
+  uint64_t offset; /* into the slot's buffer (workspace) or into the weights */
   uint64_t bytes;
 } miir_view;
 
-/* Build the code object of one kernel: `name` from the target's kernel IR `bitcode`, renamed
- * `symbol`, taking MIOpen's four pointers and forwarding views[i] as its argument i (nviews
- * pointer arguments). With ir_out the bitcode of the new module is returned too (malloc'd). */
+/* Build the code object of one kernel: `name` from the target's kernel IR
+ * `bitcode`, renamed `symbol`, taking MIOpen's four pointers and forwarding
+ * views[i] as its argument i (nviews pointer arguments). With ir_out the
+ * bitcode of the new module is returned too (malloc'd). */
 typedef struct miir_kernel_src {
   const uint8_t *bitcode;
   size_t bitcode_size;
@@ -61,8 +72,9 @@ typedef struct miir_kernel_src {
   const uint8_t *weights; /* constant bytes for views with slot -1 */
   size_t weights_size;
 } miir_kernel_src;
-bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char *symbol,
-                       uint8_t **code, size_t *code_size, uint8_t **ir, size_t *ir_size,
-                       char *err, size_t errsize);
+bool miir_build_kernel(const miir_kernel_src *k, const char *target,
+                       const char *symbol, uint8_t **code, size_t *code_size,
+                       uint8_t **ir, size_t *ir_size, char *err,
+                       size_t errsize);
 
 #endif

@@ -1,20 +1,24 @@
-/* miir_client.c: a convolution run the way MIOpen runs its MLIR solvers, against Miir.h and the
- * HIP runtime API (here libtosac-hipemu), checked against the mathematical definition.
+/* miir_client.c: a convolution run the way MIOpen runs its MLIR solvers,
+ * against Miir.h and the HIP runtime API (here libtosac-hipemu), checked
+ * against the mathematical definition.
  *
- *   miir-client SEED "OPTIONS"      (OPTIONS as MIOpen builds them, without --kernel_id)
+ *   miir-client SEED "OPTIONS"      (OPTIONS as MIOpen builds them, without
+ * --kernel_id)
  *
- * One handle for the kernel count and workspace; then per kernel id a handle of its own, the
- * code object (miirBufferGet's two calls), the execution dims, and a launch in id order with
- * the one argument struct {filter, input, output, workspace}. The tensor written is filled with
- * NaN first, so an element no kernel writes fails the check. The reference is a direct loop
- * over the definition in double precision, reading the tensors through their layouts.
- * Prints "kernels N workspace W", one line per kernel, "max_err E tol T" and "OK"; exit 1 on
- * a mismatch, 2 on an API failure.
+ * One handle for the kernel count and workspace; then per kernel id a handle of
+ * its own, the code object (miirBufferGet's two calls), the execution dims, and
+ * a launch in id order with the one argument struct {filter, input, output,
+ * workspace}. The tensor written is filled with NaN first, so an element no
+ * kernel writes fails the check. The reference is a direct loop over the
+ * definition in double precision, reading the tensors through their layouts.
+ * Prints "kernels N workspace W", one line per kernel, "max_err E tol T" and
+ * "OK"; exit 1 on a mismatch, 2 on an API failure.
  *
  *   miir-client --create "OPTIONS"  (OPTIONS complete, with --kernel_id)
  *
- * Only the API's answers: "NULL: <tosac_miir_error()>" or "kernels N workspace W", then the
- * status of miirLowerTuningParams, miirLowerBin and miirGetExecutionDims. */
+ * Only the API's answers: "NULL: <tosac_miir_error()>" or "kernels N workspace
+ * W", then the status of miirLowerTuningParams, miirLowerBin and
+ * miirGetExecutionDims. */
 #include "Miir.h"
 
 #include <hip/hip_runtime_api.h>
@@ -27,8 +31,8 @@
 typedef struct problem {
   int op; /* 0 fwd, 1 bwd data, 2 bwd weight */
   long g, n, c, k, hi, wi, ho, wo, y, x, dh, dw, sh, sw, ph, pw;
-  char fl[8], il[8], ol[8];      /* layouts, MIOpen letters upper-cased */
-  char ft[8], it[8], ot[8];      /* types */
+  char fl[8], il[8], ol[8]; /* layouts, MIOpen letters upper-cased */
+  char ft[8], it[8], ot[8]; /* types */
 } problem;
 
 static const char *flag(const char *opts, const char *name) {
@@ -47,7 +51,8 @@ static long iflag(const char *opts, const char *name, long def) {
   return v ? atol(v) : def;
 }
 
-static void sflag(const char *opts, const char *name, char *out, const char *def) {
+static void sflag(const char *opts, const char *name, char *out,
+                  const char *def) {
   const char *v = flag(opts, name);
   snprintf(out, 8, "%s", v ? v : def);
   for (char *c = out; *c; c++)
@@ -58,10 +63,11 @@ static int esize(const char *t) {
   return !strcmp(t, "FP32") || !strcmp(t, "I32") ? 4 : !strcmp(t, "I8") ? 1 : 2;
 }
 
-/* Element offset of (g, a, b, h, w) in a layout of 4 or 5 letters: role 'f' (letters G, K/N,
- * C, Y/H, X/W), 'i' (G N C H W), 'o' (G N K/C H W). a/b are the two "channel-like" indices:
- * filter k,c; input n,c; output n,k. */
-static long offset(const problem *p, char role, const char *layout, long g, long a, long b, long h, long w) {
+/* Element offset of (g, a, b, h, w) in a layout of 4 or 5 letters: role 'f'
+ * (letters G, K/N, C, Y/H, X/W), 'i' (G N C H W), 'o' (G N K/C H W). a/b are
+ * the two "channel-like" indices: filter k,c; input n,c; output n,k. */
+static long offset(const problem *p, char role, const char *layout, long g,
+                   long a, long b, long h, long w) {
   long cg = p->c / p->g, kg = p->k / p->g;
   long idx = 0;
   bool has_g = strchr(layout, 'G') != NULL;
@@ -69,23 +75,38 @@ static long offset(const problem *p, char role, const char *layout, long g, long
     long size, i;
     char L = *l;
     if (role == 'f') {
-      if (L == 'G') size = p->g, i = g;
-      else if (L == 'K' || L == 'N') size = has_g ? kg : p->k, i = has_g ? a : g * kg + a;
-      else if (L == 'C') size = cg, i = b;
-      else if (L == 'Y' || L == 'H') size = p->y, i = h;
-      else size = p->x, i = w;
+      if (L == 'G')
+        size = p->g, i = g;
+      else if (L == 'K' || L == 'N')
+        size = has_g ? kg : p->k, i = has_g ? a : g * kg + a;
+      else if (L == 'C')
+        size = cg, i = b;
+      else if (L == 'Y' || L == 'H')
+        size = p->y, i = h;
+      else
+        size = p->x, i = w;
     } else if (role == 'i') {
-      if (L == 'G') size = p->g, i = g;
-      else if (L == 'N') size = p->n, i = a;
-      else if (L == 'C') size = has_g ? cg : p->c, i = has_g ? b : g * cg + b;
-      else if (L == 'H') size = p->hi, i = h;
-      else size = p->wi, i = w;
+      if (L == 'G')
+        size = p->g, i = g;
+      else if (L == 'N')
+        size = p->n, i = a;
+      else if (L == 'C')
+        size = has_g ? cg : p->c, i = has_g ? b : g * cg + b;
+      else if (L == 'H')
+        size = p->hi, i = h;
+      else
+        size = p->wi, i = w;
     } else {
-      if (L == 'G') size = p->g, i = g;
-      else if (L == 'N') size = p->n, i = a;
-      else if (L == 'K' || L == 'C') size = has_g ? kg : p->k, i = has_g ? b : g * kg + b;
-      else if (L == 'H') size = p->ho, i = h;
-      else size = p->wo, i = w;
+      if (L == 'G')
+        size = p->g, i = g;
+      else if (L == 'N')
+        size = p->n, i = a;
+      else if (L == 'K' || L == 'C')
+        size = has_g ? kg : p->k, i = has_g ? b : g * kg + b;
+      else if (L == 'H')
+        size = p->ho, i = h;
+      else
+        size = p->wo, i = w;
     }
     idx = idx * size + i;
   }
@@ -105,33 +126,43 @@ static uint16_t f32_to_bf16(float f) {
 }
 
 static double get(const void *buf, const char *t, long i) {
-  if (!strcmp(t, "FP32")) return ((const float *)buf)[i];
-  if (!strcmp(t, "FP16")) return (double)((const _Float16 *)buf)[i];
-  if (!strcmp(t, "BF16")) return bf16_to_f32(((const uint16_t *)buf)[i]);
-  if (!strcmp(t, "I8")) return ((const int8_t *)buf)[i];
+  if (!strcmp(t, "FP32"))
+    return ((const float *)buf)[i];
+  if (!strcmp(t, "FP16"))
+    return (double)((const _Float16 *)buf)[i];
+  if (!strcmp(t, "BF16"))
+    return bf16_to_f32(((const uint16_t *)buf)[i]);
+  if (!strcmp(t, "I8"))
+    return ((const int8_t *)buf)[i];
   return ((const int32_t *)buf)[i];
 }
 static void put(void *buf, const char *t, long i, double v) {
-  if (!strcmp(t, "FP32")) ((float *)buf)[i] = (float)v;
-  else if (!strcmp(t, "FP16")) ((_Float16 *)buf)[i] = (_Float16)v;
-  else if (!strcmp(t, "BF16")) ((uint16_t *)buf)[i] = f32_to_bf16((float)v);
-  else if (!strcmp(t, "I8")) ((int8_t *)buf)[i] = (int8_t)v;
-  else ((int32_t *)buf)[i] = (int32_t)v;
+  if (!strcmp(t, "FP32"))
+    ((float *)buf)[i] = (float)v;
+  else if (!strcmp(t, "FP16"))
+    ((_Float16 *)buf)[i] = (_Float16)v;
+  else if (!strcmp(t, "BF16"))
+    ((uint16_t *)buf)[i] = f32_to_bf16((float)v);
+  else if (!strcmp(t, "I8"))
+    ((int8_t *)buf)[i] = (int8_t)v;
+  else
+    ((int32_t *)buf)[i] = (int32_t)v;
 }
 
 static uint64_t rng;
 static double uniform(void) { /* xorshift64*: [-1, 1) */
   rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-  return (double)((rng * 2685821657736338717ull) >> 11) / (double)(1ull << 52) - 1.0;
+  return (double)((rng * 2685821657736338717ull) >> 11) / (double)(1ull << 52) -
+         1.0;
 }
 
-#define CHECK_HIP(e)                                                                       \
-  do {                                                                                     \
-    hipError_t r_ = (e);                                                                   \
-    if (r_ != hipSuccess) {                                                                \
-      fprintf(stderr, "miir-client: %s: %s\n", #e, hipGetErrorString(r_));                 \
-      exit(2);                                                                             \
-    }                                                                                      \
+#define CHECK_HIP(e)                                                           \
+  do {                                                                         \
+    hipError_t r_ = (e);                                                       \
+    if (r_ != hipSuccess) {                                                    \
+      fprintf(stderr, "miir-client: %s: %s\n", #e, hipGetErrorString(r_));     \
+      exit(2);                                                                 \
+    }                                                                          \
   } while (0)
 
 static MiirHandle create(const char *opts, int id, char *name) {
@@ -153,7 +184,8 @@ static int create_only(const char *opts) {
     printf("NULL: %s\n", tosac_miir_error());
     return 0;
   }
-  printf("kernels %d workspace %d\n", miirGetKernelCount(h), miirGetWorkspaceSize(h));
+  printf("kernels %d workspace %d\n", miirGetKernelCount(h),
+         miirGetWorkspaceSize(h));
   printf("tuning %d\n", miirLowerTuningParams(h));
   MiirStatus st = miirLowerBin(h);
   printf("bin %d%s%s\n", st, st ? ": " : "", st ? tosac_miir_error() : "");
@@ -175,14 +207,17 @@ int main(int argc, char **argv) {
   const char *opts = argv[2];
   problem p = {0};
   const char *opn = flag(opts, "operation");
-  p.op = !opn || !strcmp(opn, "conv2d") ? 0 : !strcmp(opn, "conv2d_bwd_data") ? 1 : 2;
+  p.op = !opn || !strcmp(opn, "conv2d")    ? 0
+         : !strcmp(opn, "conv2d_bwd_data") ? 1
+                                           : 2;
   p.g = iflag(opts, "groupsize", 1), p.n = iflag(opts, "batchsize", 0);
   p.c = iflag(opts, "in_channels", 0), p.k = iflag(opts, "out_channels", 0);
   p.hi = iflag(opts, "in_h", 0), p.wi = iflag(opts, "in_w", 0);
   p.ho = iflag(opts, "out_h", 0), p.wo = iflag(opts, "out_w", 0);
   p.y = iflag(opts, "fil_h", 0), p.x = iflag(opts, "fil_w", 0);
   p.dh = iflag(opts, "dilation_h", 1), p.dw = iflag(opts, "dilation_w", 1);
-  p.sh = iflag(opts, "conv_stride_h", 1), p.sw = iflag(opts, "conv_stride_w", 1);
+  p.sh = iflag(opts, "conv_stride_h", 1),
+  p.sw = iflag(opts, "conv_stride_w", 1);
   p.ph = iflag(opts, "padding_h", 0), p.pw = iflag(opts, "padding_w", 0);
   sflag(opts, "fil_layout", p.fl, "GKCYX");
   sflag(opts, "in_layout", p.il, "NGCHW");
@@ -191,7 +226,8 @@ int main(int argc, char **argv) {
   sflag(opts, "in_type", p.it, "fp32");
   sflag(opts, "out_type", p.ot, "fp32");
 
-  /* the kernel count and the workspace, as MIOpen's solver asks before building */
+  /* the kernel count and the workspace, as MIOpen's solver asks before building
+   */
   char name[64];
   MiirHandle h = create(opts, 0, name);
   int count = miirGetKernelCount(h);
@@ -201,7 +237,8 @@ int main(int argc, char **argv) {
 
   hipModule_t *mods = calloc((size_t)count, sizeof *mods);
   hipFunction_t *fns = calloc((size_t)count, sizeof *fns);
-  size_t *gsz = calloc((size_t)count, sizeof *gsz), *lsz = calloc((size_t)count, sizeof *lsz);
+  size_t *gsz = calloc((size_t)count, sizeof *gsz),
+         *lsz = calloc((size_t)count, sizeof *lsz);
   for (int id = 0; id < count; id++) {
     h = create(opts, id, name);
     MiirStatus st = miirLowerBin(h);
@@ -214,7 +251,8 @@ int main(int argc, char **argv) {
     if (st == MIIR_SUCCESS)
       st = miirGetExecutionDims(h, &gsz[id], &lsz[id]);
     if (st != MIIR_SUCCESS) {
-      fprintf(stderr, "miir-client: kernel %d: status %d: %s\n", id, st, tosac_miir_error());
+      fprintf(stderr, "miir-client: kernel %d: status %d: %s\n", id, st,
+              tosac_miir_error());
       return 2;
     }
     miirDestroyHandle(h);
@@ -224,17 +262,23 @@ int main(int argc, char **argv) {
     printf("kernel %d global %zu local %zu\n", id, gsz[id], lsz[id]);
   }
 
-  long nf = p.k * (p.c / p.g) * p.y * p.x, ni = p.n * p.c * p.hi * p.wi, no = p.n * p.k * p.ho * p.wo;
-  void *hf = malloc((size_t)nf * (size_t)esize(p.ft)), *hi = malloc((size_t)ni * (size_t)esize(p.it)),
+  long nf = p.k * (p.c / p.g) * p.y * p.x, ni = p.n * p.c * p.hi * p.wi,
+       no = p.n * p.k * p.ho * p.wo;
+  void *hf = malloc((size_t)nf * (size_t)esize(p.ft)),
+       *hi = malloc((size_t)ni * (size_t)esize(p.it)),
        *ho = malloc((size_t)no * (size_t)esize(p.ot));
-  /* operands: small values, exact in every type (multiples of 1/8 in [-1, 1], i8 in [-8, 8]) */
+  /* operands: small values, exact in every type (multiples of 1/8 in [-1, 1],
+   * i8 in [-8, 8]) */
   void *bufs[3] = {hf, hi, ho};
   const char *types[3] = {p.ft, p.it, p.ot};
   long counts[3] = {nf, ni, no};
   int written = p.op == 0 ? 2 : p.op == 1 ? 1 : 0;
   for (int t = 0; t < 3; t++)
     for (long i = 0; i < counts[t]; i++)
-      put(bufs[t], types[t], i, t == written ? NAN : !strcmp(types[t], "I8") ? round(uniform() * 8) : round(uniform() * 8) / 8);
+      put(bufs[t], types[t], i,
+          t == written              ? NAN
+          : !strcmp(types[t], "I8") ? round(uniform() * 8)
+                                    : round(uniform() * 8) / 8);
   if (!strcmp(types[written], "I32"))
     memset(bufs[written], 0x7f, (size_t)counts[written] * 4);
   void *d[4] = {0};
@@ -245,20 +289,25 @@ int main(int argc, char **argv) {
   }
   if (ws > 0)
     CHECK_HIP(hipMalloc(&d[3], (size_t)ws));
-  struct { void *filter, *input, *output, *workspace; } args = {d[0], d[1], d[2], d[3]};
+  struct {
+    void *filter, *input, *output, *workspace;
+  } args = {d[0], d[1], d[2], d[3]};
   size_t args_size = sizeof args;
   for (int id = 0; id < count; id++) {
-    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
-                     &args_size, HIP_LAUNCH_PARAM_END};
-    CHECK_HIP(hipModuleLaunchKernel(fns[id], (unsigned)(gsz[id] / lsz[id]), 1, 1, (unsigned)lsz[id],
-                                    1, 1, 0, NULL, NULL, extra));
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args,
+                     HIP_LAUNCH_PARAM_BUFFER_SIZE, &args_size,
+                     HIP_LAUNCH_PARAM_END};
+    CHECK_HIP(hipModuleLaunchKernel(fns[id], (unsigned)(gsz[id] / lsz[id]), 1,
+                                    1, (unsigned)lsz[id], 1, 1, 0, NULL, NULL,
+                                    extra));
   }
   CHECK_HIP(hipDeviceSynchronize());
   size_t wbytes = (size_t)counts[written] * (size_t)esize(types[written]);
   void *got = malloc(wbytes);
   CHECK_HIP(hipMemcpy(got, d[written], wbytes, hipMemcpyDeviceToHost));
 
-  /* reference: the definition, y[n,g,k,ho,wo] = sum x[n,g,c,ho*s+y*d-p, ...] w[g,k,c,y,x] */
+  /* reference: the definition, y[n,g,k,ho,wo] = sum x[n,g,c,ho*s+y*d-p, ...]
+   * w[g,k,c,y,x] */
   double *ref = calloc((size_t)counts[written], sizeof *ref);
   long cg = p.c / p.g, kg = p.k / p.g;
   for (long g = 0; g < p.g; g++)
@@ -269,7 +318,8 @@ int main(int argc, char **argv) {
             for (long c = 0; c < cg; c++)
               for (long fy = 0; fy < p.y; fy++)
                 for (long fx = 0; fx < p.x; fx++) {
-                  long ih = oh * p.sh + fy * p.dh - p.ph, iw = ow * p.sw + fx * p.dw - p.pw;
+                  long ih = oh * p.sh + fy * p.dh - p.ph,
+                       iw = ow * p.sw + fx * p.dw - p.pw;
                   if (ih < 0 || ih >= p.hi || iw < 0 || iw >= p.wi)
                     continue;
                   long fo = offset(&p, 'f', p.fl, g, k, c, fy, fx);
@@ -284,7 +334,10 @@ int main(int argc, char **argv) {
                 }
   /* tolerance: the rounding of the result type over sums of exact products */
   const char *wt = types[written];
-  double rel = !strcmp(wt, "FP32") ? 1e-5 : !strcmp(wt, "FP16") ? 2e-3 : !strcmp(wt, "BF16") ? 1.6e-2 : 0;
+  double rel = !strcmp(wt, "FP32")   ? 1e-5
+               : !strcmp(wt, "FP16") ? 2e-3
+               : !strcmp(wt, "BF16") ? 1.6e-2
+                                     : 0;
   double max_err = 0, max_tol = 0;
   long bad = -1;
   for (long i = 0; i < counts[written]; i++) {
@@ -299,7 +352,8 @@ int main(int argc, char **argv) {
   }
   printf("max_err %g tol %g\n", max_err, max_tol);
   if (bad >= 0) {
-    printf("MISMATCH at element %ld: got %g, expected %g\n", bad, get(got, wt, bad), ref[bad]);
+    printf("MISMATCH at element %ld: got %g, expected %g\n", bad,
+           get(got, wt, bad), ref[bad]);
     return 1;
   }
   printf("OK\n");
