@@ -289,3 +289,16 @@ fuzz-miir: $(BUILD)/bin/fuzz-miir
 	  $(abspath tests/fuzz/seeds/miir)
 -include $(MIIR_OBJ:.o=.d) $(BUILD)/obj/tests/miir/miir_client.d
 # ---------------------------------------------------------------- end of libtosac-miir
+
+# ---------------------------------------------------------------- Python module (docs/python.md)
+# python/tosac: ctypes over libtosac.so, installed into the system Python's site directory
+# (PYTHON_SITE) with _paths.py naming the installed library and tosac-run.
+PYTHON_SITE ?= $(shell /usr/bin/python3 -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" 2>/dev/null)
+.PHONY: install-python
+install: install-python
+install-python:
+	install -d $(DESTDIR)$(PYTHON_SITE)/tosac
+	install -m 644 python/tosac/__init__.py $(DESTDIR)$(PYTHON_SITE)/tosac/
+	printf 'LIBRARY = "%s"\nBINDIR = "%s"\n' $(PREFIX)/lib/libtosac.so.$(SO_MAJOR) $(PREFIX)/bin \
+	  > $(DESTDIR)$(PYTHON_SITE)/tosac/_paths.py
+# ---------------------------------------------------------------- end of Python module
