@@ -287,6 +287,10 @@ fuzz-miir: $(BUILD)/bin/fuzz-miir
 	cd $(BUILD)/fuzz/miir && $(abspath $(BUILD))/bin/fuzz-miir -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 corpus \
 	  $(abspath tests/fuzz/seeds/miir)
+.PHONY: bench-miir
+bench: bench-miir
+bench-miir: $(BUILD)/bin/miir-client $(BUILD)/bin/tosac
+	tests/bench/miir_bench.sh $(BUILD)
 -include $(MIIR_OBJ:.o=.d) $(BUILD)/obj/tests/miir/miir_client.d
 # ---------------------------------------------------------------- end of libtosac-miir
 

@@ -107,6 +107,12 @@ MiirHandle miirCreateHandle(const char *options) {
     return NULL;
   }
   char *text = miir_graph(&h->p);
+  const char *dump = getenv("TOSAC_MIIR_GRAPH"); /* tosac extension: the graph, for tosac itself */
+  FILE *df = dump && *dump ? fopen(dump, "w") : NULL;
+  if (df) {
+    fputs(text, df);
+    fclose(df);
+  }
   tosac_options *o = tosac_options_create();
   bool ok = tosac_options_add_targets(o, h->p.target) == TOSAC_OK &&
             tosac_options_set_init_mode(o, TOSAC_INIT_KERNEL) == TOSAC_OK &&
