@@ -116,6 +116,16 @@ static gv crop(gb *b, const gv *x, int d, int64_t from, int64_t len) {
   return slice(b, x, start, size);
 }
 
+/* [n,h,w,c] cut to its first keep_h rows and keep_w columns: one slice (one copy kernel). */
+static gv crop_hw(gb *b, const gv *x, int64_t keep_h, int64_t keep_w) {
+  if (keep_h == x->shape[1] && keep_w == x->shape[2])
+    return *x;
+  int64_t start[6] = {0}, size[6];
+  memcpy(size, x->shape, sizeof size);
+  size[1] = keep_h, size[2] = keep_w;
+  return slice(b, x, start, size);
+}
+
 static gv reverse(gb *b, const gv *x, int axis) {
   gv r = new_value(b, x);
   char a[128];
@@ -376,8 +386,7 @@ static gv forward_group(gb *b, const miir_problem *p, const gv *x,
                        p->stride_h, p->ho, &keep_h);
   int64_t pr = fit_pad(x->shape[2], p->pad_l, p->pad_r, p->x, p->dil_w,
                        p->stride_w, p->wo, &keep_w);
-  gv xc = crop(b, x, 1, 0, keep_h);
-  xc = crop(b, &xc, 2, 0, keep_w);
+  gv xc = crop_hw(b, x, keep_h, keep_w);
   int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr},
           stride[2] = {p->stride_h, p->stride_w}, dil[2] = {p->dil_h, p->dil_w};
   return conv2d(b, &xc, w, pad, stride, dil, "nhwk");
@@ -429,8 +438,7 @@ static gv bwd_weight_group(gb *b, const miir_problem *p, const gv *x,
                        p->y, &keep_h);
   int64_t pr = fit_pad(x->shape[2], p->pad_l, 0, p->wo, p->stride_w, p->dil_w,
                        p->x, &keep_w);
-  gv xc = crop(b, x, 1, 0, keep_h);
-  xc = crop(b, &xc, 2, 0, keep_w);
+  gv xc = crop_hw(b, x, keep_h, keep_w);
   int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr},
           stride[2] = {p->dil_h, p->dil_w}, dil[2] = {p->stride_h, p->stride_w};
   return conv2d(b, &xc, dy, pad, stride, dil, "cyxk");

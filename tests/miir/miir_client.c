@@ -60,7 +60,9 @@ static void sflag(const char *opts, const char *name, char *out,
 }
 
 static int esize(const char *t) {
-  return !strcmp(t, "FP32") || !strcmp(t, "I32") ? 4 : !strcmp(t, "I8") ? 1 : 2;
+  return !strcmp(t, "FP32") || !strcmp(t, "I32") ? 4
+         : !strcmp(t, "I8") || !strcmp(t, "FP8") || !strcmp(t, "BFP8") || !strcmp(t, "BF8") ? 1
+                                                                                            : 2;
 }
 
 /* Element offset of (g, a, b, h, w) in a layout of 4 or 5 letters: role 'f'
@@ -125,6 +127,33 @@ static uint16_t f32_to_bf16(float f) {
   return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
+/* 8-bit floats of the FNUZ kind MIOpen's fp8/bfp8 name: sign, exponent (bias 8 for E4M3, 16
+ * for E5M2), mantissa, no infinities, 0x80 the only NaN. Values are exact multiples the type
+ * holds. */
+static int f8_mbits(const char *t) { return !strcmp(t, "FP8") ? 3 : 2; }
+static double f8_decode(uint8_t b, const char *t) {
+  int mb = f8_mbits(t), bias = mb == 3 ? 8 : 16, eb = 7 - mb;
+  if (b == 0x80)
+    return NAN;
+  int e = (b >> mb) & ((1 << eb) - 1), m = b & ((1 << mb) - 1);
+  double v = e ? ldexp(1.0 + m / (double)(1 << mb), e - bias) : ldexp(m / (double)(1 << mb), 1 - bias);
+  return b & 0x80 ? -v : v;
+}
+static uint8_t f8_encode(double v, const char *t) {
+  if (isnan(v))
+    return 0x80;
+  if (v == 0)
+    return 0;
+  int mb = f8_mbits(t), bias = mb == 3 ? 8 : 16;
+  uint8_t sign = v < 0 ? 0x80 : 0;
+  double a = fabs(v);
+  int e = ilogb(a);
+  int field = e + bias;
+  unsigned m = field > 0 ? (unsigned)lround((a / ldexp(1, e) - 1) * (1 << mb))
+                         : (unsigned)lround(a / ldexp(1, 1 - bias) * (1 << mb));
+  return (uint8_t)(sign | (field > 0 ? (unsigned)field << mb : 0) | m);
+}
+
 static double get(const void *buf, const char *t, long i) {
   if (!strcmp(t, "FP32"))
     return ((const float *)buf)[i];
@@ -134,6 +163,8 @@ static double get(const void *buf, const char *t, long i) {
     return bf16_to_f32(((const uint16_t *)buf)[i]);
   if (!strcmp(t, "I8"))
     return ((const int8_t *)buf)[i];
+  if (esize(t) == 1)
+    return f8_decode(((const uint8_t *)buf)[i], t);
   return ((const int32_t *)buf)[i];
 }
 static void put(void *buf, const char *t, long i, double v) {
@@ -145,6 +176,8 @@ static void put(void *buf, const char *t, long i, double v) {
     ((uint16_t *)buf)[i] = f32_to_bf16((float)v);
   else if (!strcmp(t, "I8"))
     ((int8_t *)buf)[i] = (int8_t)v;
+  else if (esize(t) == 1)
+    ((uint8_t *)buf)[i] = f8_encode(v, t);
   else
     ((int32_t *)buf)[i] = (int32_t)v;
 }
