@@ -26,12 +26,7 @@
 /* Version 6: kernels take bare pointers. */
 #define MIIR_VERSION_FLAT 6
 
-enum MiirStatus {
-  MIIR_SUCCESS = 0,
-  MIIR_INVALID_PARAM,
-  MIIR_INVALID_MODULE,
-  MIIR_BUILD_FAILURE
-};
+enum MiirStatus { MIIR_SUCCESS = 0, MIIR_INVALID_PARAM, MIIR_INVALID_MODULE, MIIR_BUILD_FAILURE };
 typedef enum MiirStatus MiirStatus;
 
 typedef void *MiirHandle;
@@ -75,8 +70,7 @@ MIIR_API MiirStatus miirLowerTuningParams(MiirHandle handle);
 MIIR_API MiirStatus miirLowerBin(MiirHandle handle);
 /* The code object, in two calls: buffer NULL sets *size; then the caller's
  * buffer of *size bytes receives it. */
-MIIR_API MiirStatus miirBufferGet(MiirHandle handle, char *buffer,
-                                  size_t *size);
+MIIR_API MiirStatus miirBufferGet(MiirHandle handle, char *buffer, size_t *size);
 /* Work-items in total (1-D) and per work-group of kernel --kernel_id. */
 MIIR_API MiirStatus miirGetExecutionDims(MiirHandle handle, size_t *global_size,
                                          size_t *local_size);

@@ -24,8 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool fail(char *err, size_t n, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -56,11 +55,9 @@ static void drop_other_kernels(LLVMModuleRef m, LLVMValueRef keep) {
 }
 
 /* A constant global (address space 1) with the constant bytes a view reads. */
-static LLVMValueRef constant_bytes(LLVMModuleRef m, LLVMContextRef ctx,
-                                   const uint8_t *data, uint64_t bytes,
-                                   int idx) {
-  LLVMValueRef init =
-      LLVMConstStringInContext2(ctx, (const char *)data, (size_t)bytes, 1);
+static LLVMValueRef constant_bytes(LLVMModuleRef m, LLVMContextRef ctx, const uint8_t *data,
+                                   uint64_t bytes, int idx) {
+  LLVMValueRef init = LLVMConstStringInContext2(ctx, (const char *)data, (size_t)bytes, 1);
   char name[32];
   snprintf(name, sizeof name, "miir.const%d", idx);
   LLVMValueRef g = LLVMAddGlobalInAddressSpace(m, LLVMTypeOf(init), name, 1);
@@ -71,23 +68,17 @@ static LLVMValueRef constant_bytes(LLVMModuleRef m, LLVMContextRef ctx,
   return g;
 }
 
-static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k,
-                 const char *symbol, char *err, size_t n) {
+static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k, const char *symbol,
+                 char *err, size_t n) {
   LLVMValueRef body = LLVMGetNamedFunction(m, k->name);
   if (!body || LLVMGetFunctionCallConv(body) != LLVMAMDGPUKERNELCallConv)
-    return fail(err, n, "internal error: kernel %s is not in the kernel IR",
-                k->name);
+    return fail(err, n, "internal error: kernel %s is not in the kernel IR", k->name);
   if ((int)LLVMCountParams(body) != k->nviews)
-    return fail(
-        err, n,
-        "internal error: kernel %s takes %u arguments, the manifest lists %d",
-        k->name, LLVMCountParams(body), k->nviews);
+    return fail(err, n, "internal error: kernel %s takes %u arguments, the manifest lists %d",
+                k->name, LLVMCountParams(body), k->nviews);
   if (LLVMGetNamedFunction(m, symbol) && strcmp(symbol, k->name))
-    return fail(err, n,
-                "--kernel_name %s clashes with a function of the kernel IR",
-                symbol);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 1),
-              i8 = LLVMInt8TypeInContext(ctx);
+    return fail(err, n, "--kernel_name %s clashes with a function of the kernel IR", symbol);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 1), i8 = LLVMInt8TypeInContext(ctx);
   LLVMTypeRef params[4] = {ptr, ptr, ptr, ptr};
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 4, 0);
   /* the body gives up its name first: MIOpen's name may be the same as tosac's
@@ -96,14 +87,12 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k,
   LLVMValueRef fn = LLVMAddFunction(m, symbol, fty);
   LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
   copy_fn_attrs(body, fn);
-  static const char *const pname[4] = {"filter", "input", "output",
-                                       "workspace"};
+  static const char *const pname[4] = {"filter", "input", "output", "workspace"};
   for (unsigned i = 0; i < 4; i++)
     LLVMSetValueName2(LLVMGetParam(fn, i), pname[i], strlen(pname[i]));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
-  LLVMValueRef *args =
-      malloc(sizeof *args * (size_t)(k->nviews ? k->nviews : 1));
+  LLVMValueRef *args = malloc(sizeof *args * (size_t)(k->nviews ? k->nviews : 1));
   LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
   for (int i = 0; i < k->nviews; i++) {
     const miir_view *v = &k->views[i];
@@ -113,10 +102,8 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k,
       if (v->offset + v->bytes > k->weights_size) {
         free(args);
         LLVMDisposeBuilder(b);
-        return fail(
-            err, n,
-            "internal error: constant at %llu (+%llu) outside the weights",
-            (unsigned long long)v->offset, (unsigned long long)v->bytes);
+        return fail(err, n, "internal error: constant at %llu (+%llu) outside the weights",
+                    (unsigned long long)v->offset, (unsigned long long)v->bytes);
       }
       base = constant_bytes(m, ctx, k->weights + v->offset, v->bytes, i);
       off = 0;
@@ -126,8 +113,7 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k,
     LLVMValueRef idx = LLVMConstInt(i64, off, 0);
     args[i] = off ? LLVMBuildInBoundsGEP2(b, i8, base, &idx, 1, "") : base;
   }
-  LLVMBuildCall2(b, LLVMGlobalGetValueType(body), body, args,
-                 (unsigned)k->nviews, "");
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(body), body, args, (unsigned)k->nviews, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   free(args);
@@ -136,8 +122,7 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k,
   unsigned ai = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
   LLVMRemoveEnumAttributeAtIndex(body, LLVMAttributeFunctionIndex, ni);
-  LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(ctx, ai, 0));
+  LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, ai, 0));
   drop_other_kernels(m, fn);
   return true;
 }
@@ -167,9 +152,9 @@ static uint8_t *copy_buffer(LLVMMemoryBufferRef mb, size_t *size) {
   return p;
 }
 
-bool miir_build_kernel(const miir_kernel_src *k, const char *target,
-                       const char *symbol, uint8_t **code, size_t *code_size,
-                       uint8_t **ir, size_t *ir_size, char *err, size_t n) {
+bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char *symbol,
+                       uint8_t **code, size_t *code_size, uint8_t **ir, size_t *ir_size, char *err,
+                       size_t n) {
   cg_init();
   target_request tr;
   if (!target_parse(target, &tr, err, n))
@@ -177,8 +162,8 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target,
   LLVMContextRef ctx = LLVMContextCreate();
   llvm_diag diag = {0};
   LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, &diag);
-  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)k->bitcode, k->bitcode_size, "kernels", 0);
+  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange((const char *)k->bitcode,
+                                                                 k->bitcode_size, "kernels", 0);
   LLVMModuleRef m = NULL;
   bool ok = !LLVMParseBitcodeInContext2(ctx, mb, &m);
   LLVMDisposeMemoryBuffer(mb);
@@ -194,9 +179,8 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target,
   LLVMDisposeMessage(msg);
   msg = NULL;
   LLVMTargetMachineRef tm =
-      ok ? LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", tr.info->name,
-                                   tr.features, LLVMCodeGenLevelAggressive,
-                                   LLVMRelocPIC, LLVMCodeModelDefault)
+      ok ? LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", tr.info->name, tr.features,
+                                   LLVMCodeGenLevelAggressive, LLVMRelocPIC, LLVMCodeModelDefault)
          : NULL;
   if (ok) {
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
@@ -209,8 +193,7 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target,
     }
   }
   if (ok && LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
-    ok = fail(err, n, "internal error: the wrapped kernel is invalid IR: %s",
-              msg);
+    ok = fail(err, n, "internal error: the wrapped kernel is invalid IR: %s", msg);
   LLVMDisposeMessage(msg);
   msg = NULL;
   if (ok && ir) {
@@ -219,14 +202,11 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target,
     LLVMDisposeMemoryBuffer(bc);
   }
   LLVMMemoryBufferRef obj = NULL;
-  if (ok &&
-      LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj))
-    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id,
-              msg ? msg : "");
+  if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj))
+    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id, msg ? msg : "");
   LLVMDisposeMessage(msg);
   if (ok && diag.error)
-    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id,
-              diag.message);
+    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id, diag.message);
   if (ok) {
     cg_object o;
     o.data = copy_buffer(obj, &o.size);

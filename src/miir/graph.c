@@ -51,8 +51,7 @@ static void shape_const(gb *b, int id, const int64_t *vals, int n) {
   fprintf(b->f, "]> : tensor<%dxindex>} : () -> !tosa.shape<%d>\n", n, n);
 }
 
-static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape,
-                  const char *letters) {
+static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape, const char *letters) {
   gv r = new_value(b, x);
   r.rank = rank;
   memcpy(r.shape, shape, sizeof(int64_t) * (size_t)rank);
@@ -61,9 +60,8 @@ static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape,
   char a[128], o[128];
   tensor_type(a, sizeof a, x);
   tensor_type(o, sizeof o, &r);
-  fprintf(b->f,
-          "  %%v%d = tosa.reshape %%v%d, %%s%d : (%s, !tosa.shape<%d>) -> %s\n",
-          r.id, x->id, r.id, a, rank, o);
+  fprintf(b->f, "  %%v%d = tosa.reshape %%v%d, %%s%d : (%s, !tosa.shape<%d>) -> %s\n", r.id, x->id,
+          r.id, a, rank, o);
   return r;
 }
 
@@ -82,8 +80,7 @@ static gv transpose(gb *b, const gv *x, const char *want) {
   char a[128], o[128];
   tensor_type(a, sizeof a, x);
   tensor_type(o, sizeof o, &r);
-  fprintf(b->f, "  %%v%d = tosa.transpose %%v%d {perms = array<i32: ", r.id,
-          x->id);
+  fprintf(b->f, "  %%v%d = tosa.transpose %%v%d {perms = array<i32: ", r.id, x->id);
   for (int i = 0; i < x->rank; i++)
     fprintf(b->f, "%s%d", i ? ", " : "", perm[i]);
   fprintf(b->f, ">} : (%s) -> %s\n", a, o);
@@ -130,8 +127,8 @@ static gv reverse(gb *b, const gv *x, int axis) {
   gv r = new_value(b, x);
   char a[128];
   tensor_type(a, sizeof a, x);
-  fprintf(b->f, "  %%v%d = tosa.reverse %%v%d {axis = %d : i32} : (%s) -> %s\n",
-          r.id, x->id, axis, a, a);
+  fprintf(b->f, "  %%v%d = tosa.reverse %%v%d {axis = %d : i32} : (%s) -> %s\n", r.id, x->id, axis,
+          a, a);
   return r;
 }
 
@@ -161,32 +158,25 @@ static int zero_const(gb *b, const char *et) {
 
 /* The type a convolution of these operands produces, and its accumulator. */
 static const char *conv_result_type(const char *in_et) {
-  return !strcmp(in_et, "i8")       ? "i32"
-         : !strncmp(in_et, "f8", 2) ? "f16"
-                                    : in_et;
+  return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : in_et;
 }
 static const char *acc_type(const char *in_et) {
-  return !strcmp(in_et, "i8")       ? "i32"
-         : !strncmp(in_et, "f8", 2) ? "f16"
-                                    : "f32";
+  return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : "f32";
 }
 
 /* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the
  * result). */
-static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4],
-                 const int64_t stride[2], const int64_t dil[2],
-                 const char *letters) {
+static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
+                 const int64_t dil[2], const char *letters) {
   gv r = new_value(b, x);
   snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
   snprintf(r.letters, sizeof r.letters, "%s", letters);
   for (int d = 0; d < 2; d++) {
     int64_t span = dil[d] * (w->shape[1 + d] - 1) + 1;
-    r.shape[1 + d] =
-        (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
+    r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
   }
   r.shape[3] = w->shape[0];
-  int bias = zero_const(b, r.et), xz = zero_const(b, x->et),
-      wz = zero_const(b, w->et);
+  int bias = zero_const(b, r.et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
   char ta[128], tw[128], tr[128];
   tensor_type(ta, sizeof ta, x);
   tensor_type(tw, sizeof tw, w);
@@ -198,26 +188,23 @@ static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4],
           "stride = array<i64: "
           "%lld, %lld>} : (%s, %s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) "
           "-> %s\n",
-          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)dil[0],
-          (long long)dil[1], (long long)pad[0], (long long)pad[1],
-          (long long)pad[2], (long long)pad[3], (long long)stride[0],
-          (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
+          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)dil[0], (long long)dil[1],
+          (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3],
+          (long long)stride[0], (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
   return r;
 }
 
 /* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. */
-static gv transpose_conv2d(gb *b, const gv *x, const gv *w,
-                           const int64_t out_pad[4], const int64_t stride[2],
-                           const char *letters) {
+static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
+                           const int64_t stride[2], const char *letters) {
   gv r = new_value(b, x);
   snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
   snprintf(r.letters, sizeof r.letters, "%s", letters);
   for (int d = 0; d < 2; d++)
-    r.shape[1 + d] = (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] +
-                     out_pad[2 * d + 1] + w->shape[1 + d];
+    r.shape[1 + d] =
+        (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] + w->shape[1 + d];
   r.shape[3] = w->shape[0];
-  int bias = zero_const(b, r.et), xz = zero_const(b, x->et),
-      wz = zero_const(b, w->et);
+  int bias = zero_const(b, r.et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
   char ta[128], tw[128], tr[128];
   tensor_type(ta, sizeof ta, x);
   tensor_type(tw, sizeof tw, w);
@@ -228,10 +215,9 @@ static gv transpose_conv2d(gb *b, const gv *x, const gv *w,
           "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: "
           "%lld, %lld>} : (%s, "
           "%s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) -> %s\n",
-          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et),
-          (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
-          (long long)out_pad[3], (long long)stride[0], (long long)stride[1], ta,
-          tw, r.et, x->et, w->et, tr);
+          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)out_pad[0],
+          (long long)out_pad[1], (long long)out_pad[2], (long long)out_pad[3], (long long)stride[0],
+          (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
   return r;
 }
 
@@ -255,17 +241,15 @@ static gv upsample(gb *b, const gv *x, int64_t sh, int64_t sw) {
           "  %%v%d = tosa.pad %%v%d, %%s%d, %%v%d : (%s, !tosa.shape<12>, "
           "tensor<1x%s>) -> %s\n",
           p.id, r6.id, pid, pv, a, x->et, o);
-  int64_t s4[4] = {x->shape[0], x->shape[1] * sh, x->shape[2] * sw,
-                   x->shape[3]};
+  int64_t s4[4] = {x->shape[0], x->shape[1] * sh, x->shape[2] * sw, x->shape[3]};
   return reshape(b, &p, 4, s4, x->letters);
 }
 
 /* Fit one spatial dimension to TOSA's exact output rule: returns the trailing
  * padding and sets *keep, the input extent to use (a crop when the padding
  * alone cannot absorb the remainder). */
-static int64_t fit_pad(int64_t in, int64_t lo, int64_t hi, int64_t fil,
-                       int64_t dil, int64_t stride, int64_t out,
-                       int64_t *keep) {
+static int64_t fit_pad(int64_t in, int64_t lo, int64_t hi, int64_t fil, int64_t dil, int64_t stride,
+                       int64_t out, int64_t *keep) {
   int64_t rem = in + lo + hi - 1 - (fil - 1) * dil - (out - 1) * stride;
   *keep = in;
   if (rem <= hi)
@@ -302,8 +286,7 @@ static int64_t dim_size(const dims *d, char tensor, char l) {
   return 0;
 }
 
-static gv argument(int id, const dims *d, char tensor, const char *layout,
-                   const char *et) {
+static gv argument(int id, const dims *d, char tensor, const char *layout, const char *et) {
   gv v = {.id = id, .rank = 5};
   snprintf(v.et, sizeof v.et, "%s", et);
   snprintf(v.letters, sizeof v.letters, "%s", layout);
@@ -379,30 +362,26 @@ static gv join_groups(gb *b, gv *parts, int groups, const char *layout) {
   return transpose(b, &joined, layout);
 }
 
-static gv forward_group(gb *b, const miir_problem *p, const gv *x,
-                        const gv *w) {
+static gv forward_group(gb *b, const miir_problem *p, const gv *x, const gv *w) {
   int64_t keep_h, keep_w;
-  int64_t pb = fit_pad(x->shape[1], p->pad_t, p->pad_b, p->y, p->dil_h,
-                       p->stride_h, p->ho, &keep_h);
-  int64_t pr = fit_pad(x->shape[2], p->pad_l, p->pad_r, p->x, p->dil_w,
-                       p->stride_w, p->wo, &keep_w);
+  int64_t pb =
+      fit_pad(x->shape[1], p->pad_t, p->pad_b, p->y, p->dil_h, p->stride_h, p->ho, &keep_h);
+  int64_t pr =
+      fit_pad(x->shape[2], p->pad_l, p->pad_r, p->x, p->dil_w, p->stride_w, p->wo, &keep_w);
   gv xc = crop_hw(b, x, keep_h, keep_w);
-  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr},
-          stride[2] = {p->stride_h, p->stride_w}, dil[2] = {p->dil_h, p->dil_w};
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
+          dil[2] = {p->dil_h, p->dil_w};
   return conv2d(b, &xc, w, pad, stride, dil, "nhwk");
 }
 
 /* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
-static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy,
-                         const gv *w) {
+static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
   int64_t otop = -p->pad_t, oleft = -p->pad_l;
   int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
   int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
-  bool tconv_fits =
-      -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
+  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
   if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
-    int64_t out_pad[4] = {otop, obot, oleft, oright},
-            stride[2] = {p->stride_h, p->stride_w};
+    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
     return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
   }
   gv u = upsample(b, dy, p->stride_h, p->stride_w);
@@ -410,10 +389,8 @@ static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy,
   wf = reverse(b, &wf, 2);
   /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the
    * output is hi */
-  int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t,
-                     (p->x - 1) * p->dil_w - p->pad_l};
-  int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x},
-          dil[2] = {p->dil_h, p->dil_w};
+  int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t, (p->x - 1) * p->dil_w - p->pad_l};
+  int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x}, dil[2] = {p->dil_h, p->dil_w};
   int64_t pad[4];
   for (int d = 0; d < 2; d++) {
     int64_t from = lead[d] < 0 ? -lead[d] : 0;
@@ -431,16 +408,13 @@ static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy,
 }
 
 /* x [c,hi,wi,n], dy [k,ho,wo,n] -> dw [c,y,x,k] */
-static gv bwd_weight_group(gb *b, const miir_problem *p, const gv *x,
-                           const gv *dy) {
+static gv bwd_weight_group(gb *b, const miir_problem *p, const gv *x, const gv *dy) {
   int64_t keep_h, keep_w;
-  int64_t pb = fit_pad(x->shape[1], p->pad_t, 0, p->ho, p->stride_h, p->dil_h,
-                       p->y, &keep_h);
-  int64_t pr = fit_pad(x->shape[2], p->pad_l, 0, p->wo, p->stride_w, p->dil_w,
-                       p->x, &keep_w);
+  int64_t pb = fit_pad(x->shape[1], p->pad_t, 0, p->ho, p->stride_h, p->dil_h, p->y, &keep_h);
+  int64_t pr = fit_pad(x->shape[2], p->pad_l, 0, p->wo, p->stride_w, p->dil_w, p->x, &keep_w);
   gv xc = crop_hw(b, x, keep_h, keep_w);
-  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr},
-          stride[2] = {p->dil_h, p->dil_w}, dil[2] = {p->stride_h, p->stride_w};
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->dil_h, p->dil_w},
+          dil[2] = {p->stride_h, p->stride_w};
   return conv2d(b, &xc, dy, pad, stride, dil, "cyxk");
 }
 
@@ -463,21 +437,12 @@ char *miir_graph(const miir_problem *p) {
   char *text = NULL;
   size_t len = 0;
   gb b = {.f = open_memstream(&text, &len), .next = 2};
-  dims d = {p->groups,
-            p->n,
-            p->c / p->groups,
-            p->k / p->groups,
-            p->hi,
-            p->wi,
-            p->ho,
-            p->wo,
-            p->y,
-            p->x};
+  dims d = {p->groups, p->n, p->c / p->groups, p->k / p->groups, p->hi, p->wi, p->ho, p->wo,
+            p->y,      p->x};
   gv fil = argument(0, &d, 'f', p->fil_layout, p->fil_type);
   gv in = argument(0, &d, 'i', p->in_layout, p->in_type);
   gv out = argument(0, &d, 'o', p->out_layout, p->out_type);
-  gv args[2] = {p->op == MIIR_BWD_WEIGHT ? in : fil,
-                p->op == MIIR_FWD ? in : out};
+  gv args[2] = {p->op == MIIR_BWD_WEIGHT ? in : fil, p->op == MIIR_FWD ? in : out};
   gv res = p->op == MIIR_FWD ? out : p->op == MIIR_BWD_DATA ? in : fil;
   args[1].id = 1;
   res.id = -1;
@@ -487,8 +452,7 @@ char *miir_graph(const miir_problem *p) {
   tensor_type(tr, sizeof tr, &res);
   fprintf(b.f, "func.func @main(%%v0: %s, %%v1: %s) -> %s {\n", t0, t1, tr);
   int groups = p->groups;
-  gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups,
-     *gr = gw + groups;
+  gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups, *gr = gw + groups;
   const char *res_letters;
   if (p->op == MIIR_FWD) {
     split_groups(&b, &args[1], "nhwc", ga);

@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool fail(char *err, size_t n, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -126,14 +125,12 @@ static bool next_word(const char **s, char *buf, size_t n, bool *too_long) {
   return true;
 }
 
-static bool parse_int(const char *name, const char *v, int64_t *out, char *err,
-                      size_t n) {
+static bool parse_int(const char *name, const char *v, int64_t *out, char *err, size_t n) {
   errno = 0;
   char *end;
   long long x = strtoll(v, &end, 10);
   if (!*v || *end || errno || x < 0 || x > (1ll << 31) - 1)
-    return fail(err, n, "--%s: '%s' is not a non-negative integer below 2^31",
-                name, v);
+    return fail(err, n, "--%s: '%s' is not a non-negative integer below 2^31", name, v);
   *out = x;
   return true;
 }
@@ -143,11 +140,8 @@ static bool parse_int(const char *name, const char *v, int64_t *out, char *err,
  * output's channel C (k); rocMLIR also uses k/y/x. Without g, the group
  * dimension goes before the channel that groups split (filter k, input c,
  * output k), as MIOpen's own insertion does. */
-static bool canon_layout(const char *role, const char *s, char out[8],
-                         char *err, size_t n) {
-  const char *want = role[0] == 'f'   ? "gkcyx"
-                     : role[0] == 'i' ? "gnchw"
-                                      : "gnkhw";
+static bool canon_layout(const char *role, const char *s, char out[8], char *err, size_t n) {
+  const char *want = role[0] == 'f' ? "gkcyx" : role[0] == 'i' ? "gnchw" : "gnkhw";
   char split = role[0] == 'i' ? 'c' : 'k';
   size_t len = strlen(s);
   if (len < 4 || len > 5)
@@ -175,15 +169,9 @@ static bool canon_layout(const char *role, const char *s, char out[8],
     else if (role[0] == 'i')
       m = c == 'n' ? 'n' : c == 'c' ? 'c' : c == 'h' ? 'h' : c == 'w' ? 'w' : 0;
     else
-      m = c == 'n'               ? 'n'
-          : c == 'c' || c == 'k' ? 'k'
-          : c == 'h'             ? 'h'
-          : c == 'w'             ? 'w'
-                                 : 0;
+      m = c == 'n' ? 'n' : c == 'c' || c == 'k' ? 'k' : c == 'h' ? 'h' : c == 'w' ? 'w' : 0;
     if (!m || strchr(buf, m))
-      return fail(err, n,
-                  "unsupported %s layout '%s': letters are a permutation of %s",
-                  role, s,
+      return fail(err, n, "unsupported %s layout '%s': letters are a permutation of %s", role, s,
                   role[0] == 'f'   ? "G K C Y X (or N C H W)"
                   : role[0] == 'i' ? "N G C H W"
                                    : "N G K H W (or C for K)");
@@ -200,10 +188,9 @@ static bool canon_layout(const char *role, const char *s, char out[8],
 /* MIOpen's type names (DTypeName) -> TOSA element types; NULL: unsupported. */
 static const char *tosa_type(const char *t) {
   static const char *const map[][2] = {
-      {"fp32", "f32"},       {"f32", "f32"},        {"fp16", "f16"},
-      {"f16", "f16"},        {"bf16", "bf16"},      {"i8", "i8"},
-      {"i32", "i32"},        {"fp8", "f8E4M3FNUZ"}, {"bfp8", "f8E5M2FNUZ"},
-      {"bf8", "f8E5M2FNUZ"},
+      {"fp32", "f32"},        {"f32", "f32"},        {"fp16", "f16"}, {"f16", "f16"},
+      {"bf16", "bf16"},       {"i8", "i8"},          {"i32", "i32"},  {"fp8", "f8E4M3FNUZ"},
+      {"bfp8", "f8E5M2FNUZ"}, {"bf8", "f8E5M2FNUZ"},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (!strcmp(t, map[i][0]))
@@ -226,22 +213,20 @@ static bool check_types(miir_problem *p, char *err, size_t n) {
   else
     ok = is_float(i) && !strcmp(i, f) && !strcmp(i, o);
   if (!ok)
-    return fail(
-        err, n,
-        "unsupported types for %s: filter %s, input %s, output %s (supported: "
-        "fp32, fp16, bf16 throughout; forward also i8 -> i32 and fp8/bfp8 -> "
-        "fp32/fp16)",
-        p->op == MIIR_FWD        ? "conv2d"
-        : p->op == MIIR_BWD_DATA ? "conv2d_bwd_data"
-                                 : "conv2d_bwd_weight",
-        f, i, o);
+    return fail(err, n,
+                "unsupported types for %s: filter %s, input %s, output %s (supported: "
+                "fp32, fp16, bf16 throughout; forward also i8 -> i32 and fp8/bfp8 -> "
+                "fp32/fp16)",
+                p->op == MIIR_FWD        ? "conv2d"
+                : p->op == MIIR_BWD_DATA ? "conv2d_bwd_data"
+                                         : "conv2d_bwd_weight",
+                f, i, o);
   return true;
 }
 
 /* The output size a forward convolution of these sizes has (0 when the window
  * does not fit). */
-static int64_t conv_out(int64_t in, int64_t pad, int64_t fil, int64_t dil,
-                        int64_t stride) {
+static int64_t conv_out(int64_t in, int64_t pad, int64_t fil, int64_t dil, int64_t stride) {
   int64_t span = dil * (fil - 1) + 1;
   return in + pad < span ? 0 : (in + pad - span) / stride + 1;
 }
@@ -259,8 +244,7 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   bool too_long;
   while (next_word(&s, word, sizeof word, &too_long)) {
     if (too_long)
-      return fail(err, n, "option word '%.40s...' is longer than %zu bytes",
-                  word, sizeof word - 1);
+      return fail(err, n, "option word '%.40s...' is longer than %zu bytes", word, sizeof word - 1);
     if (word[0] != '-')
       return fail(err, n, "expected a flag (--name), got '%s'", word);
     char *name = word + (word[1] == '-' ? 2 : 1);
@@ -276,9 +260,7 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
     if (f == NFLAGS)
       return fail(err, n, "unknown flag --%s", name);
     if (!eq && (!next_word(&s, value, sizeof value, &too_long) || too_long))
-      return fail(err, n,
-                  too_long ? "--%s: value too long" : "--%s needs a value",
-                  name);
+      return fail(err, n, too_long ? "--%s: value too long" : "--%s needs a value", name);
     if (flags[f].kind == F_INT) {
       if (!parse_int(name, value, &ints[flags[f].slot], err, n))
         return false;
@@ -288,12 +270,11 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
       have_str[flags[f].slot] = true;
     }
   }
-  static const char *const required_str[S_COUNT] = {
-      [S_OPERATION] = "operation",
-      [S_ARCH] = "arch",
-      [S_FIL_LAYOUT] = "fil_layout",
-      [S_IN_LAYOUT] = "in_layout",
-      [S_OUT_LAYOUT] = "out_layout"};
+  static const char *const required_str[S_COUNT] = {[S_OPERATION] = "operation",
+                                                    [S_ARCH] = "arch",
+                                                    [S_FIL_LAYOUT] = "fil_layout",
+                                                    [S_IN_LAYOUT] = "in_layout",
+                                                    [S_OUT_LAYOUT] = "out_layout"};
   for (int i = 0; i < S_COUNT; i++)
     if (required_str[i] && !have_str[i])
       return fail(err, n, "missing --%s", required_str[i]);
@@ -338,9 +319,8 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   for (int i = 0; i < 3; i++) {
     const char *t = tosa_type(ty[i]);
     if (!t)
-      return fail(err, n,
-                  "unsupported --%s %s (fp32, fp16, bf16, i8, i32, fp8, bfp8)",
-                  tname[i], ty[i]);
+      return fail(err, n, "unsupported --%s %s (fp32, fp16, bf16, i8, i32, fp8, bfp8)", tname[i],
+                  ty[i]);
     snprintf(dst[i], 16, "%s", t);
   }
   if (!check_types(p, err, n))
@@ -355,8 +335,7 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   p->dil_w = have_int[I_DIL_W] ? ints[I_DIL_W] : 1;
   p->stride_h = have_int[I_STRIDE_H] ? ints[I_STRIDE_H] : 1;
   p->stride_w = have_int[I_STRIDE_W] ? ints[I_STRIDE_W] : 1;
-  int64_t ph = have_int[I_PAD_H] ? ints[I_PAD_H] : 0,
-          pw = have_int[I_PAD_W] ? ints[I_PAD_W] : 0;
+  int64_t ph = have_int[I_PAD_H] ? ints[I_PAD_H] : 0, pw = have_int[I_PAD_W] ? ints[I_PAD_W] : 0;
   p->pad_t = have_int[I_PAD_HL] ? ints[I_PAD_HL] : ph;
   p->pad_b = have_int[I_PAD_HR] ? ints[I_PAD_HR] : ph;
   p->pad_l = have_int[I_PAD_WL] ? ints[I_PAD_WL] : pw;
@@ -384,26 +363,21 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
                 "--groupsize %d does not divide --in_channels %lld and "
                 "--out_channels %lld",
                 p->groups, (long long)p->c, (long long)p->k);
-  int64_t ho =
-      conv_out(p->hi, p->pad_t + p->pad_b, p->y, p->dil_h, p->stride_h);
-  int64_t wo =
-      conv_out(p->wi, p->pad_l + p->pad_r, p->x, p->dil_w, p->stride_w);
+  int64_t ho = conv_out(p->hi, p->pad_t + p->pad_b, p->y, p->dil_h, p->stride_h);
+  int64_t wo = conv_out(p->wi, p->pad_l + p->pad_r, p->x, p->dil_w, p->stride_w);
   if (!ho || !wo)
-    return fail(
-        err, n,
-        "the %lldx%lld filter (dilation %lldx%lld) does not fit the padded "
-        "%lldx%lld input",
-        (long long)p->y, (long long)p->x, (long long)p->dil_h,
-        (long long)p->dil_w, (long long)(p->hi + p->pad_t + p->pad_b),
-        (long long)(p->wi + p->pad_l + p->pad_r));
+    return fail(err, n,
+                "the %lldx%lld filter (dilation %lldx%lld) does not fit the padded "
+                "%lldx%lld input",
+                (long long)p->y, (long long)p->x, (long long)p->dil_h, (long long)p->dil_w,
+                (long long)(p->hi + p->pad_t + p->pad_b), (long long)(p->wi + p->pad_l + p->pad_r));
   p->ho = have_int[I_HO] ? ints[I_HO] : ho;
   p->wo = have_int[I_WO] ? ints[I_WO] : wo;
   if (p->ho != ho || p->wo != wo)
-    return fail(
-        err, n,
-        "--out_h %lld --out_w %lld are inconsistent with the problem: the "
-        "convolution gives %lldx%lld",
-        (long long)p->ho, (long long)p->wo, (long long)ho, (long long)wo);
+    return fail(err, n,
+                "--out_h %lld --out_w %lld are inconsistent with the problem: the "
+                "convolution gives %lldx%lld",
+                (long long)p->ho, (long long)p->wo, (long long)ho, (long long)wo);
   /* Tensor sizes in elements must stay far below 2^40 bytes; the emulator and
    * TOSA both use 64-bit indexing, but an absurd request should fail here, not
    * in an allocation. */
@@ -412,19 +386,16 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
                      (double)p->n * p->k * p->ho * p->wo};
   for (int i = 0; i < 3; i++)
     if (elems[i] > (double)(1ll << 34))
-      return fail(err, n,
-                  "the %s tensor has %.0f elements; at most 2^34 are supported",
+      return fail(err, n, "the %s tensor has %.0f elements; at most 2^34 are supported",
                   i == 0   ? "input"
                   : i == 1 ? "filter"
                            : "output",
                   elems[i]);
   snprintf(p->kernel_name, sizeof p->kernel_name, "%s",
-           have_str[S_KERNEL_NAME] ? strs[S_KERNEL_NAME]
-                                   : "mlir_gen_igemm_conv2d");
+           have_str[S_KERNEL_NAME] ? strs[S_KERNEL_NAME] : "mlir_gen_igemm_conv2d");
   for (const char *c = p->kernel_name; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '$')
-      return fail(err, n, "--kernel_name %s: not a symbol name",
-                  p->kernel_name);
+      return fail(err, n, "--kernel_name %s: not a symbol name", p->kernel_name);
   if (have_str[S_PERF_CONFIG])
     snprintf(p->perf_config, sizeof p->perf_config, "%s", strs[S_PERF_CONFIG]);
   return true;

@@ -15,8 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   miir_problem p;
   char err[1024];
   if (miir_parse(text, &p, err, sizeof err) && p.groups <= 16 &&
-      (double)p.n * p.c * p.hi * p.wi < 1e6 &&
-      (double)p.n * p.k * p.ho * p.wo < 1e6) {
+      (double)p.n * p.c * p.hi * p.wi < 1e6 && (double)p.n * p.k * p.ho * p.wo < 1e6) {
     char *g = miir_graph(&p);
     source_file src = {.path = "miir.mlir", .text = g, .len = strlen(g)};
     diag_sink d;

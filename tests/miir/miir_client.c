@@ -14,6 +14,7 @@
  * Prints "kernels N workspace W", one line per kernel, "max_err E tol T" and
  * "OK"; exit 1 on a mismatch, 2 on an API failure.
  *
+ *   miir-client --lower "OPTIONS"   (every handle and binary, no launch: "handles to binaries: S")
  *   miir-client --create "OPTIONS"  (OPTIONS complete, with --kernel_id)
  *
  * Only the API's answers: "NULL: <tosac_miir_error()>" or "kernels N workspace
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct problem {
   int op; /* 0 fwd, 1 bwd data, 2 bwd weight */
@@ -51,8 +53,7 @@ static long iflag(const char *opts, const char *name, long def) {
   return v ? atol(v) : def;
 }
 
-static void sflag(const char *opts, const char *name, char *out,
-                  const char *def) {
+static void sflag(const char *opts, const char *name, char *out, const char *def) {
   const char *v = flag(opts, name);
   snprintf(out, 8, "%s", v ? v : def);
   for (char *c = out; *c; c++)
@@ -60,7 +61,7 @@ static void sflag(const char *opts, const char *name, char *out,
 }
 
 static int esize(const char *t) {
-  return !strcmp(t, "FP32") || !strcmp(t, "I32") ? 4
+  return !strcmp(t, "FP32") || !strcmp(t, "I32")                                            ? 4
          : !strcmp(t, "I8") || !strcmp(t, "FP8") || !strcmp(t, "BFP8") || !strcmp(t, "BF8") ? 1
                                                                                             : 2;
 }
@@ -68,8 +69,8 @@ static int esize(const char *t) {
 /* Element offset of (g, a, b, h, w) in a layout of 4 or 5 letters: role 'f'
  * (letters G, K/N, C, Y/H, X/W), 'i' (G N C H W), 'o' (G N K/C H W). a/b are
  * the two "channel-like" indices: filter k,c; input n,c; output n,k. */
-static long offset(const problem *p, char role, const char *layout, long g,
-                   long a, long b, long h, long w) {
+static long offset(const problem *p, char role, const char *layout, long g, long a, long b, long h,
+                   long w) {
   long cg = p->c / p->g, kg = p->k / p->g;
   long idx = 0;
   bool has_g = strchr(layout, 'G') != NULL;
@@ -136,7 +137,8 @@ static double f8_decode(uint8_t b, const char *t) {
   if (b == 0x80)
     return NAN;
   int e = (b >> mb) & ((1 << eb) - 1), m = b & ((1 << mb) - 1);
-  double v = e ? ldexp(1.0 + m / (double)(1 << mb), e - bias) : ldexp(m / (double)(1 << mb), 1 - bias);
+  double v =
+      e ? ldexp(1.0 + m / (double)(1 << mb), e - bias) : ldexp(m / (double)(1 << mb), 1 - bias);
   return b & 0x80 ? -v : v;
 }
 static uint8_t f8_encode(double v, const char *t) {
@@ -185,17 +187,16 @@ static void put(void *buf, const char *t, long i, double v) {
 static uint64_t rng;
 static double uniform(void) { /* xorshift64*: [-1, 1) */
   rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-  return (double)((rng * 2685821657736338717ull) >> 11) / (double)(1ull << 52) -
-         1.0;
+  return (double)((rng * 2685821657736338717ull) >> 11) / (double)(1ull << 52) - 1.0;
 }
 
-#define CHECK_HIP(e)                                                           \
-  do {                                                                         \
-    hipError_t r_ = (e);                                                       \
-    if (r_ != hipSuccess) {                                                    \
-      fprintf(stderr, "miir-client: %s: %s\n", #e, hipGetErrorString(r_));     \
-      exit(2);                                                                 \
-    }                                                                          \
+#define CHECK_HIP(e)                                                                               \
+  do {                                                                                             \
+    hipError_t r_ = (e);                                                                           \
+    if (r_ != hipSuccess) {                                                                        \
+      fprintf(stderr, "miir-client: %s: %s\n", #e, hipGetErrorString(r_));                         \
+      exit(2);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static MiirHandle create(const char *opts, int id, char *name) {
@@ -217,8 +218,7 @@ static int create_only(const char *opts) {
     printf("NULL: %s\n", tosac_miir_error());
     return 0;
   }
-  printf("kernels %d workspace %d\n", miirGetKernelCount(h),
-         miirGetWorkspaceSize(h));
+  printf("kernels %d workspace %d\n", miirGetKernelCount(h), miirGetWorkspaceSize(h));
   printf("tuning %d\n", miirLowerTuningParams(h));
   MiirStatus st = miirLowerBin(h);
   printf("bin %d%s%s\n", st, st ? ": " : "", st ? tosac_miir_error() : "");
@@ -232,6 +232,10 @@ static int create_only(const char *opts) {
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--create"))
     return create_only(argv[2]);
+  /* --lower: MIOpen's build steps only (every handle and binary, in one process), timed */
+  bool lower_only = argc == 3 && !strcmp(argv[1], "--lower");
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   if (argc != 3) {
     fprintf(stderr, "usage: miir-client SEED \"OPTIONS\"\n");
     return 2;
@@ -240,17 +244,14 @@ int main(int argc, char **argv) {
   const char *opts = argv[2];
   problem p = {0};
   const char *opn = flag(opts, "operation");
-  p.op = !opn || !strcmp(opn, "conv2d")    ? 0
-         : !strcmp(opn, "conv2d_bwd_data") ? 1
-                                           : 2;
+  p.op = !opn || !strcmp(opn, "conv2d") ? 0 : !strcmp(opn, "conv2d_bwd_data") ? 1 : 2;
   p.g = iflag(opts, "groupsize", 1), p.n = iflag(opts, "batchsize", 0);
   p.c = iflag(opts, "in_channels", 0), p.k = iflag(opts, "out_channels", 0);
   p.hi = iflag(opts, "in_h", 0), p.wi = iflag(opts, "in_w", 0);
   p.ho = iflag(opts, "out_h", 0), p.wo = iflag(opts, "out_w", 0);
   p.y = iflag(opts, "fil_h", 0), p.x = iflag(opts, "fil_w", 0);
   p.dh = iflag(opts, "dilation_h", 1), p.dw = iflag(opts, "dilation_w", 1);
-  p.sh = iflag(opts, "conv_stride_h", 1),
-  p.sw = iflag(opts, "conv_stride_w", 1);
+  p.sh = iflag(opts, "conv_stride_h", 1), p.sw = iflag(opts, "conv_stride_w", 1);
   p.ph = iflag(opts, "padding_h", 0), p.pw = iflag(opts, "padding_w", 0);
   sflag(opts, "fil_layout", p.fl, "GKCYX");
   sflag(opts, "in_layout", p.il, "NGCHW");
@@ -270,8 +271,7 @@ int main(int argc, char **argv) {
 
   hipModule_t *mods = calloc((size_t)count, sizeof *mods);
   hipFunction_t *fns = calloc((size_t)count, sizeof *fns);
-  size_t *gsz = calloc((size_t)count, sizeof *gsz),
-         *lsz = calloc((size_t)count, sizeof *lsz);
+  size_t *gsz = calloc((size_t)count, sizeof *gsz), *lsz = calloc((size_t)count, sizeof *lsz);
   for (int id = 0; id < count; id++) {
     h = create(opts, id, name);
     MiirStatus st = miirLowerBin(h);
@@ -284,15 +284,22 @@ int main(int argc, char **argv) {
     if (st == MIIR_SUCCESS)
       st = miirGetExecutionDims(h, &gsz[id], &lsz[id]);
     if (st != MIIR_SUCCESS) {
-      fprintf(stderr, "miir-client: kernel %d: status %d: %s\n", id, st,
-              tosac_miir_error());
+      fprintf(stderr, "miir-client: kernel %d: status %d: %s\n", id, st, tosac_miir_error());
       return 2;
     }
     miirDestroyHandle(h);
-    CHECK_HIP(hipModuleLoadData(&mods[id], bin));
-    CHECK_HIP(hipModuleGetFunction(&fns[id], mods[id], name));
+    if (!lower_only) {
+      CHECK_HIP(hipModuleLoadData(&mods[id], bin));
+      CHECK_HIP(hipModuleGetFunction(&fns[id], mods[id], name));
+    }
     free(bin);
-    printf("kernel %d global %zu local %zu\n", id, gsz[id], lsz[id]);
+    printf("kernel %d global %zu local %zu code %zu bytes\n", id, gsz[id], lsz[id], size);
+  }
+  if (lower_only) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("handles to binaries: %.3f s\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return 0;
   }
 
   long nf = p.k * (p.c / p.g) * p.y * p.x, ni = p.n * p.c * p.hi * p.wi,
@@ -327,12 +334,10 @@ int main(int argc, char **argv) {
   } args = {d[0], d[1], d[2], d[3]};
   size_t args_size = sizeof args;
   for (int id = 0; id < count; id++) {
-    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args,
-                     HIP_LAUNCH_PARAM_BUFFER_SIZE, &args_size,
-                     HIP_LAUNCH_PARAM_END};
-    CHECK_HIP(hipModuleLaunchKernel(fns[id], (unsigned)(gsz[id] / lsz[id]), 1,
-                                    1, (unsigned)lsz[id], 1, 1, 0, NULL, NULL,
-                                    extra));
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                     &args_size, HIP_LAUNCH_PARAM_END};
+    CHECK_HIP(hipModuleLaunchKernel(fns[id], (unsigned)(gsz[id] / lsz[id]), 1, 1, (unsigned)lsz[id],
+                                    1, 1, 0, NULL, NULL, extra));
   }
   CHECK_HIP(hipDeviceSynchronize());
   size_t wbytes = (size_t)counts[written] * (size_t)esize(types[written]);
@@ -351,8 +356,7 @@ int main(int argc, char **argv) {
             for (long c = 0; c < cg; c++)
               for (long fy = 0; fy < p.y; fy++)
                 for (long fx = 0; fx < p.x; fx++) {
-                  long ih = oh * p.sh + fy * p.dh - p.ph,
-                       iw = ow * p.sw + fx * p.dw - p.pw;
+                  long ih = oh * p.sh + fy * p.dh - p.ph, iw = ow * p.sw + fx * p.dw - p.pw;
                   if (ih < 0 || ih >= p.hi || iw < 0 || iw >= p.wi)
                     continue;
                   long fo = offset(&p, 'f', p.fl, g, k, c, fy, fx);
@@ -385,8 +389,7 @@ int main(int argc, char **argv) {
   }
   printf("max_err %g tol %g\n", max_err, max_tol);
   if (bad >= 0) {
-    printf("MISMATCH at element %ld: got %g, expected %g\n", bad,
-           get(got, wt, bad), ref[bad]);
+    printf("MISMATCH at element %ld: got %g, expected %g\n", bad, get(got, wt, bad), ref[bad]);
     return 1;
   }
   printf("OK\n");
