@@ -295,35 +295,45 @@ static gv argument(int id, const dims *d, char tensor, const char *layout, const
   return v;
 }
 
-/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4
- * letters). */
-static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
-  char g5[8] = "g";
-  memcpy(g5 + 1, want, 5);
+/* x without its size-1 dimension g (a reshape: no data moves). */
+static gv drop_g(gb *b, const gv *x) {
   int64_t s4[4];
-  if (x->shape[strchr(x->letters, 'g') - x->letters] == 1) {
-    char l4[8];
-    int j = 0;
-    for (int i = 0; i < 5; i++)
-      if (x->letters[i] != 'g')
-        s4[j] = x->shape[i], l4[j++] = x->letters[i];
-    l4[j] = 0;
-    gv r = reshape(b, x, 4, s4, l4);
-    out[0] = transpose(b, &r, want);
-    return 1;
-  }
-  gv t = transpose(b, x, g5);
-  for (int i = 0; i < 4; i++)
-    s4[i] = t.shape[1 + i];
-  int64_t groups = t.shape[0];
+  char l4[8];
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (x->letters[i] != 'g')
+      s4[j] = x->shape[i], l4[j++] = x->letters[i];
+  l4[j] = 0;
+  return reshape(b, x, 4, s4, l4);
+}
+
+/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). When the
+ * layout already has `want`'s order around g (NHWC data, KYXC filters), each group is sliced in
+ * place; otherwise one transpose brings the tensor to g-major `want` order first and the groups
+ * are contiguous slices of it (one transpose instead of one per group). */
+static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
+  int gd = (int)(strchr(x->letters, 'g') - x->letters);
+  int64_t groups = x->shape[gd];
+  char l4[8], g5[8] = "g";
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (x->letters[i] != 'g')
+      l4[j++] = x->letters[i];
+  l4[j] = 0;
+  memcpy(g5 + 1, want, 5);
+  gv t = groups == 1 || !strcmp(l4, want) ? *x : transpose(b, x, g5);
+  gd = (int)(strchr(t.letters, 'g') - t.letters);
   for (int64_t gi = 0; gi < groups; gi++) {
-    gv s = crop(b, &t, 0, gi, 1);
-    out[gi] = reshape(b, &s, 4, s4, want);
+    gv s = crop(b, &t, gd, gi, 1);
+    gv r = drop_g(b, &s);
+    out[gi] = transpose(b, &r, want);
   }
   return (int)groups;
 }
 
-/* The groups' 4-D results joined into the 5-D tensor of `layout`. */
+/* The groups' 4-D results joined into the 5-D tensor of `layout`: concatenated along g where
+ * the layout already has the results' order around g, else concatenated g-major and
+ * transposed once. */
 static gv join_groups(gb *b, gv *parts, int groups, const char *layout) {
   char l4[8];
   int j = 0;
@@ -331,33 +341,38 @@ static gv join_groups(gb *b, gv *parts, int groups, const char *layout) {
     if (layout[i] != 'g')
       l4[j++] = layout[i];
   l4[j] = 0;
-  int64_t s5[6];
-  gv joined;
-  if (groups == 1) {
-    joined = transpose(b, &parts[0], l4);
-    for (int i = 0, q = 0; i < 5; i++)
-      s5[i] = layout[i] == 'g' ? 1 : joined.shape[q++];
-    return reshape(b, &joined, 5, s5, layout);
-  }
-  char g5[8] = "g";
-  memcpy(g5 + 1, parts[0].letters, 5);
-  s5[0] = 1;
-  memcpy(s5 + 1, parts[0].shape, 4 * sizeof(int64_t));
+  char order[8] = "g"; /* the concatenation's layout */
+  memcpy(order + 1, parts[0].letters, 5);
+  if (groups == 1 || !strcmp(parts[0].letters, l4))
+    memcpy(order, layout, 6);
+  int gd = (int)(strchr(order, 'g') - order);
+  char without_g[8];
+  for (int i = 0, q = 0; i < 6; i++)
+    if (order[i] != 'g')
+      without_g[q++] = order[i];
   gv *r5 = malloc(sizeof *r5 * (size_t)groups);
-  for (int gi = 0; gi < groups; gi++)
-    r5[gi] = reshape(b, &parts[gi], 5, s5, g5);
-  joined = new_value(b, &r5[0]);
-  joined.shape[0] = groups;
-  char a[128], o[128];
-  tensor_type(a, sizeof a, &r5[0]);
-  tensor_type(o, sizeof o, &joined);
-  fprintf(b->f, "  %%v%d = tosa.concat ", joined.id);
-  for (int gi = 0; gi < groups; gi++)
-    fprintf(b->f, "%s%%v%d", gi ? ", " : "", r5[gi].id);
-  fprintf(b->f, " {axis = 0 : i32} : (");
-  for (int gi = 0; gi < groups; gi++)
-    fprintf(b->f, "%s%s", gi ? ", " : "", a);
-  fprintf(b->f, ") -> %s\n", o);
+  for (int gi = 0; gi < groups; gi++) {
+    gv t = transpose(b, &parts[gi], without_g);
+    int64_t s5[6];
+    for (int i = 0, q = 0; i < 5; i++)
+      s5[i] = i == gd ? 1 : t.shape[q++];
+    r5[gi] = reshape(b, &t, 5, s5, order);
+  }
+  gv joined = r5[0];
+  if (groups > 1) {
+    joined = new_value(b, &r5[0]);
+    joined.shape[gd] = groups;
+    char a[128], o[128];
+    tensor_type(a, sizeof a, &r5[0]);
+    tensor_type(o, sizeof o, &joined);
+    fprintf(b->f, "  %%v%d = tosa.concat ", joined.id);
+    for (int gi = 0; gi < groups; gi++)
+      fprintf(b->f, "%s%%v%d", gi ? ", " : "", r5[gi].id);
+    fprintf(b->f, " {axis = %d : i32} : (", gd);
+    for (int gi = 0; gi < groups; gi++)
+      fprintf(b->f, "%s%s", gi ? ", " : "", a);
+    fprintf(b->f, ") -> %s\n", o);
+  }
   free(r5);
   return transpose(b, &joined, layout);
 }
