@@ -66,6 +66,18 @@ random_convs() {
   c++ -x c++ -Wall -Werror -I"$ROOT/src/miir" -c "$BATS_TEST_TMPDIR/a.c" -o "$BATS_TEST_TMPDIR/a.o"
 }
 
+@test "make install: libtosac-miir.so, include/tosac/Miir.h and tosac-miir.pc; a client builds with pkg-config" {
+  local d="$BATS_TEST_TMPDIR"
+  make -C "$ROOT" -s BUILD="$BUILD" install-miir DESTDIR="$d/root" PREFIX=/usr/local
+  [ -f "$d/root/usr/local/include/tosac/Miir.h" ]
+  sed -i "s|^prefix=.*|prefix=$d/root/usr/local|" "$d/root/usr/local/lib/pkgconfig/tosac-miir.pc"
+  run bash -c "PKG_CONFIG_PATH=$d/root/usr/local/lib/pkgconfig pkg-config --cflags --libs tosac-miir | sed 's/ *$//'"
+  assert_output "-I$d/root/usr/local/include/tosac -L$d/root/usr/local/lib -Wl,-rpath,$d/root/usr/local/lib -ltosac-miir"
+  printf '#include <Miir.h>\nint main(void) { return miirGetKernelCount(0) == -1 ? 0 : 1; }\n' > "$d/b.c"
+  cc -std=c17 "$d/b.c" -o "$d/b" $output
+  "$d/b"
+}
+
 @test "forward: MIOpen's example string (NCHW fp32, gfx90a) gives 4 kernels in launch order and the right numbers" {
   conv 1 gfx90a conv2d fp32 nchw 1 2 8 16 10 10 3 3 1 1 1
   assert_line "kernels 4 workspace 23808"
