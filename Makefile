@@ -295,9 +295,12 @@ bench-miir: $(BUILD)/bin/miir-client $(BUILD)/bin/tosac
 # ---------------------------------------------------------------- end of libtosac-miir
 
 # ---------------------------------------------------------------- Python module (docs/python.md)
-# python/tosac: ctypes over libtosac.so, installed into the system Python's site directory
-# (PYTHON_SITE) with _paths.py naming the installed library and tosac-run.
-PYTHON_SITE ?= $(shell /usr/bin/python3 -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" 2>/dev/null)
+# python/tosac: ctypes over libtosac.so, installed into the Python site directory PYTHON_SITE
+# with _paths.py naming the installed library and tosac-run
+# (PREFIX=/usr/local: /usr/local/lib/python3.X/dist-packages, on Debian's python3 path; another
+# PREFIX keeps the module under it, for PYTHONPATH)
+PYTHON_VERSION := $(shell /usr/bin/python3 -c "import sys; print('%d.%d' % sys.version_info[:2])" 2>/dev/null)
+PYTHON_SITE ?= $(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages
 .PHONY: install-python
 install: install-python
 install-python:
