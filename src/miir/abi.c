@@ -24,15 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t n, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, n, fmt, ap);
-  va_end(ap);
-  return false;
-}
-
 static void copy_fn_attrs(LLVMValueRef from, LLVMValueRef to) {
   unsigned n = LLVMGetAttributeCountAtIndex(from, LLVMAttributeFunctionIndex);
   LLVMAttributeRef *a = malloc(sizeof *a * (n ? n : 1));
@@ -72,12 +63,12 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k, 
                  char *err, size_t n) {
   LLVMValueRef body = LLVMGetNamedFunction(m, k->name);
   if (!body || LLVMGetFunctionCallConv(body) != LLVMAMDGPUKERNELCallConv)
-    return fail(err, n, "internal error: kernel %s is not in the kernel IR", k->name);
+    return miir_fail(err, n, "internal error: kernel %s is not in the kernel IR", k->name);
   if ((int)LLVMCountParams(body) != k->nviews)
-    return fail(err, n, "internal error: kernel %s takes %u arguments, the manifest lists %d",
-                k->name, LLVMCountParams(body), k->nviews);
+    return miir_fail(err, n, "internal error: kernel %s takes %u arguments, the manifest lists %d",
+                     k->name, LLVMCountParams(body), k->nviews);
   if (LLVMGetNamedFunction(m, symbol) && strcmp(symbol, k->name))
-    return fail(err, n, "--kernel_name %s clashes with a function of the kernel IR", symbol);
+    return miir_fail(err, n, "--kernel_name %s clashes with a function of the kernel IR", symbol);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 1), i8 = LLVMInt8TypeInContext(ctx);
   LLVMTypeRef params[4] = {ptr, ptr, ptr, ptr};
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 4, 0);
@@ -102,8 +93,8 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k, 
       if (v->offset + v->bytes > k->weights_size) {
         free(args);
         LLVMDisposeBuilder(b);
-        return fail(err, n, "internal error: constant at %llu (+%llu) outside the weights",
-                    (unsigned long long)v->offset, (unsigned long long)v->bytes);
+        return miir_fail(err, n, "internal error: constant at %llu (+%llu) outside the weights",
+                         (unsigned long long)v->offset, (unsigned long long)v->bytes);
       }
       base = constant_bytes(m, ctx, k->weights + v->offset, v->bytes, i);
       off = 0;
@@ -127,24 +118,6 @@ static bool wrap(LLVMModuleRef m, LLVMContextRef ctx, const miir_kernel_src *k, 
   return true;
 }
 
-/* LLVM's diagnostics never reach MIOpen's stderr: errors become the handle's
- * message, remarks and warnings (e.g. an occupancy target the body asks for and
- * misses, as in tosac's own compile) are dropped. */
-typedef struct llvm_diag {
-  bool error;
-  char message[512];
-} llvm_diag;
-
-static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
-  llvm_diag *d = ctx;
-  if (LLVMGetDiagInfoSeverity(di) != LLVMDSError || d->error)
-    return;
-  char *m = LLVMGetDiagInfoDescription(di);
-  snprintf(d->message, sizeof d->message, "%s", m);
-  LLVMDisposeMessage(m);
-  d->error = true;
-}
-
 static uint8_t *copy_buffer(LLVMMemoryBufferRef mb, size_t *size) {
   *size = LLVMGetBufferSize(mb);
   uint8_t *p = malloc(*size ? *size : 1);
@@ -160,8 +133,8 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char 
   if (!target_parse(target, &tr, err, n))
     return false;
   LLVMContextRef ctx = LLVMContextCreate();
-  llvm_diag diag = {0};
-  LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, &diag);
+  cg_llvm_diag diag = {0}; /* warnings (an occupancy target missed) never reach MIOpen's stderr */
+  LLVMContextSetDiagnosticHandler(ctx, cg_on_llvm_diagnostic, &diag);
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange((const char *)k->bitcode,
                                                                  k->bitcode_size, "kernels", 0);
   LLVMModuleRef m = NULL;
@@ -169,13 +142,13 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char 
   LLVMDisposeMemoryBuffer(mb);
   if (!ok) {
     LLVMContextDispose(ctx);
-    return fail(err, n, "internal error: cannot read the kernel IR");
+    return miir_fail(err, n, "internal error: cannot read the kernel IR");
   }
   ok = wrap(m, ctx, k, symbol, err, n);
   char *msg = NULL;
   LLVMTargetRef t = NULL;
   if (ok && LLVMGetTargetFromTriple("amdgcn-amd-amdhsa", &t, &msg))
-    ok = fail(err, n, "LLVM has no AMDGPU target: %s", msg);
+    ok = miir_fail(err, n, "LLVM has no AMDGPU target: %s", msg);
   LLVMDisposeMessage(msg);
   msg = NULL;
   LLVMTargetMachineRef tm =
@@ -188,12 +161,12 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char 
     LLVMDisposePassBuilderOptions(po);
     if (e) {
       char *em = LLVMGetErrorMessage(e);
-      ok = fail(err, n, "internal error: inlining the kernel failed: %s", em);
+      ok = miir_fail(err, n, "internal error: inlining the kernel failed: %s", em);
       LLVMDisposeErrorMessage(em);
     }
   }
   if (ok && LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
-    ok = fail(err, n, "internal error: the wrapped kernel is invalid IR: %s", msg);
+    ok = miir_fail(err, n, "internal error: the wrapped kernel is invalid IR: %s", msg);
   LLVMDisposeMessage(msg);
   msg = NULL;
   if (ok && ir) {
@@ -203,17 +176,17 @@ bool miir_build_kernel(const miir_kernel_src *k, const char *target, const char 
   }
   LLVMMemoryBufferRef obj = NULL;
   if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj))
-    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id, msg ? msg : "");
+    ok = miir_fail(err, n, "LLVM code generation for %s failed: %s", tr.id, msg ? msg : "");
   LLVMDisposeMessage(msg);
   if (ok && diag.error)
-    ok = fail(err, n, "LLVM code generation for %s failed: %s", tr.id, diag.message);
+    ok = miir_fail(err, n, "LLVM code generation for %s failed: %s", tr.id, diag.message);
   if (ok) {
     cg_object o;
     o.data = copy_buffer(obj, &o.size);
     char lerr[1024];
     ok = cg_link(&o, 1, code, code_size, lerr, sizeof lerr);
     if (!ok)
-      fail(err, n, "linking the %s code object failed: %s", tr.id, lerr);
+      miir_fail(err, n, "linking the %s code object failed: %s", tr.id, lerr);
     free(o.data);
   }
   if (obj)

@@ -164,60 +164,62 @@ static const char *acc_type(const char *in_et) {
   return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : "f32";
 }
 
-/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the
- * result). */
-static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
-                 const int64_t dil[2], const char *letters) {
+/* A convolution op: its zero bias and zero points, then `op %x, %w, ... {acc_type, attrs}`. */
+static void conv_op(gb *b, const char *op, const gv *x, const gv *w, const gv *r,
+                    const char *attrs) {
+  int bias = zero_const(b, r->et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
+  char ta[128], tw[128], tr[128];
+  tensor_type(ta, sizeof ta, x);
+  tensor_type(tw, sizeof tw, w);
+  tensor_type(tr, sizeof tr, r);
+  fprintf(b->f,
+          "  %%v%d = %s %%v%d, %%v%d, %%v%d, %%v%d, %%v%d {acc_type = %s, %s} : (%s, %s, "
+          "tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) -> %s\n",
+          r->id, op, x->id, w->id, bias, xz, wz, acc_type(x->et), attrs, ta, tw, r->et, x->et,
+          w->et, tr);
+}
+
+/* The result of a convolution of x [n,h,w,c] by w [o,y,x,c]: [n,?,?,o] (spatial sizes set by
+ * the caller). */
+static gv conv_result(gb *b, const gv *x, const gv *w, const char *letters) {
   gv r = new_value(b, x);
   snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
   snprintf(r.letters, sizeof r.letters, "%s", letters);
+  r.shape[3] = w->shape[0];
+  return r;
+}
+
+/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the result). */
+static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
+                 const int64_t dil[2], const char *letters) {
+  gv r = conv_result(b, x, w, letters);
   for (int d = 0; d < 2; d++) {
     int64_t span = dil[d] * (w->shape[1 + d] - 1) + 1;
     r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
   }
-  r.shape[3] = w->shape[0];
-  int bias = zero_const(b, r.et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
-  char ta[128], tw[128], tr[128];
-  tensor_type(ta, sizeof ta, x);
-  tensor_type(tw, sizeof tw, w);
-  tensor_type(tr, sizeof tr, &r);
-  fprintf(b->f,
-          "  %%v%d = tosa.conv2d %%v%d, %%v%d, %%v%d, %%v%d, %%v%d {acc_type = "
-          "%s, dilation = "
-          "array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
-          "stride = array<i64: "
-          "%lld, %lld>} : (%s, %s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) "
-          "-> %s\n",
-          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)dil[0], (long long)dil[1],
-          (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3],
-          (long long)stride[0], (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
+           "stride = array<i64: %lld, %lld>",
+           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
+           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_op(b, "tosa.conv2d", x, w, &r, attrs);
   return r;
 }
 
 /* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. */
 static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
                            const int64_t stride[2], const char *letters) {
-  gv r = new_value(b, x);
-  snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
-  snprintf(r.letters, sizeof r.letters, "%s", letters);
+  gv r = conv_result(b, x, w, letters);
   for (int d = 0; d < 2; d++)
     r.shape[1 + d] =
         (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] + w->shape[1 + d];
-  r.shape[3] = w->shape[0];
-  int bias = zero_const(b, r.et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
-  char ta[128], tw[128], tr[128];
-  tensor_type(ta, sizeof ta, x);
-  tensor_type(tw, sizeof tw, w);
-  tensor_type(tr, sizeof tr, &r);
-  fprintf(b->f,
-          "  %%v%d = tosa.transpose_conv2d %%v%d, %%v%d, %%v%d, %%v%d, %%v%d "
-          "{acc_type = %s, "
-          "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: "
-          "%lld, %lld>} : (%s, "
-          "%s, tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) -> %s\n",
-          r.id, x->id, w->id, bias, xz, wz, acc_type(x->et), (long long)out_pad[0],
-          (long long)out_pad[1], (long long)out_pad[2], (long long)out_pad[3], (long long)stride[0],
-          (long long)stride[1], ta, tw, r.et, x->et, w->et, tr);
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: %lld, %lld>",
+           (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
+           (long long)out_pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_op(b, "tosa.transpose_conv2d", x, w, &r, attrs);
   return r;
 }
 

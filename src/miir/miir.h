@@ -34,6 +34,10 @@ typedef struct miir_problem {
   char perf_config[256]; /* "" when absent */
 } miir_problem;
 
+/* Writes the message to err and returns false (every failure of problem.c and abi.c). */
+bool miir_fail(char *err, size_t errsize, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Parse and check; false + message in err. */
 bool miir_parse(const char *options, miir_problem *p, char *err, size_t errsize);
 

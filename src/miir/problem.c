@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t n, const char *fmt, ...) {
+bool miir_fail(char *err, size_t n, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, n, fmt, ap);
@@ -130,7 +129,7 @@ static bool parse_int(const char *name, const char *v, int64_t *out, char *err, 
   char *end;
   long long x = strtoll(v, &end, 10);
   if (!*v || *end || errno || x < 0 || x > (1ll << 31) - 1)
-    return fail(err, n, "--%s: '%s' is not a non-negative integer below 2^31", name, v);
+    return miir_fail(err, n, "--%s: '%s' is not a non-negative integer below 2^31", name, v);
   *out = x;
   return true;
 }
@@ -145,14 +144,14 @@ static bool canon_layout(const char *role, const char *s, char out[8], char *err
   char split = role[0] == 'i' ? 'c' : 'k';
   size_t len = strlen(s);
   if (len < 4 || len > 5)
-    return fail(err, n, "--%s_layout %s: expected 4 or 5 letters (e.g. %s)",
-                role[0] == 'f'   ? "fil"
-                : role[0] == 'i' ? "in"
-                                 : "out",
-                s,
-                role[0] == 'f'   ? "GKCYX"
-                : role[0] == 'i' ? "NGCHW"
-                                 : "NGKHW");
+    return miir_fail(err, n, "--%s_layout %s: expected 4 or 5 letters (e.g. %s)",
+                     role[0] == 'f'   ? "fil"
+                     : role[0] == 'i' ? "in"
+                                      : "out",
+                     s,
+                     role[0] == 'f'   ? "GKCYX"
+                     : role[0] == 'i' ? "NGCHW"
+                                      : "NGKHW");
   char buf[8] = {0};
   int j = 0;
   bool has_g = false;
@@ -171,16 +170,17 @@ static bool canon_layout(const char *role, const char *s, char out[8], char *err
     else
       m = c == 'n' ? 'n' : c == 'c' || c == 'k' ? 'k' : c == 'h' ? 'h' : c == 'w' ? 'w' : 0;
     if (!m || strchr(buf, m))
-      return fail(err, n, "unsupported %s layout '%s': letters are a permutation of %s", role, s,
-                  role[0] == 'f'   ? "G K C Y X (or N C H W)"
-                  : role[0] == 'i' ? "N G C H W"
-                                   : "N G K H W (or C for K)");
+      return miir_fail(err, n, "unsupported %s layout '%s': letters are a permutation of %s", role,
+                       s,
+                       role[0] == 'f'   ? "G K C Y X (or N C H W)"
+                       : role[0] == 'i' ? "N G C H W"
+                                        : "N G K H W (or C for K)");
     if (!has_g && m == split && len == 4)
       buf[j++] = 'g';
     buf[j++] = m;
   }
   if ((int)strlen(buf) != 5 || strspn(buf, want) != 5)
-    return fail(err, n, "unsupported %s layout '%s'", role, s);
+    return miir_fail(err, n, "unsupported %s layout '%s'", role, s);
   memcpy(out, buf, 8);
   return true;
 }
@@ -213,14 +213,14 @@ static bool check_types(miir_problem *p, char *err, size_t n) {
   else
     ok = is_float(i) && !strcmp(i, f) && !strcmp(i, o);
   if (!ok)
-    return fail(err, n,
-                "unsupported types for %s: filter %s, input %s, output %s (supported: "
-                "fp32, fp16, bf16 throughout; forward also i8 -> i32 and fp8/bfp8 -> "
-                "fp32/fp16)",
-                p->op == MIIR_FWD        ? "conv2d"
-                : p->op == MIIR_BWD_DATA ? "conv2d_bwd_data"
-                                         : "conv2d_bwd_weight",
-                f, i, o);
+    return miir_fail(err, n,
+                     "unsupported types for %s: filter %s, input %s, output %s (supported: "
+                     "fp32, fp16, bf16 throughout; forward also i8 -> i32 and fp8/bfp8 -> "
+                     "fp32/fp16)",
+                     p->op == MIIR_FWD        ? "conv2d"
+                     : p->op == MIIR_BWD_DATA ? "conv2d_bwd_data"
+                                              : "conv2d_bwd_weight",
+                     f, i, o);
   return true;
 }
 
@@ -234,7 +234,7 @@ static int64_t conv_out(int64_t in, int64_t pad, int64_t fil, int64_t dil, int64
 bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   memset(p, 0, sizeof *p);
   if (!options)
-    return fail(err, n, "no options");
+    return miir_fail(err, n, "no options");
   int64_t ints[I_COUNT];
   bool have_int[I_COUNT] = {0};
   char strs[S_COUNT][256];
@@ -244,9 +244,10 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   bool too_long;
   while (next_word(&s, word, sizeof word, &too_long)) {
     if (too_long)
-      return fail(err, n, "option word '%.40s...' is longer than %zu bytes", word, sizeof word - 1);
+      return miir_fail(err, n, "option word '%.40s...' is longer than %zu bytes", word,
+                       sizeof word - 1);
     if (word[0] != '-')
-      return fail(err, n, "expected a flag (--name), got '%s'", word);
+      return miir_fail(err, n, "expected a flag (--name), got '%s'", word);
     char *name = word + (word[1] == '-' ? 2 : 1);
     char *eq = strchr(name, '=');
     char value[256];
@@ -258,9 +259,9 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
     while (f < NFLAGS && strcmp(flags[f].name, name))
       f++;
     if (f == NFLAGS)
-      return fail(err, n, "unknown flag --%s", name);
+      return miir_fail(err, n, "unknown flag --%s", name);
     if (!eq && (!next_word(&s, value, sizeof value, &too_long) || too_long))
-      return fail(err, n, too_long ? "--%s: value too long" : "--%s needs a value", name);
+      return miir_fail(err, n, too_long ? "--%s: value too long" : "--%s needs a value", name);
     if (flags[f].kind == F_INT) {
       if (!parse_int(name, value, &ints[flags[f].slot], err, n))
         return false;
@@ -277,13 +278,13 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
                                                     [S_OUT_LAYOUT] = "out_layout"};
   for (int i = 0; i < S_COUNT; i++)
     if (required_str[i] && !have_str[i])
-      return fail(err, n, "missing --%s", required_str[i]);
+      return miir_fail(err, n, "missing --%s", required_str[i]);
   static const int required_int[] = {I_N, I_C, I_K, I_HI, I_WI, I_Y, I_X};
   for (size_t i = 0; i < sizeof required_int / sizeof required_int[0]; i++)
     if (!have_int[required_int[i]]) {
       for (int f = 0; f < NFLAGS; f++)
         if (flags[f].kind == F_INT && flags[f].slot == required_int[i])
-          return fail(err, n, "missing --%s", flags[f].name);
+          return miir_fail(err, n, "missing --%s", flags[f].name);
     }
   const char *opn = strs[S_OPERATION];
   if (!strcmp(opn, "conv2d") || !strcmp(opn, "conv"))
@@ -293,10 +294,10 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   else if (!strcmp(opn, "conv2d_bwd_weight") || !strcmp(opn, "conv_bwd_weight"))
     p->op = MIIR_BWD_WEIGHT;
   else
-    return fail(err, n,
-                "unsupported --operation %s (conv2d, conv2d_bwd_data, "
-                "conv2d_bwd_weight)",
-                opn);
+    return miir_fail(err, n,
+                     "unsupported --operation %s (conv2d, conv2d_bwd_data, "
+                     "conv2d_bwd_weight)",
+                     opn);
   /* --arch: a clang target triple and ID
    * "amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack-" or the ID */
   const char *arch = strs[S_ARCH];
@@ -305,7 +306,7 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   target_request tr;
   char terr[512];
   if (!target_parse(arch, &tr, terr, sizeof terr))
-    return fail(err, n, "--arch %s: %s", strs[S_ARCH], terr);
+    return miir_fail(err, n, "--arch %s: %s", strs[S_ARCH], terr);
   snprintf(p->target, sizeof p->target, "%s", tr.id);
   if (!canon_layout("filter", strs[S_FIL_LAYOUT], p->fil_layout, err, n) ||
       !canon_layout("input", strs[S_IN_LAYOUT], p->in_layout, err, n) ||
@@ -319,8 +320,8 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
   for (int i = 0; i < 3; i++) {
     const char *t = tosa_type(ty[i]);
     if (!t)
-      return fail(err, n, "unsupported --%s %s (fp32, fp16, bf16, i8, i32, fp8, bfp8)", tname[i],
-                  ty[i]);
+      return miir_fail(err, n, "unsupported --%s %s (fp32, fp16, bf16, i8, i32, fp8, bfp8)",
+                       tname[i], ty[i]);
     snprintf(dst[i], 16, "%s", t);
   }
   if (!check_types(p, err, n))
@@ -357,27 +358,28 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
                   {"groupsize", p->groups}};
   for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
     if (positive[i].v < 1)
-      return fail(err, n, "--%s must be at least 1", positive[i].name);
+      return miir_fail(err, n, "--%s must be at least 1", positive[i].name);
   if (p->c % p->groups || p->k % p->groups)
-    return fail(err, n,
-                "--groupsize %d does not divide --in_channels %lld and "
-                "--out_channels %lld",
-                p->groups, (long long)p->c, (long long)p->k);
+    return miir_fail(err, n,
+                     "--groupsize %d does not divide --in_channels %lld and "
+                     "--out_channels %lld",
+                     p->groups, (long long)p->c, (long long)p->k);
   int64_t ho = conv_out(p->hi, p->pad_t + p->pad_b, p->y, p->dil_h, p->stride_h);
   int64_t wo = conv_out(p->wi, p->pad_l + p->pad_r, p->x, p->dil_w, p->stride_w);
   if (!ho || !wo)
-    return fail(err, n,
-                "the %lldx%lld filter (dilation %lldx%lld) does not fit the padded "
-                "%lldx%lld input",
-                (long long)p->y, (long long)p->x, (long long)p->dil_h, (long long)p->dil_w,
-                (long long)(p->hi + p->pad_t + p->pad_b), (long long)(p->wi + p->pad_l + p->pad_r));
+    return miir_fail(err, n,
+                     "the %lldx%lld filter (dilation %lldx%lld) does not fit the padded "
+                     "%lldx%lld input",
+                     (long long)p->y, (long long)p->x, (long long)p->dil_h, (long long)p->dil_w,
+                     (long long)(p->hi + p->pad_t + p->pad_b),
+                     (long long)(p->wi + p->pad_l + p->pad_r));
   p->ho = have_int[I_HO] ? ints[I_HO] : ho;
   p->wo = have_int[I_WO] ? ints[I_WO] : wo;
   if (p->ho != ho || p->wo != wo)
-    return fail(err, n,
-                "--out_h %lld --out_w %lld are inconsistent with the problem: the "
-                "convolution gives %lldx%lld",
-                (long long)p->ho, (long long)p->wo, (long long)ho, (long long)wo);
+    return miir_fail(err, n,
+                     "--out_h %lld --out_w %lld are inconsistent with the problem: the "
+                     "convolution gives %lldx%lld",
+                     (long long)p->ho, (long long)p->wo, (long long)ho, (long long)wo);
   /* Tensor sizes in elements must stay far below 2^40 bytes; the emulator and
    * TOSA both use 64-bit indexing, but an absurd request should fail here, not
    * in an allocation. */
@@ -386,16 +388,16 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
                      (double)p->n * p->k * p->ho * p->wo};
   for (int i = 0; i < 3; i++)
     if (elems[i] > (double)(1ll << 34))
-      return fail(err, n, "the %s tensor has %.0f elements; at most 2^34 are supported",
-                  i == 0   ? "input"
-                  : i == 1 ? "filter"
-                           : "output",
-                  elems[i]);
+      return miir_fail(err, n, "the %s tensor has %.0f elements; at most 2^34 are supported",
+                       i == 0   ? "input"
+                       : i == 1 ? "filter"
+                                : "output",
+                       elems[i]);
   snprintf(p->kernel_name, sizeof p->kernel_name, "%s",
            have_str[S_KERNEL_NAME] ? strs[S_KERNEL_NAME] : "mlir_gen_igemm_conv2d");
   for (const char *c = p->kernel_name; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '$')
-      return fail(err, n, "--kernel_name %s: not a symbol name", p->kernel_name);
+      return miir_fail(err, n, "--kernel_name %s: not a symbol name", p->kernel_name);
   if (have_str[S_PERF_CONFIG])
     snprintf(p->perf_config, sizeof p->perf_config, "%s", strs[S_PERF_CONFIG]);
   return true;
