@@ -142,6 +142,33 @@ create() {
 
 BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_layout GNCHW --in_layout NGCHW --out_layout NGCHW --batchsize 1 --in_channels 4 --out_channels 4 --in_h 5 --in_w 5 --fil_h 3 --fil_w 3"
 
+@test "kernel groups of ResNet-50's 3x3 64->64 layer (NHWC fp16, batch 32) on gfx90a: backward weight splits its N*Ho*Wo reduction" {
+  local layer="fp16 nhwc 1 32 64 64 56 56 3 3 1 1 1"
+  run "$CLIENT" --create "$(opts conv2d gfx90a $layer) --kernel_id 0"
+  assert_line "kernels 1 workspace 0"
+  run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $layer) --kernel_id 0"
+  assert_line "kernels 2 workspace 73728"
+  # x and dy to CHWN/KHWN, split-K GEMM into f32 partials, the combine to f16, the transpose to
+  # KYXC: the partials (23 x 64x3x3x64 f32) after the two 12.8 MB transposes in the workspace
+  TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/bw.mlir" run "$CLIENT" --create "$(opts conv2d_bwd_weight gfx90a $layer) --kernel_id 4"
+  assert_line "kernels 5 workspace 29081600"
+  assert_line "bin 0"
+  run "$BUILD/bin/tosac" "$BATS_TEST_TMPDIR/bw.mlir" --emit=partitions --offload-arch=gfx90a --init=kernel
+  assert_line --regexp "^  kernel 2 tosac_k2_conv2d_splitk over tensor<64x3x3x64xf16>$"
+  assert_line --regexp "^  buffer 7 workspace tensor<23x64x3x3x64xf32> .*"
+}
+
+@test "bf16 (every operation) compiles and lowers on gfx90a, gfx1100, gfx1030 (the emulator's JIT lacks __truncsfbf2 here, so no numbers)" {
+  for t in gfx90a gfx1100 gfx1030; do
+    for op in conv2d conv2d_bwd_data conv2d_bwd_weight; do
+      run "$CLIENT" --lower "$(opts $op $t bf16 nhwc 1 2 8 8 9 11 3 3 2 1 1)"
+      assert_success
+      assert_line --regexp "^handles to binaries: [0-9.]+ s$"
+      refute_output --partial "code 0 bytes"
+    done
+  done
+}
+
 @test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
   create "$BASE --kernel_id 4"
   assert_line "kernels 4 workspace 1536"
