@@ -144,7 +144,16 @@ static miir_compiled *compile(const miir_problem *key, char *err, size_t n) {
             tosac_options_set_jobs(o, 1) == TOSAC_OK;
   if (!ok)
     snprintf(err, n, "internal error: %s", tosac_options_error(o));
-  if (ok && key->perf_config[0] && tosac_options_set_perf_config(o, key->perf_config) != TOSAC_OK)
+  /* rocMLIR's tuning strings ("v2:128,128,4,...") are no tosac tile: the problem still builds
+   * with tosac's own tile, but the tuning query says the string does not apply */
+  bool foreign = key->perf_config[0] && !strchr(key->perf_config, '=');
+  if (foreign)
+    snprintf(c->tuning_why, sizeof c->tuning_why,
+             "--perf_config %s: not a tosac tile (bm=..,bn=..,...; docs/gemm.md); the kernels use "
+             "tosac's own tile",
+             key->perf_config);
+  else if (ok && key->perf_config[0] &&
+           tosac_options_set_perf_config(o, key->perf_config) != TOSAC_OK)
     snprintf(c->why, sizeof c->why, "--perf_config %s: %s", key->perf_config,
              tosac_options_error(o));
   if (ok && !c->why[0]) {
@@ -152,7 +161,7 @@ static miir_compiled *compile(const miir_problem *key, char *err, size_t n) {
     if (tosac_result_status(c->r) != TOSAC_OK) {
       char msg[1024];
       compile_error(c->r, msg, sizeof msg);
-      if (key->perf_config[0]) /* the tile's failure: not applicable, still a handle */
+      if (key->perf_config[0] && !foreign) /* the tile's failure: not applicable, still a handle */
         snprintf(c->why, sizeof c->why, "--perf_config %s: %s", key->perf_config, msg);
       else
         snprintf(err, n, "%s", msg), ok = false;

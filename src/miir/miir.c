@@ -77,8 +77,8 @@ MiirStatus miirLowerTuningParams(MiirHandle handle) {
   miir_handle *h = handle;
   if (!h)
     return set_error("NULL handle"), MIIR_INVALID_PARAM;
-  if (h->c->why[0])
-    return set_error("%s", h->c->why), MIIR_BUILD_FAILURE;
+  if (h->c->why[0] || h->c->tuning_why[0])
+    return set_error("%s", h->c->why[0] ? h->c->why : h->c->tuning_why), MIIR_BUILD_FAILURE;
   return MIIR_SUCCESS;
 }
 

@@ -87,7 +87,8 @@ typedef struct tosac_result tosac_result;
 typedef struct miir_compiled {
   miir_problem key; /* kernel_id 0, no kernel_name */
   int refs;
-  char why[2048]; /* non-empty: only the --perf_config failed (not applicable) */
+  char why[2048];       /* non-empty: only the --perf_config failed (not applicable) */
+  char tuning_why[512]; /* non-empty: a --perf_config that is not a tosac tile (ignored) */
   tosac_result *r;
   int nkernels; /* launch order */
   miir_kernel_info *kernels;

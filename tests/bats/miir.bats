@@ -204,11 +204,15 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   assert_output "NULL: --in_w: '-3' is not a non-negative integer below 2^31"
 }
 
-@test "--perf_config: an infeasible tile is MIIR_BUILD_FAILURE from miirLowerTuningParams, a feasible one succeeds" {
+@test "--perf_config: an infeasible tile is MIIR_BUILD_FAILURE, a feasible one succeeds, rocMLIR's strings are not applicable but build" {
   create "$BASE --kernel_id 0 --perf_config bm=7"
   assert_line "tuning 3"
   assert_line --partial "bin 3: --perf_config bm=7: tosac: --perf-config:"
   create "$BASE --kernel_id 0 --perf_config bm=32,bn=32,bk=16"
   assert_line "tuning 0"
+  assert_line "bin 0"
+  # rocMLIR's tuning strings from MIOpen's perf database: not applicable, the kernels still build
+  create "$BASE --kernel_id 0 --perf_config v2:128,128,8,64,64,4,1,1,1"
+  assert_line "tuning 3"
   assert_line "bin 0"
 }
