@@ -267,7 +267,7 @@ $(BUILD)/lib/libtosac-miir.so: $(MIIR_OBJ) $(BUILD)/libtosac.a src/miir/miir.map
 $(BUILD)/obj/tests/miir/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__ -Isrc/miir
 $(BUILD)/bin/miir-client: $(BUILD)/obj/tests/miir/miir_client.o $(BUILD)/lib/libtosac-miir.so $(BUILD)/lib/libtosac-hipemu.so
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac-miir -ltosac-hipemu -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac-miir -ltosac-hipemu -lm -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
 .PHONY: install-miir
 install: install-miir
 install-miir: $(BUILD)/lib/libtosac-miir.so

@@ -169,6 +169,12 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   done
 }
 
+@test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
+  run "$CLIENT" --threads 4 "$BASE"
+  assert_success
+  assert_output "threads 4 kernels 4 identical"
+}
+
 @test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
   create "$BASE --kernel_id 4"
   assert_line "kernels 4 workspace 1536"

@@ -15,6 +15,7 @@
  * "OK"; exit 1 on a mismatch, 2 on an API failure.
  *
  *   miir-client --lower "OPTIONS"   (every handle and binary, no launch: "handles to binaries: S")
+ *   miir-client --threads N "OPTIONS"   (N threads lowering every kernel at once: same bytes?)
  *   miir-client --create "OPTIONS"  (OPTIONS complete, with --kernel_id)
  *
  * Only the API's answers: "NULL: <tosac_miir_error()>" or "kernels N workspace
@@ -24,6 +25,7 @@
 
 #include <hip/hip_runtime_api.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +214,62 @@ static MiirHandle create(const char *opts, int id, char *name) {
   return h;
 }
 
+/* --threads N: N threads build every kernel of the same problem at once (the shared compile,
+ * its reference counts); every thread must get the same code objects. Prints "threads N
+ * kernels K identical". */
+typedef struct lower_job {
+  const char *opts;
+  int count;
+  size_t sizes[64];
+  char *bins[64];
+  int failed;
+} lower_job;
+
+static void *lower_all(void *arg) {
+  lower_job *j = arg;
+  for (int id = 0; id < j->count && id < 64; id++) {
+    char *s = malloc(strlen(j->opts) + 128);
+    sprintf(s, "%s --kernel_id %d --kernel_name k%d", j->opts, id, id);
+    MiirHandle h = miirCreateHandle(s);
+    free(s);
+    size_t size = 0;
+    if (!h || miirLowerBin(h) || miirBufferGet(h, NULL, &size)) {
+      j->failed = 1;
+      if (h)
+        miirDestroyHandle(h);
+      return NULL;
+    }
+    j->bins[id] = malloc(size);
+    j->sizes[id] = size;
+    miirBufferGet(h, j->bins[id], &size);
+    miirDestroyHandle(h);
+  }
+  return NULL;
+}
+
+static int threads_test(int n, const char *opts) {
+  char name[64];
+  MiirHandle h = create(opts, 0, name);
+  int count = miirGetKernelCount(h);
+  miirDestroyHandle(h);
+  lower_job *jobs = calloc((size_t)n, sizeof *jobs);
+  pthread_t *t = calloc((size_t)n, sizeof *t);
+  for (int i = 0; i < n; i++) {
+    jobs[i].opts = opts, jobs[i].count = count;
+    pthread_create(&t[i], NULL, lower_all, &jobs[i]);
+  }
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    pthread_join(t[i], NULL);
+    bad |= jobs[i].failed;
+    for (int id = 0; !bad && id < count; id++)
+      bad |= jobs[i].sizes[id] != jobs[0].sizes[id] ||
+             memcmp(jobs[i].bins[id], jobs[0].bins[id], jobs[0].sizes[id]);
+  }
+  printf("threads %d kernels %d %s\n", n, count, bad ? "DIFFER" : "identical");
+  return bad;
+}
+
 static int create_only(const char *opts) {
   MiirHandle h = miirCreateHandle(opts);
   if (!h) {
@@ -232,6 +290,8 @@ static int create_only(const char *opts) {
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--create"))
     return create_only(argv[2]);
+  if (argc == 4 && !strcmp(argv[1], "--threads"))
+    return threads_test(atoi(argv[2]), argv[3]);
   /* --lower: MIOpen's build steps only (every handle and binary, in one process), timed */
   bool lower_only = argc == 3 && !strcmp(argv[1], "--lower");
   struct timespec t0;
@@ -298,7 +358,8 @@ int main(int argc, char **argv) {
   if (lower_only) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("handles to binaries: %.3f s\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    printf("handles to binaries: %.3f s\n",
+           (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
     return 0;
   }
 
