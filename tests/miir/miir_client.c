@@ -267,6 +267,11 @@ static int threads_test(int n, const char *opts) {
              memcmp(jobs[i].bins[id], jobs[0].bins[id], jobs[0].sizes[id]);
   }
   printf("threads %d kernels %d %s\n", n, count, bad ? "DIFFER" : "identical");
+  for (int i = 0; i < n; i++)
+    for (int id = 0; id < count && id < 64; id++)
+      free(jobs[i].bins[id]);
+  free(jobs);
+  free(t);
   return bad;
 }
 
@@ -313,6 +318,11 @@ int main(int argc, char **argv) {
   p.dh = iflag(opts, "dilation_h", 1), p.dw = iflag(opts, "dilation_w", 1);
   p.sh = iflag(opts, "conv_stride_h", 1), p.sw = iflag(opts, "conv_stride_w", 1);
   p.ph = iflag(opts, "padding_h", 0), p.pw = iflag(opts, "padding_w", 0);
+  /* --out_h/--out_w are optional to the library: the definition's sizes when absent */
+  if (!p.ho)
+    p.ho = (p.hi + 2 * p.ph - p.dh * (p.y - 1) - 1) / p.sh + 1;
+  if (!p.wo)
+    p.wo = (p.wi + 2 * p.pw - p.dw * (p.x - 1) - 1) / p.sw + 1;
   sflag(opts, "fil_layout", p.fl, "GKCYX");
   sflag(opts, "in_layout", p.il, "NGCHW");
   sflag(opts, "out_layout", p.ol, "NGKHW");
@@ -459,5 +469,7 @@ int main(int argc, char **argv) {
       hipFree(d[t]);
   for (int id = 0; id < count; id++)
     hipModuleUnload(mods[id]);
+  free(mods), free(fns), free(gsz), free(lsz);
+  free(hf), free(hi), free(ho), free(got), free(ref);
   return 0;
 }
