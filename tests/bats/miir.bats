@@ -169,6 +169,17 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   done
 }
 
+@test "bf16 numbers: forward, backward data, backward weight on gfx90a, gfx1100, gfx1030 (needs the emulator's bf16 conversions)" {
+  TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" 1 "$(opts conv2d gfx90a bf16 nhwc 1 1 4 4 5 5 3 3 1 1 1)"
+  [[ "$output" != *"Symbols not found: [ __truncsfbf2 ]"* ]] ||
+    skip "this emulator's JIT has no __truncsfbf2 (bf16 conversions)"
+  for t in gfx90a gfx1100 gfx1030; do
+    conv 11 $t conv2d bf16 nhwc 2 2 4 6 9 7 3 3 2 1 1
+    conv 12 $t conv2d_bwd_data bf16 nchw 1 2 4 6 9 7 3 3 2 1 1
+    conv 13 $t conv2d_bwd_weight bf16 nhwc 1 3 4 6 9 7 3 3 2 1 1
+  done
+}
+
 @test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
   run "$CLIENT" --threads 4 "$BASE"
   assert_success
