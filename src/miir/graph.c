@@ -223,6 +223,25 @@ static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pa
   return r;
 }
 
+/* depthwise_conv2d of x [n,h,w,c] with w [y,x,c,m] -> [n,oh,ow,c*m]. */
+static gv depthwise_conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4],
+                           const int64_t stride[2], const int64_t dil[2]) {
+  gv r = conv_result(b, x, w, "nhwk");
+  for (int d = 0; d < 2; d++) {
+    int64_t span = dil[d] * (w->shape[d] - 1) + 1;
+    r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
+  }
+  r.shape[3] = w->shape[2] * w->shape[3];
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
+           "stride = array<i64: %lld, %lld>",
+           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
+           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_op(b, "tosa.depthwise_conv2d", x, w, &r, attrs);
+  return r;
+}
+
 /* Zeros between x's rows and columns (dims 1 and 2 of [n,h,w,c]): h*sh x w*sw,
  * x at multiples. */
 static gv upsample(gb *b, const gv *x, int64_t sh, int64_t sw) {
@@ -305,6 +324,26 @@ static gv drop_g(gb *b, const gv *x) {
   for (int i = 0; i < 5; i++)
     if (x->letters[i] != 'g')
       s4[j] = x->shape[i], l4[j++] = x->letters[i];
+  l4[j] = 0;
+  return reshape(b, x, 4, s4, l4);
+}
+
+/* x without its dimension `l` (size 1; a reshape), the rest renamed by `rename` (pairs of
+ * letters, "gc": g becomes c). */
+static gv drop_dim(gb *b, const gv *x, char l, const char *rename) {
+  int64_t s4[4];
+  char l4[8];
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (x->letters[i] != l) {
+      char c = x->letters[i];
+      for (const char *r = rename; r[0] && r[1]; r += 2)
+        if (c == r[0]) {
+          c = r[1];
+          break;
+        }
+      s4[j] = x->shape[i], l4[j++] = c;
+    }
   l4[j] = 0;
   return reshape(b, x, 4, s4, l4);
 }
@@ -450,6 +489,25 @@ int miir_result_slot(const miir_problem *p) {
                                   : MIIR_SLOT_FILTER;
 }
 
+/* Forward with one input channel per group (depthwise, channel multiplier K/G): one
+ * depthwise_conv2d instead of a convolution per group. x [n,g,1,h,w] (any order), w
+ * [g,m,1,y,x] -> y [n,g,m,ho,wo]. */
+static gv forward_depthwise(gb *b, const miir_problem *p, const gv *x5, const gv *w5) {
+  gv x = drop_dim(b, x5, 'c', "gc"); /* the group is the channel */
+  x = transpose(b, &x, "nhwc");
+  gv w = drop_dim(b, w5, 'c', "gc");
+  w = transpose(b, &w, "yxck");
+  int64_t keep_h, keep_w;
+  int64_t pb = fit_pad(x.shape[1], p->pad_t, p->pad_b, p->y, p->dil_h, p->stride_h, p->ho, &keep_h);
+  int64_t pr = fit_pad(x.shape[2], p->pad_l, p->pad_r, p->x, p->dil_w, p->stride_w, p->wo, &keep_w);
+  gv xc = crop_hw(b, &x, keep_h, keep_w);
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
+          dil[2] = {p->dil_h, p->dil_w};
+  gv r = depthwise_conv2d(b, &xc, &w, pad, stride, dil);
+  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, p->k / p->groups};
+  return reshape(b, &r, 5, s5, "nhwgk");
+}
+
 char *miir_graph(const miir_problem *p) {
   char *text = NULL;
   size_t len = 0;
@@ -471,6 +529,15 @@ char *miir_graph(const miir_problem *p) {
   int groups = p->groups;
   gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups, *gr = gw + groups;
   const char *res_letters;
+  if (p->op == MIIR_FWD && groups > 1 && p->c == groups) {
+    gv r = forward_depthwise(&b, p, &args[1], &args[0]);
+    r = cast(&b, &r, res.et);
+    r = transpose(&b, &r, p->out_layout);
+    fprintf(b.f, "  return %%v%d : %s\n}\n", r.id, tr);
+    free(ga);
+    fclose(b.f);
+    return text;
+  }
   if (p->op == MIIR_FWD) {
     split_groups(&b, &args[1], "nhwc", ga);
     split_groups(&b, &args[0], "kyxc", gw);

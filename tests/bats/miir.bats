@@ -102,6 +102,15 @@ random_convs() {
   assert_output --partial "NULL: tosac: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none"
 }
 
+@test "forward depthwise (one input channel per group, multiplier 1 and 2) is one depthwise_conv2d, not a kernel per group" {
+  conv 14 gfx1100 conv2d fp16 nhwc 8 2 8 16 9 11 3 3 2 2 1
+  assert_line "kernels 2 workspace 512" # the filter to YXCM, the depthwise convolution
+  conv 15 gfx90a conv2d fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
+  assert_line "kernels 4 workspace 13312"
+  conv 16 gfx1030 conv2d fp32 nchw 4 1 4 12 7 6 5 5 2 1 2
+  conv 17 gfx90a conv2d i8 nhwc 6 2 6 12 9 11 3 3 1 1 1 i32
+}
+
 @test "forward: seeded random fp32 and fp16 problems on gfx90a, gfx1100, gfx1030" {
   random_convs 11 gfx90a conv2d fp32 3
   random_convs 12 gfx1100 conv2d fp16 3
