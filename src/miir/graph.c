@@ -431,20 +431,15 @@ static gv forward_group(gb *b, const miir_problem *p, const gv *x, const gv *w) 
 }
 
 /* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
-static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
-  int64_t otop = -p->pad_t, oleft = -p->pad_l;
-  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
-  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
-  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
-  if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
-    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
-    return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
-  }
+/* The stride-1 convolution backward data becomes with dilation: dy upsampled by the stride,
+ * cropped and padded so the output is hi x wi, convolved with the filter flipped (w's spatial
+ * axes at `axis`, `axis` + 1). depthwise: w is [y,x,c,1] and the op depthwise_conv2d. */
+static gv bwd_data_upsampled(gb *b, const miir_problem *p, const gv *dy, const gv *w, int axis,
+                             bool depthwise) {
   gv u = upsample(b, dy, p->stride_h, p->stride_w);
-  gv wf = reverse(b, w, 1);
-  wf = reverse(b, &wf, 2);
-  /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the
-   * output is hi */
+  gv wf = reverse(b, w, axis);
+  wf = reverse(b, &wf, axis + 1);
+  /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the output is hi */
   int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t, (p->x - 1) * p->dil_w - p->pad_l};
   int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x}, dil[2] = {p->dil_h, p->dil_w};
   int64_t pad[4];
@@ -460,7 +455,21 @@ static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w
     pad[2 * d] = lo, pad[2 * d + 1] = need - lo - len;
   }
   int64_t one[2] = {1, 1};
-  return conv2d(b, &u, &wf, pad, one, dil, "nhwc");
+  return depthwise ? depthwise_conv2d(b, &u, &wf, pad, one, dil)
+                   : conv2d(b, &u, &wf, pad, one, dil, "nhwc");
+}
+
+/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
+static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
+  int64_t otop = -p->pad_t, oleft = -p->pad_l;
+  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
+  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
+  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
+  if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
+    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
+    return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
+  }
+  return bwd_data_upsampled(b, p, dy, w, 1, false);
 }
 
 /* x [c,hi,wi,n], dy [k,ho,wo,n] -> dw [c,y,x,k] */
@@ -508,6 +517,19 @@ static gv forward_depthwise(gb *b, const miir_problem *p, const gv *x5, const gv
   return reshape(b, &r, 5, s5, "nhwgk");
 }
 
+/* Backward data of a depthwise problem with multiplier 1 (K = C = G): dy [n,g,1,ho,wo], w
+ * [g,1,1,y,x] -> dx [n,g,1,hi,wi] by one depthwise convolution of the upsampled dy with the
+ * flipped filter. */
+static gv bwd_data_depthwise(gb *b, const miir_problem *p, const gv *dy5, const gv *w5) {
+  gv dy = drop_dim(b, dy5, 'k', "gc");
+  dy = transpose(b, &dy, "nhwc");
+  gv w = drop_dim(b, w5, 'c', "gc");
+  w = transpose(b, &w, "yxck");
+  gv r = bwd_data_upsampled(b, p, &dy, &w, 0, true);
+  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, 1};
+  return reshape(b, &r, 5, s5, "nhwgc");
+}
+
 char *miir_graph(const miir_problem *p) {
   char *text = NULL;
   size_t len = 0;
@@ -529,10 +551,13 @@ char *miir_graph(const miir_problem *p) {
   int groups = p->groups;
   gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups, *gr = gw + groups;
   const char *res_letters;
-  if (p->op == MIIR_FWD && groups > 1 && p->c == groups) {
-    gv r = forward_depthwise(&b, p, &args[1], &args[0]);
+  bool depthwise_fwd = p->op == MIIR_FWD && groups > 1 && p->c == groups;
+  bool depthwise_bwd = p->op == MIIR_BWD_DATA && groups > 1 && p->c == groups && p->k == groups;
+  if (depthwise_fwd || depthwise_bwd) {
+    gv r = depthwise_fwd ? forward_depthwise(&b, p, &args[1], &args[0])
+                         : bwd_data_depthwise(&b, p, &args[1], &args[0]);
     r = cast(&b, &r, res.et);
-    r = transpose(&b, &r, p->out_layout);
+    r = transpose(&b, &r, depthwise_fwd ? p->out_layout : p->in_layout);
     fprintf(b.f, "  return %%v%d : %s\n}\n", r.id, tr);
     free(ga);
     fclose(b.f);

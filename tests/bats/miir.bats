@@ -111,6 +111,15 @@ random_convs() {
   conv 17 gfx90a conv2d i8 nhwc 6 2 6 12 9 11 3 3 1 1 1 i32
 }
 
+@test "backward data of depthwise problems (multiplier 1) is one depthwise_conv2d of the upsampled dy; multiplier 2 takes the per-group path" {
+  conv 18 gfx1100 conv2d_bwd_data fp16 nhwc 8 2 8 8 9 11 3 3 2 2 1
+  assert_line "kernels 5 workspace 3072"
+  conv 19 gfx90a conv2d_bwd_data fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
+  conv 20 gfx1030 conv2d_bwd_data fp32 nhwc 4 1 4 4 7 6 5 5 2 1 2
+  conv 21 gfx90a conv2d_bwd_data fp32 nhwc 4 1 4 8 7 6 3 3 2 1 1
+  assert_line "kernels 14 workspace 2560"
+}
+
 @test "forward: seeded random fp32 and fp16 problems on gfx90a, gfx1100, gfx1030" {
   random_convs 11 gfx90a conv2d fp32 3
   random_convs 12 gfx1100 conv2d fp16 3
