@@ -253,3 +253,59 @@ $(BUILD)/lib/libtosac-hipemu.so: $(HIPEMU_OBJ) $(EMU_OBJ) $(BUILD)/obj/tools/tos
 	$(CXX) $(SAN) -shared -Wl,--version-script=tools/hipemu/hipemu.map -Wl,-soname,libtosac-hipemu.so \
 	  $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 -include $(HIPEMU_OBJ:.o=.d)
+
+# ---------------------------------------------------------------- libtosac-miir (docs/miopen.md)
+# MIOpen's Miir.h interface over libtosac: src/miir/ (+ libtosac.a), its header installed as
+# include/tosac/Miir.h with a pkg-config file; tests/miir/miir_client.c is the MIOpen-like
+# client that tests/bats/miir.bats runs on libtosac-hipemu.
+MIIR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard src/miir/*.c)))
+all: $(BUILD)/lib/libtosac-miir.so $(BUILD)/bin/miir-client
+$(BUILD)/lib/libtosac-miir.so: $(MIIR_OBJ) $(BUILD)/libtosac.a src/miir/miir.map
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) -shared -Wl,--version-script=src/miir/miir.map -Wl,-soname,libtosac-miir.so \
+	  -Wl,--no-undefined $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+$(BUILD)/obj/tests/miir/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__ -Isrc/miir
+$(BUILD)/bin/miir-client: $(BUILD)/obj/tests/miir/miir_client.o $(BUILD)/lib/libtosac-miir.so $(BUILD)/lib/libtosac-hipemu.so
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac-miir -ltosac-hipemu -lm -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
+.PHONY: install-miir
+install: install-miir
+install-miir: $(BUILD)/lib/libtosac-miir.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/tosac
+	install -m 755 $(BUILD)/lib/libtosac-miir.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 src/miir/Miir.h $(DESTDIR)$(PREFIX)/include/tosac/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TOSAC_VERSION)|g' src/miir/tosac-miir.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tosac-miir.pc
+# make fuzz-miir FUZZ_SECONDS=N: libFuzzer on the option parser (+ the frontend on its graphs)
+$(BUILD)/bin/fuzz-miir: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_miir.o $(BUILD)/fuzz-obj/src/miir/problem.o \
+  $(BUILD)/fuzz-obj/src/miir/graph.o $(FUZZ_LIBOBJ) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	clang++-22 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $^ -o $@ $(LDLIBS)
+.PHONY: fuzz-miir
+fuzz-miir: $(BUILD)/bin/fuzz-miir
+	mkdir -p $(BUILD)/fuzz/miir/corpus
+	cd $(BUILD)/fuzz/miir && $(abspath $(BUILD))/bin/fuzz-miir -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 corpus \
+	  $(abspath tests/fuzz/seeds/miir)
+.PHONY: bench-miir
+bench: bench-miir
+bench-miir: $(BUILD)/bin/miir-client $(BUILD)/bin/tosac
+	tests/bench/miir_bench.sh $(BUILD)
+-include $(MIIR_OBJ:.o=.d) $(BUILD)/obj/tests/miir/miir_client.d
+# ---------------------------------------------------------------- end of libtosac-miir
+
+# ---------------------------------------------------------------- Python module (docs/python.md)
+# python/tosac: ctypes over libtosac.so, installed into the Python site directory PYTHON_SITE
+# with _paths.py naming the installed library and tosac-run
+# (PREFIX=/usr/local: /usr/local/lib/python3.X/dist-packages, on Debian's python3 path; another
+# PREFIX keeps the module under it, for PYTHONPATH)
+PYTHON_VERSION := $(shell /usr/bin/python3 -c "import sys; print('%d.%d' % sys.version_info[:2])" 2>/dev/null)
+PYTHON_SITE ?= $(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages
+.PHONY: install-python
+install: install-python
+install-python:
+	install -d $(DESTDIR)$(PYTHON_SITE)/tosac
+	install -m 644 python/tosac/__init__.py $(DESTDIR)$(PYTHON_SITE)/tosac/
+	printf 'LIBRARY = "%s"\nBINDIR = "%s"\n' $(PREFIX)/lib/libtosac.so.$(SO_MAJOR) $(PREFIX)/bin \
+	  > $(DESTDIR)$(PYTHON_SITE)/tosac/_paths.py
+# ---------------------------------------------------------------- end of Python module

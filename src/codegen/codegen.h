@@ -136,6 +136,14 @@ typedef struct cg_object {
   uint8_t *data; /* malloc */
   size_t size;
 } cg_object;
+/* LLVM reports backend errors (e.g. resource limits) through the context; without a handler
+ * it would exit the process. cg_on_llvm_diagnostic (for LLVMContextSetDiagnosticHandler, ctx a
+ * cg_llvm_diag) keeps the first error's message and drops warnings and remarks. */
+typedef struct cg_llvm_diag {
+  char message[512];
+  bool error;
+} cg_llvm_diag;
+void cg_on_llvm_diagnostic(LLVMDiagnosticInfoRef info, void *ctx);
 /* Link relocatable objects, in this order, into one shared code object (ld.lld -shared), in
  * process; calls are serialised (lld is not thread-safe). */
 bool cg_link(const cg_object *objs, int n, uint8_t **out, size_t *out_size, char *err,

@@ -38,15 +38,8 @@ static double lap_ms(struct timespec *t0) {
   return ms;
 }
 
-/* LLVM reports backend errors (e.g. resource limits) through the context; without a handler
- * it would exit the process. Keep the first error message for the diagnostic. */
-typedef struct llvm_diag_state {
-  char message[512];
-  bool error;
-} llvm_diag_state;
-
-static void on_llvm_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
-  llvm_diag_state *s = ctx;
+void cg_on_llvm_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
+  cg_llvm_diag *s = ctx;
   if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || s->error)
     return;
   char *msg = LLVMGetDiagInfoDescription(info);
@@ -290,8 +283,8 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   /* A context of its own: a module's bitcode (the embedded IR, the cache key) records context
    * state such as metadata kinds that earlier work items on the same thread would register. */
   LLVMContextRef ctx = LLVMContextCreate();
-  llvm_diag_state lds = {0};
-  LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
+  cg_llvm_diag lds = {0};
+  LLVMContextSetDiagnosticHandler(ctx, cg_on_llvm_diagnostic, &lds);
   LLVMModuleRef m = new_module(ctx, tm, b->g->entry ? b->g->entry : "tosac", cov);
   cg_builder cb;
   cg_builder_init(&cb, ctx, m, tm, p->target, d);
@@ -388,8 +381,8 @@ static bool ir_outputs(const cg_batch *b, int target, cg_chunk *chunks, int n, c
     LLVMDisposeMessage(ir);
   }
   if (ok && b->opt->want_asm) {
-    llvm_diag_state lds = {0};
-    LLVMContextSetDiagnosticHandler(ctx, on_llvm_diagnostic, &lds);
+    cg_llvm_diag lds = {0};
+    LLVMContextSetDiagnosticHandler(ctx, cg_on_llvm_diagnostic, &lds);
     LLVMMemoryBufferRef as = NULL;
     ok = emit(thread_tm(t, b, target, d), m, LLVMAssemblyFile, &as, d, "assembly");
     if (ok) {

@@ -1,0 +1,592 @@
+/* graph.c: a miir_problem as a TOSA function (docs/miopen.md "The graphs").
+ *
+ * Every tensor is 5-D in MIOpen's layout (the group dimension included, size 1
+ * without groups). Each group's 4-D slice is brought to TOSA's layouts (NHWC
+ * data, OHWI filters) by transposes, convolved, and the groups' results are
+ * concatenated and transposed back: forward          conv2d(x[n,h,w,c],
+ * w[k,y,x,c]) -> y[n,h,w,k] backward data    transpose_conv2d(dy[n,h,w,k],
+ * w[c,y,x,k]) -> dx[n,h,w,c] (dilation 1); with dilation: dy upsampled by the
+ * stride (zeros between), conv2d with the filter flipped, dilated, stride 1
+ *   backward weight  conv2d(x[c,h,w,n], dy[k,h,w,n]) with stride and dilation
+ * swapped -> dw[c,y,x,k]: the batch is the reduction channel TOSA wants an
+ * exact output size, (in + pads - span) divisible by the stride; MIOpen's sizes
+ * round down, so the trailing padding shrinks by the remainder (rows no output
+ * reads), and where it would go negative the input is cropped instead. */
+#include "miir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gv {
+  int id;
+  int rank;
+  int64_t shape[6];
+  char et[16];
+  char letters[8]; /* dimension names, one per dimension */
+} gv;
+
+typedef struct gb {
+  FILE *f;
+  int next;
+} gb;
+
+static void tensor_type(char *buf, size_t n, const gv *v) {
+  size_t o = (size_t)snprintf(buf, n, "tensor<");
+  for (int i = 0; i < v->rank; i++)
+    o += (size_t)snprintf(buf + o, n - o, "%lldx", (long long)v->shape[i]);
+  snprintf(buf + o, n - o, "%s>", v->et);
+}
+
+static gv new_value(gb *b, const gv *like) {
+  gv v = *like;
+  v.id = b->next++;
+  return v;
+}
+
+static void shape_const(gb *b, int id, const int64_t *vals, int n) {
+  fprintf(b->f, "  %%s%d = tosa.const_shape {values = dense<[", id);
+  for (int i = 0; i < n; i++)
+    fprintf(b->f, "%s%lld", i ? ", " : "", (long long)vals[i]);
+  fprintf(b->f, "]> : tensor<%dxindex>} : () -> !tosa.shape<%d>\n", n, n);
+}
+
+static gv reshape(gb *b, const gv *x, int rank, const int64_t *shape, const char *letters) {
+  gv r = new_value(b, x);
+  r.rank = rank;
+  memcpy(r.shape, shape, sizeof(int64_t) * (size_t)rank);
+  snprintf(r.letters, sizeof r.letters, "%s", letters);
+  shape_const(b, r.id, shape, rank);
+  char a[128], o[128];
+  tensor_type(a, sizeof a, x);
+  tensor_type(o, sizeof o, &r);
+  fprintf(b->f, "  %%v%d = tosa.reshape %%v%d, %%s%d : (%s, !tosa.shape<%d>) -> %s\n", r.id, x->id,
+          r.id, a, rank, o);
+  return r;
+}
+
+/* x with its dimensions in the order of `want` (letters of x); no op when
+ * already so. */
+static gv transpose(gb *b, const gv *x, const char *want) {
+  if (!strcmp(x->letters, want))
+    return *x;
+  gv r = new_value(b, x);
+  int perm[6];
+  for (int i = 0; i < x->rank; i++) {
+    perm[i] = (int)(strchr(x->letters, want[i]) - x->letters);
+    r.shape[i] = x->shape[perm[i]];
+  }
+  snprintf(r.letters, sizeof r.letters, "%s", want);
+  char a[128], o[128];
+  tensor_type(a, sizeof a, x);
+  tensor_type(o, sizeof o, &r);
+  fprintf(b->f, "  %%v%d = tosa.transpose %%v%d {perms = array<i32: ", r.id, x->id);
+  for (int i = 0; i < x->rank; i++)
+    fprintf(b->f, "%s%d", i ? ", " : "", perm[i]);
+  fprintf(b->f, ">} : (%s) -> %s\n", a, o);
+  return r;
+}
+
+static gv slice(gb *b, const gv *x, const int64_t *start, const int64_t *size) {
+  gv r = new_value(b, x);
+  memcpy(r.shape, size, sizeof(int64_t) * (size_t)x->rank);
+  int sid = b->next++;
+  shape_const(b, sid, start, x->rank);
+  shape_const(b, r.id, size, x->rank);
+  char a[128], o[128];
+  tensor_type(a, sizeof a, x);
+  tensor_type(o, sizeof o, &r);
+  fprintf(b->f,
+          "  %%v%d = tosa.slice %%v%d, %%s%d, %%s%d : (%s, !tosa.shape<%d>, "
+          "!tosa.shape<%d>) -> %s\n",
+          r.id, x->id, sid, r.id, a, x->rank, x->rank, o);
+  return r;
+}
+
+/* Dimension d of x cut to [from, from + len). */
+static gv crop(gb *b, const gv *x, int d, int64_t from, int64_t len) {
+  if (from == 0 && len == x->shape[d])
+    return *x;
+  int64_t start[6] = {0}, size[6];
+  memcpy(size, x->shape, sizeof size);
+  start[d] = from, size[d] = len;
+  return slice(b, x, start, size);
+}
+
+/* [n,h,w,c] cut to its first keep_h rows and keep_w columns: one slice (one copy kernel). */
+static gv crop_hw(gb *b, const gv *x, int64_t keep_h, int64_t keep_w) {
+  if (keep_h == x->shape[1] && keep_w == x->shape[2])
+    return *x;
+  int64_t start[6] = {0}, size[6];
+  memcpy(size, x->shape, sizeof size);
+  size[1] = keep_h, size[2] = keep_w;
+  return slice(b, x, start, size);
+}
+
+static gv reverse(gb *b, const gv *x, int axis) {
+  gv r = new_value(b, x);
+  char a[128];
+  tensor_type(a, sizeof a, x);
+  fprintf(b->f, "  %%v%d = tosa.reverse %%v%d {axis = %d : i32} : (%s) -> %s\n", r.id, x->id, axis,
+          a, a);
+  return r;
+}
+
+static gv cast(gb *b, const gv *x, const char *et) {
+  if (!strcmp(x->et, et))
+    return *x;
+  gv r = new_value(b, x);
+  snprintf(r.et, sizeof r.et, "%s", et);
+  char a[128], o[128];
+  tensor_type(a, sizeof a, x);
+  tensor_type(o, sizeof o, &r);
+  fprintf(b->f, "  %%v%d = tosa.cast %%v%d : (%s) -> %s\n", r.id, x->id, a, o);
+  return r;
+}
+
+static bool is_int(const char *et) { return et[0] == 'i'; }
+
+/* A one-element constant of type et (zero): a conv's bias or zero point. */
+static int zero_const(gb *b, const char *et) {
+  int id = b->next++;
+  fprintf(b->f,
+          "  %%v%d = \"tosa.const\"() <{values = dense<%s> : tensor<1x%s>}> : "
+          "() -> tensor<1x%s>\n",
+          id, is_int(et) ? "0" : "0.0", et, et);
+  return id;
+}
+
+/* The type a convolution of these operands produces, and its accumulator. */
+static const char *conv_result_type(const char *in_et) {
+  return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : in_et;
+}
+static const char *acc_type(const char *in_et) {
+  return !strcmp(in_et, "i8") ? "i32" : !strncmp(in_et, "f8", 2) ? "f16" : "f32";
+}
+
+/* A convolution op: its zero bias and zero points, then `op %x, %w, ... {acc_type, attrs}`. */
+static void conv_op(gb *b, const char *op, const gv *x, const gv *w, const gv *r,
+                    const char *attrs) {
+  int bias = zero_const(b, r->et), xz = zero_const(b, x->et), wz = zero_const(b, w->et);
+  char ta[128], tw[128], tr[128];
+  tensor_type(ta, sizeof ta, x);
+  tensor_type(tw, sizeof tw, w);
+  tensor_type(tr, sizeof tr, r);
+  fprintf(b->f,
+          "  %%v%d = %s %%v%d, %%v%d, %%v%d, %%v%d, %%v%d {acc_type = %s, %s} : (%s, %s, "
+          "tensor<1x%s>, tensor<1x%s>, tensor<1x%s>) -> %s\n",
+          r->id, op, x->id, w->id, bias, xz, wz, acc_type(x->et), attrs, ta, tw, r->et, x->et,
+          w->et, tr);
+}
+
+/* The result of a convolution of x [n,h,w,c] by w [o,y,x,c]: [n,?,?,o] (spatial sizes set by
+ * the caller). */
+static gv conv_result(gb *b, const gv *x, const gv *w, const char *letters) {
+  gv r = new_value(b, x);
+  snprintf(r.et, sizeof r.et, "%s", conv_result_type(x->et));
+  snprintf(r.letters, sizeof r.letters, "%s", letters);
+  r.shape[3] = w->shape[0];
+  return r;
+}
+
+/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the result). */
+static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
+                 const int64_t dil[2], const char *letters) {
+  gv r = conv_result(b, x, w, letters);
+  for (int d = 0; d < 2; d++) {
+    int64_t span = dil[d] * (w->shape[1 + d] - 1) + 1;
+    r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
+  }
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
+           "stride = array<i64: %lld, %lld>",
+           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
+           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_op(b, "tosa.conv2d", x, w, &r, attrs);
+  return r;
+}
+
+/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. */
+static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
+                           const int64_t stride[2], const char *letters) {
+  gv r = conv_result(b, x, w, letters);
+  for (int d = 0; d < 2; d++)
+    r.shape[1 + d] =
+        (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] + w->shape[1 + d];
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: %lld, %lld>",
+           (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
+           (long long)out_pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_op(b, "tosa.transpose_conv2d", x, w, &r, attrs);
+  return r;
+}
+
+/* depthwise_conv2d of x [n,h,w,c] with w [y,x,c,m] -> [n,oh,ow,c*m]. */
+static gv depthwise_conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4],
+                           const int64_t stride[2], const int64_t dil[2]) {
+  gv r = conv_result(b, x, w, "nhwk");
+  for (int d = 0; d < 2; d++) {
+    int64_t span = dil[d] * (w->shape[d] - 1) + 1;
+    r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
+  }
+  r.shape[3] = w->shape[2] * w->shape[3];
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
+           "stride = array<i64: %lld, %lld>",
+           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
+           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_op(b, "tosa.depthwise_conv2d", x, w, &r, attrs);
+  return r;
+}
+
+/* Zeros between x's rows and columns (dims 1 and 2 of [n,h,w,c]): h*sh x w*sw,
+ * x at multiples. */
+static gv upsample(gb *b, const gv *x, int64_t sh, int64_t sw) {
+  if (sh == 1 && sw == 1)
+    return *x;
+  int64_t s6[6] = {x->shape[0], x->shape[1], 1, x->shape[2], 1, x->shape[3]};
+  gv r6 = reshape(b, x, 6, s6, "nhawbc");
+  gv p = new_value(b, &r6);
+  p.shape[2] = sh, p.shape[4] = sw;
+  int64_t pads[12] = {0, 0, 0, 0, 0, sh - 1, 0, 0, 0, sw - 1, 0, 0};
+  int pid = b->next++;
+  shape_const(b, pid, pads, 12);
+  int pv = zero_const(b, x->et);
+  char a[128], o[128];
+  tensor_type(a, sizeof a, &r6);
+  tensor_type(o, sizeof o, &p);
+  fprintf(b->f,
+          "  %%v%d = tosa.pad %%v%d, %%s%d, %%v%d : (%s, !tosa.shape<12>, "
+          "tensor<1x%s>) -> %s\n",
+          p.id, r6.id, pid, pv, a, x->et, o);
+  int64_t s4[4] = {x->shape[0], x->shape[1] * sh, x->shape[2] * sw, x->shape[3]};
+  return reshape(b, &p, 4, s4, x->letters);
+}
+
+/* Fit one spatial dimension to TOSA's exact output rule: returns the trailing
+ * padding and sets *keep, the input extent to use (a crop when the padding
+ * alone cannot absorb the remainder). */
+static int64_t fit_pad(int64_t in, int64_t lo, int64_t hi, int64_t fil, int64_t dil, int64_t stride,
+                       int64_t out, int64_t *keep) {
+  int64_t rem = in + lo + hi - 1 - (fil - 1) * dil - (out - 1) * stride;
+  *keep = in;
+  if (rem <= hi)
+    return hi - rem;
+  *keep = in - (rem - hi);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- tensors of
+ * the problem */
+typedef struct dims {
+  int64_t g, n, c, k, hi, wi, ho, wo, y, x; /* c and k per group */
+} dims;
+
+static int64_t dim_size(const dims *d, char tensor, char l) {
+  switch (l) {
+  case 'g':
+    return d->g;
+  case 'n':
+    return d->n;
+  case 'c':
+    return d->c;
+  case 'k':
+    return d->k;
+  case 'y':
+    return d->y;
+  case 'x':
+    return d->x;
+  case 'h':
+    return tensor == 'i' ? d->hi : d->ho;
+  case 'w':
+    return tensor == 'i' ? d->wi : d->wo;
+  }
+  return 0;
+}
+
+static gv argument(int id, const dims *d, char tensor, const char *layout, const char *et) {
+  gv v = {.id = id, .rank = 5};
+  snprintf(v.et, sizeof v.et, "%s", et);
+  snprintf(v.letters, sizeof v.letters, "%s", layout);
+  for (int i = 0; i < 5; i++)
+    v.shape[i] = dim_size(d, tensor, layout[i]);
+  return v;
+}
+
+/* x without its size-1 dimension g (a reshape: no data moves). */
+static gv drop_g(gb *b, const gv *x) {
+  int64_t s4[4];
+  char l4[8];
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (x->letters[i] != 'g')
+      s4[j] = x->shape[i], l4[j++] = x->letters[i];
+  l4[j] = 0;
+  return reshape(b, x, 4, s4, l4);
+}
+
+/* x without its dimension `l` (size 1; a reshape), the rest renamed by `rename` (pairs of
+ * letters, "gc": g becomes c). */
+static gv drop_dim(gb *b, const gv *x, char l, const char *rename) {
+  int64_t s4[4];
+  char l4[8];
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (x->letters[i] != l) {
+      char c = x->letters[i];
+      for (const char *r = rename; r[0] && r[1]; r += 2)
+        if (c == r[0]) {
+          c = r[1];
+          break;
+        }
+      s4[j] = x->shape[i], l4[j++] = c;
+    }
+  l4[j] = 0;
+  return reshape(b, x, 4, s4, l4);
+}
+
+/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). When the
+ * layout already has `want`'s order around g (NHWC data, KYXC filters), each group is sliced in
+ * place; otherwise one transpose brings the tensor to g-major `want` order first and the groups
+ * are contiguous slices of it (one transpose instead of one per group). */
+static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
+  int gd = (int)(strchr(x->letters, 'g') - x->letters);
+  int64_t groups = x->shape[gd];
+  char l4[8], g5[8] = "g";
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (x->letters[i] != 'g')
+      l4[j++] = x->letters[i];
+  l4[j] = 0;
+  memcpy(g5 + 1, want, 5);
+  gv t = groups == 1 || !strcmp(l4, want) ? *x : transpose(b, x, g5);
+  gd = (int)(strchr(t.letters, 'g') - t.letters);
+  for (int64_t gi = 0; gi < groups; gi++) {
+    gv s = crop(b, &t, gd, gi, 1);
+    gv r = drop_g(b, &s);
+    out[gi] = transpose(b, &r, want);
+  }
+  return (int)groups;
+}
+
+/* The groups' 4-D results joined into the 5-D tensor of `layout`: concatenated along g where
+ * the layout already has the results' order around g, else concatenated g-major and
+ * transposed once. */
+static gv join_groups(gb *b, gv *parts, int groups, const char *layout) {
+  char l4[8];
+  int j = 0;
+  for (int i = 0; i < 5; i++)
+    if (layout[i] != 'g')
+      l4[j++] = layout[i];
+  l4[j] = 0;
+  char order[8] = "g"; /* the concatenation's layout */
+  memcpy(order + 1, parts[0].letters, 5);
+  if (groups == 1 || !strcmp(parts[0].letters, l4))
+    memcpy(order, layout, 6);
+  int gd = (int)(strchr(order, 'g') - order);
+  char without_g[8];
+  for (int i = 0, q = 0; i < 6; i++)
+    if (order[i] != 'g')
+      without_g[q++] = order[i];
+  gv *r5 = malloc(sizeof *r5 * (size_t)groups);
+  for (int gi = 0; gi < groups; gi++) {
+    gv t = transpose(b, &parts[gi], without_g);
+    int64_t s5[6];
+    for (int i = 0, q = 0; i < 5; i++)
+      s5[i] = i == gd ? 1 : t.shape[q++];
+    r5[gi] = reshape(b, &t, 5, s5, order);
+  }
+  gv joined = r5[0];
+  if (groups > 1) {
+    joined = new_value(b, &r5[0]);
+    joined.shape[gd] = groups;
+    char a[128], o[128];
+    tensor_type(a, sizeof a, &r5[0]);
+    tensor_type(o, sizeof o, &joined);
+    fprintf(b->f, "  %%v%d = tosa.concat ", joined.id);
+    for (int gi = 0; gi < groups; gi++)
+      fprintf(b->f, "%s%%v%d", gi ? ", " : "", r5[gi].id);
+    fprintf(b->f, " {axis = %d : i32} : (", gd);
+    for (int gi = 0; gi < groups; gi++)
+      fprintf(b->f, "%s%s", gi ? ", " : "", a);
+    fprintf(b->f, ") -> %s\n", o);
+  }
+  free(r5);
+  return transpose(b, &joined, layout);
+}
+
+static gv forward_group(gb *b, const miir_problem *p, const gv *x, const gv *w) {
+  int64_t keep_h, keep_w;
+  int64_t pb =
+      fit_pad(x->shape[1], p->pad_t, p->pad_b, p->y, p->dil_h, p->stride_h, p->ho, &keep_h);
+  int64_t pr =
+      fit_pad(x->shape[2], p->pad_l, p->pad_r, p->x, p->dil_w, p->stride_w, p->wo, &keep_w);
+  gv xc = crop_hw(b, x, keep_h, keep_w);
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
+          dil[2] = {p->dil_h, p->dil_w};
+  return conv2d(b, &xc, w, pad, stride, dil, "nhwk");
+}
+
+/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
+/* The stride-1 convolution backward data becomes with dilation: dy upsampled by the stride,
+ * cropped and padded so the output is hi x wi, convolved with the filter flipped (w's spatial
+ * axes at `axis`, `axis` + 1). depthwise: w is [y,x,c,1] and the op depthwise_conv2d. */
+static gv bwd_data_upsampled(gb *b, const miir_problem *p, const gv *dy, const gv *w, int axis,
+                             bool depthwise) {
+  gv u = upsample(b, dy, p->stride_h, p->stride_w);
+  gv wf = reverse(b, w, axis);
+  wf = reverse(b, &wf, axis + 1);
+  /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the output is hi */
+  int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t, (p->x - 1) * p->dil_w - p->pad_l};
+  int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x}, dil[2] = {p->dil_h, p->dil_w};
+  int64_t pad[4];
+  for (int d = 0; d < 2; d++) {
+    int64_t from = lead[d] < 0 ? -lead[d] : 0;
+    int64_t len = u.shape[1 + d] - from;
+    /* needed extent: out + (fil-1)*dil positions of padded input */
+    int64_t need = out[d] + (fil[d] - 1) * dil[d];
+    int64_t lo = lead[d] < 0 ? 0 : lead[d];
+    if (lo + len > need)
+      len = need - lo;
+    u = crop(b, &u, 1 + d, from, len);
+    pad[2 * d] = lo, pad[2 * d + 1] = need - lo - len;
+  }
+  int64_t one[2] = {1, 1};
+  return depthwise ? depthwise_conv2d(b, &u, &wf, pad, one, dil)
+                   : conv2d(b, &u, &wf, pad, one, dil, "nhwc");
+}
+
+/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
+static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
+  int64_t otop = -p->pad_t, oleft = -p->pad_l;
+  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
+  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
+  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
+  if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
+    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
+    return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
+  }
+  return bwd_data_upsampled(b, p, dy, w, 1, false);
+}
+
+/* x [c,hi,wi,n], dy [k,ho,wo,n] -> dw [c,y,x,k] */
+static gv bwd_weight_group(gb *b, const miir_problem *p, const gv *x, const gv *dy) {
+  int64_t keep_h, keep_w;
+  int64_t pb = fit_pad(x->shape[1], p->pad_t, 0, p->ho, p->stride_h, p->dil_h, p->y, &keep_h);
+  int64_t pr = fit_pad(x->shape[2], p->pad_l, 0, p->wo, p->stride_w, p->dil_w, p->x, &keep_w);
+  gv xc = crop_hw(b, x, keep_h, keep_w);
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->dil_h, p->dil_w},
+          dil[2] = {p->stride_h, p->stride_w};
+  return conv2d(b, &xc, dy, pad, stride, dil, "cyxk");
+}
+
+int miir_arg_slot(const miir_problem *p, int i) {
+  static const int slots[3][2] = {
+      [MIIR_FWD] = {MIIR_SLOT_FILTER, MIIR_SLOT_INPUT},
+      [MIIR_BWD_DATA] = {MIIR_SLOT_FILTER, MIIR_SLOT_OUTPUT},
+      [MIIR_BWD_WEIGHT] = {MIIR_SLOT_INPUT, MIIR_SLOT_OUTPUT},
+  };
+  return i >= 0 && i < 2 ? slots[p->op][i] : -1;
+}
+
+int miir_result_slot(const miir_problem *p) {
+  return p->op == MIIR_FWD        ? MIIR_SLOT_OUTPUT
+         : p->op == MIIR_BWD_DATA ? MIIR_SLOT_INPUT
+                                  : MIIR_SLOT_FILTER;
+}
+
+/* Forward with one input channel per group (depthwise, channel multiplier K/G): one
+ * depthwise_conv2d instead of a convolution per group. x [n,g,1,h,w] (any order), w
+ * [g,m,1,y,x] -> y [n,g,m,ho,wo]. */
+static gv forward_depthwise(gb *b, const miir_problem *p, const gv *x5, const gv *w5) {
+  gv x = drop_dim(b, x5, 'c', "gc"); /* the group is the channel */
+  x = transpose(b, &x, "nhwc");
+  gv w = drop_dim(b, w5, 'c', "gc");
+  w = transpose(b, &w, "yxck");
+  int64_t keep_h, keep_w;
+  int64_t pb = fit_pad(x.shape[1], p->pad_t, p->pad_b, p->y, p->dil_h, p->stride_h, p->ho, &keep_h);
+  int64_t pr = fit_pad(x.shape[2], p->pad_l, p->pad_r, p->x, p->dil_w, p->stride_w, p->wo, &keep_w);
+  gv xc = crop_hw(b, &x, keep_h, keep_w);
+  int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
+          dil[2] = {p->dil_h, p->dil_w};
+  gv r = depthwise_conv2d(b, &xc, &w, pad, stride, dil);
+  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, p->k / p->groups};
+  return reshape(b, &r, 5, s5, "nhwgk");
+}
+
+/* Backward data of a depthwise problem with multiplier 1 (K = C = G): dy [n,g,1,ho,wo], w
+ * [g,1,1,y,x] -> dx [n,g,1,hi,wi] by one depthwise convolution of the upsampled dy with the
+ * flipped filter. */
+static gv bwd_data_depthwise(gb *b, const miir_problem *p, const gv *dy5, const gv *w5) {
+  gv dy = drop_dim(b, dy5, 'k', "gc");
+  dy = transpose(b, &dy, "nhwc");
+  gv w = drop_dim(b, w5, 'c', "gc");
+  w = transpose(b, &w, "yxck");
+  gv r = bwd_data_upsampled(b, p, &dy, &w, 0, true);
+  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, 1};
+  return reshape(b, &r, 5, s5, "nhwgc");
+}
+
+char *miir_graph(const miir_problem *p) {
+  char *text = NULL;
+  size_t len = 0;
+  gb b = {.f = open_memstream(&text, &len), .next = 2};
+  dims d = {p->groups, p->n, p->c / p->groups, p->k / p->groups, p->hi, p->wi, p->ho, p->wo,
+            p->y,      p->x};
+  gv fil = argument(0, &d, 'f', p->fil_layout, p->fil_type);
+  gv in = argument(0, &d, 'i', p->in_layout, p->in_type);
+  gv out = argument(0, &d, 'o', p->out_layout, p->out_type);
+  gv args[2] = {p->op == MIIR_BWD_WEIGHT ? in : fil, p->op == MIIR_FWD ? in : out};
+  gv res = p->op == MIIR_FWD ? out : p->op == MIIR_BWD_DATA ? in : fil;
+  args[1].id = 1;
+  res.id = -1;
+  char t0[128], t1[128], tr[128];
+  tensor_type(t0, sizeof t0, &args[0]);
+  tensor_type(t1, sizeof t1, &args[1]);
+  tensor_type(tr, sizeof tr, &res);
+  fprintf(b.f, "func.func @main(%%v0: %s, %%v1: %s) -> %s {\n", t0, t1, tr);
+  int groups = p->groups;
+  gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups, *gr = gw + groups;
+  const char *res_letters;
+  bool depthwise_fwd = p->op == MIIR_FWD && groups > 1 && p->c == groups;
+  bool depthwise_bwd = p->op == MIIR_BWD_DATA && groups > 1 && p->c == groups && p->k == groups;
+  if (depthwise_fwd || depthwise_bwd) {
+    gv r = depthwise_fwd ? forward_depthwise(&b, p, &args[1], &args[0])
+                         : bwd_data_depthwise(&b, p, &args[1], &args[0]);
+    r = cast(&b, &r, res.et);
+    r = transpose(&b, &r, depthwise_fwd ? p->out_layout : p->in_layout);
+    fprintf(b.f, "  return %%v%d : %s\n}\n", r.id, tr);
+    free(ga);
+    fclose(b.f);
+    return text;
+  }
+  if (p->op == MIIR_FWD) {
+    split_groups(&b, &args[1], "nhwc", ga);
+    split_groups(&b, &args[0], "kyxc", gw);
+    for (int g = 0; g < groups; g++)
+      gr[g] = forward_group(&b, p, &ga[g], &gw[g]);
+    res_letters = p->out_layout;
+  } else if (p->op == MIIR_BWD_DATA) {
+    split_groups(&b, &args[1], "nhwk", ga);
+    split_groups(&b, &args[0], "cyxk", gw);
+    for (int g = 0; g < groups; g++)
+      gr[g] = bwd_data_group(&b, p, &ga[g], &gw[g]);
+    res_letters = p->in_layout;
+  } else {
+    split_groups(&b, &args[0], "chwn", ga);
+    split_groups(&b, &args[1], "khwn", gw);
+    for (int g = 0; g < groups; g++)
+      gr[g] = bwd_weight_group(&b, p, &ga[g], &gw[g]);
+    res_letters = p->fil_layout;
+  }
+  for (int g = 0; g < groups; g++)
+    gr[g] = cast(&b, &gr[g], res.et);
+  gv r = join_groups(&b, gr, groups, res_letters);
+  fprintf(b.f, "  return %%v%d : %s\n}\n", r.id, tr);
+  free(ga);
+  fclose(b.f);
+  return text;
+}

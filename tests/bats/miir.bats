@@ -1,0 +1,253 @@
+#!/usr/bin/env bats
+# libtosac-miir (docs/miopen.md): MIOpen's Miir.h over libtosac. tests/miir/miir_client.c does
+# what MIOpen's MLIR solvers do (a handle per kernel id, the code object, the dims, the
+# workspace, launches in id order with one argument struct) on libtosac-hipemu, and checks the
+# result against the definition of the convolution computed in double precision (an element no
+# kernel writes is NaN and fails). Problems are seeded random: strides 1-3, dilation 1-2,
+# padding, groups, 1x1/3x3/7x7 filters, odd sizes, NCHW and NHWC, fp32/fp16/i8/fp8/bfp8.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+setup_file() {
+  export ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  local b="${TOSAC_BUILD:-build}"
+  case "$b" in /*) ;; *) b="$ROOT/$b" ;; esac
+  export BUILD="$b" CLIENT="$b/bin/miir-client" LIB="$b/lib/libtosac-miir.so"
+  export TOSAC_MIIR_EMBED_IR=1
+}
+
+# opts OP ARCH TYPE LAYOUT G N C K H W Y X STRIDE DIL PAD [OUT_TYPE]: MIOpen's option string
+# (ConstructBuildOptions: G inserted before the split channel, K of a filter spelled N)
+opts() {
+  local op=$1 arch=$2 ty=$3 lay=$4 g=$5 n=$6 c=$7 k=$8 h=$9 w=${10} y=${11} x=${12} s=${13} d=${14} p=${15}
+  local oty=${16:-$3} fl il ol
+  local ho=$(((h + 2 * p - d * (y - 1) - 1) / s + 1)) wo=$(((w + 2 * p - d * (x - 1) - 1) / s + 1))
+  if [ "$lay" = nchw ]; then fl=GNCHW il=NGCHW ol=NGCHW; else fl=GNHWC il=NHWGC ol=NHWGC; fi
+  echo "--x2 1 --operation $op --num_cu 64 --arch amdgcn-amd-amdhsa:$arch --groupsize $g" \
+    "--fil_layout $fl --fil_type $ty --in_layout $il --out_layout $ol --in_type $ty" \
+    "--out_type $oty --batchsize $n --in_channels $c --out_channels $k --in_h $h --in_w $w" \
+    "--out_h $ho --out_w $wo --fil_h $y --fil_w $x --dilation_h $d --dilation_w $d" \
+    "--conv_stride_h $s --conv_stride_w $s --padding_h $p --padding_w $p"
+}
+
+# conv SEED ARCH OP TYPE LAYOUT G N C K H W Y X S D P [OUT_TYPE]: run and check one problem
+conv() {
+  local seed=$1 arch=$2
+  shift 2
+  TOSAC_HIPEMU_ARCH=$arch run "$CLIENT" "$seed" "$(opts "$1" "$arch" "${@:2}")"
+  echo "$arch $*: $output" >&2
+  assert_success
+  assert_line OK
+}
+
+# random_convs SEED ARCH OP TYPE COUNT: COUNT seeded random problems (filter 1/3/7, stride
+# 1-3, dilation 1-2, padding up to the filter's reach, groups 1-2, odd sizes, both layouts)
+random_convs() {
+  RANDOM=$1
+  local arch=$2 op=$3 ty=$4 i
+  for ((i = 0; i < $5; i++)); do
+    local f=$((RANDOM % 3)) fs=(1 3 7) lay=(nchw nhwc)
+    local y=${fs[$f]} s=$((RANDOM % 3 + 1)) d=$((RANDOM % 2 + 1)) g=$((RANDOM % 2 + 1))
+    local p=$((RANDOM % ((y - 1) * d / 2 + 1)))
+    local h=$(((y - 1) * d + 2 + RANDOM % 7)) w=$(((y - 1) * d + 1 + RANDOM % 8))
+    [ "$y" = 1 ] && d=1
+    conv $((i + 1)) "$arch" "$op" "$ty" "${lay[$((RANDOM % 2))]}" $g $((RANDOM % 2 + 1)) \
+      $((g * (RANDOM % 3 + 1))) $((g * (RANDOM % 4 + 1))) $h $w $y $y $s $d $p ${@:6}
+  done
+}
+
+@test "the library exports exactly the Miir.h API (+ tosac_miir_error); Miir.h compiles as C and C++" {
+  run bash -c "nm -D --defined-only '$LIB' | awk '\$3 {print \$3}' | sed 's/@.*//' | sort | tr '\n' ' '"
+  assert_output "TOSAC_MIIR_1 miirBufferGet miirCreateHandle miirDestroyHandle miirGetExecutionDims miirGetKernelCount miirGetWorkspaceSize miirLowerBin miirLowerTuningParams tosac_miir_error "
+  printf '#include <Miir.h>\nint main(void) { return MIIR_VERSION_FLAT == 6 && MIIR_BUILD_FAILURE == 3 ? 0 : 1; }\n' > "$BATS_TEST_TMPDIR/a.c"
+  cc -std=c17 -Wall -Werror -I"$ROOT/src/miir" "$BATS_TEST_TMPDIR/a.c" -o "$BATS_TEST_TMPDIR/a" -L"$BUILD/lib" -ltosac-miir -Wl,-rpath,"$BUILD/lib"
+  "$BATS_TEST_TMPDIR/a"
+  c++ -x c++ -Wall -Werror -I"$ROOT/src/miir" -c "$BATS_TEST_TMPDIR/a.c" -o "$BATS_TEST_TMPDIR/a.o"
+}
+
+@test "make install: libtosac-miir.so, include/tosac/Miir.h and tosac-miir.pc; a client builds with pkg-config" {
+  local d="$BATS_TEST_TMPDIR"
+  make -C "$ROOT" -s BUILD="$BUILD" install-miir DESTDIR="$d/root" PREFIX=/usr/local
+  [ -f "$d/root/usr/local/include/tosac/Miir.h" ]
+  sed -i "s|^prefix=.*|prefix=$d/root/usr/local|" "$d/root/usr/local/lib/pkgconfig/tosac-miir.pc"
+  run bash -c "PKG_CONFIG_PATH=$d/root/usr/local/lib/pkgconfig pkg-config --cflags --libs tosac-miir | sed 's/ *$//'"
+  assert_output "-I$d/root/usr/local/include/tosac -L$d/root/usr/local/lib -Wl,-rpath,$d/root/usr/local/lib -ltosac-miir"
+  printf '#include <Miir.h>\nint main(void) { return miirGetKernelCount(0) == -1 ? 0 : 1; }\n' > "$d/b.c"
+  cc -std=c17 "$d/b.c" -o "$d/b" $output
+  "$d/b"
+}
+
+@test "forward: MIOpen's example string (NCHW fp32, gfx90a) gives 4 kernels in launch order and the right numbers" {
+  conv 1 gfx90a conv2d fp32 nchw 1 2 8 16 10 10 3 3 1 1 1
+  assert_line "kernels 4 workspace 23808"
+  assert_line --regexp "^kernel 2 global 256 local 128 code [0-9]+ bytes$"
+}
+
+@test "forward NHWC is one kernel; NHWC 7x7 i8 -> i32 is exact on gfx90a, gfx1100, gfx1030" {
+  for t in gfx90a gfx1100 gfx1030; do
+    conv 2 $t conv2d i8 nhwc 1 2 8 8 9 11 7 7 1 1 3 i32
+    assert_line "kernels 1 workspace 0"
+    assert_line "max_err 0 tol 0"
+  done
+}
+
+@test "forward fp8 and bfp8 (FNUZ, gfx942's matrix instructions) NHWC -> fp32 / fp16; NCHW or grouped f8 needs a transpose or slice tosac refuses" {
+  conv 8 gfx942 conv2d fp8 nhwc 1 2 8 8 9 11 3 3 1 1 1 fp32
+  assert_line "kernels 1 workspace 0"
+  conv 9 gfx942 conv2d bfp8 nhwc 1 2 8 8 9 11 3 3 2 1 1 fp16
+  run "$CLIENT" --create "$(opts conv2d gfx942 fp8 nchw 1 1 4 4 5 5 3 3 1 1 1 fp32)"
+  assert_output "NULL: tosac: 'tosa.transpose' on element type f8E4M3FNUZ cannot be compiled yet"
+  run "$CLIENT" --create "$(opts conv2d gfx90a fp8 nhwc 1 1 4 4 5 5 3 3 1 1 1 fp32)"
+  assert_output --partial "NULL: tosac: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none"
+}
+
+@test "forward depthwise (one input channel per group, multiplier 1 and 2) is one depthwise_conv2d, not a kernel per group" {
+  conv 14 gfx1100 conv2d fp16 nhwc 8 2 8 16 9 11 3 3 2 2 1
+  assert_line "kernels 2 workspace 512" # the filter to YXCM, the depthwise convolution
+  conv 15 gfx90a conv2d fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
+  assert_line "kernels 4 workspace 13312"
+  conv 16 gfx1030 conv2d fp32 nchw 4 1 4 12 7 6 5 5 2 1 2
+  conv 17 gfx90a conv2d i8 nhwc 6 2 6 12 9 11 3 3 1 1 1 i32
+}
+
+@test "backward data of depthwise problems (multiplier 1) is one depthwise_conv2d of the upsampled dy; multiplier 2 takes the per-group path" {
+  conv 18 gfx1100 conv2d_bwd_data fp16 nhwc 8 2 8 8 9 11 3 3 2 2 1
+  assert_line "kernels 5 workspace 3072"
+  conv 19 gfx90a conv2d_bwd_data fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
+  conv 20 gfx1030 conv2d_bwd_data fp32 nhwc 4 1 4 4 7 6 5 5 2 1 2
+  conv 21 gfx90a conv2d_bwd_data fp32 nhwc 4 1 4 8 7 6 3 3 2 1 1
+  assert_line "kernels 14 workspace 2560"
+}
+
+@test "forward: seeded random fp32 and fp16 problems on gfx90a, gfx1100, gfx1030" {
+  random_convs 11 gfx90a conv2d fp32 3
+  random_convs 12 gfx1100 conv2d fp16 3
+  random_convs 13 gfx1030 conv2d fp32 3
+}
+
+@test "backward data: seeded random problems on gfx90a, gfx1100, gfx1030 (every element written)" {
+  random_convs 21 gfx90a conv2d_bwd_data fp32 3
+  random_convs 22 gfx1100 conv2d_bwd_data fp16 2
+  random_convs 23 gfx1030 conv2d_bwd_data fp32 3
+}
+
+@test "backward data: stride 2 with a 1x1 filter (pixels no tap reaches are zeros), dilation 2 (upsampled path)" {
+  conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
+  assert_line "kernels 2 workspace 256"
+  conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
+}
+
+@test "backward weight: seeded random problems on gfx90a, gfx1100, gfx1030" {
+  random_convs 31 gfx90a conv2d_bwd_weight fp32 3
+  random_convs 32 gfx1100 conv2d_bwd_weight fp16 2
+  random_convs 33 gfx1030 conv2d_bwd_weight fp32 3
+}
+
+@test "every target: forward, backward data and backward weight, grouped, strided" {
+  for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
+    conv 5 $t conv2d fp16 nhwc 2 2 4 6 9 7 3 3 2 1 1
+    conv 6 $t conv2d_bwd_data fp32 nchw 1 2 4 6 9 7 3 3 2 1 1
+    conv 7 $t conv2d_bwd_weight fp32 nhwc 1 3 4 6 9 7 3 3 2 1 1
+  done
+}
+
+# create "OPTIONS": the API's answers (miir-client --create)
+create() {
+  run "$CLIENT" --create "$*"
+  assert_success
+}
+
+BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_layout GNCHW --in_layout NGCHW --out_layout NGCHW --batchsize 1 --in_channels 4 --out_channels 4 --in_h 5 --in_w 5 --fil_h 3 --fil_w 3"
+
+@test "kernel groups of ResNet-50's 3x3 64->64 layer (NHWC fp16, batch 32) on gfx90a: backward weight splits its N*Ho*Wo reduction" {
+  local layer="fp16 nhwc 1 32 64 64 56 56 3 3 1 1 1"
+  run "$CLIENT" --create "$(opts conv2d gfx90a $layer) --kernel_id 0"
+  assert_line "kernels 1 workspace 0"
+  run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $layer) --kernel_id 0"
+  assert_line "kernels 2 workspace 73728"
+  # x and dy to CHWN/KHWN, split-K GEMM into f32 partials, the combine to f16, the transpose to
+  # KYXC: the partials (23 x 64x3x3x64 f32) after the two 12.8 MB transposes in the workspace
+  TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/bw.mlir" run "$CLIENT" --create "$(opts conv2d_bwd_weight gfx90a $layer) --kernel_id 4"
+  assert_line "kernels 5 workspace 29081600"
+  assert_line "bin 0"
+  run "$BUILD/bin/tosac" "$BATS_TEST_TMPDIR/bw.mlir" --emit=partitions --offload-arch=gfx90a --init=kernel
+  assert_line --regexp "^  kernel 2 tosac_k2_conv2d_splitk over tensor<64x3x3x64xf16>$"
+  assert_line --regexp "^  buffer 7 workspace tensor<23x64x3x3x64xf32> .*"
+}
+
+@test "bf16 (every operation) compiles and lowers on gfx90a, gfx1100, gfx1030" {
+  for t in gfx90a gfx1100 gfx1030; do
+    for op in conv2d conv2d_bwd_data conv2d_bwd_weight; do
+      run "$CLIENT" --lower "$(opts $op $t bf16 nhwc 1 2 8 8 9 11 3 3 2 1 1)"
+      assert_success
+      assert_line --regexp "^handles to binaries: [0-9.]+ s$"
+      refute_output --partial "code 0 bytes"
+    done
+  done
+}
+
+@test "bf16 numbers: forward, backward data, backward weight on gfx90a, gfx1100, gfx1030 (needs the emulator's bf16 conversions)" {
+  TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" 1 "$(opts conv2d gfx90a bf16 nhwc 1 1 4 4 5 5 3 3 1 1 1)"
+  [[ "$output" != *"Symbols not found: [ __truncsfbf2 ]"* ]] ||
+    skip "this emulator's JIT has no __truncsfbf2 (bf16 conversions)"
+  for t in gfx90a gfx1100 gfx1030; do
+    conv 11 $t conv2d bf16 nhwc 2 2 4 6 9 7 3 3 2 1 1
+    conv 12 $t conv2d_bwd_data bf16 nchw 1 2 4 6 9 7 3 3 2 1 1
+    conv 13 $t conv2d_bwd_weight bf16 nhwc 1 3 4 6 9 7 3 3 2 1 1
+  done
+}
+
+@test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
+  run "$CLIENT" --threads 4 "$BASE"
+  assert_success
+  assert_output "threads 4 kernels 4 identical"
+}
+
+@test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
+  create "$BASE --kernel_id 4"
+  assert_line "kernels 4 workspace 1536"
+  assert_line "bin 1: --kernel_id 4: the problem has 4 kernels"
+  assert_line "dims 1 global 0 local 0"
+  create "$BASE --kernel_id 3"
+  assert_line "bin 0"
+  assert_line "dims 0 global 256 local 256"
+}
+
+@test "bad input: miirCreateHandle returns NULL with the reason in tosac_miir_error" {
+  create "$BASE --bogus 1"
+  assert_output "NULL: unknown flag --bogus"
+  create "$BASE --out_h 9 --out_w 3"
+  assert_output "NULL: --out_h 9 --out_w 3 are inconsistent with the problem: the convolution gives 3x3"
+  create "$BASE --in_type fp64"
+  assert_output "NULL: unsupported --in_type fp64 (fp32, fp16, bf16, i8, i32, fp8, bfp8)"
+  create "--operation conv2d --arch gfx90a --fil_layout GNCHW --in_layout NGCHW --out_layout NGCHW"
+  assert_output "NULL: missing --batchsize"
+  create "${BASE/NGCHW/NGCHQ}"
+  assert_output --partial "NULL: unsupported input layout 'NGCHQ'"
+  create "$BASE --arch amdgcn-amd-amdhsa:gfx9999"
+  assert_output --partial "NULL: --arch amdgcn-amd-amdhsa:gfx9999: unknown target 'gfx9999'"
+  create "$BASE --groupsize 3"
+  assert_output "NULL: --groupsize 3 does not divide --in_channels 4 and --out_channels 4"
+  create "${BASE/--operation conv2d/--operation conv3d}"
+  assert_output "NULL: unsupported --operation conv3d (conv2d, conv2d_bwd_data, conv2d_bwd_weight)"
+  create "$BASE --in_type i8 --fil_type i8 --out_type i8"
+  assert_output --partial "NULL: unsupported types for conv2d: filter i8, input i8, output i8"
+  create "$BASE --in_h"
+  assert_output "NULL: --in_h needs a value"
+  create "$BASE --in_w -3"
+  assert_output "NULL: --in_w: '-3' is not a non-negative integer below 2^31"
+}
+
+@test "--perf_config: an infeasible tile is MIIR_BUILD_FAILURE, a feasible one succeeds, rocMLIR's strings are not applicable but build" {
+  create "$BASE --kernel_id 0 --perf_config bm=7"
+  assert_line "tuning 3"
+  assert_line --partial "bin 3: --perf_config bm=7: tosac: --perf-config:"
+  create "$BASE --kernel_id 0 --perf_config bm=32,bn=32,bk=16"
+  assert_line "tuning 0"
+  assert_line "bin 0"
+  # rocMLIR's tuning strings from MIOpen's perf database: not applicable, the kernels still build
+  create "$BASE --kernel_id 0 --perf_config v2:128,128,8,64,64,4,1,1,1"
+  assert_line "tuning 3"
+  assert_line "bin 0"
+}
