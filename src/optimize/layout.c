@@ -231,6 +231,81 @@ static value *adapt_operand(opt_ctx *c, const op *before, value *a,
   return opt_add_const(c, before, transposed_data(c, d, &inv), a->loc);
 }
 
+/* reshape(transpose(x, p), s) as transpose(reshape(x, s2), q): possible when
+ * the reshape only merges dims that are neighbours in x's order too, and splits
+ * dims (size-1 dims aside). The dims of x and s form groups of equal products;
+ * a group's transposed dims must be consecutive, increasing dims of x. s2 is
+ * s with its groups in x's order (a size-1 dim of s goes with the group after
+ * it), q puts them back. */
+static bool reshape_across(const tensor_type *x, const perm *p,
+                           const tensor_type *s, tensor_type *s2, perm *q) {
+  int yi[TOSAC_MAX_RANK], sj[TOSAC_MAX_RANK], xn[TOSAC_MAX_RANK];
+  int nyi = 0, nsj = 0, nx = 0;
+  if (s->rank > TOSAC_MAX_RANK || s->rank < 1)
+    return false;
+  for (int d = 0; d < x->rank; d++) {
+    if (x->dims[d] < 1)
+      return false;
+    xn[d] = x->dims[d] == 1 ? -1 : nx++;
+  }
+  for (int i = 0; i < p->n; i++)
+    if (x->dims[p->p[i]] != 1)
+      yi[nyi++] = i;
+  for (int j = 0; j < s->rank; j++) {
+    if (s->dims[j] < 1)
+      return false;
+    if (s->dims[j] != 1)
+      sj[nsj++] = j;
+  }
+  /* groups: y's non-unit dims [ga[g], ga[g+1]) make s's [gb[g], gb[g+1]) */
+  int ga[TOSAC_MAX_RANK + 1], gb[TOSAC_MAX_RANK + 1], key[TOSAC_MAX_RANK];
+  int ng = 0, a = 0, b = 0;
+  while (a < nyi && b < nsj) {
+    ga[ng] = a, gb[ng] = b;
+    int64_t py = x->dims[p->p[yi[a++]]], ps = s->dims[sj[b++]];
+    while (py != ps) {
+      if (py < ps && a < nyi)
+        py *= x->dims[p->p[yi[a++]]];
+      else if (ps < py && b < nsj)
+        ps *= s->dims[sj[b++]];
+      else
+        return false;
+    }
+    for (int k = ga[ng]; k + 1 < a; k++)
+      if (xn[p->p[yi[k + 1]]] != xn[p->p[yi[k]]] + 1)
+        return false;
+    key[ng] = xn[p->p[yi[ga[ng]]]];
+    ng++;
+  }
+  if (a != nyi || b != nsj || ng == 0)
+    return false;
+  gb[ng] = nsj;
+  /* each position of s belongs to a group: its own, or for a unit dim the one
+   * of the next non-unit dim (the last group past them all) */
+  int group_of[TOSAC_MAX_RANK], next = ng - 1;
+  for (int j = s->rank - 1, k = nsj - 1; j >= 0; j--) {
+    if (k >= 0 && sj[k] == j) {
+      int g = 0;
+      while (gb[g + 1] <= k)
+        g++;
+      next = g, k--;
+    }
+    group_of[j] = next;
+  }
+  *s2 = *s;
+  q->n = s->rank;
+  int at = 0;
+  for (int rank = 0; rank < nx; rank++)
+    for (int g = 0; g < ng; g++) {
+      if (key[g] != rank)
+        continue;
+      for (int j = 0; j < s->rank; j++)
+        if (group_of[j] == g)
+          s2->dims[at] = s->dims[j], q->p[j] = at++;
+    }
+  return at == s->rank;
+}
+
 /* ---------------------------------------------------------------- which ops */
 
 typedef enum cross_kind {
@@ -239,10 +314,19 @@ typedef enum cross_kind {
   CROSS_FIRST,       /* operand 0 only: reductions, pad, tile, slice, reverse,
                         pooling */
   CROSS_CONCAT,      /* every operand adapted, axis renamed */
+  CROSS_RESHAPE,     /* reshape_across: another permutation below */
 } cross_kind;
 
 /* How a transpose by p of operand `at` crosses o (CROSS_NONE: it cannot). */
 static cross_kind crossing(const op *o, int at, const perm *p) {
+  if (o->kind == OP_RESHAPE && o->nresults == 1 && o->noperands == 1) {
+    tensor_type x = unpermuted(o->operands[0]->type, p), s2;
+    perm q;
+    return o->operands[0]->type->rank == p->n &&
+                   reshape_across(&x, p, o->results[0]->type, &s2, &q)
+               ? CROSS_RESHAPE
+               : CROSS_NONE;
+  }
   if (o->nresults != 1 || o->nregions || o->results[0]->type->rank != p->n)
     return CROSS_NONE;
   switch (op_table[o->kind].family) {
@@ -296,8 +380,12 @@ static bool could_adapt(layout_state *S, value *a, const perm *p, int depth) {
 
 /* The permutation the transpose has below o once it crossed o. */
 static perm perm_below(const op *o, const perm *p) {
-  (void)o; /* every crossing keeps the rank and the permutation */
-  return *p;
+  if (o->kind != OP_RESHAPE)
+    return *p; /* every other crossing keeps the rank and the permutation */
+  tensor_type x = unpermuted(o->operands[0]->type, p), s2;
+  perm q = *p;
+  reshape_across(&x, p, o->results[0]->type, &s2, &q);
+  return q;
 }
 
 static int memo_slot(layout_state *S, const perm *p) {
@@ -348,6 +436,21 @@ static bool meets_partner(layout_state *S, const value *v, const perm *p) {
 
 /* ---------------------------------------------------------------- rewrites */
 
+/* reshape(transpose(x, p), s) becomes transpose(reshape(x, s2), q). */
+static bool sink_reshape(layout_state *S, op *o, const perm *p) {
+  opt_ctx *c = S->c;
+  value *y = opt_get(c, o->operands[0]), *x = opt_get(c, y->def->operands[0]);
+  tensor_type s2;
+  perm q;
+  if (!reshape_across(x->type, p, o->results[0]->type, &s2, &q) ||
+      !meets_partner(S, o->results[0], &q))
+    return false;
+  value *r = add_reshape(c, o, x, &s2, o->loc);
+  opt_replace(c, o->results[0], add_transpose(c, o, r, &q, o->loc));
+  opt_note(c, o->loc, "moved tosa.transpose below tosa.reshape");
+  return true;
+}
+
 /* o reads transpose(x, p) at operand `at`: compute o on x and transpose its
  * result instead. */
 static bool sink(layout_state *S, op *o, int at, const perm *p) {
@@ -355,6 +458,8 @@ static bool sink(layout_state *S, op *o, int at, const perm *p) {
   cross_kind kind = crossing(o, at, p);
   if (kind == CROSS_NONE || (kind == CROSS_FIRST && at != 0))
     return false;
+  if (kind == CROSS_RESHAPE)
+    return sink_reshape(S, o, p);
   int n = kind == CROSS_FIRST ? 1 : o->noperands;
   for (int i = 0; i < n; i++)
     if (!operand_adaptable(c, opt_get(c, o->operands[i]), p))
