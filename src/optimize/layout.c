@@ -335,8 +335,15 @@ static cross_kind crossing(const op *o, int at, const perm *p) {
         (o->kind == OP_RESCALE && op_attr_int(o, "per_channel", 0)))
       return CROSS_NONE; /* a table operand; a per-channel last axis */
     return CROSS_ELEMENTWISE;
-  case FAM_REDUCTION:
-    return o->kind == OP_ARGMAX ? CROSS_NONE : CROSS_FIRST;
+  case FAM_REDUCTION: {
+    /* a reduction over the last axis is a row reduction that the partitioner
+     * fuses with the ops around it (docs/partitioning.md, row normalisation):
+     * the transpose does not move its axis away from there */
+    int64_t axis = op_attr_int(o, "axis", -1), last = p->n - 1;
+    if (o->kind == OP_ARGMAX || (axis == last && p->p[axis] != last))
+      return CROSS_NONE;
+    return CROSS_FIRST;
+  }
   case FAM_POOL:
     /* pooling runs over dims 1 and 2 of NHWC: a permutation that keeps them in
      * place (swaps batch and channels) commutes with it */
