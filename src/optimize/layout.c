@@ -30,6 +30,9 @@ typedef struct perm {
 /* How far up "could this operand be transposed too" looks (a residual branch:
  * the batch norm chain between a convolution's transpose and the add). */
 #define LAYOUT_UP_DEPTH 6
+/* How far down a transpose looks for its partner (the recursion's depth; a
+ * chain longer than this keeps its transpose). */
+#define LAYOUT_DOWN_DEPTH 512
 
 typedef struct layout_state {
   opt_ctx *c;
@@ -407,9 +410,11 @@ static int memo_slot(layout_state *S, const perm *p) {
 
 /* Does every path from v (computed as transpose(v', p) once moved) reach
  * another transpose through ops the transpose crosses? */
-static bool meets_partner(layout_state *S, const value *v, const perm *p) {
+static bool meets_partner(layout_state *S, const value *v, const perm *p,
+                          int depth) {
   opt_ctx *c = S->c;
-  if (v->id < 0 || v->id >= S->nvalues || c->pinned[v->id])
+  if (v->id < 0 || v->id >= S->nvalues || c->pinned[v->id] ||
+      depth > LAYOUT_DOWN_DEPTH)
     return false; /* a graph result keeps its layout; a region reads it */
   int slot = memo_slot(S, p);
   if (slot < 0)
@@ -435,7 +440,7 @@ static bool meets_partner(layout_state *S, const value *v, const perm *p) {
       ok = w == v || could_adapt(S, w, p, 0);
     }
     perm below = perm_below(u, p);
-    ok = ok && meets_partner(S, u->results[0], &below);
+    ok = ok && meets_partner(S, u->results[0], &below, depth + 1);
   }
   *m = ok ? 1 : -1;
   return ok;
@@ -450,7 +455,7 @@ static bool sink_reshape(layout_state *S, op *o, const perm *p) {
   tensor_type s2;
   perm q;
   if (!reshape_across(x->type, p, o->results[0]->type, &s2, &q) ||
-      !meets_partner(S, o->results[0], &q))
+      !meets_partner(S, o->results[0], &q, 0))
     return false;
   value *r = add_reshape(c, o, x, &s2, o->loc);
   opt_replace(c, o->results[0], add_transpose(c, o, r, &q, o->loc));
@@ -471,7 +476,7 @@ static bool sink(layout_state *S, op *o, int at, const perm *p) {
   for (int i = 0; i < n; i++)
     if (!operand_adaptable(c, opt_get(c, o->operands[i]), p))
       return false;
-  if (!meets_partner(S, o->results[0], p))
+  if (!meets_partner(S, o->results[0], p, 0))
     return false;
   int64_t axis = op_attr_int(o, "axis", 0);
   if (op_attr(o, "axis") && (axis < 0 || axis >= p->n))
