@@ -261,3 +261,16 @@ print(" ".join("%s=%s/%d" % tuple(o) for o in out))' "$1"
   run "$TOSAC" -fno-propagate-layout -fpropagate-layout "${ONLY[@]}" cancel4.mlir --emit=tosa
   refute_output --partial '"tosa.transpose"'
 }
+
+@test "the rewritten graphs print as valid TOSA (--emit=tosa through mlir-opt-22)" {
+  for k in block bcast pad reduce pool; do
+    gen $k 5
+    run "$TOSAC" "${ONLY[@]}" ${k}5.mlir --emit=tosa -o ${k}5.opt.mlir
+    assert_success
+    run mlir-opt-22 ${k}5.opt.mlir -o /dev/null
+    assert_success
+  done
+  run grep -c '"tosa.transpose"' block5.opt.mlir
+  assert_output 4
+}
+
