@@ -44,7 +44,7 @@ w = np.fromfile("m.weights", dtype="<f4"); print(w[:4].tolist(), w.size)'
   assert_output "[-6.0, 1.0, -5.0, 2.0] 2048"
 }
 
-@test "graphs without large constants write no weights file" {
+@test "graphs without non-splat constants write no weights file" {
   printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%0 = tosa.exp %%a : (tensor<4xf32>) -> tensor<4xf32>\n  return %%0 : tensor<4xf32>\n}\n' > e.mlir
   run "$TOSAC" e.mlir --offload-arch=gfx90a -o e.hipfb
   assert_success
