@@ -832,12 +832,14 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
   const target_info **tis = calloc((size_t)ntargets + 1, sizeof *tis);
   const bnd_entry **ents = calloc((size_t)ntargets + 1, sizeof *ents);
   int problems = 0;
-  /* the GEMM family's rows, then the other families' (a second table), then the model */
+  /* the GEMM family's rows, then the other families' (a second table, when there are any),
+   * then the model */
+  char *second = NULL;
+  size_t second_size = 0;
+  FILE *rows = out;
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) {
-      fputc('\n', out);
-      tb_family_header(out);
-    }
+    if (pass == 1 && !(rows = open_memstream(&second, &second_size)))
+      break;
     for (int ti = 0; ti < ntargets; ti++) {
       const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "targets"), ti);
       const char *proc = tb_jstr(t, "processor");
@@ -851,14 +853,23 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
         continue;
       }
       /* the top level's kernels, then every entry function's (a shared kernel once) */
-      problems += report_kernels(o, tis[ti], t, t, ents[ti], pass == 0, &costs[ti], out);
+      problems += report_kernels(o, tis[ti], t, t, ents[ti], pass == 0, &costs[ti], rows);
       for (int en = 0; cJSON_IsArray(es) && en < cJSON_GetArraySize(es); en++) {
         const cJSON *ets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(es, en), "targets");
-        problems += report_kernels(o, tis[ti], t, cJSON_GetArrayItem(ets, ti), ents[ti], pass == 0, &costs[ti], out);
+        problems += report_kernels(o, tis[ti], t, cJSON_GetArrayItem(ets, ti), ents[ti], pass == 0, &costs[ti], rows);
       }
       if (pass == 1)
-        problems += report_nodes(tis[ti], t, out);
+        problems += report_nodes(tis[ti], t, rows);
     }
+  }
+  if (rows != out) {
+    fclose(rows);
+    if (second_size) {
+      fputc('\n', out);
+      tb_family_header(out);
+      fputs(second, out);
+    }
+    free(second);
   }
   for (int ti = 0; o->model && ti < ntargets; ti++) {
     if (!tis[ti] || !ents[ti])
