@@ -183,9 +183,9 @@ static double valu_flops(const char *s) {
   return starts(op, "mul_f") || starts(op, "add_f") || starts(op, "sub_f") ? 1 : 0;
 }
 
-/* Attention (tuning "problem": attention:BxSxLxDxDv:type): flops 2 B S L (D + Dv) at the peak of
- * the kernel's instruction; the main loop (most matrix, or FMA, instructions) by the loop model,
- * each iteration doing its matrix instructions' flops (FMA path: its vector floating-point
+/* Attention (tuning "problem": attention:BxSxLxDxDv:type): flops 2 B S L (D + Dv) at the
+ * target's best peak for the type (its fastest matrix instruction, else the FMA path's); the
+ * main loop (most matrix, or FMA, instructions) by the loop model, each iteration doing its matrix instructions' flops (FMA path: its vector floating-point
  * operations', valu_flops, so the softmax's make the estimate optimistic by their share),
  * the iterations spread over the SIMDs the grid fills; never faster than its buffers at the rate
  * Little's law allows. */
@@ -228,7 +228,16 @@ static bool attention_model(const tb_quality_options *o, const target_info *t, c
   double moved = tb_kernel_bytes(target, k), bpc = bytes_per_clk(t);
   double resident = fmin(waves, simds * (occupancy > 0 ? occupancy : 1));
   double t_mem = cg_tune_memory_cycles(t, moved, lane_bytes > 0 ? resident * lane_bytes * t->wave_size : 0);
-  double t_mma = flops / (tb_peak_per_cu_clk(t, fma ? "fma" : instr, type) * t->cus);
+  /* the roof is the target's best peak for the type: a matrix instruction where it has one,
+   * even when this kernel takes the FMA path */
+  double peak = tb_peak_per_cu_clk(t, fma ? "fma" : instr, type);
+  elem_type et = elem_type_parse(type, strlen(type));
+  for (int i = 0; i < target_matrix_count; i++) {
+    const target_matrix *x = &target_matrix_table[i];
+    if (!strcmp(x->target, t->name) && x->in == et)
+      peak = fmax(peak, tb_peak_per_cu_clk(t, x->mnemonic, type));
+  }
+  double t_mma = flops / (peak * t->cus);
   r->est_cycles = fmax(cycles, t_mem);
   r->ideal_cycles = fmax(t_mma, moved / bpc);
   r->mma_roof = t_mma >= moved / bpc;
