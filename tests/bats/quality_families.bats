@@ -15,28 +15,7 @@ setup_file() {
   unset TOSAC_TUNING_DB TOSAC_SPLIT_K TOSAC_IM2COL TOSAC_ATTENTION_FMA
   cd "$BATS_FILE_TMPDIR"
   # f16 attention, 8 heads, sequence 1024, head size 64 (softmax spelled out, K transposed)
-  /usr/bin/python3 - <<'PY'
-h, s, d, t = 8, 1024, 64, "f16"
-T = lambda *dims: "tensor<%sx%s>" % ("x".join(str(x) for x in dims), t)
-q, kt, sc, row = T(h, s, d), T(h, d, s), T(h, s, s), T(h, s, 1)
-open("att.mlir", "w").write(f'''func.func @main(%q: {q}, %k: {q}, %v: {q}) -> {q} {{
-  %sh = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
-  %zp = "tosa.const"() <{{values = dense<0.0> : {T(1)}}}> : () -> {T(1)}
-  %scale = "tosa.const"() <{{values = dense<0.125> : {T(1, 1, 1)}}}> : () -> {T(1, 1, 1)}
-  %kt = tosa.transpose %k {{perms = array<i32: 0, 2, 1>}} : ({q}) -> {kt}
-  %s = tosa.matmul %q, %kt, %zp, %zp : ({q}, {kt}, {T(1)}, {T(1)}) -> {sc}
-  %ss = tosa.mul %s, %scale, %sh : ({sc}, {T(1, 1, 1)}, tensor<1xi8>) -> {sc}
-  %m = tosa.reduce_max %ss {{axis = 2 : i32}} : ({sc}) -> {row}
-  %dd = tosa.sub %ss, %m : ({sc}, {row}) -> {sc}
-  %e = tosa.exp %dd : ({sc}) -> {sc}
-  %sum = tosa.reduce_sum %e {{axis = 2 : i32}} : ({sc}) -> {row}
-  %r = tosa.reciprocal %sum : ({row}) -> {row}
-  %p = tosa.mul %e, %r, %sh : ({sc}, {row}, tensor<1xi8>) -> {sc}
-  %o = tosa.matmul %p, %v, %zp, %zp : ({sc}, {q}, {T(1)}, {T(1)}) -> {q}
-  return %o : {q}
-}}
-''')
-PY
+  /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 8 1024 64 f16 > att.mlir
   # one kernel of every other family: a data copy (tile), elementwise, reduction, rownorm
   # (softmax), pool, split-K GEMM + combine, transpose, the im2col pass of a convolution, and a
   # result that is an input (a copy launch)

@@ -93,21 +93,7 @@ typedef struct fam_row {
 /* The loop of a memory kernel: of the backward branches, the one whose body loads the most
  * bytes per lane (ties: the longer body); [*b, *e]. false: none. */
 static bool memory_loop(const tb_insn *v, int n, int *b, int *e) {
-  int best = -1, best_len = 0;
-  for (int i = 0; i < n; i++) {
-    size_t t;
-    if (!tb_branch_target(&v[i], &t) || t > v[i].pc)
-      continue;
-    int s = i;
-    while (s > 0 && v[s].pc > t)
-      s--;
-    int bytes = 0;
-    for (int j = s; j <= i; j++)
-      bytes += tb_vmem_load_bytes(v[j].text);
-    if (bytes > best || (bytes == best && i - s + 1 > best_len))
-      best = bytes, best_len = i - s + 1, *b = s, *e = i;
-  }
-  return best >= 0;
+  return tb_best_loop(v, n, tb_vmem_load_bytes, true, b, e) >= 0;
 }
 
 /* Memory model: waves = the grid's; the loop (if any) runs as many wave-iterations as reading

@@ -125,10 +125,9 @@ bool tb_branch_target(const tb_insn *x, size_t *target) {
   return true;
 }
 
-/* The main loop: of the backward branches, the one whose body holds the most matrix (or, for
- * the FMA path, multiply-add) instructions; [*b, *e] inclusive. false: no loop. */
-bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e) {
-  int best = -1;
+int tb_best_loop(const tb_insn *v, int n, int (*work_of)(const char *), bool longer_on_ties, int *b,
+                 int *e) {
+  int best = -1, best_len = 0;
   for (int i = 0; i < n; i++) {
     size_t t;
     if (!tb_branch_target(&v[i], &t) || t > v[i].pc)
@@ -138,11 +137,20 @@ bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e) {
       s--;
     int work = 0;
     for (int j = s; j <= i; j++)
-      work += fma ? tb_is_fma(v[j].text) : tb_is_matrix(v[j].text);
-    if (work > best)
-      best = work, *b = s, *e = i;
+      work += work_of(v[j].text);
+    if (work > best || (longer_on_ties && work == best && i - s + 1 > best_len))
+      best = work, best_len = i - s + 1, *b = s, *e = i;
   }
-  return best > 0;
+  return best;
+}
+
+static int fma_work(const char *s) { return tb_is_fma(s); }
+static int matrix_work(const char *s) { return tb_is_matrix(s); }
+
+/* The main loop: of the backward branches, the one whose body holds the most matrix (or, for
+ * the FMA path, multiply-add) instructions; [*b, *e] inclusive. false: no loop. */
+bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e) {
+  return tb_best_loop(v, n, fma ? fma_work : matrix_work, false, b, e) > 0;
 }
 
 /* ---------------------------------------------------------------- llvm-mca with a time limit */

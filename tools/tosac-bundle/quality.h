@@ -83,6 +83,11 @@ bool tb_is_matrix(const char *s); /* MFMA, WMMA, SMFMAC */
 bool tb_is_fma(const char *s);    /* FMA-path work: multiply-adds, dot products */
 bool tb_is_free(const char *s);   /* waits, barriers, branches, priority hints, nops */
 bool tb_branch_target(const tb_insn *x, size_t *target);
+/* Of the backward branches, the one whose body has the most work (the sum of work_of over its
+ * instructions; ties: the first, or the longer body); [*b, *e] inclusive. Returns that work, -1
+ * when there is no loop. */
+int tb_best_loop(const tb_insn *v, int n, int (*work_of)(const char *), bool longer_on_ties, int *b,
+                 int *e);
 /* The backward branch whose body holds the most matrix (fma: multiply-add) instructions. */
 bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e);
 int tb_vmem_load_bytes(const char *s); /* bytes one lane loads from memory (0: no load) */
