@@ -443,10 +443,6 @@ typedef enum buffer_kind {
   BUF_CONSTANT, /* bytes in the weights sidecar file at `offset` */
 } buffer_kind;
 
-/* Constants up to this size are folded into elementwise kernels' code; larger ones, and every
- * constant operand of a non-elementwise op, live in the weights file. */
-#define PART_FOLD_LIMIT 4096
-
 typedef struct part_buffer {
   int id;
   buffer_kind kind;

@@ -403,6 +403,8 @@ static bool mma_choice(att *A, gemm_mma *mm) {
          A->Dv / MT <= 8;
 }
 
+static void add_problem(att *A, cg_kernel_info *info);
+
 static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
@@ -518,7 +520,19 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   LLVMBuildRetVoid(bl);
   snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", MT, MT);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", M->mm.name);
+  add_problem(A, info);
   return !cb->failed;
+}
+
+/* The problem in the tuning object, for the quality report (tosac-bundle quality, docs/quality.md):
+ * "attention:BxSxLxDxDv:type", B the batch x heads, S the queries, L the keys. */
+static void add_problem(att *A, cg_kernel_info *info) {
+  size_t n = strlen(info->tuning);
+  if (n < 2 || info->tuning[n - 1] != '}')
+    return;
+  snprintf(info->tuning + n - 1, sizeof info->tuning - (n - 1),
+           ",\"problem\":\"attention:%lldx%lldx%lldx%lldx%lld:%s\"}", (long long)A->B, (long long)A->S,
+           (long long)A->L, (long long)A->D, (long long)A->Dv, elem_type_name(A->q->type->elem));
 }
 
 int64_t cg_attention_chunk(int64_t L, int split) {
@@ -577,6 +591,7 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   LLVMPositionBuilderAtEnd(bl, exit);
   LLVMBuildRetVoid(bl);
   snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
+  add_problem(A, info);
   return !cb->failed;
 }
 
@@ -687,5 +702,6 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   else
     snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", ATT_ROWS, ATT_KEYS);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
+  add_problem(&A, info);
   return !cb->failed;
 }

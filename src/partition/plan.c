@@ -87,17 +87,22 @@ static void kernel_name(part_kernel *k) {
   }
 }
 
-/* A constant is folded into the kernel's code when it is small and only elementwise ops read
- * it; otherwise it is a weights buffer. Shape constants are always folded. */
+/* A constant that is one value: a splat or a single element. */
+static bool const_is_immediate(const value *v) {
+  const attr *a = op_attr(v->def, "values");
+  return (a && a->kind == ATTR_DENSE && a->dense && a->dense->splat) || tensor_numel(v->type) == 1;
+}
+
+/* A constant an elementwise op reads is folded into the kernel's code when it is one value
+ * (a splat or a single element: an immediate); every other constant is a weights buffer, so a
+ * kernel's code depends on shapes and types, never on weight values. Shape constants are
+ * always folded. */
 static bool folds(const op *reader, const value *v) {
   if (!v->def || op_table[v->def->kind].family != FAM_CONST)
     return false;
   if (v->type->elem == ET_INDEX)
     return true;
-  const attr *a = op_attr(v->def, "values");
-  bool splat = a && a->kind == ATTR_DENSE && a->dense && a->dense->splat;
-  return op_table[reader->kind].family == FAM_ELEMENTWISE &&
-         (splat || tensor_bytes(v->type) <= PART_FOLD_LIMIT);
+  return op_table[reader->kind].family == FAM_ELEMENTWISE && const_is_immediate(v);
 }
 
 /* Each group's ops in graph order, bucketed once (CSR form) so that collecting a kernel's ops
@@ -545,20 +550,37 @@ static void liveness(const partition_plan *p, int *first, int *last) {
   }
 }
 
+/* A constant's alignment in the weights file: its size rounded up to a power of two, 16 bytes
+ * (one vector load) at least and 256 at most, so small constants pack densely. */
+static int64_t const_align(int64_t bytes) {
+  int64_t a = 16;
+  while (a < bytes && a < 256)
+    a *= 2;
+  return a;
+}
+
+/* Larger alignments first, each in value order: every constant then starts where the previous
+ * one ends, with no padding (each alignment divides the ones before it). */
 static int cmp_const_buf(const void *x, const void *y) {
   const part_buffer *a = *(const part_buffer *const *)x, *c = *(const part_buffer *const *)y;
+  if (a->align != c->align)
+    return (a->align < c->align) - (a->align > c->align);
   if (a->v->id != c->v->id)
     return (a->v->id > c->v->id) - (a->v->id < c->v->id);
   return (a->id > c->id) - (a->id < c->id);
 }
 
-/* Constants get weights-file offsets in value order, so every target's plan agrees. */
+/* Constants get weights-file offsets by alignment and value order, so every target's plan
+ * agrees. The file's size is a multiple of 256. */
 static int64_t place_constants(partition_plan *p, const graph *g) {
   part_buffer **cs = malloc(sizeof(part_buffer *) * (size_t)(p->nbuffers + 1));
   int n = 0;
   for (int i = 0; i < p->nbuffers; i++)
-    if (p->buffers[i].kind == BUF_CONSTANT && p->buffers[i].v->id < g->nvalues)
-      cs[n++] = &p->buffers[i];
+    if (p->buffers[i].kind == BUF_CONSTANT && p->buffers[i].v->id < g->nvalues) {
+      cs[n] = &p->buffers[i];
+      cs[n]->align = const_align(cs[n]->bytes);
+      n++;
+    }
   if (n > 1)
     qsort(cs, (size_t)n, sizeof *cs, cmp_const_buf);
   int64_t off = 0;
@@ -567,7 +589,7 @@ static int64_t place_constants(partition_plan *p, const graph *g) {
     off += (cs[i]->bytes + cs[i]->align - 1) / cs[i]->align * cs[i]->align;
   }
   free(cs);
-  return off;
+  return (off + 255) / 256 * 256;
 }
 
 uint8_t *part_weights_image(const partition_plan *p, size_t *size) {
@@ -707,8 +729,8 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     launch_node *n = add_node(&b, LAUNCH_KERNEL, &node_cap);
     n->kernel = k->id;
   }
-  /* A constant result is copied from the weights file when it lives there (or is large),
-   * else written by a kernel that holds just the constant. */
+  /* A constant result is copied from the weights file, unless it is one value (a splat): a
+   * kernel that holds just that value writes it. */
   for (int r = 0; r < g->nresults; r++) {
     const value *v = part_view_root(g->results[r]);
     if (!v->def || op_table[v->def->kind].family != FAM_CONST || v->type->elem == ET_INDEX)
@@ -716,9 +738,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     int out = b.result_buf[r];
     if (b.buf_of_value[v->id] >= 0)
       continue; /* a weights buffer already, or an earlier result: add_copies handles it */
-    const attr *va = op_attr(v->def, "values");
-    bool splat = va && va->kind == ATTR_DENSE && va->dense && va->dense->splat;
-    if (!splat && tensor_bytes(v->type) > PART_FOLD_LIMIT) {
+    if (!const_is_immediate(v)) {
       b.buf_of_value[v->id] = add_buffer(&b, BUF_CONSTANT, v, -1);
       continue;
     }

@@ -34,6 +34,30 @@ PY
   }
   gen 1 > m1.mlir
   gen 2 > m2.mlir
+  # a GEMM's 16 KiB weight, then a 64-float bias and a 64-float scale read by its epilogue and a
+  # 16-float constant of an elementwise kernel: small constants that are not splats
+  genb() { # seed
+    /usr/bin/python3 - "$1" <<'PY'
+import struct, sys, random
+random.seed(int(sys.argv[1]))
+h = lambda n: b"".join(struct.pack("<f", random.uniform(-1, 1)) for _ in range(n)).hex().upper()
+print('''func.func @main(%%x: tensor<1x16x64xf32>, %%y: tensor<1x16x16xf32>) -> (tensor<1x16x64xf32>, tensor<1x16x16xf32>) {
+  %%w = "tosa.const"() <{values = dense<"0x%s"> : tensor<1x64x64xf32>}> : () -> tensor<1x64x64xf32>
+  %%b = "tosa.const"() <{values = dense<"0x%s"> : tensor<1x1x64xf32>}> : () -> tensor<1x1x64xf32>
+  %%s = "tosa.const"() <{values = dense<"0x%s"> : tensor<1x1x64xf32>}> : () -> tensor<1x1x64xf32>
+  %%t = "tosa.const"() <{values = dense<"0x%s"> : tensor<1x1x16xf32>}> : () -> tensor<1x1x16xf32>
+  %%z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %%sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %%0 = tosa.matmul %%x, %%w, %%z, %%z : (tensor<1x16x64xf32>, tensor<1x64x64xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x16x64xf32>
+  %%1 = tosa.add %%0, %%b : (tensor<1x16x64xf32>, tensor<1x1x64xf32>) -> tensor<1x16x64xf32>
+  %%2 = tosa.mul %%1, %%s, %%sh : (tensor<1x16x64xf32>, tensor<1x1x64xf32>, tensor<1xi8>) -> tensor<1x16x64xf32>
+  %%3 = tosa.sub %%y, %%t : (tensor<1x16x16xf32>, tensor<1x1x16xf32>) -> tensor<1x16x16xf32>
+  return %%2, %%3 : tensor<1x16x64xf32>, tensor<1x16x16xf32>
+}''' % (h(64 * 64), h(64), h(64), h(16)))
+PY
+  }
+  genb 1 > b1.mlir
+  genb 2 > b2.mlir
   "$TOSAC" m1.mlir $ARCH --embed-ir -o ref1.hipfb
   "$TOSAC" m2.mlir $ARCH --embed-ir -o ref2.hipfb
 }
@@ -88,6 +112,32 @@ entries() { find "$1/objects" -type f ! -name '*.tmp*' | wc -l; }
   [ "$hits" -eq "$misses" ] && [ "$hits" -ge 2 ]
   assert_line "entries $misses"
   assert_line --regexp '^size [0-9]+ bytes$'
+}
+
+@test "changed small and large weights: zero cache misses, the bundle of a cold compile" {
+  rm -rf c3
+  arch=--offload-arch=gfx90a,gfx1100,gfx1030
+  "$TOSAC" b1.mlir $arch --cache-dir=c3 -o b1.hipfb
+  run "$TOSAC" --cache-stats --cache-dir=c3
+  misses=$(echo "$output" | awk '/^misses/{print $2}')
+  [ "$misses" -ge 3 ]
+  run "$TOSAC" b2.mlir $arch --cache-dir=c3 -o warm2.hipfb
+  assert_success
+  run "$TOSAC" --cache-stats --cache-dir=c3
+  assert_line "misses $misses"
+  assert_line "hits $misses"
+  "$TOSAC" b2.mlir $arch -o cold2.hipfb
+  cmp warm2.hipfb cold2.hipfb
+  cmp b1.hipfb cold2.hipfb
+  diff <(grep -Ev '"(bundle|file)"' warm2.json) <(grep -Ev '"(bundle|file)"' cold2.json)
+  cmp warm2.weights cold2.weights
+  ! cmp -s b1.weights warm2.weights
+  # every non-splat constant is in the weights file, packed: 16384 + 256 + 256 + 64 bytes
+  run /usr/bin/python3 -c '
+import json; m = json.load(open("warm2.json")); print(m["constants"]["bytes"])
+print(sorted((b["offset"], b["bytes"]) for b in m["targets"][0]["buffers"] if b["kind"] == "constant"))'
+  assert_line --index 0 "17152"
+  assert_line --index 1 "[(0, 16384), (16384, 256), (16640, 256), (16896, 64)]"
 }
 
 @test "a damaged or truncated entry is detected, recompiled and rewritten" {

@@ -92,8 +92,9 @@ PY
 tosac_e2_k0_conv2d_clamp
 tosac_k0_matmul_add_tanh"
   done
-  # tosac-bundle quality reports every entry's GEMM/conv kernels, a shared one once
-  run bash -c "'$BIN/tosac-bundle' quality m.hipfb --manifest m.json | awk 'NR > 1 {print \$1, \$2}'"
+  # tosac-bundle quality reports every entry's GEMM/conv kernels, a shared one once (the first
+  # table; the other families follow after an empty line)
+  run bash -c "'$BIN/tosac-bundle' quality m.hipfb --manifest m.json | awk 'NF == 0 {exit} NR > 1 {print \$1, \$2}'"
   assert_success
   assert_output "gfx90a matmul:1x64x48x32:f32:a32:b48n
 gfx90a conv2d:1x64x32x144:f32:a16:b144k

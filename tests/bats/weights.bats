@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Large constants live in a weights file next to the bundle; small ones are folded into code.
+# Constants live in a weights file next to the bundle (packed, aligned); splats and single
+# elements are immediates in the kernels' code.
 
 setup() {
   bats_load_library bats-support
@@ -43,7 +44,7 @@ w = np.fromfile("m.weights", dtype="<f4"); print(w[:4].tolist(), w.size)'
   assert_output "[-6.0, 1.0, -5.0, 2.0] 2048"
 }
 
-@test "graphs without large constants write no weights file" {
+@test "graphs without non-splat constants write no weights file" {
   printf 'func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  %%0 = tosa.exp %%a : (tensor<4xf32>) -> tensor<4xf32>\n  return %%0 : tensor<4xf32>\n}\n' > e.mlir
   run "$TOSAC" e.mlir --offload-arch=gfx90a -o e.hipfb
   assert_success
@@ -88,4 +89,52 @@ w = np.fromfile("m.weights", dtype="<f4"); print(w[:4].tolist(), w.size)'
   run "$RUN" m.hipfb --input=2x2048xf32
   assert_failure 1
   assert_output "tosac-run: error: m.weights has 100 bytes; the manifest says 8192 (manifest m.json)"
+}
+
+@test "small constants that are not splats live in the weights file and match the oracle" {
+  # a 16-float bias, an 8-float f16 scale, an i8 table and a 3-float column vector read by
+  # elementwise ops and a GEMM epilogue: every one a weights buffer, packed (16-byte steps), the
+  # splat and the one-element shift immediates
+  /usr/bin/python3 - <<'PY'
+import struct, random
+random.seed(7)
+f32 = lambda n: "".join(struct.pack("<f", random.uniform(-2, 2)).hex() for _ in range(n)).upper()
+f16 = lambda n: "".join(struct.pack("<e", random.uniform(0.5, 1.5)).hex() for _ in range(n)).upper()
+tab = "".join("%02X" % (random.randrange(256)) for _ in range(256))
+open("small.mlir", "w").write(f'''// oracle: arg 0 -2.0 2.0
+// oracle: arg 1 -2.0 2.0
+// oracle: arg 2 -100 100
+// oracle: arg 3 -2.0 2.0
+func.func @main(%x: tensor<3x16xf32>, %w: tensor<1x16x16xf32>, %q: tensor<4x8xi8>, %x3: tensor<1x3x16xf32>) -> (tensor<3x16xf32>, tensor<1x3x16xf32>, tensor<4x8xf16>, tensor<4x8xi8>) {{
+  %b = "tosa.const"() <{{values = dense<"0x{f32(16)}"> : tensor<1x16xf32>}}> : () -> tensor<1x16xf32>
+  %c = "tosa.const"() <{{values = dense<"0x{f32(3)}"> : tensor<3x1xf32>}}> : () -> tensor<3x1xf32>
+  %s = "tosa.const"() <{{values = dense<"0x{f16(8)}"> : tensor<1x8xf16>}}> : () -> tensor<1x8xf16>
+  %t = "tosa.const"() <{{values = dense<"0x{tab}"> : tensor<256xi8>}}> : () -> tensor<256xi8>
+  %h = "tosa.const"() <{{values = dense<0.5> : tensor<1x16xf32>}}> : () -> tensor<1x16xf32>
+  %sh = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %z = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %b3 = "tosa.const"() <{{values = dense<"0x{f32(16)}"> : tensor<1x1x16xf32>}}> : () -> tensor<1x1x16xf32>
+  %0 = tosa.add %x, %b : (tensor<3x16xf32>, tensor<1x16xf32>) -> tensor<3x16xf32>
+  %1 = tosa.mul %0, %c, %sh : (tensor<3x16xf32>, tensor<3x1xf32>, tensor<1xi8>) -> tensor<3x16xf32>
+  %2 = tosa.sub %1, %h : (tensor<3x16xf32>, tensor<1x16xf32>) -> tensor<3x16xf32>
+  %m = tosa.matmul %x3, %w, %z, %z : (tensor<1x3x16xf32>, tensor<1x16x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x16xf32>
+  %mb = tosa.add %m, %b3 : (tensor<1x3x16xf32>, tensor<1x1x16xf32>) -> tensor<1x3x16xf32>
+  %qf = tosa.cast %q : (tensor<4x8xi8>) -> tensor<4x8xf16>
+  %3 = tosa.mul %qf, %s, %sh : (tensor<4x8xf16>, tensor<1x8xf16>, tensor<1xi8>) -> tensor<4x8xf16>
+  %4 = tosa.table %q, %t : (tensor<4x8xi8>, tensor<256xi8>) -> tensor<4x8xi8>
+  return %2, %mb, %3, %4 : tensor<3x16xf32>, tensor<1x3x16xf32>, tensor<4x8xf16>, tensor<4x8xi8>
+}}
+''')
+PY
+  run "$TOSAC" small.mlir --offload-arch=gfx90a -o s.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json; m = json.load(open("s.json")); print(m["constants"]["storage"], m["constants"]["bytes"])
+print(sorted((b["offset"], b["bytes"], b["element_type"]) for b in m["targets"][0]["buffers"] if b["kind"] == "constant"))'
+  assert_line --index 0 "weights_file 512"
+  assert_line --index 1 "[(0, 256, 'i8'), (256, 64, 'f32'), (320, 64, 'f32'), (384, 12, 'f32'), (400, 16, 'f16')]"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" small.mlir --targets gfx90a,gfx1100,gfx1030 \
+    --tosac "$TOSAC" --tosac-run "$RUN"
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
 }

@@ -10,7 +10,7 @@ static const char *usage_text =
     "       tosac-bundle extract FILE ENTRY -o OUT\n"
     "       tosac-bundle info FILE\n"
     "       tosac-bundle verify FILE [--manifest M]\n"
-    "       tosac-bundle quality FILE [--manifest M] [--mca-timeout SECONDS] [--no-mca]\n"
+    "       tosac-bundle quality FILE [--manifest M] [--mca-timeout SECONDS] [--no-mca] [--model]\n"
     "\n"
     "Inspects a tosac offload bundle (.hipfb), plain or compressed (CCOB).\n"
     "  list     entries with their offsets and sizes\n"
@@ -23,8 +23,11 @@ static const char *usage_text =
     "           --mca-timeout seconds per run, default 20, then the in-order issue model, which\n"
     "           --no-mca selects; a static model on WMMA targets and for the FMA path) and an\n"
     "           estimated share of the roofline with its ceiling, the best share any kernel\n"
-    "           can reach for the problem (docs/bench.md); the manifest defaults to FILE with\n"
-    "           .json\n"
+    "           can reach for the problem; then a row per distinct kernel of every other family\n"
+    "           (attention, rownorm, elementwise, reduction, pool, data, fft, combine, fill)\n"
+    "           and per copy or fill launch with its model and limiting resource; --model adds\n"
+    "           per target the launch graph's estimated time against its roofline and each\n"
+    "           family's share (docs/quality.md); the manifest defaults to FILE with .json\n"
     "\n"
     "exit status: 0 success, 1 malformed input or failed verification, 2 usage error\n";
 
@@ -60,6 +63,8 @@ int main(int argc, char **argv) {
       manifest = argv[i] + 11;
     else if (is_quality && !strcmp(argv[i], "--no-mca"))
       qo.use_mca = false;
+    else if (is_quality && !strcmp(argv[i], "--model"))
+      qo.model = true;
     else if (is_quality && !strncmp(argv[i], "--mca-timeout", 13) &&
              (argv[i][13] == '=' || (!argv[i][13] && i + 1 < argc))) {
       const char *v = argv[i][13] ? argv[i] + 14 : argv[++i];

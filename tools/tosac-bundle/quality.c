@@ -24,7 +24,7 @@
 /* ---------------------------------------------------------------- the kernel's machine code */
 
 /* File range of function `name` (STT_FUNC in .symtab or .dynsym), else false. */
-static bool find_function(const uint8_t *d, size_t size, const char *name, size_t *off,
+bool tb_find_function(const uint8_t *d, size_t size, const char *name, size_t *off,
                           size_t *len) {
   Elf64_Ehdr eh;
   if (size < sizeof eh)
@@ -64,18 +64,13 @@ static bool find_function(const uint8_t *d, size_t size, const char *name, size_
   return found;
 }
 
-typedef struct insn {
-  size_t pc;
-  char text[96];
-} insn;
-
 /* Disassembles [off, off+len) for cpu; *n instructions (malloc). */
-static insn *disassemble(const uint8_t *d, size_t off, size_t len, const char *cpu, int *n) {
+tb_insn *tb_disassemble(const uint8_t *d, size_t off, size_t len, const char *cpu, int *n) {
   *n = 0;
   LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("amdgcn-amd-amdhsa", cpu, NULL, 0, NULL, NULL);
   if (!dc)
     return NULL;
-  insn *v = malloc(sizeof *v * (len / 4 + 1));
+  tb_insn *v = malloc(sizeof *v * (len / 4 + 1));
   size_t pc = 0;
   while (v && pc < len) {
     char buf[256];
@@ -93,7 +88,7 @@ static insn *disassemble(const uint8_t *d, size_t off, size_t len, const char *c
 }
 
 static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-static bool is_matrix(const char *s) {
+bool tb_is_matrix(const char *s) {
   return starts(s, "v_mfma") || starts(s, "v_wmma") || starts(s, "v_smfmac");
 }
 /* FMA-path work: the multiply-adds of the FMA fallback (and dot products on RDNA). A gfx11+
@@ -103,7 +98,7 @@ static bool is_fma_op(const char *s) {
   return starts(s, "fma") || starts(s, "pk_fma") || starts(s, "mac") || starts(s, "dot") ||
          starts(s, "mad") || starts(s, "pk_mad");
 }
-static bool is_fma(const char *s) {
+bool tb_is_fma(const char *s) {
   if (starts(s, "v_dual_")) {
     const char *y = strstr(s, ":: v_dual_");
     return is_fma_op(s + 7) || (y && is_fma_op(y + 10));
@@ -113,7 +108,7 @@ static bool is_fma(const char *s) {
 static bool is_branch(const char *s) { return starts(s, "s_cbranch") || starts(s, "s_branch"); }
 
 /* Branch target of a SOPP branch at pc: pc + 4 + 4 * simm16. */
-static bool branch_target(const insn *x, size_t *target) {
+bool tb_branch_target(const tb_insn *x, size_t *target) {
   const char *sp = strpbrk(x->text, " \t");
   if (!is_branch(x->text) || !sp)
     return false;
@@ -130,24 +125,32 @@ static bool branch_target(const insn *x, size_t *target) {
   return true;
 }
 
-/* The main loop: of the backward branches, the one whose body holds the most matrix (or, for
- * the FMA path, multiply-add) instructions; [*b, *e] inclusive. false: no loop. */
-static bool main_loop(const insn *v, int n, bool fma, int *b, int *e) {
-  int best = -1;
+int tb_best_loop(const tb_insn *v, int n, int (*work_of)(const char *), bool longer_on_ties, int *b,
+                 int *e) {
+  int best = -1, best_len = 0;
   for (int i = 0; i < n; i++) {
     size_t t;
-    if (!branch_target(&v[i], &t) || t > v[i].pc)
+    if (!tb_branch_target(&v[i], &t) || t > v[i].pc)
       continue;
     int s = i;
     while (s > 0 && v[s].pc > t)
       s--;
     int work = 0;
     for (int j = s; j <= i; j++)
-      work += fma ? is_fma(v[j].text) : is_matrix(v[j].text);
-    if (work > best)
-      best = work, *b = s, *e = i;
+      work += work_of(v[j].text);
+    if (work > best || (longer_on_ties && work == best && i - s + 1 > best_len))
+      best = work, best_len = i - s + 1, *b = s, *e = i;
   }
-  return best > 0;
+  return best;
+}
+
+static int fma_work(const char *s) { return tb_is_fma(s); }
+static int matrix_work(const char *s) { return tb_is_matrix(s); }
+
+/* The main loop: of the backward branches, the one whose body holds the most matrix (or, for
+ * the FMA path, multiply-add) instructions; [*b, *e] inclusive. false: no loop. */
+bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e) {
+  return tb_best_loop(v, n, fma ? fma_work : matrix_work, false, b, e) > 0;
 }
 
 /* ---------------------------------------------------------------- llvm-mca with a time limit */
@@ -233,16 +236,8 @@ static int mca_run(const char *cpu, const char *asm_path, int iterations, double
 
 /* ---------------------------------------------------------------- per kernel */
 
-typedef struct kq {
-  char model[16];     /* "mca", "wmma", "fma", "issue(to)" (llvm-mca timed out), "issue(f)"
-                       * (it failed); "-all" when the K loop was fully unrolled */
-  double loop_cycles; /* one steady-state iteration */
-  double share;       /* matrix-pipe (FMA-slot) share of the iteration, 0..1 */
-  double mma_cycles;  /* matrix (FMA) cycles the iteration's instructions need (target table) */
-  int loop_len, loop_mma;
-} kq;
 
-static bool is_free(const char *s) {
+bool tb_is_free(const char *s) {
   return starts(s, "s_waitcnt") || starts(s, "s_barrier") || starts(s, "s_wait_") ||
          starts(s, "s_cbranch") || starts(s, "s_branch") || starts(s, "s_setprio") ||
          starts(s, "s_nop");
@@ -252,7 +247,7 @@ static bool is_free(const char *s) {
  * a WMMA holds the issue for its table cycles (VALU does not overlap it on gfx11, assumed for
  * gfx12 too); waits, barriers, branches and priority hints cost nothing (latency assumed hidden
  * by the other waves). */
-static int matrix_cycles(const target_info *t, const char *s) {
+int tb_matrix_cycles(const target_info *t, const char *s) {
   for (int r = 0; r < target_matrix_count; r++)
     if (strcmp(target_matrix_table[r].target, t->name) == 0 &&
         starts(s, target_matrix_table[r].mnemonic))
@@ -262,23 +257,23 @@ static int matrix_cycles(const target_info *t, const char *s) {
 
 /* Matrix (or FMA) cycles of the loop's instructions and, for the static model, the issue cycles
  * of the whole iteration. */
-static void count_loop(const target_info *t, const insn *v, int b, int e, bool fma, double *work,
+static void count_loop(const target_info *t, const tb_insn *v, int b, int e, bool fma, double *work,
                        double *cyc) {
   *work = 0, *cyc = 0;
   for (int j = b; j <= e; j++) {
     const char *s = v[j].text;
-    if (is_free(s))
+    if (tb_is_free(s))
       continue;
     double c = 1;
-    if (is_matrix(s))
-      *work += c = matrix_cycles(t, s);
-    else if (fma && is_fma(s))
+    if (tb_is_matrix(s))
+      *work += c = tb_matrix_cycles(t, s);
+    else if (fma && tb_is_fma(s))
       *work += 1;
     *cyc += c;
   }
 }
 
-static void static_model(const target_info *t, const insn *v, int b, int e, bool fma, kq *q) {
+static void static_model(const target_info *t, const tb_insn *v, int b, int e, bool fma, tb_loop *q) {
   double cyc, work;
   count_loop(t, v, b, e, fma, &work, &cyc);
   q->loop_cycles = cyc;
@@ -291,18 +286,18 @@ static void static_model(const target_info *t, const insn *v, int b, int e, bool
  * holds it for its table cycles while later instructions keep issuing. Two iterations are
  * simulated and the second one's length is the steady state. No latencies or dependencies (the
  * load floor is applied to the kernel: tb_kernel_score). */
-static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q) {
+static void issue_model(const target_info *t, const tb_insn *v, int b, int e, tb_loop *q) {
   double now = 0, pipe = 0, first = 0;
   for (int round = 0; round < 2; round++) {
     if (round == 1)
       first = now > pipe ? now : pipe;
     for (int j = b; j <= e; j++) {
       const char *s = v[j].text;
-      if (is_free(s))
+      if (tb_is_free(s))
         continue;
-      if (is_matrix(s)) {
+      if (tb_is_matrix(s)) {
         double start = now > pipe ? now : pipe;
-        pipe = start + matrix_cycles(t, s);
+        pipe = start + tb_matrix_cycles(t, s);
         now = start + 4;
       } else {
         now += 4;
@@ -314,7 +309,7 @@ static void issue_model(const target_info *t, const insn *v, int b, int e, kq *q
   q->share = q->loop_cycles > 0 ? q->mma_cycles / q->loop_cycles : 0;
 }
 
-static void mca_model(const target_info *t, const insn *v, int b, int e, double timeout, kq *q) {
+static void mca_model(const target_info *t, const tb_insn *v, int b, int e, double timeout, tb_loop *q) {
   char path[] = "/tmp/tosac-loop-XXXXXX.s";
   int fd = mkstemps(path, 2);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -348,6 +343,23 @@ static void mca_model(const target_info *t, const insn *v, int b, int e, double 
   }
 }
 
+void tb_loop_model(const target_info *t, const tb_insn *v, int b, int e, bool fma,
+                   const tb_quality_options *o, tb_loop *q) {
+  memset(q, 0, sizeof *q);
+  snprintf(q->model, sizeof q->model, "noloop");
+  q->loop_len = e - b + 1;
+  for (int j = b; j <= e; j++)
+    q->loop_mma += fma ? tb_is_fma(v[j].text) : tb_is_matrix(v[j].text);
+  double all;
+  count_loop(t, v, b, e, fma, &q->mma_cycles, &all);
+  if (t->has_mfma && !fma && o->use_mca)
+    mca_model(t, v, b, e, o->mca_timeout, q);
+  else if (t->has_mfma && !fma)
+    issue_model(t, v, b, e, q), snprintf(q->model, sizeof q->model, "issue");
+  else
+    static_model(t, v, b, e, fma, q);
+}
+
 /* ---------------------------------------------------------------- the ceiling */
 
 /* The smallest share of the machine's matrix work one wave can own: a 16x16 output tile (tosac's
@@ -379,7 +391,7 @@ static void ceiling(const target_info *t, const tb_gemm_desc *d, double t_mma, d
 /* ---------------------------------------------------------------- the skinny kernel's memory model */
 
 /* Bytes one lane reads from global memory with a vector load instruction (0: not one). */
-static int vmem_load_bytes(const char *s) {
+int tb_vmem_load_bytes(const char *s) {
   if (!starts(s, "global_load") && !starts(s, "buffer_load") && !starts(s, "flat_load"))
     return 0;
   static const struct { const char *suffix; int bytes; } sizes[] = {
@@ -402,11 +414,11 @@ static int vmem_load_bytes(const char *s) {
  * allows, min(bandwidth, bytes in flight / memory latency), where the bytes in flight are the
  * resident waves (grid, occupancy) times one iteration's loads (the loop issues all of them
  * before it uses the first). */
-static void gemv_model(const target_info *t, const insn *v, int b, int e, const tb_gemm_desc *d,
+static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, const tb_gemm_desc *d,
                        int occupancy, double issue_cycles, tb_score *out) {
   int lane_bytes = 0;
   for (int j = b; j <= e; j++)
-    lane_bytes += vmem_load_bytes(v[j].text);
+    lane_bytes += tb_vmem_load_bytes(v[j].text);
   double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double per_insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
   double loop = issue_cycles * per_insn;
@@ -466,7 +478,7 @@ static void im2col_model(const target_info *t, int ninsn, const tb_gemm_desc *d,
 
 /* ---------------------------------------------------------------- the report */
 
-static int occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg) {
+int tb_occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg) {
   int ru, regs;
   if (t->agpr_file) { /* gfx908: separate VGPR and AGPR files */
     int v = m->vgpr > m->agpr ? m->vgpr : m->agpr;
@@ -487,23 +499,23 @@ static int occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg
   return regs;
 }
 
-static int jint(const cJSON *o, const char *k, int dflt) {
+int tb_jint(const cJSON *o, const char *k, int dflt) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsNumber(x) ? x->valueint : dflt;
 }
-static const char *jstr(const cJSON *o, const char *k) {
+const char *tb_jstr(const cJSON *o, const char *k) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(x) ? x->valuestring : "";
 }
 
 /* Bytes of the buffers a kernel reads and writes (each once: the memory roofline's traffic). */
-static double kernel_bytes(const cJSON *target, const cJSON *k) {
+double tb_kernel_bytes(const cJSON *target, const cJSON *k) {
   const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(target, "buffers"), *a;
   double sum = 0;
   cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(k, "args")) {
-    int id = jint(a, "buffer", -1);
+    int id = tb_jint(a, "buffer", -1);
     const cJSON *b;
-    cJSON_ArrayForEach(b, bufs) if (jint(b, "id", -2) == id) {
+    cJSON_ArrayForEach(b, bufs) if (tb_jint(b, "id", -2) == id) {
       const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(b, "bytes");
       if (cJSON_IsNumber(bytes))
         sum += bytes->valuedouble;
@@ -515,7 +527,7 @@ static double kernel_bytes(const cJSON *target, const cJSON *k) {
 /* Per-CU per-clock peak of the kernel's instruction (the FMA path: the f32 vector rate times the
  * products per lane of the target's dot instruction for the type: 2 for f16, 4 for i8; a bf16
  * without a dot is widened to f32 FMAs). */
-static double peak_per_cu_clk(const target_info *t, const char *mnemonic, const char *type) {
+double tb_peak_per_cu_clk(const target_info *t, const char *mnemonic, const char *type) {
   for (int r = 0; r < target_matrix_count; r++) {
     const target_matrix *x = &target_matrix_table[r];
     if (strcmp(x->target, t->name) == 0 && strcmp(x->mnemonic, mnemonic) == 0)
@@ -530,21 +542,21 @@ static double peak_per_cu_clk(const target_info *t, const char *mnemonic, const 
 
 bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes, tb_gemm_desc *d) {
   memset(d, 0, sizeof *d);
-  snprintf(d->problem, sizeof d->problem, "%s", jstr(tuning, "problem"));
+  snprintf(d->problem, sizeof d->problem, "%s", tb_jstr(tuning, "problem"));
   snprintf(d->instr, sizeof d->instr, "%s", instr);
   char opname[32];
   if (sscanf(d->problem, "%31[^:]:%lldx%lldx%lldx%lld:%15[^:]", opname, &d->batch, &d->m, &d->n,
              &d->k, d->type) != 6)
     return false;
-  d->k_useful = jint(tuning, "conv_k", 0) > 0 ? jint(tuning, "conv_k", 0) : d->k;
-  d->bm = jint(tuning, "bm", 1), d->bn = jint(tuning, "bn", 1), d->bk = jint(tuning, "bk", 1);
-  d->wm = jint(tuning, "wm", 1), d->wn = jint(tuning, "wn", 1);
-  d->waves = jint(tuning, "waves", 1), d->split = jint(tuning, "split_k", 1);
-  d->gemv = strcmp(jstr(tuning, "kernel"), "gemv") == 0;
-  d->im2col = strcmp(jstr(tuning, "kernel"), "im2col") == 0;
-  d->kpad = jint(tuning, "kpad", 0), d->vw = jint(tuning, "vector_width", 1);
+  d->k_useful = tb_jint(tuning, "conv_k", 0) > 0 ? tb_jint(tuning, "conv_k", 0) : d->k;
+  d->bm = tb_jint(tuning, "bm", 1), d->bn = tb_jint(tuning, "bn", 1), d->bk = tb_jint(tuning, "bk", 1);
+  d->wm = tb_jint(tuning, "wm", 1), d->wn = tb_jint(tuning, "wn", 1);
+  d->waves = tb_jint(tuning, "waves", 1), d->split = tb_jint(tuning, "split_k", 1);
+  d->gemv = strcmp(tb_jstr(tuning, "kernel"), "gemv") == 0;
+  d->im2col = strcmp(tb_jstr(tuning, "kernel"), "im2col") == 0;
+  d->kpad = tb_jint(tuning, "kpad", 0), d->vw = tb_jint(tuning, "vector_width", 1);
   d->mm_m = d->mm_n = d->mm_k = 1;
-  sscanf(jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
+  sscanf(tb_jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
   d->bytes = bytes;
   return true;
 }
@@ -558,16 +570,16 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     return false;
   out->vgpr = md.vgpr, out->agpr = md.agpr, out->lds = md.lds_bytes;
   out->spills = md.vgpr_spill + md.sgpr_spill;
-  out->occupancy = occupancy(t, &md, d->waves);
+  out->occupancy = tb_occupancy(t, &md, d->waves);
   tb_kernel_meta_free(&md);
   bool fma = strcmp(d->instr, "fma") == 0;
-  kq q = {.model = "noloop"};
+  tb_loop q = {.model = "noloop"};
   size_t off, len;
   int n = 0;
-  insn *v = find_function(co, co_size, name, &off, &len) ? disassemble(co, off, len, t->name, &n) : NULL;
+  tb_insn *v = tb_find_function(co, co_size, name, &off, &len) ? tb_disassemble(co, off, len, t->name, &n) : NULL;
   int b = 0, e = -1;
   /* no loop: K fully unrolled; the whole body is then one "iteration" covering every K step */
-  bool whole = v && !main_loop(v, n, fma, &b, &e);
+  bool whole = v && !tb_main_loop(v, n, fma, &b, &e);
   /* the issue model has no latencies: the kernel gets the tuning estimate's load floor
    * (cg_tune_kernel_cycles); llvm-mca models its own */
   bool floored = false;
@@ -575,19 +587,10 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     b = 0, e = n - 1;
   int lane_bytes = 0; /* the loop's (whole kernel's) vector-memory loads per lane */
   for (int j = b; v && j <= e; j++)
-    lane_bytes += vmem_load_bytes(v[j].text);
+    lane_bytes += tb_vmem_load_bytes(v[j].text);
   if (v && n > 0) {
-    q.loop_len = e - b + 1;
-    for (int j = b; j <= e; j++)
-      q.loop_mma += fma ? is_fma(v[j].text) : is_matrix(v[j].text);
-    double all;
-    count_loop(t, v, b, e, fma, &q.mma_cycles, &all);
-    if (t->has_mfma && !fma && o->use_mca)
-      mca_model(t, v, b, e, o->mca_timeout, &q);
-    else if (t->has_mfma && !fma)
-      issue_model(t, v, b, e, &q), snprintf(q.model, sizeof q.model, "issue"), floored = true;
-    else
-      static_model(t, v, b, e, fma, &q);
+    tb_loop_model(t, v, b, e, fma, o, &q);
+    floored = t->has_mfma && !fma && !o->use_mca; /* the issue model */
   }
   if (d->im2col) {
     int vector = 0; /* vector instructions: scalar ones, waits and branches issue elsewhere */
@@ -622,7 +625,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
     double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
     double flops = 2.0 * d->batch * d->m * d->n * d->k_useful;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
-    double t_mma = flops / (peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
+    double t_mma = flops / (tb_peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at the rate Little's
      * law allows: one loop iteration's (the whole kernel's) loads in flight per resident wave,
      * one memory latency at least */
@@ -650,18 +653,59 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   return true;
 }
 
-static void report_kernel(const tb_quality_options *o, const target_info *t, const cJSON *target,
-                          const cJSON *k, const uint8_t *co, size_t co_size, FILE *out) {
-  const char *name = jstr(k, "name");
+/* Costs of the kernels scored so far (by name), for the rows' impossibility check and --model. */
+typedef struct cost_list {
+  struct named_cost {
+    char name[80];
+    tb_cost c;
+  } *v;
+  int n, cap;
+} cost_list;
+
+static void cost_add(cost_list *l, const char *name, const tb_cost *c) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 32;
+    l->v = realloc(l->v, sizeof *l->v * (size_t)l->cap);
+  }
+  snprintf(l->v[l->n].name, sizeof l->v[l->n].name, "%s", name);
+  l->v[l->n++].c = *c;
+}
+
+static const tb_cost *cost_find(const cost_list *l, const char *name) {
+  for (int i = 0; i < l->n; i++)
+    if (!strcmp(l->v[i].name, name))
+      return &l->v[i].c;
+  return NULL;
+}
+
+static bool is_gemm_row(const cJSON *k) {
+  const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
+  return cJSON_GetObjectItemCaseSensitive(tun, "bm") || strcmp(tb_jstr(tun, "kernel"), "im2col") == 0;
+}
+
+static bool report_kernel(const tb_quality_options *o, const target_info *t, const cJSON *target,
+                          const cJSON *k, const uint8_t *co, size_t co_size, FILE *out, tb_cost *c) {
+  const char *name = tb_jstr(k, "name");
   tb_gemm_desc d;
   tb_score sc;
   char err[300];
   tb_gemm_desc_from_json(cJSON_GetObjectItemCaseSensitive(k, "tuning"),
-                         jstr(k, "matrix_instruction"), kernel_bytes(target, k), &d);
+                         tb_jstr(k, "matrix_instruction"), tb_kernel_bytes(target, k), &d);
+  memset(c, 0, sizeof *c);
+  snprintf(c->family, sizeof c->family, "%s", d.im2col ? "im2col" : "gemm");
   if (!tb_kernel_score(t, co, co_size, name, &d, o, &sc, err, sizeof err)) {
-    fprintf(out, "%-8s %-22s error: %s\n", t->name, name, err);
-    return;
+    if (out)
+      fprintf(out, "%-8s %-22s error: %s\n", t->name, name, err);
+    return false;
   }
+  c->est_us = sc.est_us;
+  c->ideal_us = sc.roofline * sc.est_us;
+  if (d.split > 1 && !d.gemv) { /* the combine kernel has its own row and launch: not twice */
+    double out4 = 4.0 * d.batch * d.m * d.n;
+    c->est_us -= (d.split * out4 + out4) / ((double)t->mem_gbps * 1e3);
+  }
+  if (!out)
+    return true;
   char tile[48], share[16], est[32] = "-", roof[32] = "-", ceil_s[32] = "-";
   snprintf(tile, sizeof tile, "%dx%dx%d/%dx%d", d.bm, d.bn, d.bk, d.wm, d.wn);
   if (d.im2col) /* the pass writes [m + n][kpad] */
@@ -679,32 +723,104 @@ static void report_kernel(const tb_quality_options *o, const target_info *t, con
           t->name, d.problem, d.type, tile, d.instr[0] ? d.instr : "-", sc.vgpr, sc.agpr, sc.lds, sc.occupancy,
           sc.spills, sc.loop_len, sc.loop_cycles, sc.loop_cycles > 0 || d.im2col ? sc.model : "-",
           sc.loop_cycles > 0 ? share : d.im2col ? "-" : sc.model, est, roof, ceil_s);
+  return true;
 }
 
-/* The GEMM/conv kernels of kernels_of (target t of the top level or of an entry) not yet in
- * seen (" name " tags). */
-static void report_kernels(const tb_quality_options *o, const target_info *ti, const cJSON *t,
-                           const cJSON *kernels_of, const bnd_entry *e, char *seen, size_t size,
-                           FILE *out) {
+/* A row's estimate faster than its roofline is a defect of a model: reported, and counted. */
+static int impossible(const target_info *t, const char *name, const tb_cost *c, FILE *out) {
+  if (c->est_us <= 0 || c->ideal_us <= c->est_us * 1.0005)
+    return 0;
+  fprintf(out, "error: %s on %s: estimated %.3f us, faster than its roofline %.3f us (%.0f %%)\n", name,
+          t->name, c->est_us, c->ideal_us, 100.0 * c->ideal_us / c->est_us);
+  return 1;
+}
+
+/* The kernels of kernels_of (target t of the top level or of an entry) not yet in `costs`: the
+ * GEMM-family rows (gemm true) or the other families' rows; returns the impossible figures. */
+static int report_kernels(const tb_quality_options *o, const target_info *ti, const cJSON *t,
+                          const cJSON *kernels_of, const bnd_entry *e, bool gemm, cost_list *costs,
+                          FILE *out) {
   const cJSON *k;
+  int bad = 0;
   cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(kernels_of, "kernels")) {
-    const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
-    char tag[80];
-    snprintf(tag, sizeof tag, " %s ", jstr(k, "name"));
-    bool im2col = strcmp(jstr(tun, "kernel"), "im2col") == 0;
-    if ((!cJSON_GetObjectItemCaseSensitive(tun, "bm") && !im2col) || strstr(seen, tag))
+    const char *name = tb_jstr(k, "name");
+    if (is_gemm_row(k) != gemm || cost_find(costs, name))
       continue;
-    if (strlen(seen) + strlen(tag) < size)
-      strcat(seen, tag);
-    report_kernel(o, ti, t, k, e->data, e->size, out);
+    tb_cost c;
+    bool ok = gemm ? report_kernel(o, ti, t, k, e->data, e->size, out, &c)
+                   : tb_family_row(o, ti, t, k, e->data, e->size, out, &c);
+    if (ok)
+      bad += impossible(ti, name, &c, out);
+    cost_add(costs, name, &c);
     fflush(out);
   }
+  return bad;
+}
+
+/* Copy and fill launches of a launch graph: a row each. */
+static int report_nodes(const target_info *ti, const cJSON *launches_of, FILE *out) {
+  const cJSON *n;
+  int bad = 0;
+  cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(launches_of, "launches")) {
+    const char *kind = tb_jstr(n, "kind");
+    if (strcmp(kind, "copy") && strcmp(kind, "fill"))
+      continue;
+    tb_cost c;
+    tb_node_row(ti, n, out, &c);
+    bad += impossible(ti, kind, &c, out);
+  }
+  return bad;
 }
 
 void tb_quality_init(void) {
   LLVMInitializeAMDGPUTargetInfo();
   LLVMInitializeAMDGPUTargetMC();
   LLVMInitializeAMDGPUDisassembler();
+}
+
+/* The families in the model's order. */
+static const char *const model_families[] = {"gemm", "im2col", "attention", "rownorm", "elementwise",
+                                             "reduction", "pool", "data", "fft", "combine", "fill", "copy"};
+enum { NFAM = sizeof model_families / sizeof model_families[0] };
+
+/* --model: every launch of one launch graph (the regions' too, once each) with its kernel's
+ * estimate against its roofline, summed per family and in all. */
+static void model_summary(const target_info *ti, const char *label, const cJSON *graph, const cost_list *costs,
+                          FILE *out) {
+  double est[NFAM + 1] = {0}, ideal[NFAM + 1] = {0};
+  int count[NFAM + 1] = {0}, launches = 0;
+  const cJSON *n;
+  cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(graph, "launches")) {
+    const char *kind = tb_jstr(n, "kind");
+    tb_cost c;
+    memset(&c, 0, sizeof c);
+    if (!strcmp(kind, "kernel")) {
+      const cJSON *k;
+      int id = tb_jint(n, "kernel", -1);
+      cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(graph, "kernels")) if (tb_jint(k, "id", -2) == id) {
+        const tb_cost *f = cost_find(costs, tb_jstr(k, "name"));
+        if (f)
+          c = *f;
+      }
+    } else if (!strcmp(kind, "copy") || !strcmp(kind, "fill")) {
+      tb_node_row(ti, n, NULL, &c);
+    } else {
+      continue;
+    }
+    int f = 0;
+    while (f < NFAM && strcmp(model_families[f], c.family))
+      f++;
+    est[f] += c.est_us, ideal[f] += c.ideal_us, count[f]++;
+    est[NFAM] += c.est_us, ideal[NFAM] += c.ideal_us, launches++;
+  }
+  fprintf(out, "model %s%s: %d launches, estimated %.1f us, roofline %.1f us: %.0f%% of the roofline (%.2fx)\n",
+          ti->name, label, launches, est[NFAM], ideal[NFAM], est[NFAM] > 0 ? 100.0 * ideal[NFAM] / est[NFAM] : 0,
+          ideal[NFAM] > 0 ? est[NFAM] / ideal[NFAM] : 0);
+  fprintf(out, "  %-12s %8s %10s %6s %11s %9s\n", "family", "launches", "est_us", "share", "roofline_us", "roofline");
+  for (int f = 0; f <= NFAM; f++)
+    if (count[f] > 0)
+      fprintf(out, "  %-12s %8d %10.1f %5.1f%% %11.1f %8.0f%%\n", f < NFAM ? model_families[f] : "other", count[f],
+              est[f], est[NFAM] > 0 ? 100.0 * est[f] / est[NFAM] : 0, ideal[f], est[f] > 0 ? 100.0 * ideal[f] / est[f] : 0);
 }
 
 int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_options *o,
@@ -718,28 +834,72 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
   fprintf(out, "%-8s %-42s %-5s %-22s %-28s %4s %4s %6s %3s %5s %4s %7s %-13s %7s %8s  %-8s  %s\n",
           "target", "problem", "type", "tile", "instruction", "vgpr", "agpr", "lds", "w/s", "spill",
           "loop", "cycles", "model", "mma%", "est_us", "roofline", "ceiling");
-  int problems = 0, ti_index = 0;
-  const cJSON *t;
-  cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(m, "targets")) {
-    const char *proc = jstr(t, "processor");
-    const target_info *ti = target_lookup(proc, strlen(proc));
-    const bnd_entry *e = tb_find(b, jstr(t, "bundle_entry_id"));
-    if (!ti || !e) {
-      fprintf(out, "error: target '%s' of the manifest is not in the bundle\n", proc);
-      problems++;
-      ti_index++;
-      continue;
+  const cJSON *es = cJSON_GetObjectItemCaseSensitive(m, "entries");
+  int ntargets = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "targets"));
+  cost_list *costs = calloc((size_t)ntargets + 1, sizeof *costs);
+  const target_info **tis = calloc((size_t)ntargets + 1, sizeof *tis);
+  const bnd_entry **ents = calloc((size_t)ntargets + 1, sizeof *ents);
+  int problems = 0;
+  /* the GEMM family's rows, then the other families' (a second table, when there are any),
+   * then the model */
+  char *second = NULL;
+  size_t second_size = 0;
+  FILE *rows = out;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1 && !(rows = open_memstream(&second, &second_size)))
+      break;
+    for (int ti = 0; ti < ntargets; ti++) {
+      const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "targets"), ti);
+      const char *proc = tb_jstr(t, "processor");
+      tis[ti] = target_lookup(proc, strlen(proc));
+      ents[ti] = tb_find(b, tb_jstr(t, "bundle_entry_id"));
+      if (!tis[ti] || !ents[ti]) {
+        if (pass == 0) {
+          fprintf(out, "error: target '%s' of the manifest is not in the bundle\n", proc);
+          problems++;
+        }
+        continue;
+      }
+      /* the top level's kernels, then every entry function's (a shared kernel once) */
+      problems += report_kernels(o, tis[ti], t, t, ents[ti], pass == 0, &costs[ti], rows);
+      for (int en = 0; cJSON_IsArray(es) && en < cJSON_GetArraySize(es); en++) {
+        const cJSON *ets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(es, en), "targets");
+        problems += report_kernels(o, tis[ti], t, cJSON_GetArrayItem(ets, ti), ents[ti], pass == 0, &costs[ti], rows);
+      }
+      if (pass == 1)
+        problems += report_nodes(tis[ti], t, rows);
     }
-    /* the top level's kernels, then every entry function's (a shared kernel once) */
-    const cJSON *es = cJSON_GetObjectItemCaseSensitive(m, "entries");
-    char seen[4096] = "";
-    report_kernels(o, ti, t, t, e, seen, sizeof seen, out);
-    for (int en = 0; cJSON_IsArray(es) && en < cJSON_GetArraySize(es); en++) {
-      const cJSON *ets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(es, en), "targets");
-      report_kernels(o, ti, t, cJSON_GetArrayItem(ets, ti_index), e, seen, sizeof seen, out);
-    }
-    ti_index++;
   }
+  if (rows != out) {
+    fclose(rows);
+    if (second_size) {
+      fputc('\n', out);
+      tb_family_header(out);
+      fputs(second, out);
+    }
+    free(second);
+  }
+  for (int ti = 0; o->model && ti < ntargets; ti++) {
+    if (!tis[ti] || !ents[ti])
+      continue;
+    if (ti == 0)
+      fputc('\n', out);
+    const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "targets"), ti);
+    int nes = cJSON_IsArray(es) ? cJSON_GetArraySize(es) : 0;
+    model_summary(tis[ti], "", t, &costs[ti], out);
+    for (int en = 1; en < nes; en++) {
+      const cJSON *entry = cJSON_GetArrayItem(es, en);
+      char label[96];
+      snprintf(label, sizeof label, " (entry %s)", tb_jstr(entry, "name"));
+      model_summary(tis[ti], label, cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "targets"), ti),
+                    &costs[ti], out);
+    }
+  }
+  for (int ti = 0; ti < ntargets; ti++)
+    free(costs[ti].v);
+  free(costs);
+  free(tis);
+  free(ents);
   cJSON_Delete(m);
   return problems;
 }

@@ -9,6 +9,7 @@
 
 typedef struct tb_quality_options {
   bool use_mca;       /* gfx9: llvm-mca-22, else the in-order issue model (deterministic) */
+  bool model;         /* --model: the launch graph's time per target against its roofline */
   double mca_timeout; /* seconds per llvm-mca-22 run; a slower run falls back to the issue model */
 } tb_quality_options;
 
@@ -56,5 +57,64 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
  * problems (targets missing from the bundle, unreadable kernels). */
 int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_options *o,
                FILE *out);
+
+/* ---------------------------------------------------------------- shared with families.c */
+
+typedef struct tb_insn {
+  size_t pc;
+  char text[96];
+} tb_insn;
+
+/* One steady-state main-loop iteration by the target's model. */
+typedef struct tb_loop {
+  char model[16];     /* "mca", "wmma", "fma", "issue", "issue(to)" (llvm-mca timed out),
+                       * "issue(f)" (it failed); "-all" when the K loop was fully unrolled */
+  double loop_cycles; /* one steady-state iteration */
+  double share;       /* matrix-pipe (FMA-slot) share of the iteration, 0..1 */
+  double mma_cycles;  /* matrix (FMA) cycles the iteration's instructions need (target table) */
+  int loop_len, loop_mma;
+} tb_loop;
+
+/* File range of function `name` in a code object. */
+bool tb_find_function(const uint8_t *d, size_t size, const char *name, size_t *off, size_t *len);
+/* Disassembles [off, off+len) for cpu; *n instructions (malloc). */
+tb_insn *tb_disassemble(const uint8_t *d, size_t off, size_t len, const char *cpu, int *n);
+bool tb_is_matrix(const char *s); /* MFMA, WMMA, SMFMAC */
+bool tb_is_fma(const char *s);    /* FMA-path work: multiply-adds, dot products */
+bool tb_is_free(const char *s);   /* waits, barriers, branches, priority hints, nops */
+bool tb_branch_target(const tb_insn *x, size_t *target);
+/* Of the backward branches, the one whose body has the most work (the sum of work_of over its
+ * instructions; ties: the first, or the longer body); [*b, *e] inclusive. Returns that work, -1
+ * when there is no loop. */
+int tb_best_loop(const tb_insn *v, int n, int (*work_of)(const char *), bool longer_on_ties, int *b,
+                 int *e);
+/* The backward branch whose body holds the most matrix (fma: multiply-add) instructions. */
+bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e);
+int tb_vmem_load_bytes(const char *s); /* bytes one lane loads from memory (0: no load) */
+int tb_matrix_cycles(const target_info *t, const char *s);
+/* The loop [b, e] by llvm-mca-22 (gfx9, o->use_mca), the issue model (gfx9), or the static WMMA
+ * or FMA-slot model. */
+void tb_loop_model(const target_info *t, const tb_insn *v, int b, int e, bool fma,
+                   const tb_quality_options *o, tb_loop *q);
+int tb_occupancy(const target_info *t, const cg_kernel_info *m, int waves_wg);
+/* Bytes of the buffers a kernel's arguments name, each once. */
+double tb_kernel_bytes(const cJSON *target, const cJSON *k);
+double tb_peak_per_cu_clk(const target_info *t, const char *mnemonic, const char *type);
+int tb_jint(const cJSON *o, const char *k, int dflt);
+const char *tb_jstr(const cJSON *o, const char *k);
+
+/* families.c: a row per distinct kernel of the families besides GEMM, convolution, the skinny
+ * GEMM and im2col (attention, rownorm, elementwise, reduction, pool, data, fft, fill, combines)
+ * and per copy or fill launch, for target t; and the launch graph's model (--model). */
+typedef struct tb_cost {
+  char family[16];
+  double est_us, ideal_us; /* the estimate and the roofline, max(bytes/bandwidth, flops/peak) */
+} tb_cost;
+void tb_family_header(FILE *out);
+/* The row of kernel k (not a GEMM-family kernel), printed when out; its cost in *c. */
+bool tb_family_row(const tb_quality_options *o, const target_info *t, const cJSON *target,
+                   const cJSON *k, const uint8_t *co, size_t co_size, FILE *out, tb_cost *c);
+/* The row of a copy or fill launch node. */
+void tb_node_row(const target_info *t, const cJSON *node, FILE *out, tb_cost *c);
 
 #endif

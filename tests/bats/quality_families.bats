@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# tosac-bundle quality beyond the GEMM family (docs/quality.md): a row for attention (its main
+# loop by the GEMM report's models, flops at the instruction's peak) and for one kernel of every
+# other family (memory roofline: bytes / bandwidth against the issue and Little's-law times), copy
+# and fill launches, the --model summary of a launch graph, and no figure above its roofline.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+setup_file() {
+  export ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  BUILD="${TOSAC_BUILD:-build}"
+  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+  export TOSAC="$BUILD/bin/tosac" Q="$BUILD/bin/tosac-bundle"
+  unset TOSAC_TUNING_DB TOSAC_SPLIT_K TOSAC_IM2COL TOSAC_ATTENTION_FMA
+  cd "$BATS_FILE_TMPDIR"
+  # f16 attention, 8 heads, sequence 1024, head size 64 (softmax spelled out, K transposed)
+  /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 8 1024 64 f16 > att.mlir
+  # one kernel of every other family: a data copy (tile), elementwise, reduction, rownorm
+  # (softmax), pool, split-K GEMM + combine, transpose, the im2col pass of a convolution, and a
+  # result that is an input (a copy launch)
+  cat > fam.mlir <<'EOF2'
+func.func @main(%x: tensor<64x1024xf32>, %img: tensor<1x32x32x16xf32>, %a: tensor<1x64x65536xf32>, %b: tensor<1x65536x64xf32>, %s: tensor<1x224x224x3xf32>, %w: tensor<64x7x7x3xf32>, %cb: tensor<64xf32>) -> (tensor<64x1024xf32>, tensor<64x1xf32>, tensor<64x1024xf32>, tensor<1x16x16x16xf32>, tensor<1x64x64xf32>, tensor<1024x64xf32>, tensor<1x112x112x64xf32>, tensor<64x1024xf32>) {
+  %c = "tosa.const"() <{values = dense<[[1.0, 2.0, 3.0, 4.0]]> : tensor<1x4xf32>}> : () -> tensor<1x4xf32>
+  %cr = tosa.tile %c {multiples = array<i64: 1, 256>} : (tensor<1x4xf32>) -> tensor<1x1024xf32>
+  %e0 = tosa.add %x, %cr : (tensor<64x1024xf32>, tensor<1x1024xf32>) -> tensor<64x1024xf32>
+  %e1 = tosa.sigmoid %e0 : (tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %r = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<64x1024xf32>) -> tensor<64x1xf32>
+  %m = tosa.reduce_max %x {axis = 1 : i32} : (tensor<64x1024xf32>) -> tensor<64x1xf32>
+  %d = tosa.sub %x, %m : (tensor<64x1024xf32>, tensor<64x1xf32>) -> tensor<64x1024xf32>
+  %ex = tosa.exp %d : (tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %su = tosa.reduce_sum %ex {axis = 1 : i32} : (tensor<64x1024xf32>) -> tensor<64x1xf32>
+  %rc = tosa.reciprocal %su : (tensor<64x1xf32>) -> tensor<64x1xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %sm = tosa.mul %ex, %rc, %sh : (tensor<64x1024xf32>, tensor<64x1xf32>, tensor<1xi8>) -> tensor<64x1024xf32>
+  %p = tosa.max_pool2d %img {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x32x32x16xf32>) -> tensor<1x16x16x16xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %mm = tosa.matmul %a, %b, %z, %z : (tensor<1x64x65536xf32>, tensor<1x65536x64xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x64x64xf32>
+  %t = tosa.transpose %x {perms = array<i32: 1, 0>} : (tensor<64x1024xf32>) -> tensor<1024x64xf32>
+  %cv = tosa.conv2d %s, %w, %cb, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 3, 3, 3, 3>, stride = array<i64: 2, 2>} : (tensor<1x224x224x3xf32>, tensor<64x7x7x3xf32>, tensor<64xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x112x112x64xf32>
+  return %e1, %r, %sm, %p, %mm, %t, %cv, %x : tensor<64x1024xf32>, tensor<64x1xf32>, tensor<64x1024xf32>, tensor<1x16x16x16xf32>, tensor<1x64x64xf32>, tensor<1024x64xf32>, tensor<1x112x112x64xf32>, tensor<64x1024xf32>
+}
+EOF2
+  # a large reduction: fill + atomic (gfx942) or partial + combine (gfx1030); --init=kernel
+  # makes the fill a kernel
+  printf 'func.func @main(%%x: tensor<1x4194304xf32>) -> tensor<1x1xf32> {\n  %%r = tosa.reduce_sum %%x {axis = 1 : i32} : (tensor<1x4194304xf32>) -> tensor<1x1xf32>\n  return %%r : tensor<1x1xf32>\n}\n' > red.mlir
+  "$TOSAC" att.mlir --offload-arch=gfx942,gfx950,gfx1100,gfx1030 -o att.hipfb
+  "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx942,gfx1100,gfx1030 -o sample.hipfb
+  TOSAC_IM2COL=1 "$TOSAC" fam.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o fam.hipfb
+  "$TOSAC" red.mlir --offload-arch=gfx942,gfx1030 -o red.hipfb
+  "$TOSAC" red.mlir --offload-arch=gfx942 --init=kernel -o redk.hipfb
+}
+
+setup() { cd "$BATS_FILE_TMPDIR"; }
+
+# No roofline share above 100 %, in the rows (GEMM table: "NN% mem|mma" before the ceiling;
+# family table: before the limit) and the model lines; prints the offending lines.
+within_roofline() {
+  awk '
+    /^model / { for (i = 1; i <= NF; i++) if ($i ~ /%$/ && $(i+1) == "of") { v = $i; sub("%", "", v); if (v + 0 > 100) { print; bad = 1 } } next }
+    /^  [a-z0-9]+ +[0-9]+ / { v = $NF; sub("%", "", v); if (v + 0 > 100) { print; bad = 1 } next }
+    { for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+%$/ && ($(i+1) == "mem" || $(i+1) == "mma")) { v = $i; sub("%", "", v); if (v + 0 > 100) { print; bad = 1 } } }
+    END { exit bad }' "$@"
+}
+
+@test "attention: one row per target with the main loop's model, matrix share, exp and VALU work" {
+  run "$Q" quality att.hipfb --no-mca
+  assert_success
+  assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline +ceiling$'
+  assert_line --regexp '^target +family +kernel +problem +type +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +exp +valu +est_us +roofline +limit$'
+  # CDNA3: MFMA, the issue model; gfx950 has no f16 attention MFMA (FMA path, 1 % of its MFMA
+  # roofline); gfx1100 WMMA
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +86 +0 +7872 +2 +0 +508 +1860\.0 +issue +6\.9 +0 +298 +56\.69 +3% mma +valu$'
+  assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.4 +2 +261 +95\.14 +1% mma +valu$'
+  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* wmma +51\.6 +0 +81 +33\.93 +52% mma +mma$'
+  assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.0 +2 +361 +217\.34 +21% mma +valu$'
+  run "$Q" quality sample.hipfb --no-mca
+  assert_success
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* issue-all +12\.4 +17 +413 +0\.98 +0% mem +valu$'
+  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +3\.1 +2 +96 +4\.25 +0% mem +lat$'
+  assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +2\.9 +2 +125 +4\.25 +0% mem +lat$'
+}
+
+@test "attention on gfx942 by llvm-mca: the f16 main loop keeps the matrix pipe below 10 %" {
+  command -v llvm-mca-22 || skip "no llvm-mca-22"
+  run "$Q" quality att.hipfb --mca-timeout 60
+  assert_success
+  share=$(echo "$output" | awk '$1 == "gfx942" && $2 == "attention" && $13 == "mca" { print $14 }')
+  [ -n "$share" ]
+  awk -v s="$share" 'BEGIN { exit !(s > 1 && s < 10) }'
+}
+
+@test "one kernel of every family: memory roofline, limiting resource, copies and fills" {
+  run "$Q" quality fam.hipfb --no-mca
+  assert_success
+  assert_line --regexp '^gfx942 +conv2d:1x12544x64x147:f32:a3:b147k +f32 +im2col 12608x160 .* im2col +- +1\.6 +100% mem +100% -$'
+  assert_line --regexp '^gfx942 +data +tosac_k0_tile +1x1024 +f32 .* - +- +mem +- +0 +0 +0\.70 +0% mem +lat$'
+  assert_line --regexp '^gfx942 +elementwise +tosac_k1_add_sigmoid +64x1024 +f32 .* 68 +86\.0 +mem-loop +- +1 +40 +2\.82 +4% mem +lat$'
+  assert_line --regexp '^gfx942 +reduction +tosac_k2_reduce_sum +64x1024 +f32 .* mem-loop +- +0 +6 +2\.80 +2% mem +lat$'
+  assert_line --regexp '^gfx942 +rownorm +tosac_k3_rownorm +64x1024 +f32 .* mem-loop +- +0 +4 +5\.60 +2% mem +lat$'
+  assert_line --regexp '^gfx942 +pool +tosac_k4_max_pool2d +1x32x32x16 +f32 .* mem +- +0 +0 +0\.88 +2% mem +lat$'
+  assert_line --regexp '^gfx942 +combine +tosac_k6_matmul_combine +47x1x64x64 +f32 .* mem-loop +- +0 +27 +4\.20 +4% mem +lat$'
+  assert_line --regexp '^gfx942 +data +tosac_k7_transpose +64x1024 +f32 .* mem +- +0 +0 +1\.40 +7% mem +lat$'
+  assert_line --regexp '^gfx942 +copy +launch 10 +524288 bytes +- .* dma +- +0 +0 +0\.70 +14% mem +lat$'
+  # on gfx1030 the memory system, not latency, limits the larger transfers
+  assert_line --regexp '^gfx1030 +data +tosac_k7_transpose +64x1024 +f32 .* mem +- +0 +0 +1\.02 +100% mem +hbm$'
+  assert_line --regexp '^gfx1030 +copy +launch 10 +524288 bytes .* 1\.02 +100% mem +hbm$'
+  run "$Q" quality red.hipfb --no-mca
+  assert_success
+  assert_line --regexp '^gfx942 +reduction +tosac_k0_reduce_sum_atomic +1x4194304 +f32 .* 18\.86 +17% mem +lat$'
+  assert_line --regexp '^gfx942 +fill +launch 0 +4 bytes .* dma .* 0\.70 +0% mem +lat$'
+  assert_line --regexp '^gfx1030 +reduction +tosac_k0_reduce_sum_partial +1x4194304 +f32 .* 51\.20 +64% mem +lat$'
+  assert_line --regexp '^gfx1030 +combine +tosac_k1_reduce_sum_combine +160x1 +f32 '
+  run "$Q" quality redk.hipfb --no-mca
+  assert_success
+  assert_line --regexp '^gfx942 +fill +tosac_k0_reduce_sum_init +1x1 +f32 .* 0\.70 +0% mem +lat$'
+}
+
+@test "--model: the launch graph per target against its roofline, each family's share" {
+  run "$Q" quality fam.hipfb --no-mca --model
+  assert_success
+  assert_line 'model gfx1100: 11 launches, estimated 67.8 us, roofline 59.0 us: 87% of the roofline (1.15x)'
+  assert_line --regexp '^  family +launches +est_us +share +roofline_us +roofline$'
+  assert_line --regexp '^  gemm +2 +47\.4 +69\.8% +46\.7 +99%$'
+  assert_line --regexp '^  im2col +1 +9\.1 +13\.4% +9\.1 +100%$'
+  assert_line --regexp '^  copy +1 +0\.5 +0\.8% +0\.5 +100%$'
+  [ "$(echo "$output" | grep -c '^model ')" = 3 ]
+  # per target: the families' launches and times add up to the totals, the shares to 100 %
+  echo "$output" | awk '
+    /^model / { if (n) check(); n = 1; L = $2; tot = $3; est = $6; sl = 0; se = 0; ss = 0; next }
+    /^  [a-z0-9]+ +[0-9]+ / { sl += $2; se += $3; s = $4; sub("%", "", s); ss += s }
+    function check() { if (sl != tot || se < est - 0.3 || se > est + 0.3 || ss < 99.5 || ss > 100.5) { print "bad", L, sl, tot, se, est, ss; bad = 1 } }
+    END { check(); exit bad }'
+}
+
+@test "no figure above 100 % of a roofline; a model that claims one fails" {
+  for f in att sample fam red redk; do
+    "$Q" quality $f.hipfb --no-mca --model > $f.txt
+    run within_roofline $f.txt
+    assert_success
+  done
+  # the check itself fails on an impossible figure
+  printf 'gfx942   elementwise tosac_k1_add 64x1024 f32 1 0 0 8 0 - - mem - 0 0 0.50  101%% mem    hbm\n' > bad.txt
+  run within_roofline bad.txt
+  assert_failure
+  printf 'model gfx942: 1 launches, estimated 1.0 us, roofline 1.2 us: 120%% of the roofline (0.83x)\n' > bad2.txt
+  run within_roofline bad2.txt
+  assert_failure
+  # a manifest that claims 100 times the GEMM's K for its flops ("conv_k"): the estimate beats
+  # the roofline those flops give, which the report calls an error (exit 1)
+  /usr/bin/python3 -c '
+import json
+m = json.load(open("fam.json"))
+for t in m["targets"]:
+    for k in t["kernels"]:
+        if t["processor"] == "gfx1100" and k["tuning"].get("problem", "").startswith("im2col:"):
+            k["tuning"]["conv_k"] = 16000
+json.dump(m, open("lie.json", "w"))'
+  run "$Q" quality fam.hipfb --manifest lie.json --no-mca
+  assert_failure
+  assert_line --regexp '^error: tosac_k[0-9]+_[a-z0-9_]+ on gfx1100: estimated [0-9.]+ us, faster than its roofline [0-9.]+ us \([0-9]+ %\)$'
+  run "$Q" quality fam.hipfb --no-mca
+  assert_success
+}
