@@ -312,6 +312,7 @@ typedef struct graph {
   int *dynamic_dims;    /* the entry's '?' argument dimensions as (argument, dimension) pairs,
                            each given a value by --specialize or a shape rule (frontend/dynamic.c) */
   int ndynamic;
+  const char *arch; /* the entry function's rock.arch attribute ("gfx90a:xnack-"), NULL if none */
 } graph;
 
 /* ---------------------------------------------------------------- targets (codegen/target.c) */

@@ -1,6 +1,6 @@
 // int4 weights as MIGraphX emits them: unpack (unsigned, low nibble first), dequantizelinear with
 // a per-row scale and zero point 8, dot; and a signed unpack in the older isUnsigned form.
-func.func @mlir_unpack_int4(%arg0: !migraphx.shaped<8x4xui8, 4x1>, %arg1: !migraphx.shaped<8x1xf32, 1x1>, %arg2: !migraphx.shaped<2x8xf32, 8x1>, %arg3: !migraphx.shaped<6x4xi8, 4x1>) -> (!migraphx.shaped<2x8xf32, 8x1>, !migraphx.shaped<6x8xi8, 8x1>) attributes {rock.arch = "gfx1100", rock.kernel} {
+func.func @mlir_unpack_int4(%arg0: !migraphx.shaped<8x4xui8, 4x1>, %arg1: !migraphx.shaped<8x1xf32, 1x1>, %arg2: !migraphx.shaped<2x8xf32, 8x1>, %arg3: !migraphx.shaped<6x4xi8, 4x1>) -> (!migraphx.shaped<2x8xf32, 8x1>, !migraphx.shaped<6x8xi8, 8x1>) attributes {rock.kernel} {
   %zp = migraphx.literal (dense<8> : tensor<1xui8>) : <1xui8, 0>
   %0 = migraphx.unpack %arg0 {axis = 1 : i64} : <8x4xui8, 4x1> -> <8x8xui8, 8x1>
   %1 = migraphx.multibroadcast %arg1 {out_dyn_dims = [], out_lens = [8, 8]} : <8x1xf32, 1x1> -> <8x8xf32, 1x0>
