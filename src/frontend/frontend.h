@@ -161,7 +161,7 @@ typedef struct fe_func {
   bool is_public, has_body;
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
-  fe_token arch; /* the string of its rock.arch (or arch) attribute; kind 0 if none */
+  fe_token arch; /* the string of its rock.arch attribute; kind 0 if none */
 } fe_func;
 
 typedef struct fe_top {

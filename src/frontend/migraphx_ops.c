@@ -685,6 +685,63 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   return fe_mgx_transpose(m, y, from_last);
 }
 
+/* backwards_data_convolution: a convolution's gradient with respect to its input, i.e. a
+ * transposed convolution. Input [N, K, H(, W)] (the output gradient), filter [K, C, kh(, kw)]:
+ * out[n, c, y * stride + ky - pad_begin] += in[n, k, y] * w[k, c, ky]. That is
+ * tosa.transpose_conv2d on channels-last operands with the filter as [C, kh, kw, K] and
+ * out_pad = -padding; 1-D as 2-D with a unit width. rocMLIR reads 1-D and 2-D forms only. */
+static value *l_bwd_conv(fe_mgx_ctx *m, int k) {
+  (void)k;
+  value *x = m->in[0], *w = m->in[1];
+  int r = x->type->rank, nsp = r - 2;
+  const tensor_type *out = &m->out_t.t;
+  if (nsp < 1 || nsp > 2 || w->type->rank != r || out->rank != r)
+    return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 or 4 (1 or 2 spatial dims)", m->opname),
+           NULL;
+  const int64_t *pd, *sd, *dd;
+  int np, ns, nd;
+  int64_t groups, mode;
+  if (!attr_ints(m, "padding", &pd, &np, true) || !attr_ints(m, "stride", &sd, &ns, true) ||
+      !attr_ints(m, "dilation", &dd, &nd, true) || !attr_int(m, "group", &groups, false, 1) ||
+      !attr_int(m, "padding_mode", &mode, false, 0))
+    return NULL;
+  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported"), NULL;
+  if (np != nsp && np != 2 * nsp)
+    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp)), NULL;
+  if (ns != nsp || nd != nsp)
+    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp)), NULL;
+  for (int i = 0; i < nsp; i++)
+    if (dd[i] != 1) return unsupported_value(m, "dilation", "only 1 is supported (tosa.transpose_conv2d has none)"), NULL;
+  if (groups != 1) return unsupported_value(m, "group", "only 1 is supported"), NULL;
+  if (w->type->dims[0] != x->type->dims[1])
+    return fe_error(m->p, m->loc, "'%s' filter has %lld input channels, the input %lld", m->opname,
+                    (long long)w->type->dims[0], (long long)x->type->dims[1]),
+           NULL;
+  int64_t n = x->type->dims[0], kc = x->type->dims[1], c = w->type->dims[1];
+  int64_t xd[4] = {n, x->type->dims[2], nsp == 2 ? x->type->dims[3] : 1, kc};
+  int64_t wd[4] = {c, w->type->dims[2], nsp == 2 ? w->type->dims[3] : 1, kc};
+  int64_t xperm[4] = {0, 2, 3, 1}, wperm[4] = {1, 2, 3, 0};
+  if (nsp == 1) xperm[1] = 2, xperm[2] = 1, wperm[1] = 2, wperm[2] = 0;
+  value *xt = fe_mgx_reshape(m, fe_mgx_transpose(m, x, xperm), xd, 4);
+  value *wt = fe_mgx_reshape(m, fe_mgx_transpose(m, w, wperm), wd, 4);
+  value *bias = mk_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
+  if (!xt || !wt || !bias) return NULL;
+  int64_t opad[4] = {0}, st[2] = {1, 1};
+  for (int i = 0; i < nsp; i++) {
+    opad[2 * i] = -pd[i];
+    opad[2 * i + 1] = -(np == nsp ? pd[i] : pd[i + nsp]);
+    st[i] = sd[i];
+  }
+  tensor_type ot = {.elem = out->elem, .rank = 4, .dims = {n, out->dims[2], nsp == 2 ? out->dims[3] : 1, c}};
+  op *o = fe_op_new(m->p, OP_TRANSPOSE_CONV2D, m->loc, (value *[]){xt, wt, bias}, 3);
+  fe_set_ints(m->p, o, "out_pad", opad, 4);
+  fe_set_ints(m->p, o, "stride", st, 2);
+  value *y = finish(m, o, &ot);
+  int64_t yd[3] = {n, out->dims[2], c}, back[4] = {0, 3, 1, 2}, back1[3] = {0, 2, 1};
+  if (nsp == 1) return fe_mgx_transpose(m, fe_mgx_reshape(m, y, yd, 3), back1);
+  return fe_mgx_transpose(m, y, back);
+}
+
 static value *l_refused(fe_mgx_ctx *m, int k) {
   (void)k;
   return fe_error(m->p, m->loc, "'%s' is not supported by tosac's migraphx frontend (docs/migraphx.md lists the ops it reads)",
@@ -726,6 +783,7 @@ static const fe_mgx_opdef mgx_ops[] = {
     {"unpack", l_unpack, 0, 1, 1, "axis isUnsigned", true},
     {"convolution", l_conv, 0, 2, 2, CONV_ATTRS, false},
     {"quant_convolution", l_conv, 1, 2, 2, CONV_ATTRS, false},
+    {"backwards_data_convolution", l_bwd_conv, 0, 2, 2, CONV_ATTRS " kernelId", false},
     {"dot", l_dot, 0, 2, 2, "perf_config xdlopsV2", false},
     {"quant_dot", l_dot, 1, 2, 2, "perf_config xdlopsV2", false},
     {"transpose", l_transpose, 0, 1, 1, "permutation dims", true},

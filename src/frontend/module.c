@@ -18,7 +18,8 @@ static bool skip_type(fe_parser *p) {
 }
 
 /* A function's attribute dictionary, skipped but for the target it was generated for: rocMLIR's
- * rock.arch = "gfx90a:sramecc+:xnack-" (MIGraphX's kernels; older ones say arch = "..."). */
+ * rock.arch = "gfx90a:sramecc+:xnack-", as MIGraphX writes it (the older arch = "..." of
+ * rocMLIR's tests, often empty, is not read). */
 static bool scan_func_attrs(fe_parser *p, fe_func *f) {
   fe_token open = p->tok;
   int depth = 0;
@@ -26,7 +27,7 @@ static bool scan_func_attrs(fe_parser *p, fe_func *f) {
     if (p->tok.kind == T_EOF) return fe_unterminated(p, open, "attribute dictionary");
     depth += p->tok.kind == T_LBRACE;
     depth -= p->tok.kind == T_RBRACE;
-    bool key = depth == 1 && p->tok.kind == T_IDENT && (fe_tok_is(p, "rock.arch") || fe_tok_is(p, "arch"));
+    bool key = depth == 1 && p->tok.kind == T_IDENT && fe_tok_is(p, "rock.arch");
     fe_next(p);
     if (key && p->tok.kind == T_EQUAL) {
       fe_next(p);

@@ -76,6 +76,19 @@ def conv(x, w, pad, stride, dil, group):
     return y
 
 
+def bwd_conv(x, w, pad, stride):
+    """MIGraphX convolution_backwards: input [N, K, spatial], filter [K, C, k...]; each input
+    pixel scatters x * w to y * stride + k, then padding [begin..., end...] is cut off."""
+    n, nsp, ks = x.shape[0], x.ndim - 2, w.shape[2:]
+    full = [(x.shape[2 + i] - 1) * stride[i] + ks[i] for i in range(nsp)]
+    y = np.zeros([n, w.shape[1]] + full)
+    for at in np.ndindex(*x.shape[2:]):
+        for kk in np.ndindex(*ks):
+            pos = tuple(at[i] * stride[i] + kk[i] for i in range(nsp))
+            y[(slice(None), slice(None)) + pos] += x[(slice(None), slice(None)) + at] @ w[(slice(None), slice(None)) + kk]
+    return y[(slice(None), slice(None)) + tuple(slice(pad[i], full[i] - pad[i + nsp]) for i in range(nsp))]
+
+
 def softmax(x, axis):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -105,6 +118,8 @@ CASES = {
     "mlir_mask": lambda x, a, b, c: [np.where(b[None, :] > a[:, None], np.float32(-1e4), x),
                                      (c[:, None] < c[None, :]) * (c[:, None] - c[None, :].astype(np.float64))],
     "mlir_unsigned": lambda a, b, s: unsigned(a, b, s),
+    "mlir_bwd_data_conv": lambda x, w, x1, w1: [bwd_conv(*f64(x, w), [1, 1, 1, 1], [2, 3]),
+                                                bwd_conv(*f64(x1, w1), [1, 0], [2])],
     "mlir_unpack_int4": lambda w, s, x, p: [np.matmul(x.astype(np.float64), (unpack(w, False) - 8) * s.astype(np.float64)),
                                             unpack(p, True)],
     "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
