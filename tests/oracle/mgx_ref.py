@@ -26,6 +26,10 @@ def signless(a):
 
 
 def shaped(text):
+    t = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", text.strip())
+    if t:  # the tensor-typed form: a standard layout
+        dims = [int(d) for d in t.group(1).split("x") if d]
+        return dims, t.group(2), [int(np.prod(dims[i + 1:])) for i in range(len(dims))]
     m = re.fullmatch(r"!migraphx\.shaped<((?:\d+x)*)(\w+), ([\dx]+)>", text.strip())
     dims = [int(d) for d in m.group(1).split("x") if d]
     return dims, m.group(2), [int(s) for s in m.group(3).split("x")]
@@ -33,7 +37,7 @@ def shaped(text):
 
 def entry(text):
     """The public function: its name and the text of its signature."""
-    for m in re.finditer(r"func(?:\.func)? (private )?@(\w+)([^{]*)", text):
+    for m in re.finditer(r"^\s*func(?:\.func)? (private )?@(\w+)([^{]*)", text, re.M):
         if not m.group(1):
             return m.group(2), m.group(3)
 
@@ -118,6 +122,7 @@ CASES = {
     "mlir_mask": lambda x, a, b, c: [np.where(b[None, :] > a[:, None], np.float32(-1e4), x),
                                      (c[:, None] < c[None, :]) * (c[:, None] - c[None, :].astype(np.float64))],
     "mlir_unsigned": lambda a, b, s: unsigned(a, b, s),
+    "main": lambda x, w, b: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
     "mlir_bwd_data_conv": lambda x, w, x1, w1: [bwd_conv(*f64(x, w), [1, 1, 1, 1], [2, 3]),
                                                 bwd_conv(*f64(x1, w1), [1, 0], [2])],
     "mlir_unpack_int4": lambda w, s, x, p: [np.matmul(x.astype(np.float64), (unpack(w, False) - 8) * s.astype(np.float64)),
