@@ -149,9 +149,9 @@ diag() {
   diag '%1 = migraphx.convolution %arg1, %arg2 {dilation = [1, 1], group = 3 : i64, padding = [1, 1, 1, 1], stride = [1, 1]} : <1x4x8x8xf32, 256x64x8x1>, <8x4x3x3xf32, 36x9x3x1> -> <1x8x8x8xf32, 512x64x8x1>'
   assert_failure 1
   assert_line "d.mlir:2:62: error: 'migraphx.convolution' attribute 'group': 3 does not divide input channels 4 and filter 8 x 4"
-  diag '%0 = migraphx.convert %arg0 {zero_extend} : <2x3xf32, 3x1> to <2x3xf32, 3x1>'
+  diag '%0 = migraphx.convert %arg0 {target_type = "half"} : <2x3xf32, 3x1> to <2x3xf32, 3x1>'
   assert_failure 1
-  assert_line "d.mlir:2:32: error: 'migraphx.convert' attribute 'zero_extend': unsigned conversion is not supported"
+  assert_line "d.mlir:2:32: error: 'migraphx.convert' attribute 'target_type': must be an integer (a MIGraphX shape type)"
   diag '%0 = migraphx.dot %arg0, %arg0 : <2x3xf32, 3x1>, <2x3xf32, 3x1> -> <2x3xf32, 3x1>'
   assert_failure 1
   assert_line "d.mlir:2:8: error: 'migraphx.dot' shapes tensor<2x3xf32> and tensor<2x3xf32> do not multiply (need [..., M, K] x [..., K, N], equal batch dims)"
