@@ -126,7 +126,7 @@ CASES = {
     "mlir_bwd_data_conv": lambda x, w, x1, w1: [bwd_conv(*f64(x, w), [1, 1, 1, 1], [2, 3]),
                                                 bwd_conv(*f64(x1, w1), [1, 0], [2])],
     "mlir_unpack_int4": lambda w, s, x, p: [np.matmul(x.astype(np.float64), (unpack(w, False) - 8) * s.astype(np.float64)),
-                                            unpack(p, True)],
+                                            unpack(p, True), p.view(np.uint8)],
     "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
     "mlir_dot_softmax_wrapper": lambda q, k: [softmax(np.matmul(*f64(q, k)), 3)],
 }
