@@ -207,19 +207,21 @@ value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt
   if (!get_layout(p, mt, loc, &L)) return NULL;
   char b[200];
   for (int i = 0; i < mt->t.rank; i++)
-    if ((!L.in_mem[i] && mt->t.dims[i] > 1) || L.mem[i] != mt->t.dims[i])
-      return fe_error(p, loc, "results with %s strides are not supported: %s", L.in_mem[i] ? "padded" : "broadcast (0)",
-                      fe_mgx_type_str(mt, b, sizeof b)),
-             NULL;
+    if (L.in_mem[i] && L.mem[i] != mt->t.dims[i])
+      return fe_error(p, loc, "results with padded strides are not supported: %s", fe_mgx_type_str(mt, b, sizeof b)), NULL;
   tensor_type mem = memory_type(mt, &L);
   char nb[VALUE_NAME_MAX];
   const char *vn = value_name(v, nb);
   fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function result", .res = vn ? vn : "result"};
-  int64_t mid[TOSAC_MAX_RANK], perm[TOSAC_MAX_RANK];
+  int64_t mid[TOSAC_MAX_RANK], perm[TOSAC_MAX_RANK], start[TOSAC_MAX_RANK] = {0}, one[TOSAC_MAX_RANK];
   int nmid = 0;
-  for (int i = 0; i < mt->t.rank; i++)
+  for (int i = 0; i < mt->t.rank; i++) {
+    one[i] = L.in_mem[i] ? mt->t.dims[i] : 1;
     if (L.in_mem[i]) mid[nmid++] = L.mem[i];
-  value *x = v;
+  }
+  /* a broadcast (stride 0) dimension is one element in memory, which every index along it
+   * writes (MIGraphX's kernels store the same value there): the first is written */
+  value *x = fe_mgx_slice(&m, v, start, one);
   if (!in_order(&L)) {
     mem_perm(&L, false, perm);
     x = fe_mgx_transpose(&m, fe_mgx_reshape(&m, x, mid, nmid), perm);

@@ -36,7 +36,7 @@ numeric() {
 }
 
 @test "the new graphs compile for all seven targets into a verified bundle" {
-  for g in mask unsigned unpack_int4 bwd_conv main_2022; do
+  for g in mask unsigned unpack_int4 bwd_conv main_2022 bcast_result; do
     run "$TOSAC" "$DATA/$g.mlir" --offload-arch=$ALL7 -o "$g.hipfb"
     assert_success
     run clang-offload-bundler-22 --list --type=o --input="$g.hipfb"
@@ -91,6 +91,12 @@ numeric() {
 
 @test "MIGraphX's 2022 form (func @main, tensor operands in parentheses) matches" {
   numeric main_2022
+}
+
+@test "results with broadcast (stride 0) dimensions are written once per broadcast index and match" {
+  numeric bcast_result
+  run "$TOSAC" "$DATA/bcast_result.mlir" --emit=tosa -o -
+  assert_line --partial "func.func @mlir_bcast_result(%arg0: tensor<3xf32>, %arg1: tensor<4x3xf32>) -> (tensor<3xf32>, tensor<4x3xf32>)"
 }
 
 @test "backwards_data_convolution (2-D strided, 1-D) is transpose_conv2d and matches numpy on three targets" {
