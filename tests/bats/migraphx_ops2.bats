@@ -36,7 +36,7 @@ numeric() {
 }
 
 @test "the new graphs compile for all seven targets into a verified bundle" {
-  for g in mask unsigned unpack_int4 bwd_conv main_2022 bcast_result; do
+  for g in mask unsigned unpack_int4 bwd_conv main_2022 bcast_result conv_grouped; do
     run "$TOSAC" "$DATA/$g.mlir" --offload-arch=$ALL7 -o "$g.hipfb"
     assert_success
     run clang-offload-bundler-22 --list --type=o --input="$g.hipfb"
@@ -87,6 +87,10 @@ numeric() {
 
 @test "int4 unpack (unsigned and signed) with dequantization and a dot matches" {
   numeric unpack_int4
+}
+
+@test "grouped 1-D and 3-D convolutions match" {
+  numeric conv_grouped
 }
 
 @test "MIGraphX's 2022 form (func @main, tensor operands in parentheses) matches" {

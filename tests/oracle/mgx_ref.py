@@ -122,6 +122,8 @@ CASES = {
     "mlir_mask": lambda x, a, b, c: [np.where(b[None, :] > a[:, None], np.float32(-1e4), x),
                                      (c[:, None] < c[None, :]) * (c[:, None] - c[None, :].astype(np.float64))],
     "mlir_unsigned": lambda a, b, s: unsigned(a, b, s),
+    "mlir_conv_grouped": lambda x, w, x3, w3: [conv(*f64(x, w), [1, 1], [2], [1], 2),
+                                               conv(*f64(x3, w3), [0, 0, 1, 0, 0, 1], [1, 2, 1], [1, 1, 1], 2)],
     "mlir_bcast_result": lambda a, b: [np.broadcast_to(np.maximum(a, 0), (4, 3)), np.broadcast_to(b, (2, 4, 3))],
     "main": lambda x, w, b: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
     "mlir_bwd_data_conv": lambda x, w, x1, w1: [bwd_conv(*f64(x, w), [1, 1, 1, 1], [2, 3]),
