@@ -604,6 +604,28 @@ static bool pointwise(const value *x, const value *w, int64_t groups, const int6
   return ok;
 }
 
+/* A convolution's attributes, checked against its nsp spatial dims. */
+typedef struct conv_attrs {
+  const int64_t *pad, *stride, *dil;
+  int npad;
+  int64_t groups;
+} conv_attrs;
+
+static bool read_conv_attrs(fe_mgx_ctx *m, int nsp, conv_attrs *ca) {
+  int ns, nd;
+  int64_t mode;
+  if (!attr_ints(m, "padding", &ca->pad, &ca->npad, true) || !attr_ints(m, "stride", &ca->stride, &ns, true) ||
+      !attr_ints(m, "dilation", &ca->dil, &nd, true) || !attr_int(m, "group", &ca->groups, false, 1) ||
+      !attr_int(m, "padding_mode", &mode, false, 0))
+    return false;
+  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported");
+  if (ca->npad != nsp && ca->npad != 2 * nsp)
+    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp));
+  if (ns != nsp || nd != nsp)
+    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp));
+  return true;
+}
+
 /* convolution / quant_convolution: NC(D)HW input, KC(D)HW filter, 1 to 3 spatial dims. Padding
  * is [begin..., end...] (or one value per dim for both sides), TOSA wants [begin, end] pairs.
  * 1-D becomes 2-D with a unit width, as rocMLIR does. */
@@ -615,18 +637,11 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   if (nsp < 1 || nsp > 3 || w->type->rank != r || out->rank != r)
     return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 to 5 (1 to 3 spatial dims)", m->opname),
            NULL;
-  const int64_t *pd, *sd, *dd;
-  int np, ns, nd;
-  int64_t groups, mode;
-  if (!attr_ints(m, "padding", &pd, &np, true) || !attr_ints(m, "stride", &sd, &ns, true) ||
-      !attr_ints(m, "dilation", &dd, &nd, true) || !attr_int(m, "group", &groups, false, 1) ||
-      !attr_int(m, "padding_mode", &mode, false, 0))
-    return NULL;
-  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported"), NULL;
-  if (np != nsp && np != 2 * nsp)
-    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp)), NULL;
-  if (ns != nsp || nd != nsp)
-    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp)), NULL;
+  conv_attrs ca;
+  if (!read_conv_attrs(m, nsp, &ca)) return NULL;
+  const int64_t *pd = ca.pad, *sd = ca.stride, *dd = ca.dil;
+  int np = ca.npad;
+  int64_t groups = ca.groups;
   int64_t c = x->type->dims[1], oc = w->type->dims[0];
   if (groups < 1 || c % groups || oc % groups || w->type->dims[1] * groups != c)
     return unsupported_value(m, "group", arena_printf(m->p->a, "%lld does not divide input channels %lld and filter %lld x %lld",
@@ -698,21 +713,13 @@ static value *l_bwd_conv(fe_mgx_ctx *m, int k) {
   if (nsp < 1 || nsp > 2 || w->type->rank != r || out->rank != r)
     return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 or 4 (1 or 2 spatial dims)", m->opname),
            NULL;
-  const int64_t *pd, *sd, *dd;
-  int np, ns, nd;
-  int64_t groups, mode;
-  if (!attr_ints(m, "padding", &pd, &np, true) || !attr_ints(m, "stride", &sd, &ns, true) ||
-      !attr_ints(m, "dilation", &dd, &nd, true) || !attr_int(m, "group", &groups, false, 1) ||
-      !attr_int(m, "padding_mode", &mode, false, 0))
-    return NULL;
-  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported"), NULL;
-  if (np != nsp && np != 2 * nsp)
-    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp)), NULL;
-  if (ns != nsp || nd != nsp)
-    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp)), NULL;
+  conv_attrs ca;
+  if (!read_conv_attrs(m, nsp, &ca)) return NULL;
+  const int64_t *pd = ca.pad, *sd = ca.stride;
+  int np = ca.npad;
   for (int i = 0; i < nsp; i++)
-    if (dd[i] != 1) return unsupported_value(m, "dilation", "only 1 is supported (tosa.transpose_conv2d has none)"), NULL;
-  if (groups != 1) return unsupported_value(m, "group", "only 1 is supported"), NULL;
+    if (ca.dil[i] != 1) return unsupported_value(m, "dilation", "only 1 is supported (tosa.transpose_conv2d has none)"), NULL;
+  if (ca.groups != 1) return unsupported_value(m, "group", "only 1 is supported"), NULL;
   if (w->type->dims[0] != x->type->dims[1])
     return fe_error(m->p, m->loc, "'%s' filter has %lld input channels, the input %lld", m->opname,
                     (long long)w->type->dims[0], (long long)x->type->dims[1]),

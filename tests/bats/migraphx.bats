@@ -5,6 +5,8 @@
 # oracle (tests/oracle/mgx_ref.py) and tosac-run on MFMA, WMMA and FMA targets; diagnostics;
 # rocMLIR host graphs (mhal.launch / mhal.await).
 
+load lib/migraphx
+
 setup() {
   bats_load_library bats-support
   bats_load_library bats-assert
@@ -15,24 +17,6 @@ setup() {
   CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
   GRAPHS="conv_bias_relu conv1x1 dot_add attention attention_f16 broadcast_add transposed quant_conv quant_ops conv_forms misc mhal_chain mhal_attention"
   cd "$BATS_TEST_TMPDIR"
-}
-
-# tosac's own reading of graph $1, numbers vs numpy (oracle) and vs tosac-run on three targets
-numeric() {
-  run "$TOSAC" "$DATA/$1.mlir" --emit=tosa -o "$1.tosa.mlir"
-  assert_success
-  run mlir-opt-22 "$1.tosa.mlir" -o /dev/null
-  assert_success
-  mkdir -p "$1.ref"
-  opts=$(/usr/bin/python3 "$ROOT/tests/oracle/mgx_ref.py" "$DATA/$1.mlir" "$1.tosa.mlir" "$1.ref")
-  # the oracle (MLIR on the CPU) of the converted graph against numpy's MIGraphX semantics
-  run "${CHECK[@]}" "$1.tosa.mlir" $opts
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
-  # tosac-run (MFMA, WMMA, FMA) against the oracle on the same inputs
-  run "${CHECK[@]}" "$1.tosa.mlir" $(echo "$opts" | tr ' ' '\n' | grep -- --input) --targets=gfx90a,gfx1100,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
 }
 
 @test "migraphx graphs compile to a bundle with all seven default targets and a manifest" {

@@ -6,6 +6,8 @@
 # targets; its --emit=tosa form passes mlir-opt-22 and matches the numpy evaluation of
 # tests/oracle/mgx_ref.py through the MLIR oracle and tosac-run on gfx90a, gfx1100, gfx1030.
 
+load lib/migraphx
+
 setup() {
   bats_load_library bats-support
   bats_load_library bats-assert
@@ -17,22 +19,6 @@ setup() {
   CHECK=($PY "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
   ALL7=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
   cd "$BATS_TEST_TMPDIR"
-}
-
-# graph $1: --emit=tosa passes mlir-opt-22; numpy vs the MLIR oracle; tosac-run on three targets
-numeric() {
-  run "$TOSAC" "$DATA/$1.mlir" --emit=tosa -o "$1.tosa.mlir"
-  assert_success
-  run mlir-opt-22 "$1.tosa.mlir" -o /dev/null
-  assert_success
-  mkdir -p "$1.ref"
-  opts=$($PY "$ROOT/tests/oracle/mgx_ref.py" "$DATA/$1.mlir" "$1.tosa.mlir" "$1.ref")
-  run "${CHECK[@]}" "$1.tosa.mlir" $opts
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
-  run "${CHECK[@]}" "$1.tosa.mlir" $(echo "$opts" | tr ' ' '\n' | grep -- --input) --targets=gfx90a,gfx1100,gfx1030
-  assert_success
-  assert_output --partial "PASSED: 1 graph(s)"
 }
 
 @test "the new graphs compile for all seven targets into a verified bundle" {
