@@ -88,7 +88,8 @@ char *fe_mgx_type_str(const fe_mgx_type *mt, char *buf, size_t size) {
   if (!mt->has_strides) return fe_type_str(&mt->t, buf, size);
   size_t n = (size_t)snprintf(buf, size, "!migraphx.shaped<");
   for (int i = 0; i < mt->t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)mt->t.dims[i]);
-  if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s%s", mt->is_unsigned ? "u" : "", elem_type_name(mt->t.elem));
+  if (n < size)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", mt->is_unsigned ? "u" : "", elem_type_name(mt->t.elem));
   for (int i = 0; i < mt->t.rank && n < size; i++)
     n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "x" : ", ", (long long)mt->strides[i]);
   if (n < size) snprintf(buf + n, size - n, ">");

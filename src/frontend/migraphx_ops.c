@@ -234,7 +234,8 @@ static value *l_convert(fe_mgx_ctx *m, int k) {
   elem_type in = x->type->elem, out = m->out_t.t.elem;
   const attr *z = get_attr(m, "zero_extend"), *tt = get_attr(m, "target_type");
   bool zext = m->zero_extend || (z && (z->kind == ATTR_BOOL && z->i)) || m->in_t[0].is_unsigned;
-  if (tt && tt->kind != ATTR_INT) return unsupported_value(m, "target_type", "must be an integer (a MIGraphX shape type)"), NULL;
+  if (tt && tt->kind != ATTR_INT)
+    return unsupported_value(m, "target_type", "must be an integer (a MIGraphX shape type)"), NULL;
   if (tt && tt->i == 0) /* bool */
     return from_bool(m, mk_unary(m, OP_LOGICAL_NOT, mk_binary(m, OP_EQUAL, x, splat_like(m, x, in, 0))), out);
   if (!elem_type_is_float(out) && m->out_t.is_unsigned && elem_type_is_float(in) && elem_type_bits(out) >= 32)
@@ -296,7 +297,8 @@ static value *l_unpack(fe_mgx_ctx *m, int k) {
   if (x->type->elem != ET_I8 || m->out_t.t.elem != ET_I8 || m->out_t.t.rank != want.rank ||
       memcmp(m->out_t.t.dims, want.dims, sizeof(int64_t) * (size_t)want.rank))
     return fe_error(m->p, m->loc, "'%s' unpacks bytes into twice as many 8-bit integers along axis %lld: %s cannot give %s",
-                    m->opname, (long long)axis, fe_type_str(x->type, b1, sizeof b1), fe_type_str(&m->out_t.t, b2, sizeof b2)),
+                    m->opname, (long long)axis, fe_type_str(x->type, b1, sizeof b1),
+                    fe_type_str(&m->out_t.t, b2, sizeof b2)),
            NULL;
   value *four = splat_like(m, x, ET_I8, 4), *lo, *hi;
   if (uns) {
@@ -434,8 +436,9 @@ static value *l_broadcast(fe_mgx_ctx *m, int multi) {
   if (nd) return unsupported_value(m, "out_dyn_dims", "dynamic shapes are not supported"), NULL;
   if (n && (n != out->rank || memcmp(lens, out->dims, sizeof(int64_t) * (size_t)n))) {
     char b[200];
-    diag_warning(m->p->d, get_attr(m, "out_lens")->loc, "'%s' out_lens does not match its result type %s; the result type is used",
-                 m->opname, fe_mgx_type_str(&m->out_t, b, sizeof b));
+    diag_warning(m->p->d, get_attr(m, "out_lens")->loc,
+                 "'%s' out_lens does not match its result type %s; the result type is used", m->opname,
+                 fe_mgx_type_str(&m->out_t, b, sizeof b));
   }
   int64_t axis = out->rank - x->type->rank, dims[TOSAC_MAX_RANK];
   if (!multi && !attr_int(m, "axis", &axis, true, 0)) return NULL;
@@ -718,7 +721,8 @@ static value *l_bwd_conv(fe_mgx_ctx *m, int k) {
   const int64_t *pd = ca.pad, *sd = ca.stride;
   int np = ca.npad;
   for (int i = 0; i < nsp; i++)
-    if (ca.dil[i] != 1) return unsupported_value(m, "dilation", "only 1 is supported (tosa.transpose_conv2d has none)"), NULL;
+    if (ca.dil[i] != 1)
+      return unsupported_value(m, "dilation", "only 1 is supported (tosa.transpose_conv2d has none)"), NULL;
   if (ca.groups != 1) return unsupported_value(m, "group", "only 1 is supported"), NULL;
   if (w->type->dims[0] != x->type->dims[1])
     return fe_error(m->p, m->loc, "'%s' filter has %lld input channels, the input %lld", m->opname,
