@@ -143,6 +143,9 @@ typedef enum elem_type {
 
 const char *elem_type_name(elem_type t); /* MLIR spelling: "f32", "i8", "bf16", ... */
 elem_type elem_type_parse(const char *s, size_t n); /* ET_INVALID if unknown */
+/* Also the signed/unsigned integer spellings si8, ui8, si16, ... (as signless storage);
+ * *is_unsigned says which. */
+elem_type elem_type_parse_signed(const char *s, size_t n, bool *is_unsigned);
 int elem_type_bits(elem_type t);                  /* 1, 4, 8, ... */
 int elem_type_bytes(elem_type t);                 /* storage bytes per element in buffers: i1 -> 1 */
 bool elem_type_is_float(elem_type t);
@@ -309,6 +312,7 @@ typedef struct graph {
   int *dynamic_dims;    /* the entry's '?' argument dimensions as (argument, dimension) pairs,
                            each given a value by --specialize or a shape rule (frontend/dynamic.c) */
   int ndynamic;
+  const char *arch; /* the entry function's rock.arch attribute ("gfx90a:xnack-"), NULL if none */
 } graph;
 
 /* ---------------------------------------------------------------- targets (codegen/target.c) */

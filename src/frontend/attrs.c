@@ -140,7 +140,8 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
     return fe_error(p, fe_loc(p, et), "element type '%.*s' is not supported", et.n, et.p);
   if (et.kind != T_IDENT)
     return fe_error(p, fe_loc(p, et), "expected an element type in tensor type, found %s", fe_tok_text(p, et));
-  out->elem = elem_type_parse(et.p, (size_t)et.n);
+  out->elem = p->sign_names ? elem_type_parse_signed(et.p, (size_t)et.n, &p->saw_unsigned)
+                            : elem_type_parse(et.p, (size_t)et.n);
   if (out->elem == ET_INVALID)
     return fe_error(p, fe_loc(p, et), "unknown element type '%.*s'", et.n, et.p);
   fe_next(p);

@@ -116,6 +116,8 @@ typedef struct fe_parser {
   int alias_depth;  /* aliases being expanded (an alias may name another) */
   int list_depth;   /* attribute lists open around the current token */
   int region_depth; /* regions open around the current token */
+  bool sign_names;   /* element types may be spelt si8 / ui8 (migraphx): stored signless */
+  bool saw_unsigned; /* the element type parsed last was a ui* one */
 } fe_parser;
 
 /* Nesting the parser accepts: deeper input is an error at the opening token, never a stack
@@ -159,6 +161,7 @@ typedef struct fe_func {
   bool is_public, has_body;
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
+  fe_token arch; /* the string of its rock.arch attribute; kind 0 if none */
 } fe_func;
 
 typedef struct fe_top {
@@ -291,6 +294,7 @@ typedef struct fe_mgx_type {
   tensor_type t; /* the logical shape */
   int64_t strides[TOSAC_MAX_RANK];
   bool has_strides;
+  bool is_unsigned; /* ui8, ui16, ...: signless storage, unsigned meaning */
 } fe_mgx_type;
 bool fe_mgx_is_shaped(const fe_parser *p); /* the current token starts !migraphx.shaped<...> */
 /* !migraphx.shaped<...>, the short form <...> used in op signatures, or tensor<...>. */
@@ -320,6 +324,7 @@ typedef struct fe_mgx_ctx {
   int nin, nint;
   fe_mgx_type out_t;
   attr literal;
+  bool zero_extend; /* convert's `zero_extend` keyword */
 } fe_mgx_ctx;
 typedef value *(*fe_mgx_lower_fn)(fe_mgx_ctx *m, int arg);
 typedef struct fe_mgx_opdef {
@@ -328,6 +333,7 @@ typedef struct fe_mgx_opdef {
   int arg;           /* passed to fn: a TOSA op kind, or a variant flag */
   int min_in, max_in;
   const char *attrs; /* the attributes it reads or ignores, space-separated; NULL: refused op */
+  bool unsigned_ok;  /* computes unsigned (ui*) operands right: bit-identical or handled */
 } fe_mgx_opdef;
 const fe_mgx_opdef *fe_mgx_find_op(const char *name); /* "dot" -> its row, NULL if unknown */
 /* Builders (NULL in, NULL out; an identity returns x itself). */

@@ -49,14 +49,22 @@ bool fe_mgx_parse_type(fe_parser *p, fe_mgx_type *out, src_loc *loc) {
   fe_token start = p->tok;
   src_loc at = fe_loc(p, start);
   if (loc) *loc = at;
-  if (fe_tok_is(p, "tensor")) return fe_parse_type(p, &out->t, NULL); /* standard layout */
+  if (fe_tok_is(p, "tensor")) { /* standard layout */
+    bool was = p->sign_names, ok;
+    p->sign_names = true;
+    p->saw_unsigned = false;
+    ok = fe_parse_type(p, &out->t, NULL);
+    p->sign_names = was;
+    out->is_unsigned = p->saw_unsigned;
+    return ok;
+  }
   if (fe_mgx_is_shaped(p)) fe_next(p);
   if (p->tok.kind != T_LANGLE)
     return fe_error(p, at, "expected a '!migraphx.shaped<...>' or tensor type, found %s", fe_tok_text(p, start));
   if (!scan_ints(p, out->t.dims, &out->t.rank, true)) return false;
   fe_next(p);
   fe_token et = p->tok;
-  out->t.elem = et.kind == T_IDENT ? elem_type_parse(et.p, (size_t)et.n) : ET_INVALID;
+  out->t.elem = et.kind == T_IDENT ? elem_type_parse_signed(et.p, (size_t)et.n, &out->is_unsigned) : ET_INVALID;
   if (out->t.elem == ET_INVALID || out->t.elem == ET_INDEX)
     return fe_error(p, fe_loc(p, et), "unknown element type %s in '!migraphx.shaped'", fe_tok_text(p, et));
   fe_next(p);
@@ -80,7 +88,8 @@ char *fe_mgx_type_str(const fe_mgx_type *mt, char *buf, size_t size) {
   if (!mt->has_strides) return fe_type_str(&mt->t, buf, size);
   size_t n = (size_t)snprintf(buf, size, "!migraphx.shaped<");
   for (int i = 0; i < mt->t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)mt->t.dims[i]);
-  if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s", elem_type_name(mt->t.elem));
+  if (n < size)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", mt->is_unsigned ? "u" : "", elem_type_name(mt->t.elem));
   for (int i = 0; i < mt->t.rank && n < size; i++)
     n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "x" : ", ", (long long)mt->strides[i]);
   if (n < size) snprintf(buf + n, size - n, ">");
@@ -199,19 +208,21 @@ value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt
   if (!get_layout(p, mt, loc, &L)) return NULL;
   char b[200];
   for (int i = 0; i < mt->t.rank; i++)
-    if ((!L.in_mem[i] && mt->t.dims[i] > 1) || L.mem[i] != mt->t.dims[i])
-      return fe_error(p, loc, "results with %s strides are not supported: %s", L.in_mem[i] ? "padded" : "broadcast (0)",
-                      fe_mgx_type_str(mt, b, sizeof b)),
-             NULL;
+    if (L.in_mem[i] && L.mem[i] != mt->t.dims[i])
+      return fe_error(p, loc, "results with padded strides are not supported: %s", fe_mgx_type_str(mt, b, sizeof b)), NULL;
   tensor_type mem = memory_type(mt, &L);
   char nb[VALUE_NAME_MAX];
   const char *vn = value_name(v, nb);
   fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function result", .res = vn ? vn : "result"};
-  int64_t mid[TOSAC_MAX_RANK], perm[TOSAC_MAX_RANK];
+  int64_t mid[TOSAC_MAX_RANK], perm[TOSAC_MAX_RANK], start[TOSAC_MAX_RANK] = {0}, one[TOSAC_MAX_RANK];
   int nmid = 0;
-  for (int i = 0; i < mt->t.rank; i++)
+  for (int i = 0; i < mt->t.rank; i++) {
+    one[i] = L.in_mem[i] ? mt->t.dims[i] : 1;
     if (L.in_mem[i]) mid[nmid++] = L.mem[i];
-  value *x = v;
+  }
+  /* a broadcast (stride 0) dimension is one element in memory, which every index along it
+   * writes (MIGraphX's kernels store the same value there): the first is written */
+  value *x = fe_mgx_slice(&m, v, start, one);
   if (!in_order(&L)) {
     mem_perm(&L, false, perm);
     x = fe_mgx_transpose(&m, fe_mgx_reshape(&m, x, mid, nmid), perm);
@@ -233,10 +244,17 @@ static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
   fe_parser *p = m->p;
   bool generic = name.kind == T_STRING;
   fe_next(p);
+  if (fe_tok_is(p, "zero_extend")) { /* migraphx.convert zero_extend %x : ... */
+    m->zero_extend = true;
+    fe_next(p);
+  }
   if (literal && !generic) {
     if (!fe_expect(p, T_LPAREN, "before the literal's value")) return false;
     m->literal.name = "value";
-    if (!fe_parse_attr_value(p, &m->literal) || !fe_expect(p, T_RPAREN, "after the literal's value")) return false;
+    p->sign_names = true; /* dense<8> : tensor<1xui8> */
+    bool ok = fe_parse_attr_value(p, &m->literal);
+    p->sign_names = false;
+    if (!ok || !fe_expect(p, T_RPAREN, "after the literal's value")) return false;
   } else {
     bool paren = fe_accept(p, T_LPAREN);
     while (p->tok.kind == T_VALUE) {
@@ -301,6 +319,20 @@ static bool check_operands(fe_mgx_ctx *m, const fe_mgx_opdef *d) {
   return true;
 }
 
+/* Ops computed on signless integers that would give other numbers for unsigned ones (TOSA's
+ * integer ops are signed) are refused on ui* types rather than computed wrong. */
+static bool check_unsigned(fe_mgx_ctx *m, const fe_mgx_opdef *d) {
+  if (d->unsigned_ok) return true;
+  char b[200];
+  for (int i = 0; i <= m->nint; i++) {
+    const fe_mgx_type *t = i < m->nint ? &m->in_t[i] : &m->out_t;
+    if (t->is_unsigned)
+      return fe_error(m->p, m->loc, "'%s' on the unsigned type %s is not supported (tosac computes it on signed integers)",
+                      m->opname, fe_mgx_type_str(t, b, sizeof b));
+  }
+  return true;
+}
+
 bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name) {
   const char *nm = name.kind == T_STRING ? name.p + 1 : name.p;
   int nlen = name.kind == T_STRING ? name.n - 2 : name.n;
@@ -317,7 +349,7 @@ bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults
     ok = true;
     bool poisoned = false;
     for (int i = 0; i < m.nin; i++) poisoned |= m.in[i]->id < 0;
-    if (!poisoned && check_operands(&m, d)) r = d->fn(&m, d->arg);
+    if (!poisoned && check_operands(&m, d) && check_unsigned(&m, d)) r = d->fn(&m, d->arg);
   }
   char x[160], y[160];
   if (r && !tensor_type_equal(r->type, &m.out_t.t)) {

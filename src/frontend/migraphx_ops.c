@@ -32,7 +32,7 @@ static value *mk_binary(fe_mgx_ctx *m, op_kind k, value *a, value *b) {
              fe_type_str(b->type, y, sizeof y));
     return NULL;
   }
-  if (k == OP_GREATER || k == OP_EQUAL) t.elem = ET_I1;
+  if (k == OP_GREATER || k == OP_GREATER_EQUAL || k == OP_EQUAL) t.elem = ET_I1;
   return mk(m, k, a, b, NULL, &t);
 }
 
@@ -103,13 +103,56 @@ static value *mk_splat(fe_mgx_ctx *m, const tensor_type *t, double v) {
 }
 
 /* x (same rank, dims 1 or equal) repeated to shape `to`: TOSA has no broadcast op, so x + 0
- * (an elementwise op the partitioner fuses into its consumer, as rocMLIR does). */
+ * (an elementwise op the partitioner fuses into its consumer, as rocMLIR does); integers that
+ * tosa.add does not take (i8, i16, i1) are tiled. */
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to) {
   if (!x) return NULL;
   tensor_type t = *to;
   t.elem = x->type->elem;
   if (tensor_type_equal(&t, x->type)) return x;
-  return mk_binary(m, OP_ADD, x, mk_splat(m, &t, 0));
+  if (elem_type_is_float(t.elem) || t.elem == ET_I32) return mk_binary(m, OP_ADD, x, mk_splat(m, &t, 0));
+  int64_t mult[TOSAC_MAX_RANK];
+  for (int i = 0; i < t.rank; i++) mult[i] = x->type->dims[i] == t.dims[i] ? 1 : t.dims[i];
+  op *o = fe_op_new(m->p, OP_TILE, m->loc, &x, 1);
+  fe_set_ints(m->p, o, "multiples", mult, t.rank);
+  return finish(m, o, &t);
+}
+
+/* ---------------------------------------------------------------- unsigned integers */
+/* Values are stored signless; an unsigned (ui*) operand is given its meaning where an op needs
+ * it. Below 32 bits it is zero-extended to i32 (sign-extending cast, then a mask), and i32 ops
+ * then compute on it; a ui32 is ordered by flipping its sign bit. */
+static value *splat_like(fe_mgx_ctx *m, const value *x, elem_type et, double v) {
+  tensor_type t = {.elem = et, .rank = x->type->rank};
+  for (int i = 0; i < t.rank; i++) t.dims[i] = 1;
+  return mk_splat(m, &t, v);
+}
+
+static value *zext32(fe_mgx_ctx *m, value *x) {
+  if (!x) return NULL;
+  int bits = elem_type_bits(x->type->elem);
+  if (bits >= 32) return x;
+  value *w = mk_cast(m, x, ET_I32);
+  return w ? mk_binary(m, OP_BITWISE_AND, w, splat_like(m, w, ET_I32, (double)(((int64_t)1 << bits) - 1))) : NULL;
+}
+
+/* x as an i32 whose signed order is x's order (signed or unsigned), and back. */
+static value *ordered(fe_mgx_ctx *m, value *x, bool uns) {
+  if (!x) return NULL;
+  if (!uns) return mk_cast(m, x, ET_I32);
+  if (elem_type_bits(x->type->elem) < 32) return zext32(m, x);
+  return mk_binary(m, OP_BITWISE_XOR, x, splat_like(m, x, ET_I32, INT32_MIN));
+}
+
+static value *from_ordered(fe_mgx_ctx *m, value *y, bool uns, elem_type et) {
+  if (y && uns && elem_type_bits(et) >= 32) return mk_binary(m, OP_BITWISE_XOR, y, splat_like(m, y, ET_I32, INT32_MIN));
+  return mk_cast(m, y, et);
+}
+
+static bool any_unsigned(const fe_mgx_ctx *m) {
+  for (int i = 0; i < m->nint; i++)
+    if (m->in_t[i].is_unsigned && !elem_type_is_float(m->in_t[i].t.elem)) return true;
+  return false;
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -164,23 +207,123 @@ static value *l_sqrt(fe_mgx_ctx *m, int k) {
 /* Floats: a * (1 / b), as rocMLIR lowers it (TOSA 1.0 has no float division); ints: intdiv. */
 static value *l_div(fe_mgx_ctx *m, int k) {
   (void)k;
-  if (!elem_type_is_float(m->in[0]->type->elem)) return mk_binary(m, OP_INTDIV, m->in[0], m->in[1]);
+  elem_type et = m->in[0]->type->elem;
+  if (!elem_type_is_float(et) && any_unsigned(m)) { /* below 32 bits: divide the zero-extended values */
+    if (elem_type_bits(et) >= 32)
+      return fe_error(m->p, m->loc, "'%s' of unsigned 32-bit integers is not supported (TOSA's intdiv is signed)", m->opname),
+             NULL;
+    return mk_cast(m, mk_binary(m, OP_INTDIV, zext32(m, m->in[0]), zext32(m, m->in[1])), et);
+  }
+  if (!elem_type_is_float(et)) return mk_binary(m, OP_INTDIV, m->in[0], m->in[1]);
   return mk_binary(m, OP_MUL, m->in[0], mk_unary(m, OP_RECIPROCAL, m->in[1]));
 }
 
+/* A comparison's i1 as the result type: 1 or 0. */
+static value *from_bool(fe_mgx_ctx *m, value *c, elem_type et) {
+  if (!c || !elem_type_is_float(et)) return mk_cast(m, c, et);
+  tensor_type t = *c->type;
+  t.elem = et;
+  return mk(m, OP_SELECT, c, splat_like(m, c, et, 1), splat_like(m, c, et, 0), &t);
+}
+
+/* convert: tosa.cast, but integers that are unsigned (a ui* operand or the zero_extend form)
+ * are zero-extended when widened or made floats; target_type 0 (MIGraphX's bool) is x != 0. */
 static value *l_convert(fe_mgx_ctx *m, int k) {
   (void)k;
-  const attr *z = get_attr(m, "zero_extend");
-  if (z && z->kind == ATTR_BOOL && z->i) return unsupported_value(m, "zero_extend", "unsigned conversion is not supported"), NULL;
   value *x = m->in[0];
-  tensor_type t = *x->type;
-  t.elem = m->out_t.t.elem;
-  return tensor_type_equal(&t, x->type) ? x : mk(m, OP_CAST, x, NULL, NULL, &t);
+  elem_type in = x->type->elem, out = m->out_t.t.elem;
+  const attr *z = get_attr(m, "zero_extend"), *tt = get_attr(m, "target_type");
+  bool zext = m->zero_extend || (z && (z->kind == ATTR_BOOL && z->i)) || m->in_t[0].is_unsigned;
+  if (tt && tt->kind != ATTR_INT)
+    return unsupported_value(m, "target_type", "must be an integer (a MIGraphX shape type)"), NULL;
+  if (tt && tt->i == 0) /* bool */
+    return from_bool(m, mk_unary(m, OP_LOGICAL_NOT, mk_binary(m, OP_EQUAL, x, splat_like(m, x, in, 0))), out);
+  if (!elem_type_is_float(out) && m->out_t.is_unsigned && elem_type_is_float(in) && elem_type_bits(out) >= 32)
+    return fe_error(m->p, m->loc, "'%s' of floats to ui32 is not supported (TOSA's cast is signed)", m->opname), NULL;
+  if (elem_type_is_float(out) && m->out_t.is_unsigned) zext = false;
+  if (!elem_type_is_float(in) && zext && (elem_type_is_float(out) || elem_type_bits(out) > elem_type_bits(in))) {
+    if (elem_type_bits(in) >= 32)
+      return fe_error(m->p, m->loc, "'%s' zero-extending a 32-bit integer is not supported (tosac's integers end at i32)",
+                      m->opname),
+             NULL;
+    return mk_cast(m, zext32(m, x), out);
+  }
+  if (elem_type_is_float(in) && !elem_type_is_float(out) && m->out_t.is_unsigned) /* via i32: 0..2^bits-1 fit */
+    return mk_cast(m, mk_cast(m, x, ET_I32), out);
+  return mk_cast(m, x, out);
+}
+
+/* greater, less, equal, greater_or_equal: a 1 or 0 in the operands' type (as rocMLIR: compare,
+ * then cast); unsigned operands are compared in their unsigned order. */
+static value *l_compare(fe_mgx_ctx *m, int k) {
+  value *a = m->in[0], *b = m->in[1];
+  bool swap = k < 0;
+  op_kind kind = (op_kind)(swap ? -k : k);
+  if (any_unsigned(m)) {
+    a = ordered(m, a, true);
+    b = ordered(m, b, true);
+  }
+  return from_bool(m, swap ? mk_binary(m, kind, b, a) : mk_binary(m, kind, a, b), m->out_t.t.elem);
 }
 
 static value *l_clip(fe_mgx_ctx *m, int k) {
   (void)k;
+  if (any_unsigned(m)) {
+    elem_type et = m->in[0]->type->elem;
+    value *x = ordered(m, m->in[0], true), *lo = ordered(m, m->in[1], true), *hi = ordered(m, m->in[2], true);
+    return from_ordered(m, mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, x, lo), hi), true, et);
+  }
   return mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, m->in[0], m->in[1]), m->in[2]);
+}
+
+/* relu of an unsigned integer is itself. */
+static value *l_relu(fe_mgx_ctx *m, int k) {
+  return any_unsigned(m) ? m->in[0] : mk_unary(m, (op_kind)k, m->in[0]);
+}
+
+/* unpack: each byte along `axis` holds two 4-bit integers, the low nibble first (MIGraphX's
+ * little-endian packing); unsigned ones (a ui8 input, or isUnsigned) are 0..15, signed ones
+ * -8..7. Both halves are shifts and masks on i8, interleaved by a concat on a new axis. */
+static value *l_unpack(fe_mgx_ctx *m, int k) {
+  (void)k;
+  value *x = m->in[0];
+  int64_t axis;
+  if (!attr_int(m, "axis", &axis, false, -1) || !norm_axis(m, "axis", &axis, x->type->rank)) return NULL;
+  const attr *u = get_attr(m, "isUnsigned");
+  bool uns = u ? u->kind == ATTR_BOOL && u->i : m->in_t[0].is_unsigned;
+  char b1[160], b2[160];
+  tensor_type want = *x->type;
+  want.dims[axis] *= 2;
+  if (x->type->elem != ET_I8 || m->out_t.t.elem != ET_I8 || m->out_t.t.rank != want.rank ||
+      memcmp(m->out_t.t.dims, want.dims, sizeof(int64_t) * (size_t)want.rank))
+    return fe_error(m->p, m->loc, "'%s' unpacks bytes into twice as many 8-bit integers along axis %lld: %s cannot give %s",
+                    m->opname, (long long)axis, fe_type_str(x->type, b1, sizeof b1),
+                    fe_type_str(&m->out_t.t, b2, sizeof b2)),
+           NULL;
+  value *four = splat_like(m, x, ET_I8, 4), *lo, *hi;
+  if (uns) {
+    value *mask = splat_like(m, x, ET_I8, 15);
+    lo = mk_binary(m, OP_BITWISE_AND, x, mask);
+    hi = mk_binary(m, OP_BITWISE_AND, mk_binary(m, OP_LOGICAL_RIGHT_SHIFT, x, four), mask);
+  } else {
+    lo = mk_binary(m, OP_ARITHMETIC_RIGHT_SHIFT, mk_binary(m, OP_LOGICAL_LEFT_SHIFT, x, four), four);
+    hi = mk_binary(m, OP_ARITHMETIC_RIGHT_SHIFT, x, four);
+  }
+  int r = x->type->rank;
+  int64_t d1[TOSAC_MAX_RANK + 1];
+  for (int i = 0, j = 0; i < r; i++) {
+    d1[j++] = x->type->dims[i];
+    if (i == axis) d1[j++] = 1;
+  }
+  if (r + 1 > TOSAC_MAX_RANK) return fe_error(m->p, m->loc, "'%s' of rank %d is not supported", m->opname, r), NULL;
+  value *parts[2] = {fe_mgx_reshape(m, lo, d1, r + 1), fe_mgx_reshape(m, hi, d1, r + 1)};
+  if (!parts[0] || !parts[1]) return NULL;
+  tensor_type ct = {.elem = ET_I8, .rank = r + 1};
+  memcpy(ct.dims, d1, sizeof(int64_t) * (size_t)(r + 1));
+  ct.dims[axis + 1] = 2;
+  op *o = fe_op_new(m->p, OP_CONCAT, m->loc, parts, 2);
+  fe_set_int(m->p, o, "axis", axis + 1, ET_I32);
+  return fe_mgx_reshape(m, finish(m, o, &ct), want.dims, want.rank);
 }
 
 /* The condition is i8 (MIGraphX's booleans): non-zero selects inA. */
@@ -258,8 +401,29 @@ static value *l_slice(fe_mgx_ctx *m, int k) {
   return fe_mgx_slice(m, m->in[0], start, size);
 }
 
-/* multibroadcast: numpy rules, shapes aligned at the right; broadcast: the input's dims placed
- * from `axis` on. Both become reshape + x + 0. */
+/* A multibroadcast to a higher rank: the result type's strides say where the input's dims land,
+ * as rocMLIR reads them: its dims longer than 1, in order, on the result's dims that have a
+ * non-zero stride and are longer than 1 (stride 0 = broadcast). False when they do not say it
+ * consistently (then numpy's right alignment applies). */
+static bool place_by_strides(const tensor_type *in, const fe_mgx_type *out, int64_t *dims) {
+  int o = 0, r = out->t.rank;
+  for (int i = 0; i < r; i++) dims[i] = 1;
+  if (!out->has_strides) return false;
+  for (int i = 0; i < in->rank; i++) {
+    if (in->dims[i] == 1) continue;
+    while (o < r && (!out->strides[o] || out->t.dims[o] == 1)) o++;
+    if (o == r || out->t.dims[o] != in->dims[i]) return false;
+    dims[o++] = in->dims[i];
+  }
+  for (; o < r; o++)
+    if (out->strides[o] && out->t.dims[o] > 1) return false;
+  return true;
+}
+
+/* multibroadcast: the input's dims where the result's strides put them, else aligned at the
+ * right (numpy rules); broadcast: the input's dims placed from `axis` on. Both become reshape +
+ * x + 0. An out_lens that disagrees with the result type: the result type wins (as in rocMLIR),
+ * with a warning. */
 static value *l_broadcast(fe_mgx_ctx *m, int multi) {
   const int64_t *lens;
   int n;
@@ -270,13 +434,18 @@ static value *l_broadcast(fe_mgx_ctx *m, int multi) {
   int nd;
   if (!attr_ints(m, "out_dyn_dims", &dyn, &nd, false)) return NULL;
   if (nd) return unsupported_value(m, "out_dyn_dims", "dynamic shapes are not supported"), NULL;
-  if (n && (n != out->rank || memcmp(lens, out->dims, sizeof(int64_t) * (size_t)n)))
-    return unsupported_value(m, "out_lens", "does not match the result type"), NULL;
+  if (n && (n != out->rank || memcmp(lens, out->dims, sizeof(int64_t) * (size_t)n))) {
+    char b[200];
+    diag_warning(m->p->d, get_attr(m, "out_lens")->loc,
+                 "'%s' out_lens does not match its result type %s; the result type is used", m->opname,
+                 fe_mgx_type_str(&m->out_t, b, sizeof b));
+  }
   int64_t axis = out->rank - x->type->rank, dims[TOSAC_MAX_RANK];
   if (!multi && !attr_int(m, "axis", &axis, true, 0)) return NULL;
   if (axis < 0 || axis + x->type->rank > out->rank)
     return unsupported_value(m, multi ? "out_lens" : "axis", "the input does not fit the result"), NULL;
-  for (int i = 0; i < out->rank; i++) dims[i] = i >= axis && i < axis + x->type->rank ? x->type->dims[i - axis] : 1;
+  if (!multi || x->type->rank == out->rank || !place_by_strides(x->type, &m->out_t, dims))
+    for (int i = 0; i < out->rank; i++) dims[i] = i >= axis && i < axis + x->type->rank ? x->type->dims[i - axis] : 1;
   for (int i = 0; i < out->rank; i++)
     if (dims[i] != 1 && dims[i] != out->dims[i])
       return fe_error(m->p, m->loc, "'%s' cannot broadcast dimension %d of length %lld to %lld", m->opname, i,
@@ -327,12 +496,22 @@ static value *l_softmax(fe_mgx_ctx *m, int k) {
   return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
 }
 
+/* Operand i as an i32 holding its unsigned value when it is a ui* integer (ui32: refused). */
+static value *unsigned_value(fe_mgx_ctx *m, int i) {
+  value *x = m->in[i];
+  if (!m->in_t[i].is_unsigned || elem_type_is_float(x->type->elem)) return x;
+  if (elem_type_bits(x->type->elem) >= 32)
+    return fe_error(m->p, m->loc, "'%s' of unsigned 32-bit integers is not supported (tosac's integers end at i32)", m->opname),
+           NULL;
+  return zext32(m, x);
+}
+
 /* (convert(x) - convert(bias)) * scale in the scale's type. */
 static value *l_dequantize(fe_mgx_ctx *m, int k) {
   (void)k;
   elem_type et = m->in[1]->type->elem;
-  value *x = mk_cast(m, m->in[0], et);
-  if (m->nin == 3) x = mk_binary(m, OP_SUB, x, mk_cast(m, m->in[2], et));
+  value *x = mk_cast(m, unsigned_value(m, 0), et);
+  if (m->nin == 3) x = mk_binary(m, OP_SUB, x, mk_cast(m, unsigned_value(m, 2), et));
   return mk_binary(m, OP_MUL, x, m->in[1]);
 }
 
@@ -345,10 +524,15 @@ static value *l_quantize(fe_mgx_ctx *m, int k) {
                     elem_type_name(out)),
            NULL;
   value *q = mk_cast(m, mk_binary(m, OP_MUL, m->in[0], mk_unary(m, OP_RECIPROCAL, m->in[1])), ET_I32);
-  if (m->nin == 3) q = mk_binary(m, OP_ADD, q, mk_cast(m, m->in[2], ET_I32));
+  if (m->nin == 3) q = mk_binary(m, OP_ADD, q, mk_cast(m, unsigned_value(m, 2), ET_I32));
   if (!q) return NULL;
   int bits = elem_type_bits(out); /* TOSA 1.0 has no i32 clamp: maximum / minimum */
   double lo = bits >= 32 ? INT32_MIN : -(double)((int64_t)1 << (bits - 1)), hi = -lo - 1;
+  if (m->out_t.is_unsigned) {
+    if (bits >= 32)
+      return fe_error(m->p, m->loc, "'migraphx.quantizelinear' to ui32 is not supported (tosac's integers end at i32)"), NULL;
+    lo = 0, hi = (double)(((int64_t)1 << bits) - 1);
+  }
   q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, mk_splat(m, q->type, lo)), mk_splat(m, q->type, hi));
   return mk_cast(m, q, out);
 }
@@ -423,6 +607,28 @@ static bool pointwise(const value *x, const value *w, int64_t groups, const int6
   return ok;
 }
 
+/* A convolution's attributes, checked against its nsp spatial dims. */
+typedef struct conv_attrs {
+  const int64_t *pad, *stride, *dil;
+  int npad;
+  int64_t groups;
+} conv_attrs;
+
+static bool read_conv_attrs(fe_mgx_ctx *m, int nsp, conv_attrs *ca) {
+  int ns, nd;
+  int64_t mode;
+  if (!attr_ints(m, "padding", &ca->pad, &ca->npad, true) || !attr_ints(m, "stride", &ca->stride, &ns, true) ||
+      !attr_ints(m, "dilation", &ca->dil, &nd, true) || !attr_int(m, "group", &ca->groups, false, 1) ||
+      !attr_int(m, "padding_mode", &mode, false, 0))
+    return false;
+  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported");
+  if (ca->npad != nsp && ca->npad != 2 * nsp)
+    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp));
+  if (ns != nsp || nd != nsp)
+    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp));
+  return true;
+}
+
 /* convolution / quant_convolution: NC(D)HW input, KC(D)HW filter, 1 to 3 spatial dims. Padding
  * is [begin..., end...] (or one value per dim for both sides), TOSA wants [begin, end] pairs.
  * 1-D becomes 2-D with a unit width, as rocMLIR does. */
@@ -434,18 +640,11 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   if (nsp < 1 || nsp > 3 || w->type->rank != r || out->rank != r)
     return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 to 5 (1 to 3 spatial dims)", m->opname),
            NULL;
-  const int64_t *pd, *sd, *dd;
-  int np, ns, nd;
-  int64_t groups, mode;
-  if (!attr_ints(m, "padding", &pd, &np, true) || !attr_ints(m, "stride", &sd, &ns, true) ||
-      !attr_ints(m, "dilation", &dd, &nd, true) || !attr_int(m, "group", &groups, false, 1) ||
-      !attr_int(m, "padding_mode", &mode, false, 0))
-    return NULL;
-  if (mode != 0) return unsupported_value(m, "padding_mode", "only 0 (explicit padding) is supported"), NULL;
-  if (np != nsp && np != 2 * nsp)
-    return unsupported_value(m, "padding", arena_printf(m->p->a, "needs %d or %d values", nsp, 2 * nsp)), NULL;
-  if (ns != nsp || nd != nsp)
-    return unsupported_value(m, ns != nsp ? "stride" : "dilation", arena_printf(m->p->a, "needs %d values", nsp)), NULL;
+  conv_attrs ca;
+  if (!read_conv_attrs(m, nsp, &ca)) return NULL;
+  const int64_t *pd = ca.pad, *sd = ca.stride, *dd = ca.dil;
+  int np = ca.npad;
+  int64_t groups = ca.groups;
   int64_t c = x->type->dims[1], oc = w->type->dims[0];
   if (groups < 1 || c % groups || oc % groups || w->type->dims[1] * groups != c)
     return unsupported_value(m, "group", arena_printf(m->p->a, "%lld does not divide input channels %lld and filter %lld x %lld",
@@ -504,6 +703,56 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   return fe_mgx_transpose(m, y, from_last);
 }
 
+/* backwards_data_convolution: a convolution's gradient with respect to its input, i.e. a
+ * transposed convolution. Input [N, K, H(, W)] (the output gradient), filter [K, C, kh(, kw)]:
+ * out[n, c, y * stride + ky - pad_begin] += in[n, k, y] * w[k, c, ky]. That is
+ * tosa.transpose_conv2d on channels-last operands with the filter as [C, kh, kw, K] and
+ * out_pad = -padding; 1-D as 2-D with a unit width. rocMLIR reads 1-D and 2-D forms only. */
+static value *l_bwd_conv(fe_mgx_ctx *m, int k) {
+  (void)k;
+  value *x = m->in[0], *w = m->in[1];
+  int r = x->type->rank, nsp = r - 2;
+  const tensor_type *out = &m->out_t.t;
+  if (nsp < 1 || nsp > 2 || w->type->rank != r || out->rank != r)
+    return fe_error(m->p, m->loc, "'%s' needs input, filter and result of equal rank 3 or 4 (1 or 2 spatial dims)", m->opname),
+           NULL;
+  conv_attrs ca;
+  if (!read_conv_attrs(m, nsp, &ca)) return NULL;
+  const int64_t *pd = ca.pad, *sd = ca.stride;
+  int np = ca.npad;
+  for (int i = 0; i < nsp; i++)
+    if (ca.dil[i] != 1)
+      return unsupported_value(m, "dilation", "only 1 is supported (tosa.transpose_conv2d has none)"), NULL;
+  if (ca.groups != 1) return unsupported_value(m, "group", "only 1 is supported"), NULL;
+  if (w->type->dims[0] != x->type->dims[1])
+    return fe_error(m->p, m->loc, "'%s' filter has %lld input channels, the input %lld", m->opname,
+                    (long long)w->type->dims[0], (long long)x->type->dims[1]),
+           NULL;
+  int64_t n = x->type->dims[0], kc = x->type->dims[1], c = w->type->dims[1];
+  int64_t xd[4] = {n, x->type->dims[2], nsp == 2 ? x->type->dims[3] : 1, kc};
+  int64_t wd[4] = {c, w->type->dims[2], nsp == 2 ? w->type->dims[3] : 1, kc};
+  int64_t xperm[4] = {0, 2, 3, 1}, wperm[4] = {1, 2, 3, 0};
+  if (nsp == 1) xperm[1] = 2, xperm[2] = 1, wperm[1] = 2, wperm[2] = 0;
+  value *xt = fe_mgx_reshape(m, fe_mgx_transpose(m, x, xperm), xd, 4);
+  value *wt = fe_mgx_reshape(m, fe_mgx_transpose(m, w, wperm), wd, 4);
+  value *bias = mk_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
+  if (!xt || !wt || !bias) return NULL;
+  int64_t opad[4] = {0}, st[2] = {1, 1};
+  for (int i = 0; i < nsp; i++) {
+    opad[2 * i] = -pd[i];
+    opad[2 * i + 1] = -(np == nsp ? pd[i] : pd[i + nsp]);
+    st[i] = sd[i];
+  }
+  tensor_type ot = {.elem = out->elem, .rank = 4, .dims = {n, out->dims[2], nsp == 2 ? out->dims[3] : 1, c}};
+  op *o = fe_op_new(m->p, OP_TRANSPOSE_CONV2D, m->loc, (value *[]){xt, wt, bias}, 3);
+  fe_set_ints(m->p, o, "out_pad", opad, 4);
+  fe_set_ints(m->p, o, "stride", st, 2);
+  value *y = finish(m, o, &ot);
+  int64_t yd[3] = {n, out->dims[2], c}, back[4] = {0, 3, 1, 2}, back1[3] = {0, 2, 1};
+  if (nsp == 1) return fe_mgx_transpose(m, fe_mgx_reshape(m, y, yd, 3), back1);
+  return fe_mgx_transpose(m, y, back);
+}
+
 static value *l_refused(fe_mgx_ctx *m, int k) {
   (void)k;
   return fe_error(m->p, m->loc, "'%s' is not supported by tosac's migraphx frontend (docs/migraphx.md lists the ops it reads)",
@@ -515,50 +764,57 @@ static value *l_refused(fe_mgx_ctx *m, int k) {
 
 #define CONV_ATTRS "padding stride dilation group padding_mode perf_config xdlopsV2"
 static const fe_mgx_opdef mgx_ops[] = {
-    {"add", l_binary, OP_ADD, 2, 2, ""},
-    {"sub", l_binary, OP_SUB, 2, 2, ""},
-    {"mul", l_binary, OP_MUL, 2, 2, ""},
-    {"pow", l_binary, OP_POW, 2, 2, ""},
-    {"div", l_div, 0, 2, 2, ""},
-    {"abs", l_unary, OP_ABS, 1, 1, ""},
-    {"ceil", l_unary, OP_CEIL, 1, 1, ""},
-    {"erf", l_unary, OP_ERF, 1, 1, ""},
-    {"exp", l_unary, OP_EXP, 1, 1, ""},
-    {"floor", l_unary, OP_FLOOR, 1, 1, ""},
-    {"log", l_unary, OP_LOG, 1, 1, ""},
-    {"neg", l_unary, OP_NEGATE, 1, 1, ""},
-    {"recip", l_unary, OP_RECIPROCAL, 1, 1, ""},
-    {"relu", l_unary, OP_RELU, 1, 1, ""},
-    {"rsqrt", l_unary, OP_RSQRT, 1, 1, ""},
-    {"sigmoid", l_unary, OP_SIGMOID, 1, 1, ""},
-    {"tanh", l_unary, OP_TANH, 1, 1, ""},
-    {"sqrt", l_sqrt, 0, 1, 1, ""},
-    {"convert", l_convert, 0, 1, 1, "zero_extend"},
-    {"clip", l_clip, 0, 3, 3, ""},
-    {"where", l_where, 0, 3, 3, ""},
-    {"literal", l_literal, 0, 0, 0, "value"},
-    {"convolution", l_conv, 0, 2, 2, CONV_ATTRS},
-    {"quant_convolution", l_conv, 1, 2, 2, CONV_ATTRS},
-    {"dot", l_dot, 0, 2, 2, "perf_config xdlopsV2"},
-    {"quant_dot", l_dot, 1, 2, 2, "perf_config xdlopsV2"},
-    {"transpose", l_transpose, 0, 1, 1, "permutation dims"},
-    {"reshape", l_reshape, 0, 1, 1, "dims"},
-    {"flatten", l_reshape, 0, 1, 1, "axis"},
-    {"slice", l_slice, 0, 1, 1, "axes starts ends"},
-    {"multibroadcast", l_broadcast, 1, 1, 1, "out_lens out_dyn_dims"},
-    {"broadcast", l_broadcast, 0, 1, 1, "axis out_lens out_dyn_dims"},
-    {"reduce_sum", l_reduce, 0, 1, 1, "axes"},
-    {"reduce_mean", l_reduce, 1, 1, 1, "axes"},
-    {"softmax", l_softmax, 0, 1, 1, "axis"},
-    {"dequantizelinear", l_dequantize, 0, 2, 3, ""},
-    {"quantizelinear", l_quantize, 0, 2, 3, ""},
+    /* add, sub, mul and neg wrap the same way signed or unsigned */
+    {"add", l_binary, OP_ADD, 2, 2, "", true},
+    {"sub", l_binary, OP_SUB, 2, 2, "", true},
+    {"mul", l_binary, OP_MUL, 2, 2, "", true},
+    {"pow", l_binary, OP_POW, 2, 2, "", false},
+    {"div", l_div, 0, 2, 2, "", true},
+    {"greater", l_compare, OP_GREATER, 2, 2, "", true},
+    {"less", l_compare, -OP_GREATER, 2, 2, "", true},
+    {"equal", l_compare, OP_EQUAL, 2, 2, "", true},
+    {"greater_or_equal", l_compare, OP_GREATER_EQUAL, 2, 2, "", true},
+    {"abs", l_unary, OP_ABS, 1, 1, "", false},
+    {"ceil", l_unary, OP_CEIL, 1, 1, "", false},
+    {"erf", l_unary, OP_ERF, 1, 1, "", false},
+    {"exp", l_unary, OP_EXP, 1, 1, "", false},
+    {"floor", l_unary, OP_FLOOR, 1, 1, "", false},
+    {"log", l_unary, OP_LOG, 1, 1, "", false},
+    {"neg", l_unary, OP_NEGATE, 1, 1, "", true},
+    {"recip", l_unary, OP_RECIPROCAL, 1, 1, "", false},
+    {"relu", l_relu, OP_RELU, 1, 1, "", true},
+    {"rsqrt", l_unary, OP_RSQRT, 1, 1, "", false},
+    {"sigmoid", l_unary, OP_SIGMOID, 1, 1, "", false},
+    {"tanh", l_unary, OP_TANH, 1, 1, "", false},
+    {"sqrt", l_sqrt, 0, 1, 1, "", false},
+    {"convert", l_convert, 0, 1, 1, "zero_extend target_type", true},
+    {"clip", l_clip, 0, 3, 3, "", true},
+    {"where", l_where, 0, 3, 3, "", true},
+    {"literal", l_literal, 0, 0, 0, "value", true},
+    {"unpack", l_unpack, 0, 1, 1, "axis isUnsigned", true},
+    {"convolution", l_conv, 0, 2, 2, CONV_ATTRS, false},
+    {"quant_convolution", l_conv, 1, 2, 2, CONV_ATTRS, false},
+    {"backwards_data_convolution", l_bwd_conv, 0, 2, 2, CONV_ATTRS " kernelId", false},
+    {"dot", l_dot, 0, 2, 2, "perf_config xdlopsV2", false},
+    {"quant_dot", l_dot, 1, 2, 2, "perf_config xdlopsV2", false},
+    {"transpose", l_transpose, 0, 1, 1, "permutation dims", true},
+    {"reshape", l_reshape, 0, 1, 1, "dims", true},
+    {"flatten", l_reshape, 0, 1, 1, "axis", true},
+    {"slice", l_slice, 0, 1, 1, "axes starts ends", true},
+    {"multibroadcast", l_broadcast, 1, 1, 1, "out_lens out_dyn_dims", true},
+    {"broadcast", l_broadcast, 0, 1, 1, "axis out_lens out_dyn_dims", true},
+    {"reduce_sum", l_reduce, 0, 1, 1, "axes", true},
+    {"reduce_mean", l_reduce, 1, 1, 1, "axes", false},
+    {"softmax", l_softmax, 0, 1, 1, "axis", false},
+    {"dequantizelinear", l_dequantize, 0, 2, 3, "", true},
+    {"quantizelinear", l_quantize, 0, 2, 3, "", true},
     /* In the dialect, but not read (yet): a clear refusal rather than "unknown". */
-    {"pooling", l_refused, 0, 0, 8, NULL},
-    {"pad", l_refused, 0, 0, 8, NULL},
-    {"batch_norm_inference", l_refused, 0, 0, 8, NULL},
-    {"code_object", l_refused, 0, 0, 8, NULL},
-    {"mlir.as.logical.shape", l_refused, 0, 0, 8, NULL},
-    {"mlir.as.underlying.shape", l_refused, 0, 0, 8, NULL},
+    {"pooling", l_refused, 0, 0, 8, NULL, false},
+    {"pad", l_refused, 0, 0, 8, NULL, false},
+    {"batch_norm_inference", l_refused, 0, 0, 8, NULL, false},
+    {"code_object", l_refused, 0, 0, 8, NULL, false},
+    {"mlir.as.logical.shape", l_refused, 0, 0, 8, NULL, false},
+    {"mlir.as.underlying.shape", l_refused, 0, 0, 8, NULL, false},
 };
 
 const fe_mgx_opdef *fe_mgx_find_op(const char *name) {

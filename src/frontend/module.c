@@ -17,6 +17,26 @@ static bool skip_type(fe_parser *p) {
   return p->tok.kind == T_LANGLE ? fe_skip_group(p) : true;
 }
 
+/* A function's attribute dictionary, skipped but for the target it was generated for: rocMLIR's
+ * rock.arch = "gfx90a:sramecc+:xnack-", as MIGraphX writes it (the older arch = "..." of
+ * rocMLIR's tests, often empty, is not read). */
+static bool scan_func_attrs(fe_parser *p, fe_func *f) {
+  fe_token open = p->tok;
+  int depth = 0;
+  do {
+    if (p->tok.kind == T_EOF) return fe_unterminated(p, open, "attribute dictionary");
+    depth += p->tok.kind == T_LBRACE;
+    depth -= p->tok.kind == T_RBRACE;
+    bool key = depth == 1 && p->tok.kind == T_IDENT && fe_tok_is(p, "rock.arch");
+    fe_next(p);
+    if (key && p->tok.kind == T_EQUAL) {
+      fe_next(p);
+      if (p->tok.kind == T_STRING) f->arch = p->tok;
+    }
+  } while (depth > 0 && !p->fatal);
+  return !p->fatal;
+}
+
 static bool scan_func(fe_parser *p, fe_top *ts) {
   fe_func f = {.is_public = true, .kw = p->tok, .scope = ts->scope};
   fe_next(p);
@@ -40,7 +60,7 @@ static bool scan_func(fe_parser *p, fe_top *ts) {
   if (fe_tok_is(p, "attributes")) {
     fe_next(p);
     if (p->tok.kind != T_LBRACE) return fe_expect(p, T_LBRACE, "after 'attributes'");
-    if (!fe_skip_group(p)) return false;
+    if (!scan_func_attrs(p, &f)) return false;
   }
   if (p->tok.kind == T_LBRACE) {
     f.has_body = true;
@@ -111,7 +131,7 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
       if (!fe_expect(p, T_LBRACE, "to open the module body")) return false;
       continue;
     }
-    if (fe_tok_is(p, "func.func")) {
+    if (fe_tok_is(p, "func.func") || fe_tok_is(p, "func")) { /* `func @f`: MLIR before the func dialect (2022) */
       if (!scan_func(p, ts)) return false;
       continue;
     }

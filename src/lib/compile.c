@@ -542,6 +542,21 @@ static bool optimize_units(tosac_result *r, const tosac_options *o, diag_sink *d
   return true;
 }
 
+/* Without --offload-arch, a graph generated for one target (rocMLIR's rock.arch, as MIGraphX
+ * writes it) is compiled for that target; one tosac does not know keeps the default targets. */
+static void target_from_source(tosac_result *r, const char *arch, diag_sink *d) {
+  target_request t;
+  char err[512];
+  if (!*arch) return;
+  if (!target_parse(arch, &t, err, sizeof err)) {
+    diag_warning(d, (src_loc){0}, "the entry function's rock.arch '%s' is not a target tosac compiles for (%s); "
+                 "compiling for the default targets", arch, err);
+    return;
+  }
+  r->ntargets = 1;
+  r->targets[0] = t;
+}
+
 static bool load_source(tosac_result *r) {
   if (r->text) /* a buffer */
     return true;
@@ -597,6 +612,8 @@ void lib_compile(tosac_result *r, const tosac_options *o) {
     return;
   }
   r->g = parse_entries(r, o, &d);
+  if (r->g && r->g->arch && !o->targets_given)
+    target_from_source(r, r->g->arch, &d);
   /* The text's pages are not needed after parsing (a diagnostic faults its line back in). */
   source_release(&r->src, r->src.text, r->src.text + r->src.len);
   stage_done(r, "parse and verify", &t0);

@@ -40,6 +40,17 @@ elem_type elem_type_parse(const char *s, size_t n) {
   return ET_INVALID;
 }
 
+elem_type elem_type_parse_signed(const char *s, size_t n, bool *is_unsigned) {
+  *is_unsigned = false;
+  if (n > 2 && (s[0] == 's' || s[0] == 'u') && s[1] == 'i') {
+    elem_type t = elem_type_parse(s + 1, n - 1);
+    if (!elem_type_is_int(t) || t == ET_I1) return ET_INVALID;
+    *is_unsigned = s[0] == 'u';
+    return t;
+  }
+  return elem_type_parse(s, n);
+}
+
 int elem_type_bits(elem_type t) { return t < ET_COUNT ? elem_descs[t].bits : 0; }
 int elem_type_bytes(elem_type t) { return t < ET_COUNT ? elem_descs[t].bytes : 0; }
 bool elem_type_is_float(elem_type t) { return t < ET_COUNT && elem_descs[t].is_float; }

@@ -16,10 +16,20 @@ import sys
 
 import numpy as np
 
-DT = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i32": np.int32}
+DT = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "si8": np.int8, "ui8": np.uint8, "i16": np.int16,
+      "si16": np.int16, "ui16": np.uint16, "i32": np.int32, "si32": np.int32, "ui32": np.uint32}
+
+
+def signless(a):
+    """The bytes as the converted graph holds them: unsigned types are stored signless."""
+    return a.view(np.dtype(a.dtype.str.replace("u", "i"))) if a.dtype.kind == "u" else a
 
 
 def shaped(text):
+    t = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", text.strip())
+    if t:  # the tensor-typed form: a standard layout
+        dims = [int(d) for d in t.group(1).split("x") if d]
+        return dims, t.group(2), [int(np.prod(dims[i + 1:])) for i in range(len(dims))]
     m = re.fullmatch(r"!migraphx\.shaped<((?:\d+x)*)(\w+), ([\dx]+)>", text.strip())
     dims = [int(d) for d in m.group(1).split("x") if d]
     return dims, m.group(2), [int(s) for s in m.group(3).split("x")]
@@ -27,7 +37,7 @@ def shaped(text):
 
 def entry(text):
     """The public function: its name and the text of its signature."""
-    for m in re.finditer(r"func\.func (private )?@(\w+)([^{]*)", text):
+    for m in re.finditer(r"^\s*func(?:\.func)? (private )?@(\w+)([^{]*)", text, re.M):
         if not m.group(1):
             return m.group(2), m.group(3)
 
@@ -70,6 +80,19 @@ def conv(x, w, pad, stride, dil, group):
     return y
 
 
+def bwd_conv(x, w, pad, stride):
+    """MIGraphX convolution_backwards: input [N, K, spatial], filter [K, C, k...]; each input
+    pixel scatters x * w to y * stride + k, then padding [begin..., end...] is cut off."""
+    n, nsp, ks = x.shape[0], x.ndim - 2, w.shape[2:]
+    full = [(x.shape[2 + i] - 1) * stride[i] + ks[i] for i in range(nsp)]
+    y = np.zeros([n, w.shape[1]] + full)
+    for at in np.ndindex(*x.shape[2:]):
+        for kk in np.ndindex(*ks):
+            pos = tuple(at[i] * stride[i] + kk[i] for i in range(nsp))
+            y[(slice(None), slice(None)) + pos] += x[(slice(None), slice(None)) + at] @ w[(slice(None), slice(None)) + kk]
+    return y[(slice(None), slice(None)) + tuple(slice(pad[i], full[i] - pad[i + nsp]) for i in range(nsp))]
+
+
 def softmax(x, axis):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -96,6 +119,17 @@ CASES = {
         conv(*f64(x3, w3), [0] * 6, [2, 1, 1], [1, 1, 1], 1)],
     "mlir_quant_dot": lambda a, b: quant(a, b),
     "mlir_misc": lambda a, b, c: misc(a, b, c),
+    "mlir_mask": lambda x, a, b, c: [np.where(b[None, :] > a[:, None], np.float32(-1e4), x),
+                                     (c[:, None] < c[None, :]) * (c[:, None] - c[None, :].astype(np.float64))],
+    "mlir_unsigned": lambda a, b, s: unsigned(a, b, s),
+    "mlir_conv_grouped": lambda x, w, x3, w3: [conv(*f64(x, w), [1, 1], [2], [1], 2),
+                                               conv(*f64(x3, w3), [0, 0, 1, 0, 0, 1], [1, 2, 1], [1, 1, 1], 2)],
+    "mlir_bcast_result": lambda a, b: [np.broadcast_to(np.maximum(a, 0), (4, 3)), np.broadcast_to(b, (2, 4, 3))],
+    "main": lambda x, w, b: [np.maximum(conv(*f64(x, w), [0] * 4, [1, 1], [1, 1], 1) + b, 0)],
+    "mlir_bwd_data_conv": lambda x, w, x1, w1: [bwd_conv(*f64(x, w), [1, 1, 1, 1], [2, 3]),
+                                                bwd_conv(*f64(x1, w1), [1, 0], [2])],
+    "mlir_unpack_int4": lambda w, s, x, p: [np.matmul(x.astype(np.float64), (unpack(w, False) - 8) * s.astype(np.float64)),
+                                            unpack(p, True), p.view(np.uint8)],
     "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
     "mlir_dot_softmax_wrapper": lambda q, k: [softmax(np.matmul(*f64(q, k)), 3)],
 }
@@ -105,6 +139,21 @@ def misc(a, b, c):
     q = np.clip(a.astype(np.float32) / np.sqrt(np.abs(b)), np.float32(-1.5), np.float32(2.0))
     w = np.where(c != 0, q, a).astype(np.float64)
     return [w.mean(axis=(1, 2), keepdims=True), w.reshape(3, 20)]
+
+
+def unsigned(a, b, s):
+    """ui8 semantics: values 0..255 (a, b are the uint8 views)."""
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    deq = (a - 200).astype(np.float32) * s[:, None] + b.astype(np.float32)
+    return [deq, a // b, np.where(a == 220, 50, (a > b).astype(np.int64)), np.clip(a, 50, 220)]
+
+
+def unpack(b, signed):
+    """MIGraphX unpack_int4 along axis 1: low nibble first; signed nibbles are -8..7."""
+    u = b.view(np.uint8).astype(np.int64)
+    out = np.empty((u.shape[0], 2 * u.shape[1]), dtype=np.int64)
+    out[:, 0::2], out[:, 1::2] = u & 15, u >> 4
+    return np.where(out >= 8, out - 16, out) if signed else out
 
 
 def quant(a, b):
@@ -128,11 +177,17 @@ def main(argv):
         shape = tensor_dims(tt)
         if dt == np.int8:
             mem = rng.integers(-128, 128, size=shape).astype(dt)
+        elif dt == np.uint8:
+            mem = rng.integers(1 if name == "mlir_unsigned" and i == 1 else 0, 256, size=shape).astype(dt)
+            if name == "mlir_unsigned" and i == 0:
+                mem.reshape(-1)[::5] = 220  # clip's bound and equal's operand
+        elif np.issubdtype(dt, np.integer):
+            mem = rng.integers(-8, 8, size=shape).astype(dt)
         else:
             mem = rng.uniform(-2, 2, size=shape).astype(dt)
         if name == "mlir_misc" and i == 2:
             mem = rng.integers(0, 2, size=shape).astype(dt)
-        np.save(f"{outdir}/in{i}.npy", mem)
+        np.save(f"{outdir}/in{i}.npy", signless(mem))
         opts.append(f"--input=@{outdir}/in{i}.npy")
         logical.append(view(mem, dims, strides))
     outs = CASES[name](*logical)
@@ -141,7 +196,7 @@ def main(argv):
         mem = np.zeros(tensor_dims(tt), dtype=DT[et])
         out = view(mem, dims, strides)
         out[...] = np.asarray(y).astype(DT[et])
-        np.save(f"{outdir}/ref{j}.npy", mem)
+        np.save(f"{outdir}/ref{j}.npy", signless(mem))
         opts.append(f"--expected=@{outdir}/ref{j}.npy")
     print(" ".join(opts))
 
