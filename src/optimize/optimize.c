@@ -76,14 +76,17 @@ bool opt_graph(graph *g, const opt_options *o, opt_report *rep, diag_sink *d) {
         continue;
       c.pass = (opt_pass_id)p;
       c.changed = false;
-      if (!passes[p].run(&c) || d->errors != errors)
+      if (!passes[p].run(&c) || d->errors != errors) {
+        opt_ctx_free(&c);
         return false;
+      }
       if (c.changed) {
         opt_commit(&c);
         changed = true;
       }
     }
   }
+  opt_ctx_free(&c);
   if (rep) {
     rep->ops_after = g->nops;
     rep->const_bytes_after = const_bytes(g);

@@ -88,6 +88,8 @@ typedef struct opt_ctx {
 
 void opt_ctx_init(opt_ctx *c, graph *g, const opt_options *o, opt_report *rep,
                   diag_sink *d);
+/* Gives back the per-id arrays (the graph keeps everything the passes added). */
+void opt_ctx_free(opt_ctx *c);
 /* The value standing for v now (substitutions followed). */
 value *opt_get(opt_ctx *c, value *v);
 /* Every reader of from reads to instead (at commit; opt_get sees it at once).

@@ -6,24 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* p (old elements of elem bytes) with room for cap, the new part zeroed. The per-id arrays live
+ * outside the arena: they are dropped when the stage ends (opt_ctx_free), not at the compile's
+ * end, so a million-op graph does not carry them into partitioning. */
+static void *grow_zeroed(void *p, size_t elem, size_t old, size_t cap) {
+  char *q = realloc(p, elem * cap);
+  if (!q) {
+    fputs("tosac: out of memory\n", stderr);
+    abort();
+  }
+  memset(q + elem * old, 0, elem * (cap - old));
+  return q;
+}
+
 /* Room for ids [0, n): the per-id arrays grow together. */
 static void reserve_ids(opt_ctx *c, int n) {
   if (n <= c->capids)
     return;
-  int cap = c->capids ? c->capids : 64;
-  while (cap < n)
+  size_t old = (size_t)c->capids, cap = old ? old : 64;
+  while (cap < (size_t)n)
     cap *= 2;
-  c->subst = arena_grow(c->a, c->subst, sizeof *c->subst, (size_t)c->capids,
-                        (size_t)cap);
-  c->uses = arena_grow(c->a, c->uses, sizeof *c->uses, (size_t)c->capids,
-                       (size_t)cap);
-  c->pinned = arena_grow(c->a, c->pinned, sizeof *c->pinned, (size_t)c->capids,
-                         (size_t)cap);
-  memset(c->subst + c->capids, 0, sizeof *c->subst * (size_t)(cap - c->capids));
-  memset(c->uses + c->capids, 0, sizeof *c->uses * (size_t)(cap - c->capids));
-  memset(c->pinned + c->capids, 0,
-         sizeof *c->pinned * (size_t)(cap - c->capids));
-  c->capids = cap;
+  c->subst = grow_zeroed(c->subst, sizeof *c->subst, old, cap);
+  c->uses = grow_zeroed(c->uses, sizeof *c->uses, old, cap);
+  c->pinned = grow_zeroed(c->pinned, sizeof *c->pinned, old, cap);
+  c->capids = (int)cap;
+}
+
+void opt_ctx_free(opt_ctx *c) {
+  free(c->subst);
+  free(c->uses);
+  free(c->pinned);
+  c->subst = NULL, c->uses = NULL, c->pinned = NULL;
+  c->capids = 0;
 }
 
 void opt_ctx_init(opt_ctx *c, graph *g, const opt_options *o, opt_report *rep,
