@@ -2,7 +2,7 @@
  * and the workspace, poison what kernels must write, then run fills, copies and kernels (with
  * their kernarg segments) in the manifest's order through the emulator. */
 #include "run.h"
-#include "emu.h"
+#include "emu/emu.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* main.c: tosac-run's command line and top level: bundle + manifest + inputs in, results printed,
  * written or checked like iree-run-module does. */
 #include "run.h"
-#include "emu.h"
+#include "emu/emu.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -1,6 +1,7 @@
-/* emu.h: the emulator's face. tosac-run's driver (main.c, io.c, launch.c) uses emu_* to JIT a
- * target's kernel module (the bitcode tosac embedded with --embed-ir) and run kernels with GPU
- * semantics on the CPU; wave-level matrix ops are computed by matrix.c. */
+/* emu.h: the emulator library's face (src/emu, libtosac-emu.a). Its clients, tosac-run and
+ * libtosac-hipemu, use emu_* to JIT a target's kernel module (the bitcode tosac embedded with
+ * --embed-ir) and run kernels with GPU semantics on the CPU; wave-level matrix ops are computed
+ * by matrix.c. */
 #ifndef TOSAC_EMU_H
 #define TOSAC_EMU_H
 
