@@ -169,6 +169,11 @@ static bool parse_operand(const char *t, size_t n, optype ty, isa_opnd *o) {
     abs = true, t += 4, n -= 5;
   if (n > 5 && !memcmp(t, "sext(", 5) && t[n - 1] == ')')
     o->sext = true, t += 5, n -= 6;
+  bool literal = false; /* lit(0x...): a literal even where an inline constant would do */
+  if (n > 4 && !memcmp(t, "lit(", 4) && t[n - 1] == ')')
+    literal = true, t += 4, n -= 5;
+  else if (n > 6 && !memcmp(t, "lit64(", 6) && t[n - 1] == ')')
+    literal = true, t += 6, n -= 7;
   if (n > 2 && t[n - 2] == '.' && (t[n - 1] == 'l' || t[n - 1] == 'h')) {
     o->sel = t[n - 1] == 'h' ? SEL_W1 : SEL_W0;
     o->preserve = true;
@@ -196,7 +201,7 @@ static bool parse_operand(const char *t, size_t n, optype ty, isa_opnd *o) {
     buf[n] = 0;
     char *end;
     o->kind = OK_IMM, o->n = 1;
-    bool hex = strstr(buf, "0x") != NULL;
+    bool hex = literal || strstr(buf, "0x") != NULL;
     if (!hex && (strchr(buf, '.') || strstr(buf, "inf") || strchr(buf, 'e'))) {
       double v = strtod(buf, &end);
       if (*end)
@@ -325,9 +330,8 @@ static int split(char *s, char **tok, int max) {
 }
 
 static bool is_modifier(const char *t) {
-  if (strchr(t, ':') && !strchr(t, '['))
-    return true;
-  if (strchr(t, ':') && (strncmp(t, "v[", 2) && strncmp(t, "s[", 2) && strncmp(t, "a[", 2) && strncmp(t, "ttmp[", 5)))
+  const char *colon = strchr(t, ':'), *bracket = strchr(t, '[');
+  if (colon && (!bracket || bracket > colon)) /* name:value, not a register tuple v[0:1] */
     return true;
   static const char *const words[] = {"glc", "slc", "dlc", "nt", "sc0", "sc1", "lds", "offen", "idxen",
                                       "addr64", "clamp", "tfe", "lwe", "row_mirror", "row_half_mirror", NULL};
@@ -424,7 +428,7 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
   char name[96];
   uint16_t flags = 0;
   base_name(text, name, sizeof name, &flags);
-  in->flags = flags;
+  in->flags |= flags;
   const isa_opdef *def = isa_find_op(name);
   if (!def && !strncmp(name, "v_cmp", 5) && isa_valu_cmp(name, in))
     def = &isa_cmp_def;
@@ -453,9 +457,14 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
     in->op_sel_hi = 7; /* printed only when it differs from [1,1,1] */
   if (def->arg2 == ISA_TEXT_OPERANDS)
     ntok = 0;
+  /* The exponent of ldexp and the class mask of cmp_class are 32-bit integers whatever the
+   * float type of the other operands. */
+  int int_operand = !strncmp(name, "v_ldexp_", 8) ? 2 : strstr(name, "_class_") ? (in->flags & IF_CMPX) && !(in->flags & IF_E64) ? 1 : 2 : -1;
+  const optype int32 = {32, false, false};
   for (int i = 0; i < ntok; i++) {
     if (!is_modifier(tok[i])) {
-      if (in->nops == 6 || !parse_operand(tok[i], strlen(tok[i]), ty, &in->o[in->nops])) {
+      optype oty = in->nops == int_operand ? int32 : ty;
+      if (in->nops == 6 || !parse_operand(tok[i], strlen(tok[i]), oty, &in->o[in->nops])) {
         snprintf(err, errsize, "kernel %s: cannot read operand '%s' of %s", kernel, tok[i], text);
         return false;
       }

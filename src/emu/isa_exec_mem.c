@@ -104,6 +104,8 @@ static void global_store(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, w->g->m->info->store_counter ? CNT_VS : CNT_VM, OK_NONE, 0, 0);
 }
 
+bool isa_is_vector_load(const isa_inst *in) { return in->fn == global_load; }
+
 const isa_opdef isa_ops_mem[] = {
     {"s_load_dword", s_load, 0, 1, 0},
     {"s_load_dwordx2", s_load, 0, 2, 0},

@@ -790,7 +790,7 @@ static bool ucmp(int k, uint64_t a, uint64_t b) {
 }
 
 static void v_cmp(isa_wave *w, const isa_inst *in) {
-  bool x = in->def->arg; /* v_cmpx: writes EXEC */
+  bool x = in->flags & IF_CMPX;
   int s0 = in->nops == 3 ? 1 : 0, k = in->cmp, t = in->cmp_type;
   uint64_t r = 0;
   LANES bool v;
@@ -817,7 +817,6 @@ static void v_cmp(isa_wave *w, const isa_inst *in) {
 }
 
 const isa_opdef isa_cmp_def = {"v_cmp", v_cmp, 0, 0, 0};
-static const isa_opdef cmpx_def = {"v_cmpx", v_cmp, 0, 1, 0};
 
 bool isa_valu_cmp(const char *name, isa_inst *in) {
   static const char *const conds[] = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt",
@@ -845,7 +844,8 @@ bool isa_valu_cmp(const char *name, isa_inst *in) {
   in->cmp = (uint8_t)k;
   in->cmp_type = (uint8_t)t;
   in->fn = v_cmp;
-  (void)cmpx_def;
+  if (x)
+    in->flags |= IF_CMPX;
   return true;
 }
 

@@ -58,7 +58,7 @@ enum {
   IF_E64 = 2,  /* VOP3 encoding: carry/compare results go to the named SGPRs */
   IF_SDWA = 4,
   IF_DPP = 8,
-  IF_ZEROHI = 16, /* a 16-bit result clears the destination's high half */
+  IF_CMPX = 16, /* v_cmpx: the compare result becomes EXEC */
 };
 
 struct isa_inst {
@@ -267,6 +267,8 @@ static inline void isa_wr64(isa_wave *w, const isa_opnd *o, int l, uint64_t x) {
 /* Memory of the launch: [addr, addr + size) must lie in a bound buffer, the kernarg segment, the
  * dispatch packet or the code object; NULL (and a fault) otherwise. */
 void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, bool store, int lane);
+/* A vector-memory load (its o[0] is the destination). */
+bool isa_is_vector_load(const isa_inst *in);
 /* Record an outstanding load writing registers [reg, reg + n) of kind, counted by counter. */
 void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, int n);
 

@@ -162,6 +162,10 @@ static bool check_operands(isa_wave *w, const isa_inst *in, const isa_inst *at) 
       const isa_pending *e = &w->pend[p];
       if (e->kind != o->kind || o->reg >= e->reg + e->n || e->reg >= o->reg + o->n)
         continue;
+      /* Loads of one in-order counter complete in order: a later load may overwrite (d16
+       * halves) what an earlier one writes. */
+      if (i == 0 && e->counter == CNT_VM && isa_is_vector_load(in))
+        continue;
       int r = o->reg > e->reg ? o->reg : e->reg;
       isa_fault(w, at, "missing s_waitcnt: %s%d is still being written by the load at 0x%x", kind_prefix[o->kind], r,
                 e->pc);
@@ -257,13 +261,27 @@ static void init_wave(isa_wave *w, isa_group *g, int id, const uint32_t block[3]
   w->s[ISA_EXEC + 1] = (uint32_t)(exec >> 32);
 }
 
+/* TOSAC_ISA_TRACE=N prints every instruction wave N of work-group 0 executes (debugging). */
+static int trace_wave = -2;
+
 static void run_wave(isa_wave *w) {
   const isa_inst *insts = w->g->k->insts;
+  if (trace_wave == -2) {
+    const char *e = getenv("TOSAC_ISA_TRACE");
+    trace_wave = e ? atoi(e) : -1;
+  }
+  bool trace = trace_wave == w->id && !w->g->id[0] && !w->g->id[1] && !w->g->id[2];
   while (w->state == WS_RUN) {
     const isa_inst *in = &insts[w->pc++];
+    if (trace)
+      fprintf(stderr, "0x%x %-24s exec %016llx vcc %016llx scc %d\n", in->pc, in->mnemonic,
+              (unsigned long long)isa_exec(w), (unsigned long long)isa_vcc(w), w->scc);
     if (w->npend && !check_pending(w, in))
       break;
     in->fn(w, in);
+    if (trace && in->nops && in->o[0].kind != OK_IMM)
+      fprintf(stderr, "    -> %08x %08x\n", isa_reg32(w, &in->o[0], 0, 0),
+              in->o[0].n > 1 ? isa_reg32(w, &in->o[0], 1, 0) : 0);
   }
 }
 
