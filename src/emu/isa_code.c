@@ -121,6 +121,9 @@ bool isa_code_read(const uint8_t *d, size_t size, isa_module *m, char *err, size
   memcpy(&eh, d, sizeof eh);
   if (eh.e_machine != EM_AMDGPU)
     return fail(err, errsize, "ELF machine %u is not AMDGPU (224)", eh.e_machine);
+  if ((eh.e_flags & 0xff) != m->info->elf_mach)
+    return fail(err, errsize, "the code object is for EF_AMDGPU_MACH 0x%x, not %s (0x%x)", eh.e_flags & 0xff,
+                m->target.processor, m->info->elf_mach);
   if (!map_segments(d, size, &eh, m, err, errsize))
     return false;
   if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
@@ -168,8 +171,8 @@ bool isa_code_read(const uint8_t *d, size_t size, isa_module *m, char *err, size
     }
     for (int i = 0; i < m->nkernels; i++)
       if (!m->kernels[i].code_size)
-        return fail(err, errsize, "kernel %s: no code symbol at its entry point 0x%llx", m->kernels[i].name,
-                    (unsigned long long)m->kernels[i].entry);
+        return fail(err, errsize, "kernel %s: no code symbol with a size at its entry point 0x%llx",
+                    m->kernels[i].name, (unsigned long long)m->kernels[i].entry);
     return true;
   }
   return fail(err, errsize, "the code object has no dynamic symbol table");
