@@ -44,7 +44,7 @@ static void s_buffer_load(isa_wave *w, const isa_inst *in) {
 }
 
 /* Kinds of global access (arg2); arg is the size in bytes. */
-enum { G_LOAD, G_LOAD_SIGNED, G_LOAD_D16, G_LOAD_D16_HI, G_STORE, G_STORE_D16_HI };
+enum { G_LOAD, G_LOAD_SIGNED, G_LOAD_D16, G_LOAD_D16_HI, G_LOAD_D16_S, G_LOAD_D16_HI_S, G_STORE, G_STORE_D16_HI };
 
 /* Address of lane l: a 64-bit VGPR address with `off`, else an SGPR base plus a 32-bit VGPR offset. */
 static inline uint64_t global_addr(const isa_wave *w, const isa_inst *in, const isa_opnd *va, const isa_opnd *sa,
@@ -71,11 +71,11 @@ static void global_load(isa_wave *w, const isa_inst *in) {
     }
     uint32_t x = 0;
     memcpy(&x, p, (size_t)size);
-    if (kind == G_LOAD_SIGNED)
+    if (kind == G_LOAD_SIGNED || kind == G_LOAD_D16_S || kind == G_LOAD_D16_HI_S)
       x = size == 1 ? (uint32_t)(int32_t)(int8_t)x : (uint32_t)(int32_t)(int16_t)x;
-    if (kind == G_LOAD_D16)
-      x = (r[0] & 0xffff0000u) | x;
-    else if (kind == G_LOAD_D16_HI)
+    if (kind == G_LOAD_D16 || kind == G_LOAD_D16_S)
+      x = (r[0] & 0xffff0000u) | (x & 0xffff);
+    else if (kind == G_LOAD_D16_HI || kind == G_LOAD_D16_HI_S)
       x = (r[0] & 0xffffu) | x << 16;
     r[0] = x;
   }
@@ -134,6 +134,10 @@ const isa_opdef isa_ops_mem[] = {
     {"global_load_ubyte_d16", global_load, 0, 1, G_LOAD_D16},
     {"global_load_ubyte_d16_hi", global_load, 0, 1, G_LOAD_D16_HI},
     {"global_load_short_d16", global_load, 0, 2, G_LOAD_D16},
+    {"global_load_sbyte_d16", global_load, 0, 1, G_LOAD_D16_S},
+    {"global_load_sbyte_d16_hi", global_load, 0, 1, G_LOAD_D16_HI_S},
+    {"global_load_d16_i8", global_load, 0, 1, G_LOAD_D16_S},
+    {"global_load_d16_hi_i8", global_load, 0, 1, G_LOAD_D16_HI_S},
     {"global_load_short_d16_hi", global_load, 0, 2, G_LOAD_D16_HI},
     {"global_load_u8", global_load, 0, 1, G_LOAD},
     {"global_load_i8", global_load, 0, 1, G_LOAD_SIGNED},

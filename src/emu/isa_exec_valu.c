@@ -288,17 +288,15 @@ static void v_div_fmas_f64(isa_wave *w, const isa_inst *in) {
 }
 /* d = quotient a of numerator c by denominator b, with the special cases of IEEE division. */
 static double div_fixup(double q, double den, double num) {
-  if (isnan(den) || isnan(num))
+  if (isnan(num) || isnan(den))
     return NAN;
   if ((den == 0 && num == 0) || (isinf(den) && isinf(num)))
     return NAN;
   bool neg = signbit(den) != signbit(num);
   if (den == 0 || isinf(num))
     return neg ? -INFINITY : INFINITY;
-  if (isinf(den))
+  if (isinf(den) || num == 0)
     return neg ? -0.0 : 0.0;
-  if (isnan(q))
-    return neg ? -INFINITY : INFINITY;
   return neg ? -fabs(q) : fabs(q);
 }
 OP_F32(v_div_fixup_f32, 3, (float)div_fixup(a, b, c))
@@ -547,6 +545,15 @@ OP_U16(v_or_b16, a | b)
 OP_U16(v_xor_b16, a ^ b)
 OP_U16(v_not_b16, ~a)
 OP_U16(v_mov_b16, a)
+OP_U16(v_mad_u16, a *b + c)
+OP_U16(v_med3_i16, med3i((int16_t)a, (int16_t)b, (int16_t)c))
+OP_U16(v_med3_u16, med3u(a, b, c))
+OP_U16(v_min3_i16, (int16_t)a < (int16_t)b ? ((int16_t)a < (int16_t)c ? a : c) : ((int16_t)b < (int16_t)c ? b : c))
+OP_U16(v_max3_i16, (int16_t)a > (int16_t)b ? ((int16_t)a > (int16_t)c ? a : c) : ((int16_t)b > (int16_t)c ? b : c))
+OP_U16(v_min3_u16, a < b ? (a < c ? a : c) : (b < c ? b : c))
+OP_U16(v_max3_u16, a > b ? (a > c ? a : c) : (b > c ? b : c))
+OP_U32(v_min3_u32, a < b ? (a < c ? a : c) : (b < c ? b : c))
+OP_U32(v_max3_u32, a > b ? (a > c ? a : c) : (b > c ? b : c))
 
 static void v_min3_i32_fn(isa_wave *w, const isa_inst *in) {
   const int s0 = 1;
@@ -718,6 +725,28 @@ static void vop3p_f32(isa_wave *w, const isa_inst *in) {
     r[h] = op == PF_ADD ? a + b : op == PF_MUL ? a * b : fmaf(a, b, pk_f32(w, in, 2, h, l));
   }
   isa_wr64(w, &in->o[0], l, UF(r[0]) | (uint64_t)UF(r[1]) << 32);
+  END
+}
+
+/* v_fma_mix*: op_sel_hi bit i makes source i an f16 (the half op_sel bit i picks), else an f32;
+ * arg: 0 f32 result, 1 f16 into the low half, 2 f16 into the high half (the other kept). */
+static inline float mix_src(const isa_wave *w, const isa_inst *in, int i, int l) {
+  const isa_opnd *o = &in->o[1 + i];
+  uint32_t x = isa_reg32(w, o, 0, l);
+  float f = in->op_sel_hi >> i & 1 ? H(in->op_sel >> i & 1 ? x >> 16 : x) : F(x);
+  if (o->clr)
+    f = fabsf(f);
+  return o->flip ? -f : f;
+}
+static void v_fma_mix(isa_wave *w, const isa_inst *in) {
+  int kind = in->def->arg;
+  LANES float r = post32(in, fmaf(mix_src(w, in, 0, l), mix_src(w, in, 1, l), mix_src(w, in, 2, l)));
+  if (kind == 0) {
+    isa_wr(w, &in->o[0], l, UF(r));
+  } else {
+    uint32_t old = isa_reg32(w, &in->o[0], 0, l), h = UH(r);
+    isa_wr(w, &in->o[0], l, kind == 1 ? (old & 0xffff0000u) | h : (old & 0xffffu) | h << 16);
+  }
   END
 }
 
@@ -1046,6 +1075,18 @@ const isa_opdef isa_ops_valu[] = {
     {"v_xor_b16", v_xor_b16, 0, 0, 0},
     {"v_not_b16", v_not_b16, 0, 0, 0},
     {"v_mov_b16", v_mov_b16, 0, 0, 0},
+    {"v_mad_u16", v_mad_u16, 0, 0, 0},
+    {"v_med3_i16", v_med3_i16, 0, 0, 0},
+    {"v_med3_u16", v_med3_u16, 0, 0, 0},
+    {"v_min3_i16", v_min3_i16, 0, 0, 0},
+    {"v_max3_i16", v_max3_i16, 0, 0, 0},
+    {"v_min3_u16", v_min3_u16, 0, 0, 0},
+    {"v_max3_u16", v_max3_u16, 0, 0, 0},
+    {"v_min3_u32", v_min3_u32, 0, 0, 0},
+    {"v_max3_u32", v_max3_u32, 0, 0, 0},
+    {"v_mad_legacy_u16", v_mad_u16, 0, 0, 0},
+    {"v_mad_i16", v_mad_u16, 0, 0, 0},
+    {"v_mad_legacy_i16", v_mad_u16, 0, 0, 0},
     {"v_lshlrev_b64", v_lshlrev_b64, 0, 0, 0},
     {"v_lshrrev_b64", v_lshrrev_b64, 0, 0, 0},
     {"v_ashrrev_i64", v_ashrrev_i64, 0, 0, 0},
@@ -1080,6 +1121,12 @@ const isa_opdef isa_ops_valu[] = {
     {"v_pk_fma_f16", vop3p_16, 0, P_FMA_F16, 0},
     {"v_pk_min_f16", vop3p_16, 0, P_MIN_F16, 0},
     {"v_pk_max_f16", vop3p_16, 0, P_MAX_F16, 0},
+    {"v_fma_mix_f32", v_fma_mix, 0, 0, 0},
+    {"v_fma_mixlo_f16", v_fma_mix, 0, 1, 0},
+    {"v_fma_mixhi_f16", v_fma_mix, 0, 2, 0},
+    {"v_mad_mix_f32", v_fma_mix, 0, 0, 0},
+    {"v_mad_mixlo_f16", v_fma_mix, 0, 1, 0},
+    {"v_mad_mixhi_f16", v_fma_mix, 0, 2, 0},
     {"v_pk_add_f32", vop3p_f32, 0, PF_ADD, 0},
     {"v_pk_mul_f32", vop3p_f32, 0, PF_MUL, 0},
     {"v_pk_fma_f32", vop3p_f32, 0, PF_FMA, 0},

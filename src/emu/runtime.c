@@ -196,8 +196,22 @@ static void rt_check_lds(void *p, uint64_t size, uint32_t kind) {
   yield(ex);
 }
 
+/* f32 -> bf16, round to nearest even (NaN stays a quiet NaN): the libgcc helper the host backend
+ * calls for fptrunc to bfloat, which this gcc's libgcc lacks. A bf16 comes back in the low 16 bits
+ * of xmm0, as a _Float16 does, so that return type has the same ABI. */
+static _Float16 rt_truncsfbf2(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  uint16_t b = (u & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((u >> 16) | 0x40)
+                                               : (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+  _Float16 h;
+  memcpy(&h, &b, 2);
+  return h;
+}
+
 #define SYM(n) {"emu_rt_" #n, (void *)rt_##n}
 const emu_rt_symbol emu_rt_symbols[] = {
+    {"__truncsfbf2", (void *)rt_truncsfbf2},
     SYM(workitem_id), SYM(workgroup_id),   SYM(lds_base),    SYM(implicitarg_ptr), SYM(dispatch_ptr),
     SYM(kernarg_ptr), SYM(mbcnt_lo),       SYM(mbcnt_hi),    SYM(barrier),         SYM(wave),
     SYM(matrix),      SYM(check),          SYM(check_lds),

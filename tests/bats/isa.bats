@@ -146,13 +146,21 @@ sys.stdout.write(m.group(1) + "\n")
 EOF
 }
 
-@test "elementwise_ops.bats's integer, rescale and cast graphs run as machine code" {
+@test "elementwise_ops.bats's graphs (integer, rescale, sin/cos/pow, casts, new-op random) run as machine code" {
   ew_graph int.mlir "$T/int.mlir"
-  oracle_isa "$T/int.mlir" 21
+  oracle_isa "$T/int.mlir" 21 --seed=3
   ew_graph rescale.mlir "$T/rescale.mlir"
-  oracle_isa "$T/rescale.mlir" 8
+  oracle_isa "$T/rescale.mlir" 8 --seed=5
+  ew_graph fmath.mlir "$T/fmath.mlir"
+  oracle_isa "$T/fmath.mlir" 10 --seed=2
   ew_graph cast.mlir "$T/cast.mlir"
-  oracle_isa "$T/cast.mlir" 15
+  oracle_isa "$T/cast.mlir" 15 --seed=4
+  run $PY "$CHECK" --gen=1,5,7,9 --gen=26,27,28,29 --targets=$TARGETS --exec=isa
+  assert_success
+  local t
+  for t in ${TARGETS//,/ }; do
+    assert_line --regexp "^ok gen:1,5,7,9 \[$t\]: [0-9]+ results match"
+  done
 }
 
 @test "tosac-run --exec: ir and isa give the same gelu; a bad mode is a usage error" {
