@@ -29,13 +29,14 @@ static int cmp_def(const void *a, const void *b) {
   return strcmp((*(const isa_opdef *const *)a)->name, (*(const isa_opdef *const *)b)->name);
 }
 static void build_index(void) {
-  const isa_opdef *tables[] = {isa_ops_salu, isa_ops_valu, isa_ops_mem};
+  const isa_opdef *tables[] = {isa_ops_salu, isa_ops_valu, isa_ops_mem, isa_ops_lds};
+  enum { NTABLES = sizeof tables / sizeof tables[0] };
   int n = 0;
-  for (int t = 0; t < 3; t++)
+  for (int t = 0; t < NTABLES; t++)
     for (const isa_opdef *d = tables[t]; d->name; d++)
       n++;
   op_index = malloc(sizeof *op_index * (size_t)n);
-  for (int t = 0; t < 3; t++)
+  for (int t = 0; t < NTABLES; t++)
     for (const isa_opdef *d = tables[t]; d->name; d++)
       op_index[op_count++] = d;
   qsort(op_index, (size_t)op_count, sizeof *op_index, cmp_def);
@@ -262,7 +263,7 @@ static bool parse_modifier(const char *tok, isa_inst *in, int *sdwa_sel, int *ds
   name[n] = 0;
   const char *v = colon ? colon + 1 : "";
   static const char *const ignored[] = {"glc", "slc", "dlc", "nt", "sc0", "sc1", "scc", "lds", "offen",
-                                        "idxen", "addr64", "tfe", "lwe", "unorm", "d16", "th", "scope",
+                                        "idxen", "addr64", "tfe", "lwe", "unorm", "d16", "th", "scope", "gds",
                                         "fi", "bound_ctrl", "row_mask", "bank_mask", NULL};
   if (!strcmp(name, "offset") || !strcmp(name, "offset0")) {
     in->offset = strtoll(v, NULL, 0);
@@ -333,7 +334,7 @@ static bool is_modifier(const char *t) {
   const char *colon = strchr(t, ':'), *bracket = strchr(t, '[');
   if (colon && (!bracket || bracket > colon)) /* name:value, not a register tuple v[0:1] */
     return true;
-  static const char *const words[] = {"glc", "slc", "dlc", "nt", "sc0", "sc1", "lds", "offen", "idxen",
+  static const char *const words[] = {"glc", "slc", "dlc", "nt", "sc0", "sc1", "lds", "offen", "idxen", "gds",
                                       "addr64", "clamp", "tfe", "lwe", "row_mirror", "row_half_mirror", NULL};
   for (int i = 0; words[i]; i++)
     if (!strcmp(t, words[i]))

@@ -119,7 +119,7 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
 
 /* The opcode tables of each executor file, NULL-name terminated. */
-extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[];
+extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[];
 /* isa_opdef.arg2 values the decoder acts on. */
 enum { ISA_BRANCH = 100, ISA_TEXT_OPERANDS = 101 /* operands are scheduling text, not read */ };
 /* Compares (v_cmp_<cond>_<type>, v_cmpx_...) are decoded from their name: sets in->fn and
@@ -141,6 +141,13 @@ typedef struct isa_pending {
 } isa_pending;
 
 typedef struct isa_group isa_group;
+
+/* Who touched one LDS dword in which barrier interval (the race check of isa_exec_lds.c). */
+typedef struct isa_lds_owner {
+  uint16_t writer; /* wave id + 1, 0: never written */
+  uint32_t write_epoch, read_epoch;
+  uint32_t readers; /* waves (bit = id mod 32) that read it in read_epoch */
+} isa_lds_owner;
 
 struct isa_wave {
   uint32_t s[ISA_NSGPR];
@@ -168,6 +175,8 @@ struct isa_group {
   uint32_t id[3];
   uint8_t *lds;
   int64_t lds_size;
+  isa_lds_owner *owner; /* per LDS dword */
+  uint32_t epoch;       /* barrier intervals passed, from 1 */
   uint64_t dispatch_ptr, queue_ptr;
   char *err;
   size_t errsize;

@@ -327,6 +327,7 @@ static bool run_group(isa_worker *wk, isa_group *g, const uint32_t block[3]) {
     if (!waiting && !running)
       return true;
     /* Every wave is at the barrier or done (waves that ended count as arrived). */
+    g->epoch++;
     for (int i = 0; i < nw; i++)
       if (wk->waves[i].state == WS_BARRIER)
         wk->waves[i].state = WS_RUN;
@@ -351,19 +352,23 @@ static void *worker_main(void *arg) {
   launch_ctx *c = arg;
   isa_worker wk = {0};
   char err[1024];
-  uint8_t *lds = c->k->group_segment_size ? aligned_alloc(16, (c->k->group_segment_size + 15) / 16 * 16) : NULL;
+  uint32_t lds_size = c->k->group_segment_size;
+  uint8_t *lds = lds_size ? aligned_alloc(16, (lds_size + 15) / 16 * 16) : NULL;
+  isa_lds_owner *owner = lds_size ? malloc(sizeof *owner * ((lds_size + 3) / 4)) : NULL;
   for (;;) {
     uint64_t gi = atomic_fetch_add(&c->next, 1);
     if (gi >= c->ngroups || atomic_load(&c->failed))
       break;
     const emu_launch *l = c->l;
-    isa_group g = {.m = c->m, .k = c->k, .l = l, .lds = lds, .lds_size = c->k->group_segment_size,
+    isa_group g = {.m = c->m, .k = c->k, .l = l, .lds = lds, .lds_size = lds_size, .owner = owner, .epoch = 1,
                    .dispatch_ptr = c->dispatch_ptr, .queue_ptr = c->queue_ptr, .err = err, .errsize = sizeof err};
     g.id[0] = (uint32_t)(gi % l->grid[0]);
     g.id[1] = (uint32_t)(gi / l->grid[0] % l->grid[1]);
     g.id[2] = (uint32_t)(gi / ((uint64_t)l->grid[0] * l->grid[1]));
-    if (lds)
-      memset(lds, 0, c->k->group_segment_size);
+    if (lds) {
+      memset(lds, 0, lds_size);
+      memset(owner, 0, sizeof *owner * ((lds_size + 3) / 4));
+    }
     if (!run_group(&wk, &g, l->block)) {
       pthread_mutex_lock(&c->lock);
       if (!atomic_load(&c->failed))
@@ -378,6 +383,7 @@ static void *worker_main(void *arg) {
   free(wk.waves);
   free(wk.vfile);
   free(lds);
+  free(owner);
   return NULL;
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # isa.bats: the machine-code emulator (src/emu/isa_*.c, docs/emulator.md). Hand-written kernels
 # assembled with llvm-mc-22 and linked with ld.lld-22 run one work-group through test-isa (exact
-# memory words and exact diagnostics, planted faults included); tosac's elementwise graphs run as
-# machine code (tosac-run --exec=isa, bundles without embedded IR) on gfx90a, gfx1030 and gfx1100
-# against the MLIR CPU oracle.
+# memory words and exact diagnostics, planted faults included, LDS and its race check); tosac's
+# elementwise graphs run as machine code (tosac-run --exec=isa, bundles without embedded IR) on
+# gfx90a, gfx1030 and gfx1100 against the MLIR CPU oracle.
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -179,4 +179,32 @@ EOF
   assert_output "tosac-run: error: --exec: 'gpu' is not ir or isa"
   run "$RUN" --help
   assert_output --partial "--exec=ir|isa"
+}
+
+@test "LDS: two waves exchange through LDS across s_barrier (gfx90a); planted faults: barrier removed, LDS under-allocated, ds wait removed" {
+  assemble "$DATA/lds_gfx90a.s" gfx90a "$T/l.co"
+  run "$ISA" "$T/l.co" gfx90a lds_swap 128 128
+  assert_success
+  assert_line "out[0] = 64"
+  assert_line "out[63] = 127"
+  assert_line "out[64] = 0"
+  assert_line "out[127] = 63"
+  # without the barrier wave 1 overwrites what wave 0 read in the same interval
+  sed '/s_barrier/d' "$DATA/lds_gfx90a.s" > "$T/nobar.s"
+  assemble "$T/nobar.s" gfx90a "$T/nobar.co"
+  run "$ISA" "$T/nobar.co" gfx90a lds_swap 128 128
+  assert_failure 1
+  assert_output "error: kernel lds_swap, work-group (0,0,0), wave 1, instruction at 0x1324 (ds_write_b32): LDS race: lane 0 overwrites LDS offset 256, which wave 0 read without an s_barrier between"
+  # a descriptor that under-allocates LDS
+  sed 's/group_segment_fixed_size 512/group_segment_fixed_size 256/' "$DATA/lds_gfx90a.s" > "$T/small.s"
+  assemble "$T/small.s" gfx90a "$T/small.co"
+  run "$ISA" "$T/small.co" gfx90a lds_swap 128 128
+  assert_failure 1
+  assert_output "error: kernel lds_swap, work-group (0,0,0), wave 1, instruction at 0x1324 (ds_write_b32): lane 0 stores 4 bytes at LDS offset 256, beyond the kernel's 256 bytes of LDS"
+  # the wait after ds_read_b32 removed
+  awk '/s_waitcnt lgkmcnt\(0\)/ { if (++c == 3) next } { print }' "$DATA/lds_gfx90a.s" > "$T/nowait.s"
+  assemble "$T/nowait.s" gfx90a "$T/nowait.co"
+  run "$ISA" "$T/nowait.co" gfx90a lds_swap 128 128
+  assert_failure 1
+  assert_output "error: kernel lds_swap, work-group (0,0,0), wave 0, instruction at 0x134c (global_store_dword): missing s_waitcnt: v4 is still being written by the load at 0x1344"
 }
