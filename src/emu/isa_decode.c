@@ -252,6 +252,83 @@ static uint8_t bit_list(const char *v) {
   return bits;
 }
 
+/* DPP controls (dpp_ctrl encoding, ISA.md §3.4); false if tok is not one. */
+static bool parse_dpp(const char *name, const char *v, isa_inst *in) {
+  static const struct {
+    const char *name;
+    uint16_t base;
+  } ctl[] = {{"row_shl", 0x100}, {"row_shr", 0x110}, {"row_ror", 0x120}, {"row_share", 0x150},
+             {"row_xmask", 0x160}, {"row_newbcast", 0x150}};
+  if (!strcmp(name, "quad_perm")) {
+    int q[4] = {0};
+    if (sscanf(v, "[%d,%d,%d,%d]", &q[0], &q[1], &q[2], &q[3]) != 4)
+      return false;
+    in->dpp_ctrl = (uint16_t)((q[0] & 3) | (q[1] & 3) << 2 | (q[2] & 3) << 4 | (q[3] & 3) << 6);
+    return true;
+  }
+  for (size_t i = 0; i < sizeof ctl / sizeof ctl[0]; i++)
+    if (!strcmp(name, ctl[i].name)) {
+      in->dpp_ctrl = (uint16_t)(ctl[i].base + (atoi(v) & 15));
+      return true;
+    }
+  static const struct {
+    const char *name;
+    uint16_t ctrl;
+  } fixed[] = {{"wave_shl", 0x130}, {"wave_rol", 0x134}, {"wave_shr", 0x138}, {"wave_ror", 0x13c},
+               {"row_mirror", 0x140}, {"row_half_mirror", 0x141}};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    if (!strcmp(name, fixed[i].name)) {
+      in->dpp_ctrl = fixed[i].ctrl;
+      return true;
+    }
+  if (!strcmp(name, "row_bcast")) {
+    in->dpp_ctrl = atoi(v) == 15 ? 0x142 : 0x143;
+    return true;
+  }
+  return false;
+}
+
+/* ds_swizzle_b32's offset:swizzle(MODE,...) into the offset encoding (bit 15: quad permute, else
+ * and/or/xor masks in bits 4:0, 9:5, 14:10). */
+static bool parse_swizzle(const char *v, int64_t *offset) {
+  char mode[16];
+  int a = 0, b = 0, c = 0, d = 0;
+  if (sscanf(v, "swizzle(%15[A-Z_],", mode) != 1)
+    return false;
+  const char *args = strchr(v, ',') + 1;
+  int and_mask = 0x1f, or_mask = 0, xor_mask = 0;
+  if (!strcmp(mode, "QUADPERM") && sscanf(args, "%d,%d,%d,%d", &a, &b, &c, &d) == 4) {
+    *offset = 0x8000 | (a & 3) | (b & 3) << 2 | (c & 3) << 4 | (d & 3) << 6;
+    return true;
+  }
+  if (!strcmp(mode, "SWAP") && sscanf(args, "%d", &a) == 1)
+    xor_mask = a;
+  else if (!strcmp(mode, "REVERSE") && sscanf(args, "%d", &a) == 1)
+    xor_mask = a - 1;
+  else if (!strcmp(mode, "BROADCAST") && sscanf(args, "%d,%d", &a, &b) == 2)
+    and_mask = 0x1f & ~(a - 1), or_mask = b;
+  else if (!strcmp(mode, "BITMASK_PERM")) {
+    const char *q = strchr(args, '"');
+    if (!q || strlen(q) < 6)
+      return false;
+    and_mask = 0;
+    for (int i = 0; i < 5; i++) {
+      int bit = 1 << (4 - i);
+      switch (q[1 + i]) {
+      case '0': break;
+      case '1': or_mask |= bit; break;
+      case 'p': and_mask |= bit; break;
+      case 'i': and_mask |= bit, xor_mask |= bit; break;
+      default: return false;
+      }
+    }
+  } else {
+    return false;
+  }
+  *offset = (and_mask & 0x1f) | (or_mask & 0x1f) << 5 | (xor_mask & 0x1f) << 10;
+  return true;
+}
+
 /* A "name:value" or bare-word modifier. false if unknown. */
 static bool parse_modifier(const char *tok, isa_inst *in, int *sdwa_sel, int *dst_unused) {
   char name[32];
@@ -265,7 +342,11 @@ static bool parse_modifier(const char *tok, isa_inst *in, int *sdwa_sel, int *ds
   static const char *const ignored[] = {"glc", "slc", "dlc", "nt", "sc0", "sc1", "scc", "lds", "offen",
                                         "idxen", "addr64", "tfe", "lwe", "unorm", "d16", "th", "scope", "gds",
                                         "fi", "bound_ctrl", "row_mask", "bank_mask", NULL};
-  if (!strcmp(name, "offset") || !strcmp(name, "offset0")) {
+  if ((in->flags & IF_DPP) && parse_dpp(name, v, in)) {
+    return true;
+  } else if (!strcmp(name, "offset") && !strncmp(v, "swizzle(", 8)) {
+    return parse_swizzle(v, &in->offset);
+  } else if (!strcmp(name, "offset") || !strcmp(name, "offset0")) {
     in->offset = strtoll(v, NULL, 0);
   } else if (!strcmp(name, "offset1")) {
     in->offset1 = strtoll(v, NULL, 0);
@@ -295,8 +376,10 @@ static bool parse_modifier(const char *tok, isa_inst *in, int *sdwa_sel, int *ds
       in->row_mask = (uint8_t)strtol(v, NULL, 0);
     if (!strcmp(name, "bank_mask"))
       in->bank_mask = (uint8_t)strtol(v, NULL, 0);
-    if (!strcmp(name, "bound_ctrl"))
+    if (!strcmp(name, "bound_ctrl")) /* printed as bound_ctrl:1 for BC = 1 */
       in->bound_ctrl = true;
+    if (!strcmp(name, "fi"))
+      in->fetch_inactive = atoi(v) != 0;
     for (int i = 0; ignored[i]; i++)
       if (!strcmp(name, ignored[i]))
         return true;
@@ -331,6 +414,8 @@ static int split(char *s, char **tok, int max) {
 }
 
 static bool is_modifier(const char *t) {
+  if (!strcmp(t, "row_mirror") || !strcmp(t, "row_half_mirror"))
+    return true;
   const char *colon = strchr(t, ':'), *bracket = strchr(t, '[');
   if (colon && (!bracket || bracket > colon)) /* name:value, not a register tuple v[0:1] */
     return true;
@@ -481,10 +566,6 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
       return false;
     }
   }
-  if (flags & IF_DPP) {
-    snprintf(err, errsize, "kernel %s: DPP instruction %s is not implemented by the emulator", kernel, text);
-    return false;
-  }
   int src0 = first_source(name);
   if (flags & IF_SDWA) {
     if (strncmp(name, "v_cmp", 5)) {
@@ -504,6 +585,15 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
         in->o[src0 + s].sel = SEL_W1;
     if (in->op_sel >> 3 & 1)
       in->o[0].sel = SEL_W1, in->o[0].preserve = true;
+  }
+  if (flags & IF_DPP) {
+    /* The inner instruction reads src0 from the staging register the DPP step fills. */
+    isa_inst *inner = calloc(1, sizeof *inner);
+    *inner = *in;
+    inner->flags &= (uint16_t)~IF_DPP;
+    in->dual = inner;
+    in->fn = isa_exec_dpp;
+    in->dpp_src = (uint8_t)src0;
   }
   return true;
 }
@@ -581,6 +671,14 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize) 
     }
     if (ok && in->fn == isa_exec_dual)
       in->dual->o[0].reg = (uint16_t)k->nvgpr; /* the staging register after the allocation */
+    if (ok && in->fn == isa_exec_dpp) {
+      isa_opnd *o = &in->dual->o[in->dpp_src];
+      if (o->kind != OK_VGPR) {
+        snprintf(err, errsize, "kernel %s: DPP instruction at 0x%x reads a non-VGPR src0", k->name, in->pc);
+        ok = false;
+      }
+      o->reg = (uint16_t)k->nvgpr;
+    }
     k->ninsts++;
     off += len;
   }

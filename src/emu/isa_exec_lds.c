@@ -127,6 +127,25 @@ static void ds_permute(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 1);
 }
 
+/* ds_swizzle_b32 d, src offset:...: bit 15 set: quad permute by the 2-bit selectors in bits 7:0;
+ * else, in groups of 32 lanes, lane l reads ((l & and) | or) ^ xor (masks in bits 4:0, 9:5,
+ * 14:10). An inactive source lane reads 0. */
+static void ds_swizzle(isa_wave *w, const isa_inst *in) {
+  uint32_t out[ISA_LANES];
+  uint64_t exec = isa_exec(w);
+  uint32_t off = (uint32_t)in->offset;
+  LANES_DS {
+    int s;
+    if (off & 0x8000)
+      s = (l & ~3) | (int)((off >> (2 * (l & 3))) & 3);
+    else
+      s = (l & ~31) | (int)((((uint32_t)l & (off & 31)) | ((off >> 5) & 31)) ^ ((off >> 10) & 31));
+    out[l] = exec >> s & 1 ? isa_reg32(w, &in->o[1], 0, s) : 0;
+  }
+  LANES_DS { w->v[in->o[0].reg * ISA_LANES + l] = out[l]; }
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 1);
+}
+
 #define HI 4 /* store the high half (d16_hi) */
 #define SG 8 /* sign-extend */
 const isa_opdef isa_ops_lds[] = {
@@ -179,6 +198,7 @@ const isa_opdef isa_ops_lds[] = {
     {"ds_load_2addr_stride64_b32", ds_read, 0, 4, D_TWO64},
     {"ds_load_2addr_stride64_b64", ds_read, 0, 8, D_TWO64},
     {"ds_bpermute_b32", ds_bpermute, 0, 0, 0},
+    {"ds_swizzle_b32", ds_swizzle, 0, 0, 0},
     {"ds_permute_b32", ds_permute, 0, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };

@@ -442,6 +442,9 @@ const isa_opdef isa_ops_salu[] = {
     /* Scheduling hints and MODE writes: no effect on results here (docs/emulator.md says what
      * the emulator does not model: denormal flushing and rounding modes). */
     {"s_nop", s_nothing, 0, 0, 0},
+    {"buffer_gl0_inv", s_nothing, 0, 0, 0},
+    {"buffer_gl1_inv", s_nothing, 0, 0, 0},
+    {"buffer_wbinvl1_vol", s_nothing, 0, 0, 0},
     {"s_clause", s_nothing, 0, 0, 0},
     {"s_code_end", s_nothing, 0, 0, 0},
     {"s_setprio", s_nothing, 0, 0, 0},

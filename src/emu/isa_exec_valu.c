@@ -878,6 +878,56 @@ bool isa_valu_cmp(const char *name, isa_inst *in) {
   return true;
 }
 
+/* ---------------------------------------------------------------- DPP */
+/* Source lane of lane l under dpp_ctrl, or -1 when it lies outside the row / wave. */
+static int dpp_lane(int ctrl, int l, int lanes) {
+  int row = l & ~15, r = l & 15;
+  if (ctrl <= 0xff)
+    return (l & ~3) | ((ctrl >> (2 * (l & 3))) & 3);
+  int n = ctrl & 15;
+  switch (ctrl & ~15) {
+  case 0x100: return r + n < 16 ? l + n : -1;
+  case 0x110: return r >= n ? l - n : -1;
+  case 0x120: return row | ((r - n) & 15);
+  case 0x150: return row | n;
+  case 0x160: return row | (r ^ n);
+  }
+  switch (ctrl) {
+  case 0x130: return l + 1 < lanes ? l + 1 : -1;
+  case 0x134: return (l + 1) % lanes;
+  case 0x138: return l >= 1 ? l - 1 : -1;
+  case 0x13c: return (l + lanes - 1) % lanes;
+  case 0x140: return row | (15 - r);
+  case 0x141: return (l & ~7) | (7 - (l & 7));
+  case 0x142: return row >= 16 ? row - 1 : -1;
+  case 0x143: return row >= 32 ? 31 : -1;
+  }
+  return -1;
+}
+
+void isa_exec_dpp(isa_wave *w, const isa_inst *in) {
+  const isa_inst *inner = in->dual;
+  const isa_opnd *src = &in->o[in->dpp_src];
+  int stage = inner->o[in->dpp_src].reg;
+  uint64_t exec = isa_exec(w), write = 0;
+  LANES int row = l >> 4, bank = (l >> 2) & 3;
+  if (!(in->row_mask >> row & 1) || !(in->bank_mask >> bank & 1))
+    continue;
+  int s = dpp_lane(in->dpp_ctrl, l, w->lanes);
+  bool valid = s >= 0 && (in->fetch_inactive || (exec >> s & 1));
+  if (!valid && !in->bound_ctrl)
+    continue;
+  w->v[stage * ISA_LANES + l] = valid ? w->v[src->reg * ISA_LANES + s] : 0;
+  write |= 1ull << l;
+  END
+  uint32_t lo = w->s[ISA_EXEC], hi = w->s[ISA_EXEC + 1];
+  w->s[ISA_EXEC] = (uint32_t)write, w->s[ISA_EXEC + 1] = (uint32_t)(write >> 32);
+  inner->fn(w, inner);
+  /* The operation may have written EXEC (v_cmpx); otherwise the mask returns. */
+  if (w->s[ISA_EXEC] == (uint32_t)write && w->s[ISA_EXEC + 1] == (uint32_t)(write >> 32))
+    w->s[ISA_EXEC] = lo, w->s[ISA_EXEC + 1] = hi;
+}
+
 /* ---------------------------------------------------------------- VOPD */
 /* Both halves read their sources before either writes: the first half works on the staging
  * register (the decoder pointed its destination there), which then moves to the real one. */

@@ -75,8 +75,8 @@ struct isa_inst {
   int32_t target;       /* branch target: instruction index */
   uint8_t cmp, cmp_type; /* compare condition and operand type */
   uint16_t dpp_ctrl;
-  uint8_t row_mask, bank_mask;
-  bool bound_ctrl;
+  uint8_t row_mask, bank_mask, dpp_src;
+  bool bound_ctrl, fetch_inactive;
   isa_inst *dual;       /* VOPD: the second half */
 };
 
@@ -125,6 +125,8 @@ enum { ISA_BRANCH = 100, ISA_TEXT_OPERANDS = 101 /* operands are scheduling text
 /* Compares (v_cmp_<cond>_<type>, v_cmpx_...) are decoded from their name: sets in->fn and
  * in->cmp; false if the condition or type is unknown. */
 bool isa_valu_cmp(const char *name, isa_inst *in);
+/* DPP: fills the staging VGPR with the permuted src0 and runs in->dual on the lanes it writes. */
+void isa_exec_dpp(isa_wave *w, const isa_inst *in);
 /* VOPD: runs in->dual (first half, writing the staging VGPR) and its ->dual (second half). */
 void isa_exec_dual(isa_wave *w, const isa_inst *in);
 extern const isa_opdef isa_cmp_def;
