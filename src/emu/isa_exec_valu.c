@@ -955,6 +955,13 @@ const isa_opdef isa_ops_valu[] = {
     {"v_max_num_f32", v_max_f32, 0, 0, 0},
     {"v_fma_f32", v_fma_f32, 0, 0, 0},
     {"v_fmac_f32", v_fmac_f32, 0, 0, 0},
+    /* the constant forms print their operands in multiply-add order: src0, K, src1 / src0, src1, K */
+    {"v_fmamk_f32", v_fma_f32, 0, 0, 0},
+    {"v_fmaak_f32", v_fma_f32, 0, 0, 0},
+    {"v_madmk_f32", v_mad_f32, 0, 0, 0},
+    {"v_madak_f32", v_mad_f32, 0, 0, 0},
+    {"v_fmamk_f16", v_fma_f16, 0, 0, 0},
+    {"v_fmaak_f16", v_fma_f16, 0, 0, 0},
     {"v_mac_f32", v_mac_f32, 0, 0, 0},
     {"v_mad_f32", v_mad_f32, 0, 0, 0},
     {"v_min3_f32", v_min3_f32, 0, 0, 0},

@@ -208,3 +208,30 @@ EOF
   assert_failure 1
   assert_output "error: kernel lds_swap, work-group (0,0,0), wave 0, instruction at 0x134c (global_store_dword): missing s_waitcnt: v4 is still being written by the load at 0x1344"
 }
+
+@test "reductions (DPP, ds_swizzle, LDS across waves) and a row softmax run as machine code and match the oracle" {
+  cat > "$T/red.mlir" <<'EOF2'
+func.func @main(%x: tensor<64x300xf32>) -> (tensor<64x1xf32>, tensor<1x300xf32>, tensor<64x1xf32>) {
+  %0 = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<64x300xf32>) -> tensor<64x1xf32>
+  %1 = tosa.reduce_max %x {axis = 0 : i32} : (tensor<64x300xf32>) -> tensor<1x300xf32>
+  %2 = tosa.reduce_min %x {axis = 1 : i32} : (tensor<64x300xf32>) -> tensor<64x1xf32>
+  return %0, %1, %2 : tensor<64x1xf32>, tensor<1x300xf32>, tensor<64x1xf32>
+}
+EOF2
+  oracle_isa "$T/red.mlir" 3 --seed=7
+  cat > "$T/softmax.mlir" <<'EOF2'
+func.func @main(%x: tensor<8x200xf32>) -> (tensor<8x200xf32>) {
+  %m = tosa.reduce_max %x {axis = 1 : i32} : (tensor<8x200xf32>) -> tensor<8x1xf32>
+  %d = tosa.sub %x, %m : (tensor<8x200xf32>, tensor<8x1xf32>) -> tensor<8x200xf32>
+  %e = tosa.exp %d : (tensor<8x200xf32>) -> tensor<8x200xf32>
+  %s = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<8x200xf32>) -> tensor<8x1xf32>
+  %r = tosa.reciprocal %s : (tensor<8x1xf32>) -> tensor<8x1xf32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.mul %e, %r, %sh : (tensor<8x200xf32>, tensor<8x1xf32>, tensor<1xi8>) -> tensor<8x200xf32>
+  return %y : tensor<8x200xf32>
+}
+EOF2
+  oracle_isa "$T/softmax.mlir" 1 --seed=8
+  oracle_isa "$ROOT/samples/swish.mlir" 1
+  oracle_isa "$ROOT/samples/gelu_tanh.mlir" 1
+}
