@@ -125,8 +125,12 @@ static void sop2_64(isa_wave *w, const isa_inst *in) {
     case A_XNOR: d = ~(a ^ b); break;
     case A_CSELECT: d = w->scc ? a : b; break;
     case A_MUL_I: d = a * b; break;
+    case A_ADD_U: d = a + b; break;
+    case A_SUB_U: d = a - b; break;
     }
-    scc = in->def->arg == A_CSELECT || in->def->arg == A_MUL_I ? w->scc : d != 0;
+    scc = in->def->arg == A_CSELECT || in->def->arg == A_MUL_I || in->def->arg == A_ADD_U || in->def->arg == A_SUB_U
+              ? w->scc
+              : d != 0;
   }
   d64(w, in, d);
   w->scc = scc;
@@ -316,6 +320,12 @@ const isa_opdef isa_ops_salu[] = {
     {"s_sub_u32", sop2_32, 0, A_SUB_U, 0},
     {"s_subb_u32", sop2_32, 0, A_SUBB, 0},
     {"s_add_i32", sop2_32, 0, A_ADD_I, 0},
+    {"s_add_co_u32", sop2_32, 0, A_ADD_U, 0},
+    {"s_add_co_ci_u32", sop2_32, 0, A_ADDC, 0},
+    {"s_sub_co_u32", sop2_32, 0, A_SUB_U, 0},
+    {"s_sub_co_ci_u32", sop2_32, 0, A_SUBB, 0},
+    {"s_add_co_i32", sop2_32, 0, A_ADD_I, 0},
+    {"s_sub_co_i32", sop2_32, 0, A_SUB_I, 0},
     {"s_sub_i32", sop2_32, 0, A_SUB_I, 0},
     S2("s_and", A_AND),
     S2("s_or", A_OR),
@@ -334,6 +344,8 @@ const isa_opdef isa_ops_salu[] = {
     {"s_ashr_i64", sop2_64, 0, A_ASHR, 0},
     {"s_mul_i32", sop2_32, 0, A_MUL_I, 0},
     {"s_mul_u64", sop2_64, 0, A_MUL_I, 0},
+    {"s_add_nc_u64", sop2_64, 0, A_ADD_U, 0},
+    {"s_sub_nc_u64", sop2_64, 0, A_SUB_U, 0},
     {"s_mul_hi_u32", sop2_32, 0, A_MUL_HI_U, 0},
     {"s_mul_hi_i32", sop2_32, 0, A_MUL_HI_I, 0},
     {"s_min_i32", sop2_32, 0, A_MIN_I, 0},
@@ -439,6 +451,16 @@ const isa_opdef isa_ops_salu[] = {
     {"s_waitcnt", isa_waitcnt, 0, 0, 0},
     {"s_waitcnt_vscnt", s_waitcnt_vscnt, 0, 0, 0},
     {"s_trap", s_trap, 0, 0, 0},
+    {"s_wait_loadcnt", isa_wait_split, 0, 0, 0},
+    {"s_wait_storecnt", isa_wait_split, 0, 1, 0},
+    {"s_wait_dscnt", isa_wait_split, 0, 2, 0},
+    {"s_wait_kmcnt", isa_wait_split, 0, 3, 0},
+    {"s_wait_loadcnt_dscnt", isa_wait_split, 0, 4, 0},
+    {"s_wait_storecnt_dscnt", isa_wait_split, 0, 5, 0},
+    {"s_barrier_wait", s_barrier, 0, 0, 0},
+    {"s_barrier_signal", s_nothing, 0, 0, 0},
+    {"s_wait_alu", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
+    {"s_wait_expcnt", s_nothing, 0, 0, 0},
     /* Scheduling hints and MODE writes: no effect on results here (docs/emulator.md says what
      * the emulator does not model: denormal flushing and rounding modes). */
     {"s_nop", s_nothing, 0, 0, 0},

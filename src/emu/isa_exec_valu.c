@@ -135,6 +135,25 @@ static float sin_rev(float a) { return (float)sin((double)a * 2 * M_PI); }
 static float cos_rev(float a) { return (float)cos((double)a * 2 * M_PI); }
 static float mul_legacy(float a, float b) { return a == 0 || b == 0 ? 0.0f : a * b; }
 
+/* IEEE 754-2019 maximum/minimum: NaN propagates, -0 < +0. */
+static float maximumf(float a, float b) {
+  if (isnan(a) || isnan(b))
+    return NAN;
+  if (a == b)
+    return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+static float minimumf(float a, float b) {
+  if (isnan(a) || isnan(b))
+    return NAN;
+  if (a == b)
+    return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+OP_F32(v_maximum_f32, 2, maximumf(a, b))
+OP_F32(v_minimum_f32, 2, minimumf(a, b))
+OP_F32(v_maximum3_f32, 3, maximumf(maximumf(a, b), c))
+OP_F32(v_minimum3_f32, 3, minimumf(minimumf(a, b), c))
 OP_F32(v_add_f32, 2, a + b)
 OP_F32(v_sub_f32, 2, a - b)
 OP_F32(v_subrev_f32, 2, b - a)
@@ -345,6 +364,10 @@ static void v_frexp_exp_i32_f64(isa_wave *w, const isa_inst *in) {
 }
 
 /* ---------------------------------------------------------------- f16 */
+OP_F16(v_maximum_f16, 2, maximumf((float)a, (float)b))
+OP_F16(v_minimum_f16, 2, minimumf((float)a, (float)b))
+OP_F16(v_maximum3_f16, 3, maximumf(maximumf((float)a, (float)b), (float)c))
+OP_F16(v_minimum3_f16, 3, minimumf(minimumf((float)a, (float)b), (float)c))
 static double med3d(double a, double b, double c) { return fmax(fmin(a, b), fmin(fmax(a, b), c)); }
 OP_F16(v_add_f16, 2, a + b)
 OP_F16(v_sub_f16, 2, a - b)
@@ -404,7 +427,12 @@ OP_U32(v_cvt_f32_ubyte3, UF((float)(a >> 24)))
 OP_U32(v_cvt_pkrtz_f16_f32, UH_rtz(F(a)) | UH_rtz(F(b)) << 16)
 OP_U32(v_cvt_pk_i16_f32, (f2i(F(a), -32768, 32767) & 0xffff) | f2i(F(b), -32768, 32767) << 16)
 OP_U32(v_cvt_pk_u16_f32, (f2i(F(a), 0, 65535) & 0xffff) | f2i(F(b), 0, 65535) << 16)
+static uint32_t bf16_rne(uint32_t u) {
+  return (u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40 : (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+}
 OP_U32(v_pack_b32_f16, (a & 0xffff) | (b & 0xffff) << 16)
+OP_U32(v_cvt_pk_bf16_f32, bf16_rne(a) | bf16_rne(b) << 16)
+OP_U32(v_cvt_pk_f16_f32, UH(F(a)) | UH(F(b)) << 16)
 
 static void v_cvt_f64_f32(isa_wave *w, const isa_inst *in) {
   const int s0 = 1;
@@ -584,6 +612,11 @@ static void v_ashrrev_i64(isa_wave *w, const isa_inst *in) {
   LANES isa_wr64(w, &in->o[0], l, (uint64_t)((int64_t)B64 >> (A & 63)));
   END
 }
+static void v_lshl_add_u64(isa_wave *w, const isa_inst *in) {
+  const int s0 = 1;
+  LANES isa_wr64(w, &in->o[0], l, (A64 << (B & 7)) + C64);
+  END
+}
 static void v_mov_b64(isa_wave *w, const isa_inst *in) {
   const int s0 = 1;
   LANES isa_wr64(w, &in->o[0], l, A64);
@@ -669,7 +702,8 @@ static inline uint32_t pk_half(const isa_wave *w, const isa_inst *in, int i, int
   return v;
 }
 enum { P_ADD_U16, P_SUB_U16, P_MUL_LO_U16, P_MIN_U16, P_MAX_U16, P_MIN_I16, P_MAX_I16, P_LSHL, P_LSHR, P_ASHR,
-       P_ADD_F16, P_MUL_F16, P_FMA_F16, P_MIN_F16, P_MAX_F16 };
+       P_ADD_F16, P_MUL_F16, P_FMA_F16, P_MIN_F16, P_MAX_F16, P_MINIMUM_F16, P_MAXIMUM_F16, P_MINIMUM3_F16,
+       P_MAXIMUM3_F16 };
 static uint32_t pk_one(int op, uint32_t a, uint32_t b, uint32_t c) {
   switch (op) {
   case P_ADD_U16: return a + b;
@@ -686,6 +720,10 @@ static uint32_t pk_one(int op, uint32_t a, uint32_t b, uint32_t c) {
   case P_MUL_F16: return UH((double)H(a) * H(b));
   case P_FMA_F16: return UH(fma(H(a), H(b), H(c)));
   case P_MIN_F16: return UH(fmin(H(a), H(b)));
+  case P_MINIMUM_F16: return UH(minimumf(H(a), H(b)));
+  case P_MAXIMUM_F16: return UH(maximumf(H(a), H(b)));
+  case P_MINIMUM3_F16: return UH(minimumf(minimumf(H(a), H(b)), H(c)));
+  case P_MAXIMUM3_F16: return UH(maximumf(maximumf(H(a), H(b)), H(c)));
   default: return UH(fmax(H(a), H(b)));
   }
 }
@@ -952,6 +990,10 @@ const isa_opdef isa_ops_valu[] = {
     {"v_min_f32", v_min_f32, 0, 0, 0},
     {"v_max_f32", v_max_f32, 0, 0, 0},
     {"v_min_num_f32", v_min_f32, 0, 0, 0},
+    {"v_maximum_f32", v_maximum_f32, 0, 0, 0},
+    {"v_minimum_f32", v_minimum_f32, 0, 0, 0},
+    {"v_maximum3_f32", v_maximum3_f32, 0, 0, 0},
+    {"v_minimum3_f32", v_minimum3_f32, 0, 0, 0},
     {"v_max_num_f32", v_max_f32, 0, 0, 0},
     {"v_fma_f32", v_fma_f32, 0, 0, 0},
     {"v_fmac_f32", v_fmac_f32, 0, 0, 0},
@@ -1051,6 +1093,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_cvt_pk_i16_f32", v_cvt_pk_i16_f32, 0, 0, 0},
     {"v_cvt_pk_u16_f32", v_cvt_pk_u16_f32, 0, 0, 0},
     {"v_pack_b32_f16", v_pack_b32_f16, 0, 0, 0},
+    {"v_cvt_pk_bf16_f32", v_cvt_pk_bf16_f32, 0, 0, 0},
+    {"v_cvt_pk_f16_f32", v_cvt_pk_f16_f32, 0, 0, 0},
     {"v_cvt_f64_f32", v_cvt_f64_f32, 0, 0, 0},
     {"v_cvt_f64_i32", v_cvt_f64_i32, 0, 0, 0},
     {"v_cvt_f64_u32", v_cvt_f64_u32, 0, 0, 0},
@@ -1146,6 +1190,7 @@ const isa_opdef isa_ops_valu[] = {
     {"v_mad_legacy_i16", v_mad_u16, 0, 0, 0},
     {"v_lshlrev_b64", v_lshlrev_b64, 0, 0, 0},
     {"v_lshrrev_b64", v_lshrrev_b64, 0, 0, 0},
+    {"v_lshl_add_u64", v_lshl_add_u64, 0, 0, 0},
     {"v_ashrrev_i64", v_ashrrev_i64, 0, 0, 0},
     {"v_add_co_u32", carry_op, 0, 0, 0},
     {"v_sub_co_u32", carry_op, 0, 1, 0},
@@ -1184,6 +1229,14 @@ const isa_opdef isa_ops_valu[] = {
     {"v_mad_mix_f32", v_fma_mix, 0, 0, 0},
     {"v_mad_mixlo_f16", v_fma_mix, 0, 1, 0},
     {"v_mad_mixhi_f16", v_fma_mix, 0, 2, 0},
+    {"v_pk_minimum_f16", vop3p_16, 0, P_MINIMUM_F16, 0},
+    {"v_pk_maximum_f16", vop3p_16, 0, P_MAXIMUM_F16, 0},
+    {"v_pk_minimum3_f16", vop3p_16, 0, P_MINIMUM3_F16, 0},
+    {"v_pk_maximum3_f16", vop3p_16, 0, P_MAXIMUM3_F16, 0},
+    {"v_maximum_f16", v_maximum_f16, 0, 0, 0},
+    {"v_minimum_f16", v_minimum_f16, 0, 0, 0},
+    {"v_maximum3_f16", v_maximum3_f16, 0, 0, 0},
+    {"v_minimum3_f16", v_minimum3_f16, 0, 0, 0},
     {"v_pk_add_f32", vop3p_f32, 0, PF_ADD, 0},
     {"v_pk_mul_f32", vop3p_f32, 0, PF_MUL, 0},
     {"v_pk_fma_f32", vop3p_f32, 0, PF_FMA, 0},

@@ -110,6 +110,8 @@ void isa_free(isa_module *m);
 const isa_kernel *isa_kernel_named(const isa_module *m, const char *name);
 /* s_waitcnt: retire what the instruction's counts cover. */
 void isa_waitcnt(isa_wave *w, const isa_inst *in);
+/* gfx12's s_wait_loadcnt/storecnt/dscnt/kmcnt and the combined forms (arg: which). */
+void isa_wait_split(isa_wave *w, const isa_inst *in);
 
 /* isa_code.c: read the ELF code object (segments, kernel symbols, descriptors). */
 bool isa_code_read(const uint8_t *elf, size_t size, isa_module *m, char *err, size_t errsize);

@@ -122,11 +122,14 @@ void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, i
       (isa_pending){++w->seq, (uint8_t)counter, (uint8_t)kind, (uint16_t)reg, (uint16_t)n, in->pc};
 }
 
-static void retire(isa_wave *w, int counter, int keep) {
+/* kind: the register kind of the operations counted (gfx12 splits lgkmcnt into kmcnt for scalar
+ * loads and dscnt for LDS), OK_NONE for all. */
+static void retire_kind(isa_wave *w, int counter, int kind, int keep) {
   int count = 0;
   bool out_of_order = false;
+#define COUNTED(e) ((e).counter == counter && (kind == OK_NONE || (e).kind == kind))
   for (int i = 0; i < w->npend; i++)
-    if (w->pend[i].counter == counter) {
+    if (COUNTED(w->pend[i])) {
       count++;
       out_of_order |= counter == CNT_LGKM && w->pend[i].kind == OK_SGPR; /* scalar loads */
     }
@@ -136,13 +139,34 @@ static void retire(isa_wave *w, int counter, int keep) {
    * wait for 0 proves which ones completed. */
   int drop = out_of_order && keep > 0 ? 0 : count - keep, j = 0;
   for (int i = 0; i < w->npend; i++) {
-    if (w->pend[i].counter == counter && drop > 0) {
+    if (COUNTED(w->pend[i]) && drop > 0) {
       drop--;
       continue;
     }
     w->pend[j++] = w->pend[i];
   }
   w->npend = j;
+#undef COUNTED
+}
+static void retire(isa_wave *w, int counter, int keep) { retire_kind(w, counter, OK_NONE, keep); }
+
+/* gfx12's split counters: arg selects the counter, the operand is the count. */
+enum { W_LOAD, W_STORE, W_DS, W_KM, W_LOAD_DS, W_STORE_DS };
+void isa_wait_split(isa_wave *w, const isa_inst *in) {
+  int n = in->nops ? (int)in->o[0].imm : 0;
+  switch (in->def->arg) {
+  case W_LOAD: retire(w, CNT_VM, n); break;
+  case W_STORE: retire(w, CNT_VS, n); break;
+  case W_DS: retire_kind(w, CNT_LGKM, OK_VGPR, n); break;
+  case W_KM: retire_kind(w, CNT_LGKM, OK_SGPR, n); break;
+  case W_LOAD_DS: /* load count in [13:8], dscnt in [5:0] */
+    retire(w, CNT_VM, (n >> 8) & 0x3f);
+    retire_kind(w, CNT_LGKM, OK_VGPR, n & 0x3f);
+    break;
+  default:
+    retire(w, CNT_VS, (n >> 8) & 0x3f);
+    retire_kind(w, CNT_LGKM, OK_VGPR, n & 0x3f);
+  }
 }
 
 void isa_waitcnt(isa_wave *w, const isa_inst *in) {

@@ -235,3 +235,15 @@ EOF2
   oracle_isa "$ROOT/samples/swish.mlir" 1
   oracle_isa "$ROOT/samples/gelu_tanh.mlir" 1
 }
+
+@test "gelu and seeded random graphs run as machine code on gfx908, gfx942, gfx950 and gfx1200 too" {
+  local all=gfx908,gfx942,gfx950,gfx1200
+  run $PY "$CHECK" "$ROOT/samples/gelu.mlir" --targets=$all --exec=isa
+  assert_success
+  run $PY "$CHECK" --gen=1,2,3,4 --seed=1 --targets=$all --exec=isa
+  assert_success
+  local t
+  for t in ${all//,/ }; do
+    assert_line "ok gen:1,2,3,4 [$t]: 5 results match"
+  done
+}
