@@ -229,31 +229,45 @@ static void mask_write(isa_wave *w, const isa_opnd *o, uint64_t m) {
     isa_wr_sgpr(w, o->reg + 1, (uint32_t)(m >> 32));
 }
 
+/* One lane of v_div_scale (the f32 form computes in float precision: width 32). */
+static double div_scale_one(double a, double den, double num, int width, bool *vcc) {
+  bool f32 = width == 32;
+  int scale = f32 ? 64 : 128;
+#define DENORM(x) (f32 ? fpclassify((float)(x)) == FP_SUBNORMAL : fpclassify(x) == FP_SUBNORMAL)
+  int ediff = f32 ? expo32((float)num) - expo32((float)den) : expo64(num) - expo64(den);
+  int enum_ = f32 ? expo32((float)num) : expo64(num);
+  double q = f32 ? (double)((float)num / (float)den) : num / den;
+  double r = f32 ? (double)(1.0f / (float)den) : 1.0 / den;
+  *vcc = false;
+  if (num == 0 || den == 0)
+    return NAN;
+  if (ediff >= (f32 ? 96 : 768)) {
+    *vcc = true;
+    return a == den ? ldexp(a, scale) : a;
+  }
+  if (DENORM(den))
+    return ldexp(a, scale);
+  if (DENORM(r) && DENORM(q)) {
+    *vcc = true;
+    return a == den ? ldexp(a, scale) : a;
+  }
+  if (DENORM(r))
+    return ldexp(a, -scale);
+  if (DENORM(q)) {
+    *vcc = true;
+    return a == num ? ldexp(a, scale) : a;
+  }
+  if (enum_ <= (f32 ? 23 : 53))
+    return ldexp(a, scale);
+  return a;
+#undef DENORM
+}
 static void v_div_scale_f32(isa_wave *w, const isa_inst *in) {
   const int s0 = 2;
   uint64_t vcc = 0;
-  LANES float a = F(A), den = F(B), num = F(C), d = a;
-  if (num == 0 || den == 0) {
-    d = NAN;
-  } else if (expo32(num) - expo32(den) >= 96) {
-    vcc |= 1ull << l;
-    if (a == den)
-      d = ldexpf(a, 64);
-  } else if (fpclassify(den) == FP_SUBNORMAL) {
-    d = ldexpf(a, 64);
-  } else if (fpclassify(1.0f / den) == FP_SUBNORMAL && fpclassify(num / den) == FP_SUBNORMAL) {
-    vcc |= 1ull << l;
-    if (a == den)
-      d = ldexpf(a, 64);
-  } else if (fpclassify(1.0f / den) == FP_SUBNORMAL) {
-    d = ldexpf(a, -64);
-  } else if (fpclassify(num / den) == FP_SUBNORMAL) {
-    vcc |= 1ull << l;
-    if (a == num)
-      d = ldexpf(a, 64);
-  } else if (expo32(num) <= 23) {
-    d = ldexpf(a, 64);
-  }
+  LANES bool v;
+  float d = (float)div_scale_one(F(A), F(B), F(C), 32, &v);
+  vcc |= (uint64_t)v << l;
   isa_wr(w, &in->o[0], l, UF(d));
   END
   mask_write(w, &in->o[1], vcc);
@@ -261,28 +275,9 @@ static void v_div_scale_f32(isa_wave *w, const isa_inst *in) {
 static void v_div_scale_f64(isa_wave *w, const isa_inst *in) {
   const int s0 = 2;
   uint64_t vcc = 0;
-  LANES double a = D(A64), den = D(B64), num = D(C64), d = a;
-  if (num == 0 || den == 0) {
-    d = NAN;
-  } else if (expo64(num) - expo64(den) >= 768) {
-    vcc |= 1ull << l;
-    if (a == den)
-      d = ldexp(a, 128);
-  } else if (fpclassify(den) == FP_SUBNORMAL) {
-    d = ldexp(a, 128);
-  } else if (fpclassify(1.0 / den) == FP_SUBNORMAL && fpclassify(num / den) == FP_SUBNORMAL) {
-    vcc |= 1ull << l;
-    if (a == den)
-      d = ldexp(a, 128);
-  } else if (fpclassify(1.0 / den) == FP_SUBNORMAL) {
-    d = ldexp(a, -128);
-  } else if (fpclassify(num / den) == FP_SUBNORMAL) {
-    vcc |= 1ull << l;
-    if (a == num)
-      d = ldexp(a, 128);
-  } else if (expo64(num) <= 53) {
-    d = ldexp(a, 128);
-  }
+  LANES bool v;
+  double d = div_scale_one(D(A64), D(B64), D(C64), 64, &v);
+  vcc |= (uint64_t)v << l;
   isa_wr64(w, &in->o[0], l, UD(d));
   END
   mask_write(w, &in->o[1], vcc);
