@@ -22,11 +22,21 @@ LDLIBS   := $(LLVM_LDFLAGS) -llldELF -llldCommon $(LLVM_LIBS) -lcjson -lmsgpackc
 LIB_SRC  := $(sort $(wildcard src/support/*.c src/frontend/*.c src/optimize/*.c src/partition/*.c src/codegen/*.c src/bundle/*.c src/lib/*.c))
 LIB_CXX  := $(sort $(wildcard src/codegen/*.cpp))
 RUN_SRC  := $(sort $(wildcard tools/tosac-run/*.c))
-RUN_ASM  := $(sort $(wildcard tools/tosac-run/*.S))
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_CXX:%.cpp=$(BUILD)/obj/%.o)
-RUN_OBJ  := $(RUN_SRC:%.c=$(BUILD)/obj/%.o) $(RUN_ASM:%.S=$(BUILD)/obj/%.o)
+RUN_OBJ  := $(RUN_SRC:%.c=$(BUILD)/obj/%.o)
 DEPS     := $(LIB_OBJ:.o=.d) $(RUN_OBJ:.o=.d) $(BUILD)/obj/src/main.d
+
+# The emulator library (src/emu, face src/emu/emu.h; docs/emulator.md): tosac-run,
+# libtosac-hipemu and the unit tests link it.
+EMU_SRC  := $(sort $(wildcard src/emu/*.c))
+EMU_ASM  := $(sort $(wildcard src/emu/*.S))
+EMU_OBJ  := $(EMU_SRC:%.c=$(BUILD)/obj/%.o) $(EMU_ASM:%.S=$(BUILD)/obj/%.o)
+EMU_LIB  := $(BUILD)/libtosac-emu.a
+DEPS     += $(EMU_SRC:%.c=$(BUILD)/obj/%.d)
+$(EMU_LIB): $(EMU_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 SAMPLE   ?= samples/gelu.mlir
 
@@ -75,7 +85,7 @@ $(BUILD)/bin/test-%: $(BUILD)/obj/tests/lib/%.o $(BUILD)/lib/$(SO_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) $< -o $@ -L$(BUILD)/lib -ltosac -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
 
-$(BUILD)/bin/tosac-run: $(RUN_OBJ) $(BUILD)/libtosac.a
+$(BUILD)/bin/tosac-run: $(RUN_OBJ) $(EMU_LIB) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 
@@ -119,13 +129,13 @@ clean:
 -include $(DEPS)
 
 # Unit-test programs: tests/unit/NAME.c -> $(BUILD)/bin/test-NAME, linked with the emulator
-# objects (all but tosac-run's main.c) and the library.
+# objects (all but tosac-run's main.c), the emulator library and the library.
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/bin/test-%)
 RUN_LIBOBJ := $(filter-out $(BUILD)/obj/tools/tosac-run/main.o,$(RUN_OBJ))
 all: $(UNIT_BIN)
 -include $(UNIT_SRC:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.d)
-$(BUILD)/bin/test-%: $(BUILD)/obj/tests/unit/%.o $(RUN_LIBOBJ) $(BUILD)/libtosac.a
+$(BUILD)/bin/test-%: $(BUILD)/obj/tests/unit/%.o $(RUN_LIBOBJ) $(EMU_LIB) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 
@@ -142,7 +152,7 @@ all: $(BUILD)/bin/tosac-bundle
 $(BUILD)/bin/tosac-bundle: $(BTOOL_OBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
-$(BUILD)/bin/test-bundle_tool: $(BUILD)/obj/tests/unit/bundle_tool.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(BUILD)/libtosac.a
+$(BUILD)/bin/test-bundle_tool: $(BUILD)/obj/tests/unit/bundle_tool.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(EMU_LIB) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 
@@ -233,22 +243,21 @@ fuzz: fuzz-build $(BUILD)/fuzz/verify.hipfb
 # its sanitizers under make asan), so make test replays the regressions without clang's fuzzer.
 REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/bin/replay-%)
 all: $(REPLAY_BIN)
-$(BUILD)/bin/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(HIPRUN_HOST) $(BUILD)/libtosac.a
+$(BUILD)/bin/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(BTOOL_LIBOBJ) $(RUN_LIBOBJ) $(HIPRUN_HOST) $(EMU_LIB) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 .SECONDARY: $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(BUILD)/obj/tests/fuzz/replay.o
 -include $(FUZZ_LIBOBJ:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.d) $(BUILD)/obj/tests/fuzz/replay.d $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.d)
 
 # libtosac-hipemu (docs/host.md): the HIP runtime API subset of tosac's host code and
-# tosac-hip-run, on tosac-run's emulator. Built against Debian's HIP 5.2 headers (the same
+# tosac-hip-run, on the emulator library. Built against Debian's HIP 5.2 headers (the same
 # declarations libamdhip64 exports), so programs link against either library unchanged.
 HIPEMU_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tools/hipemu/*.c)))
-EMU_OBJ    := $(addprefix $(BUILD)/obj/tools/tosac-run/,emu.o fiber.o matrix.o retarget.o runtime.o fiber_switch.o)
-$(BUILD)/obj/tools/hipemu/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__ -Itools/tosac-run
+$(BUILD)/obj/tools/hipemu/%.o: CFLAGS += -D__HIP_PLATFORM_AMD__
 ifneq ($(wildcard /usr/include/hip/hip_runtime_api.h),)
 all: $(BUILD)/lib/libtosac-hipemu.so
 endif
-$(BUILD)/lib/libtosac-hipemu.so: $(HIPEMU_OBJ) $(EMU_OBJ) $(BUILD)/obj/tools/tosac-bundle/codeobj.o $(HIPRUN_HOST) $(BUILD)/libtosac.a tools/hipemu/hipemu.map
+$(BUILD)/lib/libtosac-hipemu.so: $(HIPEMU_OBJ) $(BUILD)/obj/tools/tosac-bundle/codeobj.o $(HIPRUN_HOST) $(EMU_LIB) $(BUILD)/libtosac.a tools/hipemu/hipemu.map
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) -shared -Wl,--version-script=tools/hipemu/hipemu.map -Wl,-soname,libtosac-hipemu.so \
 	  $(filter %.o %.a,$^) -o $@ $(LDLIBS)

@@ -346,6 +346,9 @@ typedef struct target_info {
                                * (s_waitcnt vmcnt(0)) before each s_barrier, so a K loop's
                                * loads cannot stay in flight across one (gfx908) */
   bool dual_issue;        /* VOPD: two f32 FMAs of a wave in one issue slot (gfx11, gfx12) */
+  /* machine-code emulator (src/emu, ISA.md §1.3, §3.9) */
+  bool packed_workitem_ids; /* work-item ids packed 10:10:10 in v0 (gfx90a, gfx942, gfx950, gfx11+) */
+  bool store_counter;       /* stores counted apart from loads (vscnt on gfx10/11, storecnt gfx12) */
 } target_info;
 
 extern const target_info target_table[];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Wave-level matrix emulation (tools/tosac-run/matrix.c) checked against AMD's lane-layout tables.
+# Wave-level matrix emulation (src/emu/matrix.c) checked against AMD's lane-layout tables.
 
 setup() {
   bats_load_library bats-support

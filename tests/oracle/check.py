@@ -3,6 +3,7 @@
 
   check.py graph.mlir [--seed=N] [--targets=gfx908,...]        a graph file (samples/*.mlir)
   check.py --gen=3,4,5 [--seed=N]                               random graphs (merged into one)
+  check.py ... --exec=isa                                       run the machine code (tosac-run --exec=isa)
 
 Steps: seeded random inputs (ranges from `// oracle: arg K LO HI` comments, else per-type
 defaults) -> oracle results (oracle.py) -> `tosac G --embed-ir --offload-arch=T1,... -o x.hipfb`
@@ -208,7 +209,9 @@ def check(text, label, o, log):
             np.save(p, a, allow_pickle=False)
             ins.append("--input=@" + p)
         bundle = os.path.join(tmp, "x.hipfb")
-        cmd = [tool("tosac", o.tosac), gpath, "--embed-ir", "--offload-arch=" + o.targets, "-o", bundle] + \
+        # Machine code needs no embedded IR: leaving it out proves the code object alone runs.
+        embed = ["--embed-ir"] if o.exec_mode == "ir" else []
+        cmd = [tool("tosac", o.tosac), gpath] + embed + ["--offload-arch=" + o.targets, "-o", bundle] + \
             (o.tosac_arg or [])
         rc, out, err = run_cmd(cmd)
         if rc != 0:
@@ -217,7 +220,7 @@ def check(text, label, o, log):
         ok = True
         for t in o.targets.split(","):
             outs = [os.path.join(tmp, "%s-out%d.npy" % (t.replace(":", "_"), k)) for k in range(len(results))]
-            cmd = [tool("tosac-run", o.tosac_run), bundle, "--target=" + t] + ins + \
+            cmd = [tool("tosac-run", o.tosac_run), bundle, "--target=" + t, "--exec=" + o.exec_mode] + ins + \
                 ["--output=@" + p for p in outs]
             if o.entry:  # a module of several functions is compiled whole; run this one
                 cmd.append("--entry=" + o.entry)
@@ -273,6 +276,8 @@ def main(argv):
                     help="extra tosac option, repeatable (e.g. --tosac-arg=--specialize=x:0=1,4)")
     ap.add_argument("--tosac", default=None)
     ap.add_argument("--tosac-run", default=None)
+    ap.add_argument("--exec", dest="exec_mode", choices=["ir", "isa"], default=os.environ.get("TOSAC_EXEC", "ir"),
+                    help="tosac-run --exec: run the embedded IR (default; env TOSAC_EXEC) or the machine code")
     ap.add_argument("--input", action="append", help="@x.npy: use this array for the next argument")
     ap.add_argument("--expected", action="append", help="@ref.npy per result: check the oracle only")
     ap.add_argument("--oracle-via-tosac", action="store_true",

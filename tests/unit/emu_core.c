@@ -2,7 +2,7 @@
  * and gfx1100 as tosac does, loaded with emu_load and run with emu_run; exact results and exact
  * error messages. `test-emu_core [name...]` runs the named tests (all by default);
  * `test-emu_core bench` prints work-items/second on an elementwise kernel. */
-#include "../../tools/tosac-run/emu.h"
+#include "emu/emu.h"
 
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
@@ -15,29 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Until matrix.c exists, a reference 32x32x8 f16 MFMA stands in (weak: the real one wins). */
-__attribute__((weak)) bool emu_matrix_supported(const char *intrinsic, const char *processor) {
-  (void)processor;
-  return !strcmp(intrinsic, "llvm.amdgcn.mfma.f32.32x32x8f16");
-}
-__attribute__((weak)) bool emu_matrix_exec(const emu_matrix_call *c, char *err, size_t errsize) {
-  if (strcmp(c->intrinsic, "llvm.amdgcn.mfma.f32.32x32x8f16")) {
-    snprintf(err, errsize, "%s is not emulated", c->intrinsic);
-    return false;
-  }
-  for (int l = 0; l < 64; l++)
-    for (int r = 0; r < 16; r++) {
-      int row = 8 * (r / 4) + 4 * (l / 32) + r % 4, col = l % 32;
-      float acc = ((const float *)c->c[l])[r];
-      for (int k = 0; k < 8; k++) {
-        int la = row + 32 * (k / 4), lb = col + 32 * (k / 4); /* lanes holding A[row][k], B[k][col] */
-        acc += (float)((const _Float16 *)c->a[la])[k % 4] * (float)((const _Float16 *)c->b[lb])[k % 4];
-      }
-      ((float *)c->d[l])[r] = acc;
-    }
-  return true;
-}
 
 static int passed, failed;
 static const char *current;

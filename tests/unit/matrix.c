@@ -1,5 +1,5 @@
 /* Checks every emulated matrix instruction against AMD's lane-layout CSV tables (the calculator's). */
-#include "../../tools/tosac-run/emu.h"
+#include "emu/emu.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #ifndef TOSAC_HIPEMU_H
 #define TOSAC_HIPEMU_H
 
-#include "emu.h"
+#include "emu/emu.h"
 
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * and the workspace, poison what kernels must write, then run fills, copies and kernels (with
  * their kernarg segments) in the manifest's order through the emulator. */
 #include "run.h"
-#include "emu.h"
+#include "emu/emu.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -312,8 +312,8 @@ static bool max_iterations(long *out, char *err, size_t errsize) {
   return true;
 }
 
-bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitcode,
-                 size_t bitcode_size, const run_value_list *inputs, run_value_list *outputs,
+bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code, size_t code_size,
+                 bool machine_code, const run_value_list *inputs, run_value_list *outputs,
                  bool verbose, char *err, size_t errsize) {
   emu_target et = {.wave_size = t->wavefront_size, .lds_limit = t->lds_limit};
   snprintf(et.processor, sizeof(et.processor), "%s", t->processor);
@@ -324,14 +324,17 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitc
   char sub[1024];
   /* A graph whose results are views of its inputs has only copy nodes and no kernel: there
    * is no IR to load. */
-  emu_module *mod = t->nkernels ? emu_load(bitcode, bitcode_size, &et, sub, sizeof(sub)) : NULL;
+  emu_module *mod = !t->nkernels ? NULL
+                    : machine_code ? emu_load_code(code, code_size, &et, sub, sizeof(sub))
+                                   : emu_load(code, code_size, &et, sub, sizeof(sub));
+  const char *what = machine_code ? "code object" : "kernel IR";
   if (!mod && t->nkernels) {
-    snprintf(err, errsize, "cannot load the kernel IR for %s: %s", t->target_id, sub);
+    snprintf(err, errsize, "cannot load the %s for %s: %s", what, t->target_id, sub);
     return false;
   }
   if (verbose && mod)
-    fprintf(stderr, "tosac-run: loaded the IR for %s (%zu bytes) in %.1f ms\n", t->target_id,
-            bitcode_size, now_ms() - t0);
+    fprintf(stderr, "tosac-run: loaded the %s for %s (%zu bytes) in %.1f ms\n", what,
+            t->target_id, code_size, now_ms() - t0);
   device dev = {0};
   device_setup(&dev, m, t, inputs);
   uint8_t *cond = calloc((size_t)t->nlaunches + 1, 1); /* readbacks' host copies */

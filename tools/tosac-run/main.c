@@ -1,7 +1,7 @@
 /* main.c: tosac-run's command line and top level: bundle + manifest + inputs in, results printed,
  * written or checked like iree-run-module does. */
 #include "run.h"
-#include "emu.h"
+#include "emu/emu.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -18,6 +18,7 @@ typedef struct options {
   run_tolerance tol;
   int64_t print_max;
   bool verbose;
+  bool machine_code; /* --exec=isa */
 } options;
 
 static const char usage_text[] =
@@ -38,6 +39,8 @@ static const char usage_text[] =
     "  --expected_f32_threshold=X   absolute tolerance for f32 results (also f16, bf16, f64)\n"
     "  --atol=X, --rtol=X           |got - expected| <= atol + rtol * |expected| for all floats\n"
     "  --print_max_element_count=N  elements printed per result (default 1024)\n"
+    "  --exec=ir|isa                ir (default): JIT the embedded kernel IR; isa: execute the\n"
+    "                               code object's machine code (no embedded IR needed)\n"
     "  -v                           report each launch and its time on stderr\n"
     "  --help, --version\n";
 
@@ -64,7 +67,7 @@ static bool parse_double(const char *s, double *out) {
 enum {
   OPT_MANIFEST = 256, OPT_TARGET, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_F32_THRESHOLD,
   OPT_F16_THRESHOLD, OPT_BF16_THRESHOLD, OPT_F64_THRESHOLD, OPT_ATOL, OPT_RTOL, OPT_PRINT_MAX,
-  OPT_MODULE, OPT_FUNCTION, OPT_DEVICE, OPT_HELP, OPT_VERSION
+  OPT_MODULE, OPT_FUNCTION, OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_EXEC
 };
 
 /* 0 on success, else the exit status. */
@@ -86,6 +89,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"function", required_argument, 0, OPT_FUNCTION}, /* the entry (iree-run-module) */
       {"entry", required_argument, 0, OPT_FUNCTION},
       {"device", required_argument, 0, OPT_DEVICE},     /* accepted and ignored */
+      {"exec", required_argument, 0, OPT_EXEC},
       {"help", no_argument, 0, OPT_HELP},
       {"version", no_argument, 0, OPT_VERSION},
       {0, 0, 0, 0},
@@ -106,6 +110,13 @@ static int parse_options(int argc, char **argv, options *o) {
     case OPT_MODULE: o->bundle = optarg; break;
     case OPT_FUNCTION: o->function = optarg; break;
     case OPT_DEVICE: break;
+    case OPT_EXEC:
+      if (strcmp(optarg, "ir") && strcmp(optarg, "isa")) {
+        error("--exec: '%s' is not ir or isa", optarg);
+        return EXIT_USAGE;
+      }
+      o->machine_code = !strcmp(optarg, "isa");
+      break;
     case OPT_F32_THRESHOLD: th = ET_F32; break;
     case OPT_F16_THRESHOLD: th = ET_F16; break;
     case OPT_BF16_THRESHOLD: th = ET_BF16; break;
@@ -331,11 +342,16 @@ static int run(const options *o) {
   const run_target *t = select_target(&m, o->target, manifest_path);
   if (!t || !load_weights(&m, manifest_path, &weights))
     goto done;
-  if (!find_entry(entries, nentries, t->bundle_entry_id) && o->verbose)
+  const bnd_entry *code = find_entry(entries, nentries, t->bundle_entry_id);
+  if (!code && o->verbose)
     fprintf(stderr, "tosac-run: note: %s has no code object %s\n", o->bundle,
             t->bundle_entry_id);
-  const bnd_entry *ir = find_entry(entries, nentries, t->ir_entry_id);
-  if (!ir) {
+  const bnd_entry *ir = o->machine_code ? code : find_entry(entries, nentries, t->ir_entry_id);
+  if (!ir && o->machine_code && t->nkernels) {
+    error("%s has no code object %s", o->bundle, t->bundle_entry_id);
+    goto done;
+  }
+  if (!ir && !o->machine_code) {
     error("bundle has no embedded IR for %s; compile with --embed-ir", o->target ? o->target
                                                                                : t->processor);
     goto done;
@@ -361,7 +377,8 @@ static int run(const options *o) {
     fprintf(stderr, "tosac-run: %s on %s: %d kernel%s, %d launch%s, workspace %lld bytes\n",
             m.entry, t->target_id, t->nkernels, t->nkernels == 1 ? "" : "s", t->nlaunches,
             t->nlaunches == 1 ? "" : "es", (long long)t->workspace_bytes);
-  if (!run_execute(&m, t, ir->data, ir->size, &inputs, &results, o->verbose, err, sizeof(err))) {
+  if (!run_execute(&m, t, ir ? ir->data : NULL, ir ? ir->size : 0, o->machine_code, &inputs,
+                   &results, o->verbose, err, sizeof(err))) {
     error("%s", err);
     goto done;
   }

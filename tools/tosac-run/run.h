@@ -186,9 +186,10 @@ const run_target *run_manifest_find_target(const run_manifest *m, const char *na
 
 /* ---------------------------------------------------------------- launch.c */
 /* Run the target's launch graph: inputs are host values matching m->inputs; outputs receives one
- * value per m->outputs. Loads the IR module with emu_load first. */
-bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *bitcode,
-                 size_t bitcode_size, const run_value_list *inputs, run_value_list *outputs,
+ * value per m->outputs. Loads the kernels first: `code` is the embedded IR (emu_load) or, with
+ * machine_code, the code object (emu_load_code). */
+bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code, size_t code_size,
+                 bool machine_code, const run_value_list *inputs, run_value_list *outputs,
                  bool verbose, char *err, size_t errsize);
 /* Kernarg segment of one launch (exposed for tests): addrs[b] is buffer b's device address. */
 bool run_build_kernarg(const run_kernel *k, const uint64_t *addrs, int naddrs, uint8_t *out,

@@ -1,5 +1,6 @@
 /* emu.c: load a kernel module (bitcode -> re-target -> host O2 -> ORC LLJIT) and run launches. */
 #include "emu_int.h"
+#include "isa_int.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Error.h>
@@ -18,6 +19,7 @@ struct emu_module {
   LLVMOrcLLJITRef jit;
   emu_target target;
   emu_rtinfo info;
+  isa_module *isa; /* machine code (emu_load_code) instead of JIT-compiled IR */
 };
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -166,7 +168,20 @@ static int thread_count(void) {
   return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
+emu_module *emu_load_code(const uint8_t *elf, size_t size, const emu_target *t, char *err, size_t errsize) {
+  emu_module *em = calloc(1, sizeof *em);
+  em->target = *t;
+  em->isa = calloc(1, sizeof *em->isa);
+  if (!isa_load(em->isa, elf, size, t, err, errsize)) {
+    emu_free(em);
+    return NULL;
+  }
+  return em;
+}
+
 bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize) {
+  if (m->isa)
+    return isa_run(m->isa, l, thread_count(), err, errsize);
   for (int i = 0; i < m->info.nkernels; i++)
     if (!strcmp(m->info.kernels[i].name, l->kernel))
       return emu_execute(&m->info, &m->info.kernels[i], &m->target, l, thread_count(), err, errsize);
@@ -175,6 +190,8 @@ bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize) {
 }
 
 bool emu_has_kernel(const emu_module *m, const char *name) {
+  if (m->isa)
+    return isa_kernel_named(m->isa, name) != NULL;
   for (int i = 0; i < m->info.nkernels; i++)
     if (!strcmp(m->info.kernels[i].name, name))
       return true;
@@ -187,5 +204,8 @@ void emu_free(emu_module *m) {
   if (m->jit)
     LLVMOrcDisposeLLJIT(m->jit);
   emu_rtinfo_free(&m->info);
+  if (m->isa)
+    isa_free(m->isa);
+  free(m->isa);
   free(m);
 }

@@ -1,6 +1,7 @@
-/* emu.h: the emulator's face. tosac-run's driver (main.c, io.c, launch.c) uses emu_* to JIT a
- * target's kernel module (the bitcode tosac embedded with --embed-ir) and run kernels with GPU
- * semantics on the CPU; wave-level matrix ops are computed by matrix.c. */
+/* emu.h: the emulator library's face (src/emu, libtosac-emu.a). Its clients, tosac-run and
+ * libtosac-hipemu, use emu_* to JIT a target's kernel module (the bitcode tosac embedded with
+ * --embed-ir) and run kernels with GPU semantics on the CPU; wave-level matrix ops are computed
+ * by matrix.c. */
 #ifndef TOSAC_EMU_H
 #define TOSAC_EMU_H
 
@@ -39,6 +40,11 @@ typedef struct emu_module emu_module;
  * (unknown intrinsic, bad bitcode, ...). */
 emu_module *emu_load(const uint8_t *bitcode, size_t size, const emu_target *t, char *err,
                      size_t errsize);
+/* Load a code object (an AMDGPU ELF as tosac writes it) to run its machine code: every kernel's
+ * .text is decoded once; NULL + message on a malformed object or an instruction the emulator does
+ * not implement (named with its kernel). emu_run then executes the machine code (src/emu/isa_*.c,
+ * docs/emulator.md): additionally reports missing s_waitcnt and accesses outside every buffer. */
+emu_module *emu_load_code(const uint8_t *elf, size_t size, const emu_target *t, char *err, size_t errsize);
 /* Run one launch to completion. false + message naming the kernel, work-item and address when
  * a check fires (out-of-bounds global or LDS access, partial-wave collective, divergent barrier). */
 bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize);

@@ -1,0 +1,204 @@
+/* isa_exec_lds.c: LDS (DS) instructions and the cross-wave LDS race check. Addresses are VGPR +
+ * offset inside the kernel's group segment (the descriptor's size; an access beyond it is an
+ * error). Results are delivered at issue and wait on lgkmcnt like scalar loads (ISA.md §3.6).
+ * Race check: per LDS dword the last writing wave and the barrier interval ("epoch") it wrote
+ * in, and the waves that read it in the current interval; two different waves touching the same
+ * dword in one interval where one writes is reported (read-after-write, write-after-read,
+ * write-after-write). */
+#include "isa_int.h"
+
+#include <string.h>
+
+/* Lanes EXEC enables, as l (a loop a `return` may leave). */
+#define LANES_DS                                                                                   \
+  for (uint64_t m_ = isa_exec(w); m_; m_ &= m_ - 1)                                               \
+    for (int l = __builtin_ctzll(m_), once_ = 1; once_; once_ = 0)
+
+/* Bytes [off, off + size) of the group segment, checked and race-checked; NULL after a fault. */
+static uint8_t *lds_at(isa_wave *w, const isa_inst *in, uint64_t off, int size, bool store, int lane) {
+  isa_group *g = w->g;
+  if (off + (uint64_t)size > (uint64_t)g->lds_size) {
+    isa_fault(w, in, "lane %d %s %d bytes at LDS offset %llu, beyond the kernel's %lld bytes of LDS", lane,
+              store ? "stores" : "loads", size, (unsigned long long)off, (long long)g->lds_size);
+    return NULL;
+  }
+  for (uint64_t d = off / 4; d <= (off + (uint64_t)size - 1) / 4; d++) {
+    isa_lds_owner *o = &g->owner[d];
+    uint32_t me = 1u << (w->id & 31);
+    if (o->write_epoch == g->epoch && o->writer != w->id + 1 && o->writer) {
+      isa_fault(w, in, "LDS race: lane %d %s LDS offset %llu, which wave %d wrote without an s_barrier between",
+                lane, store ? "overwrites" : "reads", (unsigned long long)(d * 4), o->writer - 1);
+      return NULL;
+    }
+    if (store) {
+      uint32_t others = o->read_epoch == g->epoch ? o->readers & ~me : 0;
+      if (others) {
+        isa_fault(w, in, "LDS race: lane %d overwrites LDS offset %llu, which wave %d read without an s_barrier between",
+                  lane, (unsigned long long)(d * 4), __builtin_ctz(others));
+        return NULL;
+      }
+      o->writer = (uint16_t)(w->id + 1);
+      o->write_epoch = g->epoch;
+    } else {
+      if (o->read_epoch != g->epoch)
+        o->readers = 0, o->read_epoch = g->epoch;
+      o->readers |= me;
+    }
+  }
+  return g->lds + off;
+}
+
+/* Kinds (arg2): plain, two addresses (offset0/offset1 in elements), the *2st64 forms (x64). */
+enum { D_ONE, D_TWO, D_TWO64 };
+enum { DL_U, DL_S };
+
+static void ds_write(isa_wave *w, const isa_inst *in) {
+  int size = in->def->arg, kind = in->def->arg2 & 3, n = kind == D_ONE ? 1 : 2;
+  int64_t scale = kind == D_TWO64 ? 64 * size : size;
+  LANES_DS {
+    uint32_t addr = isa_reg32(w, &in->o[0], 0, l);
+    for (int k = 0; k < n; k++) {
+      uint64_t off = addr + (uint64_t)(n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
+      uint8_t *p = lds_at(w, in, off, size, true, l);
+      if (!p)
+        return;
+      const isa_opnd *data = &in->o[1 + k];
+      if (size >= 4) {
+        for (int i = 0; i < size / 4; i++) {
+          uint32_t x = isa_reg32(w, data, i, l);
+          memcpy(p + 4 * i, &x, 4);
+        }
+      } else {
+        uint32_t x = isa_reg32(w, data, 0, l) >> (in->def->arg2 & 4 ? 16 : 0);
+        memcpy(p, &x, (size_t)size);
+      }
+    }
+  }
+}
+
+static void ds_read(isa_wave *w, const isa_inst *in) {
+  int size = in->def->arg, kind = in->def->arg2 & 3, n = kind == D_ONE ? 1 : 2;
+  bool sign = in->def->arg2 & 8;
+  int64_t scale = kind == D_TWO64 ? 64 * size : size;
+  const isa_opnd *d = &in->o[0];
+  int words = size >= 4 ? size / 4 : 1;
+  LANES_DS {
+    uint32_t addr = isa_reg32(w, &in->o[1], 0, l);
+    for (int k = 0; k < n; k++) {
+      uint64_t off = addr + (uint64_t)(n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
+      const uint8_t *p = lds_at(w, in, off, size, false, l);
+      if (!p)
+        return;
+      uint32_t *r = &w->v[(d->reg + k * words) * ISA_LANES + l];
+      if (size >= 4) {
+        for (int i = 0; i < words; i++)
+          memcpy(&r[i * ISA_LANES], p + 4 * i, 4);
+      } else {
+        uint32_t x = 0;
+        memcpy(&x, p, (size_t)size);
+        if (sign)
+          x = size == 1 ? (uint32_t)(int32_t)(int8_t)x : (uint32_t)(int32_t)(int16_t)x;
+        r[0] = x;
+      }
+    }
+  }
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, d->reg, words * n);
+}
+
+/* ds_bpermute_b32 d, addr, data: lane l reads data of lane (addr + offset) / 4 mod wave size
+ * (0 from an inactive lane); ds_permute_b32 pushes instead. LDS memory is not touched. */
+static void ds_bpermute(isa_wave *w, const isa_inst *in) {
+  uint32_t out[ISA_LANES];
+  uint64_t exec = isa_exec(w);
+  LANES_DS {
+    int src = (int)(((isa_reg32(w, &in->o[1], 0, l) + (uint32_t)in->offset) >> 2) & (uint32_t)(w->lanes - 1));
+    out[l] = exec >> src & 1 ? isa_reg32(w, &in->o[2], 0, src) : 0;
+  }
+  LANES_DS { w->v[in->o[0].reg * ISA_LANES + l] = out[l]; }
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 1);
+}
+static void ds_permute(isa_wave *w, const isa_inst *in) {
+  uint32_t out[ISA_LANES] = {0};
+  LANES_DS {
+    int dst = (int)(((isa_reg32(w, &in->o[1], 0, l) + (uint32_t)in->offset) >> 2) & (uint32_t)(w->lanes - 1));
+    out[dst] = isa_reg32(w, &in->o[2], 0, l);
+  }
+  LANES_DS { w->v[in->o[0].reg * ISA_LANES + l] = out[l]; }
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 1);
+}
+
+/* ds_swizzle_b32 d, src offset:...: bit 15 set: quad permute by the 2-bit selectors in bits 7:0;
+ * else, in groups of 32 lanes, lane l reads ((l & and) | or) ^ xor (masks in bits 4:0, 9:5,
+ * 14:10). An inactive source lane reads 0. */
+static void ds_swizzle(isa_wave *w, const isa_inst *in) {
+  uint32_t out[ISA_LANES];
+  uint64_t exec = isa_exec(w);
+  uint32_t off = (uint32_t)in->offset;
+  LANES_DS {
+    int s;
+    if (off & 0x8000)
+      s = (l & ~3) | (int)((off >> (2 * (l & 3))) & 3);
+    else
+      s = (l & ~31) | (int)((((uint32_t)l & (off & 31)) | ((off >> 5) & 31)) ^ ((off >> 10) & 31));
+    out[l] = exec >> s & 1 ? isa_reg32(w, &in->o[1], 0, s) : 0;
+  }
+  LANES_DS { w->v[in->o[0].reg * ISA_LANES + l] = out[l]; }
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 1);
+}
+
+#define HI 4 /* store the high half (d16_hi) */
+#define SG 8 /* sign-extend */
+const isa_opdef isa_ops_lds[] = {
+    {"ds_write_b8", ds_write, 0, 1, D_ONE},
+    {"ds_write_b16", ds_write, 0, 2, D_ONE},
+    {"ds_write_b8_d16_hi", ds_write, 0, 1, D_ONE | HI},
+    {"ds_write_b16_d16_hi", ds_write, 0, 2, D_ONE | HI},
+    {"ds_write_b32", ds_write, 0, 4, D_ONE},
+    {"ds_write_b64", ds_write, 0, 8, D_ONE},
+    {"ds_write_b96", ds_write, 0, 12, D_ONE},
+    {"ds_write_b128", ds_write, 0, 16, D_ONE},
+    {"ds_write2_b32", ds_write, 0, 4, D_TWO},
+    {"ds_write2_b64", ds_write, 0, 8, D_TWO},
+    {"ds_write2st64_b32", ds_write, 0, 4, D_TWO64},
+    {"ds_write2st64_b64", ds_write, 0, 8, D_TWO64},
+    {"ds_store_b8", ds_write, 0, 1, D_ONE},
+    {"ds_store_b16", ds_write, 0, 2, D_ONE},
+    {"ds_store_b8_d16_hi", ds_write, 0, 1, D_ONE | HI},
+    {"ds_store_b16_d16_hi", ds_write, 0, 2, D_ONE | HI},
+    {"ds_store_b32", ds_write, 0, 4, D_ONE},
+    {"ds_store_b64", ds_write, 0, 8, D_ONE},
+    {"ds_store_b96", ds_write, 0, 12, D_ONE},
+    {"ds_store_b128", ds_write, 0, 16, D_ONE},
+    {"ds_store_2addr_b32", ds_write, 0, 4, D_TWO},
+    {"ds_store_2addr_b64", ds_write, 0, 8, D_TWO},
+    {"ds_store_2addr_stride64_b32", ds_write, 0, 4, D_TWO64},
+    {"ds_store_2addr_stride64_b64", ds_write, 0, 8, D_TWO64},
+    {"ds_read_u8", ds_read, 0, 1, D_ONE},
+    {"ds_read_i8", ds_read, 0, 1, D_ONE | SG},
+    {"ds_read_u16", ds_read, 0, 2, D_ONE},
+    {"ds_read_i16", ds_read, 0, 2, D_ONE | SG},
+    {"ds_read_b32", ds_read, 0, 4, D_ONE},
+    {"ds_read_b64", ds_read, 0, 8, D_ONE},
+    {"ds_read_b96", ds_read, 0, 12, D_ONE},
+    {"ds_read_b128", ds_read, 0, 16, D_ONE},
+    {"ds_read2_b32", ds_read, 0, 4, D_TWO},
+    {"ds_read2_b64", ds_read, 0, 8, D_TWO},
+    {"ds_read2st64_b32", ds_read, 0, 4, D_TWO64},
+    {"ds_read2st64_b64", ds_read, 0, 8, D_TWO64},
+    {"ds_load_u8", ds_read, 0, 1, D_ONE},
+    {"ds_load_i8", ds_read, 0, 1, D_ONE | SG},
+    {"ds_load_u16", ds_read, 0, 2, D_ONE},
+    {"ds_load_i16", ds_read, 0, 2, D_ONE | SG},
+    {"ds_load_b32", ds_read, 0, 4, D_ONE},
+    {"ds_load_b64", ds_read, 0, 8, D_ONE},
+    {"ds_load_b96", ds_read, 0, 12, D_ONE},
+    {"ds_load_b128", ds_read, 0, 16, D_ONE},
+    {"ds_load_2addr_b32", ds_read, 0, 4, D_TWO},
+    {"ds_load_2addr_b64", ds_read, 0, 8, D_TWO},
+    {"ds_load_2addr_stride64_b32", ds_read, 0, 4, D_TWO64},
+    {"ds_load_2addr_stride64_b64", ds_read, 0, 8, D_TWO64},
+    {"ds_bpermute_b32", ds_bpermute, 0, 0, 0},
+    {"ds_swizzle_b32", ds_swizzle, 0, 0, 0},
+    {"ds_permute_b32", ds_permute, 0, 0, 0},
+    {NULL, NULL, 0, 0, 0},
+};
