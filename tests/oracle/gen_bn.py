@@ -14,6 +14,8 @@ KIND:
   int     an i8 conv2d (i32 result) followed by an integer per-channel sub/mul/add chain: must
           not fold into the weights
   bound   a constant broadcast into a 256x256 one (must stay a kernel) added to the input
+  intconst  integer ops on constants (rescale, table, negate with zero points, shifts, clz,
+          intdiv, mul with a shift) added to an i32 input
   half    a chain of f16 and bf16 ops on constants (exp, mul, add, rsqrt, cast, reduce_sum,
           transpose, slice, pad, concat, tile, reverse) added to an f16 input
 """
@@ -265,8 +267,37 @@ def half(g):
     return func(g, [x_t], [x_t], [out])
 
 
+def intconst(g):
+    """Integer ops on constants (rescale, table, negate with zero points, shifts, clz, intdiv, mul
+    with a shift), folded exactly, added to the input."""
+    x_t, x8 = t([4, 8], "i32"), t([4, 8], "i8")
+    c = g.const(g.rng.integers(-5000, 5000, size=(4, 8)), x_t)
+    mult = g.const(g.rng.integers(1 << 29, 1 << 31, size=8), t([8], "i32"))
+    shf = g.const(g.rng.integers(30, 40, size=8), t([8], "i8"))
+    izp, ozp = g.splat("0", t([1], "i32")), g.splat("3", t([1], "i8"))
+    r = g.op("tosa.rescale %s, %s, %s, %s, %s {rounding_mode = DOUBLE_ROUND, scale32 = true, per_channel = true, "
+             "input_unsigned = false, output_unsigned = false} : (%s, %s, %s, %s, %s) -> %s",
+             c, mult, shf, izp, ozp, x_t, t([8], "i32"), t([8], "i8"), t([1], "i32"), t([1], "i8"), x8)
+    tab = g.const(g.rng.integers(-128, 128, size=256), t([256], "i8"))
+    tb = g.op("tosa.table %s, %s : (%s, %s) -> %s", r, tab, x8, t([256], "i8"), x8)
+    z1, z2 = g.splat("5", t([1], "i8")), g.splat("-3", t([1], "i8"))
+    ng = g.op("tosa.negate %s, %s, %s : (%s, %s, %s) -> %s", tb, z1, z2, x8, t([1], "i8"), t([1], "i8"), x8)
+    w = g.op("tosa.cast %s : (%s) -> %s", ng, x8, x_t)
+    amt = g.const(g.rng.integers(0, 32, size=(1, 8)), t([1, 8], "i32"))
+    sr = g.op("tosa.arithmetic_right_shift %s, %s {round = true} : (%s, %s) -> %s", c, amt, x_t, t([1, 8], "i32"), x_t)
+    cz = g.op("tosa.clz %s : (%s) -> %s", c, x_t, x_t)
+    dv = g.const(g.rng.integers(1, 50, size=(4, 1)) * g.rng.choice([-1, 1], size=(4, 1)), t([4, 1], "i32"))
+    q = g.op("tosa.intdiv %s, %s : (%s, %s) -> %s", c, dv, x_t, t([4, 1], "i32"), x_t)
+    s3 = g.splat("3", t([1], "i8"))
+    m = g.op("tosa.mul %s, %s, %s : (%s, %s, tensor<1xi8>) -> %s", c, dv, s3, x_t, t([4, 1], "i32"), x_t)
+    acc = "%arg0"
+    for v in (w, sr, cz, q, m):
+        acc = g.op("tosa.add %s, %s : (%s, %s) -> %s", acc, v, x_t, x_t, x_t)
+    return func(g, [x_t], [x_t], [acc])
+
+
 KINDS = {"resnet": resnet, "nhwc": nhwc, "shared": shared, "matmul": matmul, "int": integer,
-         "bound": bound, "half": half}
+         "bound": bound, "half": half, "intconst": intconst}
 
 if __name__ == "__main__":
     kind, seed = sys.argv[1], int(sys.argv[2])
