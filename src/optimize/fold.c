@@ -66,6 +66,9 @@ static int64_t freed_bytes(opt_ctx *c, value **ops, const dense_data **in,
 static void fold_op(opt_ctx *c, op *o, int64_t *live, int64_t budget) {
   value *r = o->results[0];
   int n = o->noperands;
+  for (int j = 0; j < n; j++) /* most ops read a value that is not constant */
+    if (!opt_const_data(opt_get(c, o->operands[j])))
+      return;
   value **ops = arena_alloc(c->a, sizeof(value *) * (size_t)n);
   const dense_data **in = arena_alloc(c->a, sizeof *in * (size_t)n);
   int64_t in_elems = 0;
