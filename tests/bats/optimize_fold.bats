@@ -140,6 +140,36 @@ print("\n".join(bad) or "none")' "$1"
   assert_output 0
 }
 
+@test "a fully_connected layer (pre-2023 form) folds a scale and a k - y chain into weights and bias" {
+  /usr/bin/python3 - > fc.mlir <<'PY'
+import numpy as np
+r = np.random.default_rng(12)
+def c(a): return 'dense<"0x%s">' % np.asarray(a, "<f4").tobytes().hex().upper()
+w = r.uniform(-0.5, 0.5, (7, 20)); b = r.uniform(-0.2, 0.2, 7)
+s = r.uniform(0.5, 2, (1, 7)); t = r.uniform(-1, 1, (1, 7))
+print("""func.func @main(%%x: tensor<3x20xf32>) -> tensor<3x7xf32> {
+  %%w = "tosa.const"() {value = %s : tensor<7x20xf32>} : () -> tensor<7x20xf32>
+  %%b = "tosa.const"() {value = %s : tensor<7xf32>} : () -> tensor<7xf32>
+  %%s = "tosa.const"() {value = %s : tensor<1x7xf32>} : () -> tensor<1x7xf32>
+  %%t = "tosa.const"() {value = %s : tensor<1x7xf32>} : () -> tensor<1x7xf32>
+  %%0 = "tosa.fully_connected"(%%x, %%w, %%b) : (tensor<3x20xf32>, tensor<7x20xf32>, tensor<7xf32>) -> tensor<3x7xf32>
+  %%1 = "tosa.mul"(%%0, %%s) {shift = 0 : i32} : (tensor<3x7xf32>, tensor<1x7xf32>) -> tensor<3x7xf32>
+  %%2 = "tosa.sub"(%%t, %%1) : (tensor<1x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32>
+  return %%2 : tensor<3x7xf32>
+}""" % (c(w), c(b), c(s), c(t)))
+PY
+  run "$TOSAC" fc.mlir --offload-arch=gfx90a --emit=partitions -o -
+  assert_line "# fold-batchnorm: 6:8: folded 2 per-channel ops after tosa.fully_connected into its weights and bias"
+  assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
+  # the oracle runs the -O0 graph tosac prints in TOSA 1.0
+  run "${CHECK[@]}" --oracle-via-tosac fc.mlir
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 3
+  run "${CHECK[@]}" --oracle-via-tosac "${OFF[@]}" fc.mlir
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 3
+}
+
 @test "shared constants: a weight read by two convolutions, a mean read by two chains, a returned conv" {
   oracle_both shared 6
   "${GEN[@]}" shared 6 > s.mlir
