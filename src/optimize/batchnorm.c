@@ -223,9 +223,18 @@ static bool any_nonzero(const double *v, int64_t n) {
   return false;
 }
 
+/* Does o qualify as an anchor, judging by itself (types and constant weights)?
+ */
+static bool anchor_candidate(opt_ctx *c, const op *o, anchor_info *ai) {
+  if (!anchor_of(o, ai) || !foldable_float(o->results[0]->type->elem))
+    return false;
+  const dense_data *w = opt_const_data(opt_get(c, o->operands[ai->wi]));
+  return w && foldable_float(w->type.elem);
+}
+
 static void fold_anchor(opt_ctx *c, op **readers, op *o) {
   anchor_info ai;
-  if (!anchor_of(o, &ai) || !foldable_float(o->results[0]->type->elem))
+  if (!anchor_candidate(c, o, &ai))
     return;
   value *wv = opt_get(c, o->operands[ai.wi]);
   value *bv = ai.bi >= 0 ? opt_get(c, o->operands[ai.bi]) : NULL;
@@ -274,9 +283,16 @@ static void fold_anchor(opt_ctx *c, op **readers, op *o) {
 }
 
 bool opt_fold_batchnorm(opt_ctx *c) {
+  int n = c->g->nops;
+  anchor_info ai;
+  bool any = false; /* the readers' table costs a pointer per value: only for
+                       a graph with something to fold into */
+  for (int i = 0; i < n && !any; i++)
+    any = anchor_candidate(c, c->g->ops[i], &ai);
+  if (!any)
+    return true;
   opt_count_uses(c);
   op **readers = single_readers(c);
-  int n = c->g->nops;
   for (int i = 0; i < n; i++)
     fold_anchor(c, readers, c->g->ops[i]);
   return true;
