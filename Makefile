@@ -207,7 +207,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
-FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) \
+FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) src/optimize/eval.c \
                 src/codegen/target.c src/codegen/metadata.c tools/tosac-run/values.c \
                 tools/tosac-run/manifest_read.c tools/tosac-bundle/codeobj.c \
                 tools/tosac-bundle/inspect.c tools/tosac-bundle/graph_check.c tools/tosac-hip-run/host.c

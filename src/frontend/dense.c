@@ -140,6 +140,28 @@ double fe_bits_to_double(elem_type et, uint64_t bits) {
   }
 }
 
+uint64_t fe_float_bits(double v, elem_type et) {
+  switch (et) {
+  case ET_F32: {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+  }
+  case ET_F16: return fe_f64_to_f16(v);
+  case ET_BF16: return fe_f64_to_bf16(v);
+  case ET_F8E4M3FN: return f64_to_small(v, 4, 3, true);
+  case ET_F8E5M2: return f64_to_small(v, 5, 2, false);
+  case ET_F8E4M3FNUZ: return f64_to_fnuz(v, 4, 3);
+  case ET_F8E5M2FNUZ: return f64_to_fnuz(v, 5, 2);
+  default: {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return u;
+  }
+  }
+}
+
 static void put_le(uint8_t *dst, uint64_t v, int nbytes) {
   for (int i = 0; i < nbytes; i++) dst[i] = (uint8_t)(v >> (8 * i));
 }

@@ -3,8 +3,8 @@
  * (up to FOLD_MAX_ITERATIONS). Anything else stays in the graph and becomes a control node of
  * the launch graph (partition/control.c). */
 #include "frontend.h"
+#include "optimize/eval.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,171 +93,18 @@ static value *mapped(folder *F, value *v) {
 
 static const dense_data *const_value(folder *F, value *v);
 
-static bool evaluable_type(elem_type t) {
-  return t == ET_I1 || t == ET_I8 || t == ET_I16 || t == ET_I32 || t == ET_I64 || t == ET_F32;
-}
-
-/* Wrap an integer to the width of t (two's complement), as the hardware would. */
-static int64_t wrap(elem_type t, int64_t v) {
-  if (t == ET_I1)
-    return v != 0;
-  int bits = elem_type_bits(t);
-  if (bits >= 64)
-    return v;
-  uint64_t u = (uint64_t)v & ((1ull << bits) - 1);
-  if (u >> (bits - 1))
-    u |= ~0ull << bits;
-  return (int64_t)u;
-}
-
-static void put_elem(dense_data *d, int64_t i, int64_t iv, float fv) {
-  int eb = elem_type_bytes(d->type.elem);
-  uint8_t *dst = (uint8_t *)d->bytes + i * eb;
-  if (d->type.elem == ET_F32) {
-    memcpy(dst, &fv, 4);
-    return;
-  }
-  uint64_t u = (uint64_t)wrap(d->type.elem, iv);
-  for (int b = 0; b < eb; b++)
-    dst[b] = (uint8_t)(u >> (8 * b));
-}
-
-/* Index into operand t of the element at out's linear index i (TOSA broadcasting: equal ranks,
- * dims of 1 repeat). */
-static int64_t bcast_index(const tensor_type *out, const tensor_type *t, int64_t i) {
-  if (t->rank != out->rank)
-    return tensor_numel(t) == 1 ? 0 : i;
-  int64_t idx = 0, stride = 1;
-  for (int d = out->rank - 1; d >= 0; d--) {
-    int64_t c = i % out->dims[d];
-    i /= out->dims[d];
-    if (t->dims[d] != 1)
-      idx += c * stride;
-    stride *= t->dims[d];
-  }
-  return idx;
-}
-
-/* One element of op o from its operands' elements (ints in iv, f32 in fv). false: o is not
- * evaluated at compile time (unsupported op or an undefined case like division by zero). */
-static bool eval_elem(const op *o, elem_type in_t, elem_type out_t, const int64_t *iv, const float *fv,
-                      int64_t *ri, float *rf) {
-  bool fl = in_t == ET_F32;
-  switch (o->kind) {
-  /* integer arithmetic in uint64_t: wraps like the hardware instead of overflowing */
-  case OP_ADD: *ri = (int64_t)((uint64_t)iv[0] + (uint64_t)iv[1]), *rf = fv[0] + fv[1]; return true;
-  case OP_SUB: *ri = (int64_t)((uint64_t)iv[0] - (uint64_t)iv[1]), *rf = fv[0] - fv[1]; return true;
-  case OP_MUL: {
-    int64_t shift = op_attr_int(o, "shift", 0);
-    if (fl) {
-      *rf = fv[0] * fv[1];
-      return true;
-    }
-    if (shift < 0 || shift > 62)
-      return false;
-    int64_t p = (int64_t)((uint64_t)iv[0] * (uint64_t)iv[1]);
-    *ri = shift ? (p + ((int64_t)1 << (shift - 1))) >> shift : p;
-    return true;
-  }
-  case OP_MAXIMUM: *ri = iv[0] > iv[1] ? iv[0] : iv[1], *rf = fmaxf(fv[0], fv[1]); return !fl || (!isnan(fv[0]) && !isnan(fv[1]));
-  case OP_MINIMUM: *ri = iv[0] < iv[1] ? iv[0] : iv[1], *rf = fminf(fv[0], fv[1]); return !fl || (!isnan(fv[0]) && !isnan(fv[1]));
-  case OP_NEGATE:
-    if (op_attr_int(o, "input1_zp", 0) || op_attr_int(o, "output_zp", 0))
-      return false;
-    *ri = (int64_t)(0 - (uint64_t)iv[0]), *rf = -fv[0];
-    return true;
-  case OP_ABS: *ri = iv[0] < 0 ? (int64_t)(0 - (uint64_t)iv[0]) : iv[0], *rf = fabsf(fv[0]); return true;
-  case OP_EQUAL: *ri = fl ? fv[0] == fv[1] : iv[0] == iv[1]; return true;
-  case OP_GREATER: *ri = fl ? fv[0] > fv[1] : iv[0] > iv[1]; return true;
-  case OP_GREATER_EQUAL: *ri = fl ? fv[0] >= fv[1] : iv[0] >= iv[1]; return true;
-  case OP_LOGICAL_AND: *ri = iv[0] && iv[1]; return true;
-  case OP_LOGICAL_OR: *ri = iv[0] || iv[1]; return true;
-  case OP_LOGICAL_XOR: *ri = (iv[0] != 0) != (iv[1] != 0); return true;
-  case OP_LOGICAL_NOT: *ri = !iv[0]; return true;
-  case OP_BITWISE_AND: *ri = iv[0] & iv[1]; return !fl;
-  case OP_BITWISE_OR: *ri = iv[0] | iv[1]; return !fl;
-  case OP_BITWISE_XOR: *ri = iv[0] ^ iv[1]; return !fl;
-  case OP_BITWISE_NOT: *ri = ~iv[0]; return !fl;
-  case OP_INTDIV:
-    if (fl || iv[1] == 0 || (iv[1] == -1 && iv[0] == INT64_MIN))
-      return false;
-    *ri = iv[0] / iv[1];
-    return true;
-  case OP_SELECT: *ri = iv[0] ? iv[1] : iv[2], *rf = iv[0] ? fv[1] : fv[2]; return true;
-  case OP_IDENTITY:
-  case OP_RESHAPE: *ri = iv[0], *rf = fv[0]; return true;
-  case OP_CLAMP:
-    if (fl) {
-      double lo = op_attr_float(o, "min_val", -INFINITY), hi = op_attr_float(o, "max_val", INFINITY);
-      *rf = isnan(fv[0]) ? fv[0] : fv[0] < lo ? (float)lo : fv[0] > hi ? (float)hi : fv[0];
-    } else {
-      int64_t lo = op_attr_int(o, "min_val", INT64_MIN), hi = op_attr_int(o, "max_val", INT64_MAX);
-      *ri = iv[0] < lo ? lo : iv[0] > hi ? hi : iv[0];
-    }
-    return true;
-  case OP_CAST:
-    if (out_t == ET_F32) {
-      *rf = fl ? fv[0] : (float)iv[0];
-      return true;
-    }
-    if (out_t == ET_I1) {
-      *ri = fl ? fv[0] != 0 : iv[0] != 0;
-      return true;
-    }
-    if (fl) { /* round to nearest even, saturate */
-      if (isnan(fv[0]))
-        return false;
-      double r = nearbyint((double)fv[0]);
-      int bits = elem_type_bits(out_t);
-      double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits - 1) - 1;
-      *ri = (int64_t)(r < lo ? lo : r > hi ? hi : r);
-      return true;
-    }
-    *ri = iv[0]; /* integer narrowing wraps */
-    return true;
-  default:
-    return false;
-  }
-}
-
-/* Result of a pure op whose operands are all compile-time constants; NULL if it is not one. */
+/* Result of a pure op whose operands are all compile-time constants, by the
+ * shared evaluator (optimize/eval.h); NULL if it is not one. */
 static const dense_data *eval_op(folder *F, const op *o) {
-  if (o->nresults != 1 || o->noperands < 1 || o->noperands > 3 || o->nregions)
+  if (!ev_supported(o) || tensor_numel(o->results[0]->type) > FOLD_MAX_CONST_ELEMS)
     return NULL;
-  const tensor_type *out = o->results[0]->type;
-  int64_t n = tensor_numel(out);
-  if (!evaluable_type(out->elem) || n > FOLD_MAX_CONST_ELEMS)
-    return NULL;
-  const dense_data *in[3];
-  elem_type in_t = ET_INVALID;
+  const dense_data **in = arena_alloc(F->a, sizeof *in * (size_t)o->noperands);
   for (int i = 0; i < o->noperands; i++) {
-    value *v = o->operands[i];
-    if (!evaluable_type(v->type->elem) || !(in[i] = const_value(F, v)))
+    in[i] = const_value(F, o->operands[i]);
+    if (!in[i] || (!in[i]->splat && tensor_numel(&in[i]->type) > FOLD_MAX_CONST_ELEMS))
       return NULL;
-    in_t = v->type->elem; /* the last operand: for select the chosen values, not the condition */
   }
-  if (o->kind == OP_RESHAPE && tensor_numel(o->operands[0]->type) != n)
-    return NULL;
-  dense_data *r = arena_alloc(F->a, sizeof *r);
-  r->type = *out;
-  r->nbytes = (size_t)(n * elem_type_bytes(out->elem));
-  r->bytes = arena_alloc(F->a, r->nbytes ? r->nbytes : 1);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t iv[3] = {0};
-    float fv[3] = {0};
-    for (int j = 0; j < o->noperands; j++) {
-      const tensor_type *t = o->operands[j]->type;
-      int64_t k = o->kind == OP_RESHAPE ? i : bcast_index(out, t, i);
-      iv[j] = fe_dense_int(in[j], k);
-      fv[j] = (float)fe_dense_float(in[j], k);
-    }
-    int64_t ri = 0;
-    float rf = 0;
-    if (!eval_elem(o, in_t, out->elem, iv, fv, &ri, &rf))
-      return NULL;
-    put_elem(r, i, ri, rf);
-  }
-  return r;
+  return ev_op(F->a, o, in);
 }
 
 /* The data of v if it is known at compile time (a constant, or an evaluable op of constants). */

@@ -214,8 +214,10 @@ double fe_bf16_to_f64(uint16_t h);
 /* Numeric tokens: integers (decimal or 0x hex, bits gets the raw value) and floats. */
 bool fe_tok_int(fe_parser *p, fe_token t, int64_t *v, uint64_t *bits, bool *hex);
 double fe_tok_float(fe_token t);
-/* A float element of type et from its raw bit pattern (hex literals). */
+/* A float element of type et from its raw bit pattern (hex literals), and the
+ * bit pattern of v in float type et, rounded to nearest even (f64: its bits). */
 double fe_bits_to_double(elem_type et, uint64_t bits);
+uint64_t fe_float_bits(double v, elem_type et);
 
 /* ---------------------------------------------------------------- canon.c, verify.c */
 /* Ops canonicalisation inserts before the op it canonicalises (the input slice of the
@@ -377,7 +379,5 @@ bool fe_dyn_finish(fe_parser *p, graph *g);
 
 /* print.c */
 void fe_print_tosa(FILE *out, const graph *g);
-/* The bit pattern of v in float type et (f32, f16, bf16; others as f64 bits). */
-uint64_t fe_float_bits(double v, elem_type et);
 
 #endif

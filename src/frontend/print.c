@@ -73,24 +73,6 @@ static void val_out(printer *pr, const value *v) {
 }
 
 /* ---------------------------------------------------------------- numbers and literals */
-uint64_t fe_float_bits(double v, elem_type et) {
-  switch (et) {
-  case ET_F32: {
-    float f = (float)v;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-  }
-  case ET_F16: return fe_f64_to_f16(v);
-  case ET_BF16: return fe_f64_to_bf16(v);
-  default: {
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    return u;
-  }
-  }
-}
-
 /* A float in a form MLIR reads back exactly: 9 significant digits cover f32 and narrower
  * types, 17 cover f64; infinities and NaNs as the type's bit pattern. */
 static void float_out(FILE *out, double v, elem_type et) {

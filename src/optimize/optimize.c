@@ -40,24 +40,13 @@ void opt_defaults(opt_options *o, int level) {
     o->enabled[p] = level > 0;
 }
 
-static int64_t const_bytes(const graph *g) {
-  int64_t n = 0;
-  for (int i = 0; i < g->nops; i++) {
-    const dense_data *d =
-        opt_const_data(g->ops[i]->nresults ? g->ops[i]->results[0] : NULL);
-    if (d)
-      n += (int64_t)d->nbytes;
-  }
-  return n;
-}
-
 bool opt_graph(graph *g, const opt_options *o, opt_report *rep, diag_sink *d) {
   bool any = false;
   for (int p = 0; p < OPT_NPASSES; p++)
     any |= o->enabled[p];
   if (rep) {
     rep->ops_before = g->nops;
-    rep->const_bytes_before = const_bytes(g);
+    rep->const_bytes_before = opt_const_bytes(g);
   }
   if (!any || !g->nops) {
     if (rep)
@@ -89,7 +78,7 @@ bool opt_graph(graph *g, const opt_options *o, opt_report *rep, diag_sink *d) {
   opt_ctx_free(&c);
   if (rep) {
     rep->ops_after = g->nops;
-    rep->const_bytes_after = const_bytes(g);
+    rep->const_bytes_after = opt_const_bytes(g);
   }
   return true;
 }

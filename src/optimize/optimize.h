@@ -84,6 +84,8 @@ typedef struct opt_ctx {
                   ops[anchor[i]] */
   int *anchor; /* an op id, or g->nops: after every op */
   int nadded, capadded;
+  int64_t const_bytes_input; /* the graph's constant bytes when the stage began
+                                (the growth bound's base) */
 } opt_ctx;
 
 void opt_ctx_init(opt_ctx *c, graph *g, const opt_options *o, opt_report *rep,
@@ -103,6 +105,10 @@ void opt_count_uses(opt_ctx *c);
  * before's (or loc_of's). */
 op *opt_add_op(opt_ctx *c, op_kind k, const op *before, value *const *operands,
                int n, const tensor_type *result, src_loc loc);
+/* A copy of op o (kind, attributes; no regions) reading operands, with one
+ * result of type result, placed before `before`. */
+op *opt_add_copy(opt_ctx *c, const op *o, const op *before,
+                 value *const *operands, int n, const tensor_type *result);
 /* A tosa.const holding d, placed before `before`. */
 value *opt_add_const(opt_ctx *c, const op *before, const dense_data *d,
                      src_loc loc);
@@ -112,6 +118,8 @@ attr *opt_set_attr(opt_ctx *c, op *o, const char *name, attr_kind kind);
 void opt_set_ints(opt_ctx *c, op *o, const char *name, const int64_t *v, int n);
 /* The constant data of v when its defining op is a constant, else NULL. */
 const dense_data *opt_const_data(const value *v);
+/* Bytes of the constants g holds (a splat counts its one element). */
+int64_t opt_const_bytes(const graph *g);
 /* One line for --emit=partitions under the running pass. */
 void opt_note(opt_ctx *c, src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -44,6 +44,7 @@ void opt_ctx_init(opt_ctx *c, graph *g, const opt_options *o, opt_report *rep,
                   diag_sink *d) {
   *c = (opt_ctx){.g = g, .a = g->arena, .d = d, .o = o, .rep = rep};
   c->nids = g->nvalues;
+  c->const_bytes_input = opt_const_bytes(g);
   reserve_ids(c, g->nvalues + 1);
 }
 
@@ -143,6 +144,17 @@ op *opt_add_op(opt_ctx *c, op_kind k, const op *before, value *const *operands,
   return o;
 }
 
+op *opt_add_copy(opt_ctx *c, const op *o, const op *before,
+                 value *const *operands, int n, const tensor_type *result) {
+  op *k = opt_add_op(c, o->kind, before, operands, n, result, o->loc);
+  if (o->nattrs) {
+    attr *v = arena_alloc(c->a, sizeof(attr) * o->nattrs);
+    memcpy(v, op_attrs(o), sizeof(attr) * o->nattrs);
+    op_set_attrs(c->a, k, v, (int)o->nattrs);
+  }
+  return k;
+}
+
 value *opt_add_const(opt_ctx *c, const op *before, const dense_data *d,
                      src_loc loc) {
   op *o = opt_add_op(c, OP_CONST, before, NULL, 0, &d->type, loc);
@@ -181,6 +193,17 @@ const dense_data *opt_const_data(const value *v) {
     return NULL;
   const attr *a = op_attr(v->def, "values");
   return a && a->kind == ATTR_DENSE ? a->dense : NULL;
+}
+
+int64_t opt_const_bytes(const graph *g) {
+  int64_t n = 0;
+  for (int i = 0; i < g->nops; i++) {
+    const dense_data *d =
+        opt_const_data(g->ops[i]->nresults ? g->ops[i]->results[0] : NULL);
+    if (d)
+      n += (int64_t)d->nbytes;
+  }
+  return n;
 }
 
 void opt_note(opt_ctx *c, src_loc loc, const char *fmt, ...) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Real models (/work/shared/testdata): every one compiles for the seven default targets; the
 # BERT and ResNet-50 pieces and a reduced-resolution ResNet-18 run in tosac-run and match the
-# MLIR oracle. Old-syntax graphs reach the oracle as TOSA 1.0 printed by `tosac --emit=tosa`.
+# MLIR oracle. Old-syntax graphs reach the oracle as TOSA 1.0 printed by `tosac --emit=tosa -O0`
+# (the input graph, not the optimised one).
 
 setup() {
   bats_load_library bats-support
@@ -20,7 +21,7 @@ setup() {
 # another order than the oracle's, which moves a result by a few ulp of the partial sums.
 to_oracle() {
   local name=$1 err=$2
-  "$TOSAC" "$DATA/$name.mlir" --emit=tosa -o "$name.tosa.mlir" || return 1
+  "$TOSAC" "$DATA/$name.mlir" --emit=tosa -O0 -o "$name.tosa.mlir" || return 1
   { for k in 0 1 2 3 4 5; do echo "// oracle: arg $k -1 1"; done
     echo "// oracle: result 0 err $err"
     cat "$name.tosa.mlir"; } > "$name.o.mlir"
@@ -47,11 +48,13 @@ print(" ".join("%d/%d" % (t["kernel_count"], t["workspace"]["bytes"]) for t in m
   # classifier is a skinny GEMM with four base blocks per lane, not split: docs/gemm.md); the
   # 3-channel stem is one kernel everywhere (the run gather on CDNA, conv_runs.bats: no im2col
   # pass and matrix in the workspace any more); on RDNA the RDNA estimate splits 10 (gfx1030),
-  # 11 (gfx1100) and 4 (gfx1200) convolutions. The layout pass (docs/optimize.md) cancels the 36
-  # transposes between convolutions, so every batch norm and ReLU becomes a convolution
-  # epilogue: 36 kernels fewer than without it (110/10442752 on gfx90a)
+  # 11 (gfx1100) and 4 (gfx1200) convolutions. The graph optimiser (docs/optimize.md) folds the
+  # 20 rsqrt(var + eps) and 18 weight transposes into constants, and the layout pass cancels the
+  # transposes between convolutions, so every batch norm and ReLU becomes a convolution epilogue
+  # (without the optimiser: 110/10543104 110/10442752 114/10743808 114/10643456 112/10342400
+  # 113/10141696 106/9938944)
   run kernel_counts rocmlir_resnet18.json
-  assert_output "74/10916352 74/10816000 78/11117056 78/11016704 76/10514944 77/10213888 70/10013184"
+  assert_output "36/4616192 36/4616192 40/4616192 40/4616192 38/4616192 39/4616192 32/4616192"
 }
 
 @test "views and fusion: BERT parts are one kernel each (plus the pooler's tanh), ResNet-18 halves" {
@@ -66,13 +69,14 @@ print(" ".join("%d/%d" % (t["kernel_count"], t["workspace"]["bytes"]) for t in m
   assert_line "target gfx90a: 2 kernels, 2 launches, workspace 262144 bytes"
   TOSAC_NO_FUSION=1 run "$TOSAC" "$DATA/rocmlir_bert_part_37.mlir" --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 5 kernels, 5 launches, workspace 626688 bytes"
-  # (the optimiser's report lines come first; without the layout pass: 102 and 257 kernels)
+  # fusion on the input graph (-O0: no graph optimiser)
+  run "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --offload-arch=gfx1100 --emit=partitions -O0
+  assert_line --index 0 "target gfx1100: 102 kernels, 102 launches, workspace 9840640 bytes"
+  TOSAC_NO_FUSION=1 run "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --offload-arch=gfx1100 --emit=partitions -O0
+  assert_line --index 0 "target gfx1100: 257 kernels, 257 launches, workspace 9838592 bytes"
+  # and on the optimised one (constants folded, transposes cancelled: docs/optimize.md)
   run "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --offload-arch=gfx1100 --emit=partitions
-  assert_line "target gfx1100: 66 kernels, 66 launches, workspace 10013184 bytes"
-  TOSAC_NO_FUSION=1 run "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --offload-arch=gfx1100 --emit=partitions
-  assert_line "target gfx1100: 217 kernels, 217 launches, workspace 12398592 bytes"
-  run "$TOSAC" -fno-propagate-layout "$DATA/rocmlir_resnet18.mlir" --offload-arch=gfx1100 --emit=partitions
-  assert_line "target gfx1100: 102 kernels, 102 launches, workspace 9840640 bytes"
+  assert_line "target gfx1100: 39 kernels, 39 launches, workspace 4616192 bytes"
 }
 
 @test "BERT parts 0, 37 and 48 match the oracle on all seven targets" {
@@ -104,7 +108,7 @@ print(" ".join("%d/%d" % (t["kernel_count"], t["workspace"]["bytes"]) for t in m
 # (224 -> 64, 112 -> 32, 56 -> 16, 55 -> 15, 28 -> 8, 27 -> 7, 14 -> 4, 13 -> 3, 7 -> 2) and the
 # final 7x7 average pool becomes 2x2; weights, channels and op sequence are unchanged.
 @test "ResNet-18 at 64x64 runs on a wave64 and a wave32 target and matches the oracle" {
-  "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --emit=tosa -o r18.tosa.mlir
+  "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --emit=tosa -O0 -o r18.tosa.mlir
   /usr/bin/python3 "$ROOT/tests/oracle/resnet18_64.py" r18.tosa.mlir > r18_64.mlir
   run mlir-opt-22 r18_64.mlir -o /dev/null
   assert_success

@@ -173,7 +173,7 @@ def check(text, label, o, log):
     if o.oracle_via_tosac:  # older syntax: the oracle runs tosac's canonical TOSA 1.0 print
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(text)
-        rc, out, err = run_cmd([tool("tosac", o.tosac), f.name, "--emit=tosa"])
+        rc, out, err = run_cmd([tool("tosac", o.tosac), f.name, "--emit=tosa", "-O0"])
         os.unlink(f.name)
         if rc != 0:
             log("FAIL %s: tosac --emit=tosa exited %d: %s" % (label, rc, err.strip()[-2000:]))
