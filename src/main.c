@@ -41,7 +41,7 @@ static const char *usage_text =
     "                           optimiser, and set LLVM's level\n"
     "  -fno-fold-constants      do not evaluate ops of constants at compile time\n"
     "  -fno-fold-batchnorm      do not fold per-channel affine chains into weights\n"
-    "  -fno-propagate-layout    do not move, cancel or absorb transposes\n"
+    "  -fno-propagate-layout    do not move, compose or cancel transposes\n"
     "  -fno-cleanup             do not remove common subexpressions and no-op views\n"
     "                           (-fNAME turns a pass back on)\n"
     "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"

@@ -77,7 +77,8 @@ TOSAC_API tosac_status tosac_options_set_opt_level(tosac_options *o, int level);
  * 0 accept (default), 1 accept with a warning (-Wtosa-profile), 2 refuse (--tosa-strict). */
 TOSAC_API tosac_status tosac_options_set_tosa_profile_check(tosac_options *o, int mode);
 /* Turn one graph optimisation pass on or off ("fold-constants", "fold-batchnorm",
- * "propagate-layout", "cleanup"; docs/optimize.md). Passes run at -O1 and above. */
+ * "propagate-layout", "cleanup"; docs/optimize.md), whatever the level (by default the passes
+ * run at -O1 and above). */
 TOSAC_API tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enabled);
 TOSAC_API tosac_status tosac_options_set_code_object_version(tosac_options *o, int v); /* 4..6 */
 TOSAC_API tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m);

@@ -533,7 +533,8 @@ static bool optimize_units(tosac_result *r, const tosac_options *o, diag_sink *d
   opt_options oo;
   opt_defaults(&oo, o->opt_level);
   for (int p = 0; p < OPT_NPASSES; p++)
-    oo.enabled[p] &= !o->pass_off[p];
+    if (o->pass_set[p])
+      oo.enabled[p] = o->pass_set[p] > 0;
   for (int v = 0; v < r->nvariants; v++) {
     r->vreport[v] = arena_alloc(r->a, sizeof(opt_report));
     if (!opt_graph(r->vg[v], &oo, r->vreport[v], d))

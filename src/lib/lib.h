@@ -25,7 +25,7 @@ struct tosac_options {
   bool write_depfile, syntax_only, embed_ir, targets_given, verbose, progress;
   int jobs, opt_level, code_object_version, compress;
   int tosa_profile; /* fe_profile_mode */
-  bool pass_off[OPT_NPASSES]; /* -fno-NAME */
+  signed char pass_set[OPT_NPASSES]; /* -fNAME 1, -fno-NAME -1, else 0: the level decides */
   tosac_emit emit;
   tosac_init_mode init;
   uint64_t cache_max_size;

@@ -123,7 +123,7 @@ tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enab
   if (p < 0)
     return refuse(o, "unknown optimisation pass '%s' (use fold-constants, fold-batchnorm, "
                      "propagate-layout or cleanup)", pass ? pass : "(null)");
-  o->pass_off[p] = !enabled;
+  o->pass_set[p] = enabled ? 1 : -1;
   return accept(o);
 }
 
