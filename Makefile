@@ -296,6 +296,12 @@ fuzz-miir: $(BUILD)/bin/fuzz-miir
 	cd $(BUILD)/fuzz/miir && $(abspath $(BUILD))/bin/fuzz-miir -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 corpus \
 	  $(abspath tests/fuzz/seeds/miir)
+# replay-miir: the option-string fuzz target with tests/fuzz/replay.c (fuzz_regress.bats)
+all: $(BUILD)/bin/replay-miir
+$(BUILD)/bin/replay-miir: $(BUILD)/obj/tests/fuzz/fuzz_miir.o $(BUILD)/obj/tests/fuzz/replay.o \
+  $(BUILD)/obj/src/miir/problem.o $(BUILD)/obj/src/miir/graph.o $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 .PHONY: bench-miir
 bench: bench-miir
 bench-miir: $(BUILD)/bin/miir-client $(BUILD)/bin/tosac
