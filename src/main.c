@@ -43,7 +43,7 @@ static const char *usage_text =
     "  -fno-fold-batchnorm      do not fold per-channel affine chains into weights\n"
     "  -fno-propagate-layout    do not move, compose or cancel transposes\n"
     "  -fno-cleanup             do not remove common subexpressions and no-op views\n"
-    "                           (-fNAME turns a pass back on)\n"
+    "                           (-fNAME, or -f NAME, turns pass NAME on at any level)\n"
     "  --perf-config=STRING     GEMM tile parameters, e.g. bm=128,bn=128,bk=32,wm=64,wn=64,mma=32\n"
     "  --tuning-db=FILE         GEMM tiles per target and problem from a tuning database\n"
     "                           (tosac-tune's output), repeatable; also $TOSAC_TUNING_DB\n"
