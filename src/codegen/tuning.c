@@ -101,7 +101,7 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
 
 /* ---------------------------------------------------------------- the MFMA estimate */
 /* The heuristic scores candidate tiles and split factors with an analytic stand-in for the
- * static model of tosac-bundle quality / tosac-tune (docs/bench.md "Kernel quality report"),
+ * static model of tosac-bundle quality / tosac-tune (docs/quality.md, docs/bench.md#kernel-quality),
  * so that the default lands near what the tuner finds without compiling anything:
  * - one K tile of a wave costs max(its MFMA cycles + the reads and loads the MFMAs wait for, 4
  *   cycles per issued instruction), the instructions being the MFMAs, the fragment reads, 4 per
@@ -118,7 +118,7 @@ cg_red_split cg_tune_reduction(const target_info *t, const op *o, int *split) {
  *   adds the partials' workspace to the GEMM kernel's traffic, the combine kernel's read of it
  *   and a launch.
  * Refitted on tosac-tune --all's scores of every compiled candidate of the ResNet-18, ResNet-50,
- * BERT, odd-size and square sets on gfx908-gfx950 (docs/bench.md "Heuristic against the tuner"). */
+ * BERT, odd-size and square sets on gfx908-gfx950 (docs/bench.md#heuristic-against-the-tuner). */
 
 /* Instruction slots of one loop iteration besides the K tiles' work */
 #define EST_LOOP_FIXED 26
@@ -573,7 +573,7 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
   double c = (double)rounds * (per * rdna_iter(t, pb, P, mm, share) + 40 +
                                2.0 * P->wm * P->wn / t->wave_size);
   /* Little's law as every kernel's score: the resident work-groups' loads of one K tile in
-   * flight (docs/bench.md "One latency-aware bound"): small problems go to tiles of more
+   * flight (docs/decisions.md#one-latency-aware-bound-everywhere): small problems go to tiles of more
    * work-groups */
   double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + split_out_bytes(pb, S),
                                      tile_inflight(t, pb, P, mm, tiles * S, 1));
@@ -624,7 +624,7 @@ static void rdna_try(void *ctx, const gemm_mma *m0, const gemm_params *c) {
     return;
   /* the FMA path unrolls its K tile: at most 512 FMA/dot instructions per iteration (1024 cost
    * ResNet-18's compile 12 % more time for 2 points of FMA-slot share; with split-K 19 % more
-   * compile CPU on gfx1100 for 2.5 % of its estimated time, docs/bench.md "Split-K on RDNA") */
+   * compile CPU on gfx1100 for 2.5 % of its estimated time, docs/decisions.md#split-k-on-rdna) */
   if (!mm.row && (P.wm / mm.m) * (P.wn / mm.n) * mm.tm * mm.tn * (P.bk / mm.k) *
                      (mm.k / (mm.dot ? mm.dot->k : 1)) > 512)
     return;
@@ -1166,7 +1166,7 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
 /* The implicit GEMM's per-element gather is a chain per element (tap, multiply-high per dim, mask,
  * load, LDS write) that the issue estimate counts but whose latencies it does not see: llvm-mca's
  * steady state of the stem's loops is 1.95x (gfx908), 2.46x (gfx950) and 2.59x (gfx942) the issue
- * model's (docs/bench.md "im2col for the stem"; gfx90a's run fails), 2.3x in their geometric mean
+ * model's (docs/decisions.md#im2col-only-where-the-estimate-says; gfx90a's run fails), 2.3x in their geometric mean
  * (1.91x, 2.51x, 2.52x on the code of "Run gather for few input channels"). On targets whose loops
  * llvm-mca grades (a matrix pipe) the per-element gather's estimate is scaled by this; the RDNA
  * issue models have no latencies. The run gather (whole pixels, no per-element chain) is not

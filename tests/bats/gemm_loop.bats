@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The pipelined MFMA main loop (docs/gemm.md "Main loop"): two K tiles per iteration, staging by
 # raw buffer loads, fragments read one k group ahead; its code on gfx942/gfx950, its llvm-mca
-# matrix share (docs/bench.md "Kernel quality report"), and the oracle on odd tile counts, masked
+# matrix share (docs/quality.md, docs/bench.md#kernel-quality), and the oracle on odd tile counts, masked
 # edges, convolutions and every matrix type.
 
 bats_load_library bats-support

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The default tile and split-K heuristic of codegen/tuning.c (docs/gemm.md "Defaults",
-# docs/bench.md "Heuristic vs tuned"): its choice for named shapes as the manifest's tuning object
+# docs/bench.md#heuristic-against-the-tuner): its choice for named shapes as the manifest's tuning object
 # shows it, and the kernels it now picks against the MLIR oracle on MFMA, WMMA and FMA targets.
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -43,7 +43,7 @@ PY
   assert_line "gfx950 64x64x128/16x32 16x16x32 s1 heuristic"
   # RDNA (docs/gemm.md "The RDNA estimate"): 128-byte K tiles on the FMA path, 64x64 WMMA waves
   # on gfx1200, in 256x64 tiles since the estimate carries Little's law (24 work-groups of
-  # 256x128 keep too little in flight: docs/bench.md "One latency-aware bound")
+  # 256x128 keep too little in flight: docs/decisions.md#one-latency-aware-bound-everywhere)
   assert_line "gfx1030 64x64x64/32x16 32x16x8 s1 heuristic"
   assert_line "gfx1100 128x128x32/32x64 16x16x16 s1 heuristic"
   assert_line "gfx1200 256x64x32/64x64 16x16x16 s1 heuristic"

@@ -52,8 +52,8 @@ for t in m["targets"]:
   local one="tosac_k0_conv2d_clamp(conv2d:1x12544x64x147:f32:a3:b147k) 0"
   local runs="tosac_k0_conv2d_clamp(conv2d:1x12544x64x224:f32:a4:b4k) 0"
   # the run gather (conv_runs.bats) beats the pair by the estimate on gfx90a, gfx942, gfx950,
-  # which took the pair against the per-element gather (docs/bench.md "Run gather for few input
-  # channels")
+  # which took the pair against the per-element gather (docs/decisions.md
+  # #the-run-gather-for-few-input-channels)
   assert_output "gfx908: $runs
 gfx90a: $runs
 gfx942: $runs

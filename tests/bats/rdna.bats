@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # GEMM kernels on RDNA (gfx1030, gfx1100, gfx1200) and odd sizes: the FMA path's dot
 # instructions and 16-byte fragment reads, the gfx12 64x64 WMMA wave tile, the static quality
-# model's shares (docs/bench.md "Kernel quality report"), no spills for shapes off the tile grid,
+# model's shares (docs/quality.md, docs/bench.md#kernel-quality), no spills for shapes off the tile grid,
 # and oracle agreement on seeded random shapes that are no tile multiples.
 
 bats_load_library bats-support

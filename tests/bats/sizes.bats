@@ -237,7 +237,7 @@ print(t["kernel_count"], t["distinct_kernels"], max(len(k["ops"]) for k in t["ke
   input_kb=$(( $(stat -c %s ops.mlir) / 1024 ))
   echo "# 1,000,000 ops ($input_kb KiB): peak $big KiB, one op $one KiB:" \
     "$(( (big - one) * 100 / input_kb )) / 100 of the input above it" >&3
-  # 1.90 (docs/bench.md "The graph's value list released"); 2.03 before the list was released
+  # 1.90 (docs/decisions.md#memory-of-large-graphs); 2.03 before the list was released
   [ $(( big - one )) -lt $(( 2 * input_kb )) ]
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Kernel quality report (tosac-bundle quality), the tuning database (tosac --tuning-db,
-# TOSAC_TUNING_DB) and tosac-tune (docs/gemm.md "Tuning database", docs/bench.md "Kernel quality
-# report"). Numbers are the static models' on the current kernels: a change to the GEMM
+# TOSAC_TUNING_DB) and tosac-tune (docs/gemm.md "Tuning database", docs/quality.md,
+# docs/bench.md#kernel-quality). Numbers are the static models' on the current kernels: a change to the GEMM
 # generator that moves them must update them here and in docs/bench.md.
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -77,7 +77,7 @@ EOF
   assert_line --regexp '^gfx942 +fully_connected:1x1x1000x512:f32:a512:b512k +f32 +16x128x8/16x64 .* issue +97\.7 +14\.7 +3% mem +55% lat$'
   # every configuration tosac-tune compiles scores at most the ceiling (1470 cycles for 815.5:
   # 0.5547); the skinny kernel's 0.5537 (its buffers include the bias) is the best. Before the
-  # bound it scored 0.5642, above one latency (docs/bench.md "One latency-aware bound")
+  # bound it scored 0.5642, above one latency (docs/decisions.md#one-latency-aware-bound-everywhere)
   run "$TUNE" cls.mlir --offload-arch=gfx942 --all --no-prune -j 2
   assert_success
   run /usr/bin/python3 -c "

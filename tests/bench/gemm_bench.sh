@@ -1,7 +1,7 @@
 #!/bin/bash
 # gemm_bench.sh [SHAPE...]: for a fixed set of GEMM-family shapes, per target and type, the default
 # GEMM kernel's registers, spills, LDS bytes, occupancy, matrix instructions per K step and
-# llvm-mca-22's matrix-pipe utilisation of the main loop. Formulas: docs/bench.md "GEMM kernels".
+# llvm-mca-22's matrix-pipe utilisation of the main loop. Formulas: docs/gemm.md.
 # Shapes (default: all): sq1024 sq4096 sq8192 bert rn<i> (ResNet-18 conv2d shapes, rn0..rn10).
 # TYPES="f16 f32" restricts the element types; TARGETS="gfx90a gfx942" the targets.
 set -euo pipefail

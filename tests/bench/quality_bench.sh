@@ -1,6 +1,6 @@
 #!/bin/bash
-# quality_bench.sh [SET...]: the kernel quality report (tosac-bundle quality, docs/bench.md "Kernel
-# quality report") over shape sets: squares (4096^3 f16/bf16/i8/f8), ResNet-18 (the testdata
+# quality_bench.sh [SET...]: the kernel quality report (tosac-bundle quality, docs/quality.md,
+# docs/bench.md#kernel-quality) over shape sets: squares (4096^3 f16/bf16/i8/f8), ResNet-18 (the testdata
 # graph), ResNet-50 and BERT-base layer shapes, skinny GEMMs (M <= 16) and odd sizes.
 # Sets: square resnet18 resnet50 bert skinny odd (default: all). TARGETS="gfx90a gfx942" picks the
 # targets; MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run; TOSAC_FLAGS adds tosac options

@@ -1,5 +1,5 @@
 /* streamk_model.c: would stream-K (or a hybrid of data-parallel tiles and split-K) pay for BERT-base's
- * GEMMs by the tuning estimate? (docs/bench.md "Stream-K against the estimate", issue 13.)
+ * GEMMs by the tuning estimate? (docs/decisions.md#stream-k-does-not-pay, issue 13.)
  * It includes src/codegen/tuning.c to score variants with the estimate's own pieces (tile_cycles,
  * cg_tune_kernel_cycles, operand_bytes, est_cycles via best_split) and prints, per target and
  * shape, the default choice against:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # streamk_model.sh [BUILD]: builds tests/bench/streamk_model.c against BUILD/libtosac.a (default
 # build) and prints whether stream-K or a data-parallel + split-K hybrid would pay for BERT-base's
-# GEMMs by the tuning estimate (docs/bench.md "Stream-K against the estimate").
+# GEMMs by the tuning estimate (docs/decisions.md#stream-k-does-not-pay).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${1:-build}"

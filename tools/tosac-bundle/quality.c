@@ -1,7 +1,7 @@
 /* quality.c: "tosac-bundle quality": for every distinct GEMM-family kernel of a bundle and every
  * target in it, the resources, the steady-state main loop (llvm-mca-22 on gfx9 with a time limit,
  * a stated static model on WMMA targets and for the FMA path) and an estimated share of the
- * roofline. Models and assumptions: docs/bench.md "Kernel quality report". */
+ * roofline. Models and assumptions: docs/quality.md, docs/bench.md#kernel-quality. */
 #include "quality.h"
 
 #include "codeobj.h"
@@ -368,8 +368,8 @@ void tb_loop_model(const target_info *t, const tb_insn *v, int b, int e, bool fm
 #define CEIL_TILE_MN 16
 #define CEIL_TILE_K 32
 
-/* The best share of the roofline any kernel can reach for d's problem on t (docs/bench.md "The
- * ceiling"): the ideal time (t_mma: flops at the matrix peak, t_mem: the ideal bytes at the
+/* The best share of the roofline any kernel can reach for d's problem on t (docs/quality.md,
+ * the ceiling): the ideal time (t_mma: flops at the matrix peak, t_mem: the ideal bytes at the
  * bandwidth, in cycles) against the least time Little's law allows (one memory latency with
  * everything in flight: cg_tune_memory_cycles) and the matrix work spread over no more SIMDs
  * than the problem has 16x16x32 pieces (d NULL: no GEMM). The limit is the larger loss. */
@@ -406,7 +406,7 @@ int tb_vmem_load_bytes(const char *s) {
   return 0;
 }
 
-/* The skinny kernel (docs/bench.md "Skinny kernels: memory model"): against the ideal of moving
+/* The skinny kernel (docs/gemm.md, "Skinny GEMMs"): against the ideal of moving
  * A, B and C once at the bandwidth, its time is the larger of
  * (a) issue: every K block is one main-loop iteration of one wave, a VALU instruction takes
  * wave / (VALU lanes per SIMD per clock) cycles, the iterations spread over the SIMDs the grid
