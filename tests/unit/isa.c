@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   const target_info *ti = target_lookup(argv[2], strlen(argv[2]));
   if (!code || !ti) {
     fprintf(stderr, "error: cannot read %s or unknown target %s\n", argv[1], argv[2]);
+    free(code);
     return 2;
   }
   emu_target t = {.wave_size = ti->wave_size, .lds_limit = ti->lds_bytes};
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   emu_module *m = emu_load_code(code, size, &t, err, sizeof err);
   if (!m) {
     printf("error: %s\n", err);
+    free(code);
     return 1;
   }
   uint32_t *buf = aligned_alloc(256, ((size_t)n * 4 + 255) / 256 * 256);
