@@ -189,6 +189,16 @@ static gv conv_result(gb *b, const gv *x, const gv *w, const char *letters) {
   return r;
 }
 
+/* The dilation, pad and stride attributes of conv2d and depthwise_conv2d. */
+static void conv_attrs(char *buf, size_t size, const int64_t pad[4], const int64_t stride[2],
+                       const int64_t dil[2]) {
+  snprintf(buf, size,
+           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
+           "stride = array<i64: %lld, %lld>",
+           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
+           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+}
+
 /* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the result). */
 static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
                  const int64_t dil[2], const char *letters) {
@@ -198,11 +208,7 @@ static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const in
     r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
   }
   char attrs[256];
-  snprintf(attrs, sizeof attrs,
-           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
-           "stride = array<i64: %lld, %lld>",
-           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
-           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_attrs(attrs, sizeof attrs, pad, stride, dil);
   conv_op(b, "tosa.conv2d", x, w, &r, attrs);
   return r;
 }
@@ -233,11 +239,7 @@ static gv depthwise_conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4]
   }
   r.shape[3] = w->shape[2] * w->shape[3];
   char attrs[256];
-  snprintf(attrs, sizeof attrs,
-           "dilation = array<i64: %lld, %lld>, pad = array<i64: %lld, %lld, %lld, %lld>, "
-           "stride = array<i64: %lld, %lld>",
-           (long long)dil[0], (long long)dil[1], (long long)pad[0], (long long)pad[1],
-           (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
+  conv_attrs(attrs, sizeof attrs, pad, stride, dil);
   conv_op(b, "tosa.depthwise_conv2d", x, w, &r, attrs);
   return r;
 }
