@@ -301,10 +301,10 @@ typedef struct att_mma {
 
 static LLVMValueRef i32c(att *A, int64_t x) { return LLVMConstInt(A->cb->i32, (unsigned long long)x, 1); }
 
-static LLVMValueRef to_frag(att *A, att_mma *M, LLVMValueRef x) {
-  if (M->mm.in == ET_F32)
+static LLVMValueRef to_frag(att *A, const gemm_mma *mm, LLVMValueRef x) {
+  if (mm->in == ET_F32)
     return x;
-  if (M->mm.in == ET_F16)
+  if (mm->in == ET_F16)
     return LLVMBuildFPTrunc(A->b, x, A->cb->f16, "");
   return LLVMBuildBitCast(A->b, LLVMBuildFPTrunc(A->b, x, A->cb->bf16, ""), A->cb->i16, "");
 }
@@ -354,7 +354,7 @@ static void stage_rows(att *A, att_mma *M, LLVMValueRef arr, const value *v, boo
   LLVMValueRef x = load_operand(A, v, co);
   if (zero)
     x = LLVMBuildSelect(bl, in, x, f32c(A, 0), "");
-  cg_store(A->cb, to_frag(A, M, x), at(A, M->ft, arr, LLVMBuildTrunc(bl, l.iv, A->cb->i32, "")), frag_align(A, M));
+  cg_store(A->cb, to_frag(A, &M->mm, x), at(A, M->ft, arr, LLVMBuildTrunc(bl, l.iv, A->cb->i32, "")), frag_align(A, M));
   cg_loop_end(A->cb, &l, ws);
 }
 
@@ -381,7 +381,7 @@ static bool softmax_rows(att *A, att_mma *M, LLVMValueRef lane) {
     if (!p || !alpha)
       return false;
     sum = LLVMBuildFAdd(bl, sum, p, "");
-    cg_store(cb, to_frag(A, M, p), at(A, M->ft, M->ps, LLVMBuildAdd(bl, base, i32c(A, c), "")), frag_align(A, M));
+    cg_store(cb, to_frag(A, &M->mm, p), at(A, M->ft, M->ps, LLVMBuildAdd(bl, base, i32c(A, c), "")), frag_align(A, M));
   }
   LLVMValueRef lo = cg_load(cb, cb->f32, at(A, cb->f32, M->ls, lane), 4);
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), at(A, cb->f32, M->ls, lane), 4);
@@ -595,6 +595,403 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   return !cb->failed;
 }
 
+/* ---------------------------------------------------------------- flash variant (MFMA 16 x 16)
+ * FL_WAVES waves per work-group, each owning 16 query rows; keys go by blocks of FL_KEYS that
+ * the work-group stages in LDS, double-buffered: the global loads of block t + 1 are issued
+ * before block t's matrix work and written to the other buffer after it (one barrier per
+ * block). The wave computes Sᵀ = K Qᵀ, so that a lane's accumulators hold 4 keys of one query
+ * (column lane % 16): the row statistics are per lane (max: two cross-lane exchanges per block;
+ * sum: per lane, exchanged once at the end), and P in the accumulators' order is directly the
+ * B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own k = 4·(lane / 16) + e, the accumulators' rows). V is
+ * staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
+ * B fragments, the scores never leave the accumulators, exp runs in the log2 domain (v_exp_f32). */
+enum { FL_WAVES = 4, FL_KEYS = 32, FL_MAX_CHUNKS = 16 };
+
+typedef struct flash {
+  att *A;
+  gemm_mma mm;
+  LLVMTypeRef ft;           /* fragment element type: half, i16 (bf16 bits), float */
+  int vk, vv;               /* elements per global load of K and V staging */
+  int waves;                /* waves per work-group */
+  int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
+  LLVMValueRef kb, vb;      /* LDS [2][FL_KEYS][D], [2][Dv][FL_KEYS] */
+  LLVMValueRef flat, g, col; /* work-item id, lane / 16, lane % 16 (i32) */
+  LLVMValueRef x16, x32;    /* ds_bpermute addresses of lane ^ 16, lane ^ 32 */
+} flash;
+
+static int fl_bytes(flash *F) { return elem_type_bytes(F->mm.in); }
+
+/* Elements per global load along dimension `cdim` of operand v (rows along `rdim`): 16 bytes'
+ * worth when the index map keeps that dimension contiguous and aligned in the input (checked on
+ * constant coordinates at the corners), else 1. */
+static int fl_vector(flash *F, const value *v, int rdim, int cdim) {
+  att *A = F->A;
+  int vec = 16 / fl_bytes(F);
+  int64_t width = v->type->dims[cdim], rows = v->type->dims[rdim];
+  if (width % vec)
+    return 1;
+  int64_t bs[2] = {0, A->B - 1}, rs[3] = {0, 1, rows - 1};
+  for (int bi = 0; bi < 2; bi++)
+    for (int ri = 0; ri < 3; ri++) {
+      int64_t base = 0;
+      for (int64_t c = 0; c < width; c++) {
+        LLVMValueRef co[3];
+        co[0] = ic(A, bs[bi]), co[rdim] = ic(A, rs[ri]), co[cdim] = ic(A, c);
+        const value *in;
+        LLVMValueRef off = read_offset(A, v, co, &in);
+        if (!LLVMIsAConstantInt(off) || !is_input(A->k, in))
+          return 1;
+        int64_t o = LLVMConstIntGetSExtValue(off);
+        if (c == 0)
+          base = o;
+        if ((c == 0 && o % vec) || o != base + c)
+          return 1;
+      }
+    }
+  return vec;
+}
+
+/* The `vec` elements of operand v at row `row` (clamped below `rows`), columns [c0, c0 + vec). */
+static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMValueRef bidx, LLVMValueRef row,
+                            LLVMValueRef c0, int vec) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int64_t rows = v->type->dims[rdim];
+  LLVMValueRef rc = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, row, ic(A, rows), ""), row, ic(A, rows - 1), "");
+  LLVMValueRef co[3];
+  co[0] = bidx, co[rdim] = rc, co[cdim] = c0;
+  const value *in;
+  LLVMValueRef off = read_offset(A, v, co, &in);
+  LLVMTypeRef vt = LLVMVectorType(F->ft, (unsigned)vec);
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(bl, F->ft, cg_operand_ptr(A->cb, A->k, in), &off, 1, "");
+  return cg_load(A->cb, vt, p, (unsigned)(vec * fl_bytes(F)));
+}
+
+/* One block's K and V chunks of this work-item: global loads (issued now, written later). */
+typedef struct fl_stage {
+  LLVMValueRef k[FL_MAX_CHUNKS], v[FL_MAX_CHUNKS];
+  LLVMValueRef kidx[FL_MAX_CHUNKS], vidx[FL_MAX_CHUNKS];
+  int nk, nv;
+} fl_stage;
+
+static int fl_chunks(flash *F, int64_t width, int vec) {
+  int64_t n = FL_KEYS * width / vec, wg = 64 * F->waves;
+  return (int)((n + wg - 1) / wg);
+}
+
+static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef t0) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int64_t wg = 64 * F->waves;
+  for (int which = 0; which < 2; which++) {
+    bool is_k = which == 0;
+    int64_t width = is_k ? A->D : A->Dv;
+    int vec = is_k ? F->vk : F->vv, n = fl_chunks(F, width, vec);
+    int64_t total = FL_KEYS * width / vec;
+    for (int i = 0; i < n; i++) {
+      LLVMValueRef c = LLVMBuildAdd(bl, LLVMBuildZExt(bl, F->flat, A->it, ""), ic(A, i * wg), "");
+      if ((i + 1) * wg > total) /* past the end: repeat the last chunk (same value, same place) */
+        c = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, c, ic(A, total), ""), c, ic(A, total - 1), "");
+      LLVMValueRef j = LLVMBuildSDiv(bl, c, ic(A, width / vec), "");
+      LLVMValueRef d0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, c, ic(A, width / vec), ""), ic(A, vec), "");
+      LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "");
+      LLVMValueRef x = is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec) : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
+      if (!is_k) /* V past the keys is zero (P is zero there, but 0 x NaN is not) */
+        x = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), x, LLVMConstNull(LLVMTypeOf(x)), "");
+      LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
+                                                 : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, FL_KEYS), ""), j, ""),
+                                        A->cb->i32, "");
+      if (is_k)
+        st->k[i] = x, st->kidx[i] = idx;
+      else
+        st->v[i] = x, st->vidx[i] = idx;
+    }
+    if (is_k)
+      st->nk = n;
+    else
+      st->nv = n;
+  }
+}
+
+/* Write the staged chunks into buffer `buf` (i32 0 or 1): K rows as they are, V transposed. */
+static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef buf) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int es = fl_bytes(F);
+  LLVMValueRef kofs = LLVMBuildMul(bl, buf, i32c(A, FL_KEYS * F->dp), "");
+  LLVMValueRef vofs = LLVMBuildMul(bl, buf, i32c(A, FL_KEYS * A->Dv), "");
+  for (int i = 0; i < st->nk; i++)
+    cg_store(A->cb, st->k[i], at(A, F->ft, F->kb, LLVMBuildAdd(bl, kofs, st->kidx[i], "")), (unsigned)(F->vk * es));
+  for (int i = 0; i < st->nv; i++)
+    for (int e = 0; e < F->vv; e++) {
+      LLVMValueRef x = LLVMBuildExtractElement(bl, st->v[i], i32c(A, e), "");
+      LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * FL_KEYS), ""), "");
+      cg_store(A->cb, x, at(A, F->ft, F->vb, idx), (unsigned)es);
+    }
+}
+
+/* K's padding columns [D, dp) of both buffers are zero (Q's are too, but 0 x NaN is not 0). */
+static void fl_zero_pad(flash *F) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int64_t pad = F->dp - A->D, n = 2 * FL_KEYS * pad, wg = 64 * F->waves;
+  for (int64_t i = 0; i * wg < n; i++) {
+    LLVMValueRef c = LLVMBuildAdd(bl, F->flat, i32c(A, i * wg), "");
+    c = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, c, i32c(A, n), ""), c, i32c(A, n - 1), "");
+    LLVMValueRef row = LLVMBuildUDiv(bl, c, i32c(A, pad), ""), col = LLVMBuildURem(bl, c, i32c(A, pad), "");
+    LLVMValueRef idx = LLVMBuildAdd(bl, LLVMBuildMul(bl, row, i32c(A, F->dp), ""), LLVMBuildAdd(bl, col, i32c(A, A->D), ""), "");
+    cg_store(A->cb, LLVMConstNull(F->ft), at(A, F->ft, F->kb, idx), (unsigned)fl_bytes(F));
+  }
+}
+
+static LLVMValueRef fl_xor(flash *F, LLVMValueRef x, LLVMValueRef addr) {
+  att *A = F->A;
+  LLVMValueRef args[2] = {addr, LLVMBuildBitCast(A->b, x, A->cb->i32, "")};
+  LLVMValueRef r = cg_intrinsic(A->cb, "llvm.amdgcn.ds.bpermute", NULL, 0, args, 2);
+  return r ? LLVMBuildBitCast(A->b, r, A->cb->f32, "") : NULL;
+}
+
+/* x over the four lanes of this lane's column (lanes col, col + 16, col + 32, col + 48). */
+static LLVMValueRef fl_column(flash *F, LLVMValueRef x, bool max) {
+  for (int i = 0; i < 2 && x; i++) {
+    LLVMValueRef y = fl_xor(F, x, i ? F->x32 : F->x16);
+    if (!y)
+      return NULL;
+    x = max ? call2(F->A, "llvm.maxnum", x, y) : LLVMBuildFAdd(F->A->b, x, y, "");
+  }
+  return x;
+}
+
+static LLVMValueRef fl_exp2(att *A, LLVMValueRef x) {
+  LLVMValueRef r = call1(A, "llvm.exp2", x);
+  if (r && LLVMCanValueUseFastMathFlags(r))
+    LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc);
+  return r;
+}
+
+/* A lane's kl-element fragment read from LDS at arr[base .. base + kl) in runs of `run`
+ * contiguous elements, run r starting at base + r_off(r). */
+static LLVMValueRef fl_frag(flash *F, LLVMValueRef arr, LLVMValueRef const *starts, int runs, int run) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int kl = F->mm.kl, es = fl_bytes(F);
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
+  for (int r = 0; r < runs; r++) {
+    LLVMValueRef x = cg_load(A->cb, LLVMVectorType(F->ft, (unsigned)run), at(A, F->ft, arr, starts[r]), (unsigned)(run * es));
+    for (int e = 0; e < run; e++)
+      v = LLVMBuildInsertElement(bl, v, LLVMBuildExtractElement(bl, x, i32c(A, e), ""), i32c(A, r * run + e), "");
+  }
+  return v;
+}
+
+/* The 16 x 16 MFMA this target has for the pattern, when the flash variant fits. */
+static bool flash_choice(att *A, flash *F) {
+  elem_type t = A->q->type->elem;
+  const target_info *ti = A->cb->target->info;
+  if ((t != ET_F16 && t != ET_BF16 && t != ET_F32) || A->kt->type->elem != t || A->v->type->elem != t ||
+      A->mm2->operands[0]->type->elem != t)
+    return false;
+  if (!gemm_mma_select(ti, t, 16, false, 16, 16, &F->mm) || !F->mm.row || F->mm.row->layout != MATRIX_MFMA)
+    return false;
+  F->dp = (A->D + F->mm.k - 1) / F->mm.k * F->mm.k;
+  int64_t lds = 2 * FL_KEYS * (F->dp + A->Dv) * elem_type_bytes(t);
+  if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
+      A->D > 256 || lds > ti->lds_bytes || getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS"))
+    return false;
+  F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
+  F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
+  return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
+}
+
+/* Element f of a lane's P sequence (block f / 4, accumulator f % 4) is key 16·(f / 4) + 4·g +
+ * f % 4 of the block: the order of the Pᵀ B fragments, and of the Vᵀ A fragments that match. */
+static LLVMValueRef fl_pv(flash *F, LLVMValueRef o, LLVMValueRef const *p, LLVMValueRef vbase, int n) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int kl = F->mm.kl, run = kl < 4 ? kl : 4, runs = kl / run;
+  LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, FL_KEYS), ""), "");
+  row = LLVMBuildAdd(bl, row, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), "");
+  for (int s = 0; s < FL_KEYS / F->mm.k; s++) {
+    LLVMValueRef starts[2], bf = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
+    for (int r = 0; r < runs; r++) {
+      int f = s * kl + r * run;
+      starts[r] = LLVMBuildAdd(bl, row, i32c(A, 16 * (f / 4) + f % 4), "");
+    }
+    for (int i = 0; i < kl; i++)
+      bf = LLVMBuildInsertElement(bl, bf, p[s * kl + i], i32c(A, i), "");
+    o = gemm_mma_step(A->cb, &F->mm, fl_frag(F, F->vb, starts, runs, run), bf, o);
+  }
+  return o;
+}
+
+static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int split, int64_t chunk) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  gemm_mma *mm = &F->mm;
+  int nb = (int)(A->Dv / 16), nj = FL_KEYS / 16, kl = mm->kl, npe = FL_KEYS / 4;
+  F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : cb->f32;
+  int rows = 16 * F->waves, wg = 64 * F->waves;
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, wg);
+  int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
+  cg_launch_1d(info, k, wg, groups, groups * wg, 1, access);
+  free(access);
+  F->kb = lds_arr(A, "k", F->ft, 2 * FL_KEYS * F->dp);
+  F->vb = lds_arr(A, "v", F->ft, 2 * FL_KEYS * A->Dv);
+  LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm), o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
+  LLVMValueRef o_p = LLVMBuildAlloca(bl, o_t, "o"), m_p = LLVMBuildAlloca(bl, cb->f32, "m");
+  LLVMValueRef l_p = LLVMBuildAlloca(bl, cb->f32, "l"), par_p = LLVMBuildAlloca(bl, cb->i32, "parity");
+  LLVMValueRef flat = cg_thread_id_x(cb), gid32 = cg_group_id_x(cb);
+  if (!flat || !gid32)
+    return false;
+  F->flat = flat;
+  LLVMValueRef lane = LLVMBuildURem(bl, flat, i32c(A, 64), "lane"), wave = LLVMBuildUDiv(bl, flat, i32c(A, 64), "wave");
+  F->g = LLVMBuildUDiv(bl, lane, i32c(A, 16), "g"), F->col = LLVMBuildURem(bl, lane, i32c(A, 16), "col");
+  F->x16 = LLVMBuildShl(bl, LLVMBuildXor(bl, lane, i32c(A, 16), ""), i32c(A, 2), "");
+  F->x32 = LLVMBuildShl(bl, LLVMBuildXor(bl, lane, i32c(A, 32), ""), i32c(A, 2), "");
+  LLVMValueRef gid = LLVMBuildZExt(bl, gid32, A->it, "");
+  LLVMValueRef part = LLVMBuildSDiv(bl, gid, ic(A, A->B * row_blocks), "part");
+  gid = LLVMBuildSRem(bl, gid, ic(A, A->B * row_blocks), "");
+  LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(A, row_blocks), "b");
+  LLVMValueRef q = LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(A, row_blocks), ""), ic(A, rows), "");
+  q = LLVMBuildAdd(bl, q, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, wave, i32c(A, 16), ""), F->col, ""), A->it, ""), "q");
+  LLVMValueRef live = LLVMBuildICmp(bl, LLVMIntSLT, q, ic(A, A->S), "live");
+  LLVMValueRef qc = LLVMBuildSelect(bl, live, q, ic(A, A->S - 1), "qc");
+  LLVMValueRef kstart = LLVMBuildMul(bl, part, ic(A, chunk), "kstart");
+  LLVMValueRef kend = LLVMBuildAdd(bl, kstart, ic(A, chunk), "");
+  kend = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, ic(A, A->L), ""), kend, ic(A, A->L), "kend");
+  /* Q as B fragments: column q, k = s·K + 4g-ish lane offset + e */
+  LLVMValueRef qf[64];
+  LLVMValueRef kofs = LLVMBuildMul(bl, F->g, i32c(A, kl), "");
+  for (int s = 0; s < F->dp / mm->k; s++) {
+    qf[s] = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
+    for (int e = 0; e < kl; e++) {
+      LLVMValueRef d = LLVMBuildZExt(bl, LLVMBuildAdd(bl, kofs, i32c(A, s * mm->k + e), ""), A->it, "");
+      LLVMValueRef din = LLVMBuildICmp(bl, LLVMIntSLT, d, ic(A, A->D), "");
+      LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, din, d, ic(A, A->D - 1), "")};
+      LLVMValueRef x = LLVMBuildSelect(bl, din, load_operand(A, A->q, co), f32c(A, 0), "");
+      qf[s] = LLVMBuildInsertElement(bl, qf[s], to_frag(A, &F->mm, x), i32c(A, e), "");
+    }
+  }
+  fl_zero_pad(F);
+  cg_store(cb, LLVMConstNull(o_t), o_p, 16);
+  cg_store(cb, f32c(A, -INFINITY), m_p, 4);
+  cg_store(cb, f32c(A, 0), l_p, 4);
+  cg_store(cb, i32c(A, 0), par_p, 4);
+  fl_stage st;
+  fl_stage_load(F, &st, b, kstart);
+  fl_stage_store(F, &st, i32c(A, 0));
+  cg_barrier(cb);
+
+  cg_loop tiles = cg_loop_begin(cb, kstart, kend, "blocks");
+  LLVMValueRef par = cg_load(cb, cb->i32, par_p, 4);
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, tiles.iv, ic(A, FL_KEYS), "")); /* the next block, now */
+  LLVMValueRef kbase = LLVMBuildMul(bl, par, i32c(A, FL_KEYS * F->dp), "");
+  LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, FL_KEYS * A->Dv), "");
+  LLVMValueRef x[FL_KEYS / 4], mloc = f32c(A, -INFINITY);
+  for (int j = 0; j < nj; j++) {
+    LLVMValueRef s = LLVMConstNull(acc_t);
+    LLVMValueRef row = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), ""), "");
+    row = LLVMBuildAdd(bl, row, kofs, "");
+    for (int kk = 0; kk < F->dp; kk += mm->k) {
+      LLVMValueRef start = LLVMBuildAdd(bl, row, i32c(A, kk), "");
+      s = gemm_mma_step(cb, mm, fl_frag(F, F->kb, &start, 1, kl), qf[kk / mm->k], s);
+    }
+    for (int e = 0; e < 4; e++) {
+      LLVMValueRef key = LLVMBuildAdd(bl, tiles.iv, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
+      LLVMValueRef kin = LLVMBuildICmp(bl, LLVMIntSLT, key, kend, "");
+      LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
+      LLVMValueRef v = score_ops(A, LLVMBuildExtractElement(bl, s, i32c(A, e), ""), co);
+      if (!v)
+        return false;
+      v = LLVMBuildFMul(bl, v, f32c(A, 1.4426950408889634), "");
+      x[4 * j + e] = LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "");
+      mloc = call2(A, "llvm.maxnum", mloc, x[4 * j + e]);
+    }
+  }
+  LLVMValueRef mo = cg_load(cb, cb->f32, m_p, 4), mn = call2(A, "llvm.maxnum", mo, fl_column(F, mloc, true));
+  LLVMValueRef ms = finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
+  if (!alpha)
+    return false;
+  LLVMValueRef sum = f32c(A, 0), p[FL_KEYS / 4];
+  for (int f = 0; f < npe; f++) {
+    LLVMValueRef e = fl_exp2(A, LLVMBuildFSub(bl, x[f], ms, ""));
+    if (!e)
+      return false;
+    sum = LLVMBuildFAdd(bl, sum, e, "");
+    p[f] = to_frag(A, &F->mm, e);
+  }
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, l_p, 4), alpha, ""), sum, ""), l_p, 4);
+  cg_store(cb, mn, m_p, 4);
+  LLVMValueRef asplat = LLVMGetUndef(acc_t);
+  for (int e = 0; e < mm->nacc; e++)
+    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, "");
+    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, acc_t, op, 16), asplat, "");
+    cg_store(cb, fl_pv(F, o, p, vbase, n), op, 16);
+  }
+  LLVMValueRef next = LLVMBuildSub(bl, i32c(A, 1), par, "");
+  fl_stage_store(F, &st, next);
+  cg_store(cb, next, par_p, 4);
+  cg_barrier(cb); /* the next block is in LDS, and this one is read by every wave */
+  cg_loop_end(cb, &tiles, FL_KEYS);
+
+  LLVMValueRef l = fl_column(F, cg_load(cb, cb->f32, l_p, 4), false);
+  if (!l)
+    return false;
+  LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
+  LLVMBuildCondBr(bl, live, store, exit);
+  LLVMPositionBuilderAtEnd(bl, store);
+  const value *from = result_value(A), *out = k->out_vals[0];
+  LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
+  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  LLVMValueRef inv = LLVMBuildFDiv(bl, f32c(A, 1), l, "inv");
+  /* split-KV: the unnormalised row, m (natural log domain) and l into [P, B, S, Dv + 2] */
+  LLVMValueRef wrow = LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, part, ic(A, A->B), ""), b, ""), ic(A, A->S), ""), q, ""), ic(A, A->Dv + 2), "");
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef o = cg_load(cb, acc_t, LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, ""), 16);
+    for (int e = 0; e < mm->nacc; e++) {
+      LLVMValueRef dv = LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * n + e), ""), A->it, "");
+      LLVMValueRef xv = LLVMBuildExtractElement(bl, o, i32c(A, e), "");
+      if (partial) {
+        LLVMValueRef off = LLVMBuildAdd(bl, wrow, dv, "");
+        cg_store(cb, xv, LLVMBuildInBoundsGEP2(bl, cb->f32, dst, &off, 1, ""), 4);
+        continue;
+      }
+      LLVMValueRef co[3] = {b, q, dv};
+      LLVMValueRef off = write_offset(A, from, co);
+      cg_store(cb, from_f32(A, LLVMBuildFMul(bl, xv, inv, ""), out->type->elem), LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""),
+               (unsigned)elem_type_bytes(out->type->elem));
+    }
+  }
+  if (partial) {
+    LLVMValueRef st2[2] = {LLVMBuildFMul(bl, cg_load(cb, cb->f32, m_p, 4), f32c(A, 0.6931471805599453), ""), l};
+    for (int i = 0; i < 2; i++) {
+      LLVMValueRef off = LLVMBuildAdd(bl, wrow, ic(A, A->Dv + i), "");
+      cg_store(cb, st2[i], LLVMBuildInBoundsGEP2(bl, cb->f32, dst, &off, 1, ""), 4);
+    }
+  }
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  if (partial)
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d,\"split_kv\":%d,\"chunk\":%lld}", rows,
+             FL_KEYS, split, (long long)chunk);
+  else
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", rows, FL_KEYS);
+  snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", mm->name);
+  add_problem(A, info);
+  return !cb->failed;
+}
+
 bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
                        cg_kernel_info *info) {
   (void)p;
@@ -610,6 +1007,9 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   bool partial = k->role == KR_PARTIAL;
   int split = partial ? k->split_count : 1;
   int64_t chunk = partial ? cg_attention_chunk(A.L, split) : A.L;
+  flash F = {.A = &A};
+  if (flash_choice(&A, &F))
+    return emit_flash(&A, &F, info, partial, split, chunk);
   att_mma M = {0};
   if (!partial && mma_choice(&A, &M.mm) && !getenv("TOSAC_ATTENTION_FMA"))
     return emit_mma(&A, &M, info); /* split-KV partials take the portable kernel (few rows) */
