@@ -762,12 +762,9 @@ static LLVMValueRef fl_column(flash *F, LLVMValueRef x, bool max) {
   return x;
 }
 
-static LLVMValueRef fl_exp2(att *A, LLVMValueRef x) {
-  LLVMValueRef r = call1(A, "llvm.exp2", x);
-  if (r && LLVMCanValueUseFastMathFlags(r))
-    LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc);
-  return r;
-}
+/* 2^x as the bare v_exp_f32: no rescaling of results below 2^-126 (the P that flush to zero
+ * weigh nothing against the row's largest, which is 1). */
+static LLVMValueRef fl_exp2(att *A, LLVMValueRef x) { return call1(A, "llvm.amdgcn.exp2", x); }
 
 /* A lane's kl-element fragment read from LDS at arr[base .. base + kl) in runs of `run`
  * contiguous elements, run r starting at base + r_off(r). */
