@@ -679,12 +679,16 @@ static int fl_chunks(flash *F, int64_t width, int vec) {
   return (int)((n + wg - 1) / wg);
 }
 
-static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef t0) {
+static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef tk, LLVMValueRef tv) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int64_t wg = 64 * F->waves;
+  st->nk = st->nv = 0;
   for (int which = 0; which < 2; which++) {
     bool is_k = which == 0;
+    LLVMValueRef t0 = is_k ? tk : tv;
+    if (!t0)
+      continue;
     int64_t width = is_k ? A->D : A->Dv;
     int vec = is_k ? F->vk : F->vv, n = fl_chunks(F, width, vec);
     int64_t total = FL_KEYS * width / vec;
@@ -713,13 +717,14 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
   }
 }
 
-/* Write the staged chunks into buffer `buf` (i32 0 or 1): K rows as they are, V transposed. */
-static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef buf) {
+/* Write the staged chunks into buffers kbuf and vbuf (i32 0 or 1): K rows as they are, V
+ * transposed. */
+static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVMValueRef vbuf) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int es = fl_bytes(F);
-  LLVMValueRef kofs = LLVMBuildMul(bl, buf, i32c(A, FL_KEYS * F->dp), "");
-  LLVMValueRef vofs = LLVMBuildMul(bl, buf, i32c(A, FL_KEYS * A->Dv), "");
+  LLVMValueRef kofs = LLVMBuildMul(bl, kbuf, i32c(A, FL_KEYS * F->dp), "");
+  LLVMValueRef vofs = LLVMBuildMul(bl, vbuf, i32c(A, FL_KEYS * A->Dv), "");
   for (int i = 0; i < st->nk; i++)
     cg_store(A->cb, st->k[i], at(A, F->ft, F->kb, LLVMBuildAdd(bl, kofs, st->kidx[i], "")), (unsigned)(F->vk * es));
   for (int i = 0; i < st->nv; i++)
@@ -762,9 +767,13 @@ static LLVMValueRef fl_column(flash *F, LLVMValueRef x, bool max) {
   return x;
 }
 
-/* 2^x as the bare v_exp_f32: no rescaling of results below 2^-126 (the P that flush to zero
- * weigh nothing against the row's largest, which is 1). */
-static LLVMValueRef fl_exp2(att *A, LLVMValueRef x) { return call1(A, "llvm.amdgcn.exp2", x); }
+/* 2^x, approximate: v_exp_f32 (the kernel flushes f32 denormals, emit_flash). */
+static LLVMValueRef fl_exp2(att *A, LLVMValueRef x) {
+  LLVMValueRef r = call1(A, "llvm.exp2", x);
+  if (r)
+    LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc);
+  return r;
+}
 
 /* A lane's kl-element fragment read from LDS at arr[base .. base + kl) in runs of `run`
  * contiguous elements, run r starting at base + r_off(r). */
@@ -821,6 +830,27 @@ static LLVMValueRef fl_pv(flash *F, LLVMValueRef o, LLVMValueRef const *p, LLVMV
   return o;
 }
 
+/* Sᵀ of the block whose keys are in K buffer `buf`: 16-key blocks of accumulators. */
+static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf, LLVMTypeRef s_t) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  gemm_mma *mm = &F->mm;
+  LLVMValueRef kbase = LLVMBuildMul(bl, buf, i32c(A, FL_KEYS * F->dp), "");
+  kbase = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, F->g, i32c(A, mm->kl), ""), "");
+  LLVMValueRef all = LLVMGetUndef(s_t);
+  for (int j = 0; j < FL_KEYS / 16; j++) {
+    LLVMValueRef s = LLVMConstNull(gemm_mma_acc_type(A->cb, mm));
+    LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), "");
+    row = LLVMBuildAdd(bl, kbase, row, "");
+    for (int kk = 0; kk < F->dp; kk += mm->k) {
+      LLVMValueRef start = LLVMBuildAdd(bl, row, i32c(A, kk), "");
+      s = gemm_mma_step(A->cb, mm, fl_frag(F, F->kb, &start, 1, mm->kl), qf[kk / mm->k], s);
+    }
+    all = LLVMBuildInsertValue(bl, all, s, (unsigned)j, "");
+  }
+  return all;
+}
+
 static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int split, int64_t chunk) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
@@ -834,6 +864,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   for (int i = 0; i < nargs; i++)
     access[i] = i < k->nin ? "read_only" : "write_only";
   cg_kernel_begin(cb, k->name, nargs, access, wg);
+  /* f32 denormals flushed: exp2 is then the bare v_exp_f32 (P below 2^-126 weighs nothing
+   * against the row's largest, which is 1), without the rescaling of tiny results */
+  const char *dk = "denormal-fp-math-f32", *dv = "preserve-sign,preserve-sign";
+  LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(cb->ctx, dk, (unsigned)strlen(dk), dv, (unsigned)strlen(dv)));
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
   cg_launch_1d(info, k, wg, groups, groups * wg, 1, access);
   free(access);
@@ -879,30 +914,33 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   cg_store(cb, f32c(A, -INFINITY), m_p, 4);
   cg_store(cb, f32c(A, 0), l_p, 4);
   cg_store(cb, i32c(A, 0), par_p, 4);
+  LLVMTypeRef s_t = LLVMArrayType2(acc_t, (uint64_t)nj);
+  LLVMValueRef s_p = LLVMBuildAlloca(bl, s_t, "s");
+  LLVMValueRef zero = i32c(A, 0), one = i32c(A, 1);
   fl_stage st;
-  fl_stage_load(F, &st, b, kstart);
-  fl_stage_store(F, &st, i32c(A, 0));
+  fl_stage_load(F, &st, b, kstart, kstart);
+  fl_stage_store(F, &st, zero, zero);
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, FL_KEYS), ""), NULL);
+  fl_stage_store(F, &st, one, zero);
   cg_barrier(cb);
+  cg_store(cb, fl_scores(F, qf, zero, s_t), s_p, 16);
+  cg_barrier(cb); /* block 0's keys are read before block 2's overwrite them */
 
+  /* Iteration t: V_t is in V buffer t % 2, K_t+1 in K buffer (t + 1) % 2, S_t in registers. */
   cg_loop tiles = cg_loop_begin(cb, kstart, kend, "blocks");
-  LLVMValueRef par = cg_load(cb, cb->i32, par_p, 4);
-  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, tiles.iv, ic(A, FL_KEYS), "")); /* the next block, now */
-  LLVMValueRef kbase = LLVMBuildMul(bl, par, i32c(A, FL_KEYS * F->dp), "");
+  LLVMValueRef par = cg_load(cb, cb->i32, par_p, 4), other = LLVMBuildSub(bl, one, par, "");
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, tiles.iv, ic(A, 2 * FL_KEYS), ""), LLVMBuildAdd(bl, tiles.iv, ic(A, FL_KEYS), ""));
+  LLVMValueRef s_next = fl_scores(F, qf, other, s_t); /* MFMA work beside this block's softmax */
+  LLVMValueRef s_cur = cg_load(cb, s_t, s_p, 16);
   LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, FL_KEYS * A->Dv), "");
   LLVMValueRef x[FL_KEYS / 4], mloc = f32c(A, -INFINITY);
   for (int j = 0; j < nj; j++) {
-    LLVMValueRef s = LLVMConstNull(acc_t);
-    LLVMValueRef row = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), ""), "");
-    row = LLVMBuildAdd(bl, row, kofs, "");
-    for (int kk = 0; kk < F->dp; kk += mm->k) {
-      LLVMValueRef start = LLVMBuildAdd(bl, row, i32c(A, kk), "");
-      s = gemm_mma_step(cb, mm, fl_frag(F, F->kb, &start, 1, kl), qf[kk / mm->k], s);
-    }
+    LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
     for (int e = 0; e < 4; e++) {
       LLVMValueRef key = LLVMBuildAdd(bl, tiles.iv, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
       LLVMValueRef kin = LLVMBuildICmp(bl, LLVMIntSLT, key, kend, "");
       LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
-      LLVMValueRef v = score_ops(A, LLVMBuildExtractElement(bl, s, i32c(A, e), ""), co);
+      LLVMValueRef v = score_ops(A, LLVMBuildExtractElement(bl, sj, i32c(A, e), ""), co);
       if (!v)
         return false;
       v = LLVMBuildFMul(bl, v, f32c(A, 1.4426950408889634), "");
@@ -933,10 +971,10 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, acc_t, op, 16), asplat, "");
     cg_store(cb, fl_pv(F, o, p, vbase, n), op, 16);
   }
-  LLVMValueRef next = LLVMBuildSub(bl, i32c(A, 1), par, "");
-  fl_stage_store(F, &st, next);
-  cg_store(cb, next, par_p, 4);
-  cg_barrier(cb); /* the next block is in LDS, and this one is read by every wave */
+  cg_store(cb, s_next, s_p, 16);
+  fl_stage_store(F, &st, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
+  cg_store(cb, other, par_p, 4);
+  cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
   cg_loop_end(cb, &tiles, FL_KEYS);
 
   LLVMValueRef l = fl_column(F, cg_load(cb, cb->f32, l_p, 4), false);
