@@ -596,7 +596,7 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
 }
 
 /* ---------------------------------------------------------------- flash variant (MFMA 16 x 16)
- * FL_WAVES waves per work-group, each owning 16 query rows; keys go by blocks of FL_KEYS that
+ * FL_WAVES waves per work-group, each owning 16 query rows; keys go by blocks of nk that
  * the work-group stages in LDS, double-buffered: the global loads of block t + 1 are issued
  * before block t's matrix work and written to the other buffer after it (one barrier per
  * block). The wave computes Sᵀ = K Qᵀ, so that a lane's accumulators hold 4 keys of one query
@@ -605,7 +605,7 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
  * B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own k = 4·(lane / 16) + e, the accumulators' rows). V is
  * staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
  * B fragments, the scores never leave the accumulators, exp runs in the log2 domain (v_exp_f32). */
-enum { FL_WAVES = 4, FL_KEYS = 32, FL_MAX_CHUNKS = 16 };
+enum { FL_WAVES = 4, FL_KEYS = 32, FL_MAX_KEYS = 64, FL_MAX_CHUNKS = 16 };
 
 typedef struct flash {
   att *A;
@@ -614,9 +614,15 @@ typedef struct flash {
   int vk, vv;               /* elements per global load of K and V staging */
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
-  LLVMValueRef kb, vb;      /* LDS [2][FL_KEYS][D], [2][Dv][FL_KEYS] */
+  int nk;                   /* keys per block: FL_MAX_KEYS when the LDS holds them, else FL_KEYS */
+  LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] */
   LLVMValueRef flat, g, col; /* work-item id, lane / 16, lane % 16 (i32) */
   LLVMValueRef x16, x32;    /* ds_bpermute addresses of lane ^ 16, lane ^ 32 */
+  /* the loop's state: batch entry, clamped query, key end, Q fragments, and the allocas of
+   * the scores, max, sum, output and buffer parity */
+  LLVMValueRef b, qc, kend, *qf;
+  LLVMTypeRef acc_t, o_t, s_t;
+  LLVMValueRef s_p, m_p, l_p, o_p, par_p;
 } flash;
 
 static int fl_bytes(flash *F) { return elem_type_bytes(F->mm.in); }
@@ -671,11 +677,12 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
 typedef struct fl_stage {
   LLVMValueRef k[FL_MAX_CHUNKS], v[FL_MAX_CHUNKS];
   LLVMValueRef kidx[FL_MAX_CHUNKS], vidx[FL_MAX_CHUNKS];
+  LLVMValueRef vin[FL_MAX_CHUNKS]; /* the V row is a key below L */
   int nk, nv;
 } fl_stage;
 
 static int fl_chunks(flash *F, int64_t width, int vec) {
-  int64_t n = FL_KEYS * width / vec, wg = 64 * F->waves;
+  int64_t n = F->nk * width / vec, wg = 64 * F->waves;
   return (int)((n + wg - 1) / wg);
 }
 
@@ -691,7 +698,7 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
       continue;
     int64_t width = is_k ? A->D : A->Dv;
     int vec = is_k ? F->vk : F->vv, n = fl_chunks(F, width, vec);
-    int64_t total = FL_KEYS * width / vec;
+    int64_t total = F->nk * width / vec;
     for (int i = 0; i < n; i++) {
       LLVMValueRef c = LLVMBuildAdd(bl, LLVMBuildZExt(bl, F->flat, A->it, ""), ic(A, i * wg), "");
       if ((i + 1) * wg > total) /* past the end: repeat the last chunk (same value, same place) */
@@ -700,10 +707,11 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
       LLVMValueRef d0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, c, ic(A, width / vec), ""), ic(A, vec), "");
       LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "");
       LLVMValueRef x = is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec) : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
-      if (!is_k) /* V past the keys is zero (P is zero there, but 0 x NaN is not) */
-        x = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), x, LLVMConstNull(LLVMTypeOf(x)), "");
+      if (!is_k) /* V past the keys is zero (P is zero there, but 0 x NaN is not); applied when
+                  * stored, so the load stays in flight over the block's math */
+        st->vin[i] = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
       LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
-                                                 : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, FL_KEYS), ""), j, ""),
+                                                 : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, ""),
                                         A->cb->i32, "");
       if (is_k)
         st->k[i] = x, st->kidx[i] = idx;
@@ -723,14 +731,15 @@ static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVM
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int es = fl_bytes(F);
-  LLVMValueRef kofs = LLVMBuildMul(bl, kbuf, i32c(A, FL_KEYS * F->dp), "");
-  LLVMValueRef vofs = LLVMBuildMul(bl, vbuf, i32c(A, FL_KEYS * A->Dv), "");
+  LLVMValueRef kofs = LLVMBuildMul(bl, kbuf, i32c(A, F->nk * F->dp), "");
+  LLVMValueRef vofs = LLVMBuildMul(bl, vbuf, i32c(A, F->nk * A->Dv), "");
   for (int i = 0; i < st->nk; i++)
     cg_store(A->cb, st->k[i], at(A, F->ft, F->kb, LLVMBuildAdd(bl, kofs, st->kidx[i], "")), (unsigned)(F->vk * es));
   for (int i = 0; i < st->nv; i++)
     for (int e = 0; e < F->vv; e++) {
       LLVMValueRef x = LLVMBuildExtractElement(bl, st->v[i], i32c(A, e), "");
-      LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * FL_KEYS), ""), "");
+      x = LLVMBuildSelect(bl, st->vin[i], x, LLVMConstNull(F->ft), "");
+      LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * F->nk), ""), "");
       cg_store(A->cb, x, at(A, F->ft, F->vb, idx), (unsigned)es);
     }
 }
@@ -739,7 +748,7 @@ static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVM
 static void fl_zero_pad(flash *F) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
-  int64_t pad = F->dp - A->D, n = 2 * FL_KEYS * pad, wg = 64 * F->waves;
+  int64_t pad = F->dp - A->D, n = 2 * F->nk * pad, wg = 64 * F->waves;
   for (int64_t i = 0; i * wg < n; i++) {
     LLVMValueRef c = LLVMBuildAdd(bl, F->flat, i32c(A, i * wg), "");
     c = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, c, i32c(A, n), ""), c, i32c(A, n - 1), "");
@@ -800,7 +809,10 @@ static bool flash_choice(att *A, flash *F) {
   if (!gemm_mma_select(ti, t, 16, false, 16, 16, &F->mm) || !F->mm.row || F->mm.row->layout != MATRIX_MFMA)
     return false;
   F->dp = (A->D + F->mm.k - 1) / F->mm.k * F->mm.k;
-  int64_t lds = 2 * FL_KEYS * (F->dp + A->Dv) * elem_type_bytes(t);
+  int64_t row_bytes = 2 * (F->dp + A->Dv) * elem_type_bytes(t), lds = FL_KEYS * row_bytes;
+  /* long sequences take the larger block: half the per-block work (rescaling O, the row max's
+   * exchanges, the barrier) per key */
+  F->nk = A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes ? FL_MAX_KEYS : FL_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
       A->D > 256 || lds > ti->lds_bytes || getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS"))
     return false;
@@ -811,21 +823,29 @@ static bool flash_choice(att *A, flash *F) {
 
 /* Element f of a lane's P sequence (block f / 4, accumulator f % 4) is key 16·(f / 4) + 4·g +
  * f % 4 of the block: the order of the Pᵀ B fragments, and of the Vᵀ A fragments that match. */
-static LLVMValueRef fl_pv(flash *F, LLVMValueRef o, LLVMValueRef const *p, LLVMValueRef vbase, int n) {
+static void fl_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int kl = F->mm.kl, run = kl < 4 ? kl : 4, runs = kl / run;
-  LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, FL_KEYS), ""), "");
+  LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, F->nk), ""), "");
   row = LLVMBuildAdd(bl, row, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), "");
-  for (int s = 0; s < FL_KEYS / F->mm.k; s++) {
-    LLVMValueRef starts[2], bf = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
+  for (int s = 0; s < F->nk / F->mm.k; s++) {
+    LLVMValueRef starts[2];
     for (int r = 0; r < runs; r++) {
       int f = s * kl + r * run;
       starts[r] = LLVMBuildAdd(bl, row, i32c(A, 16 * (f / 4) + f % 4), "");
     }
+    vf[s] = fl_frag(F, F->vb, starts, runs, run);
+  }
+}
+
+static LLVMValueRef fl_pv(flash *F, LLVMValueRef o, LLVMValueRef const *p, LLVMValueRef const *vf) {
+  int kl = F->mm.kl;
+  for (int s = 0; s < F->nk / F->mm.k; s++) {
+    LLVMValueRef bf = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
     for (int i = 0; i < kl; i++)
-      bf = LLVMBuildInsertElement(bl, bf, p[s * kl + i], i32c(A, i), "");
-    o = gemm_mma_step(A->cb, &F->mm, fl_frag(F, F->vb, starts, runs, run), bf, o);
+      bf = LLVMBuildInsertElement(F->A->b, bf, p[s * kl + i], i32c(F->A, i), "");
+    o = gemm_mma_step(F->A->cb, &F->mm, vf[s], bf, o);
   }
   return o;
 }
@@ -835,10 +855,10 @@ static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   gemm_mma *mm = &F->mm;
-  LLVMValueRef kbase = LLVMBuildMul(bl, buf, i32c(A, FL_KEYS * F->dp), "");
+  LLVMValueRef kbase = LLVMBuildMul(bl, buf, i32c(A, F->nk * F->dp), "");
   kbase = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, F->g, i32c(A, mm->kl), ""), "");
   LLVMValueRef all = LLVMGetUndef(s_t);
-  for (int j = 0; j < FL_KEYS / 16; j++) {
+  for (int j = 0; j < F->nk / 16; j++) {
     LLVMValueRef s = LLVMConstNull(gemm_mma_acc_type(A->cb, mm));
     LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), "");
     row = LLVMBuildAdd(bl, kbase, row, "");
@@ -851,12 +871,76 @@ static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf
   return all;
 }
 
+/* One block of keys at t0 (iteration t): V_t is in V buffer t % 2, K_t+1 in K buffer
+ * (t + 1) % 2, S_t in registers; keys from F->kend on are masked when `masked`. */
+static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
+  att *A = F->A;
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  gemm_mma *mm = &F->mm;
+  int nb = (int)(A->Dv / 16), nj = F->nk / 16, npe = F->nk / 4;
+  LLVMValueRef one = i32c(A, 1);
+  fl_stage st;
+  LLVMValueRef par = cg_load(cb, cb->i32, F->par_p, 4), other = LLVMBuildSub(bl, one, par, "");
+  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, F->nk), ""));
+  LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t); /* MFMA work beside this block's softmax */
+  LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
+  LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, F->nk * A->Dv), "");
+  /* V's fragments, read now: their latency passes under the softmax */
+  LLVMValueRef vf[8][FL_MAX_KEYS / 4];
+  for (int n = 0; n < nb; n++)
+    fl_v_frags(F, vf[n], vbase, n);
+  LLVMValueRef x[FL_MAX_KEYS / 4], mloc = f32c(A, -INFINITY);
+  for (int j = 0; j < nj; j++) {
+    LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
+    for (int e = 0; e < 4; e++) {
+      LLVMValueRef key = LLVMBuildAdd(bl, t0, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
+      LLVMValueRef kin = masked ? LLVMBuildICmp(bl, LLVMIntSLT, key, F->kend, "") : NULL;
+      LLVMValueRef co[3] = {F->b, F->qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
+      LLVMValueRef v = score_ops(A, LLVMBuildExtractElement(bl, sj, i32c(A, e), ""), co);
+      if (!v)
+        return false;
+      v = LLVMBuildFMul(bl, v, f32c(A, 1.4426950408889634), "");
+      x[4 * j + e] = masked ? LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "") : v;
+      mloc = call2(A, "llvm.maxnum", mloc, x[4 * j + e]);
+    }
+  }
+  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = call2(A, "llvm.maxnum", mo, fl_column(F, mloc, true));
+  LLVMValueRef ms = finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
+  if (!alpha)
+    return false;
+  LLVMValueRef sum = f32c(A, 0), p[FL_MAX_KEYS / 4];
+  for (int f = 0; f < npe; f++) {
+    LLVMValueRef e = fl_exp2(A, LLVMBuildFSub(bl, x[f], ms, ""));
+    if (!e)
+      return false;
+    sum = LLVMBuildFAdd(bl, sum, e, "");
+    p[f] = to_frag(A, &F->mm, e);
+  }
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, F->l_p, 4), alpha, ""), sum, ""), F->l_p, 4);
+  cg_store(cb, mn, F->m_p, 4);
+  LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
+  for (int e = 0; e < mm->nacc; e++)
+    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
+    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, "");
+    cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
+  }
+  cg_store(cb, s_next, F->s_p, 16);
+  fl_stage_store(F, &st, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
+  cg_store(cb, other, F->par_p, 4);
+  cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
+  return true;
+}
+
 static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int split, int64_t chunk) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   const part_kernel *k = A->k;
   gemm_mma *mm = &F->mm;
-  int nb = (int)(A->Dv / 16), nj = FL_KEYS / 16, kl = mm->kl, npe = FL_KEYS / 4;
+  int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
   F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : cb->f32;
   int rows = 16 * F->waves, wg = 64 * F->waves;
   int nargs = k->nin + k->nout;
@@ -872,8 +956,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
   cg_launch_1d(info, k, wg, groups, groups * wg, 1, access);
   free(access);
-  F->kb = lds_arr(A, "k", F->ft, 2 * FL_KEYS * F->dp);
-  F->vb = lds_arr(A, "v", F->ft, 2 * FL_KEYS * A->Dv);
+  F->kb = lds_arr(A, "k", F->ft, 2 * F->nk * F->dp);
+  F->vb = lds_arr(A, "v", F->ft, 2 * F->nk * A->Dv);
   LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm), o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
   LLVMValueRef o_p = LLVMBuildAlloca(bl, o_t, "o"), m_p = LLVMBuildAlloca(bl, cb->f32, "m");
   LLVMValueRef l_p = LLVMBuildAlloca(bl, cb->f32, "l"), par_p = LLVMBuildAlloca(bl, cb->i32, "parity");
@@ -920,62 +1004,29 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   fl_stage st;
   fl_stage_load(F, &st, b, kstart, kstart);
   fl_stage_store(F, &st, zero, zero);
-  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, FL_KEYS), ""), NULL);
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), NULL);
   fl_stage_store(F, &st, one, zero);
   cg_barrier(cb);
   cg_store(cb, fl_scores(F, qf, zero, s_t), s_p, 16);
   cg_barrier(cb); /* block 0's keys are read before block 2's overwrite them */
 
-  /* Iteration t: V_t is in V buffer t % 2, K_t+1 in K buffer (t + 1) % 2, S_t in registers. */
-  cg_loop tiles = cg_loop_begin(cb, kstart, kend, "blocks");
-  LLVMValueRef par = cg_load(cb, cb->i32, par_p, 4), other = LLVMBuildSub(bl, one, par, "");
-  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, tiles.iv, ic(A, 2 * FL_KEYS), ""), LLVMBuildAdd(bl, tiles.iv, ic(A, FL_KEYS), ""));
-  LLVMValueRef s_next = fl_scores(F, qf, other, s_t); /* MFMA work beside this block's softmax */
-  LLVMValueRef s_cur = cg_load(cb, s_t, s_p, 16);
-  LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, FL_KEYS * A->Dv), "");
-  LLVMValueRef x[FL_KEYS / 4], mloc = f32c(A, -INFINITY);
-  for (int j = 0; j < nj; j++) {
-    LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
-    for (int e = 0; e < 4; e++) {
-      LLVMValueRef key = LLVMBuildAdd(bl, tiles.iv, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
-      LLVMValueRef kin = LLVMBuildICmp(bl, LLVMIntSLT, key, kend, "");
-      LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
-      LLVMValueRef v = score_ops(A, LLVMBuildExtractElement(bl, sj, i32c(A, e), ""), co);
-      if (!v)
-        return false;
-      v = LLVMBuildFMul(bl, v, f32c(A, 1.4426950408889634), "");
-      x[4 * j + e] = LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "");
-      mloc = call2(A, "llvm.maxnum", mloc, x[4 * j + e]);
-    }
-  }
-  LLVMValueRef mo = cg_load(cb, cb->f32, m_p, 4), mn = call2(A, "llvm.maxnum", mo, fl_column(F, mloc, true));
-  LLVMValueRef ms = finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
-  if (!alpha)
+  F->b = b, F->qc = qc, F->kend = kend, F->qf = qf, F->acc_t = acc_t, F->o_t = o_t, F->s_t = s_t;
+  F->s_p = s_p, F->m_p = m_p, F->l_p = l_p, F->o_p = o_p, F->par_p = par_p;
+  /* full blocks without the key bound, then the last partial block with it */
+  LLVMValueRef span = LLVMBuildSub(bl, kend, kstart, "");
+  LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, LLVMBuildSDiv(bl, span, ic(A, F->nk), ""), ic(A, F->nk), ""), "kfull");
+  cg_loop tiles = cg_loop_begin(cb, kstart, kfull, "blocks");
+  if (!fl_block(F, tiles.iv, false))
     return false;
-  LLVMValueRef sum = f32c(A, 0), p[FL_KEYS / 4];
-  for (int f = 0; f < npe; f++) {
-    LLVMValueRef e = fl_exp2(A, LLVMBuildFSub(bl, x[f], ms, ""));
-    if (!e)
-      return false;
-    sum = LLVMBuildFAdd(bl, sum, e, "");
-    p[f] = to_frag(A, &F->mm, e);
-  }
-  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, l_p, 4), alpha, ""), sum, ""), l_p, 4);
-  cg_store(cb, mn, m_p, 4);
-  LLVMValueRef asplat = LLVMGetUndef(acc_t);
-  for (int e = 0; e < mm->nacc; e++)
-    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
-  for (int n = 0; n < nb; n++) {
-    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
-    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, o_t, o_p, idx, 2, "");
-    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, acc_t, op, 16), asplat, "");
-    cg_store(cb, fl_pv(F, o, p, vbase, n), op, 16);
-  }
-  cg_store(cb, s_next, s_p, 16);
-  fl_stage_store(F, &st, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
-  cg_store(cb, other, par_p, 4);
-  cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
-  cg_loop_end(cb, &tiles, FL_KEYS);
+  cg_loop_end(cb, &tiles, F->nk);
+  LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "tail");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "tail_done");
+  LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""), tail, done);
+  LLVMPositionBuilderAtEnd(bl, tail);
+  if (!fl_block(F, kfull, true))
+    return false;
+  LLVMBuildBr(bl, done);
+  LLVMPositionBuilderAtEnd(bl, done);
 
   LLVMValueRef l = fl_column(F, cg_load(cb, cb->f32, l_p, 4), false);
   if (!l)
@@ -1019,9 +1070,9 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMBuildRetVoid(bl);
   if (partial)
     snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d,\"split_kv\":%d,\"chunk\":%lld}", rows,
-             FL_KEYS, split, (long long)chunk);
+             F->nk, split, (long long)chunk);
   else
-    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", rows, FL_KEYS);
+    snprintf(info->tuning, sizeof info->tuning, "{\"block_rows\":%d,\"block_keys\":%d}", rows, F->nk);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", mm->name);
   add_problem(A, info);
   return !cb->failed;
