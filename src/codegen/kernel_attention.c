@@ -10,8 +10,9 @@
  * (m' = max(m, s); acc = acc * exp(m - m') + exp(s - m') * v; l likewise), and at the end
  * o = acc * (1 / l), the pattern's reciprocal and multiply. Only keys below L are visited (the
  * tile's count is uniform), and rows past S compute on a clamped row but store nothing.
- * The dot products and updates are FMA code on every target (a portable first version; matrix
- * instructions for QK^T and PV are future work, docs/partitioning.md). */
+ * That is the portable variant (gfx1030, f32 on gfx11/gfx12); the matrix variants follow it: the
+ * LDS one (WMMA, "matrix-instruction variant") and the flash one (16x16 MFMA, "flash variant");
+ * docs/kernels-attention.md. */
 #include "gemm.h"
 
 #include <math.h>
@@ -857,17 +858,22 @@ static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf
   gemm_mma *mm = &F->mm;
   LLVMValueRef kbase = LLVMBuildMul(bl, buf, i32c(A, F->nk * F->dp), "");
   kbase = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, F->g, i32c(A, mm->kl), ""), "");
-  LLVMValueRef all = LLVMGetUndef(s_t);
-  for (int j = 0; j < F->nk / 16; j++) {
-    LLVMValueRef s = LLVMConstNull(gemm_mma_acc_type(A->cb, mm));
-    LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), "");
-    row = LLVMBuildAdd(bl, kbase, row, "");
-    for (int kk = 0; kk < F->dp; kk += mm->k) {
-      LLVMValueRef start = LLVMBuildAdd(bl, row, i32c(A, kk), "");
-      s = gemm_mma_step(A->cb, mm, fl_frag(F, F->kb, &start, 1, mm->kl), qf[kk / mm->k], s);
-    }
-    all = LLVMBuildInsertValue(bl, all, s, (unsigned)j, "");
+  LLVMValueRef all = LLVMGetUndef(s_t), s[FL_MAX_KEYS / 16], row[FL_MAX_KEYS / 16];
+  int nj = F->nk / 16;
+  for (int j = 0; j < nj; j++) {
+    s[j] = LLVMConstNull(gemm_mma_acc_type(A->cb, mm));
+    row[j] = LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), "");
+    row[j] = LLVMBuildAdd(bl, kbase, row[j], "");
   }
+  /* step-major: consecutive MFMAs are independent (an in-order issue would wait for each
+   * accumulator's previous step) */
+  for (int kk = 0; kk < F->dp; kk += mm->k)
+    for (int j = 0; j < nj; j++) {
+      LLVMValueRef start = LLVMBuildAdd(bl, row[j], i32c(A, kk), "");
+      s[j] = gemm_mma_step(A->cb, mm, fl_frag(F, F->kb, &start, 1, mm->kl), qf[kk / mm->k], s[j]);
+    }
+  for (int j = 0; j < nj; j++)
+    all = LLVMBuildInsertValue(bl, all, s[j], (unsigned)j, "");
   return all;
 }
 

@@ -69,26 +69,31 @@ within_roofline() {
   assert_success
   assert_line --index 0 --regexp '^target +problem +type +tile +instruction +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +est_us +roofline +ceiling$'
   assert_line --regexp '^target +family +kernel +problem +type +vgpr +agpr +lds +w/s +spill +loop +cycles +model +mma% +exp +valu +est_us +roofline +limit$'
-  # CDNA3: MFMA, the issue model; gfx950 has no f16 attention MFMA (FMA path, 1 % of its MFMA
-  # roofline); gfx1100 WMMA
-  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +86 +0 +7872 +2 +0 +508 +1860\.0 +issue +6\.9 +0 +298 +56\.69 +3% mma +valu$'
-  assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.4 +2 +261 +95\.14 +1% mma +valu$'
+  # CDNA3/CDNA4: the flash kernel (MFMA, 64-key blocks double-buffered: 32 KiB of LDS), the
+  # issue model; 17 v_exp per iteration (16 scores per lane of a 64-key block, and alpha); gfx1100 WMMA
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +156 +0 +32768 +2 +0 +321 +1228\.0 +issue +41\.7 +17 +226 +9\.36 +18% mma +valu$'
+  assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +122 +0 +32768 +4 +0 +295 +1148\.0 +issue +22\.3 +17 +215 +7\.65 +11% mma +valu$'
   assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* wmma +51\.6 +0 +81 +33\.93 +52% mma +mma$'
   assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.0 +2 +361 +217\.34 +21% mma +valu$'
   run "$Q" quality sample.hipfb --no-mca
   assert_success
-  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* issue-all +12\.4 +17 +413 +0\.98 +0% mem +valu$'
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* issue +59\.5 +9 +151 +0\.70 +0% mem +lat$'
   assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +3\.1 +2 +96 +4\.25 +0% mem +lat$'
   assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +2\.9 +2 +125 +4\.25 +0% mem +lat$'
 }
 
-@test "attention on gfx942 by llvm-mca: the f16 main loop keeps the matrix pipe below 10 %" {
+@test "attention by llvm-mca: the f16 flash loop keeps the matrix pipe 30-45 % busy on gfx942, 10-20 % on gfx950" {
+  # bounds, not exact figures (llvm-mca's model may change with LLVM); the softmax VALU bound
+  # (docs/kernels-attention.md) is 67 % on gfx942 and half that on gfx950, whose MFMA does twice
+  # the work per pipe cycle, so a share above it is an impossible figure
   command -v llvm-mca-22 || skip "no llvm-mca-22"
   run "$Q" quality att.hipfb --mca-timeout 60
   assert_success
-  share=$(echo "$output" | awk '$1 == "gfx942" && $2 == "attention" && $13 == "mca" { print $14 }')
-  [ -n "$share" ]
-  awk -v s="$share" 'BEGIN { exit !(s > 1 && s < 10) }'
+  s942=$(echo "$output" | awk '$1 == "gfx942" && $2 == "attention" && $13 == "mca" { print $14 }')
+  s950=$(echo "$output" | awk '$1 == "gfx950" && $2 == "attention" && $13 == "mca" { print $14 }')
+  [ -n "$s942" ] && [ -n "$s950" ]
+  awk -v s="$s942" 'BEGIN { exit !(s >= 30 && s <= 45) }'
+  awk -v s="$s950" 'BEGIN { exit !(s >= 10 && s <= 20) }'
 }
 
 @test "one kernel of every family: memory roofline, limiting resource, copies and fills" {

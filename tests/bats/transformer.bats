@@ -99,6 +99,33 @@ for t in json.load(open("b16.json"))["targets"]:
   assert_success
 }
 
+@test "flash attention kernel: 150 and 200 keys (64-key blocks and a partial last one), head 128 with a mask, f16 and bf16" {
+  # docs/kernels-attention.md: 64-key blocks from 128 keys on, the key bound in the last block
+  # only; head 128 f16 with a padding mask; bf16 head 32 (gfx950: the 16x16x32 MFMA)
+  "${GEN[@]}" gpt --seq=150 --hidden=64 --heads=2 --seed=9 > g150.mlir
+  "${GEN[@]}" bert --seq=200 --hidden=128 --heads=1 --mask --dtype=f16 --seed=10 > b200.mlir
+  "${GEN[@]}" gpt --seq=131 --hidden=64 --heads=2 --dtype=bf16 --seed=11 > g131.mlir
+  run "$TOSAC" b200.mlir --offload-arch=gfx942,gfx950,gfx1100 -o b200.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("b200.json"))["targets"]:
+    for k in t["kernels"]:
+        if k["family"] == "attention":
+            print(t["processor"], k["matrix_instruction"], k["tuning"]["block_rows"], k["tuning"]["block_keys"])'
+  assert_output "$(printf '%s\n' 'gfx942 v_mfma_f32_16x16x16_f16 64 64' 'gfx950 v_mfma_f32_16x16x32_f16 64 64' \
+    'gfx1100 v_wmma_f32_16x16x16_f16 16 16')"
+  run "${CHECK[@]}" g150.mlir b200.mlir --targets=gfx942,gfx950,gfx1100,gfx1030
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 8
+  run "${CHECK[@]}" g131.mlir --targets=gfx90a,gfx950
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+  # the harness fails on a wrong reference
+  run "${CHECK[@]}" g150.mlir --targets=gfx942 --corrupt
+  assert_failure
+}
+
 @test "older syntax (2-operand matmul, new_shape, perms operands, shift attributes) fuses the same" {
   "${GEN[@]}" gpt --layers=2 --seq=5 --syntax=old > old.mlir
   "${GEN[@]}" gpt --layers=2 --seq=5 > new.mlir
