@@ -271,10 +271,23 @@ static void fold_anchor(opt_ctx *c, op **readers, op *o) {
   bool shift = any_nonzero(ch.B, ai.C);
   if (!b && !ch.muls) /* a matmul with an add only: nothing for its weights */
     return;
-  const dense_data *nw = ch.muls ? scaled_weight(c, w, &ai, ch.A) : w;
   const dense_data *nb = b ? new_bias(c, b, &ai, &ch) : NULL;
-  if (!nw || (b && !nb))
+  if (b && !nb)
     return;
+  /* Weights a fold made (torch's transposed weights) are scaled where they
+   * are, the last step of the rewrite: the folded graph then holds one copy
+   * of them, not two. */
+  int64_t wn = tensor_numel(&w->type);
+  dense_data *own = ch.muls && w->type.elem == ET_F32 && wn % ai.C == 0
+                        ? opt_exclusive_data(c, wv)
+                        : NULL;
+  const dense_data *nw = own       ? own
+                         : ch.muls ? scaled_weight(c, w, &ai, ch.A)
+                                   : w;
+  if (!nw)
+    return;
+  if (own)
+    scale_f32((uint8_t *)own->bytes, own->bytes, wn / ai.C, &ai, ch.A);
   value **operands = arena_alloc(c->a, sizeof(value *) * (size_t)o->noperands);
   for (int j = 0; j < o->noperands; j++)
     operands[j] = opt_get(c, o->operands[j]);

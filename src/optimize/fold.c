@@ -111,6 +111,11 @@ static void fold_op(opt_ctx *c, op *o, int64_t *live, int64_t budget) {
     return;
   }
   *live += grow;
+  bool fresh = true; /* not a view of an operand's bytes (reshape) */
+  for (int j = 0; j < n; j++)
+    fresh &= d->bytes != in[j]->bytes;
+  if (fresh)
+    opt_note_fresh(c, d);
   for (int j = 0; j < n; j++)
     c->uses[ops[j]->id]--;
   value *k = opt_add_const(c, o, d, o->loc);

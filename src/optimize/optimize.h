@@ -86,11 +86,18 @@ typedef struct opt_ctx {
   int nadded, capadded;
   int64_t const_bytes_input; /* the graph's constant bytes when the stage began
                                 (the growth bound's base) */
+  /* Data buffers the passes allocated (folded constants), which nothing
+   * outside the stage holds: a pass may rewrite one in place when a single
+   * constant owns it (opt_exclusive_data). The frontend's buffers are never
+   * here (another variant of the function may share them). */
+  const uint8_t **fresh;
+  int nfresh, capfresh;
 } opt_ctx;
 
 void opt_ctx_init(opt_ctx *c, graph *g, const opt_options *o, opt_report *rep,
                   diag_sink *d);
-/* Gives back the per-id arrays (the graph keeps everything the passes added). */
+/* Gives back the per-id arrays (the graph keeps everything the passes added).
+ */
 void opt_ctx_free(opt_ctx *c);
 /* The value standing for v now (substitutions followed). */
 value *opt_get(opt_ctx *c, value *v);
@@ -118,6 +125,12 @@ attr *opt_set_attr(opt_ctx *c, op *o, const char *name, attr_kind kind);
 void opt_set_ints(opt_ctx *c, op *o, const char *name, const int64_t *v, int n);
 /* The constant data of v when its defining op is a constant, else NULL. */
 const dense_data *opt_const_data(const value *v);
+/* d's bytes were allocated by a pass for d alone (recorded once). */
+void opt_note_fresh(opt_ctx *c, const dense_data *d);
+/* The data of constant v when the passes allocated it, v is its only holder
+ * (no other constant shares the bytes) and v's one reader may change: safe to
+ * rewrite in place. NULL otherwise. */
+dense_data *opt_exclusive_data(opt_ctx *c, value *v);
 /* Bytes of the constants g holds (a splat counts its one element). */
 int64_t opt_const_bytes(const graph *g);
 /* One line for --emit=partitions under the running pass. */
