@@ -33,6 +33,11 @@ typedef struct opt_options {
   int64_t fold_max_growth; /* percent: folding never grows the graph's constant
                               bytes past this share of what the input held (100
                               = no growth) */
+  /* The graph alone holds its constants' data (no other variant or entry
+   * function of the file shares it): data of constants that die is given back
+   * to the arena at once (large buffers only), so a fold's input does not stay
+   * beside its result. */
+  bool release_dead_constants;
 } opt_options;
 
 /* What the passes did, for --emit=partitions: one line per rewrite. */
@@ -131,6 +136,10 @@ void opt_note_fresh(opt_ctx *c, const dense_data *d);
  * (no other constant shares the bytes) and v's one reader may change: safe to
  * rewrite in place. NULL otherwise. */
 dense_data *opt_exclusive_data(opt_ctx *c, value *v);
+/* With release_dead_constants: constant v, which nothing reads any more
+ * (c->uses), gives its data back now unless another constant shares it (the
+ * op itself stays until commit; nothing reads its data again). */
+void opt_release_if_dead(opt_ctx *c, value *v);
 /* Bytes of the constants g holds (a splat counts its one element). */
 int64_t opt_const_bytes(const graph *g);
 /* One line for --emit=partitions under the running pass. */

@@ -295,6 +295,40 @@ static void mark_live(opt_ctx *c, op **ops, int n, char *live) {
   free(needed);
 }
 
+static bool bytes_shared(const op *const *ops, int n, const uint8_t *bytes,
+                         const op *self);
+
+/* Buffers at least this large have an arena block of their own, which
+ * arena_release can give back. */
+#define OWN_BLOCK_BYTES (256 * 1024)
+
+/* The large data buffers of the constants among ops[0..n) that are not live
+ * (NULL-terminated, malloc'd), read before the op list is compacted. */
+static const uint8_t **dead_data(op **ops, int n, const char *live) {
+  const uint8_t **v = calloc((size_t)n + 1, sizeof *v);
+  int k = 0;
+  for (int i = 0; v && i < n; i++) {
+    const dense_data *d = live[i] || !ops[i]->nresults
+                              ? NULL
+                              : opt_const_data(ops[i]->results[0]);
+    if (d && !d->splat && d->nbytes >= OWN_BLOCK_BYTES)
+      v[k++] = d->bytes;
+  }
+  return v;
+}
+
+/* Gives back a dead constant's buffer unless another constant (but `self`)
+ * shares it. */
+static void release_data(opt_ctx *c, const uint8_t *bytes, const op *self) {
+  if (bytes_shared((const op *const *)c->g->ops, c->g->nops, bytes, self) ||
+      bytes_shared((const op *const *)c->added, c->nadded, bytes, self))
+    return;
+  for (int i = 0; i < c->nfresh; i++)
+    if (c->fresh[i] == bytes)
+      c->fresh[i] = NULL;
+  arena_release(c->a, (void *)bytes);
+}
+
 void opt_commit(opt_ctx *c) {
   graph *g = c->g;
   int n;
@@ -324,8 +358,13 @@ void opt_commit(opt_ctx *c) {
     for (int r = 0; r < o->nresults; r++)
       o->results[r]->id = nv, values[nv++] = o->results[r];
   }
+  const uint8_t **dead =
+      c->o->release_dead_constants ? dead_data(ops, n, live) : NULL;
   free(live);
   g->ops = ops, g->nops = no;
+  for (int i = 0; dead && dead[i]; i++)
+    release_data(c, dead[i], NULL);
+  free(dead);
   g->values = values, g->nvalues = nv;
   /* the context starts over on the rebuilt graph */
   memset(c->subst, 0, sizeof *c->subst * (size_t)c->capids);
@@ -377,4 +416,12 @@ dense_data *opt_exclusive_data(opt_ctx *c, value *v) {
       bytes_shared((const op *const *)c->added, c->nadded, d->bytes, v->def))
     return NULL;
   return (dense_data *)d;
+}
+
+void opt_release_if_dead(opt_ctx *c, value *v) {
+  const dense_data *d = opt_const_data(v);
+  if (c->o->release_dead_constants && d && !d->splat &&
+      d->nbytes >= OWN_BLOCK_BYTES && owned(c, v) && !c->uses[v->id] &&
+      !c->pinned[v->id])
+    release_data(c, d->bytes, v->def);
 }
