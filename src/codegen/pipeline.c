@@ -292,19 +292,21 @@ static bool compile_chunk(const cg_batch *b, cg_chunk *c, cg_thread *t, diag_sin
   cb.tuning_db = b->opt->tuning_db;
   bool ok = build_kernels(&cb, b->g, p, &b->out[c->target], c->first, c->end);
   cg_builder_dispose(&cb);
-  char *err = NULL;
-  if (ok && LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
-    diag_error_noloc(d, "internal error: generated LLVM IR for %s is invalid: %s", p->target->id,
-                     err);
-    ok = false;
-  }
-  LLVMDisposeMessage(err);
   char key[CG_CACHE_KEY_LEN];
   cg_cache *cache = b->opt->cache;
   if (ok && cache) {
     cg_cache_key(b->opt, p->target, need_ir(b->opt), m, key);
     c->cache_hit = cg_cache_get(cache, key, need_ir(b->opt), &c->obj, &c->bitcode);
   }
+  /* A hit's module is the one verified when its entry was written (the key is its bitcode), so
+   * only a module about to be compiled is verified. */
+  char *err = NULL;
+  if (ok && !c->cache_hit && LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
+    diag_error_noloc(d, "internal error: generated LLVM IR for %s is invalid: %s", p->target->id,
+                     err);
+    ok = false;
+  }
+  LLVMDisposeMessage(err);
   c->ms[CG_STAGE_IR] = lap_ms(&lap);
   if (c->cache_hit) {
     LLVMDisposeModule(m);

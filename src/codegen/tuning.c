@@ -5,6 +5,7 @@
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,7 +679,7 @@ static bool rdna_heuristic(const target_info *t, const gemm_problem *pb, const g
   return hb.found;
 }
 
-bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
+static bool heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
   gemm_params P;
   gemm_mma mm;
   char err[256];
@@ -714,6 +715,76 @@ bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, 
   if (hb.found)
     snprintf(cfg, size, "%s", hb.cfg);
   return hb.found;
+}
+
+/* The heuristic's answers, remembered per target and problem: the partitioner asks for every
+ * GEMM's tile (its split-K choice) and the emitter asks again for the same problems, every
+ * compile of the process (the library's clients, tosac-tune) asks for the layers models share.
+ * A pure function of its arguments (no environment, no tuning database), so a table shared by
+ * every thread under a lock; full, it stops remembering. */
+#define HEUR_MEMO_SLOTS 1024
+typedef struct heur_memo {
+  const target_info *t; /* NULL: empty */
+  gemm_problem pb;      /* pb.op points at op below */
+  char op[32];
+  bool found;
+  char cfg[128];
+} heur_memo;
+static heur_memo heur_table[HEUR_MEMO_SLOTS];
+/* heur_same compares every field: a field added to gemm_problem must be added there. */
+_Static_assert(sizeof(gemm_problem) == 80, "gemm_problem changed: update heur_slot and heur_same");
+static pthread_mutex_t heur_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t heur_slot(const target_info *t, const gemm_problem *pb) {
+  uint64_t h = (uint64_t)(uintptr_t)t;
+  int64_t f[] = {pb->batch, pb->m, pb->n, pb->k, pb->in, pb->zero_points, pb->a_contig,
+                 pb->b_contig, pb->b_kcontig, pb->k_run};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+    h = (h ^ (uint64_t)f[i]) * 0x100000001b3ull;
+  for (const char *c = pb->op ? pb->op : ""; *c; c++)
+    h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+  return h % HEUR_MEMO_SLOTS;
+}
+
+static bool heur_same(const heur_memo *e, const target_info *t, const gemm_problem *pb) {
+  const gemm_problem *q = &e->pb;
+  return e->t == t && q->batch == pb->batch && q->m == pb->m && q->n == pb->n && q->k == pb->k &&
+         q->in == pb->in && q->zero_points == pb->zero_points && q->a_contig == pb->a_contig &&
+         q->b_contig == pb->b_contig && q->b_kcontig == pb->b_kcontig && q->k_run == pb->k_run &&
+         !strcmp(e->op, pb->op ? pb->op : "");
+}
+
+bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
+  uint64_t at = heur_slot(t, pb);
+  pthread_mutex_lock(&heur_lock);
+  for (uint64_t i = at, n = 0; n < HEUR_MEMO_SLOTS && heur_table[i].t; i = (i + 1) % HEUR_MEMO_SLOTS, n++)
+    if (heur_same(&heur_table[i], t, pb)) {
+      bool found = heur_table[i].found;
+      if (found)
+        snprintf(cfg, size, "%s", heur_table[i].cfg);
+      pthread_mutex_unlock(&heur_lock);
+      return found;
+    }
+  pthread_mutex_unlock(&heur_lock);
+  heur_memo e = {.t = t, .pb = *pb};
+  e.found = heuristic(t, pb, e.cfg, sizeof e.cfg);
+  if (e.found)
+    snprintf(cfg, size, "%s", e.cfg);
+  const char *op = pb->op ? pb->op : "";
+  if (strlen(op) >= sizeof e.op)
+    return e.found;
+  snprintf(e.op, sizeof e.op, "%s", op);
+  e.pb.op = NULL;
+  pthread_mutex_lock(&heur_lock);
+  for (uint64_t i = at, n = 0; n < HEUR_MEMO_SLOTS; i = (i + 1) % HEUR_MEMO_SLOTS, n++) {
+    if (heur_table[i].t && !heur_same(&heur_table[i], t, pb))
+      continue;
+    if (!heur_table[i].t)
+      heur_table[i] = e;
+    break;
+  }
+  pthread_mutex_unlock(&heur_lock);
+  return e.found;
 }
 
 /* ---------------------------------------------------------------- split-K */

@@ -535,6 +535,9 @@ static bool optimize_units(tosac_result *r, const tosac_options *o, diag_sink *d
   for (int p = 0; p < OPT_NPASSES; p++)
     if (o->pass_set[p])
       oo.enabled[p] = o->pass_set[p] > 0;
+  /* One graph: its constants' data is its own (variants and entry functions share the
+   * frontend's decoded weights) */
+  oo.release_dead_constants = r->nvariants == 1;
   for (int v = 0; v < r->nvariants; v++) {
     r->vreport[v] = arena_alloc(r->a, sizeof(opt_report));
     if (!opt_graph(r->vg[v], &oo, r->vreport[v], d))

@@ -10,6 +10,8 @@
 #include "optimize.h"
 #include "optimize/eval.h"
 
+#include <string.h>
+
 /* The op whose affine epilogue folds, and where its output channel lives. */
 typedef struct anchor_info {
   int axis;      /* of the result */
@@ -189,6 +191,22 @@ static bool find_chain(opt_ctx *c, op **readers, op *o, const anchor_info *ai,
   return ch->nops > 0;
 }
 
+/* f32 weights of C channels x per elements (channel first, or last when
+ * !per_dim0) times A[channel], computed in double and rounded once: what
+ * ev_store(ev_float(w) * A) gives, without the per-element conversions.
+ * dst may be src. */
+static void scale_f32(uint8_t *dst, const uint8_t *src, int64_t per,
+                      const anchor_info *ai, const double *A) {
+  for (int64_t o = 0; o < (ai->per_dim0 ? ai->C : per); o++)
+    for (int64_t i = 0; i < (ai->per_dim0 ? per : ai->C); i++) {
+      int64_t e = o * (ai->per_dim0 ? per : ai->C) + i;
+      float x;
+      memcpy(&x, src + 4 * e, 4);
+      x = (float)((double)x * A[ai->per_dim0 ? o : i]);
+      memcpy(dst + 4 * e, &x, 4);
+    }
+}
+
 /* W scaled per output channel by A, rounded to W's type. */
 static const dense_data *scaled_weight(opt_ctx *c, const dense_data *w,
                                        const anchor_info *ai, const double *A) {
@@ -197,6 +215,10 @@ static const dense_data *scaled_weight(opt_ctx *c, const dense_data *w,
     return NULL;
   dense_data *r = ev_new(c->a, &w->type, false);
   int64_t per = n / ai->C;
+  if (w->type.elem == ET_F32 && !w->splat) {
+    scale_f32((uint8_t *)r->bytes, w->bytes, per, ai, A);
+    return r;
+  }
   for (int64_t e = 0; e < n; e++) {
     int64_t oc = ai->per_dim0 ? e / per : e % ai->C;
     ev_store(r, e, 0, ev_float(w, e) * A[oc]);
@@ -249,10 +271,23 @@ static void fold_anchor(opt_ctx *c, op **readers, op *o) {
   bool shift = any_nonzero(ch.B, ai.C);
   if (!b && !ch.muls) /* a matmul with an add only: nothing for its weights */
     return;
-  const dense_data *nw = ch.muls ? scaled_weight(c, w, &ai, ch.A) : w;
   const dense_data *nb = b ? new_bias(c, b, &ai, &ch) : NULL;
-  if (!nw || (b && !nb))
+  if (b && !nb)
     return;
+  /* Weights a fold made (torch's transposed weights) are scaled where they
+   * are, the last step of the rewrite: the folded graph then holds one copy
+   * of them, not two. */
+  int64_t wn = tensor_numel(&w->type);
+  dense_data *own = ch.muls && w->type.elem == ET_F32 && wn % ai.C == 0
+                        ? opt_exclusive_data(c, wv)
+                        : NULL;
+  const dense_data *nw = own       ? own
+                         : ch.muls ? scaled_weight(c, w, &ai, ch.A)
+                                   : w;
+  if (!nw)
+    return;
+  if (own)
+    scale_f32((uint8_t *)own->bytes, own->bytes, wn / ai.C, &ai, ch.A);
   value **operands = arena_alloc(c->a, sizeof(value *) * (size_t)o->noperands);
   for (int j = 0; j < o->noperands; j++)
     operands[j] = opt_get(c, o->operands[j]);

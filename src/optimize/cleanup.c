@@ -19,6 +19,24 @@ static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n) {
   return h;
 }
 
+/* Constants this large are hashed by a sample of their bytes: the pass runs
+ * every round over tens of megabytes of weights, and equal hashes are
+ * confirmed by comparing every byte anyway. */
+#define DENSE_HASH_WHOLE 4096
+#define DENSE_HASH_SAMPLES 64
+
+static uint64_t dense_hash(uint64_t h, const dense_data *d) {
+  if (d->nbytes <= DENSE_HASH_WHOLE)
+    return hash_bytes(h, d->bytes, d->nbytes);
+  size_t step = (d->nbytes - 8) / (DENSE_HASH_SAMPLES - 1);
+  for (size_t i = 0; i < DENSE_HASH_SAMPLES; i++) {
+    uint64_t x;
+    memcpy(&x, d->bytes + i * step, 8);
+    h = mix(h, x);
+  }
+  return h;
+}
+
 static uint64_t attr_hash(uint64_t h, const attr *a) {
   h = hash_bytes(h, (const uint8_t *)a->name, strlen(a->name));
   h = mix(h, (uint64_t)a->kind);
@@ -30,9 +48,7 @@ static uint64_t attr_hash(uint64_t h, const attr *a) {
     return hash_bytes(h, (const uint8_t *)a->ints,
                       sizeof(int64_t) * (size_t)a->n);
   case ATTR_DENSE:
-    return a->dense ? hash_bytes(mix(h, a->dense->nbytes), a->dense->bytes,
-                                 a->dense->nbytes)
-                    : h;
+    return a->dense ? dense_hash(mix(h, a->dense->nbytes), a->dense) : h;
   default:
     return h; /* floats, strings, types: compared exactly, not hashed */
   }

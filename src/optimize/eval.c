@@ -24,6 +24,17 @@ dense_data *ev_new(arena *a, const tensor_type *t, bool splat) {
   return d;
 }
 
+/* Room for a constant of type t whose every byte the caller writes (not
+ * zeroed: a folded weight transpose writes tens of megabytes once, not twice).
+ */
+static dense_data *ev_new_raw(arena *a, const tensor_type *t) {
+  dense_data *d = arena_alloc(a, sizeof *d);
+  d->type = *t;
+  d->nbytes = (size_t)(tensor_numel(t) * elem_type_bytes(t->elem));
+  d->bytes = arena_alloc_raw(a, d->nbytes ? d->nbytes : 1);
+  return d;
+}
+
 /* v wrapped to the width of t (two's complement, sign-extended). */
 static int64_t wrap(elem_type t, int64_t v) {
   if (t == ET_I1)
@@ -85,8 +96,41 @@ static void row_major(const tensor_type *t, int64_t *st) {
     st[k] = s, s *= t->dims[k];
 }
 
+/* One row of n elements of eb bytes: dst steps ds elements, src ss. Typed
+ * copies for the usual element sizes, so a row costs no call per element. */
+static void copy_row(uint8_t *dst, int64_t ds, const uint8_t *src, int64_t ss,
+                     int64_t n, int eb) {
+  if (ds == 1 && ss == 1) {
+    memcpy(dst, src, (size_t)(n * eb));
+    return;
+  }
+#define COPY_ROW(T)                                                            \
+  for (int64_t i = 0; i < n; i++)                                              \
+    memcpy(dst + i * ds * (int64_t)sizeof(T),                                  \
+           src + i * ss * (int64_t)sizeof(T), sizeof(T));
+  switch (eb) {
+  case 1:
+    COPY_ROW(uint8_t);
+    break;
+  case 2:
+    COPY_ROW(uint16_t);
+    break;
+  case 4:
+    COPY_ROW(uint32_t);
+    break;
+  case 8:
+    COPY_ROW(uint64_t);
+    break;
+  default:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(dst + i * ds * eb, src + i * ss * eb, (size_t)eb);
+  }
+#undef COPY_ROW
+}
+
 /* Copy the elements of box `dims` from src (offset src_base, strides sst) to
- * dst (dst_base, dst row-major strides dst_st); eb bytes each. */
+ * dst (dst_base, dst row-major strides dst_st); eb bytes each. The innermost
+ * dimension is copied as rows, the odometer only walks the outer ones. */
 static void copy_box(uint8_t *dst, int64_t dst_base, const int64_t *dst_st,
                      const uint8_t *src, int64_t src_base, const int64_t *sst,
                      int rank, const int64_t *dims, int eb) {
@@ -95,13 +139,19 @@ static void copy_box(uint8_t *dst, int64_t dst_base, const int64_t *dst_st,
     n *= dims[k];
   if (!n)
     return;
+  if (!rank) {
+    memcpy(dst + dst_base * eb, src + src_base * eb, (size_t)eb);
+    return;
+  }
+  int64_t row = dims[rank - 1], rows = n / row;
   int64_t idx[TOSAC_MAX_RANK] = {0}, offs[2] = {dst_base, src_base};
   int64_t st[2][TOSAC_MAX_RANK];
   memcpy(st[0], dst_st, sizeof(int64_t) * (size_t)rank);
   memcpy(st[1], sst, sizeof(int64_t) * (size_t)rank);
-  for (int64_t i = 0; i < n; i++) {
-    memcpy(dst + offs[0] * eb, src + offs[1] * eb, (size_t)eb);
-    advance(rank, dims, idx, 2, offs, st);
+  for (int64_t i = 0; i < rows; i++) {
+    copy_row(dst + offs[0] * eb, dst_st[rank - 1], src + offs[1] * eb,
+             sst[rank - 1], row, eb);
+    advance(rank - 1, dims, idx, 2, offs, st);
   }
 }
 
@@ -582,7 +632,7 @@ static const dense_data *eval_transpose(arena *a, const op *o,
       return NULL;
     sst[k] = xs[p->ints[k]];
   }
-  dense_data *r = ev_new(a, out, false);
+  dense_data *r = ev_new_raw(a, out);
   copy_box((uint8_t *)r->bytes, 0, dst, x->bytes, 0, sst, out->rank, out->dims,
            elem_type_bytes(out->elem));
   return r;
@@ -604,7 +654,7 @@ static const dense_data *eval_slice(arena *a, const op *o,
       return NULL;
     base += st->ints[k] * xs[k];
   }
-  dense_data *r = ev_new(a, out, false);
+  dense_data *r = ev_new_raw(a, out);
   copy_box((uint8_t *)r->bytes, 0, dst, x->bytes, base, xs, out->rank,
            out->dims, elem_type_bytes(out->elem));
   return r;
@@ -623,7 +673,7 @@ static const dense_data *eval_reverse(arena *a, const op *o,
   row_major(out, dst);
   int64_t base = (out->dims[axis] - 1) * xs[axis];
   xs[axis] = -xs[axis];
-  dense_data *r = ev_new(a, out, false);
+  dense_data *r = ev_new_raw(a, out);
   copy_box((uint8_t *)r->bytes, 0, dst, x->bytes, base, xs, out->rank,
            out->dims, elem_type_bytes(out->elem));
   return r;

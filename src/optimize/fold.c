@@ -111,8 +111,16 @@ static void fold_op(opt_ctx *c, op *o, int64_t *live, int64_t budget) {
     return;
   }
   *live += grow;
+  bool fresh = true; /* not a view of an operand's bytes (reshape) */
+  for (int j = 0; j < n; j++)
+    fresh &= d->bytes != in[j]->bytes;
+  if (fresh)
+    opt_note_fresh(c, d);
   for (int j = 0; j < n; j++)
     c->uses[ops[j]->id]--;
+  for (int j = 0; j < n; j++) /* a weight's transpose: the input goes now */
+    if (d->bytes != in[j]->bytes)
+      opt_release_if_dead(c, ops[j]);
   value *k = opt_add_const(c, o, d, o->loc);
   c->uses[k->id] = c->uses[r->id];
   opt_replace(c, r, k);

@@ -33,6 +33,11 @@ typedef struct opt_options {
   int64_t fold_max_growth; /* percent: folding never grows the graph's constant
                               bytes past this share of what the input held (100
                               = no growth) */
+  /* The graph alone holds its constants' data (no other variant or entry
+   * function of the file shares it): data of constants that die is given back
+   * to the arena at once (large buffers only), so a fold's input does not stay
+   * beside its result. */
+  bool release_dead_constants;
 } opt_options;
 
 /* What the passes did, for --emit=partitions: one line per rewrite. */
@@ -86,11 +91,18 @@ typedef struct opt_ctx {
   int nadded, capadded;
   int64_t const_bytes_input; /* the graph's constant bytes when the stage began
                                 (the growth bound's base) */
+  /* Data buffers the passes allocated (folded constants), which nothing
+   * outside the stage holds: a pass may rewrite one in place when a single
+   * constant owns it (opt_exclusive_data). The frontend's buffers are never
+   * here (another variant of the function may share them). */
+  const uint8_t **fresh;
+  int nfresh, capfresh;
 } opt_ctx;
 
 void opt_ctx_init(opt_ctx *c, graph *g, const opt_options *o, opt_report *rep,
                   diag_sink *d);
-/* Gives back the per-id arrays (the graph keeps everything the passes added). */
+/* Gives back the per-id arrays (the graph keeps everything the passes added).
+ */
 void opt_ctx_free(opt_ctx *c);
 /* The value standing for v now (substitutions followed). */
 value *opt_get(opt_ctx *c, value *v);
@@ -118,6 +130,16 @@ attr *opt_set_attr(opt_ctx *c, op *o, const char *name, attr_kind kind);
 void opt_set_ints(opt_ctx *c, op *o, const char *name, const int64_t *v, int n);
 /* The constant data of v when its defining op is a constant, else NULL. */
 const dense_data *opt_const_data(const value *v);
+/* d's bytes were allocated by a pass for d alone (recorded once). */
+void opt_note_fresh(opt_ctx *c, const dense_data *d);
+/* The data of constant v when the passes allocated it, v is its only holder
+ * (no other constant shares the bytes) and v's one reader may change: safe to
+ * rewrite in place. NULL otherwise. */
+dense_data *opt_exclusive_data(opt_ctx *c, value *v);
+/* With release_dead_constants: constant v, which nothing reads any more
+ * (c->uses), gives its data back now unless another constant shares it (the
+ * op itself stays until commit; nothing reads its data again). */
+void opt_release_if_dead(opt_ctx *c, value *v);
 /* Bytes of the constants g holds (a splat counts its one element). */
 int64_t opt_const_bytes(const graph *g);
 /* One line for --emit=partitions under the running pass. */

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* p (old elements of elem bytes) with room for cap, the new part zeroed. The per-id arrays live
- * outside the arena: they are dropped when the stage ends (opt_ctx_free), not at the compile's
- * end, so a million-op graph does not carry them into partitioning. */
+/* p (old elements of elem bytes) with room for cap, the new part zeroed. The
+ * per-id arrays live outside the arena: they are dropped when the stage ends
+ * (opt_ctx_free), not at the compile's end, so a million-op graph does not
+ * carry them into partitioning. */
 static void *grow_zeroed(void *p, size_t elem, size_t old, size_t cap) {
   char *q = realloc(p, elem * cap);
   if (!q) {
@@ -36,6 +37,8 @@ void opt_ctx_free(opt_ctx *c) {
   free(c->subst);
   free(c->uses);
   free(c->pinned);
+  free(c->fresh);
+  c->fresh = NULL, c->nfresh = c->capfresh = 0;
   c->subst = NULL, c->uses = NULL, c->pinned = NULL;
   c->capids = 0;
 }
@@ -292,6 +295,40 @@ static void mark_live(opt_ctx *c, op **ops, int n, char *live) {
   free(needed);
 }
 
+static bool bytes_shared(const op *const *ops, int n, const uint8_t *bytes,
+                         const op *self);
+
+/* Buffers at least this large have an arena block of their own, which
+ * arena_release can give back. */
+#define OWN_BLOCK_BYTES (256 * 1024)
+
+/* The large data buffers of the constants among ops[0..n) that are not live
+ * (NULL-terminated, malloc'd), read before the op list is compacted. */
+static const uint8_t **dead_data(op **ops, int n, const char *live) {
+  const uint8_t **v = calloc((size_t)n + 1, sizeof *v);
+  int k = 0;
+  for (int i = 0; v && i < n; i++) {
+    const dense_data *d = live[i] || !ops[i]->nresults
+                              ? NULL
+                              : opt_const_data(ops[i]->results[0]);
+    if (d && !d->splat && d->nbytes >= OWN_BLOCK_BYTES)
+      v[k++] = d->bytes;
+  }
+  return v;
+}
+
+/* Gives back a dead constant's buffer unless another constant (but `self`)
+ * shares it. */
+static void release_data(opt_ctx *c, const uint8_t *bytes, const op *self) {
+  if (bytes_shared((const op *const *)c->g->ops, c->g->nops, bytes, self) ||
+      bytes_shared((const op *const *)c->added, c->nadded, bytes, self))
+    return;
+  for (int i = 0; i < c->nfresh; i++)
+    if (c->fresh[i] == bytes)
+      c->fresh[i] = NULL;
+  arena_release(c->a, (void *)bytes);
+}
+
 void opt_commit(opt_ctx *c) {
   graph *g = c->g;
   int n;
@@ -321,11 +358,70 @@ void opt_commit(opt_ctx *c) {
     for (int r = 0; r < o->nresults; r++)
       o->results[r]->id = nv, values[nv++] = o->results[r];
   }
+  const uint8_t **dead =
+      c->o->release_dead_constants ? dead_data(ops, n, live) : NULL;
   free(live);
   g->ops = ops, g->nops = no;
+  for (int i = 0; dead && dead[i]; i++)
+    release_data(c, dead[i], NULL);
+  free(dead);
   g->values = values, g->nvalues = nv;
   /* the context starts over on the rebuilt graph */
   memset(c->subst, 0, sizeof *c->subst * (size_t)c->capids);
   c->nids = nv;
   c->nadded = c->nadded_values = 0;
+}
+
+void opt_note_fresh(opt_ctx *c, const dense_data *d) {
+  if (d->splat)
+    return;
+  if (c->nfresh == c->capfresh) {
+    int cap = c->capfresh ? 2 * c->capfresh : 16;
+    c->fresh = grow_zeroed(c->fresh, sizeof *c->fresh, (size_t)c->capfresh,
+                           (size_t)cap);
+    c->capfresh = cap;
+  }
+  c->fresh[c->nfresh++] = d->bytes;
+}
+
+/* Constants of ops (regions included) whose data is bytes, besides `self`. */
+static bool bytes_shared(const op *const *ops, int n, const uint8_t *bytes,
+                         const op *self) {
+  for (int i = 0; i < n; i++) {
+    const op *o = ops[i];
+    const dense_data *d =
+        o == self || !o->nresults ? NULL : opt_const_data(o->results[0]);
+    if (d && d->bytes == bytes)
+      return true;
+    for (int r = 0; r < (int)o->nregions; r++) {
+      const graph *rg = op_regions(o)[r];
+      if (bytes_shared((const op *const *)rg->ops, rg->nops, bytes, self))
+        return true;
+    }
+  }
+  return false;
+}
+
+dense_data *opt_exclusive_data(opt_ctx *c, value *v) {
+  v = opt_get(c, v);
+  const dense_data *d = opt_const_data(v);
+  if (!d || d->splat || !owned(c, v) || c->uses[v->id] != 1 || c->pinned[v->id])
+    return NULL;
+  bool fresh = false;
+  for (int i = 0; i < c->nfresh && !fresh; i++)
+    fresh = c->fresh[i] == d->bytes;
+  if (!fresh ||
+      bytes_shared((const op *const *)c->g->ops, c->g->nops, d->bytes,
+                   v->def) ||
+      bytes_shared((const op *const *)c->added, c->nadded, d->bytes, v->def))
+    return NULL;
+  return (dense_data *)d;
+}
+
+void opt_release_if_dead(opt_ctx *c, value *v) {
+  const dense_data *d = opt_const_data(v);
+  if (c->o->release_dead_constants && d && !d->splat &&
+      d->nbytes >= OWN_BLOCK_BYTES && owned(c, v) && !c->uses[v->id] &&
+      !c->pinned[v->id])
+    release_data(c, d->bytes, v->def);
 }
