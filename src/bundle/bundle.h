@@ -44,20 +44,6 @@ bool bnd_ccob_header(const uint8_t *data, size_t size, bnd_ccob_info *info, char
 uint8_t *bnd_decompress(const uint8_t *data, size_t size, size_t *out_size, bnd_ccob_info *info,
                         char *err, size_t errsize);
 
-/* ---------------------------------------------------------------- digest.c */
-/* SHA-256 (FIPS 180-4) fed in pieces, behind bnd_digest and bnd_digest_pieces: the processor's
- * SHA extensions where it has them, else portable code (`portable` set after init forces it). */
-typedef struct bnd_sha256 {
-  uint32_t h[8];
-  uint8_t buf[64];
-  size_t nbuf;
-  uint64_t bytes;
-  bool portable;
-} bnd_sha256;
-void bnd_sha256_init(bnd_sha256 *c);
-void bnd_sha256_update(bnd_sha256 *c, const void *data, size_t n);
-void bnd_sha256_final(bnd_sha256 *c, uint8_t out[32]);
-
 /* ---------------------------------------------------------------- host_text.c */
 /* The fixed parts of --emit=host output, with PFX / UPFX replaced by prefix / upper: the helpers
  * (after the types and tables of host_emit.c) and the public API (after the target table). */

@@ -2,7 +2,6 @@
  * truncated, garbage, overlapping and overflowing inputs (each must fail with a message). */
 #include "bundle/bundle.h"
 
-#include <sha2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -306,41 +305,6 @@ static void malformed_inputs(void) {
   free(good);
 }
 
-/* bnd_sha256 (SHA-NI where the processor has it, and the portable code) against libmd's
- * SHA-256: every length from 0 to 300 bytes fed whole and in uneven pieces, and 1 MiB + 7. */
-static void sha256_matches_libmd(void) {
-  size_t big = (1 << 20) + 7;
-  uint8_t *data = malloc(big);
-  for (size_t i = 0; i < big; i++)
-    data[i] = (uint8_t)rng();
-  for (size_t len = 0; len <= big; len = len < 300 ? len + 1 : big + 1) {
-    uint8_t want[SHA256_DIGEST_LENGTH];
-    SHA2_CTX md;
-    SHA256Init(&md);
-    SHA256Update(&md, data, len);
-    SHA256Final(want, &md);
-    for (int portable = 0; portable < 2; portable++)
-      for (size_t step = 1; step <= 129; step += 64) { /* bytes per update: 1, 65, 129 */
-        bnd_sha256 c;
-        uint8_t got[32];
-        bnd_sha256_init(&c);
-        c.portable = portable;
-        for (size_t at = 0; at < len; at += step)
-          bnd_sha256_update(&c, data + at, len - at < step ? len - at : step);
-        bnd_sha256_final(&c, got);
-        CHECK(!memcmp(got, want, 32), "SHA-256 of %zu bytes (%s, %zu per update) differs from libmd's",
-              len, portable ? "portable" : "default", step);
-      }
-  }
-  char hex[SHA256_DIGEST_STRING_LENGTH], spelled[BND_DIGEST_SIZE], want[BND_DIGEST_SIZE];
-  bnd_digest("abc", 3, spelled);
-  SHA256Data((const uint8_t *)"abc", 3, hex);
-  snprintf(want, sizeof want, "sha256:%s", hex);
-  CHECK(!strcmp(spelled, want) && !strcmp(spelled + 7, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        "bnd_digest(\"abc\") is %s", spelled);
-  free(data);
-}
-
 static void builder_limits(void) {
   bnd_entry e = {0};
   memset(e.id, 'x', sizeof e.id); /* no terminating NUL */
@@ -512,7 +476,6 @@ int main(int argc, char **argv) {
     check_against_bundler(&cases[i]);
   malformed_inputs();
   builder_limits();
-  sha256_matches_libmd();
   for (int i = 0; i < 8; i++) {
     char p[512];
     snprintf(p, sizeof p, "%s/in%d.bin", tmpdir, i);
