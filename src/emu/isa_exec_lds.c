@@ -74,6 +74,8 @@ static void ds_write(isa_wave *w, const isa_inst *in) {
       }
     }
   }
+  /* LDS writes count in lgkmcnt (dscnt) too: a wait for N leaves the newest N outstanding. */
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, 0, 0);
 }
 
 static void ds_read(isa_wave *w, const isa_inst *in) {

@@ -465,6 +465,7 @@ const isa_opdef isa_ops_salu[] = {
      * the emulator does not model: denormal flushing and rounding modes). */
     {"s_nop", s_nothing, 0, 0, 0},
     {"buffer_gl0_inv", s_nothing, 0, 0, 0},
+    {"global_inv", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
     {"buffer_gl1_inv", s_nothing, 0, 0, 0},
     {"buffer_wbinvl1_vol", s_nothing, 0, 0, 0},
     {"s_clause", s_nothing, 0, 0, 0},

@@ -504,6 +504,15 @@ static uint32_t ffbh_i(uint32_t a) {
 #define I24(x) ((int32_t)((x) << 8) >> 8)
 
 OP_U32(v_mov_b32, a)
+/* Bit i of the result is bit (a_i << 2 | b_i << 1 | c_i) of the bitop3 truth table. */
+static uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, unsigned table) {
+  uint32_t r = 0;
+  for (unsigned k = 0; k < 8; k++)
+    if (table >> k & 1)
+      r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
+  return r;
+}
+OP_U32(v_bitop3_b32, bitop3(a, b, c, (unsigned)in->offset))
 OP_U32(v_not_b32, ~a)
 OP_U32(v_bfrev_b32, isa_brev32(a))
 OP_U32(v_ffbh_u32, a ? (uint32_t)__builtin_clz(a) : ~0u)
@@ -1097,6 +1106,10 @@ const isa_opdef isa_ops_valu[] = {
     {"v_cvt_i32_f64", v_cvt_i32_f64, 0, 0, 0},
     {"v_cvt_u32_f64", v_cvt_u32_f64, 0, 0, 0},
     {"v_mov_b32", v_mov_b32, 0, 0, 0},
+    {"v_accvgpr_write_b32", v_mov_b32, 0, 0, 0},
+    {"v_accvgpr_read_b32", v_mov_b32, 0, 0, 0},
+    {"v_accvgpr_mov_b32", v_mov_b32, 0, 0, 0},
+    {"v_bitop3_b32", v_bitop3_b32, 0, 0, 0},
     {"v_mov_b64", v_mov_b64, 0, 0, 0},
     {"v_not_b32", v_not_b32, 0, 0, 0},
     {"v_bfrev_b32", v_bfrev_b32, 0, 0, 0},

@@ -59,6 +59,9 @@ enum {
   IF_SDWA = 4,
   IF_DPP = 8,
   IF_CMPX = 16, /* v_cmpx: the compare result becomes EXEC */
+  IF_OFFEN = 32, /* MUBUF: the VGPR address holds an offset (after the index with idxen) */
+  IF_IDXEN = 64, /* MUBUF: the VGPR address holds an index */
+  IF_RETURN = 128, /* atomics: the old value is returned (glc, sc0, th:TH_ATOMIC_RETURN) */
 };
 
 struct isa_inst {
@@ -77,6 +80,8 @@ struct isa_inst {
   uint16_t dpp_ctrl;
   uint8_t row_mask, bank_mask, dpp_src;
   bool bound_ctrl, fetch_inactive;
+  uint8_t cbsz, abid, blgp; /* MFMA modifiers */
+  const char *intrinsic;    /* MFMA/WMMA: the LLVM intrinsic matrix.c knows it by */
   isa_inst *dual;       /* VOPD: the second half */
 };
 
@@ -121,7 +126,12 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
 
 /* The opcode tables of each executor file, NULL-name terminated. */
-extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[];
+extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[], isa_ops_matrix[];
+/* isa_exec_matrix.c: MFMA and WMMA (v_mfma_*, v_wmma_*) share one opdef; the decoder asks
+ * isa_matrix_resolve for the intrinsic of the mnemonic on the processor (the target's matrix
+ * table), false + message if the emulator does not know it. */
+extern const isa_opdef isa_matrix_def;
+bool isa_matrix_resolve(const char *processor, const char *kernel, isa_inst *in, char *err, size_t errsize);
 /* isa_opdef.arg2 values the decoder acts on. */
 enum { ISA_BRANCH = 100, ISA_TEXT_OPERANDS = 101 /* operands are scheduling text, not read */ };
 /* Compares (v_cmp_<cond>_<type>, v_cmpx_...) are decoded from their name: sets in->fn and
