@@ -504,6 +504,15 @@ static uint32_t ffbh_i(uint32_t a) {
 #define I24(x) ((int32_t)((x) << 8) >> 8)
 
 OP_U32(v_mov_b32, a)
+/* Lanes below this one whose bit is set in the mask's low (lo) or high (hi) 32 bits, plus c. */
+static void v_mbcnt(isa_wave *w, const isa_inst *in) {
+  const int s0 = 1;
+  bool hi = in->def->arg;
+  LANES uint64_t below = (1ull << l) - 1;
+  uint32_t part = hi ? (uint32_t)(below >> 32) : (uint32_t)below;
+  isa_wr(w, &in->o[0], l, (uint32_t)__builtin_popcount(A & part) + B);
+  END
+}
 /* Bit i of the result is bit (a_i << 2 | b_i << 1 | c_i) of the bitop3 truth table. */
 static uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, unsigned table) {
   uint32_t r = 0;
@@ -1106,6 +1115,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_cvt_i32_f64", v_cvt_i32_f64, 0, 0, 0},
     {"v_cvt_u32_f64", v_cvt_u32_f64, 0, 0, 0},
     {"v_mov_b32", v_mov_b32, 0, 0, 0},
+    {"v_mbcnt_lo_u32_b32", v_mbcnt, 0, 0, 0},
+    {"v_mbcnt_hi_u32_b32", v_mbcnt, 0, 1, 0},
     {"v_accvgpr_write_b32", v_mov_b32, 0, 0, 0},
     {"v_accvgpr_read_b32", v_mov_b32, 0, 0, 0},
     {"v_accvgpr_mov_b32", v_mov_b32, 0, 0, 0},

@@ -161,6 +161,9 @@ typedef struct isa_lds_owner {
   uint16_t writer; /* wave id + 1, 0: never written */
   uint32_t write_epoch, read_epoch;
   uint32_t readers; /* waves (bit = id mod 32) that read it in read_epoch */
+  uint8_t wbytes, rbytes; /* bytes of the dword the writer wrote / the readers read (bit = byte) */
+  uint8_t cbytes;         /* bytes two waves wrote with different values in one interval */
+  uint16_t rival;         /* the other of those waves + 1 */
 } isa_lds_owner;
 
 struct isa_wave {
