@@ -1222,6 +1222,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_subrev_co_ci_u32", carry_op, 0, 2, 1},
     {"v_mad_u64_u32", v_mad_u64_u32, 0, 0, 0},
     {"v_mad_i64_i32", v_mad_i64_i32, 0, 0, 0},
+    {"v_mad_co_u64_u32", v_mad_u64_u32, 0, 0, 0},
+    {"v_mad_co_i64_i32", v_mad_i64_i32, 0, 0, 0},
     {"v_cndmask_b32", v_cndmask_b32, 0, 0, 0},
     {"v_cndmask_b16", v_cndmask_b16, 0, 0, 0},
     {"v_readfirstlane_b32", v_readfirstlane_b32, 0, 0, 0},
