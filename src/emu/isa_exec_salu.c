@@ -390,6 +390,7 @@ const isa_opdef isa_ops_salu[] = {
     {"s_cmov_b64", s_cmov64, 0, 0, 0},
     {"s_movk_i32", s_movk, 0, 0, 0},
     {"s_addk_i32", s_addk, 0, 0, 0},
+    {"s_addk_co_i32", s_addk, 0, 0, 0},
     {"s_mulk_i32", s_mulk, 0, 0, 0},
     {"s_cmovk_i32", s_cmovk, 0, 0, 0},
     {"s_cmp_eq_i32", s_cmp_i32, 0, C_EQ, 0},

@@ -153,6 +153,8 @@ static float minimumf(float a, float b) {
 OP_F32(v_maximum_f32, 2, maximumf(a, b))
 OP_F32(v_minimum_f32, 2, minimumf(a, b))
 OP_F32(v_maximum3_f32, 3, maximumf(maximumf(a, b), c))
+OP_F32(v_minimummaximum_f32, 3, maximumf(minimumf(a, b), c))
+OP_F32(v_maximumminimum_f32, 3, minimumf(maximumf(a, b), c))
 OP_F32(v_minimum3_f32, 3, minimumf(minimumf(a, b), c))
 OP_F32(v_add_f32, 2, a + b)
 OP_F32(v_sub_f32, 2, a - b)
@@ -362,6 +364,8 @@ static void v_frexp_exp_i32_f64(isa_wave *w, const isa_inst *in) {
 OP_F16(v_maximum_f16, 2, maximumf((float)a, (float)b))
 OP_F16(v_minimum_f16, 2, minimumf((float)a, (float)b))
 OP_F16(v_maximum3_f16, 3, maximumf(maximumf((float)a, (float)b), (float)c))
+OP_F16(v_minimummaximum_f16, 3, maximumf(minimumf((float)a, (float)b), (float)c))
+OP_F16(v_maximumminimum_f16, 3, minimumf(maximumf((float)a, (float)b), (float)c))
 OP_F16(v_minimum3_f16, 3, minimumf(minimumf((float)a, (float)b), (float)c))
 static double med3d(double a, double b, double c) { return fmax(fmin(a, b), fmin(fmax(a, b), c)); }
 OP_F16(v_add_f16, 2, a + b)
@@ -522,6 +526,7 @@ static uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, unsigned table) {
   return r;
 }
 OP_U32(v_bitop3_b32, bitop3(a, b, c, (unsigned)in->offset))
+OP_U16(v_bitop3_b16, bitop3(a, b, c, (unsigned)in->offset))
 OP_U32(v_not_b32, ~a)
 OP_U32(v_bfrev_b32, isa_brev32(a))
 OP_U32(v_ffbh_u32, a ? (uint32_t)__builtin_clz(a) : ~0u)
@@ -1121,6 +1126,13 @@ const isa_opdef isa_ops_valu[] = {
     {"v_accvgpr_read_b32", v_mov_b32, 0, 0, 0},
     {"v_accvgpr_mov_b32", v_mov_b32, 0, 0, 0},
     {"v_bitop3_b32", v_bitop3_b32, 0, 0, 0},
+    {"v_bitop3_b16", v_bitop3_b16, 0, 0, 0},
+    {"v_minimummaximum_f32", v_minimummaximum_f32, 0, 0, 0},
+    {"v_maximumminimum_f32", v_maximumminimum_f32, 0, 0, 0},
+    {"v_minimummaximum_f16", v_minimummaximum_f16, 0, 0, 0},
+    {"v_maximumminimum_f16", v_maximumminimum_f16, 0, 0, 0},
+    {"v_min_num_f64", v_min_f64, 0, 0, 0},
+    {"v_max_num_f64", v_max_f64, 0, 0, 0},
     {"v_mov_b64", v_mov_b64, 0, 0, 0},
     {"v_not_b32", v_not_b32, 0, 0, 0},
     {"v_bfrev_b32", v_bfrev_b32, 0, 0, 0},

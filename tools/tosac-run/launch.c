@@ -302,6 +302,8 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code
   long cap;
   if (!max_iterations(&cap, err, errsize))
     return false;
+  if (!run_check_launch_order(t, err, errsize))
+    return false;
   double t0 = now_ms();
   char sub[1024];
   /* A graph whose results are views of its inputs has only copy nodes and no kernel: there
