@@ -117,10 +117,12 @@ static void global_store(isa_wave *w, const isa_inst *in) {
     uint8_t *p = isa_mem(w, in, addr, (uint64_t)size, true, l);
     if (!p)
       return;
-    for (int i = 0; i < (size + 3) / 4; i++) {
-      uint32_t x = store_word(w, in, data, l, i);
-      memcpy(p + 4 * i, &x, size < 4 ? (size_t)size : 4);
-    }
+    uint32_t x[4];
+    for (int i = 0; i < (size + 3) / 4; i++)
+      x[i] = store_word(w, in, data, l, i);
+    if (!isa_global_written(w, in, addr, (uint64_t)size, x, l))
+      return;
+    memcpy(p, x, (size_t)size);
   }
   pend_store(w, in);
 }
@@ -221,6 +223,8 @@ static void buffer_store(isa_wave *w, const isa_inst *in) {
       if (!p)
         return;
       uint32_t x = store_word(w, in, &in->o[0], l, i);
+      if (!isa_global_written(w, in, (uint64_t)(uintptr_t)p, (uint64_t)chunk, &x, l))
+        return;
       memcpy(p, &x, (size_t)chunk);
     }
   }

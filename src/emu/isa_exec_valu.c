@@ -1026,6 +1026,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_mad_f32", v_mad_f32, 0, 0, 0},
     {"v_min3_f32", v_min3_f32, 0, 0, 0},
     {"v_max3_f32", v_max3_f32, 0, 0, 0},
+    {"v_max3_num_f32", v_max3_f32, 0, 0, 0},
+    {"v_min3_num_f32", v_min3_f32, 0, 0, 0},
     {"v_med3_f32", v_med3_f32, 0, 0, 0},
     {"v_exp_f32", v_exp_f32, 0, 0, 0},
     {"v_log_f32", v_log_f32, 0, 0, 0},

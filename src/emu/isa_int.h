@@ -184,6 +184,12 @@ struct isa_wave {
   uint32_t mode; /* MODE register: round [3:0], denorm [7:4] */
 };
 
+/* Who wrote each global dword in this launch, per launch buffer (allocated on the first store,
+ * zero pages until touched): (work-group linear id + 1) << 4 | the bytes it wrote. */
+typedef struct isa_written {
+  uint32_t **map; /* one per buffer of the launch, NULL until a store reaches it */
+} isa_written;
+
 /* A work-group in flight: shared by its waves. */
 struct isa_group {
   const isa_module *m;
@@ -195,6 +201,8 @@ struct isa_group {
   isa_lds_owner *owner; /* per LDS dword */
   uint32_t epoch;       /* barrier intervals passed, from 1 */
   uint64_t dispatch_ptr, queue_ptr;
+  isa_written *written;
+  uint32_t linear; /* work-group linear id */
   char *err;
   size_t errsize;
   bool failed;
@@ -293,6 +301,10 @@ static inline void isa_wr64(isa_wave *w, const isa_opnd *o, int l, uint64_t x) {
 /* Memory of the launch: [addr, addr + size) must lie in a bound buffer, the kernarg segment, the
  * dispatch packet or the code object; NULL (and a fault) otherwise. */
 void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, bool store, int lane);
+/* A non-atomic global store of `size` bytes of `data` at addr (inside a launch buffer): false
+ * (and a fault) when another work-group of the launch wrote one of these bytes with a different
+ * value (a cross-work-group write race; rewriting the same value is not one). */
+bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, const void *data, int lane);
 /* A vector-memory load (its o[0] is the destination). */
 bool isa_is_vector_load(const isa_inst *in);
 /* Record an outstanding load writing registers [reg, reg + n) of kind, counted by counter. */

@@ -289,3 +289,18 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_failure 1
   assert_output --regexp "^error: kernel buffer, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(buffer_load_b64\): lane 15 loads 4 bytes at 0x[0-9a-f]+, outside every buffer of the launch$"
 }
+
+@test "planted fault: two work-groups of one launch write the same global bytes without atomics" {
+  assemble "$DATA/wgstore_gfx90a.s" gfx90a "$T/wg.co"
+  run "$ISA" "$T/wg.co" gfx90a wgstore 192 64 3
+  assert_success
+  assert_line "out[63] = 63"
+  assert_line "out[64] = 1000"
+  assert_line "out[191] = 2063"
+  # every group on the first 64 words: the second group to store is reported
+  sed 's/s_lshl_b32 s7, s2, 8/s_mov_b32 s7, 0/' "$DATA/wgstore_gfx90a.s" > "$T/wgsame.s"
+  assemble "$T/wgsame.s" gfx90a "$T/wgsame.co"
+  TOSAC_RUN_THREADS=1 run "$ISA" "$T/wgsame.co" gfx90a wgstore 192 64 3
+  assert_failure 1
+  assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
+}
