@@ -209,3 +209,17 @@ void emu_free(emu_module *m) {
   free(m->isa);
   free(m);
 }
+
+uint64_t emu_hidden_arg(const char *kind, const uint32_t grid[3], const uint32_t block[3]) {
+  static const char *const dims = "xyz";
+  for (int d = 0; d < 3; d++) {
+    char name[40];
+    snprintf(name, sizeof name, "hidden_block_count_%c", dims[d]);
+    if (!strcmp(kind, name))
+      return grid[d];
+    snprintf(name, sizeof name, "hidden_group_size_%c", dims[d]);
+    if (!strcmp(kind, name))
+      return block[d];
+  }
+  return strcmp(kind, "hidden_grid_dims") ? 0 : 3; /* remainders, offsets, pointers: 0 */
+}

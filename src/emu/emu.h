@@ -49,6 +49,10 @@ emu_module *emu_load_code(const uint8_t *elf, size_t size, const emu_target *t, 
  * a check fires (out-of-bounds global or LDS access, partial-wave collective, divergent barrier). */
 bool emu_run(emu_module *m, const emu_launch *l, char *err, size_t errsize);
 void emu_free(emu_module *m);
+/* The value the HIP runtime puts in a hidden kernel argument of that kind ("hidden_block_count_x",
+ * "hidden_group_size_y", "hidden_grid_dims", ...; AMDGPU.md 2.6) for a launch of grid x block
+ * (whole groups: remainders 0; 3-D dispatch); 0 for kinds without a runtime value. */
+uint64_t emu_hidden_arg(const char *kind, const uint32_t grid[3], const uint32_t block[3]);
 /* true if the module has a kernel of that name (libtosac-hipemu's hipModuleGetFunction). */
 bool emu_has_kernel(const emu_module *m, const char *name);
 

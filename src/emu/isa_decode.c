@@ -29,7 +29,7 @@ static int cmp_def(const void *a, const void *b) {
   return strcmp((*(const isa_opdef *const *)a)->name, (*(const isa_opdef *const *)b)->name);
 }
 static void build_index(void) {
-  const isa_opdef *tables[] = {isa_ops_salu, isa_ops_valu, isa_ops_mem, isa_ops_lds};
+  const isa_opdef *tables[] = {isa_ops_salu, isa_ops_valu, isa_ops_mem, isa_ops_lds, isa_ops_matrix};
   enum { NTABLES = sizeof tables / sizeof tables[0] };
   int n = 0;
   for (int t = 0; t < NTABLES; t++)
@@ -350,6 +350,20 @@ static bool parse_modifier(const char *tok, isa_inst *in, int *sdwa_sel, int *ds
     in->offset = strtoll(v, NULL, 0);
   } else if (!strcmp(name, "offset1")) {
     in->offset1 = strtoll(v, NULL, 0);
+  } else if (!strcmp(name, "glc") || !strcmp(name, "sc0") || !strcmp(v, "TH_ATOMIC_RETURN")) {
+    in->flags |= IF_RETURN; /* on loads and stores a cache policy, which the emulator ignores */
+  } else if (!strcmp(name, "offen")) {
+    in->flags |= IF_OFFEN;
+  } else if (!strcmp(name, "idxen")) {
+    in->flags |= IF_IDXEN;
+  } else if (!strcmp(name, "cbsz")) {
+    in->cbsz = (uint8_t)atoi(v);
+  } else if (!strcmp(name, "abid")) {
+    in->abid = (uint8_t)atoi(v);
+  } else if (!strcmp(name, "blgp")) {
+    in->blgp = (uint8_t)atoi(v);
+  } else if (!strcmp(name, "bitop3")) { /* v_bitop3's truth table */
+    in->offset = strtoll(v, NULL, 0);
   } else if (!strcmp(name, "clamp")) {
     in->flags |= IF_CLAMP;
   } else if (!strcmp(name, "mul")) {
@@ -518,6 +532,8 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
   const isa_opdef *def = isa_find_op(name);
   if (!def && !strncmp(name, "v_cmp", 5) && isa_valu_cmp(name, in))
     def = &isa_cmp_def;
+  if (!def && (!strncmp(name, "v_mfma_", 7) || !strncmp(name, "v_wmma_", 7)))
+    def = &isa_matrix_def;
   if (!def) {
     snprintf(err, errsize, "kernel %s: instruction %s is not implemented by the emulator", kernel, text);
     return false;
@@ -525,7 +541,7 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
   in->def = def;
   if (def != &isa_cmp_def)
     in->fn = def->fn;
-  in->mnemonic = def == &isa_cmp_def ? strdup(name) : def->name;
+  in->mnemonic = def == &isa_cmp_def || def == &isa_matrix_def ? strdup(name) : def->name;
   optype ty;
   last_type(name, &ty.width, &ty.flt, &ty.sgn);
   char *tok[24];
@@ -663,6 +679,8 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize) 
     in->size = (uint8_t)len;
     index_of[off / 4] = k->ninsts;
     ok = decode_text(text, in, err, errsize, k->name);
+    if (ok && in->def == &isa_matrix_def)
+      ok = isa_matrix_resolve(m->target.processor, k->name, in, err, errsize);
     for (isa_inst *h = in; ok && h; h = h->dual) {
       h->pc = in->pc;
       for (int i = 0; i < h->nops; i++)

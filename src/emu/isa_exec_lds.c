@@ -1,10 +1,11 @@
 /* isa_exec_lds.c: LDS (DS) instructions and the cross-wave LDS race check. Addresses are VGPR +
  * offset inside the kernel's group segment (the descriptor's size; an access beyond it is an
  * error). Results are delivered at issue and wait on lgkmcnt like scalar loads (ISA.md §3.6).
- * Race check: per LDS dword the last writing wave and the barrier interval ("epoch") it wrote
- * in, and the waves that read it in the current interval; two different waves touching the same
- * dword in one interval where one writes is reported (read-after-write, write-after-read,
- * write-after-write). */
+ * Race check: per LDS dword the last writing wave, the bytes it wrote and the barrier interval
+ * ("epoch") it wrote in, and the waves that read it in the current interval with the bytes they
+ * read; two different waves touching the same bytes in one interval where one writes is reported
+ * (read-after-write, write-after-read), and bytes two waves wrote with different values in one
+ * interval are reported when read (write-after-write). */
 #include "isa_int.h"
 
 #include <string.h>
@@ -14,8 +15,11 @@
   for (uint64_t m_ = isa_exec(w); m_; m_ &= m_ - 1)                                               \
     for (int l = __builtin_ctzll(m_), once_ = 1; once_; once_ = 0)
 
-/* Bytes [off, off + size) of the group segment, checked and race-checked; NULL after a fault. */
-static uint8_t *lds_at(isa_wave *w, const isa_inst *in, uint64_t off, int size, bool store, int lane) {
+/* Bytes [off, off + size) of the group segment, checked and race-checked; NULL after a fault.
+ * A store passes its data: rewriting bytes another wave wrote with the value they hold is not
+ * reported (tiles whose elements several work-items load redundantly). */
+static uint8_t *lds_at(isa_wave *w, const isa_inst *in, uint64_t off, int size, const void *data, int lane) {
+  bool store = data != NULL;
   isa_group *g = w->g;
   if (off + (uint64_t)size > (uint64_t)g->lds_size) {
     isa_fault(w, in, "lane %d %s %d bytes at LDS offset %llu, beyond the kernel's %lld bytes of LDS", lane,
@@ -25,24 +29,42 @@ static uint8_t *lds_at(isa_wave *w, const isa_inst *in, uint64_t off, int size, 
   for (uint64_t d = off / 4; d <= (off + (uint64_t)size - 1) / 4; d++) {
     isa_lds_owner *o = &g->owner[d];
     uint32_t me = 1u << (w->id & 31);
-    if (o->write_epoch == g->epoch && o->writer != w->id + 1 && o->writer) {
-      isa_fault(w, in, "LDS race: lane %d %s LDS offset %llu, which wave %d wrote without an s_barrier between",
-                lane, store ? "overwrites" : "reads", (unsigned long long)(d * 4), o->writer - 1);
+    /* the bytes of this dword the access touches: waves may share a dword in disjoint bytes */
+    uint64_t lo = d * 4 > off ? d * 4 : off, hi = d * 4 + 4 < off + (uint64_t)size ? d * 4 + 4 : off + (uint64_t)size;
+    uint8_t bytes = (uint8_t)(((1u << (hi - lo)) - 1) << (lo - d * 4));
+    bool other_writer = o->write_epoch == g->epoch && o->writer != w->id + 1 && o->writer;
+    if (!store && (o->cbytes & bytes)) {
+      isa_fault(w, in, "LDS race: lane %d reads LDS offset %llu, which waves %d and %d wrote without an s_barrier between",
+                lane, (unsigned long long)(d * 4), o->rival - 1, o->writer - 1);
+      return NULL;
+    }
+    if (!store && other_writer && (o->wbytes & bytes)) {
+      isa_fault(w, in, "LDS race: lane %d reads LDS offset %llu, which wave %d wrote without an s_barrier between",
+                lane, (unsigned long long)(d * 4), o->writer - 1);
       return NULL;
     }
     if (store) {
       uint32_t others = o->read_epoch == g->epoch ? o->readers & ~me : 0;
-      if (others) {
+      if (others && (o->rbytes & bytes)) {
         isa_fault(w, in, "LDS race: lane %d overwrites LDS offset %llu, which wave %d read without an s_barrier between",
                   lane, (unsigned long long)(d * 4), __builtin_ctz(others));
         return NULL;
       }
+      /* Two waves writing different values in one interval leave the bytes undefined: reported
+       * when read (a slot that collects masked elements and is never read is fine). */
+      o->cbytes &= (uint8_t)~bytes;
+      if (other_writer && (o->wbytes & bytes) && memcmp(g->lds + off, data, (size_t)size)) {
+        o->cbytes |= o->wbytes & bytes;
+        o->rival = o->writer;
+      }
+      o->wbytes = other_writer || o->write_epoch != g->epoch ? bytes : (uint8_t)(o->wbytes | bytes);
       o->writer = (uint16_t)(w->id + 1);
       o->write_epoch = g->epoch;
     } else {
       if (o->read_epoch != g->epoch)
-        o->readers = 0, o->read_epoch = g->epoch;
+        o->readers = 0, o->rbytes = 0, o->read_epoch = g->epoch;
       o->readers |= me;
+      o->rbytes |= bytes;
     }
   }
   return g->lds + off;
@@ -59,21 +81,20 @@ static void ds_write(isa_wave *w, const isa_inst *in) {
     uint32_t addr = isa_reg32(w, &in->o[0], 0, l);
     for (int k = 0; k < n; k++) {
       uint64_t off = addr + (uint64_t)(n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
-      uint8_t *p = lds_at(w, in, off, size, true, l);
+      const isa_opnd *data = &in->o[1 + k];
+      uint32_t x[4];
+      for (int i = 0; i < (size + 3) / 4; i++)
+        x[i] = isa_reg32(w, data, i, l);
+      if (size < 4)
+        x[0] >>= in->def->arg2 & 4 ? 16 : 0;
+      uint8_t *p = lds_at(w, in, off, size, x, l);
       if (!p)
         return;
-      const isa_opnd *data = &in->o[1 + k];
-      if (size >= 4) {
-        for (int i = 0; i < size / 4; i++) {
-          uint32_t x = isa_reg32(w, data, i, l);
-          memcpy(p + 4 * i, &x, 4);
-        }
-      } else {
-        uint32_t x = isa_reg32(w, data, 0, l) >> (in->def->arg2 & 4 ? 16 : 0);
-        memcpy(p, &x, (size_t)size);
-      }
+      memcpy(p, x, (size_t)size);
     }
   }
+  /* LDS writes count in lgkmcnt (dscnt) too: a wait for N leaves the newest N outstanding. */
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, 0, 0);
 }
 
 static void ds_read(isa_wave *w, const isa_inst *in) {
@@ -86,7 +107,7 @@ static void ds_read(isa_wave *w, const isa_inst *in) {
     uint32_t addr = isa_reg32(w, &in->o[1], 0, l);
     for (int k = 0; k < n; k++) {
       uint64_t off = addr + (uint64_t)(n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
-      const uint8_t *p = lds_at(w, in, off, size, false, l);
+      const uint8_t *p = lds_at(w, in, off, size, NULL, l);
       if (!p)
         return;
       uint32_t *r = &w->v[(d->reg + k * words) * ISA_LANES + l];

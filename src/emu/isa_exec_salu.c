@@ -390,6 +390,7 @@ const isa_opdef isa_ops_salu[] = {
     {"s_cmov_b64", s_cmov64, 0, 0, 0},
     {"s_movk_i32", s_movk, 0, 0, 0},
     {"s_addk_i32", s_addk, 0, 0, 0},
+    {"s_addk_co_i32", s_addk, 0, 0, 0},
     {"s_mulk_i32", s_mulk, 0, 0, 0},
     {"s_cmovk_i32", s_cmovk, 0, 0, 0},
     {"s_cmp_eq_i32", s_cmp_i32, 0, C_EQ, 0},
@@ -465,6 +466,7 @@ const isa_opdef isa_ops_salu[] = {
      * the emulator does not model: denormal flushing and rounding modes). */
     {"s_nop", s_nothing, 0, 0, 0},
     {"buffer_gl0_inv", s_nothing, 0, 0, 0},
+    {"global_inv", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
     {"buffer_gl1_inv", s_nothing, 0, 0, 0},
     {"buffer_wbinvl1_vol", s_nothing, 0, 0, 0},
     {"s_clause", s_nothing, 0, 0, 0},

@@ -153,6 +153,8 @@ static float minimumf(float a, float b) {
 OP_F32(v_maximum_f32, 2, maximumf(a, b))
 OP_F32(v_minimum_f32, 2, minimumf(a, b))
 OP_F32(v_maximum3_f32, 3, maximumf(maximumf(a, b), c))
+OP_F32(v_minimummaximum_f32, 3, maximumf(minimumf(a, b), c))
+OP_F32(v_maximumminimum_f32, 3, minimumf(maximumf(a, b), c))
 OP_F32(v_minimum3_f32, 3, minimumf(minimumf(a, b), c))
 OP_F32(v_add_f32, 2, a + b)
 OP_F32(v_sub_f32, 2, a - b)
@@ -362,6 +364,8 @@ static void v_frexp_exp_i32_f64(isa_wave *w, const isa_inst *in) {
 OP_F16(v_maximum_f16, 2, maximumf((float)a, (float)b))
 OP_F16(v_minimum_f16, 2, minimumf((float)a, (float)b))
 OP_F16(v_maximum3_f16, 3, maximumf(maximumf((float)a, (float)b), (float)c))
+OP_F16(v_minimummaximum_f16, 3, maximumf(minimumf((float)a, (float)b), (float)c))
+OP_F16(v_maximumminimum_f16, 3, minimumf(maximumf((float)a, (float)b), (float)c))
 OP_F16(v_minimum3_f16, 3, minimumf(minimumf((float)a, (float)b), (float)c))
 static double med3d(double a, double b, double c) { return fmax(fmin(a, b), fmin(fmax(a, b), c)); }
 OP_F16(v_add_f16, 2, a + b)
@@ -504,6 +508,25 @@ static uint32_t ffbh_i(uint32_t a) {
 #define I24(x) ((int32_t)((x) << 8) >> 8)
 
 OP_U32(v_mov_b32, a)
+/* Lanes below this one whose bit is set in the mask's low (lo) or high (hi) 32 bits, plus c. */
+static void v_mbcnt(isa_wave *w, const isa_inst *in) {
+  const int s0 = 1;
+  bool hi = in->def->arg;
+  LANES uint64_t below = (1ull << l) - 1;
+  uint32_t part = hi ? (uint32_t)(below >> 32) : (uint32_t)below;
+  isa_wr(w, &in->o[0], l, (uint32_t)__builtin_popcount(A & part) + B);
+  END
+}
+/* Bit i of the result is bit (a_i << 2 | b_i << 1 | c_i) of the bitop3 truth table. */
+static uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, unsigned table) {
+  uint32_t r = 0;
+  for (unsigned k = 0; k < 8; k++)
+    if (table >> k & 1)
+      r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
+  return r;
+}
+OP_U32(v_bitop3_b32, bitop3(a, b, c, (unsigned)in->offset))
+OP_U16(v_bitop3_b16, bitop3(a, b, c, (unsigned)in->offset))
 OP_U32(v_not_b32, ~a)
 OP_U32(v_bfrev_b32, isa_brev32(a))
 OP_U32(v_ffbh_u32, a ? (uint32_t)__builtin_clz(a) : ~0u)
@@ -1003,6 +1026,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_mad_f32", v_mad_f32, 0, 0, 0},
     {"v_min3_f32", v_min3_f32, 0, 0, 0},
     {"v_max3_f32", v_max3_f32, 0, 0, 0},
+    {"v_max3_num_f32", v_max3_f32, 0, 0, 0},
+    {"v_min3_num_f32", v_min3_f32, 0, 0, 0},
     {"v_med3_f32", v_med3_f32, 0, 0, 0},
     {"v_exp_f32", v_exp_f32, 0, 0, 0},
     {"v_log_f32", v_log_f32, 0, 0, 0},
@@ -1097,6 +1122,19 @@ const isa_opdef isa_ops_valu[] = {
     {"v_cvt_i32_f64", v_cvt_i32_f64, 0, 0, 0},
     {"v_cvt_u32_f64", v_cvt_u32_f64, 0, 0, 0},
     {"v_mov_b32", v_mov_b32, 0, 0, 0},
+    {"v_mbcnt_lo_u32_b32", v_mbcnt, 0, 0, 0},
+    {"v_mbcnt_hi_u32_b32", v_mbcnt, 0, 1, 0},
+    {"v_accvgpr_write_b32", v_mov_b32, 0, 0, 0},
+    {"v_accvgpr_read_b32", v_mov_b32, 0, 0, 0},
+    {"v_accvgpr_mov_b32", v_mov_b32, 0, 0, 0},
+    {"v_bitop3_b32", v_bitop3_b32, 0, 0, 0},
+    {"v_bitop3_b16", v_bitop3_b16, 0, 0, 0},
+    {"v_minimummaximum_f32", v_minimummaximum_f32, 0, 0, 0},
+    {"v_maximumminimum_f32", v_maximumminimum_f32, 0, 0, 0},
+    {"v_minimummaximum_f16", v_minimummaximum_f16, 0, 0, 0},
+    {"v_maximumminimum_f16", v_maximumminimum_f16, 0, 0, 0},
+    {"v_min_num_f64", v_min_f64, 0, 0, 0},
+    {"v_max_num_f64", v_max_f64, 0, 0, 0},
     {"v_mov_b64", v_mov_b64, 0, 0, 0},
     {"v_not_b32", v_not_b32, 0, 0, 0},
     {"v_bfrev_b32", v_bfrev_b32, 0, 0, 0},
@@ -1198,6 +1236,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_subrev_co_ci_u32", carry_op, 0, 2, 1},
     {"v_mad_u64_u32", v_mad_u64_u32, 0, 0, 0},
     {"v_mad_i64_i32", v_mad_i64_i32, 0, 0, 0},
+    {"v_mad_co_u64_u32", v_mad_u64_u32, 0, 0, 0},
+    {"v_mad_co_i64_i32", v_mad_i64_i32, 0, 0, 0},
     {"v_cndmask_b32", v_cndmask_b32, 0, 0, 0},
     {"v_cndmask_b16", v_cndmask_b16, 0, 0, 0},
     {"v_readfirstlane_b32", v_readfirstlane_b32, 0, 0, 0},

@@ -59,6 +59,9 @@ enum {
   IF_SDWA = 4,
   IF_DPP = 8,
   IF_CMPX = 16, /* v_cmpx: the compare result becomes EXEC */
+  IF_OFFEN = 32, /* MUBUF: the VGPR address holds an offset (after the index with idxen) */
+  IF_IDXEN = 64, /* MUBUF: the VGPR address holds an index */
+  IF_RETURN = 128, /* atomics: the old value is returned (glc, sc0, th:TH_ATOMIC_RETURN) */
 };
 
 struct isa_inst {
@@ -77,6 +80,8 @@ struct isa_inst {
   uint16_t dpp_ctrl;
   uint8_t row_mask, bank_mask, dpp_src;
   bool bound_ctrl, fetch_inactive;
+  uint8_t cbsz, abid, blgp; /* MFMA modifiers */
+  const char *intrinsic;    /* MFMA/WMMA: the LLVM intrinsic matrix.c knows it by */
   isa_inst *dual;       /* VOPD: the second half */
 };
 
@@ -121,7 +126,12 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
 
 /* The opcode tables of each executor file, NULL-name terminated. */
-extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[];
+extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[], isa_ops_matrix[];
+/* isa_exec_matrix.c: MFMA and WMMA (v_mfma_*, v_wmma_*) share one opdef; the decoder asks
+ * isa_matrix_resolve for the intrinsic of the mnemonic on the processor (the target's matrix
+ * table), false + message if the emulator does not know it. */
+extern const isa_opdef isa_matrix_def;
+bool isa_matrix_resolve(const char *processor, const char *kernel, isa_inst *in, char *err, size_t errsize);
 /* isa_opdef.arg2 values the decoder acts on. */
 enum { ISA_BRANCH = 100, ISA_TEXT_OPERANDS = 101 /* operands are scheduling text, not read */ };
 /* Compares (v_cmp_<cond>_<type>, v_cmpx_...) are decoded from their name: sets in->fn and
@@ -151,6 +161,9 @@ typedef struct isa_lds_owner {
   uint16_t writer; /* wave id + 1, 0: never written */
   uint32_t write_epoch, read_epoch;
   uint32_t readers; /* waves (bit = id mod 32) that read it in read_epoch */
+  uint8_t wbytes, rbytes; /* bytes of the dword the writer wrote / the readers read (bit = byte) */
+  uint8_t cbytes;         /* bytes two waves wrote with different values in one interval */
+  uint16_t rival;         /* the other of those waves + 1 */
 } isa_lds_owner;
 
 struct isa_wave {
@@ -171,6 +184,12 @@ struct isa_wave {
   uint32_t mode; /* MODE register: round [3:0], denorm [7:4] */
 };
 
+/* Who wrote each global dword in this launch, per launch buffer (allocated on the first store,
+ * zero pages until touched): (work-group linear id + 1) << 4 | the bytes it wrote. */
+typedef struct isa_written {
+  uint32_t **map; /* one per buffer of the launch, NULL until a store reaches it */
+} isa_written;
+
 /* A work-group in flight: shared by its waves. */
 struct isa_group {
   const isa_module *m;
@@ -182,6 +201,8 @@ struct isa_group {
   isa_lds_owner *owner; /* per LDS dword */
   uint32_t epoch;       /* barrier intervals passed, from 1 */
   uint64_t dispatch_ptr, queue_ptr;
+  isa_written *written;
+  uint32_t linear; /* work-group linear id */
   char *err;
   size_t errsize;
   bool failed;
@@ -280,6 +301,10 @@ static inline void isa_wr64(isa_wave *w, const isa_opnd *o, int l, uint64_t x) {
 /* Memory of the launch: [addr, addr + size) must lie in a bound buffer, the kernarg segment, the
  * dispatch packet or the code object; NULL (and a fault) otherwise. */
 void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, bool store, int lane);
+/* A non-atomic global store of `size` bytes of `data` at addr (inside a launch buffer): false
+ * (and a fault) when another work-group of the launch wrote one of these bytes with a different
+ * value (a cross-work-group write race; rewriting the same value is not one). */
+bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, const void *data, int lane);
 /* A vector-memory load (its o[0] is the destination). */
 bool isa_is_vector_load(const isa_inst *in);
 /* Record an outstanding load writing registers [reg, reg + n) of kind, counted by counter. */

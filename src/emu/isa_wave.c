@@ -112,6 +112,47 @@ bad:
   return NULL;
 }
 
+bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, const void *data, int lane) {
+  isa_group *g = w->g;
+  const emu_launch *l = g->l;
+  int b = 0;
+  uint64_t lo = 0;
+  for (; b < l->nbuffers; b++) {
+    lo = (uint64_t)(uintptr_t)l->buffers[b].base;
+    if (addr >= lo && addr + size <= lo + l->buffers[b].size)
+      break;
+  }
+  if (b == l->nbuffers)
+    return true;
+  uint32_t **slot = &g->written->map[b], *map = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!map) {
+    uint32_t *fresh = calloc((l->buffers[b].size + 3) / 4 + 1, sizeof *fresh);
+    if (__atomic_compare_exchange_n(slot, &map, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      map = fresh;
+    else
+      free(fresh);
+  }
+  uint32_t me = g->linear % 0x0fffffffu + 1;
+  bool same = !memcmp((const void *)(uintptr_t)addr, data, (size_t)size);
+  for (uint64_t a = addr & ~3ull; a < addr + size; a += 4) {
+    uint64_t s0 = a > addr ? a : addr, s1 = a + 4 < addr + size ? a + 4 : addr + size;
+    uint32_t bytes = ((1u << (s1 - s0)) - 1) << (s0 - a);
+    uint32_t *e = &map[(a - lo) / 4], old = __atomic_load_n(e, __ATOMIC_RELAXED);
+    uint32_t owner = old >> 4;
+    if (owner && owner != me && (old & bytes) && !same) {
+      uint32_t other = owner - 1, gx = l->grid[0], gy = l->grid[1];
+      isa_fault(w, in,
+                "lane %d writes global bytes at %s+%" PRIu64 " that work-group (%u,%u,%u) of this launch wrote "
+                "too, without atomics",
+                lane, l->buffers[b].name ? l->buffers[b].name : "buffer", a - lo, other % gx, other / gx % gy,
+                other / (gx * gy));
+      return false;
+    }
+    __atomic_store_n(e, me << 4 | (owner == me ? (old & 15) | bytes : bytes), __ATOMIC_RELAXED);
+  }
+  return true;
+}
+
 /* ---------------------------------------------------------------- the wait scoreboard */
 void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, int n) {
   if (w->npend == w->cappend) {
@@ -364,6 +405,7 @@ typedef struct launch_ctx {
   const isa_kernel *k;
   const emu_launch *l;
   uint64_t dispatch_ptr, queue_ptr;
+  isa_written *written;
   uint64_t ngroups;
   atomic_ullong next;
   atomic_bool failed;
@@ -385,7 +427,8 @@ static void *worker_main(void *arg) {
       break;
     const emu_launch *l = c->l;
     isa_group g = {.m = c->m, .k = c->k, .l = l, .lds = lds, .lds_size = lds_size, .owner = owner, .epoch = 1,
-                   .dispatch_ptr = c->dispatch_ptr, .queue_ptr = c->queue_ptr, .err = err, .errsize = sizeof err};
+                   .dispatch_ptr = c->dispatch_ptr, .queue_ptr = c->queue_ptr, .written = c->written,
+                   .linear = (uint32_t)gi, .err = err, .errsize = sizeof err};
     g.id[0] = (uint32_t)(gi % l->grid[0]);
     g.id[1] = (uint32_t)(gi / l->grid[0] % l->grid[1]);
     g.id[2] = (uint32_t)(gi / ((uint64_t)l->grid[0] * l->grid[1]));
@@ -452,8 +495,10 @@ bool isa_run(const isa_module *m, const emu_launch *l, int threads, char *err, s
   uint8_t *packet = aligned_alloc(64, 64 + 256);
   fill_packet(packet, k, l);
   memset(packet + 64, 0, 256);
+  isa_written written = {calloc((size_t)l->nbuffers + 1, sizeof *written.map)};
   launch_ctx c = {.m = m, .k = k, .l = l, .dispatch_ptr = (uint64_t)(uintptr_t)packet,
-                  .queue_ptr = (uint64_t)(uintptr_t)(packet + 64), .err = err, .errsize = errsize};
+                  .queue_ptr = (uint64_t)(uintptr_t)(packet + 64), .written = &written, .err = err,
+                  .errsize = errsize};
   c.ngroups = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
   atomic_init(&c.next, 0);
   atomic_init(&c.failed, false);
@@ -470,6 +515,9 @@ bool isa_run(const isa_module *m, const emu_launch *l, int threads, char *err, s
     worker_main(&c);
   }
   pthread_mutex_destroy(&c.lock);
+  for (int i = 0; i < l->nbuffers; i++)
+    free(written.map[i]);
+  free(written.map);
   free(packet);
   return !atomic_load(&c.failed);
 }

@@ -86,6 +86,38 @@ np.save(sys.argv[1], r.standard_normal([int(d) for d in sys.argv[4:]]).astype(sy
   done
 }
 
+@test "tosac-hip-run runs bundles without IR as machine code through libtosac-hipemu on gfx90a, gfx1030, gfx1100 (oracle)" {
+  for s in gelu swish; do
+    "$BIN/tosac" "$ROOT/samples/$s.mlir" --offload-arch=gfx90a,gfx1030,gfx1100 -o $s.isa.hipfb
+    rand $s.in.npy $(manifest_dtype $s.isa.json) 7 $(manifest_shape $s.isa.json)
+    for t in gfx90a gfx1030 gfx1100; do
+      run hiprun $t $s.isa.hipfb --input $s.in.npy --output $s.$t.isa.npy --streams 1
+      assert_success
+      run "${CHECK[@]}" "$ROOT/samples/$s.mlir" --input=@$s.in.npy --expected=@$s.$t.isa.npy
+      assert_success
+      assert_output --partial "PASSED"
+    done
+  done
+  # a matmul: MFMA, WMMA and the dot path as machine code
+  cat > mm.mlir <<'EOF'
+func.func @main(%a: tensor<1x48x40xf16>, %b: tensor<1x40x56xf16>) -> tensor<1x48x56xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %r = tosa.matmul %a, %b, %z, %z : (tensor<1x48x40xf16>, tensor<1x40x56xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x48x56xf32>
+  return %r : tensor<1x48x56xf32>
+}
+EOF
+  "$BIN/tosac" mm.mlir --offload-arch=gfx90a,gfx1030,gfx1100 -o mm.hipfb
+  rand ma.npy float16 3 1 48 40
+  rand mb.npy float16 4 1 40 56
+  for t in gfx90a gfx1030 gfx1100; do
+    run hiprun $t mm.hipfb --input ma.npy --input mb.npy --output mm.$t.npy --streams 1
+    assert_success
+    run "${CHECK[@]}" mm.mlir --input=@ma.npy --input=@mb.npy --expected=@mm.$t.npy
+    assert_success
+    assert_output --partial "1 results match"
+  done
+}
+
 @test "a graph with constants in the weights file, a copy node, 2 streams (oracle)" {
   /usr/bin/python3 "$ROOT/tests/host/weights_graph.py" w.mlir
   "$BIN/tosac" w.mlir --embed-ir --offload-arch=gfx90a -o w.hipfb
@@ -174,16 +206,26 @@ np.save('b.npy', (r.integers(-16, 17, [1, 4096, 48]) / 8).astype(np.float32))"
   assert_line "with a wait: d[5] = 5.5"
 }
 
-@test "a bare code object, a bundle without IR, an unknown or missing target: clear errors" {
+@test "a bare code object and a bundle without IR run as machine code; TOSAC_HIPEMU_EXEC=ir without IR, an unknown or missing target: clear errors" {
   clang-offload-bundler-22 -type=o -unbundle -targets=hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack- \
     -input=add.hipfb -output=add.co
-  run ./api bare add.co
+  run ./api params add.co
+  assert_success
+  assert_output "out[0] = 0.5, out[1023] = 1023.5
+kernelParams launch: hipSuccess: no error"
+  "$BIN/tosac" add.mlir --offload-arch=gfx90a,gfx1030 -o noir.hipfb
+  for t in gfx90a gfx1030; do
+    TOSAC_HIPEMU_ARCH=$t run ./api params noir.hipfb
+    assert_success
+    assert_line "out[0] = 0.5, out[1023] = 1023.5"
+  done
+  TOSAC_HIPEMU_EXEC=ir run ./api params noir.hipfb
   assert_failure 1
-  assert_output "hipModuleLoadData: hipErrorInvalidImage: hipModuleLoadData got a bare code object; libtosac-hipemu runs the kernel IR that tosac --embed-ir stores in the bundle next to it: pass the whole .hipfb"
-  "$BIN/tosac" add.mlir --offload-arch=gfx90a -o noir.hipfb
-  run ./api params noir.hipfb
+  assert_output "hipModuleLoadData: hipErrorInvalidImage: the bundle has no kernel IR for gfx90a (entry openmp-amdgcn-amd-amdhsa--gfx90a): compile with tosac --embed-ir to run it with TOSAC_HIPEMU_EXEC=ir"
+  # a code object of another target is refused by the machine-code loader
+  TOSAC_HIPEMU_ARCH=gfx1030 run ./api bare add.co
   assert_failure 1
-  assert_output "hipModuleLoadData: hipErrorInvalidImage: the bundle has no kernel IR for gfx90a (entry openmp-amdgcn-amd-amdhsa--gfx90a): compile with tosac --embed-ir to run it on libtosac-hipemu"
+  assert_output "hipModuleLoadData: hipErrorInvalidImage: cannot load the code object for gfx1030: the code object is for EF_AMDGPU_MACH 0x3f, not gfx1030 (0x36)"
   TOSAC_HIPEMU_ARCH=gfx1100 run ./api params add.hipfb
   assert_failure 1
   assert_output "hipModuleLoadData: hipErrorNoBinaryForGpu: the bundle has no code object for gfx1100"

@@ -104,11 +104,11 @@ basic_word() { echo $(((3 * $1 + 107) | ($1 / 2) << 16 | ($1 >= 16) << 24)); }
 }
 
 @test "an instruction the emulator does not implement stops the load, naming it and the kernel" {
-  sed 's/^  v_or_b32 v3, v3, v4$/  v_or_b32 v3, v3, v4\n  v_mbcnt_lo_u32_b32 v7, -1, 0/' "$DATA/basic_gfx90a.s" > "$T/mbcnt.s"
-  assemble "$T/mbcnt.s" gfx90a "$T/mbcnt.co"
-  run "$ISA" "$T/mbcnt.co" gfx90a basic 64
+  sed 's/^  v_or_b32 v3, v3, v4$/  v_or_b32 v3, v3, v4\n  v_mqsad_pk_u16_u8 v[6:7], v[2:3], v4, v[6:7]/' "$DATA/basic_gfx90a.s" > "$T/mqsad.s"
+  assemble "$T/mqsad.s" gfx90a "$T/mqsad.co"
+  run "$ISA" "$T/mqsad.co" gfx90a basic 64
   assert_failure 1
-  assert_output "error: kernel basic: instruction v_mbcnt_lo_u32_b32 is not implemented by the emulator"
+  assert_output "error: kernel basic: instruction v_mqsad_pk_u16_u8 is not implemented by the emulator"
 }
 
 # check.py on one graph, as machine code on $TARGETS: every target's line must say all match.
@@ -246,4 +246,61 @@ EOF2
   for t in ${all//,/ }; do
     assert_line "ok gen:1,2,3,4 [$t]: 5 results match"
   done
+}
+
+# the word buffer_*.s writes to out[64 + i]: a | b << 8 | c << 16, each 0 when out of range
+buffer_word() { # i a_last (the last lane whose soffset load is in range)
+  local i=$1 a=0 b=0 c=0
+  ((i <= $2)) && a=$((i + 2))
+  ((4 * i + 8 <= 200)) && b=$((i + 1))
+  ((4 * i + 12 <= 200)) && c=$((i + 2))
+  echo $((a | b << 8 | c << 16))
+}
+
+@test "buffer loads and stores: per-dword range checks, out-of-range reads 0 and stores dropped, soffset in the gfx9 check only" {
+  for t in gfx90a gfx1100; do
+    assemble "$DATA/buffer_$t.s" $t "$T/b$t.co"
+    run "$ISA" "$T/b$t.co" $t buffer 128 64
+    assert_success
+    # gfx9 counts soffset 8 in the range check (lanes up to 47), gfx11 (OOB_SELECT 3) does not (49)
+    last=47
+    [ $t = gfx1100 ] && last=49
+    for i in 0 46 47 48 49 50 63; do
+      assert_line "out[$((64 + i))] = $(buffer_word $i $last)"
+    done
+    assert_line "out[9] = 1009"
+    assert_line "out[10] = 10"
+  done
+}
+
+@test "planted fault: a V# whose dword 3 disables the range check (OOB_SELECT 2) reads outside the buffer" {
+  # the dwordx2 load moved to offset 448 + 4i: past num_records, so it reads zeros...
+  sed 's/offen offset:4$/offen offset:448/' "$DATA/buffer_gfx1100.s" > "$T/far.s"
+  assemble "$T/far.s" gfx1100 "$T/far.co"
+  run "$ISA" "$T/far.co" gfx1100 buffer 128 64
+  assert_success
+  assert_line "out[64] = 2"
+  assert_line "out[79] = 17"
+  # ...until dword 3 says OOB_SELECT 2 (only num_records = 0 is out of range): lane 15's second
+  # dword is word 128, past the 128-word buffer
+  sed 's/s_mov_b32 s7, 0x31004000/s_mov_b32 s7, 0x21004000/' "$T/far.s" > "$T/oob2.s"
+  assemble "$T/oob2.s" gfx1100 "$T/oob2.co"
+  run "$ISA" "$T/oob2.co" gfx1100 buffer 128 64
+  assert_failure 1
+  assert_output --regexp "^error: kernel buffer, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(buffer_load_b64\): lane 15 loads 4 bytes at 0x[0-9a-f]+, outside every buffer of the launch$"
+}
+
+@test "planted fault: two work-groups of one launch write the same global bytes without atomics" {
+  assemble "$DATA/wgstore_gfx90a.s" gfx90a "$T/wg.co"
+  run "$ISA" "$T/wg.co" gfx90a wgstore 192 64 3
+  assert_success
+  assert_line "out[63] = 63"
+  assert_line "out[64] = 1000"
+  assert_line "out[191] = 2063"
+  # every group on the first 64 words: the second group to store is reported
+  sed 's/s_lshl_b32 s7, s2, 8/s_mov_b32 s7, 0/' "$DATA/wgstore_gfx90a.s" > "$T/wgsame.s"
+  assemble "$T/wgsame.s" gfx90a "$T/wgsame.co"
+  TOSAC_RUN_THREADS=1 run "$ISA" "$T/wgsame.co" gfx90a wgstore 192 64 3
+  assert_failure 1
+  assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
 }

@@ -205,3 +205,30 @@ EOF
   assert_success
   assert_output "test-values: all passed"
 }
+
+@test "planted fault: a manifest with one dependency edge deleted names both launches (ir and isa)" {
+  cat >"$W/sk.mlir" <<'EOF'
+func.func @main(%a: tensor<1x64x4096xf32>, %b: tensor<1x4096x64xf32>) -> tensor<1x64x64xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %r = tosa.matmul %a, %b, %z, %z : (tensor<1x64x4096xf32>, tensor<1x4096x64xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x64x64xf32>
+  return %r : tensor<1x64x64xf32>
+}
+EOF
+  # split-K: launch 1 (combine) reads the workspace launch 0 writes, after [0]
+  TOSAC_SPLIT_K=4 "$TOSAC" "$W/sk.mlir" --embed-ir --offload-arch=gfx90a -o "$W/sk.hipfb"
+  run "$RUN" "$W/sk.hipfb" --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5 --print_max_element_count=2
+  assert_success
+  assert_line "1x64x64xf32=[[2048 2048...]]"
+  /usr/bin/python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+l = m['targets'][0]['launches'][1]
+assert l['deps'] == [0], l
+l['deps'] = []
+json.dump(m, open(sys.argv[2], 'w'))" "$W/sk.json" "$W/nodep.json"
+  for mode in ir isa; do
+    run "$RUN" "$W/sk.hipfb" --manifest="$W/nodep.json" --exec=$mode --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5
+    assert_failure 1
+    assert_output "tosac-run: error: launches 0 and 1 are unordered in the launch graph, but launch 0 writes bytes [0, 65536) of the workspace that launch 1 reads (a missing dependency edge)"
+  done
+}

@@ -2,10 +2,11 @@
  * tests in tests/bats/isa.bats, which assemble tiny kernels with llvm-mc-22 and link them with
  * ld.lld-22.
  *
- *   test-isa CODE.co TARGET KERNEL N [BLOCK]
+ *   test-isa CODE.co TARGET KERNEL N [BLOCK [GRID]]
  *
  * One buffer of N 32-bit words holding 0, 1, ..., N-1 is the kernel's only argument (its address
- * at kernarg offset 0); one work-group of BLOCK work-items (default: the target's wave size) runs.
+ * at kernarg offset 0); GRID (default 1) work-groups of BLOCK work-items (default: the target's
+ * wave size) run.
  * Prints "out[i] = v" per word, or "error: MESSAGE" and exits 1. */
 #include "emu/emu.h"
 #include "tosac.h"
@@ -16,7 +17,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: test-isa CODE.co TARGET KERNEL N [BLOCK]\n");
+    fprintf(stderr, "usage: test-isa CODE.co TARGET KERNEL N [BLOCK [GRID]]\n");
     return 2;
   }
   size_t size;
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   snprintf(t.processor, sizeof t.processor, "%s", ti->name);
   int n = atoi(argv[4]);
   uint32_t block = argc > 5 ? (uint32_t)atoi(argv[5]) : (uint32_t)ti->wave_size;
+  uint32_t grid = argc > 6 ? (uint32_t)atoi(argv[6]) : 1;
   emu_module *m = emu_load_code(code, size, &t, err, sizeof err);
   if (!m) {
     printf("error: %s\n", err);
@@ -45,7 +47,7 @@ int main(int argc, char **argv) {
   uint8_t kernarg[256] = {0};
   memcpy(kernarg, &addr, 8);
   emu_buffer b = {"out", buf, (size_t)n * 4};
-  emu_launch l = {.kernel = argv[3], .block = {block, 1, 1}, .grid = {1, 1, 1}, .kernarg = kernarg,
+  emu_launch l = {.kernel = argv[3], .block = {block, 1, 1}, .grid = {grid, 1, 1}, .kernarg = kernarg,
                   .kernarg_size = sizeof kernarg, .buffers = &b, .nbuffers = 1};
   bool ok = emu_run(m, &l, err, sizeof err);
   if (ok)

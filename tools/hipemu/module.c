@@ -1,7 +1,9 @@
 /* module.c: libtosac-hipemu's modules. hipModuleLoadData takes a clang offload bundle (plain or
- * CCOB), picks the code object the device can run (the target-ID rule HIP's loader uses) and
- * JIT-compiles the kernel IR tosac --embed-ir stored next to it; the code object itself gives
- * each kernel's argument layout (its metadata note), as on a GPU. */
+ * CCOB) or a bare code object, picks the code object the device can run (the target-ID rule
+ * HIP's loader uses) and runs its machine code (emu_load_code), or JIT-compiles the kernel IR
+ * tosac --embed-ir stored next to it (faster; TOSAC_HIPEMU_EXEC=ir|isa chooses, default: the IR
+ * when the bundle has it); the code object gives each kernel's argument layout (its metadata
+ * note), as on a GPU. */
 #include "hipemu.h"
 #include "../tosac-bundle/codeobj.h"
 #include "../tosac-hip-run/host.h"
@@ -61,6 +63,63 @@ static size_t image_extent(const uint8_t *p) {
   return (size_t)(pos > end ? pos : end);
 }
 
+/* A bare ELF code object's extent: the end of its section header table or of its furthest
+ * segment or section. */
+static size_t elf_extent(const uint8_t *p) {
+  uint16_t phentsize, phnum, shentsize, shnum;
+  uint64_t phoff = le64(p + 0x20), shoff = le64(p + 0x28);
+  memcpy(&phentsize, p + 0x36, 2), memcpy(&phnum, p + 0x38, 2);
+  memcpy(&shentsize, p + 0x3a, 2), memcpy(&shnum, p + 0x3c, 2);
+  if (p[4] != 2 || phoff > (1ull << 32) || shoff > (1ull << 32) || phentsize < 0x38 || shentsize < 0x40)
+    return 0;
+  uint64_t end = shoff + (uint64_t)shnum * shentsize;
+  for (int i = 0; i < phnum; i++) {
+    const uint8_t *ph = p + phoff + (uint64_t)i * phentsize;
+    uint64_t e = le64(ph + 0x08) + le64(ph + 0x20);
+    end = e > end ? e : end;
+  }
+  for (int i = 0; i < shnum; i++) {
+    const uint8_t *sh = p + shoff + (uint64_t)i * shentsize;
+    uint32_t type;
+    memcpy(&type, sh + 4, 4);
+    uint64_t e = le64(sh + 0x18) + (type == 8 /* SHT_NOBITS */ ? 0 : le64(sh + 0x20));
+    end = e > end ? e : end;
+  }
+  return end > (1ull << 32) ? 0 : (size_t)end;
+}
+
+/* Machine code unless the IR is there and TOSAC_HIPEMU_EXEC does not ask for isa. */
+static bool use_ir(bool have_ir) {
+  const char *e = getenv("TOSAC_HIPEMU_EXEC");
+  return e && *e ? strcmp(e, "isa") != 0 : have_ir;
+}
+
+/* A module of the code object `co` (+ the IR `ir`, NULL when the bundle has none). */
+static hipError_t load_module(hipModule_t *out, const char *tid, const uint8_t *co, size_t co_size,
+                              const bnd_entry *ir, const char *irid) {
+  const he_device *d = he_dev();
+  bool run_ir = use_ir(ir != NULL);
+  if (run_ir && !ir)
+    return he_fail(hipErrorInvalidImage, "the bundle has no kernel IR for %s (entry %s): "
+                   "compile with tosac --embed-ir to run it with TOSAC_HIPEMU_EXEC=ir", tid, irid);
+  struct ihipModule_t *m = calloc(1, sizeof *m);
+  snprintf(m->target_id, sizeof m->target_id, "%s", tid);
+  m->code = malloc(co_size ? co_size : 1);
+  memcpy(m->code, co, co_size);
+  m->code_size = co_size;
+  char sub[1024];
+  m->emu = run_ir ? emu_load(ir->data, ir->size, &d->target, sub, sizeof sub)
+                  : emu_load_code(m->code, m->code_size, &d->target, sub, sizeof sub);
+  if (!m->emu) {
+    free(m->code);
+    free(m);
+    return he_fail(hipErrorInvalidImage, "cannot load the %s for %s: %s", run_ir ? "kernel IR" : "code object",
+                   tid, sub);
+  }
+  *out = m;
+  return hipSuccess;
+}
+
 static const bnd_entry *find_entry(const bnd_entry *e, int n, const char *id) {
   for (int i = 0; i < n; i++)
     if (!strcmp(e[i].id, id))
@@ -78,10 +137,12 @@ static hipError_t load(hipModule_t *out, const void *image) {
   if (!out || !image)
     return he_fail(hipErrorInvalidValue, "hipModuleLoadData: NULL argument");
   const uint8_t *p = image;
-  if (!memcmp(p, "\177ELF", 4))
-    return he_fail(hipErrorInvalidImage,
-                   "hipModuleLoadData got a bare code object; libtosac-hipemu runs the kernel IR "
-                   "that tosac --embed-ir stores in the bundle next to it: pass the whole .hipfb");
+  if (!memcmp(p, "\177ELF", 4)) {
+    size_t extent = elf_extent(p);
+    if (!extent)
+      return he_fail(hipErrorInvalidImage, "hipModuleLoadData: a malformed ELF code object");
+    return load_module(out, d->arch, p, extent, NULL, "none");
+  }
   size_t size = image_extent(p);
   bnd_entry *entries = NULL;
   int n = 0;
@@ -101,28 +162,9 @@ static hipError_t load(hipModule_t *out, const void *image) {
   const char *tid = co->id + strlen(CO_PREFIX);
   char irid[192];
   snprintf(irid, sizeof irid, IR_PREFIX "%s", tid);
-  const bnd_entry *ir = find_entry(entries, n, irid);
-  if (!ir) {
-    hipError_t e = he_fail(hipErrorInvalidImage, "the bundle has no kernel IR for %s (entry %s): "
-                           "compile with tosac --embed-ir to run it on libtosac-hipemu", tid, irid);
-    free(entries);
-    return e;
-  }
-  struct ihipModule_t *m = calloc(1, sizeof *m);
-  snprintf(m->target_id, sizeof m->target_id, "%s", tid);
-  m->code = malloc(co->size ? co->size : 1);
-  memcpy(m->code, co->data, co->size);
-  m->code_size = co->size;
-  char sub[1024];
-  m->emu = emu_load(ir->data, ir->size, &d->target, sub, sizeof sub);
+  hipError_t e = load_module(out, tid, co->data, co->size, find_entry(entries, n, irid), irid);
   free(entries);
-  if (!m->emu) {
-    free(m->code);
-    free(m);
-    return he_fail(hipErrorInvalidImage, "cannot load the kernel IR for %s: %s", tid, sub);
-  }
-  *out = m;
-  return hipSuccess;
+  return e;
 }
 
 HE_API hipError_t hipModuleLoadData(hipModule_t *m, const void *image) { LOCKED(load(m, image)); }
@@ -253,6 +295,14 @@ static hipError_t launch(hipFunction_t f, const uint32_t grid[3], const uint32_t
   if (e != hipSuccess) {
     free(ka);
     return e;
+  }
+  /* hidden arguments as the HIP runtime fills them (machine code reads them) */
+  for (int i = 0; i < f->meta.nargs; i++) {
+    const cg_arg *a = &f->meta.args[i];
+    if (is_hidden(a) && a->offset + a->size <= (int64_t)size) {
+      uint64_t v = emu_hidden_arg(a->value_kind, grid, block);
+      memcpy(ka + a->offset, &v, a->size < 8 ? (size_t)a->size : 8);
+    }
   }
   he_op *op = calloc(1, sizeof *op);
   op->kind = HE_OP_KERNEL;

@@ -50,24 +50,6 @@ static void put_le(uint8_t *p, uint64_t v, int64_t size) {
     p[i] = i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
 }
 
-/* Value the HIP runtime puts in a hidden argument (AMDGPU.md 2.6). Launches are always whole
- * groups (global = block * grid), so remainders are 0; hipModuleLaunchKernel dispatches 3-D. */
-static uint64_t hidden_value(const run_kernel *k, const char *kind) {
-  static const char *const dims = "xyz";
-  for (int d = 0; d < 3; d++) {
-    char name[40];
-    snprintf(name, sizeof(name), "hidden_block_count_%c", dims[d]);
-    if (strcmp(kind, name) == 0)
-      return k->grid[d];
-    snprintf(name, sizeof(name), "hidden_group_size_%c", dims[d]);
-    if (strcmp(kind, name) == 0)
-      return k->block[d];
-  }
-  if (strcmp(kind, "hidden_grid_dims") == 0)
-    return 3;
-  return 0; /* remainders, global offsets, dynamic LDS size, and pointers we do not provide */
-}
-
 bool run_build_kernarg(const run_kernel *k, const uint64_t *addrs, int naddrs, uint8_t *out,
                        char *err, size_t errsize) {
   memset(out, 0, (size_t)k->kernarg_size);
@@ -80,7 +62,7 @@ bool run_build_kernarg(const run_kernel *k, const uint64_t *addrs, int naddrs, u
       return false;
     }
     if (strncmp(a->value_kind, "hidden_", 7) == 0) {
-      put_le(p, hidden_value(k, a->value_kind), a->size);
+      put_le(p, emu_hidden_arg(a->value_kind, k->grid, k->block), a->size);
     } else if (strcmp(a->value_kind, "global_buffer") == 0 ||
                (strcmp(a->value_kind, "by_value") == 0 && !a->has_value)) {
       if (a->buffer < 0 || a->buffer >= naddrs) {
@@ -319,6 +301,8 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code
   snprintf(et.processor, sizeof(et.processor), "%s", t->processor);
   long cap;
   if (!max_iterations(&cap, err, errsize))
+    return false;
+  if (!run_check_launch_order(t, err, errsize))
     return false;
   double t0 = now_ms();
   char sub[1024];

@@ -39,8 +39,8 @@ static const char usage_text[] =
     "  --expected_f32_threshold=X   absolute tolerance for f32 results (also f16, bf16, f64)\n"
     "  --atol=X, --rtol=X           |got - expected| <= atol + rtol * |expected| for all floats\n"
     "  --print_max_element_count=N  elements printed per result (default 1024)\n"
-    "  --exec=ir|isa                ir (default): JIT the embedded kernel IR; isa: execute the\n"
-    "                               code object's machine code (no embedded IR needed)\n"
+    "  --exec=ir|isa                ir (default, or env TOSAC_EXEC): JIT the embedded kernel IR;\n"
+    "                               isa: execute the code object's machine code (no IR needed)\n"
     "  -v                           report each launch and its time on stderr\n"
     "  --help, --version\n";
 
@@ -96,6 +96,9 @@ static int parse_options(int argc, char **argv, options *o) {
   };
   run_tolerance_defaults(&o->tol);
   o->print_max = 1024;
+  /* TOSAC_EXEC=isa makes machine code the default (make check-isa runs the suites so) */
+  const char *env_exec = getenv("TOSAC_EXEC");
+  o->machine_code = env_exec && !strcmp(env_exec, "isa");
   int c;
   double x;
   opterr = 0; /* our own messages, in the tosac-run: error: form */

@@ -237,6 +237,9 @@ static bool read_args(reader *r, const cJSON *kj, const run_target *t, run_kerne
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(aj, "name");
     if (cJSON_IsString(name))
       snprintf(a->name, sizeof(a->name), "%s", name->valuestring);
+    const cJSON *access = cJSON_GetObjectItemCaseSensitive(aj, "access");
+    a->reads = !cJSON_IsString(access) || strcmp(access->valuestring, "write_only");
+    a->writes = !cJSON_IsString(access) || strcmp(access->valuestring, "read_only");
     if (a->offset + a->size > k->kernarg_size)
       return fail(r, "offset", "argument [%" PRId64 ", %" PRId64 ") exceeds kernarg_size %" PRId64,
                   a->offset, a->offset + a->size, k->kernarg_size);

@@ -88,6 +88,7 @@ typedef struct run_arg {
   char value_kind[48];
   int64_t offset, size;
   int buffer;        /* bound buffer id, -1 for null */
+  bool reads, writes; /* "access" (read_only, write_only, read_write; absent: both) */
   bool has_value;    /* by_value argument with a "value" in the manifest */
   int64_t value;
 } run_arg;
@@ -192,6 +193,10 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code
                  bool machine_code, const run_value_list *inputs, run_value_list *outputs,
                  bool verbose, char *err, size_t errsize);
 /* Kernarg segment of one launch (exposed for tests): addrs[b] is buffer b's device address. */
+/* launch_order.c: two launches of the top-level order that no chain of dependency edges orders
+ * and that touch overlapping bytes of one allocation, one of them writing: false + message
+ * naming both launch ids (a missing edge in the manifest's launch graph). */
+bool run_check_launch_order(const run_target *t, char *err, size_t errsize);
 bool run_build_kernarg(const run_kernel *k, const uint64_t *addrs, int naddrs, uint8_t *out,
                        char *err, size_t errsize);
 
