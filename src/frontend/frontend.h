@@ -162,6 +162,10 @@ typedef struct fe_func {
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
   fe_token arch; /* the string of its rock.arch attribute; kind 0 if none */
+  bool generic;   /* "func.func"() <{function_type = ..., sym_name = ...}> ({...}): sig_lx is at the
+                     function type, body_lx just after the body's '{' (body_tok) */
+  fe_lexer body_lx;
+  fe_token body_tok;
 } fe_func;
 
 typedef struct fe_top {
@@ -172,6 +176,14 @@ typedef struct fe_top {
 
 /* The whole file's top level into ts (function bodies are skipped); false after an error. */
 bool fe_scan_top(fe_parser *p, fe_top *ts);
+/* Record f in ts; reports a second function of its name in its module. */
+bool fe_add_func(fe_parser *p, fe_top *ts, const fe_func *f);
+/* generic_form.c: the generic op form of the top level. "func.func"(...) (the current token);
+ * the end of a "builtin.module"() ({ ... }) after its '}': `) : () -> ()`; its start, after the
+ * name: `() [<{...}>] [{...}] ({`. */
+bool fe_scan_generic_func(fe_parser *p, fe_top *ts);
+bool fe_generic_region_end(fe_parser *p);
+bool fe_generic_module_start(fe_parser *p);
 /* --entry NAME, else the single public function with a body; NULL after reporting why not. */
 const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt);
 /* fe_entry_names: --entry's function, else every public function with a body (in the arena). */

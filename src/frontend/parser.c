@@ -1009,10 +1009,9 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
 }
 
 /* ---------------------------------------------------------------- the entry function */
-static bool parse_signature(fe_parser *p, fn_state *fs) {
+/* `%a: T [{attrs}] [loc], ...` up to the closing ')': the function's arguments. */
+static bool parse_args(fe_parser *p, fn_state *fs, int *acap) {
   graph *g = fs->g;
-  if (!fe_expect(p, T_LPAREN, "to start the argument list")) return false;
-  int acap = 0, rcap = 0;
   while (p->tok.kind != T_RPAREN) {
     fe_token nt = p->tok;
     if (nt.kind != T_VALUE)
@@ -1039,7 +1038,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (!define_value(p, fs, nt, v)) return false;
     v->id = g->nvalues;
     ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, v);
-    ARENA_PUSH(p->a, g->args, g->nargs, acap, v);
+    ARENA_PUSH(p->a, g->args, g->nargs, *acap, v);
     if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
       value *logical = fe_mgx_arg(p, fs, v, &mt, tl);
       if (!logical) return false;
@@ -1047,26 +1046,82 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     }
     if (!fe_accept(p, T_COMMA)) break;
   }
-  if (!fe_expect(p, T_RPAREN, "to close the argument list")) return false;
-  if (fe_accept(p, T_ARROW)) {
-    bool paren = fe_accept(p, T_LPAREN);
-    int mcap = 0, nmgx = 0;
-    while (!paren || p->tok.kind != T_RPAREN) {
-      tensor_type t;
-      fe_mgx_type mt = {0};
-      if (fe_mgx_is_shaped(p) ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &t, NULL)) return false;
-      if (mt.has_strides) t = mt.t;
-      ARENA_PUSH(p->a, fs->res_mgx, nmgx, mcap, mt);
-      ARENA_PUSH(p->a, fs->res_types, fs->nres_types, rcap, t);
-      if (!paren) break;
-      if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* result attributes */
-      if (!fe_accept(p, T_COMMA)) break;
-    }
-    if (paren && !fe_expect(p, T_RPAREN, "to close the result types")) return false;
+  return true;
+}
+
+/* `T` or `(T [{attrs}], ...)` after the '->': the function's results. */
+static bool parse_results(fe_parser *p, fn_state *fs) {
+  bool paren = fe_accept(p, T_LPAREN);
+  int mcap = 0, nmgx = 0, rcap = 0;
+  while (!paren || p->tok.kind != T_RPAREN) {
+    tensor_type t;
+    fe_mgx_type mt = {0};
+    if (fe_mgx_is_shaped(p) ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &t, NULL)) return false;
+    if (mt.has_strides) t = mt.t;
+    ARENA_PUSH(p->a, fs->res_mgx, nmgx, mcap, mt);
+    ARENA_PUSH(p->a, fs->res_types, fs->nres_types, rcap, t);
+    if (!paren) break;
+    if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* result attributes */
+    if (!fe_accept(p, T_COMMA)) break;
   }
+  return !paren || fe_expect(p, T_RPAREN, "to close the result types");
+}
+
+static bool parse_signature(fe_parser *p, fn_state *fs) {
+  int acap = 0;
+  if (!fe_expect(p, T_LPAREN, "to start the argument list")) return false;
+  if (!parse_args(p, fs, &acap)) return false;
+  if (!fe_expect(p, T_RPAREN, "to close the argument list")) return false;
+  if (fe_accept(p, T_ARROW) && !parse_results(p, fs)) return false;
   if (fe_tok_is(p, "attributes")) {
     fe_next(p);
     if (p->tok.kind != T_LBRACE || !fe_skip_group(p)) return false;
+  }
+  return true;
+}
+
+/* The generic form: the results from function_type, the arguments from the body's entry block
+ * label `^bb0(%a: T, ...):` (their types must be function_type's inputs); leaves the lexer after
+ * the label. */
+static bool parse_generic_signature(fe_parser *p, const fe_func *f, fn_state *fs) {
+  tensor_type in[64];
+  src_loc inl[64];
+  int nin = 0, acap = 0;
+  if (!fe_expect(p, T_LPAREN, "to start the function type")) return false;
+  while (p->tok.kind != T_RPAREN) {
+    if (nin == 64) return fe_error(p, fe_loc(p, p->tok), "a function takes at most 64 arguments here");
+    if (!fe_parse_type(p, &in[nin], &inl[nin])) return false;
+    nin++;
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  if (!fe_expect(p, T_RPAREN, "to close the argument types") || !fe_expect(p, T_ARROW, "in the function type") ||
+      !parse_results(p, fs))
+    return false;
+  p->lx = f->body_lx;
+  p->tok = f->body_tok;
+  fe_next(p); /* { */
+  int before = fs->g->nargs;
+  if (p->tok.kind == T_CARET) {
+    fe_token label = p->tok;
+    fe_next(p);
+    if (fe_accept(p, T_LPAREN)) {
+      if (!parse_args(p, fs, &acap) || !fe_expect(p, T_RPAREN, "to close the block arguments")) return false;
+    }
+    if (!fe_expect(p, T_COLON, "after the block label")) return false;
+    if (fs->g->nargs - before != nin)
+      return fe_error(p, fe_loc(p, label), "the entry block has %d argument%s, but function_type lists %d",
+                      fs->g->nargs - before, fs->g->nargs - before == 1 ? "" : "s", nin);
+  } else if (nin) {
+    return fe_error(p, fe_loc(p, p->tok), "expected the entry block's label ^bb0(...) with the %d argument%s",
+                    nin, nin == 1 ? "" : "s");
+  }
+  for (int i = 0; i < nin && !fs->launched; i++) {
+    char a[160], b[160];
+    const value *v = fs->g->args[before + i];
+    if (!tensor_type_equal(&in[i], v->type))
+      return fe_error(p, inl[i], "function_type lists argument %d as %s, but the entry block's '%s' is %s", i,
+                      fe_type_str(&in[i], a, sizeof a), name_str(v->name, (char[VALUE_NAME_MAX]){0}),
+                      fe_type_str(v->type, b, sizeof b));
   }
   return true;
 }
@@ -1083,9 +1138,10 @@ static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
 static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs) {
   p->lx = f->sig_lx;
   p->tok = f->sig_tok;
-  if (!parse_signature(p, fs) || !fe_dyn_signature(p, fs->g, fe_loc(p, f->name))) return false;
-  fe_token open = p->tok;
-  if (!fe_expect(p, T_LBRACE, "to open the function body")) return false;
+  fe_token open = f->body_tok;
+  if (f->generic ? !parse_generic_signature(p, f, fs) : !parse_signature(p, fs)) return false;
+  if (!fe_dyn_signature(p, fs->g, fe_loc(p, f->name))) return false;
+  if (!f->generic && (open = p->tok, !fe_expect(p, T_LBRACE, "to open the function body"))) return false;
   bool done = false;
   while (!done && !p->fatal) {
     if (p->tok.kind == T_RBRACE) {

@@ -131,6 +131,18 @@ def _split_top(s):
     return out
 
 
+def custom_form(text, timeout=600):
+    """The text with its top level in the custom form: a module printed in MLIR's generic op form
+    ("builtin.module"() ({...}), "func.func"() <{...}>) is printed again by mlir-opt-22, which the
+    wrapping below needs (it finds functions by their custom syntax)."""
+    if not re.search(r'"(builtin\.module|func\.func)"', text):
+        return text
+    opt = subprocess.run([MLIR_OPT, "-"], input=text, capture_output=True, text=True, timeout=timeout)
+    if opt.returncode != 0:
+        raise OracleError("mlir-opt-22 cannot read the graph:\n" + opt.stderr[-4000:])
+    return opt.stdout
+
+
 def functions(text):
     """{name: is_private} for every func.func in the text."""
     return {m.group(2): (m.group(1) or "").strip() == "private"
