@@ -356,6 +356,13 @@ value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank);
 value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size);
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 0 */
 
+/* ---------------------------------------------------------------- dialect.c */
+/* An op of the tensor, arith, math or linalg dialects (exporters' form around TOSA), lowered to
+ * TOSA ops; arith.constant, tensor.from_elements and tensor.splat of constants stay with
+ * parser.c and scalar.c. false to resynchronise. */
+bool fe_xd_is_op(const char *nm, int nlen);
+bool fe_xd_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
+
 /* ---------------------------------------------------------------- launch.c */
 /* %token, %r = mhal.launch @f [...] (...) : (...) -> ... (the op name is the current token). */
 bool fe_launch_op(fe_parser *p, fe_scope *fs, const fe_token *results, const int *rcount, int nresults);

@@ -327,7 +327,7 @@ static const char *const later_ops[] = {
     "tosa.apply_scale", "tosa.concat_shape", "tosa.add_shape", "tosa.sub_shape", "tosa.mul_shape", "tosa.div_shape",
     "tosa.div_floor_shape", "tosa.div_ceil_shape", "tosa.mod_shape", "tosa.max_shape", "tosa.min_shape",
     "tosa.exp2_shape", "tosa.log2_ceil_shape", "tosa.log2_floor_shape", "tosa.slice_shape",
-    "tensor.empty", "tensor.cast", "func.call", "call",
+    "func.call", "call",
 };
 
 static bool is_later_op(const char *s, int n) {
@@ -763,6 +763,8 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     kind = OP_ARITH_CONST; /* of scalars: folded into a constant (scalar.c) */
     s.build = nlen == 20 ? 1 : 2;
   }
+  if (kind == OP_COUNT && fe_xd_is_op(nm, nlen)) /* dialect.c */
+    return fe_xd_op(p, fs, s.results, s.nresults, s.name);
   if (kind == OP_COUNT) {
     define_poison(p, fs, &s);
     if (is_later_op(nm, nlen))
