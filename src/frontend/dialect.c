@@ -159,7 +159,7 @@ bool xd_parse_int_list(xd_op *x, int64_t *out, int max, int *n) {
 bool xd_parse_type(xd_op *x, tensor_type *t, bool *scalar) {
   fe_parser *p = x->m.p;
   elem_type et = fe_scalar_type(p);
-  if (et == ET_INVALID && fe_tok_is(p, "index")) et = ET_I32; /* linalg.index: i32 in the graph */
+  if (et == ET_INDEX) et = ET_I32; /* linalg.index: i32 in the graph */
   *scalar = et != ET_INVALID;
   if (*scalar) {
     *t = (tensor_type){.elem = et};
@@ -375,7 +375,12 @@ bool xd_parse_body(xd_op *x, xd_body *b, value *const *args, int nargs, bool lab
     if ((name.kind != T_IDENT && name.kind != T_STRING) || !fe_xd_is_op(nm, nlen))
       return fe_error(p, fe_loc(p, name), "%s in a linalg body is not supported: tosac reads arith and math ops, "
                       "linalg.index and linalg.yield there", fe_tok_text(p, name));
-    if (!read_op(p, x->m.fs, b, res, nres, name)) return false;
+    if (!read_op(p, x->m.fs, b, res, nres, name)) { /* skip the rest of the body (recovery goes on after it) */
+      for (int depth = 0; !p->fatal && p->tok.kind != T_EOF && (depth > 0 || p->tok.kind != T_RBRACE); fe_next(p))
+        depth += (p->tok.kind == T_LBRACE) - (p->tok.kind == T_RBRACE);
+      fe_accept(p, T_RBRACE);
+      return false;
+    }
   }
   return false;
 }

@@ -127,7 +127,7 @@ static value *body_constant(xd_op *x) {
 /* Operand types as declared: every operand has the one type written (or its own). */
 static bool check_operands(xd_op *x, int first) {
   char s1[160], s2[160];
-  for (int i = first; i < x->nin; i++) {
+  for (int i = first; i < x->nin && x->nint > 0; i++) {
     const tensor_type *t = x->nint == x->nin ? &x->in_t[i] : &x->in_t[x->nint - 1];
     const value *v = x->in[i];
     if (!v || v->id < 0) continue;
@@ -147,6 +147,19 @@ static value *lower(xd_op *x, const arith_def *d) {
   value *a[3] = {NULL};
   for (int i = 0; i < want; i++)
     if (!(a[i] = xd_operand(x, i))) return NULL;
+  xd_body *b = x->body;
+  for (int i = 0; b && b->acc && i < want; i++) { /* a reduction's output argument: its combining op */
+    if (a[i] != b->acc) continue;
+    bool combines = d->how == A_BIN && (d->kind == OP_ADD || d->kind == OP_MAXIMUM || d->kind == OP_MINIMUM ||
+                                         d->kind == OP_MUL);
+    if (!combines || b->combine != OP_COUNT || a[1 - i] == b->acc)
+      return xd_error(x, "reads the reduction's output argument; tosac reads it only as the accumulator of one "
+                      "arith.addf / addi / mulf / maximumf / maxnumf / minimumf / minnumf"),
+             NULL;
+    b->combine = d->kind;
+    b->combined = a[1 - i];
+    return b->acc;
+  }
   elem_type et = a[0]->type->elem;
   switch (d->how) {
   case A_BIN: return xd_binary(x, et == ET_I1 && d->kind_i1 != OP_COUNT ? d->kind_i1 : d->kind, a[0], a[1]);
