@@ -5,6 +5,7 @@
  * empty is a zero constant (its contents are undefined; every use overwrites or ignores them). */
 #include "frontend/dialect.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define XD_LIST (2 * TOSAC_MAX_RANK)
@@ -237,6 +238,7 @@ static value *l_pad(xd_op *x, double v) {
   }
   op *o = fe_op_new(x->m.p, OP_PAD, x->m.loc, &a, 1);
   fe_set_ints(x->m.p, o, "padding", pad, 2 * r);
+  fe_set_bool(x->m.p, o, "tensor.pad", true); /* may move into a convolution (fe_xd_fold_pads) */
   if (elem_type_is_float(t.elem)) fe_set_float(x->m.p, o, "pad_const", v, t.elem);
   else fe_set_int(x->m.p, o, "pad_const", (int64_t)v, t.elem);
   x->m.last = fe_op_finish(x->m.p, x->m.fs, o, &t, arena_printf(x->m.p->a, "%s_%d", x->m.res, ++x->m.ntmp));
@@ -295,4 +297,59 @@ value *xd_tensor_op(xd_op *x, bool *known) {
                     elem_type_name(x->out_t.elem)),
            NULL;
   return reshape_to(x, a, &x->out_t); /* expand_shape, collapse_shape, reshape, cast, bitcast */
+}
+
+/* ---------------------------------------------------------------- padding into convolutions */
+/* Exporters pad a convolution's input with tensor.pad of zeros and give the convolution no
+ * padding; TOSA producers write the padding on the convolution. The pads tensor.pad became
+ * (marked "tensor.pad") move into the convolutions that read them, so both forms compile to the
+ * same kernels; a pad nothing else reads then leaves the graph. */
+static bool fold_pad(op *conv, int nsp) {
+  value *in = conv->operands[0];
+  op *pad = in->def;
+  if (!pad || pad->kind != OP_PAD || !op_attr(pad, "tensor.pad") || !elem_type_is_float(in->type->elem)) return false;
+  const attr *pc = op_attr(pad, "pad_const"), *pp = op_attr(pad, "padding");
+  attr *cp = fe_find_attr(conv, "pad");
+  if (!pc || pc->kind != ATTR_FLOAT || pc->f != 0 || !pp || pp->n != 2 * (nsp + 2) || !cp || cp->n != 2 * nsp)
+    return false;
+  const int64_t *v = pp->ints;
+  if (v[0] || v[1] || v[2 * nsp + 2] || v[2 * nsp + 3]) return false; /* batch and channels unpadded */
+  for (int i = 0; i < 2 * nsp; i++) cp->ints[i] += v[2 + i];
+  conv->operands[0] = pad->operands[0];
+  return true;
+}
+
+void fe_xd_fold_pads(graph *g) {
+  bool any = false;
+  for (int i = 0; i < g->nops; i++) {
+    op *o = g->ops[i];
+    int nsp = o->kind == OP_CONV3D ? 3 : o->kind == OP_CONV2D || o->kind == OP_DEPTHWISE_CONV2D ? 2 : 0;
+    while (nsp && fold_pad(o, nsp)) any = true;
+  }
+  int *uses = any ? calloc((size_t)g->nvalues, sizeof *uses) : NULL;
+  for (int i = 0; uses && i < g->nops; i++)
+    for (int k = 0; k < g->ops[i]->noperands; k++) uses[g->ops[i]->operands[k]->id]++;
+  for (int i = 0; uses && i < g->nresults; i++)
+    if (g->results[i] && g->results[i]->id >= 0) uses[g->results[i]->id]++;
+  int no = 0, nv = 0;
+  for (int i = 0; i < g->nops; i++) {
+    op *o = g->ops[i];
+    if (o->kind == OP_PAD && op_attr(o, "tensor.pad")) {
+      fe_remove_attr(o, "tensor.pad");
+      if (uses && !uses[o->results[0]->id]) { /* dead: dropped below */
+        o->results[0]->id = -1;
+        continue;
+      }
+    }
+    o->id = no;
+    g->ops[no++] = o;
+  }
+  free(uses);
+  g->nops = no;
+  for (int i = 0; i < g->nvalues; i++) {
+    if (g->values[i]->id < 0) continue;
+    g->values[i]->id = nv;
+    g->values[nv++] = g->values[i];
+  }
+  g->nvalues = nv;
 }

@@ -362,6 +362,9 @@ value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 
  * parser.c and scalar.c. false to resynchronise. */
 bool fe_xd_is_op(const char *nm, int nlen);
 bool fe_xd_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
+/* dialect_tensor.c: after the function: tensor.pad's zero padding moves into the convolutions
+ * that read it (the form TOSA producers write). */
+void fe_xd_fold_pads(graph *g);
 
 /* ---------------------------------------------------------------- launch.c */
 /* %token, %r = mhal.launch @f [...] (...) : (...) -> ... (the op name is the current token). */

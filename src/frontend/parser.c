@@ -1216,6 +1216,7 @@ graph *fe_parse_function(fe_module *m, const fe_options *opt) {
   g->entry = arena_strndup(p.a, f->name.p + 1, (size_t)f->name.n - 1);
   if (f->arch.kind == T_STRING && f->arch.n > 2) g->arch = arena_strndup(p.a, f->arch.p + 1, (size_t)f->arch.n - 2);
   if (!parse_entry(&p, f, g) || d->errors != before || !fe_dyn_finish(&p, g)) return NULL;
+  fe_xd_fold_pads(g); /* dialect_tensor.c */
   drop_unused_consts(g);
   if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;
