@@ -325,7 +325,7 @@ bool xd_parse_body(xd_op *x, xd_body *b, value *const *args, int nargs, bool lab
     if (!fe_accept(p, T_COMMA)) break;
   }
   if (label && !fe_expect(p, T_RPAREN, "to close the body's arguments")) return false;
-  if (label && k != nargs)
+  if (label && k != nargs && k != b->min_args)
     return fe_error(p, fe_loc(p, p->prev), "'%s' body takes %d argument%s, found %d", x->m.opname, nargs,
                     nargs == 1 ? "" : "s", k);
   if (p->tok.kind == T_COLON) fe_next(p); /* ^bb0(...): */

@@ -23,6 +23,7 @@ typedef struct xd_body {
   op_kind combine;   /* the op that combined acc, once read (OP_COUNT before) */
   value *combined;   /* the other operand of that op */
   value *result;     /* linalg.yield's operand */
+  int min_args;      /* a label may list this many arguments instead (linalg.map before MLIR 20) */
 } xd_body;
 
 typedef struct xd_op {

@@ -424,7 +424,7 @@ static value *run_body(xd_op *x, const amap *maps, const bool *red, bool label, 
     if (!known || (!b.result && !strcmp(ox.dialect, "linalg")))
       return xd_error(x, "body operation '%s' is not supported", body_op), NULL;
     x->m.ntmp = ox.m.ntmp;
-  } else if (!xd_parse_body(&bx, &b, args, x->nin, label)) {
+  } else if (b.min_args = !strcmp(x->op, "map") ? x->nins : x->nin, !xd_parse_body(&bx, &b, args, x->nin, label)) {
     return NULL;
   }
   x->m.ntmp = bx.m.ntmp > x->m.ntmp ? bx.m.ntmp : x->m.ntmp;
