@@ -1121,7 +1121,7 @@ static bool parse_generic_signature(fe_parser *p, const fe_func *f, fn_state *fs
     char a[160], b[160];
     const value *v = fs->g->args[before + i];
     if (!tensor_type_equal(&in[i], v->type))
-      return fe_error(p, inl[i], "function_type lists argument %d as %s, but the entry block's '%s' is %s", i,
+      return fe_error(p, inl[i], "function_type lists argument %d as %s, but the entry block's '%%%s' is %s", i,
                       fe_type_str(&in[i], a, sizeof a), name_str(v->name, (char[VALUE_NAME_MAX]){0}),
                       fe_type_str(v->type, b, sizeof b));
   }
