@@ -236,6 +236,8 @@ static bool parse_generic(xd_op *x) {
     if (!fe_accept(p, T_COMMA)) break;
   }
   if (!fe_expect(p, T_RPAREN, "to close the operand list") || !parse_attrs(x)) return false;
+  if (p->tok.kind == T_LPAREN && (!strcmp(x->dialect, "linalg") || !strcmp(x->m.opname, "tensor.pad")))
+    return true; /* its region: dialect_linalg.c, dialect_tensor.c */
   if (p->tok.kind == T_LPAREN)
     return fe_error(p, fe_loc(p, p->tok), "'%s' with a region in the generic form is not supported (write it in its "
                     "custom form)", x->m.opname);

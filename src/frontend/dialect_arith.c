@@ -204,7 +204,12 @@ value *xd_arith_op(xd_op *x, bool *known) {
   if (!d) return *known = false, NULL;
   if (d->how == A_CONST) {
     if (x->body && !x->generic) return body_constant(x);
-    return xd_error(x, "in the generic form is not supported (write arith.constant VALUE : TYPE)"), NULL;
+    const attr *v = xd_attr(x, "value");
+    if (!x->body || !v || (v->kind != ATTR_FLOAT && v->kind != ATTR_INT && v->kind != ATTR_BOOL))
+      return xd_error(x, "in the generic form is read in linalg bodies only, with a scalar value"), NULL;
+    tensor_type t = {.elem = x->out_t.elem, .rank = x->body->space.rank};
+    for (int i = 0; i < t.rank; i++) t.dims[i] = 1;
+    return xd_splat(x, &t, v->kind == ATTR_FLOAT ? v->f : (double)v->i);
   }
   if (!x->generic && !parse_custom(x, d->how)) return NULL;
   if (!x->generic && (d->how == A_CMPF || d->how == A_CMPI)) x->out_t.elem = ET_I1; /* `: T` is the operands' */

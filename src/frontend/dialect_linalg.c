@@ -199,8 +199,31 @@ static bool named_syntax(xd_op *x, lin *l) {
   return true;
 }
 
+/* The generic form: "linalg.op"(ins..., outs...) <{operandSegmentSizes = array<i32: I, O>, ...}>,
+ * read by dialect.c up to the region; the attributes the custom form writes as keywords. */
+static bool generic_syntax(xd_op *x, lin *l) {
+  const attr *seg = xd_attr(x, "operandSegmentSizes"), *a;
+  if (seg && (seg->kind != ATTR_INTS || seg->n != 2 || seg->ints[0] < 0 || seg->ints[0] + seg->ints[1] != x->nin))
+    return xd_error(x, "has an operandSegmentSizes that does not split its %d operands into ins and outs", x->nin);
+  x->nins = seg ? (int)seg->ints[0] : x->nin - 1; /* without it (map, reduce, transpose, ...): one output */
+  if (((a = xd_attr(x, "permutation")) || (a = xd_attr(x, "dimensions"))) && a->kind == ATTR_INTS && a->n <= 2 * MAXR) {
+    memcpy(l->list, a->ints, sizeof(int64_t) * (size_t)a->n);
+    l->nlist = a->n;
+  }
+  if ((a = xd_attr(x, "dimension")) && a->kind == ATTR_INT) l->dim = a->i;
+  if ((a = xd_attr(x, "kind")) && a->kind == ATTR_STR) x->word = (fe_token){.kind = T_IDENT, .p = a->s, .n = (int)strlen(a->s)};
+  return true;
+}
+
+static bool op_syntax(xd_op *x, lin *l) { return x->generic ? generic_syntax(x, l) : named_syntax(x, l); }
+
 static bool result_tail(xd_op *x) {
   fe_parser *p = x->m.p;
+  if (x->generic) { /* ({region}) {attrs} : (T, ...) -> T; a named op's region is its definition */
+    if (x->has_out) return true; /* no region: dialect.c read the type */
+    if (p->tok.kind == T_LPAREN && !fe_skip_group(p)) return false;
+    return xd_parse_tail(x);
+  }
   if (p->tok.kind == T_LBRACE && !parse_attrs_into(x)) return false;
   if (fe_accept(p, T_ARROW)) {
     bool sc, paren = fe_accept(p, T_LPAREN);
@@ -388,8 +411,13 @@ static value *run_body(xd_op *x, const amap *maps, const bool *red, bool label, 
   int nout = x->nin - x->nins;
   if (nout != 1) return xd_error(x, "with %d outputs is not supported (one output)", nout), NULL;
   for (int i = 0; i < x->nin; i++)
-    if (!x->in[i] || x->in[i]->id == -1) return NULL;
-  xd_body b = {.combine = OP_COUNT};
+    if (!x->in[i] || x->in[i]->id == -1) { /* reported: step over the body */
+      fe_parser *p = x->m.p;
+      if (label && p->tok.kind == T_LPAREN) fe_skip_group(p);
+      if (!body_op && p->tok.kind == T_LBRACE) fe_skip_group(p);
+      return NULL;
+    }
+  xd_body b = {.combine = OP_COUNT, .min_args = !strcmp(x->op, "map") ? x->nins : x->nin}; /* map: init optional */
   if (!space_of(x, maps, x->nin, &b.space)) return NULL;
   bool any_red = false;
   for (int d = 0; d < b.space.rank; d++) any_red |= red[d];
@@ -424,7 +452,7 @@ static value *run_body(xd_op *x, const amap *maps, const bool *red, bool label, 
     if (!known || (!b.result && !strcmp(ox.dialect, "linalg")))
       return xd_error(x, "body operation '%s' is not supported", body_op), NULL;
     x->m.ntmp = ox.m.ntmp;
-  } else if (b.min_args = !strcmp(x->op, "map") ? x->nins : x->nin, !xd_parse_body(&bx, &b, args, x->nin, label)) {
+  } else if (!xd_parse_body(&bx, &b, args, x->nin, label)) {
     return NULL;
   }
   x->m.ntmp = bx.m.ntmp > x->m.ntmp ? bx.m.ntmp : x->m.ntmp;
@@ -438,6 +466,14 @@ static value *run_body(xd_op *x, const amap *maps, const bool *red, bool label, 
   return from_space(x, &b, &maps[x->nins], red, init);
 }
 
+/* run_body, in the generic form inside the region list's parentheses. */
+static value *body(xd_op *x, const amap *maps, const bool *red, bool label, const char *body_op) {
+  fe_parser *p = x->m.p;
+  if (x->generic && !fe_expect(p, T_LPAREN, "to start the region list")) return NULL;
+  value *v = run_body(x, maps, red, label, body_op);
+  return v && (!x->generic || fe_expect(p, T_RPAREN, "to close the region list")) ? v : NULL;
+}
+
 static void identity_map(amap *m, int rank) {
   m->ndims = m->nres = rank;
   for (int i = 0; i < rank; i++) m->res[i] = i;
@@ -446,7 +482,7 @@ static void identity_map(amap *m, int rank) {
 /* linalg.generic {indexing_maps = [...], iterator_types = [...]} ins(..) outs(..) {body} -> T */
 static value *l_generic(xd_op *x) {
   lin l = {0};
-  if (!named_syntax(x, &l)) return NULL;
+  if (!op_syntax(x, &l)) return NULL;
   const attr *im = xd_attr(x, "indexing_maps"), *it = xd_attr(x, "iterator_types");
   if (!im || !it || im->kind != ATTR_STR || it->kind != ATTR_STR)
     return xd_error(x, "needs indexing_maps and iterator_types"), NULL;
@@ -461,14 +497,14 @@ static value *l_generic(xd_op *x) {
     s += 7;
   }
   if (n != l.maps[0].ndims) return xd_error(x, "has %d iterator types for %d dimensions", n, l.maps[0].ndims), NULL;
-  value *r = run_body(x, l.maps, l.reduction, false, NULL);
+  value *r = body(x, l.maps, l.reduction, false, NULL);
   return r && result_tail(x) ? r : NULL;
 }
 
 /* linalg.map / linalg.reduce: identity maps (reduce: the output drops `dimensions`). */
 static value *l_map_reduce(xd_op *x, bool reduce) {
   lin l = {0};
-  if (!named_syntax(x, &l)) return NULL;
+  if (!op_syntax(x, &l)) return NULL;
   if (x->nin < 2 || !x->in[0] || x->in[0]->id == -1) return xd_error(x, "needs ins and outs"), NULL;
   int r = x->in[0]->type->rank;
   for (int i = 0; i < x->nins; i++) identity_map(&l.maps[i], r);
@@ -482,15 +518,15 @@ static value *l_map_reduce(xd_op *x, bool reduce) {
   for (int d = 0; d < r; d++)
     if (!red[d]) mo->res[mo->nres++] = d;
   fe_parser *p = x->m.p;
-  bool label = !l.body_op && p->tok.kind == T_LPAREN;
-  if (!l.body_op && !label) return xd_error(x, "needs a body"), NULL;
-  value *v = run_body(x, l.maps, red, label, l.body_op);
+  bool label = !x->generic && !l.body_op && p->tok.kind == T_LPAREN;
+  if (!l.body_op && !label && !x->generic) return xd_error(x, "needs a body"), NULL;
+  value *v = body(x, l.maps, red, label, l.body_op);
   return v && result_tail(x) ? v : NULL;
 }
 
 static value *l_elementwise(xd_op *x) {
   lin l = {0};
-  if (!named_syntax(x, &l) || !result_tail(x)) return NULL;
+  if (!op_syntax(x, &l) || !result_tail(x)) return NULL;
   static const struct {
     const char *kind;
     const char *op;
@@ -520,10 +556,15 @@ value *xd_linalg_op(xd_op *x, bool *known) {
   if (x->body && !strcmp(op, "index")) { /* %i = linalg.index 0 : index, an iota over the space */
     fe_parser *p = x->m.p;
     int64_t d;
-    if (x->generic) return xd_error(x, "in the generic form is not supported"), NULL;
-    if (p->tok.kind != T_INT || !fe_tok_int(p, p->tok, &d, NULL, NULL)) return fe_expect(p, T_INT, "(the dimension)"), NULL;
-    fe_next(p);
-    if (!xd_parse_tail(x)) return NULL;
+    const attr *da = xd_attr(x, "dim");
+    if (x->generic && (!da || da->kind != ATTR_INT)) return xd_error(x, "needs 'dim'"), NULL;
+    if (x->generic) {
+      d = da->i;
+    } else {
+      if (p->tok.kind != T_INT || !fe_tok_int(p, p->tok, &d, NULL, NULL)) return fe_expect(p, T_INT, "(the dimension)"), NULL;
+      fe_next(p);
+      if (!xd_parse_tail(x)) return NULL;
+    }
     const tensor_type *sp = &x->body->space;
     if (d < 0 || d >= sp->rank) return xd_error(x, "dimension %lld is outside the iteration space", (long long)d), NULL;
     tensor_type t = {.elem = ET_I32, .rank = sp->rank};
@@ -534,7 +575,6 @@ value *xd_linalg_op(xd_op *x, bool *known) {
     *dd = (dense_data){.type = t, .bytes = (uint8_t *)v, .nbytes = sizeof(int32_t) * (size_t)sp->dims[d]};
     return xd_const(x, dd);
   }
-  if (x->generic) return xd_error(x, "in the generic form is not supported (write it in its custom form)"), NULL;
   if (!strcmp(op, "generic")) return l_generic(x);
   if (!strcmp(op, "map")) return l_map_reduce(x, false);
   if (!strcmp(op, "reduce")) return l_map_reduce(x, true);
@@ -546,7 +586,7 @@ value *xd_linalg_op(xd_op *x, bool *known) {
   for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) found |= !strcmp(named[i], op);
   if (!found) return *known = false, NULL;
   lin l = {0};
-  if (!named_syntax(x, &l) || !result_tail(x)) return NULL;
+  if (!op_syntax(x, &l) || !result_tail(x)) return NULL;
   int nouts = x->nin - x->nins;
   if (nouts != 1) return xd_error(x, "expects one operand in outs(...), found %d", nouts), NULL;
   for (int i = 0; i < x->nin; i++)

@@ -119,15 +119,18 @@ static bool pad_region(xd_op *x, double *v) {
     if (!(local = fe_dense_scalar(p, lit, a.type_elem))) return false;
     fe_skip_loc(p);
   }
-  if (!fe_tok_is(p, "tensor.yield")) {
+  bool generic = p->tok.kind == T_STRING && p->tok.n == 14 && !memcmp(p->tok.p, "\"tensor.yield\"", 14);
+  if (!fe_tok_is(p, "tensor.yield") && !generic) {
     if (p->tok.kind == T_EOF) return fe_unterminated(p, open, "region");
     return fe_error(p, fe_loc(p, p->tok), "expected 'tensor.yield' in tensor.pad's region, found %s",
                     fe_tok_text(p, p->tok));
   }
   fe_next(p);
+  if (generic && !fe_expect(p, T_LPAREN, "to start the operand list")) return false;
   fe_token vt = p->tok;
   if (vt.kind != T_VALUE) return fe_expect(p, T_VALUE, "after 'tensor.yield'");
   fe_next(p);
+  if (generic && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
   const dense_data *d = NULL;
   if (local && vt.n == cname.n && !memcmp(vt.p, cname.p, (size_t)vt.n)) {
     d = local;
@@ -143,7 +146,11 @@ static bool pad_region(xd_op *x, double *v) {
   if (!fe_expect(p, T_COLON, "before the yielded type")) return false;
   tensor_type t;
   bool sc;
+  if (generic && !fe_expect(p, T_LPAREN, "before the yielded type")) return false;
   if (!xd_parse_type(x, &t, &sc)) return false;
+  if (generic && (!fe_expect(p, T_RPAREN, "after the yielded type") || !fe_expect(p, T_ARROW, "in '(T) -> ()'") ||
+                  !fe_expect(p, T_LPAREN, "in '(T) -> ()'") || !fe_expect(p, T_RPAREN, "in '(T) -> ()'")))
+    return false;
   fe_skip_loc(p);
   return fe_expect(p, T_RBRACE, "to close tensor.pad's region");
 }
@@ -267,8 +274,14 @@ value *xd_tensor_op(xd_op *x, bool *known) {
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) found |= !strcmp(ops[i], x->op);
   if (!found) return *known = false, NULL;
   double padv = 0;
+  if (!strcmp(x->op, "pad") && x->generic) { /* ({region}) : (T) -> T */
+    fe_parser *p = x->m.p;
+    if (!fe_expect(p, T_LPAREN, "to start the region list") || !pad_region(x, &padv) ||
+        !fe_expect(p, T_RPAREN, "to close the region list") || !xd_parse_tail(x))
+      return NULL;
+    return l_pad(x, padv);
+  }
   if (!strcmp(x->op, "pad")) { /* the region comes before the type in the custom form */
-    if (x->generic) return xd_error(x, "in the generic form is not supported (write it in its custom form)"), NULL;
     fe_parser *p = x->m.p;
     if (!operand(x)) return NULL;
     if (fe_tok_is(p, "nofold")) fe_next(p);

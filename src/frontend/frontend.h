@@ -32,6 +32,7 @@ typedef enum fe_tok_kind {
   T_ARROW,
   T_QUESTION,
   T_STAR,
+  T_PLUS, /* affine expressions: (d0 + d1) */
   T_META_BEGIN, /* {-# */
   T_META_END,   /* #-} */
 } fe_tok_kind;

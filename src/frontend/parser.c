@@ -543,6 +543,32 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
   return true;
 }
 
+/* "arith.constant"() <{value = 0.5 : f32}> : () -> f32 (at the result type): a scalar, as
+ * `arith.constant 0.5 : f32` is. */
+static bool generic_scalar(fe_parser *p, op_syntax *s) {
+  elem_type et = fe_scalar_type(p);
+  const attr *v = NULL;
+  for (int i = 0; i < s->nattrs; i++)
+    if (!strcmp(s->attrs[i].name, "value")) v = &s->attrs[i];
+  if (!v || (v->kind != ATTR_INT && v->kind != ATTR_FLOAT && v->kind != ATTR_BOOL))
+    return fe_error(p, fe_loc(p, p->tok), "'arith.constant' of type %s needs a scalar value attribute", elem_type_name(et));
+  dense_data *d = arena_alloc(p->a, sizeof *d);
+  size_t nb = (size_t)elem_type_bytes(et);
+  uint8_t *b = arena_alloc(p->a, nb ? nb : 1);
+  uint64_t bits = elem_type_is_float(et) ? fe_float_bits(v->kind == ATTR_FLOAT ? v->f : (double)v->i, et) : (uint64_t)v->i;
+  for (size_t i = 0; i < nb; i++) b[i] = (uint8_t)(bits >> (8 * i));
+  *d = (dense_data){.type = {.elem = et}, .bytes = b, .nbytes = nb, .splat = true};
+  attr a = {.name = "value", .kind = ATTR_DENSE, .dense = d, .loc = v->loc, .type_elem = et};
+  s->attrs[0] = a;
+  s->nattrs = 1;
+  s->out_types[0] = d->type;
+  s->nout = 1;
+  s->scalar = true;
+  fe_next(p);
+  fe_skip_loc(p);
+  return true;
+}
+
 /* Everything after the op name: operands, properties, attributes, `: type`, loc. */
 static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind kind) {
   bool generic = s->name.kind == T_STRING;
@@ -601,6 +627,7 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     s->has_sig_inputs = true;
     if (!parse_type_list(p, s)) return false;
     if (!fe_expect(p, T_ARROW, "after the operand types")) return false;
+    if (kind == OP_ARITH_CONST && fe_scalar_type(p) != ET_INVALID) return generic_scalar(p, s);
     if (!parse_result_type(p, s)) return false;
   } else {
     fe_token ty = p->tok;

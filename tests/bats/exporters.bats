@@ -64,6 +64,15 @@ kernels() {
   assert_line --partial "tosa.tanh"
 }
 
+@test "every family as mlir-opt-22 --mlir-print-op-generic prints it (linalg regions, tensor.pad, scalar constants): oracle" {
+  for f in tensor arith linalg; do
+    "${GEN[@]}" "$f" 5 | mlir-opt-22 --mlir-print-op-generic > "g$f.mlir"
+    grep -q '"func.func"() <{' "g$f.mlir"
+    ! grep -q '^ *%[^ ]* = [a-z]' "g$f.mlir" # no op left in its custom form
+    oracle "g$f.mlir" --seed=5
+  done
+}
+
 @test "a PyTorch-style BERT layer in the mixed form: the pure-TOSA kernels (GELU in its GEMM, one attention kernel), oracle" {
   G=(/usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" bert --seed=3)
   "${G[@]}" > pure.mlir

@@ -164,12 +164,14 @@ def custom_form(text, timeout=600):
         res = text.find("{-#")  # a resource section stays after the module
         tail = text[res:] if res >= 0 else ""
         body = text[:res] if res >= 0 else text
+        alias = re.compile(r"^[#!][\w$.-]+\s*=.*$", re.M)  # aliases stay at the top level
+        aliases = "\n".join(alias.findall(body))
+        body = alias.sub("", body)
         m = re.search(r"^module\b[^{]*\{", body, re.M)
         if m:  # the schedule goes inside the one module
             body = body[m.end():body.rindex("}")]
-        alias = re.compile(r"^[#!][\w$.-]+\s*=.*$", re.M)  # aliases stay at the top level
-        text = "\n".join(alias.findall(body)) + "\nmodule attributes {transform.with_named_sequence} {\n" + \
-            alias.sub("", body) + SOFTMAX_DECOMPOSITION + "}\n" + tail
+        text = aliases + "\nmodule attributes {transform.with_named_sequence} {\n" + body + SOFTMAX_DECOMPOSITION + \
+            "}\n" + tail
         args += ["--transform-interpreter", "--test-transform-dialect-erase-schedule"]
     opt = subprocess.run(args, input=text, capture_output=True, text=True, timeout=timeout)
     if opt.returncode != 0:
