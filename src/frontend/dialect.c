@@ -224,10 +224,8 @@ bool xd_parse_tail(xd_op *x) {
   return true;
 }
 
-/* "dialect.op"(%a, ...) <{props}> ({regions}) {attrs} : (T, ...) -> T */
-static bool parse_generic(xd_op *x) {
+bool xd_parse_operands(xd_op *x) {
   fe_parser *p = x->m.p;
-  if (!fe_expect(p, T_LPAREN, "to start the operand list")) return false;
   while (p->tok.kind == T_VALUE) {
     if (x->nin == XD_MAX_IN) return fe_error(p, fe_loc(p, p->tok), "too many operands");
     x->in_tok[x->nin] = p->tok;
@@ -235,6 +233,13 @@ static bool parse_generic(xd_op *x) {
     fe_next(p);
     if (!fe_accept(p, T_COMMA)) break;
   }
+  return true;
+}
+
+/* "dialect.op"(%a, ...) <{props}> ({regions}) {attrs} : (T, ...) -> T */
+static bool parse_generic(xd_op *x) {
+  fe_parser *p = x->m.p;
+  if (!fe_expect(p, T_LPAREN, "to start the operand list") || !xd_parse_operands(x)) return false;
   if (!fe_expect(p, T_RPAREN, "to close the operand list") || !parse_attrs(x)) return false;
   if (p->tok.kind == T_LPAREN && (!strcmp(x->dialect, "linalg") || !strcmp(x->m.opname, "tensor.pad")))
     return true; /* its region: dialect_linalg.c, dialect_tensor.c */

@@ -90,13 +90,7 @@ static bool parse_custom(xd_op *x, int how) {
     fe_next(p);
     if (!fe_expect(p, T_COMMA, "after the predicate")) return false;
   }
-  while (p->tok.kind == T_VALUE) {
-    if (x->nin == XD_MAX_IN) return fe_error(p, fe_loc(p, p->tok), "too many operands");
-    x->in_tok[x->nin] = p->tok;
-    x->in[x->nin++] = xd_find(x, p->tok);
-    fe_next(p);
-    if (!fe_accept(p, T_COMMA)) break;
-  }
+  if (!xd_parse_operands(x)) return false;
   if (fe_tok_is(p, "fastmath")) {
     x->fastmath = true;
     fe_next(p);

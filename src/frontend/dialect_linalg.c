@@ -120,13 +120,7 @@ static bool operand_group(xd_op *x, const char *kw) {
   fe_next(p);
   if (!fe_expect(p, T_LPAREN, kw[0] == 'i' ? "after 'ins'" : "after 'outs'")) return false;
   int first = x->nin;
-  while (p->tok.kind == T_VALUE) {
-    if (x->nin == XD_MAX_IN) return fe_error(p, fe_loc(p, p->tok), "too many operands");
-    x->in_tok[x->nin] = p->tok;
-    x->in[x->nin++] = xd_find(x, p->tok);
-    fe_next(p);
-    if (!fe_accept(p, T_COMMA)) break;
-  }
+  if (!xd_parse_operands(x)) return false;
   if (x->nin > first) {
     if (!fe_expect(p, T_COLON, "before the operand types")) return false;
     for (int i = first; i < x->nin; i++) {
