@@ -228,8 +228,9 @@ $(BUILD)/fuzz-obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang-22 $(FUZZ_CFLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) -MMD -MP -c $< -o $@
 $(BUILD)/fuzz-obj/tools/tosac-hip-run/%.o: FUZZ_CFLAGS += -D__HIP_PLATFORM_AMD__
-# The parser target links the frontend alone (no LLVM), as it always has.
-$(BUILD)/bin/fuzz-parser: tests/fuzz/fuzz_parser.c $(filter $(BUILD)/fuzz-obj/src/frontend/% $(BUILD)/fuzz-obj/src/support/%,$(FUZZ_LIBOBJ))
+# The parser target links the frontend alone (no LLVM), as it always has, and the reference
+# evaluator fold_control.c folds constant control flow with.
+$(BUILD)/bin/fuzz-parser: tests/fuzz/fuzz_parser.c $(filter $(BUILD)/fuzz-obj/src/frontend/% $(BUILD)/fuzz-obj/src/support/% $(BUILD)/fuzz-obj/src/optimize/eval.o,$(FUZZ_LIBOBJ))
 	@mkdir -p $(dir $@)
 	clang-22 $(FUZZ_CFLAGS) $^ -o $@ -lm
 $(BUILD)/bin/fuzz-%: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o $(FUZZ_LIBOBJ) $(BUILD)/libtosac.a

@@ -32,6 +32,7 @@ typedef enum fe_tok_kind {
   T_ARROW,
   T_QUESTION,
   T_STAR,
+  T_PLUS, /* affine expressions: (d0 + d1) */
   T_META_BEGIN, /* {-# */
   T_META_END,   /* #-} */
 } fe_tok_kind;
@@ -162,6 +163,10 @@ typedef struct fe_func {
   fe_lexer sig_lx; /* lexer state just after the name, for the second pass */
   fe_token sig_tok;
   fe_token arch; /* the string of its rock.arch attribute; kind 0 if none */
+  bool generic;   /* "func.func"() <{function_type = ..., sym_name = ...}> ({...}): sig_lx is at the
+                     function type, body_lx just after the body's '{' (body_tok) */
+  fe_lexer body_lx;
+  fe_token body_tok;
 } fe_func;
 
 typedef struct fe_top {
@@ -172,6 +177,14 @@ typedef struct fe_top {
 
 /* The whole file's top level into ts (function bodies are skipped); false after an error. */
 bool fe_scan_top(fe_parser *p, fe_top *ts);
+/* Record f in ts; reports a second function of its name in its module. */
+bool fe_add_func(fe_parser *p, fe_top *ts, const fe_func *f);
+/* generic_form.c: the generic op form of the top level. "func.func"(...) (the current token);
+ * the end of a "builtin.module"() ({ ... }) after its '}': `) : () -> ()`; its start, after the
+ * name: `() [<{...}>] [{...}] ({`. */
+bool fe_scan_generic_func(fe_parser *p, fe_top *ts);
+bool fe_generic_region_end(fe_parser *p);
+bool fe_generic_module_start(fe_parser *p);
 /* --entry NAME, else the single public function with a body; NULL after reporting why not. */
 const fe_func *fe_choose_entry(fe_parser *p, const fe_top *ts, const fe_options *opt);
 /* fe_entry_names: --entry's function, else every public function with a body (in the arena). */
@@ -343,6 +356,16 @@ value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm);
 value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank);
 value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size);
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 0 */
+
+/* ---------------------------------------------------------------- dialect.c */
+/* An op of the tensor, arith, math or linalg dialects (exporters' form around TOSA), lowered to
+ * TOSA ops; arith.constant, tensor.from_elements and tensor.splat of constants stay with
+ * parser.c and scalar.c. false to resynchronise. */
+bool fe_xd_is_op(const char *nm, int nlen);
+bool fe_xd_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
+/* dialect_tensor.c: after the function: tensor.pad's zero padding moves into the convolutions
+ * that read it (the form TOSA producers write). */
+void fe_xd_fold_pads(graph *g);
 
 /* ---------------------------------------------------------------- launch.c */
 /* %token, %r = mhal.launch @f [...] (...) : (...) -> ... (the op name is the current token). */

@@ -214,7 +214,7 @@ fe_token fe_lex(fe_lexer *lx) {
   } punct[] = {{'(', T_LPAREN},   {')', T_RPAREN},   {'{', T_LBRACE}, {'}', T_RBRACE},
                {'[', T_LBRACKET}, {']', T_RBRACKET}, {'<', T_LANGLE}, {'>', T_RANGLE},
                {',', T_COMMA},    {':', T_COLON},    {'=', T_EQUAL},  {'?', T_QUESTION},
-               {'*', T_STAR}};
+               {'*', T_STAR},     {'+', T_PLUS}};
   for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++) {
     if (punct[i].ch == (char)c) {
       lx->p++;
@@ -238,7 +238,7 @@ const char *fe_tok_desc(fe_tok_kind k) {
       [T_LBRACE] = "'{'",           [T_RBRACE] = "'}'",            [T_LBRACKET] = "'['",
       [T_RBRACKET] = "']'",         [T_LANGLE] = "'<'",            [T_RANGLE] = "'>'",
       [T_COMMA] = "','",            [T_COLON] = "':'",             [T_EQUAL] = "'='",
-      [T_ARROW] = "'->'",           [T_QUESTION] = "'?'",          [T_STAR] = "'*'",
+      [T_ARROW] = "'->'",           [T_QUESTION] = "'?'",          [T_STAR] = "'*'",            [T_PLUS] = "'+'",
       [T_META_BEGIN] = "'{-#'",     [T_META_END] = "'#-}'",
   };
   return names[k];

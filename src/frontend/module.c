@@ -67,20 +67,25 @@ static bool scan_func(fe_parser *p, fe_top *ts) {
     if (!fe_skip_group(p)) return false;
   }
   fe_skip_loc(p);
+  return fe_add_func(p, ts, &f);
+}
+
+bool fe_add_func(fe_parser *p, fe_top *ts, const fe_func *f) {
   for (int i = 0; i < ts->nfuncs; i++) /* each module is a symbol table */
-    if (ts->funcs[i].scope == f.scope && ts->funcs[i].name.n == f.name.n &&
-        !memcmp(ts->funcs[i].name.p, f.name.p, (size_t)f.name.n)) {
-      fe_error(p, fe_loc(p, f.kw), "redefinition of symbol named '%.*s'", f.name.n - 1, f.name.p + 1);
+    if (ts->funcs[i].scope == f->scope && ts->funcs[i].name.n == f->name.n &&
+        !memcmp(ts->funcs[i].name.p, f->name.p, (size_t)f->name.n)) {
+      fe_error(p, fe_loc(p, f->kw), "redefinition of symbol named '%.*s'", f->name.n - 1, f->name.p + 1);
       fe_note(p, fe_loc(p, ts->funcs[i].kw), "see existing symbol definition here");
       return false;
     }
-  ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, f);
+  ARENA_PUSH(p->a, ts->funcs, ts->nfuncs, ts->cap, *f);
   return true;
 }
 
 bool fe_scan_top(fe_parser *p, fe_top *ts) {
   fe_token modules[16];
   int scopes[16], depth = 0;
+  bool generic[16];
   fe_next(p);
   while (!p->fatal) {
     fe_token t = p->tok;
@@ -113,13 +118,29 @@ bool fe_scan_top(fe_parser *p, fe_top *ts) {
       depth--;
       ts->scope = depth ? scopes[depth - 1] : 0;
       fe_next(p);
+      if (generic[depth] && !fe_generic_region_end(p)) return false;
       fe_skip_loc(p);
       continue;
     default: break;
     }
+    bool quoted = t.kind == T_STRING;
+    if (quoted && t.n == 16 && !memcmp(t.p, "\"builtin.module\"", 16)) {
+      if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
+      scopes[depth] = ts->scope = ++ts->nscopes;
+      generic[depth] = true;
+      modules[depth++] = t;
+      fe_next(p);
+      if (!fe_generic_module_start(p)) return false;
+      continue;
+    }
+    if (quoted && t.n == 11 && !memcmp(t.p, "\"func.func\"", 11)) {
+      if (!fe_scan_generic_func(p, ts)) return false;
+      continue;
+    }
     if (fe_tok_is(p, "module") || fe_tok_is(p, "builtin.module")) {
       if (depth == 16) return fe_error(p, fe_loc(p, t), "modules nest too deeply");
       scopes[depth] = ts->scope = ++ts->nscopes;
+      generic[depth] = false;
       modules[depth++] = t;
       fe_next(p);
       if (p->tok.kind == T_SYMBOL) fe_next(p);

@@ -327,7 +327,7 @@ static const char *const later_ops[] = {
     "tosa.apply_scale", "tosa.concat_shape", "tosa.add_shape", "tosa.sub_shape", "tosa.mul_shape", "tosa.div_shape",
     "tosa.div_floor_shape", "tosa.div_ceil_shape", "tosa.mod_shape", "tosa.max_shape", "tosa.min_shape",
     "tosa.exp2_shape", "tosa.log2_ceil_shape", "tosa.log2_floor_shape", "tosa.slice_shape",
-    "tensor.empty", "tensor.cast", "func.call", "call",
+    "func.call", "call",
 };
 
 static bool is_later_op(const char *s, int n) {
@@ -543,6 +543,32 @@ static bool parse_control_flow(fe_parser *p, fn_state *fs, op_syntax *s, op_kind
   return true;
 }
 
+/* "arith.constant"() <{value = 0.5 : f32}> : () -> f32 (at the result type): a scalar, as
+ * `arith.constant 0.5 : f32` is. */
+static bool generic_scalar(fe_parser *p, op_syntax *s) {
+  elem_type et = fe_scalar_type(p);
+  const attr *v = NULL;
+  for (int i = 0; i < s->nattrs; i++)
+    if (!strcmp(s->attrs[i].name, "value")) v = &s->attrs[i];
+  if (!v || (v->kind != ATTR_INT && v->kind != ATTR_FLOAT && v->kind != ATTR_BOOL))
+    return fe_error(p, fe_loc(p, p->tok), "'arith.constant' of type %s needs a scalar value attribute", elem_type_name(et));
+  dense_data *d = arena_alloc(p->a, sizeof *d);
+  size_t nb = (size_t)elem_type_bytes(et);
+  uint8_t *b = arena_alloc(p->a, nb ? nb : 1);
+  uint64_t bits = elem_type_is_float(et) ? fe_float_bits(v->kind == ATTR_FLOAT ? v->f : (double)v->i, et) : (uint64_t)v->i;
+  for (size_t i = 0; i < nb; i++) b[i] = (uint8_t)(bits >> (8 * i));
+  *d = (dense_data){.type = {.elem = et}, .bytes = b, .nbytes = nb, .splat = true};
+  attr a = {.name = "value", .kind = ATTR_DENSE, .dense = d, .loc = v->loc, .type_elem = et};
+  s->attrs[0] = a;
+  s->nattrs = 1;
+  s->out_types[0] = d->type;
+  s->nout = 1;
+  s->scalar = true;
+  fe_next(p);
+  fe_skip_loc(p);
+  return true;
+}
+
 /* Everything after the op name: operands, properties, attributes, `: type`, loc. */
 static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind kind) {
   bool generic = s->name.kind == T_STRING;
@@ -601,6 +627,7 @@ static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind ki
     s->has_sig_inputs = true;
     if (!parse_type_list(p, s)) return false;
     if (!fe_expect(p, T_ARROW, "after the operand types")) return false;
+    if (kind == OP_ARITH_CONST && fe_scalar_type(p) != ET_INVALID) return generic_scalar(p, s);
     if (!parse_result_type(p, s)) return false;
   } else {
     fe_token ty = p->tok;
@@ -763,6 +790,8 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     kind = OP_ARITH_CONST; /* of scalars: folded into a constant (scalar.c) */
     s.build = nlen == 20 ? 1 : 2;
   }
+  if (kind == OP_COUNT && fe_xd_is_op(nm, nlen)) /* dialect.c */
+    return fe_xd_op(p, fs, s.results, s.nresults, s.name);
   if (kind == OP_COUNT) {
     define_poison(p, fs, &s);
     if (is_later_op(nm, nlen))
@@ -1009,10 +1038,9 @@ bool fe_read_launched(fe_parser *p, fe_scope *fs, const fe_func *f, value **args
 }
 
 /* ---------------------------------------------------------------- the entry function */
-static bool parse_signature(fe_parser *p, fn_state *fs) {
+/* `%a: T [{attrs}] [loc], ...` up to the closing ')': the function's arguments. */
+static bool parse_args(fe_parser *p, fn_state *fs, int *acap) {
   graph *g = fs->g;
-  if (!fe_expect(p, T_LPAREN, "to start the argument list")) return false;
-  int acap = 0, rcap = 0;
   while (p->tok.kind != T_RPAREN) {
     fe_token nt = p->tok;
     if (nt.kind != T_VALUE)
@@ -1039,7 +1067,7 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     if (!define_value(p, fs, nt, v)) return false;
     v->id = g->nvalues;
     ARENA_PUSH_OWNED(p->a, g->values, g->nvalues, fs->vcap, v);
-    ARENA_PUSH(p->a, g->args, g->nargs, acap, v);
+    ARENA_PUSH(p->a, g->args, g->nargs, *acap, v);
     if (shaped) { /* the argument is the memory layout; its name now stands for the logical view */
       value *logical = fe_mgx_arg(p, fs, v, &mt, tl);
       if (!logical) return false;
@@ -1047,26 +1075,82 @@ static bool parse_signature(fe_parser *p, fn_state *fs) {
     }
     if (!fe_accept(p, T_COMMA)) break;
   }
-  if (!fe_expect(p, T_RPAREN, "to close the argument list")) return false;
-  if (fe_accept(p, T_ARROW)) {
-    bool paren = fe_accept(p, T_LPAREN);
-    int mcap = 0, nmgx = 0;
-    while (!paren || p->tok.kind != T_RPAREN) {
-      tensor_type t;
-      fe_mgx_type mt = {0};
-      if (fe_mgx_is_shaped(p) ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &t, NULL)) return false;
-      if (mt.has_strides) t = mt.t;
-      ARENA_PUSH(p->a, fs->res_mgx, nmgx, mcap, mt);
-      ARENA_PUSH(p->a, fs->res_types, fs->nres_types, rcap, t);
-      if (!paren) break;
-      if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* result attributes */
-      if (!fe_accept(p, T_COMMA)) break;
-    }
-    if (paren && !fe_expect(p, T_RPAREN, "to close the result types")) return false;
+  return true;
+}
+
+/* `T` or `(T [{attrs}], ...)` after the '->': the function's results. */
+static bool parse_results(fe_parser *p, fn_state *fs) {
+  bool paren = fe_accept(p, T_LPAREN);
+  int mcap = 0, nmgx = 0, rcap = 0;
+  while (!paren || p->tok.kind != T_RPAREN) {
+    tensor_type t;
+    fe_mgx_type mt = {0};
+    if (fe_mgx_is_shaped(p) ? !fe_mgx_parse_type(p, &mt, NULL) : !fe_parse_type(p, &t, NULL)) return false;
+    if (mt.has_strides) t = mt.t;
+    ARENA_PUSH(p->a, fs->res_mgx, nmgx, mcap, mt);
+    ARENA_PUSH(p->a, fs->res_types, fs->nres_types, rcap, t);
+    if (!paren) break;
+    if (p->tok.kind == T_LBRACE && !fe_skip_group(p)) return false; /* result attributes */
+    if (!fe_accept(p, T_COMMA)) break;
   }
+  return !paren || fe_expect(p, T_RPAREN, "to close the result types");
+}
+
+static bool parse_signature(fe_parser *p, fn_state *fs) {
+  int acap = 0;
+  if (!fe_expect(p, T_LPAREN, "to start the argument list")) return false;
+  if (!parse_args(p, fs, &acap)) return false;
+  if (!fe_expect(p, T_RPAREN, "to close the argument list")) return false;
+  if (fe_accept(p, T_ARROW) && !parse_results(p, fs)) return false;
   if (fe_tok_is(p, "attributes")) {
     fe_next(p);
     if (p->tok.kind != T_LBRACE || !fe_skip_group(p)) return false;
+  }
+  return true;
+}
+
+/* The generic form: the results from function_type, the arguments from the body's entry block
+ * label `^bb0(%a: T, ...):` (their types must be function_type's inputs); leaves the lexer after
+ * the label. */
+static bool parse_generic_signature(fe_parser *p, const fe_func *f, fn_state *fs) {
+  tensor_type in[64];
+  src_loc inl[64];
+  int nin = 0, acap = 0;
+  if (!fe_expect(p, T_LPAREN, "to start the function type")) return false;
+  while (p->tok.kind != T_RPAREN) {
+    if (nin == 64) return fe_error(p, fe_loc(p, p->tok), "a function takes at most 64 arguments here");
+    if (!fe_parse_type(p, &in[nin], &inl[nin])) return false;
+    nin++;
+    if (!fe_accept(p, T_COMMA)) break;
+  }
+  if (!fe_expect(p, T_RPAREN, "to close the argument types") || !fe_expect(p, T_ARROW, "in the function type") ||
+      !parse_results(p, fs))
+    return false;
+  p->lx = f->body_lx;
+  p->tok = f->body_tok;
+  fe_next(p); /* { */
+  int before = fs->g->nargs;
+  if (p->tok.kind == T_CARET) {
+    fe_token label = p->tok;
+    fe_next(p);
+    if (fe_accept(p, T_LPAREN)) {
+      if (!parse_args(p, fs, &acap) || !fe_expect(p, T_RPAREN, "to close the block arguments")) return false;
+    }
+    if (!fe_expect(p, T_COLON, "after the block label")) return false;
+    if (fs->g->nargs - before != nin)
+      return fe_error(p, fe_loc(p, label), "the entry block has %d argument%s, but function_type lists %d",
+                      fs->g->nargs - before, fs->g->nargs - before == 1 ? "" : "s", nin);
+  } else if (nin) {
+    return fe_error(p, fe_loc(p, p->tok), "expected the entry block's label ^bb0(...) with the %d argument%s",
+                    nin, nin == 1 ? "" : "s");
+  }
+  for (int i = 0; i < nin && !fs->launched; i++) {
+    char a[160], b[160];
+    const value *v = fs->g->args[before + i];
+    if (!tensor_type_equal(&in[i], v->type))
+      return fe_error(p, inl[i], "function_type lists argument %d as %s, but the entry block's '%%%s' is %s", i,
+                      fe_type_str(&in[i], a, sizeof a), name_str(v->name, (char[VALUE_NAME_MAX]){0}),
+                      fe_type_str(v->type, b, sizeof b));
   }
   return true;
 }
@@ -1083,9 +1167,10 @@ static bool parse_entry(fe_parser *p, const fe_func *f, graph *g) {
 static bool parse_fn(fe_parser *p, const fe_func *f, fn_state *fs) {
   p->lx = f->sig_lx;
   p->tok = f->sig_tok;
-  if (!parse_signature(p, fs) || !fe_dyn_signature(p, fs->g, fe_loc(p, f->name))) return false;
-  fe_token open = p->tok;
-  if (!fe_expect(p, T_LBRACE, "to open the function body")) return false;
+  fe_token open = f->body_tok;
+  if (f->generic ? !parse_generic_signature(p, f, fs) : !parse_signature(p, fs)) return false;
+  if (!fe_dyn_signature(p, fs->g, fe_loc(p, f->name))) return false;
+  if (!f->generic && (open = p->tok, !fe_expect(p, T_LBRACE, "to open the function body"))) return false;
   bool done = false;
   while (!done && !p->fatal) {
     if (p->tok.kind == T_RBRACE) {
@@ -1158,6 +1243,7 @@ graph *fe_parse_function(fe_module *m, const fe_options *opt) {
   g->entry = arena_strndup(p.a, f->name.p + 1, (size_t)f->name.n - 1);
   if (f->arch.kind == T_STRING && f->arch.n > 2) g->arch = arena_strndup(p.a, f->arch.p + 1, (size_t)f->arch.n - 2);
   if (!parse_entry(&p, f, g) || d->errors != before || !fe_dyn_finish(&p, g)) return NULL;
+  fe_xd_fold_pads(g); /* dialect_tensor.c */
   drop_unused_consts(g);
   if (!fe_fold_control(g, d)) return NULL; /* fold_control.c: constant cond_if / while_loop */
   return g;

@@ -165,11 +165,12 @@ def run_cmd(cmd, timeout=900):
 def check(text, label, o, log):
     """Run one graph through everything; True if all targets match."""
     ranges, errs = annotations(text)
-    name, args, results = oracle.signature(text, o.entry)
+    custom = oracle.custom_form(text)  # tosac reads `text` as written, the oracle this print of it
+    name, args, results = oracle.signature(custom, o.entry)
     inputs = make_inputs(args, ranges, o.seed)
     for k, spec in enumerate(o.input or []):  # given inputs replace the generated ones
         inputs[k] = oracle.coerce_input(np.load(spec.lstrip("@")), args[k], k)
-    oracle_text = text
+    oracle_text = custom
     if o.oracle_via_tosac:  # older syntax: the oracle runs tosac's canonical TOSA 1.0 print
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(text)

@@ -6,6 +6,9 @@ KIND:
   resnet  NCHW ResNet block as torch-mlir writes it: tosa.transpose of the input and of the
           constant weights around each conv2d, batch norm as sub / add(var, eps) / rsqrt /
           reshape / mul / mul / add, ReLU, a second conv with BN, the residual add
+  resnet_mixed  the same block (same constants) as a PyTorch exporter mixes dialects into it:
+          linalg.transpose, tensor.pad before a conv2d without padding, ReLU as a linalg.generic
+          with arith.maximumf, the residual as arith.addf on tensors
   nhwc    TF-style NHWC: conv2d then mul/add by 1x1x1xC constants, depthwise_conv2d then
           sub/mul/add, ReLU6
   shared  one weight constant read by two convolutions (only one has a BN chain), one BN mean
@@ -29,6 +32,7 @@ class G:
         self.rng = np.random.default_rng(seed)
         self.lines = []
         self.n = 0
+        self.mixed = False
 
     def name(self):
         self.n += 1
@@ -89,6 +93,10 @@ def shift(g):
 
 def transpose(g, x, dims, perm, et="f32"):
     out = [dims[p] for p in perm]
+    if g.mixed:
+        e = g.op("tensor.empty() : %s", t(out, et))
+        return g.op("linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [%s]", x, t(dims, et), e, t(out, et),
+                    ", ".join(map(str, perm))), out
     return g.op("tosa.transpose %s {perms = array<i32: %s>} : (%s) -> %s", x, ", ".join(map(str, perm)),
                 t(dims, et), t(out, et)), out
 
@@ -100,9 +108,16 @@ def conv_nchw(g, x, n, c, h, w, oc):
     xt, _ = transpose(g, x, [n, c, h, w], [0, 2, 3, 1])
     wtt, _ = transpose(g, wt, [oc, c, 3, 3], [0, 2, 3, 1])
     z = zero(g)
+    pad, xin = "1, 1, 1, 1", t([n, h, w, c])
+    if g.mixed:  # the padding as its own tensor.pad, the convolution without
+        c0 = g.op("arith.constant 0.000000e+00 : f32")
+        xin = t([n, h + 2, w + 2, c])
+        xt = g.op("tensor.pad %s low[0, 1, 1, 0] high[0, 1, 1, 0] {\n    ^bb0(%%i0: index, %%i1: index, %%i2: index, "
+                  "%%i3: index):\n      tensor.yield %s : f32\n    } : %s to %s", xt, c0, t([n, h, w, c]), xin)
+        pad = "0, 0, 0, 0"
     y = g.op("tosa.conv2d %s, %s, %s, %s, %s {acc_type = f32, dilation = array<i64: 1, 1>, "
-             "pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (%s, %s, %s, %s, %s) -> %s",
-             xt, wtt, b, z, z, t([n, h, w, c]), t([oc, 3, 3, c]), t([oc]), t([1]), t([1]), t([n, h, w, oc]))
+             "pad = array<i64: %s>, stride = array<i64: 1, 1>} : (%s, %s, %s, %s, %s) -> %s",
+             xt, wtt, b, z, z, pad, xin, t([oc, 3, 3, c]), t([oc]), t([1]), t([1]), t([n, h, w, oc]))
     yt, _ = transpose(g, y, [n, h, w, oc], [0, 3, 1, 2])
     return yt
 
@@ -127,6 +142,13 @@ def torch_bn(g, x, n, c, h, w, mean=None):
 
 
 def relu(g, x, dims, hi="3.40282347E+38"):
+    if g.mixed:
+        e = g.op("tensor.empty() : %s", t(dims))
+        m = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+        return g.op("linalg.generic {indexing_maps = [%s, %s], iterator_types = [\"parallel\", \"parallel\", "
+                    "\"parallel\", \"parallel\"]} ins(%s : %s) outs(%s : %s) {\n    ^bb0(%%in: f32, %%out: f32):\n"
+                    "      %%zero = arith.constant 0.000000e+00 : f32\n      %%max = arith.maximumf %%in, %%zero : f32\n"
+                    "      linalg.yield %%max : f32\n    } -> %s", m, m, x, t(dims), e, t(dims), t(dims))
     return g.op("tosa.clamp %s {max_val = %s : f32, min_val = 0.0 : f32} : (%s) -> %s", x, hi, t(dims), t(dims))
 
 
@@ -142,8 +164,16 @@ def resnet(g):
     full = [n, c, h, w]
     a = relu(g, torch_bn(g, conv_nchw(g, "%arg0", n, c, h, w, c), n, c, h, w), full)
     b = torch_bn(g, conv_nchw(g, a, n, c, h, w, c), n, c, h, w)
-    r = g.op("tosa.add %s, %s : (%s, %s) -> %s", b, "%arg0", t(full), t(full), t(full))
+    if g.mixed:
+        r = g.op("arith.addf %s, %s fastmath<contract> : %s", b, "%arg0", t(full))
+    else:
+        r = g.op("tosa.add %s, %s : (%s, %s) -> %s", b, "%arg0", t(full), t(full), t(full))
     return func(g, [t(full)], [t(full)], [relu(g, r, full)])
+
+
+def resnet_mixed(g):
+    g.mixed = True
+    return resnet(g)
 
 
 def nhwc(g):
@@ -296,7 +326,7 @@ def intconst(g):
     return func(g, [x_t], [x_t], [acc])
 
 
-KINDS = {"resnet": resnet, "nhwc": nhwc, "shared": shared, "matmul": matmul, "int": integer,
+KINDS = {"resnet": resnet, "resnet_mixed": resnet_mixed, "nhwc": nhwc, "shared": shared, "matmul": matmul, "int": integer,
          "bound": bound, "half": half, "intconst": intconst}
 
 if __name__ == "__main__":

@@ -16,7 +16,10 @@ diagonal), residual, RMS norm, SiLU-gated MLP (down(silu(gate(x)) * up(x))), res
 
 Weights are constants (hex, multiples of 1/64 with |w| <= 1/sqrt(fan-in): exact in f16 and bf16)
 or, with --weights=args, function arguments (for compile-time figures without hundreds of MB of
-text). --syntax=old writes the 2023-24/pre-2023 forms (2-operand matmul, new_shape, perms and
+text). --syntax=mixed (f32) writes the form PyTorch exporters print: linalg.batch_matmul into a
+zero linalg.fill, linalg.softmax, linalg.transpose, tensor.collapse_shape/expand_shape for
+reshapes, arith ops with fastmath on same-shape tensors and math.erf/rsqrt/exp, TOSA for the
+broadcasting ops. --syntax=old writes the 2023-24/pre-2023 forms (2-operand matmul, new_shape, perms and
 shift attributes, value =) that tosac up-converts. The first line of the output carries the
 oracle's input ranges and a per-result error bound (tests/oracle/README.md).
 """
@@ -34,6 +37,7 @@ class Gen:
         self.lines, self.args, self.n = [], [], 0
         self.el = o.dtype
         self.old = o.syntax == "old"
+        self.mixed = o.syntax == "mixed"
         self.cache = {}
 
     # ------------------------------------------------------------ emission helpers
@@ -103,9 +107,32 @@ class Gen:
             self.cache[key] = (self.raw_const("dense<0>", t), t, (1,))
         return self.cache[key]
 
+    # ------------------------------------------------------------ the mixed-dialect form
+    def line(self, text, shape, e=None):
+        name = self.fresh()
+        self.lines.append("  %s = %s" % (name, text.replace("$T", self.ty(shape, e))))
+        return (name, self.ty(shape, e), tuple(shape))
+
+    def empty(self, shape):
+        return self.line("tensor.empty() : $T", shape)
+
+    def zero_fill(self, shape):
+        key = "zero"
+        if key not in self.cache:
+            self.cache[key] = self.fresh()
+            self.lines.append("  %s = arith.constant 0.000000e+00 : %s" % (self.cache[key], self.el))
+        e = self.empty(shape)
+        return self.line("linalg.fill ins(%s : %s) outs(%s : $T) -> $T" % (self.cache[key], self.el, e[0]), shape)
+
+    ARITH = {"tosa.add": "arith.addf", "tosa.sub": "arith.subf", "tosa.mul": "arith.mulf"}
+
     # ------------------------------------------------------------ ops in either syntax
     def binary(self, op, a, b):
         shape = tuple(max(x, y) for x, y in zip(a[2], b[2]))
+        if self.mixed and a[2] == b[2]:  # same shapes: arith on tensors, as exporters fold TOSA into
+            return self.line("%s %s, %s fastmath<contract> : $T" % (self.ARITH[op], a[0], b[0]), shape)
+        if self.mixed and op == "tosa.mul":
+            return self.emit(op, [a, b, self.shift()], shape)
         return self.emit(op, [a, b], shape)
 
     def add(self, a, b):
@@ -116,11 +143,15 @@ class Gen:
 
     def mul(self, a, b):
         shape = tuple(max(x, y) for x, y in zip(a[2], b[2]))
+        if self.mixed:
+            return self.binary("tosa.mul", a, b)
         if self.old:
             return self.emit("tosa.mul", [a, b], shape, "shift = 0 : i8")
         return self.emit("tosa.mul", [a, b, self.shift()], shape)
 
     def unary(self, op, a):
+        if self.mixed and op in ("tosa.erf", "tosa.rsqrt", "tosa.exp"):
+            return self.line("math.%s %s : $T" % (op[5:], a[0]), a[2])
         return self.emit(op, [a], a[2])
 
     def reduce(self, op, a, axis):
@@ -129,6 +160,13 @@ class Gen:
         return self.emit(op, [a], shape, "axis = %d : %s" % (axis, "i64" if self.old else "i32"))
 
     def reshape(self, a, shape):
+        if self.mixed:  # collapsed to one dimension, expanded to the new shape
+            n = int(np.prod(shape))
+            flat = self.line("tensor.collapse_shape %s [[%s]] : %s into $T"
+                             % (a[0], ", ".join(map(str, range(len(a[2])))), a[1]), (n,))
+            return self.line("tensor.expand_shape %s [[%s]] output_shape [%s] : %s into $T"
+                             % (flat[0], ", ".join(map(str, range(len(shape)))), ", ".join(map(str, shape)),
+                                flat[1]), shape)
         if self.old:
             return self.emit("tosa.reshape", [a], shape, "new_shape = array<i64: %s>" % ", ".join(map(str, shape)))
         name = self.fresh()
@@ -139,6 +177,10 @@ class Gen:
 
     def transpose(self, a, perms):
         shape = tuple(a[2][p] for p in perms)
+        if self.mixed:
+            e = self.empty(shape)
+            return self.line("linalg.transpose ins(%s : %s) outs(%s : $T) permutation = [%s]"
+                             % (a[0], a[1], e[0], ", ".join(map(str, perms))), shape)
         if self.old:
             t = "tensor<%dxi32>" % len(perms)
             pc = (self.raw_const("dense<[%s]>" % ", ".join(map(str, perms)), t), t)
@@ -149,6 +191,10 @@ class Gen:
         shape = (a[2][0], a[2][1], b[2][2])
         # f16/bf16 matmuls produce f32 in TOSA 1.0 (and accumulate in f32 anyway); cast back
         out_e = "f32" if self.el in ("f16", "bf16") else self.el
+        if self.mixed:
+            z = self.zero_fill(shape)
+            return self.line("linalg.batch_matmul ins(%s, %s : %s, %s) outs(%s : $T) -> $T"
+                             % (a[0], b[0], a[1], b[1], z[0]), shape)
         if self.old:
             r = self.emit("tosa.matmul", [a, b], shape, e=out_e)
         else:
@@ -211,9 +257,13 @@ class Gen:
         sc = self.mul(self.matmul(q, k), self.splat((1, 1, 1), 1.0 / math.sqrt(d)))
         if mask is not None:
             sc = self.add(sc, mask)
-        m = self.reduce("tosa.reduce_max", sc, 2)
-        e = self.unary("tosa.exp", self.sub(sc, m))
-        p = self.mul(e, self.unary("tosa.reciprocal", self.reduce("tosa.reduce_sum", e, 2)))
+        if self.mixed:
+            p = self.line("linalg.softmax dimension(2) ins(%s : %s) outs(%s : $T) -> $T"
+                          % (sc[0], sc[1], self.empty(sc[2])[0]), sc[2])
+        else:
+            m = self.reduce("tosa.reduce_max", sc, 2)
+            e = self.unary("tosa.exp", self.sub(sc, m))
+            p = self.mul(e, self.unary("tosa.reciprocal", self.reduce("tosa.reduce_sum", e, 2)))
         ctx = self.matmul(p, v)
         ctx = self.reshape(self.transpose(self.reshape(ctx, (b, nh, s, d)), (0, 2, 1, 3)), (1, b * s, h))
         return self.linear(ctx, h)
@@ -279,7 +329,7 @@ def parse(argv):
     ap.add_argument("--ffn", type=int, default=0, help="MLP width (default 4 x hidden)")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--dtype", default="f32", choices=["f32", "f16", "bf16"])
-    ap.add_argument("--syntax", default="1.0", choices=["1.0", "old"])
+    ap.add_argument("--syntax", default="1.0", choices=["1.0", "old", "mixed"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--weights", default="hex", choices=["hex", "args"])
     ap.add_argument("--causal", action="store_true", help="bert: causal mask instead of none")

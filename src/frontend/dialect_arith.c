@@ -1,0 +1,211 @@
+/* dialect_arith.c: arith and math ops on tensors (and on the scalars of linalg bodies, which stand
+ * for tensors over the iteration space) as the TOSA elementwise ops they compute, so they fuse
+ * as TOSA's do. fastmath flags are read and do not change the result (tosac's elementwise code
+ * is the same with or without them). */
+#include "frontend/dialect.h"
+
+#include <string.h>
+
+enum { A_BIN, A_UN, A_DIV, A_SQRT, A_CMPF, A_CMPI, A_SELECT, A_CAST, A_CONST, A_INDEX_CAST, A_BITCAST };
+
+typedef struct arith_def {
+  const char *name; /* "arith.addf" */
+  int how;
+  op_kind kind;
+  op_kind kind_i1; /* the op on i1 (andi: logical_and), OP_COUNT: same */
+} arith_def;
+
+static const arith_def defs[] = {
+    {"arith.addf", A_BIN, OP_ADD, OP_COUNT},        {"arith.addi", A_BIN, OP_ADD, OP_COUNT},
+    {"arith.subf", A_BIN, OP_SUB, OP_COUNT},        {"arith.subi", A_BIN, OP_SUB, OP_COUNT},
+    {"arith.mulf", A_BIN, OP_MUL, OP_COUNT},        {"arith.muli", A_BIN, OP_MUL, OP_COUNT},
+    {"arith.divf", A_DIV, OP_MUL, OP_COUNT},        {"arith.divsi", A_BIN, OP_INTDIV, OP_COUNT},
+    {"arith.maximumf", A_BIN, OP_MAXIMUM, OP_COUNT}, {"arith.maxnumf", A_BIN, OP_MAXIMUM, OP_COUNT},
+    {"arith.maxsi", A_BIN, OP_MAXIMUM, OP_COUNT},   {"arith.minimumf", A_BIN, OP_MINIMUM, OP_COUNT},
+    {"arith.minnumf", A_BIN, OP_MINIMUM, OP_COUNT}, {"arith.minsi", A_BIN, OP_MINIMUM, OP_COUNT},
+    {"arith.negf", A_UN, OP_NEGATE, OP_COUNT},      {"arith.andi", A_BIN, OP_BITWISE_AND, OP_LOGICAL_AND},
+    {"arith.ori", A_BIN, OP_BITWISE_OR, OP_LOGICAL_OR}, {"arith.xori", A_BIN, OP_BITWISE_XOR, OP_LOGICAL_XOR},
+    {"arith.shli", A_BIN, OP_LOGICAL_LEFT_SHIFT, OP_COUNT}, {"arith.shrsi", A_BIN, OP_ARITHMETIC_RIGHT_SHIFT, OP_COUNT},
+    {"arith.shrui", A_BIN, OP_LOGICAL_RIGHT_SHIFT, OP_COUNT}, {"arith.cmpf", A_CMPF, OP_COUNT, OP_COUNT},
+    {"arith.cmpi", A_CMPI, OP_COUNT, OP_COUNT},     {"arith.select", A_SELECT, OP_SELECT, OP_COUNT},
+    {"arith.extf", A_CAST, OP_CAST, OP_COUNT},      {"arith.truncf", A_CAST, OP_CAST, OP_COUNT},
+    {"arith.sitofp", A_CAST, OP_CAST, OP_COUNT},    {"arith.fptosi", A_CAST, OP_CAST, OP_COUNT},
+    {"arith.extsi", A_CAST, OP_CAST, OP_COUNT},     {"arith.trunci", A_CAST, OP_CAST, OP_COUNT},
+    {"arith.extui", A_CAST, OP_CAST, OP_COUNT},     {"arith.index_cast", A_INDEX_CAST, OP_CAST, OP_COUNT},
+    {"arith.bitcast", A_BITCAST, OP_COUNT, OP_COUNT}, {"arith.constant", A_CONST, OP_COUNT, OP_COUNT},
+    {"math.absf", A_UN, OP_ABS, OP_COUNT},          {"math.absi", A_UN, OP_ABS, OP_COUNT},
+    {"math.exp", A_UN, OP_EXP, OP_COUNT},           {"math.log", A_UN, OP_LOG, OP_COUNT},
+    {"math.tanh", A_UN, OP_TANH, OP_COUNT},         {"math.erf", A_UN, OP_ERF, OP_COUNT},
+    {"math.rsqrt", A_UN, OP_RSQRT, OP_COUNT},       {"math.sqrt", A_SQRT, OP_COUNT, OP_COUNT},
+    {"math.floor", A_UN, OP_FLOOR, OP_COUNT},       {"math.ceil", A_UN, OP_CEIL, OP_COUNT},
+    {"math.sin", A_UN, OP_SIN, OP_COUNT},           {"math.cos", A_UN, OP_COS, OP_COUNT},
+    {"math.powf", A_BIN, OP_POW, OP_COUNT},
+};
+
+/* cmpf / cmpi predicates: the TOSA comparison, whether the operands swap, whether it is negated.
+ * Ordered and unordered forms are one here (tosac's comparisons on NaN follow TOSA). `value` is
+ * the predicate's number in the generic form. */
+typedef struct pred {
+  const char *name;
+  int value;
+  op_kind kind;
+  bool swap, negate;
+} pred;
+static const pred fpreds[] = {
+    {"oeq", 1, OP_EQUAL, false, false},         {"ogt", 2, OP_GREATER, false, false},
+    {"oge", 3, OP_GREATER_EQUAL, false, false}, {"olt", 4, OP_GREATER, true, false},
+    {"ole", 5, OP_GREATER_EQUAL, true, false},  {"one", 6, OP_EQUAL, false, true},
+    {"ueq", 8, OP_EQUAL, false, false},         {"ugt", 9, OP_GREATER, false, false},
+    {"uge", 10, OP_GREATER_EQUAL, false, false}, {"ult", 11, OP_GREATER, true, false},
+    {"ule", 12, OP_GREATER_EQUAL, true, false}, {"une", 13, OP_EQUAL, false, true},
+};
+static const pred ipreds[] = {
+    {"eq", 0, OP_EQUAL, false, false},          {"ne", 1, OP_EQUAL, false, true},
+    {"slt", 2, OP_GREATER, true, false},        {"sle", 3, OP_GREATER_EQUAL, true, false},
+    {"sgt", 4, OP_GREATER, false, false},       {"sge", 5, OP_GREATER_EQUAL, false, false},
+};
+
+static const pred *find_pred(xd_op *x, bool fl) {
+  const pred *t = fl ? fpreds : ipreds;
+  int n = fl ? (int)(sizeof fpreds / sizeof fpreds[0]) : (int)(sizeof ipreds / sizeof ipreds[0]);
+  const attr *a = xd_attr(x, "predicate");
+  for (int i = 0; i < n; i++) {
+    if (x->generic ? a && a->kind == ATTR_INT && a->i == t[i].value
+                   : x->word.n == (int)strlen(t[i].name) && !memcmp(x->word.p, t[i].name, (size_t)x->word.n))
+      return &t[i];
+  }
+  if (x->generic) xd_error(x, "predicate %lld is not supported", a && a->kind == ATTR_INT ? (long long)a->i : -1LL);
+  else
+    fe_error(x->m.p, fe_loc(x->m.p, x->word), "'%s' predicate '%.*s' is not supported (tosac reads %s)", x->m.opname,
+             x->word.n, x->word.p, fl ? "oeq ogt oge olt ole one ueq ugt uge ult ule une" : "eq ne slt sle sgt sge");
+  return NULL;
+}
+
+/* `[pred,] %a, ... [fastmath<...>]` then the tail; `arith.constant LITERAL : T`. */
+static bool parse_custom(xd_op *x, int how) {
+  fe_parser *p = x->m.p;
+  if (how == A_CMPF || how == A_CMPI) {
+    if (p->tok.kind != T_IDENT) return fe_expect(p, T_IDENT, "(the predicate)");
+    x->word = p->tok;
+    fe_next(p);
+    if (!fe_expect(p, T_COMMA, "after the predicate")) return false;
+  }
+  if (!xd_parse_operands(x)) return false;
+  if (fe_tok_is(p, "fastmath")) {
+    x->fastmath = true;
+    fe_next(p);
+    if (p->tok.kind != T_LANGLE) return fe_expect(p, T_LANGLE, "after 'fastmath'");
+    if (!fe_skip_group(p)) return false;
+  }
+  return xd_parse_tail(x);
+}
+
+/* arith.constant in a linalg body: a scalar literal as a splat of the iteration space's rank. */
+static value *body_constant(xd_op *x) {
+  fe_parser *p = x->m.p;
+  attr a = {.name = "value"};
+  fe_token lit = p->tok;
+  if (!fe_parse_attr_value(p, &a)) return NULL;
+  if (a.kind == ATTR_BOOL && lit.kind == T_IDENT) a.type_elem = ET_I1;
+  if (a.kind != ATTR_INT && a.kind != ATTR_FLOAT && a.kind != ATTR_BOOL)
+    return fe_error(p, a.loc, "'arith.constant' in a linalg body must be a scalar (0.5 : f32)"), NULL;
+  dense_data *d = fe_dense_scalar(p, lit, a.type_elem);
+  fe_skip_loc(p);
+  if (!d) return NULL;
+  d->type.rank = x->body->space.rank;
+  for (int i = 0; i < d->type.rank; i++) d->type.dims[i] = 1;
+  x->has_out = true, x->scalar_out = true, x->out_t = (tensor_type){.elem = a.type_elem};
+  return xd_const(x, d);
+}
+
+/* Operand types as declared: every operand has the one type written (or its own). */
+static bool check_operands(xd_op *x, int first) {
+  char s1[160], s2[160];
+  for (int i = first; i < x->nin && x->nint > 0; i++) {
+    const tensor_type *t = x->nint == x->nin ? &x->in_t[i] : &x->in_t[x->nint - 1];
+    const value *v = x->in[i];
+    if (!v || v->id < 0) continue;
+    bool same = x->body ? v->type->elem == t->elem : tensor_type_equal(v->type, t);
+    if (!same)
+      return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "operand %d of '%s' is declared as %s, but '%.*s' has "
+                      "type %s", i, x->m.opname, x->body ? elem_type_name(t->elem) : fe_type_str(t, s1, sizeof s1),
+                      x->in_tok[i].n, x->in_tok[i].p, fe_type_str(v->type, s2, sizeof s2));
+  }
+  return true;
+}
+
+static value *lower(xd_op *x, const arith_def *d) {
+  int want = d->how == A_SELECT ? 3 : d->how == A_BIN || d->how == A_DIV || d->how == A_CMPF || d->how == A_CMPI ? 2 : 1;
+  if (x->nin != want) return xd_error(x, "expects %d operand%s, found %d", want, want == 1 ? "" : "s", x->nin), NULL;
+  if (!check_operands(x, d->how == A_SELECT && x->nint == 2 ? 1 : 0)) return NULL;
+  value *a[3] = {NULL};
+  for (int i = 0; i < want; i++)
+    if (!(a[i] = xd_operand(x, i))) return NULL;
+  xd_body *b = x->body;
+  for (int i = 0; b && b->acc && i < want; i++) { /* a reduction's output argument: its combining op */
+    if (a[i] != b->acc) continue;
+    bool combines = d->how == A_BIN && (d->kind == OP_ADD || d->kind == OP_MAXIMUM || d->kind == OP_MINIMUM ||
+                                         d->kind == OP_MUL);
+    if (!combines || b->combine != OP_COUNT || a[1 - i] == b->acc)
+      return xd_error(x, "reads the reduction's output argument; tosac reads it only as the accumulator of one "
+                      "arith.addf / addi / mulf / maximumf / maxnumf / minimumf / minnumf"),
+             NULL;
+    b->combine = d->kind;
+    b->combined = a[1 - i];
+    return b->acc;
+  }
+  elem_type et = a[0]->type->elem;
+  switch (d->how) {
+  case A_BIN: return xd_binary(x, et == ET_I1 && d->kind_i1 != OP_COUNT ? d->kind_i1 : d->kind, a[0], a[1]);
+  case A_UN: return xd_unary(x, d->kind, a[0]);
+  case A_DIV: /* TOSA 1.0 has no float division: a * (1 / b) */
+    return xd_binary(x, OP_MUL, a[0], xd_unary(x, OP_RECIPROCAL, a[1]));
+  case A_SQRT: return xd_unary(x, OP_RECIPROCAL, xd_unary(x, OP_RSQRT, a[0]));
+  case A_CMPF:
+  case A_CMPI: {
+    const pred *pr = find_pred(x, d->how == A_CMPF);
+    if (!pr) return NULL;
+    value *c = pr->swap ? xd_binary(x, pr->kind, a[1], a[0]) : xd_binary(x, pr->kind, a[0], a[1]);
+    return pr->negate ? xd_unary(x, OP_LOGICAL_NOT, c) : c;
+  }
+  case A_SELECT: {
+    tensor_type t;
+    if (!tensor_broadcast_shape(a[1]->type, a[2]->type, &t) || !tensor_broadcast_shape(&t, a[0]->type, &t))
+      return xd_error(x, "operands do not have one shape"), NULL;
+    t.elem = a[1]->type->elem;
+    return xd_mk(x, OP_SELECT, a, 3, &t);
+  }
+  case A_INDEX_CAST: /* index is i32 in the graph: casts between index, i32 and narrower integers */
+  case A_CAST:
+    if (!strcmp(x->op, "extui") && et != ET_I1)
+      return xd_error(x, "of %s is not supported (tosac's casts sign-extend; extui of i1 is read)", elem_type_name(et)), NULL;
+    if (x->out_t.elem == ET_I64 || et == ET_I64)
+      return xd_error(x, "to or from i64 is not supported (tosac computes integers up to i32)"), NULL;
+    return xd_cast(x, a[0], x->out_t.elem);
+  case A_BITCAST:
+    if (x->out_t.elem == et) return a[0];
+    return xd_error(x, "from %s to %s is not supported (only to the same type)", elem_type_name(et),
+                    elem_type_name(x->out_t.elem)),
+           NULL;
+  }
+  return NULL;
+}
+
+value *xd_arith_op(xd_op *x, bool *known) {
+  const arith_def *d = NULL;
+  for (size_t i = 0; i < sizeof defs / sizeof defs[0] && !d; i++)
+    if (!strcmp(defs[i].name, x->m.opname)) d = &defs[i];
+  if (!d) return *known = false, NULL;
+  if (d->how == A_CONST) {
+    if (x->body && !x->generic) return body_constant(x);
+    const attr *v = xd_attr(x, "value");
+    if (!x->body || !v || (v->kind != ATTR_FLOAT && v->kind != ATTR_INT && v->kind != ATTR_BOOL))
+      return xd_error(x, "in the generic form is read in linalg bodies only, with a scalar value"), NULL;
+    tensor_type t = {.elem = x->out_t.elem, .rank = x->body->space.rank};
+    for (int i = 0; i < t.rank; i++) t.dims[i] = 1;
+    return xd_splat(x, &t, v->kind == ATTR_FLOAT ? v->f : (double)v->i);
+  }
+  if (!x->generic && !parse_custom(x, d->how)) return NULL;
+  if (!x->generic && (d->how == A_CMPF || d->how == A_CMPI)) x->out_t.elem = ET_I1; /* `: T` is the operands' */
+  return lower(x, d);
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# TOSA as exporters write it (docs/ops.md, "Exporters' dialects"): tensor, arith, math and linalg
+# ops mixed into TOSA and the generic op form, lowered into the same graph. Seeded graphs of each
+# family (tests/oracle/gen_exporters.py, shapes from the seed) compile for the 7 default targets
+# and match the oracle (mlir-opt-22, which reads these dialects itself) on an MFMA, a WMMA and the
+# FMA target; a PyTorch-style BERT layer and ResNet block in the mixed form compile to the same
+# kernels as their pure-TOSA forms; bad input gets exact diagnostics.
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  B="$ROOT/${TOSAC_BUILD:-build}"
+  TOSAC="$B/bin/tosac"
+  GEN=(/usr/bin/python3 "$ROOT/tests/oracle/gen_exporters.py")
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# oracle GRAPH SEED: tosac + tosac-run against the oracle on gfx90a, gfx1100, gfx1030
+oracle() {
+  TOSAC_BUILD="$B" run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$@" --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED:"
+}
+
+# family FAMILY SEED...: each seed's graph is valid MLIR, compiles for the default targets (7
+# code objects) and matches the oracle with inputs from the same seed
+family() {
+  local f=$1 s
+  shift
+  for s in "$@"; do
+    "${GEN[@]}" "$f" "$s" > "$f$s.mlir"
+    mlir-opt-22 "$f$s.mlir" > /dev/null
+    "$TOSAC" "$f$s.mlir" -o "$f$s.hipfb"
+    run /usr/bin/python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["targets"]))' "$f$s.json"
+    assert_output 7
+    oracle "$f$s.mlir" --seed="$s"
+  done
+}
+
+# kernels FILE TARGET [OPTS]: the kernel families of one target's plan
+kernels() {
+  "$TOSAC" "$1" --offload-arch="$2" -o k.hipfb "${@:3}" > /dev/null
+  /usr/bin/python3 -c 'import json; t = json.load(open("k.json"))["targets"][0]; print(t["kernel_count"], *[k["family"] for k in t["kernels"]])'
+}
+
+@test "tensor ops (slices, insert, collapse/expand, reshape, cast, concat, pad): 7 targets, oracle" {
+  family tensor 1 2 3
+}
+
+@test "arith and math ops with fastmath flags, cmpf/cmpi, select, casts: 7 targets, oracle" {
+  family arith 1 2 3
+}
+
+@test "linalg matmul forms, fill, softmax, transpose, broadcast, map, reduce, elementwise, generic: 7 targets, oracle" {
+  family linalg 1 2
+}
+
+@test "the generic op form (builtin.module, func.func, func.return, arith, tensor) with a dense_resource blob" {
+  family generic 1 2
+  run "$TOSAC" generic1.mlir --emit=tosa -O0 -o -
+  assert_success
+  assert_line --partial "func.func @main("
+  assert_line --partial "tosa.tanh"
+}
+
+@test "every family as mlir-opt-22 --mlir-print-op-generic prints it (linalg regions, tensor.pad, scalar constants): oracle" {
+  for f in tensor arith linalg; do
+    "${GEN[@]}" "$f" 5 | mlir-opt-22 --mlir-print-op-generic > "g$f.mlir"
+    grep -q '"func.func"() <{' "g$f.mlir"
+    ! grep -q '^ *%[^ ]* = [a-z]' "g$f.mlir" # no op left in its custom form
+    oracle "g$f.mlir" --seed=5
+  done
+}
+
+@test "a PyTorch-style BERT layer in the mixed form: the pure-TOSA kernels (GELU in its GEMM, one attention kernel), oracle" {
+  G=(/usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" bert --seed=3)
+  "${G[@]}" > pure.mlir
+  "${G[@]}" --syntax=mixed > mixed.mlir
+  mlir-opt-22 mixed.mlir > /dev/null
+  # the mixed form really is mixed: no TOSA matmul, softmax or transpose left
+  [ "$(grep -c 'linalg.batch_matmul' mixed.mlir)" -eq 8 ]
+  [ "$(grep -c 'linalg.softmax' mixed.mlir)" -eq 1 ]
+  ! grep -q 'tosa.matmul\|tosa.transpose\|tosa.reduce_max\|tosa.erf' mixed.mlir
+  for t in gfx90a gfx1100 gfx1030; do
+    run kernels pure.mlir $t
+    local want="$output"
+    run kernels mixed.mlir $t
+    assert_output "$want"
+  done
+  run kernels mixed.mlir gfx90a
+  assert_output "7 gemm attention gemm rownorm gemm gemm rownorm"
+  oracle mixed.mlir --seed=1
+}
+
+@test "a ResNet block in the mixed form (tensor.pad, linalg.transpose, linalg.generic ReLU, arith.addf): the pure-TOSA kernels, oracle" {
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_bn.py" resnet 1 > pure.mlir
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_bn.py" resnet_mixed 1 > mixed.mlir
+  mlir-opt-22 mixed.mlir > /dev/null
+  for t in gfx90a gfx1100 gfx1030; do
+    run kernels pure.mlir $t
+    local want="$output"
+    run kernels mixed.mlir $t
+    assert_output "$want"
+  done
+  run kernels mixed.mlir gfx90a
+  assert_output "4 data gemm gemm elementwise"
+  # tensor.pad's zeros moved into the convolutions: no pad is left at -O0 either
+  run "$TOSAC" mixed.mlir --emit=tosa -O0 -o -
+  refute_output --partial "tosa.pad"
+  oracle mixed.mlir --seed=2
+}
+
+@test "bad input: the op and the subset tosac reads, at the op; exit 1, nothing written" {
+  cat > bad.mlir <<'G'
+func.func @main(%a: tensor<4x6xf32>) -> tensor<2x3xf32> {
+  %i = arith.constant 0 : index
+  %s = tensor.extract_slice %a[0, 0] [2, 3] [2, 1] : tensor<4x6xf32> to tensor<2x3xf32>
+  %e = tensor.extract %a[%i, %i] : tensor<4x6xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1)[s0] -> (d0, s0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<2x3xf32>) outs(%s : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x3xf32>
+  %c = linalg.conv_2d_nhwc_hwcf ins(%a, %a : tensor<4x6xf32>, tensor<4x6xf32>) outs(%s : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %h = arith.constant 2.0 : f32
+  %k = arith.mulf %h, %h : f32
+  return %s : tensor<2x3xf32>
+}
+G
+  run "$TOSAC" bad.mlir -o bad.hipfb
+  assert_failure 1
+  assert_line --index 0 "bad.mlir:3:8: error: 'tensor.extract_slice' with stride 2 is not supported (strides 1 only)"
+  assert_line "bad.mlir:4:8: error: operation 'tensor.extract' is not supported: of the tensor dialect tosac reads extract_slice, insert_slice, expand_shape, collapse_shape, empty, cast, concat, pad, reshape, bitcast, splat, from_elements (docs/ops.md, \"Exporters' dialects\")"
+  assert_line "bad.mlir:5:8: error: 'linalg.generic' has an affine map with symbols (tosac reads projected permutations)"
+  assert_line "bad.mlir:9:8: error: operation 'linalg.conv_2d_nhwc_hwcf' is not supported: of the linalg dialect tosac reads matmul, batch_matmul, matmul_transpose_a/b, batch_matmul_transpose_a/b, fill, softmax, transpose, broadcast, reduce, map, elementwise, generic, index, yield (docs/ops.md, \"Exporters' dialects\")"
+  assert_line "bad.mlir:11:19: error: 'arith.mulf' on the scalar '%h' is not supported: tosac computes on tensors (scalars are read by tensor.from_elements, tensor.splat, linalg.fill and in linalg bodies)"
+  [ ! -e bad.hipfb ] && [ ! -e bad.json ]
+}
+
+@test "bad generic form: a block argument's type against function_type, a function without sym_name" {
+  cat > g.mlir <<'G'
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2xf32>) -> tensor<2xf32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<3xf32>):
+    "func.return"(%x) : (tensor<3xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+G
+  run "$TOSAC" g.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "g.mlir:2:36: error: function_type lists argument 0 as tensor<2xf32>, but the entry block's '%x' is tensor<3xf32>"
+  cat > n.mlir <<'G'
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2xf32>) -> tensor<2xf32>}> ({
+  ^bb0(%x: tensor<2xf32>):
+    "func.return"(%x) : (tensor<2xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+G
+  run "$TOSAC" n.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "n.mlir:2:3: error: 'func.func' has no sym_name"
+  # a linalg body that reads its output other than as the reduction's accumulator
+  cat > r.mlir <<'G'
+func.func @main(%a: tensor<4x6xf32>, %o: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<4x6xf32>) outs(%o : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+G
+  run "$TOSAC" r.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "r.mlir:4:10: error: 'math.exp' reads the reduction's output argument; tosac reads it only as the accumulator of one arith.addf / addi / mulf / maximumf / maxnumf / minimumf / minnumf"
+}
