@@ -153,3 +153,132 @@ np.save("t.npy", np.array(True)); np.save("f.npy", np.array(False))'
     done
   done
 }
+
+# gen_ints SEED NAME:DTYPE:SHAPE...: full-range seeded integer inputs (sums that wrap)
+gen_ints() {
+  /usr/bin/python3 - "$@" <<'PY'
+import sys, numpy as np
+r = np.random.default_rng(int(sys.argv[1]))
+for spec in sys.argv[2:]:
+    name, dt, shape = spec.split(":")
+    i = np.iinfo(dt)
+    np.save(name + ".npy", r.integers(i.min, i.max, tuple(int(x) for x in shape.split("x")), endpoint=True, dtype=dt))
+PY
+}
+
+# int_mm NAME IN OUT BATCH M K N: an integer tosa.matmul with zero zero points
+int_mm() {
+  cat > "$1.mlir" <<G
+func.func @main(%a: tensor<$4x$5x$6x$2>, %b: tensor<$4x$6x$7x$2>) -> tensor<$4x$5x$7x$3> {
+  %az = "tosa.const"() <{values = dense<0> : tensor<1x$2>}> : () -> tensor<1x$2>
+  %bz = "tosa.const"() <{values = dense<0> : tensor<1x$2>}> : () -> tensor<1x$2>
+  %0 = tosa.matmul %a, %b, %az, %bz : (tensor<$4x$5x$6x$2>, tensor<$4x$6x$7x$2>, tensor<1x$2>, tensor<1x$2>) -> tensor<$4x$5x$7x$3>
+  return %0 : tensor<$4x$5x$7x$3>
+}
+G
+  mlir-opt-22 "$1.mlir" > /dev/null
+}
+
+# oracle_ab GRAPH: the oracle on a.npy and b.npy, MFMA, WMMA and FMA targets
+oracle_ab() {
+  TOSAC_BUILD="$B" run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$1" --input=@a.npy --input=@b.npy --targets=gfx90a,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
+@test "i32 tosa.matmul and i8 -> i16, i16 -> i32 results: sums wrap in the result type as upstream's lowering computes them" {
+  int_mm m32 i32 i32 2 33 45 19
+  gen_ints 1 a:int32:2x33x45 b:int32:2x45x19
+  oracle_ab m32.mlir
+  int_mm m8 i8 i16 1 64 96 80
+  gen_ints 2 a:int8:1x64x96 b:int8:1x96x80
+  oracle_ab m8.mlir
+  int_mm m16 i16 i32 2 17 40 9
+  gen_ints 4 a:int16:2x17x40 b:int16:2x40x9
+  oracle_ab m16.mlir
+  # i8 keeps the matrix instructions (i32 sums truncated); i32 runs the integer FMA path
+  "$TOSAC" m8.mlir --offload-arch=gfx90a,gfx1100,gfx1030 -o m8.hipfb
+  run grep -o '"matrix_instruction": *"[^"]*"' m8.json
+  assert_output $'"matrix_instruction": "v_mfma_i32_32x32x8i8"\n"matrix_instruction": "v_wmma_i32_16x16x16_iu8"\n"matrix_instruction": "fma"'
+  for g in m32 m8 m16; do
+    "$TOSAC" $g.mlir -o $g.all.hipfb # the 7 default targets
+    [ "$(/usr/bin/python3 -c "import json; print(len(json.load(open('$g.all.json'))['targets']))")" = 7 ]
+  done
+}
+
+@test "integer matmuls outside TOSA 1.0: -Wtosa-profile warns, --tosa-strict refuses at the op" {
+  int_mm m8 i8 i16 1 4 8 4
+  int_mm m32 i32 i32 1 4 8 4
+  run "$TOSAC" m8.mlir --syntax-only -Wtosa-profile
+  assert_success
+  assert_line --index 0 "m8.mlir:4:8: warning: 'tosa.matmul' with i8 inputs producing i16 is outside the TOSA 1.0 profiles [-Wtosa-profile]"
+  run "$TOSAC" m32.mlir --syntax-only --tosa-strict
+  assert_failure 1
+  assert_line --index 0 "m32.mlir:4:20: error: 'tosa.matmul' on i32 is outside the TOSA 1.0 profiles (--tosa-strict)"
+  int_mm m48 i16 i48 1 4 8 4
+  run "$TOSAC" m48.mlir --syntax-only --tosa-strict
+  assert_success
+  assert_output ""
+}
+
+@test "i16 tosa.matmul to i48 (and i8 to i48, i32 to i64): i64 sums beyond 2^31, alone and fused with its rescale" {
+  int_mm m48 i16 i48 1 20 300 24
+  gen_ints 3 a:int16:1x20x300 b:int16:1x300x24
+  oracle_ab m48.mlir
+  # the sums do leave the i32 range
+  /usr/bin/python3 -c 'import numpy as np
+a = np.load("a.npy").astype(np.int64); b = np.load("b.npy").astype(np.int64)
+assert np.abs(a[0] @ b[0]).max() > 2**33'
+  int_mm m8w i8 i48 1 40 64 36
+  gen_ints 5 a:int8:1x40x64 b:int8:1x64x36
+  oracle_ab m8w.mlir
+  int_mm m64 i32 i64 1 9 30 11
+  gen_ints 7 a:int32:1x9x30 b:int32:1x30x11
+  oracle_ab m64.mlir
+  cat > mr.mlir <<'G'
+func.func @main(%a: tensor<1x20x300xi16>, %b: tensor<1x300x24xi16>) -> tensor<1x20x24xi16> {
+  %az = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %bz = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %0 = tosa.matmul %a, %b, %az, %bz : (tensor<1x20x300xi16>, tensor<1x300x24xi16>, tensor<1xi16>, tensor<1xi16>) -> tensor<1x20x24xi48>
+  %m = "tosa.const"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<46> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %iz = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %oz = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %1 = tosa.rescale %0, %m, %s, %iz, %oz {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x20x24xi48>, tensor<1xi32>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x20x24xi16>
+  return %1 : tensor<1x20x24xi16>
+}
+G
+  mlir-opt-22 mr.mlir > /dev/null
+  gen_ints 3 a:int16:1x20x300 b:int16:1x300x24
+  oracle_ab mr.mlir
+  "$TOSAC" mr.mlir --offload-arch=gfx90a -o mr.hipfb
+  run grep -c '"name": "tosac_k' mr.json
+  assert_output 1 # the rescale runs in the GEMM's epilogue
+  "$TOSAC" m48.mlir -o m48.all.hipfb
+  [ "$(/usr/bin/python3 -c "import json; print(len(json.load(open('m48.all.json'))['targets']))")" = 7 ]
+}
+
+@test "a skinny i8 -> i16 matmul (split-K skinny kernel) wraps once after adding its partial sums" {
+  int_mm g8 i8 i16 1 4 256 64
+  gen_ints 6 a:int8:1x4x256 b:int8:1x256x64
+  oracle_ab g8.mlir
+  "$TOSAC" g8.mlir --offload-arch=gfx90a -o g8.hipfb
+  run grep -c '"kernel": "gemv"' g8.json
+  assert_output 1
+}
+
+@test "mixed i16 x i8 tosa.matmul (mlir-opt-22 verifies it) is refused at the op by the GEMM generator" {
+  cat > mx.mlir <<'G'
+func.func @main(%a: tensor<1x4x8xi16>, %b: tensor<1x8x4xi8>) -> tensor<1x4x4xi48> {
+  %az = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %bz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.matmul %a, %b, %az, %bz : (tensor<1x4x8xi16>, tensor<1x8x4xi8>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x4x4xi48>
+  return %0 : tensor<1x4x4xi48>
+}
+G
+  mlir-opt-22 mx.mlir > /dev/null
+  run "$TOSAC" mx.mlir --offload-arch=gfx90a -o mx.hipfb
+  assert_failure 1
+  assert_line --index 0 "mx.mlir:4:8: error: tosa.matmul: operand types i16 x i8 are not supported by the GEMM generator (f32, f16, bf16, i8 with equal operand types; i16 and i32 in matmul and fully_connected, 8-bit floats in matmul and convolutions only)"
+  [ ! -e mx.hipfb ] && [ ! -e mx.json ]
+}

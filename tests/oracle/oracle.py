@@ -7,7 +7,7 @@ tosac is exact, not limited to the 6 digits printMemrefF32 shows). The printed t
 into numpy arrays of the result element type.
 
 Element types as numpy arrays (the same convention check.py and the .npy files use):
-  f32 float32, f16 float16, f64 float64, i1 bool, i8 int8, i16 int16, i32 int32, i64 int64,
+  f32 float32, f16 float16, f64 float64, i1 bool, i8 int8, i16 int16, i32 int32, i48 and i64 int64,
   bf16 uint16 holding the raw bfloat16 bits (numpy has no bfloat16).
 
 Library:  results = oracle.run_file("g.mlir", [a, b])      CLI:  oracle.py g.mlir --input=@a.npy --output=@r.npy
@@ -39,6 +39,7 @@ DTYPES = {
     "f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "f64": np.dtype("<f8"),
     "bf16": np.dtype("<u2"), "i1": np.dtype("bool"), "i8": np.dtype("i1"),
     "i16": np.dtype("<i2"), "i32": np.dtype("<i4"), "i64": np.dtype("<i8"),
+    "i48": np.dtype("<i8"),  # sign-extended into 64 bits
     # 8-bit floats travel as raw bits (as tosac-run's .npy files do)
     "f8E4M3FN": np.dtype("u1"), "f8E5M2": np.dtype("u1"),
     "f8E4M3FNUZ": np.dtype("u1"), "f8E5M2FNUZ": np.dtype("u1"),
@@ -278,6 +279,8 @@ def _print_plan(t):
         return [("cast", t, i32)], "printMemrefI32"
     if t.elem == "i32":
         return [], "printMemrefI32"
+    if t.elem == "i48":
+        return [("cast", t, i64)], "printMemrefI64"
     return [], "printMemrefI64"
 
 
