@@ -389,10 +389,11 @@ static bool canon_rescale(fe_parser *p, fe_opctx *c) {
   if (!rm || rm->kind != ATTR_STR)
     fe_set_str(p, o, "rounding_mode", dr && dr->kind == ATTR_BOOL && dr->i ? "DOUBLE_ROUND" : "SINGLE_ROUND");
   fe_remove_attr(o, "double_round");
+  /* without the flags (the forms before TOSA 1.0), a ui8 / ui16 input or result is unsigned */
   static const char *const flags[] = {"scale32", "per_channel", "input_unsigned", "output_unsigned"};
   for (int i = 0; i < 4; i++) {
     attr *f = fe_find_attr(o, flags[i]);
-    if (!f || f->kind != ATTR_BOOL) fe_set_bool(p, o, flags[i], i == 0);
+    if (!f || f->kind != ATTR_BOOL) fe_set_bool(p, o, flags[i], i == 0 || (i >= 2 && (p->unsigned_sig >> (i - 2) & 1)));
   }
   return true;
 }

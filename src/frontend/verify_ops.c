@@ -102,6 +102,13 @@ static bool v_rescale(fe_parser *p, fe_opctx *c) {
   if (ozp && ozp->i != 0 && !(out == ET_I8 || (out == ET_I16 && ou && ou->i)))
     return fe_error(p, ozp->loc, "'tosa.rescale' output_zp must be 0 for %s output, found %lld", elem_type_name(out),
                     (long long)ozp->i);
+  /* an unsigned i16 side's zero point is 0 or 32768 (upstream's rule; read from ui16 bits) */
+  if (in == ET_I16 && iu && iu->i && izp && izp->i != 0 && (izp->i & 0xffff) != 0x8000)
+    return fe_error(p, izp->loc, "'tosa.rescale' input_zp must be 0 or 32768 for an unsigned i16 input, found %lld",
+                    (long long)izp->i);
+  if (out == ET_I16 && ou && ou->i && ozp && ozp->i != 0 && (ozp->i & 0xffff) != 0x8000)
+    return fe_error(p, ozp->loc, "'tosa.rescale' output_zp must be 0 or 32768 for an unsigned i16 output, found %lld",
+                    (long long)ozp->i);
   tensor_type r = *t;
   r.elem = out;
   return fe_check_result(p, c, &r);

@@ -282,3 +282,61 @@ G
   assert_line --index 0 "mx.mlir:4:8: error: tosa.matmul: operand types i16 x i8 are not supported by the GEMM generator (f32, f16, bf16, i8 with equal operand types; i16 and i32 in matmul and fully_connected, 8-bit floats in matmul and convolutions only)"
   [ ! -e mx.hipfb ] && [ ! -e mx.json ]
 }
+
+@test "ui8 and ui16 in tosa.rescale (types, zero points, input_unsigned/output_unsigned flags) match the oracle" {
+  D="$ROOT/tests/data/upstream_tosa"
+  mlir-opt-22 "$D/rescale_unsigned.mlir" > /dev/null
+  # six rescales: ui8 -> i8 unsigned, i8 -> ui8 per-channel double round, ui8 read signed (flag
+  # false: zero point 128 is -128), ui16 -> i16 (zero point 32768), i16 -> ui16, ui8 -> ui8
+  oracle "$D/rescale_unsigned.mlir" 1
+  oracle "$D/rescale_unsigned.mlir" 2
+  "$TOSAC" "$D/rescale_unsigned.mlir" -o all.hipfb
+  [ "$(/usr/bin/python3 -c "import json; print(len(json.load(open('all.json'))['targets']))")" = 7 ]
+  # stored signless: the manifest's argument is i8, the flags carry the reading
+  run "$TOSAC" "$D/rescale_unsigned.mlir" --emit=tosa -O0
+  assert_output --partial '<{input_unsigned = true, output_unsigned = false, per_channel = false, rounding_mode = #tosa.rounding_mode<SINGLE_ROUND>, scale32 = true}> : (tensor<5x8xi8>'
+}
+
+@test "the pre-1.0 tosa.rescale on ui8 (no unsigned flags) reads its ui8 sides as unsigned (oracle on the TOSA 1.0 form)" {
+  D="$ROOT/tests/data/upstream_tosa"
+  mlir-opt-22 "$D/rescale_ui8_new.mlir" > /dev/null
+  /usr/bin/python3 -c 'import numpy as np
+r = np.random.default_rng(9); np.save("a.npy", r.integers(0, 255, (5, 8), endpoint=True, dtype=np.uint8))
+np.save("b.npy", r.integers(-128, 127, (5, 8), endpoint=True, dtype=np.int8))'
+  "$TOSAC" "$D/rescale_ui8_old.mlir" --embed-ir --offload-arch=gfx90a,gfx1100,gfx1030 -o old.hipfb
+  for t in gfx90a gfx1100 gfx1030; do
+    "$B/bin/tosac-run" old.hipfb --target=$t --input=@a.npy --input=@b.npy --output=@g0.npy --output=@g1.npy
+    TOSAC_BUILD="$B" run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$D/rescale_ui8_new.mlir" --input=@a.npy --input=@b.npy --expected=@g0.npy --expected=@g1.npy
+    assert_success
+    assert_output --partial "2 results match"
+  done
+  # the same results are wrong for the signed reading
+  sed '0,/input_unsigned = true/s//input_unsigned = false/' "$D/rescale_ui8_new.mlir" > signed.mlir
+  TOSAC_BUILD="$B" run /usr/bin/python3 "$ROOT/tests/oracle/check.py" signed.mlir --input=@a.npy --input=@b.npy --expected=@g0.npy --expected=@g1.npy
+  assert_failure
+}
+
+@test "unsigned types outside tosa.rescale, ui32, and an unsigned i16 zero point other than 0 or 32768 are refused at the token" {
+  cat > add.mlir <<'G'
+func.func @main(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %0 = tosa.add %a, %b : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
+}
+G
+  run "$TOSAC" add.mlir -o add.hipfb
+  assert_failure 1
+  assert_line --index 0 "add.mlir:2:36: error: 'tosa.add' on the unsigned type ui8 is not supported (tosac reads ui8 and ui16 in tosa.rescale and its tosa.const zero points)"
+  [ ! -e add.hipfb ] && [ ! -e add.json ]
+  sed '/%u100 =/s/dense<32768>/dense<100>/' "$ROOT/tests/data/upstream_tosa/rescale_unsigned.mlir" > zp.mlir
+  run mlir-opt-22 zp.mlir
+  assert_failure
+  assert_output --partial "expect output_zp of 0 or 32768 for unsigned int16 output, got 100"
+  run "$TOSAC" zp.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 --partial "zp.mlir:17:38: error: 'tosa.rescale' output_zp must be 0 or 32768 for an unsigned i16 output, found 100"
+  sed 's/tensor<5x8xui8>, tensor<1xi32>, tensor<1xi8>, tensor<1xui8>, tensor<1xi8>) -> tensor<5x8xi8>/tensor<5x8xui32>, tensor<1xi32>, tensor<1xi8>, tensor<1xui8>, tensor<1xi8>) -> tensor<5x8xi8>/' \
+    "$ROOT/tests/data/upstream_tosa/rescale_unsigned.mlir" > u32.mlir
+  run "$TOSAC" u32.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "u32.mlir:13:174: error: 'tosa.rescale' on the unsigned type ui32 is not supported (tosac reads ui8 and ui16 in tosa.rescale and its tosa.const zero points)"
+}

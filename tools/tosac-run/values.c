@@ -400,6 +400,10 @@ static bool parse_file_spec(const char *spec, const tensor_type *hints, int nhin
       v.type.elem = h->elem;
     if (h && v.type.elem == ET_I64 && h->elem == ET_I48) /* int64 arrays feed i48 arguments */
       v.type.elem = ET_I48;
+    /* uint8 / uint16 arrays (read as 8-bit float / bf16 bits) feed i8 / i16 arguments: a ui8 in
+     * the source is stored signless */
+    if (h && ((elem_type_is_f8(v.type.elem) && h->elem == ET_I8) || (v.type.elem == ET_BF16 && h->elem == ET_I16)))
+      v.type.elem = h->elem;
     run_value_list_push(out, v);
   } while (mode == '*' && cur->pos < cur->size);
   return true;
