@@ -340,3 +340,79 @@ G
   assert_failure 1
   assert_line --index 0 "u32.mlir:13:174: error: 'tosa.rescale' on the unsigned type ui32 is not supported (tosac reads ui8 and ui16 in tosa.rescale and its tosa.const zero points)"
 }
+
+@test "i4 weights in the pre-2023 fully_connected: widened to i8 at compile time, against the oracle's i8 x i4 matmul" {
+  D="$ROOT/tests/data/upstream_tosa"
+  mlir-opt-22 "$D/fc_i4_ref.mlir" > /dev/null
+  /usr/bin/python3 -c 'import numpy as np; np.save("x.npy", np.random.default_rng(3).integers(-128, 127, (3, 16), endpoint=True, dtype=np.int8))'
+  "$TOSAC" "$D/fc_i4_old.mlir" --embed-ir --offload-arch=gfx90a,gfx1100,gfx1030 -o fc.hipfb
+  for t in gfx90a gfx1100 gfx1030; do
+    "$B/bin/tosac-run" fc.hipfb --target=$t --input=@x.npy --output=@g.npy
+    TOSAC_BUILD="$B" run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$D/fc_i4_ref.mlir" --input=@x.npy --expected=@g.npy
+    assert_success
+    assert_output --partial "1 results match"
+  done
+  "$TOSAC" "$D/fc_i4_old.mlir" -o all.hipfb
+  [ "$(/usr/bin/python3 -c "import json; print(len(json.load(open('all.json'))['targets']))")" = 7 ]
+  # i4 weights that are not a constant stay refused, at the operand
+  cat > arg.mlir <<'G'
+func.func @main(%x: tensor<3x16xi8>, %w: tensor<5x16xi4>) -> tensor<3x5xi32> {
+  %b = "tosa.const"() {value = dense<0> : tensor<5xi32>} : () -> tensor<5xi32>
+  %0 = "tosa.fully_connected"(%x, %w, %b) {quantization_info = {input_zp = 0 : i32, weight_zp = 0 : i32}} : (tensor<3x16xi8>, tensor<5x16xi4>, tensor<5xi32>) -> tensor<3x5xi32>
+  return %0 : tensor<3x5xi32>
+}
+G
+  run "$TOSAC" arg.mlir --syntax-only
+  assert_failure 1
+  assert_line --index 0 "arg.mlir:3:35: error: the i4 weight operand of 'tosa.fully_connected' must be a constant (tosa.const or tosa.const_shape), but '%w' is a function argument"
+  assert_line --index 3 "arg.mlir:3:35: note: tosac widens i4 weights to i8 at compile time"
+}
+
+@test "while_loop: the 2023 form (today's) and the 2021 generic form with func @ and {value} read and loop as the oracle does" {
+  cat > wl.mlir <<'G'
+func.func @main(%arg0: tensor<i32>, %x: tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+  %0:2 = tosa.while_loop (%arg1 = %arg0, %arg2 = %x) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+    %c = "tosa.const"() <{values = dense<5> : tensor<i32>}> : () -> tensor<i32>
+    %1 = tosa.greater %c, %arg1 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    tosa.yield %1 : tensor<i1>
+  } do {
+  ^bb0(%arg1: tensor<i32>, %arg2: tensor<4xf32>):
+    %one = "tosa.const"() <{values = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %2 = tosa.add %arg1, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %3 = tosa.add %arg2, %arg2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    tosa.yield %2, %3 : tensor<i32>, tensor<4xf32>
+  }
+  return %0#0, %0#1 : tensor<i32>, tensor<4xf32>
+}
+G
+  mlir-opt-22 wl.mlir > /dev/null
+  cat > check_cf.py <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import check, oracle
+# loop-carried tensors: scf.while's results may be buffers allocated in the loop
+oracle.PIPELINE = oracle.PIPELINE.replace("func.func(tosa-to-linalg-named,", "func.func(tosa-to-scf,tosa-to-linalg-named,", 1).replace(
+    "bufferize-function-boundaries}", "bufferize-function-boundaries allow-return-allocs-from-loops}")
+sys.exit(check.main(sys.argv[2:]))
+PY
+  /usr/bin/python3 -c 'import numpy as np
+np.save("n.npy", np.array(1, np.int32)); np.save("x.npy", np.array([0.5, -1.25, 3, 0.125], np.float32)); np.save("m.npy", np.array(-20, np.int32))'
+  "$TOSAC" wl.mlir --embed-ir --offload-arch=gfx90a,gfx1100,gfx1030 -o wl.hipfb
+  for t in gfx90a gfx1100 gfx1030; do
+    "$B/bin/tosac-run" wl.hipfb --target=$t --input=@n.npy --input=@x.npy --output=@g0.npy --output=@g1.npy
+    TOSAC_BUILD="$B" run /usr/bin/python3 check_cf.py "$ROOT/tests/oracle" wl.mlir --input=@n.npy --input=@x.npy --expected=@g0.npy --expected=@g1.npy
+    assert_success
+    assert_output --partial "2 results match"
+  done
+  # the 2021 generic form: read as today's while_loop (the oracle runs tosac's TOSA 1.0 print)
+  "$TOSAC" "$ROOT/tests/data/upstream_tosa/while_2021.mlir" --emit=tosa -O0 -o w21.mlir
+  mlir-opt-22 w21.mlir > /dev/null
+  "$TOSAC" "$ROOT/tests/data/upstream_tosa/while_2021.mlir" --embed-ir --offload-arch=gfx90a,gfx1030 -o w21.hipfb
+  for t in gfx90a gfx1030; do
+    "$B/bin/tosac-run" w21.hipfb --target=$t --input=@m.npy --output=@g.npy
+    TOSAC_BUILD="$B" run /usr/bin/python3 check_cf.py "$ROOT/tests/oracle" w21.mlir --input=@m.npy --expected=@g.npy
+    assert_success
+    assert_output --partial "1 results match"
+    [ "$(/usr/bin/python3 -c 'import numpy as np; print(int(np.load("g.npy")))')" = 36 ]
+  done
+}
