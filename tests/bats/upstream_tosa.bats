@@ -416,3 +416,17 @@ np.save("n.npy", np.array(1, np.int32)); np.save("x.npy", np.array([0.5, -1.25, 
     [ "$(/usr/bin/python3 -c 'import numpy as np; print(int(np.load("g.npy")))')" = 36 ]
   done
 }
+
+@test "the pre-2023 fully_connected on i16 to i48 (bias i48): i64 sums past 2^31 against numpy on MFMA, WMMA and FMA targets" {
+  /usr/bin/python3 -c 'import numpy as np
+r = np.random.default_rng(1); np.save("x.npy", r.integers(-32768, 32767, (3, 40), dtype=np.int16)); np.save("w.npy", r.integers(-32768, 32767, (5, 40), dtype=np.int16))'
+  "$TOSAC" "$ROOT/tests/data/upstream_tosa/fc_i16_old.mlir" --embed-ir --offload-arch=gfx90a,gfx1100,gfx1030 -o fc.hipfb
+  for t in gfx90a gfx1100 gfx1030; do
+    "$B/bin/tosac-run" fc.hipfb --target=$t --input=@x.npy --input=@w.npy --output=@g.npy
+    run /usr/bin/python3 -c 'import numpy as np
+x = np.load("x.npy").astype(np.int64); w = np.load("w.npy").astype(np.int64); g = np.load("g.npy")
+ref = x @ w.T + np.array([10, -20, 30, -40, 50])
+print(g.dtype, bool((g == ref).all()), bool(np.abs(ref).max() > 2**31))'
+    assert_output "int64 True True"
+  done
+}
