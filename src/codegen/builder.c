@@ -42,6 +42,7 @@ LLVMTypeRef cg_elem_type(cg_builder *cb, elem_type t) {
   case ET_I8: return cb->i8;
   case ET_I16: return cb->i16;
   case ET_I32: return cb->i32;
+  case ET_I48: /* sign-extended to 64 bits in registers and in memory (8 bytes) */
   case ET_I64: return cb->i64;
   case ET_F16: return cb->f16;
   case ET_BF16: return cb->bf16;
@@ -188,6 +189,19 @@ LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v) {
 
 LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v) {
   return LLVMConstInt(cg_elem_type(cb, t), (unsigned long long)v, 1);
+}
+
+LLVMValueRef cg_int_wrap(cg_builder *cb, LLVMValueRef x, elem_type t) {
+  LLVMBuilderRef b = cb->b;
+  LLVMTypeRef rt = cg_elem_type(cb, t);
+  unsigned have = LLVMGetIntTypeWidth(LLVMTypeOf(x)), want = LLVMGetIntTypeWidth(rt);
+  x = want < have ? LLVMBuildTrunc(b, x, rt, "") : LLVMBuildSExt(b, x, rt, "");
+  int pad = (int)want - elem_type_bits(t);
+  if (pad > 0 && elem_type_bits(t) < (int)have) {
+    LLVMValueRef sh = LLVMConstInt(rt, (unsigned long long)pad, 0);
+    x = LLVMBuildAShr(b, LLVMBuildShl(b, x, sh, ""), sh, "");
+  }
+  return x;
 }
 
 void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t groups,

@@ -55,6 +55,9 @@ void cg_store(cg_builder *cb, LLVMValueRef v, LLVMValueRef ptr, unsigned align);
 /* Typed constant of elem_type from a double / integer. */
 LLVMValueRef cg_const_float(cg_builder *cb, elem_type t, double v);
 LLVMValueRef cg_const_int(cg_builder *cb, elem_type t, int64_t v);
+/* Integer x (an accumulator of i32 or i64) as element type t's register value: the low bits of
+ * t, as arithmetic in t wraps (i48: sign-extended from bit 47 into its i64). */
+LLVMValueRef cg_int_wrap(cg_builder *cb, LLVMValueRef x, elem_type t);
 /* A counted loop: for (iv = from; iv < to; iv += step) (signed compare, iv of from's type).
  * cg_loop_begin leaves the builder in the body; cg_loop_end closes it and continues after. */
 typedef struct cg_loop {

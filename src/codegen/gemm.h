@@ -15,7 +15,9 @@
 typedef struct gemm_mma {
   const target_matrix *row; /* NULL: FMA fallback */
   elem_type in;             /* A/B element type */
-  bool int_acc;             /* i32 accumulation (i8) else f32 */
+  bool int_acc;             /* integer accumulation (i32; i64 with acc64) else f32 */
+  bool acc64;               /* FMA, integer results wider than 32 bits (i48, i64): i64
+                             * accumulators, products widened before the sum */
   int m, n, k;              /* tile of one step */
   int kl;                   /* A (and B) elements per lane per step */
   int chunk;                /* contiguous k elements per LDS read (kl / chunk reads) */
@@ -102,12 +104,17 @@ typedef struct gemm_problem {
   int64_t batch, m, n, k;
   elem_type in;
   bool zero_points;      /* a non-zero zero point: FMA path */
+  bool acc64;            /* an integer result wider than 32 bits: i64 accumulators, FMA path */
   int64_t a_contig, b_contig; /* length of the contiguous run along the staged dimension */
   bool b_kcontig;        /* B is [n][k] (weights) rather than [k][n] (matmul) */
   int64_t k_run;         /* convolution run gather: K is tap rows of k_run elements (a power of
                           * two); bk must be a multiple and va, vb the padded pixel (a_contig) */
   const char *op;        /* "matmul", "fully_connected", "conv2d", ...: part of the key */
 } gemm_problem;
+
+/* Whether problem pb must take the FMA path whatever the target has: non-zero zero points, or
+ * i64 accumulators (the matrix instructions sum in i32). */
+static inline bool gemm_problem_fma_only(const gemm_problem *pb) { return pb->zero_points || pb->acc64; }
 
 /* Default parameters for a problem on target t, then overridden by perf_config (may be NULL).
  * false + a message in err if the override is malformed or infeasible. */
@@ -116,7 +123,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
 /* Is s a well-formed perf-config (keys and values, not feasibility)? false + message. */
 bool gemm_config_check(const char *s, char *err, size_t errsize);
 /* The problem key of the tuning database and the manifest ("matmul:2x64x80x96:f16:a96:b80n":
- * op, batch x M x N x K, operand type, contiguous runs of A and B, B layout, ":zp"). */
+ * op, batch x M x N x K, operand type, contiguous runs of A and B, B layout, ":zp", ":acc64"). */
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size);
 
 /* kernel_gemm.c: the GEMM problem of a GEMM-family anchor op; false when it has no GEMM kernel. */

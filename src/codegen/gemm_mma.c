@@ -165,7 +165,7 @@ void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int
 }
 
 LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm) {
-  return LLVMVectorType(mm->int_acc ? cb->i32 : cb->f32, (unsigned)mm->nacc);
+  return LLVMVectorType(mm->acc64 ? cb->i64 : mm->int_acc ? cb->i32 : cb->f32, (unsigned)mm->nacc);
 }
 
 /* <kl x mem type> -> the intrinsic's operand type (AMDGPU.md §3.2). */
@@ -191,12 +191,20 @@ static LLVMValueRef operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v) 
   }
 }
 
-/* Element e of v as an f32 (i32 for integers, minus the zero point). */
+/* The register type of integer products: i32 (wrapping, or exact for inputs of up to 16 bits),
+ * i64 for i32 inputs summed in i64. */
+static LLVMTypeRef int_product_type(cg_builder *cb, const gemm_mma *mm) {
+  return mm->acc64 && elem_type_bits(mm->in) > 16 ? cb->i64 : cb->i32;
+}
+
+/* Element e of v as an f32 (an integer product operand for integers, minus the zero point). */
 static LLVMValueRef fma_elem(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v, int e, int zp) {
   LLVMBuilderRef b = cb->b;
   LLVMValueRef x = LLVMBuildExtractElement(b, v, c32(cb, e), "");
-  if (mm->int_acc)
-    return LLVMBuildSub(b, LLVMBuildSExt(b, x, cb->i32, ""), c32(cb, zp), "");
+  if (mm->int_acc) {
+    LLVMTypeRef pt = int_product_type(cb, mm);
+    return LLVMBuildSub(b, LLVMBuildSExt(b, x, pt, ""), LLVMConstInt(pt, (unsigned long long)zp, 1), "");
+  }
   if (mm->in == ET_F32 || mm->widen)
     return x;
   return LLVMBuildFPExt(b, mm->in == ET_BF16 ? LLVMBuildBitCast(b, x, cb->bf16, "") : x, cb->f32, "");
@@ -248,7 +256,7 @@ static LLVMValueRef fma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a,
                              LLVMValueRef c, int a_zp, int b_zp) {
   LLVMBuilderRef b = cb->b;
   int kv = mm->k;
-  bool dot = mm->dot && !(mm->int_acc && (a_zp || b_zp));
+  bool dot = mm->dot && !(mm->int_acc && (a_zp || b_zp || mm->acc64));
   LLVMValueRef av[128], bw[128];
   for (int e = 0; e < mm->tm * kv; e++)
     av[e] = dot ? NULL : fma_elem(cb, mm, a, e, a_zp);
@@ -269,7 +277,8 @@ static LLVMValueRef fma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a,
                                   LLVMConstInt(cb->i1, 0, 0)};
           *x = cg_intrinsic(cb, mm->dot->intrinsic, NULL, 0, args, 4);
         } else if (mm->int_acc) {
-          *x = LLVMBuildAdd(b, *x, LLVMBuildMul(b, av[i * kv + q], bw[j * kv + q], ""), "");
+          LLVMValueRef p = LLVMBuildMul(b, av[i * kv + q], bw[j * kv + q], "");
+          *x = LLVMBuildAdd(b, *x, LLVMBuildSExt(b, p, LLVMTypeOf(*x), ""), "");
         } else {
           LLVMValueRef args[3] = {av[i * kv + q], bw[j * kv + q], *x};
           LLVMTypeRef ft = cb->f32;

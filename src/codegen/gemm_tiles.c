@@ -167,7 +167,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   overrides o;
   if (!parse_config(perf_config, &o, err, errsize))
     return false;
-  if (!gemm_mma_select(t, pb->in, o.shape, o.fma || pb->zero_points, pb->m, pb->n, mm)) {
+  if (!gemm_mma_select(t, pb->in, o.shape, o.fma || gemm_problem_fma_only(pb), pb->m, pb->n, mm)) {
     snprintf(err, errsize, "--perf-config: %s has no %dx%d matrix instruction for %s", t->name,
              o.shape, o.shape, elem_type_name(pb->in));
     return false;
@@ -178,6 +178,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
              elem_type_name(pb->in), t->name);
     return false;
   }
+  mm->acc64 = pb->acc64;
   if (!mm->row)
     gemm_mma_fma_fit(t, mm, pb->batch, pb->m, pb->n);
   memset(out, 0, sizeof *out);

@@ -82,21 +82,26 @@ static bool describe(gk *K, diag_sink *d) {
   const tensor_type *a = o->operands[0]->type, *b = o->operands[1]->type, *r = o->results[0]->type;
   pb->in = a->elem;
   K->out_t = r->elem;
-  /* 8-bit floats: matmul and the implicit-GEMM convolutions (fully_connected left TOSA 1.0) */
+  /* 8-bit floats: matmul and the implicit-GEMM convolutions (fully_connected left TOSA 1.0);
+   * i16 and i32: matmul and fully_connected (the FMA path) */
+  bool wide_int = (a->elem == ET_I16 || a->elem == ET_I32) && K->kind != GK_CONV;
   if (b->elem != a->elem || !(a->elem == ET_F32 || a->elem == ET_F16 || a->elem == ET_BF16 ||
-                              a->elem == ET_I8 || (elem_type_is_f8(a->elem) && K->kind != GK_FC))) {
+                              a->elem == ET_I8 || wide_int || (elem_type_is_f8(a->elem) && K->kind != GK_FC))) {
     DESCRIBE_FAIL(d, o->loc, "%s: operand types %s x %s are not supported by the GEMM generator "
-               "(f32, f16, bf16, i8 with equal operand types; 8-bit floats in matmul and "
-               "convolutions only)", nm,
+               "(f32, f16, bf16, i8 with equal operand types; i16 and i32 in matmul and "
+               "fully_connected, 8-bit floats in matmul and convolutions only)", nm,
                elem_type_name(a->elem), elem_type_name(b->elem));
     return false;
   }
-  if (elem_type_is_int(a->elem) ? r->elem != ET_I32
-                                : !(r->elem == ET_F32 || r->elem == ET_F16 || r->elem == ET_BF16)) {
+  /* integer results wrap as upstream's linalg arithmetic in the result type does: summed in
+   * i32 and truncated, or in i64 for results wider than 32 bits */
+  bool int_ok = r->elem == ET_I8 || r->elem == ET_I16 || r->elem == ET_I32 || r->elem == ET_I48 || r->elem == ET_I64;
+  if (elem_type_is_int(a->elem) ? !int_ok : !(r->elem == ET_F32 || r->elem == ET_F16 || r->elem == ET_BF16)) {
     DESCRIBE_FAIL(d, o->loc, "%s: result type %s is not supported by the GEMM generator", nm,
                elem_type_name(r->elem));
     return false;
   }
+  pb->acc64 = elem_type_is_int(a->elem) && elem_type_bits(r->elem) > 32;
   const char *zpa = K->kind == GK_MATMUL ? "a_zp" : "input_zp";
   const char *zpb = K->kind == GK_MATMUL ? "b_zp" : "weight_zp";
   K->a_zp = (int)op_attr_int(o, zpa, 0);
@@ -985,7 +990,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     LLVMValueRef bias = cg_load(cb, bt, LLVMBuildInBoundsGEP2(b, bt, K->bias_ptr, &bi, 1, ""),
                                 (unsigned)elem_type_bytes(bv->type->elem));
     if (K->mm.int_acc)
-      x = LLVMBuildAdd(b, x, LLVMBuildSExtOrBitCast(b, bias, cb->i32, ""), "");
+      x = LLVMBuildAdd(b, x, LLVMBuildSExt(b, bias, LLVMTypeOf(x), ""), "");
     else if (LLVMTypeOf(x) != cb->f32) /* bias_last: add in the result type */
       x = LLVMBuildFAdd(b, x, LLVMTypeOf(bias) == LLVMTypeOf(x) ? bias : LLVMBuildFPTrunc(b, bias, LLVMTypeOf(x), ""), "");
     else
@@ -993,6 +998,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   }
   if ((K->out_t == ET_F16 || K->out_t == ET_BF16) && LLVMTypeOf(x) == cb->f32)
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
+  if (K->mm.int_acc)
+    x = cg_int_wrap(cb, x, K->out_t);
   memset(cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
   cur[K->anchor->results[0]->id] = x;
   for (int oi = 0; oi < K->k->nops; oi++) {

@@ -58,6 +58,8 @@ static LLVMValueRef finish(cg_builder *cb, const part_kernel *k, LLVMValueRef x,
   elem_type rt = o->results[0]->type->elem;
   if (rt == ET_F16 || rt == ET_BF16)
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, rt), "");
+  else if (at == ET_I32)
+    x = cg_int_wrap(cb, x, rt);
   return x;
 }
 

@@ -373,8 +373,9 @@ void cg_tune_each_tile(const target_info *t, const gemm_problem *pb, cg_tile_fn 
   bool fma = !t->has_mfma && !t->has_wmma;
   for (int si = 0; si < 2; si++) {
     gemm_mma m0;
-    if (!gemm_mma_select(t, pb->in, fma ? 0 : shapes[si], fma || pb->zero_points, pb->m, pb->n, &m0))
+    if (!gemm_mma_select(t, pb->in, fma ? 0 : shapes[si], fma || gemm_problem_fma_only(pb), pb->m, pb->n, &m0))
       continue;
+    m0.acc64 = pb->acc64;
     if (si == 1 && (fma || !m0.row || m0.m != 16))
       continue;
     for (int rm = 1; rm <= 4; rm *= 2)
@@ -828,7 +829,7 @@ static int64_t gemv_lane_bytes(const gemm_problem *pb, const gemm_params *P) {
 /* M <= 16 matmuls and fully connected layers are bound by reading B once: the skinny kernel. */
 static bool gemv_fits(const gemm_problem *pb) {
   bool op = pb->op && (!strcmp(pb->op, "matmul") || !strcmp(pb->op, "fully_connected"));
-  bool type = pb->in == ET_F32 || pb->in == ET_F16 || pb->in == ET_BF16 || pb->in == ET_I8;
+  bool type = pb->in == ET_F32 || pb->in == ET_F16 || pb->in == ET_BF16 || (pb->in == ET_I8 && !pb->acc64);
   return op && type && pb->m >= 1 && pb->m <= 16;
 }
 
@@ -998,6 +999,9 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   gemm_mma mm;
   const char *src;
   char err[256];
+  /* the partials workspace holds f32 or i32 sums: i64 accumulators stay in one kernel */
+  if (cg_gemm_problem(t, anchor, &pb) && pb.acc64)
+    return 0;
   if (forced_split() < 0 && cg_gemm_problem(t, anchor, &pb) &&
       cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves) {
     int s = gemv_split(t, &pb, &P);
@@ -1176,10 +1180,10 @@ static const char *db_find(const cg_tuning_db *db, const char *target, const cha
 }
 
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size) {
-  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s", pb->op ? pb->op : "gemm",
+  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s%s", pb->op ? pb->op : "gemm",
            (long long)pb->batch, (long long)pb->m, (long long)pb->n, (long long)pb->k,
            elem_type_name(pb->in), (long long)pb->a_contig, (long long)pb->b_contig,
-           pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "");
+           pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "", pb->acc64 ? ":acc64" : "");
 }
 
 bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,

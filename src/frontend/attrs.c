@@ -144,6 +144,8 @@ bool fe_parse_type(fe_parser *p, tensor_type *out, src_loc *loc) {
                             : elem_type_parse(et.p, (size_t)et.n);
   if (out->elem == ET_INVALID)
     return fe_error(p, fe_loc(p, et), "unknown element type '%.*s'", et.n, et.p);
+  if (p->sign_names && p->saw_unsigned && !p->unsigned_at.line)
+    p->unsigned_at = fe_loc(p, et), p->unsigned_elem = out->elem;
   fe_next(p);
   if (p->tok.kind == T_COMMA)
     return fe_error(p, fe_loc(p, p->tok), "tensor encodings are not supported");

@@ -203,8 +203,29 @@ static bool canon_matmul(fe_parser *p, fe_opctx *c) {
   return true;
 }
 
+/* i4 weights of the fully_connected before TOSA 1.0: the constant's values sign-extended to i8,
+ * exactly the numbers the i8 GEMM then multiplies (the constant is retyped in place). */
+static bool widen_i4_weights(fe_parser *p, fe_opctx *c) {
+  value *w = c->o->operands[1];
+  if (w->type->elem != ET_I4) return true;
+  const dense_data *dd = const_of(p, c, 1, "i4 weight");
+  if (!dd) return fe_note(p, c->operand_locs[1], "tosac widens i4 weights to i8 at compile time"), false;
+  int64_t n = tensor_numel(&dd->type);
+  dense_data *wide = arena_alloc(p->a, sizeof *wide);
+  uint8_t *bytes = arena_alloc(p->a, (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < (dd->splat ? 1 : n); i++) bytes[i] = (uint8_t)fe_dense_int(dd, i);
+  *wide = (dense_data){.type = dd->type, .bytes = bytes, .nbytes = (size_t)(dd->splat ? 1 : n), .splat = dd->splat};
+  wide->type.elem = ET_I8;
+  fe_find_attr(w->def, "values")->dense = wide;
+  tensor_type t = *w->type;
+  t.elem = ET_I8;
+  w->type = type_intern(p->a, &t);
+  return true;
+}
+
 static bool canon_fc(fe_parser *p, fe_opctx *c) {
   op *o = c->o;
+  if (!widen_i4_weights(p, c)) return false;
   if (!canon_zp(p, c, 3, "input_zp", o->operands[0]->type->elem)) return false;
   if (!canon_zp(p, c, 4, "weight_zp", o->operands[1]->type->elem)) return false;
   fe_remove_attr(o, "quantization_info");
@@ -389,10 +410,11 @@ static bool canon_rescale(fe_parser *p, fe_opctx *c) {
   if (!rm || rm->kind != ATTR_STR)
     fe_set_str(p, o, "rounding_mode", dr && dr->kind == ATTR_BOOL && dr->i ? "DOUBLE_ROUND" : "SINGLE_ROUND");
   fe_remove_attr(o, "double_round");
+  /* without the flags (the forms before TOSA 1.0), a ui8 / ui16 input or result is unsigned */
   static const char *const flags[] = {"scale32", "per_channel", "input_unsigned", "output_unsigned"};
   for (int i = 0; i < 4; i++) {
     attr *f = fe_find_attr(o, flags[i]);
-    if (!f || f->kind != ATTR_BOOL) fe_set_bool(p, o, flags[i], i == 0);
+    if (!f || f->kind != ATTR_BOOL) fe_set_bool(p, o, flags[i], i == 0 || (i >= 2 && (p->unsigned_sig >> (i - 2) & 1)));
   }
   return true;
 }

@@ -119,6 +119,12 @@ typedef struct fe_parser {
   int region_depth; /* regions open around the current token */
   bool sign_names;   /* element types may be spelt si8 / ui8 (migraphx): stored signless */
   bool saw_unsigned; /* the element type parsed last was a ui* one */
+  /* TOSA: unsigned element types in the op being read (ui8, ui16 in tosa.rescale and its
+   * constants, stored signless): where the first one is, and which of the first operand type
+   * (bit 0) and the first result type (bit 1) are unsigned */
+  src_loc unsigned_at;
+  elem_type unsigned_elem;
+  unsigned unsigned_sig;
 } fe_parser;
 
 /* Nesting the parser accepts: deeper input is an error at the opening token, never a stack

@@ -251,9 +251,10 @@ static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
   if (literal && !generic) {
     if (!fe_expect(p, T_LPAREN, "before the literal's value")) return false;
     m->literal.name = "value";
+    bool was = p->sign_names;
     p->sign_names = true; /* dense<8> : tensor<1xui8> */
     bool ok = fe_parse_attr_value(p, &m->literal);
-    p->sign_names = false;
+    p->sign_names = was;
     if (!ok || !fe_expect(p, T_RPAREN, "after the literal's value")) return false;
   } else {
     bool paren = fe_accept(p, T_LPAREN);

@@ -386,6 +386,7 @@ static bool parse_type_list(fe_parser *p, op_syntax *s) {
     tensor_type t;
     src_loc l;
     if (!fe_parse_type(p, &t, &l)) return false;
+    if (s->nin == 0 && p->saw_unsigned) p->unsigned_sig |= 1;
     ARENA_PUSH(p->a, s->in_types, s->nin, s->capin, t);
     ARENA_PUSH(p->a, s->in_locs, s->ninl, s->capinl, l);
     if (!fe_accept(p, T_COMMA)) break;
@@ -399,6 +400,7 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
     fe_next(p);
     while (p->tok.kind != T_RPAREN) {
       if (!fe_parse_type(p, &t, NULL)) return false;
+      if (s->nout == 0 && p->saw_unsigned) p->unsigned_sig |= 2;
       if (s->nout < 64) s->out_types[s->nout] = t;
       s->nout++;
       if (!fe_accept(p, T_COMMA)) break;
@@ -406,6 +408,7 @@ static bool parse_result_type(fe_parser *p, op_syntax *s) {
     return fe_expect(p, T_RPAREN, "to close the result types");
   }
   if (!fe_parse_type(p, &t, NULL)) return false;
+  if (p->saw_unsigned) p->unsigned_sig |= 2;
   s->out_types[0] = t;
   s->nout = 1;
   return true;
@@ -799,9 +802,17 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
     return fe_error(p, name_loc, "unknown operation '%.*s'", nlen, nm);
   }
   fe_next(p);
+  p->unsigned_at = (src_loc){0}, p->unsigned_sig = 0;
   if (!parse_op_syntax(p, fs, &s, kind)) {
     define_poison(p, fs, &s);
     return false;
+  }
+  /* ui8 and ui16 are the bits of i8 and i16 whose reading the rescale's unsigned flags say */
+  if (p->unsigned_at.line && !((kind == OP_RESCALE || kind == OP_CONST) &&
+                               (p->unsigned_elem == ET_I8 || p->unsigned_elem == ET_I16))) {
+    define_poison(p, fs, &s);
+    return fe_error(p, p->unsigned_at, "'%.*s' on the unsigned type ui%d is not supported (tosac reads ui8 and ui16 "
+                    "in tosa.rescale and its tosa.const zero points)", nlen, nm, elem_type_bits(p->unsigned_elem));
   }
   const op_info *info = &op_table[kind];
   attr *kept = s.nattrs ? arena_alloc(p->a, sizeof *kept * (size_t)s.nattrs) : NULL;
@@ -1216,7 +1227,8 @@ struct fe_module {
 
 fe_module *fe_open(arena *a, const source_file *src, diag_sink *d) {
   fe_module *m = arena_alloc(a, sizeof *m);
-  *m = (fe_module){.p = {.a = a, .src = src, .d = d}, .memo = {.a = a}};
+  /* sign_names: ui8 / ui16 read as i8 / i16 where tosa.rescale takes them (parse_op) */
+  *m = (fe_module){.p = {.a = a, .src = src, .d = d, .sign_names = true}, .memo = {.a = a}};
   fe_lex_init(&m->p.lx, src, d);
   m->p.lx.memo = &m->memo;
   int before = d->errors;

@@ -25,10 +25,6 @@ bool fe_check_elem(fe_parser *p, const fe_opctx *c, int i, unsigned mask) {
   if (mask & M(et)) return true;
   fe_error(p, c->operand_locs[i], "'%s' does not support element type %s (operand %d, '%%%s'); expected %s",
            op_name(c->o), elem_type_name(et), i, VALUE_NAME(c->o->operands[i]), fe_type_set_str(p, mask));
-  /* mlir-opt-22's verifier takes i32 here (docs/ops.md "Types upstream accepts"). */
-  if (et == ET_I32 && c->o->kind == OP_MATMUL)
-    fe_note(p, c->operand_locs[i], "mlir-opt-22 accepts an i32 'tosa.matmul' (no TOSA 1.0 profile defines it); "
-            "tosac's GEMM generator has no i32 form");
   return false;
 }
 

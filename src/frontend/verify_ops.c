@@ -102,6 +102,13 @@ static bool v_rescale(fe_parser *p, fe_opctx *c) {
   if (ozp && ozp->i != 0 && !(out == ET_I8 || (out == ET_I16 && ou && ou->i)))
     return fe_error(p, ozp->loc, "'tosa.rescale' output_zp must be 0 for %s output, found %lld", elem_type_name(out),
                     (long long)ozp->i);
+  /* an unsigned i16 side's zero point is 0 or 32768 (upstream's rule; read from ui16 bits) */
+  if (in == ET_I16 && iu && iu->i && izp && izp->i != 0 && (izp->i & 0xffff) != 0x8000)
+    return fe_error(p, izp->loc, "'tosa.rescale' input_zp must be 0 or 32768 for an unsigned i16 input, found %lld",
+                    (long long)izp->i);
+  if (out == ET_I16 && ou && ou->i && ozp && ozp->i != 0 && (ozp->i & 0xffff) != 0x8000)
+    return fe_error(p, ozp->loc, "'tosa.rescale' output_zp must be 0 or 32768 for an unsigned i16 output, found %lld",
+                    (long long)ozp->i);
   tensor_type r = *t;
   r.elem = out;
   return fe_check_result(p, c, &r);
@@ -139,18 +146,32 @@ static bool gemm_result_ok(elem_type in, elem_type out) {
   }
 }
 
+/* Integer matmul results upstream's verifier takes beyond TOSA 1.0's (i8 -> i16, i16 -> i32,
+ * i32 -> i32 ...): the sum wraps in the result type, as its linalg lowering computes it. */
+static bool int_matmul_wraps(const fe_opctx *c, elem_type a, elem_type out) {
+  unsigned ok = M(ET_I8) | M(ET_I16) | M(ET_I32) | M(ET_I48) | M(ET_I64);
+  return c->o->kind == OP_MATMUL && (M(a) & FE_INTS) && (M(out) & ok);
+}
+
 static bool gemm_types(fe_parser *p, fe_opctx *c, const char *wname) {
   unsigned in_ok = M(ET_I8) | M(ET_I16) | FE_FLOATS | FE_F8;
-  if (!fe_check_elem(p, c, 0, in_ok)) return false;
+  if (c->o->kind == OP_MATMUL ? !fe_check_elem_upstream(p, c, 0, in_ok, M(ET_I32)) : !fe_check_elem(p, c, 0, in_ok))
+    return false;
   elem_type a = in_type(c, 0)->elem, b = in_type(c, 1)->elem;
   bool w_ok = a == b || (a == ET_I8 && b == ET_I4) || (a == ET_I16 && b == ET_I8) ||
               ((M(a) & FE_F8) && (M(b) & FE_F8));
   if (!w_ok)
     return fe_error(p, c->operand_locs[1], "'%s' %s element type %s does not match the input's %s", op_name(c->o), wname,
                     elem_type_name(b), elem_type_name(a));
-  if (!gemm_result_ok(a, c->declared.elem))
+  elem_type out = c->declared.elem;
+  if (!gemm_result_ok(a, out) && !int_matmul_wraps(c, a, out))
     return fe_error(p, c->name_loc, "'%s' with %s inputs cannot produce %s", op_name(c->o), elem_type_name(a),
-                    elem_type_name(c->declared.elem));
+                    elem_type_name(out));
+  /* i32 inputs were reported as outside the profiles already */
+  if (!gemm_result_ok(a, out) && a != ET_I32 &&
+      !fe_profile_rule(p, c->name_loc, "'%s' with %s inputs producing %s is outside the TOSA 1.0 profiles",
+                       op_name(c->o), elem_type_name(a), elem_type_name(out)))
+    return false;
   const attr *acc = op_attr(c->o, "acc_type");
   if (acc) {
     elem_type t = acc->kind == ATTR_TYPE ? acc->type_elem : ET_INVALID;

@@ -7,7 +7,8 @@ tosac is exact, not limited to the 6 digits printMemrefF32 shows). The printed t
 into numpy arrays of the result element type.
 
 Element types as numpy arrays (the same convention check.py and the .npy files use):
-  f32 float32, f16 float16, f64 float64, i1 bool, i8 int8, i16 int16, i32 int32, i64 int64,
+  f32 float32, f16 float16, f64 float64, i1 bool, i8 int8, i16 int16, i32 int32, i48 and i64 int64,
+  ui8 uint8, ui16 uint16,
   bf16 uint16 holding the raw bfloat16 bits (numpy has no bfloat16).
 
 Library:  results = oracle.run_file("g.mlir", [a, b])      CLI:  oracle.py g.mlir --input=@a.npy --output=@r.npy
@@ -39,6 +40,8 @@ DTYPES = {
     "f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "f64": np.dtype("<f8"),
     "bf16": np.dtype("<u2"), "i1": np.dtype("bool"), "i8": np.dtype("i1"),
     "i16": np.dtype("<i2"), "i32": np.dtype("<i4"), "i64": np.dtype("<i8"),
+    "i48": np.dtype("<i8"),  # sign-extended into 64 bits
+    "ui8": np.dtype("u1"), "ui16": np.dtype("<u2"),
     # 8-bit floats travel as raw bits (as tosac-run's .npy files do)
     "f8E4M3FN": np.dtype("u1"), "f8E5M2": np.dtype("u1"),
     "f8E4M3FNUZ": np.dtype("u1"), "f8E5M2FNUZ": np.dtype("u1"),
@@ -324,8 +327,12 @@ def _print_plan(t):
         return [("bitcast", t, i64)], "printMemrefI64"
     if t.elem in ("i1", "i8", "i16"):
         return [("cast", t, i32)], "printMemrefI32"
+    if t.elem in ("ui8", "ui16"):  # an exact unsigned rescale to i32 (a ui8 tosa.cast does not bufferize)
+        return [("unsigned", t, i32)], "printMemrefI32"
     if t.elem == "i32":
         return [], "printMemrefI32"
+    if t.elem == "i48":
+        return [("cast", t, i64)], "printMemrefI64"
     return [], "printMemrefI64"
 
 
@@ -359,6 +366,15 @@ def wrap(text, inputs, entry=None):
             nxt = "%%p%d_%d" % (k, j)
             if kind == "bitcast":
                 lines.append("  %s = arith.bitcast %s : %s to %s" % (nxt, cur, src, dst))
+            elif kind == "unsigned":  # x * 2^30 >> 30, rounded: x itself
+                z = "tensor<1x%s>" % src.elem
+                lines.append('  %s_m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>' % nxt)
+                lines.append('  %s_s = "tosa.const"() <{values = dense<30> : tensor<1xi8>}> : () -> tensor<1xi8>' % nxt)
+                lines.append('  %s_z = "tosa.const"() <{values = dense<0> : %s}> : () -> %s' % (nxt, z, z))
+                lines.append('  %s_o = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>' % nxt)
+                lines.append("  %s = tosa.rescale %s, %s_m, %s_s, %s_z, %s_o {scale32 = true, rounding_mode = SINGLE_ROUND, "
+                             "per_channel = false, input_unsigned = true, output_unsigned = false} : (%s, tensor<1xi32>, "
+                             "tensor<1xi8>, %s, tensor<1xi32>) -> %s" % (nxt, cur, nxt, nxt, nxt, nxt, src, z, dst))
             else:
                 lines.append("  %s = tosa.cast %s : (%s) -> %s" % (nxt, cur, src, dst))
             cur = nxt

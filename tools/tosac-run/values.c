@@ -12,7 +12,7 @@
 
 bool run_elem_supported(elem_type t) {
   switch (t) {
-  case ET_I1: case ET_I8: case ET_I16: case ET_I32: case ET_I64:
+  case ET_I1: case ET_I8: case ET_I16: case ET_I32: case ET_I48: case ET_I64:
   case ET_F16: case ET_BF16: case ET_F32: case ET_F64:
     return true;
   default:
@@ -131,6 +131,7 @@ double run_value_get(const run_value *v, size_t i) {
   case ET_I1: case ET_I8: return (int8_t)p[0];
   case ET_I16: { int16_t x; memcpy(&x, p, 2); return x; }
   case ET_I32: { int32_t x; memcpy(&x, p, 4); return x; }
+  case ET_I48: /* sign-extended in 8 bytes */
   case ET_I64: { int64_t x; memcpy(&x, p, 8); return (double)x; }
   case ET_F16: { uint16_t x; memcpy(&x, p, 2); return run_f16_to_float(x); }
   case ET_BF16: { uint16_t x; memcpy(&x, p, 2); return run_bf16_to_float(x); }
@@ -155,7 +156,7 @@ static bool reads_back(const char *text, elem_type t, const uint8_t *p) {
 void run_format_element(const run_value *v, size_t i, char *buf, size_t size) {
   elem_type t = v->type.elem;
   const uint8_t *p = v->data + i * (size_t)elem_type_bytes(t);
-  if (t == ET_I64) {
+  if (t == ET_I64 || t == ET_I48) {
     int64_t x;
     memcpy(&x, p, 8);
     snprintf(buf, size, "%" PRId64, x);
@@ -212,6 +213,14 @@ static bool parse_element(const char *tok, elem_type t, uint8_t *p) {
   }
   if (t == ET_I1 && (strcmp(tok, "true") == 0 || strcmp(tok, "false") == 0)) {
     p[0] = tok[0] == 't';
+    return true;
+  }
+  if (t == ET_I48) { /* 48-bit range, stored sign-extended */
+    long long x = strtoll(tok, &end, 10);
+    if (*end || end == tok || errno || x < -(1ll << 47) || x >= (1ll << 47))
+      return false;
+    int64_t y = x;
+    memcpy(p, &y, 8);
     return true;
   }
   if (t == ET_I64) {
@@ -389,6 +398,12 @@ static bool parse_file_spec(const char *spec, const tensor_type *hints, int nhin
     const tensor_type *h = hint_at(hints, nhints, out->count);
     if (h && elem_type_is_f8(v.type.elem) && elem_type_is_f8(h->elem))
       v.type.elem = h->elem;
+    if (h && v.type.elem == ET_I64 && h->elem == ET_I48) /* int64 arrays feed i48 arguments */
+      v.type.elem = ET_I48;
+    /* uint8 / uint16 arrays (read as 8-bit float / bf16 bits) feed i8 / i16 arguments: a ui8 in
+     * the source is stored signless */
+    if (h && ((elem_type_is_f8(v.type.elem) && h->elem == ET_I8) || (v.type.elem == ET_BF16 && h->elem == ET_I16)))
+      v.type.elem = h->elem;
     run_value_list_push(out, v);
   } while (mode == '*' && cur->pos < cur->size);
   return true;
@@ -512,7 +527,7 @@ typedef struct npy_dtype {
  * '|u1' (read as f8E4M3FN, retagged to the argument's 8-bit float type). */
 static const npy_dtype npy_dtypes[] = {
     {"f4", ET_F32}, {"f2", ET_F16}, {"f8", ET_F64}, {"i4", ET_I32}, {"i2", ET_I16},
-    {"i1", ET_I8},  {"i8", ET_I64}, {"b1", ET_I1},  {"u2", ET_BF16}, {"u1", ET_F8E5M2},
+    {"i1", ET_I8},  {"i8", ET_I48}, {"i8", ET_I64}, {"b1", ET_I1},  {"u2", ET_BF16}, {"u1", ET_F8E5M2},
     {"u1", ET_F8E4M3FNUZ}, {"u1", ET_F8E5M2FNUZ}, {"u1", ET_F8E4M3FN},
 };
 
