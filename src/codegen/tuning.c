@@ -4,6 +4,7 @@
  * the GPU, and the tile and split of large reductions. The
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
+#include "gemm_conv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -1243,4 +1244,57 @@ int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
                  (double)tensor_numel(anchor->operands[1]->type) * es;
   double pass = moved / ((double)t->mem_gbps * 1e3);
   return gemm + pass + IM2COL_LAUNCH_US < (1 - IM2COL_MIN_GAIN) * direct ? kpad : 0;
+}
+
+/* ---------------------------------------------------------------- transpose_conv2d phases */
+
+/* One more launch of a per-phase kernel or of the zero fill, as split-K's combine. */
+#define PHASE_LAUNCH_US 1.0
+/* Per-phase kernels must gain this share of the one kernel's time (near-ties keep one kernel). */
+#define PHASE_MIN_GAIN 0.05
+
+/* TOSAC_CONV_PHASES: unset or empty = the estimate, 0 = one kernel, 1 = one per phase. */
+static int forced_phases(void) { return env_switch("TOSAC_CONV_PHASES"); }
+
+int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask) {
+  gemm_problem pb;
+  gemm_conv c;
+  char err[160];
+  int force = forced_phases();
+  *empty_mask = 0;
+  if (force == 0 || !anchor || !cg_op_is(anchor, "tosa.transpose_conv2d") ||
+      !cg_gemm_problem(t, anchor, &pb) || !gemm_conv_describe(anchor, &c, &(gemm_problem){0}, err, sizeof err) ||
+      c.phases < 2 || c.phases > 64)
+    return 0;
+  /* one kernel: every phase's K tiles over its y taps with all x taps (masked past the kernel),
+   * the phases side by side in one grid; per phase: each phase's exact taps, one launch each,
+   * and a fill of the whole result when some phase has no tap */
+  int64_t taps[3], ky = 0, kernels = 0, empty = 0;
+  double per = 0;
+  for (int p = 0; p < c.phases; p++) {
+    int64_t n = gemm_conv_phase_taps(&c, p, taps);
+    ky += taps[0] * c.taps[1] * c.ic;
+    if (!n) {
+      empty = 1, *empty_mask |= 1ull << p;
+      continue;
+    }
+    if (force == 1)
+      continue;
+    gemm_problem one = pb;
+    one.k = n * c.ic;
+    double us = gemm_est_us(t, &one);
+    if (us <= 0)
+      return 0;
+    per += us, kernels++;
+  }
+  if (force == 1)
+    return c.phases;
+  gemm_problem all = pb;
+  all.batch = c.phases, all.k = (ky + c.phases - 1) / c.phases;
+  double one = all.k ? gemm_est_us(t, &all) : 0;
+  if (one <= 0)
+    return 0;
+  double fill = empty ? (double)tensor_bytes(anchor->results[0]->type) / ((double)t->mem_gbps * 1e3) : 0;
+  per += fill + (double)(kernels - 1 + empty) * PHASE_LAUNCH_US;
+  return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
 }

@@ -138,6 +138,45 @@ random_convs() {
   conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
 }
 
+# partitions OPTIONS ARCH: the kernels of the problem's compile ("name over type" per kernel)
+partitions() {
+  TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/p.mlir" run "$CLIENT" --create "$1 --kernel_id 0"
+  assert_success
+  "$BUILD/bin/tosac" "$BATS_TEST_TMPDIR/p.mlir" --emit=partitions --offload-arch="$2" --init=kernel |
+    sed -n 's/^  kernel [0-9]* \(tosac_[^ ]*\) over \(.*\)$/\1 \2/p'
+}
+
+@test "backward data stride > 1: one GEMM per output phase where the estimate prefers it, zero-init only when a phase has no tap (ResNet-50, NHWC fp16, batch 32)" {
+  # 1x1 stride 2, 256 -> 512 at 56x56: only phase (0,0) has a tap: filter transpose, zeros, one GEMM
+  local s2="fp16 nhwc 1 32 256 512 56 56 1 1 2 1 0"
+  for t in gfx90a gfx1100 gfx1030; do
+    run partitions "$(opts conv2d_bwd_data $t $s2)" $t
+    assert_output "tosac_k0_transpose tensor<256x1x1x512xf16>
+tosac_k1_transpose_conv2d_init tensor<25690112xf16>
+tosac_k2_transpose_conv2d_phase0 tensor<32x56x56x256xf16>"
+  done
+  # 3x3 stride 2, 128 -> 128: every phase has taps (4, 2, 2, 1): no zero-init; four GEMMs on
+  # gfx90a and gfx1030, one kernel over the phases on gfx1100 (its estimate)
+  local s3="fp16 nhwc 1 32 128 128 56 56 3 3 2 1 1"
+  run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $s3) --kernel_id 0"
+  assert_line "kernels 5 workspace 294912"
+  run partitions "$(opts conv2d_bwd_data gfx1030 $s3)" gfx1030
+  assert_line --index 4 "tosac_k4_transpose_conv2d_phase3 tensor<32x56x56x128xf16>"
+  run "$CLIENT" --create "$(opts conv2d_bwd_data gfx1100 $s3) --kernel_id 0"
+  assert_line "kernels 2 workspace 294912"
+}
+
+@test "backward data per output phase (TOSAC_CONV_PHASES=1): seeded random problems on gfx90a, gfx1100, gfx1030; 1x1 stride 2 is zero-init + GEMM" {
+  export TOSAC_CONV_PHASES=1
+  conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
+  assert_line "kernels 3 workspace 256" # filter transpose, zero-init, the GEMM of phase (0,0)
+  conv 4 gfx1030 conv2d_bwd_data fp16 nhwc 1 2 8 8 9 11 3 3 2 1 1
+  assert_line "kernels 5 workspace 1280" # filter transpose, four phases
+  random_convs 41 gfx90a conv2d_bwd_data fp32 3
+  random_convs 42 gfx1100 conv2d_bwd_data fp16 3
+  random_convs 43 gfx1030 conv2d_bwd_data fp32 3
+}
+
 @test "backward weight: seeded random problems on gfx90a, gfx1100, gfx1030" {
   random_convs 31 gfx90a conv2d_bwd_weight fp32 3
   random_convs 32 gfx1100 conv2d_bwd_weight fp16 2
