@@ -4,7 +4,7 @@
 # workspace, launches in id order with one argument struct) on libtosac-hipemu, and checks the
 # result against the definition of the convolution computed in double precision (an element no
 # kernel writes is NaN and fails). Problems are seeded random: strides 1-3, dilation 1-2,
-# padding, groups, 1x1/3x3/7x7 filters, odd sizes, NCHW and NHWC, fp32/fp16/i8/fp8/bfp8.
+# padding, groups, 1x1/3x3/7x7 filters, odd sizes, NCHW and NHWC, fp32/fp16/bf16/i8/fp8/bfp8.
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -92,12 +92,17 @@ random_convs() {
   done
 }
 
-@test "forward fp8 and bfp8 (FNUZ, gfx942's matrix instructions) NHWC -> fp32 / fp16; NCHW or grouped f8 needs a transpose or slice tosac refuses" {
+@test "forward fp8 and bfp8 (FNUZ, gfx942's matrix instructions) -> fp32 / fp16 in NHWC and NCHW, with groups (the transposes and slices move bytes)" {
   conv 8 gfx942 conv2d fp8 nhwc 1 2 8 8 9 11 3 3 1 1 1 fp32
   assert_line "kernels 1 workspace 0"
   conv 9 gfx942 conv2d bfp8 nhwc 1 2 8 8 9 11 3 3 2 1 1 fp16
-  run "$CLIENT" --create "$(opts conv2d gfx942 fp8 nchw 1 1 4 4 5 5 3 3 1 1 1 fp32)"
-  assert_output "NULL: tosac: 'tosa.transpose' on element type f8E4M3FNUZ cannot be compiled yet"
+  conv 10 gfx942 conv2d fp8 nchw 1 2 8 8 9 11 3 3 1 1 1 fp32
+  assert_line "kernels 4 workspace 8960" # input and filter transposes (bytes), conv, output transpose
+  conv 11 gfx942 conv2d bfp8 nchw 2 2 8 8 9 11 3 3 2 1 1 fp16
+  assert_line "kernels 10 workspace 3840"
+  conv 12 gfx942 conv2d fp8 nhwc 2 1 4 6 7 9 3 3 1 2 2 fp32
+  assert_line "kernels 7 workspace 2560" # two slices per group, a conv per group, the concatenation
+  conv 13 gfx942 conv2d fp8 nchw 4 1 4 8 7 9 3 3 1 1 1 fp32 # depthwise, multiplier 2
   run "$CLIENT" --create "$(opts conv2d gfx90a fp8 nhwc 1 1 4 4 5 5 3 3 1 1 1 fp32)"
   assert_output --partial "NULL: tosac: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none"
 }
