@@ -171,6 +171,38 @@ tosac_k2_transpose_conv2d_phase0 tensor<32x56x56x256xf16>"
   assert_line "kernels 2 workspace 294912"
 }
 
+# groups_of OP ARCH SPEC...: the kernel group of a problem, tosac's kernel names without their
+# tosac_kN_ prefix, in launch order (= the kernel ids)
+groups_of() {
+  local op=$1 arch=$2
+  shift 2
+  partitions "$(opts $op $arch "$@")" $arch | sed 's/^tosac_k[0-9]*_\([^ ]*\) .*/\1/' | tr '\n' ' '
+}
+
+@test "kernel groups per problem and target (ResNet-50 layers, NHWC/NCHW fp16/fp32, batch 32) on gfx90a, gfx1100, gfx1030" {
+  local l3="1 32 64 64 56 56 3 3 1 1 1" l1s2="1 32 256 512 56 56 1 1 2 1 0"
+  for t in gfx90a gfx1100 gfx1030; do
+    run groups_of conv2d $t fp16 nhwc $l3
+    assert_output "conv2d "
+    run groups_of conv2d $t fp16 nchw $l3
+    assert_output "transpose transpose conv2d transpose "
+    run groups_of conv2d_bwd_data $t fp16 nhwc $l3
+    assert_output "transpose transpose_conv2d "
+    # stride 2, 1x1: the filter transpose, zero-init, the GEMM of the one phase a tap reaches
+    run groups_of conv2d_bwd_data $t fp16 nhwc $l1s2
+    assert_output "transpose transpose_conv2d_init transpose_conv2d_phase0 "
+    # f16 filter: split-K into f32 partials, the combine converts to f16
+    run groups_of conv2d_bwd_weight $t fp16 nhwc $l3
+    assert_output "transpose transpose conv2d_splitk conv2d_combine transpose "
+    # stride 2: x cropped to the rows an output reads (TOSA's exact output size)
+    run groups_of conv2d_bwd_weight $t fp16 nhwc $l1s2
+    assert_output "transpose transpose slice conv2d_splitk conv2d_combine transpose "
+    # 7x7 maps, 512 -> 2048: 1x1 filters of 512 x 2048 fill the GPU without a split
+    run groups_of conv2d_bwd_weight $t fp32 nhwc 1 32 512 2048 7 7 1 1 1 1 0
+    assert_output "transpose transpose conv2d transpose "
+  done
+}
+
 @test "backward data per output phase (TOSAC_CONV_PHASES=1): seeded random problems on gfx90a, gfx1100, gfx1030; 1x1 stride 2 is zero-init + GEMM" {
   export TOSAC_CONV_PHASES=1
   conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
