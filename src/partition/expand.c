@@ -32,8 +32,10 @@ static bool const_zero(const value *v) {
 static int phase_kernels(const target_info *t, const part_kernel *k, uint64_t *empty, bool *fill) {
   int phases = cg_tune_phases(t, k->anchor, empty);
   *fill = *empty != 0;
+  if (!phases)
+    return 0;
   bool bare = k->nout == 1 && k->out_vals[0] == k->anchor->results[0] && const_zero(k->anchor->operands[2]);
-  if (!phases || (*fill && !bare))
+  if (*fill && !bare)
     return 0;
   return phases - __builtin_popcountll(*empty);
 }
