@@ -1266,35 +1266,36 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
       !cg_gemm_problem(t, anchor, &pb) || !gemm_conv_describe(anchor, &c, &(gemm_problem){0}, err, sizeof err) ||
       c.phases < 2 || c.phases > 64)
     return 0;
-  /* one kernel: every phase's K tiles over its y taps with all x taps (masked past the kernel),
-   * the phases side by side in one grid; per phase: each phase's exact taps, one launch each,
-   * and a fill of the whole result when some phase has no tap */
-  int64_t taps[3], ky = 0, kernels = 0, empty = 0;
-  double per = 0;
+  /* Both forms as the same per-phase GEMM problems (M the phase's rows, its share of the
+   * result): the single kernel runs each phase over its y taps with every x tap (masked past the
+   * kernel) and writes a phase no tap reaches as zeros; per phase, each kernel runs its exact
+   * taps, one launch each, and a zero fill of the whole result runs first when some phase has
+   * no tap. */
+  double bpu = (double)t->mem_gbps * 1e3; /* bytes per microsecond */
+  double share = (double)tensor_bytes(anchor->results[0]->type) / c.phases / bpu;
+  double one = 0, per = 0;
+  int64_t taps[3];
+  int kernels = 0;
   for (int p = 0; p < c.phases; p++) {
     int64_t n = gemm_conv_phase_taps(&c, p, taps);
-    ky += taps[0] * c.taps[1] * c.ic;
     if (!n) {
-      empty = 1, *empty_mask |= 1ull << p;
+      *empty_mask |= 1ull << p;
+      one += share;
       continue;
     }
     if (force == 1)
       continue;
-    gemm_problem one = pb;
-    one.k = n * c.ic;
-    double us = gemm_est_us(t, &one);
-    if (us <= 0)
+    gemm_problem exact = pb, padded = pb;
+    exact.k = n * c.ic, padded.k = taps[0] * c.taps[1] * c.ic;
+    double e = gemm_est_us(t, &exact), q = gemm_est_us(t, &padded);
+    if (e <= 0 || q <= 0)
       return 0;
-    per += us, kernels++;
+    per += e, one += q, kernels++;
   }
   if (force == 1)
     return c.phases;
-  gemm_problem all = pb;
-  all.batch = c.phases, all.k = (ky + c.phases - 1) / c.phases;
-  double one = all.k ? gemm_est_us(t, &all) : 0;
-  if (one <= 0)
-    return 0;
-  double fill = empty ? (double)tensor_bytes(anchor->results[0]->type) / ((double)t->mem_gbps * 1e3) : 0;
-  per += fill + (double)(kernels - 1 + empty) * PHASE_LAUNCH_US;
+  if (*empty_mask)
+    per += share * c.phases + PHASE_LAUNCH_US;
+  per += (kernels - 1) * PHASE_LAUNCH_US;
   return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
 }
