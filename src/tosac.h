@@ -495,6 +495,9 @@ typedef enum kernel_role {
                    [M + OC, Kpad] (input patches, then the weights, k past K zero) */
   KR_COLS,      /* the convolution as a plain GEMM over that workspace (A its first M rows, B
                    its last OC), with the bias and the fused epilogue; in_vals[0] is it */
+  KR_PHASE,     /* one output phase (`phase`) of a strided transpose_conv2d: a stride-1 GEMM over
+                   that phase's taps only, writing its disjoint pixels of the result; the other
+                   phases are other kernels, or a zero fill where no tap reaches */
 } kernel_role;
 
 typedef struct part_kernel {
@@ -516,6 +519,7 @@ typedef struct part_kernel {
   bool args_alias;   /* an output is written in place of an input (inplace.c): the kernel's
                         pointer arguments may alias, so codegen drops noalias */
   int split_count;   /* KR_PARTIAL / KR_COMBINE / KR_ATOMIC: chunks of the reduced axis */
+  int phase;         /* KR_PHASE: the output phase, (py, px) as py * sx + px */
   int reuses;        /* 0, or 1 + the index of an earlier kernel with an identical spec: this
                         launch runs that kernel's code (same name) with its own buffers */
   int64_t fill_offset; /* KF_FILL: byte offset in out_bufs[0]; iter is [elements] of the fill
@@ -705,6 +709,10 @@ int cg_tune_splitk(const target_info *t, const op *anchor);
 /* im2col for a convolution whose per-element gather dominates (small C, large window): the
  * padded K of the workspace matrix, or 0 to keep the implicit GEMM. */
 int64_t cg_tune_im2col(const target_info *t, const op *anchor);
+/* A strided transpose_conv2d as one kernel per output phase or one kernel with the phases in its
+ * grid, whichever the estimate prefers (TOSAC_CONV_PHASES=1/0 forces it): the phase count sy*sx
+ * (at most 64) for per-phase kernels, else 0; *empty: bit p set when no tap reaches phase p. */
+int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty);
 /* codegen/kernel_attention.c: keys per chunk when a split-KV attention cuts L keys into `split`
  * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
 int64_t cg_attention_chunk(int64_t L, int split);

@@ -94,6 +94,9 @@ CG_EMITTER(cg_emit_gemm);
 CG_EMITTER(cg_emit_reduction);
 CG_EMITTER(cg_emit_pool);
 CG_EMITTER(cg_emit_data);
+/* kernel_data.c: a data kernel that only moves 8-bit floats (transpose, reshape, slice, concat,
+ * tile, reverse, identity; no epilogue): it copies their bytes. */
+bool cg_data_bytes_only(const part_kernel *k);
 CG_EMITTER(cg_emit_fft); /* kernel_fft.c */
 CG_EMITTER(cg_emit_gemm_combine); /* kernel_gemm_combine.c: split-K partials -> result */
 /* kernel_im2col.c: a convolution's im2col workspace matrix (cg_emit_gemm routes role KR_IM2COL) */

@@ -79,12 +79,36 @@ int64_t gemm_conv_k(const gemm_conv *c) {
   return k;
 }
 
+/* The first kernel tap of output phase p of transpose dim d: (p - out_pad) mod stride. */
+static int64_t phase_tap0(const gemm_conv *c, int d, int64_t p) {
+  int64_t s = c->stride[d], r = (p - c->pad[d]) % s;
+  return r < 0 ? r + s : r;
+}
+
+int64_t gemm_conv_phase_taps(const gemm_conv *c, int phase, int64_t taps[3]) {
+  int64_t all = 1, rest = phase;
+  for (int d = c->ns - 1; d >= 0; d--) {
+    int64_t s = c->stride[d], r = phase_tap0(c, d, d ? rest % s : rest);
+    rest /= s;
+    taps[d] = r < c->ker[d] ? (c->ker[d] - r + s - 1) / s : 0;
+    all *= taps[d];
+  }
+  return all;
+}
+
+void gemm_conv_one_phase(gemm_conv *c, gemm_problem *pb, int phase) {
+  int64_t taps[3];
+  pb->k = gemm_conv_phase_taps(c, phase, taps) * c->ic;
+  memcpy(c->taps, taps, sizeof taps);
+  c->phases = 1, c->one_phase = true, c->phase = phase;
+}
+
 void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph) {
   LLVMBuilderRef b = cb->b;
   memset(ph, 0, sizeof *ph);
   if (!c->transpose)
     return;
-  LLVMValueRef rest = phase;
+  LLVMValueRef rest = c->one_phase ? k32(cb, c->phase) : phase;
   for (int d = c->ns - 1; d >= 0; d--) {
     int64_t s = c->stride[d];
     ph->p[d] = d ? LLVMBuildURem(b, rest, k32(cb, s), "phase") : rest;

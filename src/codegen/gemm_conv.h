@@ -21,7 +21,9 @@ typedef struct gemm_conv {
   int64_t pad[3];           /* conv: padding before; transpose: out_pad before */
   int64_t taps[3];          /* taps per dim walked by k: ker (conv), ceil(ker/stride) (transpose) */
   int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
-  int phases;               /* 1, or sy*sx for transpose_conv2d */
+  int phases;               /* 1, or sy*sx for transpose_conv2d (1 with one_phase) */
+  bool one_phase;           /* transpose_conv2d's output phase `phase` alone (gemm_conv_one_phase) */
+  int phase;
   bool tile_taps;           /* every K tile lies in one tap (gemm_conv_plan): per-tile gather */
   bool lane_taps;           /* else tap masks with (tap, delta) per element (gemm_conv_plan) */
   int mask_bits;            /* tap indices a mask covers (K padded to whole tiles) */
@@ -51,6 +53,13 @@ bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zer
 
 /* The convolution's own K: taps x input channels (the run gather's problem pads it). */
 int64_t gemm_conv_k(const gemm_conv *c);
+
+/* Taps per spatial dim of transpose output phase `phase` (py * sx + px; 0 for a phase no tap
+ * reaches); returns their product. */
+int64_t gemm_conv_phase_taps(const gemm_conv *c, int phase, int64_t taps[3]);
+/* Restrict transpose c (and pb's K) to output phase `phase`: one phase in the grid, K exactly its
+ * taps x IC (no masked slots), its first tap and origin compile-time constants. */
+void gemm_conv_one_phase(gemm_conv *c, gemm_problem *pb, int phase);
 
 /* Per-work-group values of the phase this group computes (transpose only; zero otherwise). */
 typedef struct gemm_conv_phase {

@@ -674,6 +674,22 @@ static bool emit_chunk(dm_kernel *K) {
 
 /* ---------------------------------------------------------------- entry */
 
+bool cg_data_bytes_only(const part_kernel *k) {
+  const op *a = k->anchor;
+  if (k->family != KF_DATA || !a || !elem_type_is_f8(a->results[0]->type->elem))
+    return false;
+  static const char *const moves[] = {"tosa.transpose", "tosa.reshape", "tosa.slice", "tosa.concat",
+                                      "tosa.tile",      "tosa.reverse", "tosa.identity"};
+  bool move = false;
+  for (size_t i = 0; i < sizeof moves / sizeof *moves; i++)
+    move |= strcmp(op_table[a->kind].name, moves[i]) == 0;
+  for (int i = 0; i < k->nops; i++) /* no epilogue: nothing computes on the values */
+    move &= k->ops[i] == a || op_table[k->ops[i]->kind].family == FAM_CONST;
+  for (int i = 0; i < k->nout; i++)
+    move &= k->out_vals[i]->type->elem == a->results[0]->type->elem;
+  return move;
+}
+
 bool cg_emit_data(cg_builder *cb, const graph *g, const partition_plan *p, const part_kernel *k,
                   cg_kernel_info *info) {
   (void)p;
@@ -687,11 +703,12 @@ bool cg_emit_data(cg_builder *cb, const graph *g, const partition_plan *p, const
     if (strcmp(op_table[K.a->kind].name, dm_names[i]) == 0)
       K.kind = (dm_op)i;
   const tensor_type *ot = K.a->results[0]->type;
-  K.et = ot->elem;
+  bool bytes = cg_data_bytes_only(k);
+  K.et = bytes ? ET_I8 : ot->elem; /* 8-bit floats move as bytes */
   if (!cg_elem_type(cb, K.et) || K.et == ET_F64 || K.et == ET_I64)
     return fail(&K, "%s: element type %s is not supported by the code generator", elem_type_name(K.et));
   for (int i = 0; i < K.a->noperands; i++)
-    if (!cg_elem_type(cb, K.a->operands[i]->type->elem))
+    if (!cg_elem_type(cb, K.a->operands[i]->type->elem) && !bytes)
       return fail(&K, "%s: element type %s is not supported by the code generator",
                   elem_type_name(K.a->operands[i]->type->elem));
   K.mem_t = cg_mem_type(cb, K.et);

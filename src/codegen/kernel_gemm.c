@@ -125,6 +125,8 @@ static bool describe(gk *K, diag_sink *d) {
     /* the oracle lowers a strided transpose_conv2d to a conv2d with a zero bias, rounds, then
      * adds the bias in the result type; doing the same keeps f16/bf16 within its tolerance */
     K->bias_last = K->cv.transpose && K->cv.phases > 1;
+    if (K->k && K->k->role == KR_PHASE) /* one output phase (partition/expand.c) */
+      gemm_conv_one_phase(&K->cv, pb, K->k->phase);
     break;
   }
   }

@@ -84,6 +84,8 @@ static bool types_supported(cg_builder *cb, const part_kernel *k) {
       if (k->family == KF_GEMM && op_table[o->kind].family == FAM_MATMUL && j < 2 &&
           elem_type_is_f8(v->type->elem))
         continue;
+      if (cg_data_bytes_only(k)) /* transposes, slices, concatenations of 8-bit floats */
+        continue;
       diag_error(cb->diag, o->loc, "'%s' on element type %s cannot be compiled yet",
                  op_table[o->kind].name, elem_type_name(v->type->elem));
       return false;

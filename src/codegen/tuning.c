@@ -4,6 +4,7 @@
  * the GPU, and the tile and split of large reductions. The
  * partitioner (partition/expand.c, splitk.c) asks here and the emitters use the same answers. */
 #include "gemm.h"
+#include "gemm_conv.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -1318,4 +1319,58 @@ int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
                  (double)tensor_numel(anchor->operands[1]->type) * es;
   double pass = moved / ((double)t->mem_gbps * 1e3);
   return gemm + pass + IM2COL_LAUNCH_US < (1 - IM2COL_MIN_GAIN) * direct ? kpad : 0;
+}
+
+/* ---------------------------------------------------------------- transpose_conv2d phases */
+
+/* One more launch of a per-phase kernel or of the zero fill, as split-K's combine. */
+#define PHASE_LAUNCH_US 1.0
+/* Per-phase kernels must gain this share of the one kernel's time (near-ties keep one kernel). */
+#define PHASE_MIN_GAIN 0.05
+
+/* TOSAC_CONV_PHASES: unset or empty = the estimate, 0 = one kernel, 1 = one per phase. */
+static int forced_phases(void) { return env_switch("TOSAC_CONV_PHASES"); }
+
+int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask) {
+  gemm_problem pb;
+  gemm_conv c;
+  char err[160];
+  int force = forced_phases();
+  *empty_mask = 0;
+  if (force == 0 || !anchor || !cg_op_is(anchor, "tosa.transpose_conv2d") ||
+      !cg_gemm_problem(t, anchor, &pb) || !gemm_conv_describe(anchor, &c, &(gemm_problem){0}, err, sizeof err) ||
+      c.phases < 2 || c.phases > 64)
+    return 0;
+  /* Both forms as the same per-phase GEMM problems (M the phase's rows, its share of the
+   * result): the single kernel runs each phase over its y taps with every x tap (masked past the
+   * kernel) and writes a phase no tap reaches as zeros; per phase, each kernel runs its exact
+   * taps, one launch each, and a zero fill of the whole result runs first when some phase has
+   * no tap. */
+  double bpu = (double)t->mem_gbps * 1e3; /* bytes per microsecond */
+  double share = (double)tensor_bytes(anchor->results[0]->type) / c.phases / bpu;
+  double one = 0, per = 0;
+  int64_t taps[3];
+  int kernels = 0;
+  for (int p = 0; p < c.phases; p++) {
+    int64_t n = gemm_conv_phase_taps(&c, p, taps);
+    if (!n) {
+      *empty_mask |= 1ull << p;
+      one += share;
+      continue;
+    }
+    if (force == 1)
+      continue;
+    gemm_problem exact = pb, padded = pb;
+    exact.k = n * c.ic, padded.k = taps[0] * c.taps[1] * c.ic;
+    double e = gemm_est_us(t, &exact), q = gemm_est_us(t, &padded);
+    if (e <= 0 || q <= 0)
+      return 0;
+    per += e, one += q, kernels++;
+  }
+  if (force == 1)
+    return c.phases;
+  if (*empty_mask)
+    per += share * c.phases + PHASE_LAUNCH_US;
+  per += (kernels - 1) * PHASE_LAUNCH_US;
+  return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
 }

@@ -553,7 +553,8 @@ char *miir_graph(const miir_problem *p) {
   int groups = p->groups;
   gv *ga = malloc(sizeof *ga * (size_t)groups * 3), *gw = ga + groups, *gr = gw + groups;
   const char *res_letters;
-  bool depthwise_fwd = p->op == MIIR_FWD && groups > 1 && p->c == groups;
+  /* depthwise_conv2d has no 8-bit float kernel: those take the per-group GEMMs */
+  bool depthwise_fwd = p->op == MIIR_FWD && groups > 1 && p->c == groups && strncmp(p->in_type, "f8", 2);
   bool depthwise_bwd = p->op == MIIR_BWD_DATA && groups > 1 && p->c == groups && p->k == groups;
   if (depthwise_fwd || depthwise_bwd) {
     gv r = depthwise_fwd ? forward_depthwise(&b, p, &args[1], &args[0])

@@ -104,8 +104,8 @@ static char *spec_of(const part_kernel *k) {
   FILE *f = open_memstream(&text, &len);
   origin_map m;
   origin_build(&m, k);
-  fprintf(f, "family %d role %d split %d alias %d ngemm %d iter ", (int)k->family, (int)k->role,
-          k->split_count, (int)k->args_alias, k->ngemm);
+  fprintf(f, "family %d role %d split %d phase %d alias %d ngemm %d iter ", (int)k->family,
+          (int)k->role, k->split_count, k->phase, (int)k->args_alias, k->ngemm);
   put_type(f, &k->iter);
   for (int i = 0; i < k->nin; i++) {
     fputs("\nin ", f);

@@ -1,24 +1,54 @@
 /* expand.c: 1:many expansion, chosen per target: large reductions become fill + atomic partial
  * reduction where the target has the atomic, else partial reduction into a workspace + combine;
- * GEMMs whose tiles cannot fill the GPU become split-K GEMM + combine (splitk.c). With
- * --init=kernel every fill node then becomes an init kernel. */
+ * GEMMs whose tiles cannot fill the GPU become split-K GEMM + combine (splitk.c); a strided
+ * transpose_conv2d becomes one GEMM kernel per output phase (+ a zero fill when some phase has
+ * no tap) where the estimate prefers that to one kernel over its phases. With --init=kernel
+ * every fill node then becomes an init kernel. */
 #include "partition.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV, EX_IM2COL } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV, EX_IM2COL, EX_PHASES } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
 void part_set_init_mode(part_init_mode m) { init_mode = m; }
 
+/* Is v a constant whose bytes are all zero? */
+static bool const_zero(const value *v) {
+  const attr *a = v->def && op_table[v->def->kind].family == FAM_CONST ? op_attr(v->def, "values") : NULL;
+  if (!a || a->kind != ATTR_DENSE || !a->dense)
+    return false;
+  for (size_t i = 0; i < a->dense->nbytes; i++)
+    if (a->dense->bytes[i])
+      return false;
+  return true;
+}
+
+/* Per-phase kernels of a strided transpose_conv2d (cg_tune_phases): the phases with taps, and
+ * *fill when some have none. Those pixels are zeros only when the kernel writes the
+ * convolution itself with a zero bias (no epilogue): else one kernel over the phases stays. */
+static int phase_kernels(const target_info *t, const part_kernel *k, uint64_t *empty, bool *fill) {
+  int phases = cg_tune_phases(t, k->anchor, empty);
+  *fill = *empty != 0;
+  if (!phases)
+    return 0;
+  bool bare = k->nout == 1 && k->out_vals[0] == k->anchor->results[0] && const_zero(k->anchor->operands[2]);
+  if (*fill && !bare)
+    return 0;
+  return phases - __builtin_popcountll(*empty);
+}
+
 /* Tiles and split factors come from the tuning layer (codegen/tuning.c), which the emitters
  * use too. */
-static expansion choose(const target_info *t, const part_kernel *k, int *split) {
+static expansion choose(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
   *split = 0;
   if (k->family == KF_GEMM) {
     bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm;
+    *split = plain ? phase_kernels(t, k, empty, fill) : 0;
+    if (*split > 0)
+      return EX_PHASES;
     /* im2col + GEMM (split: the padded K of its workspace matrix), else perhaps split-K */
     *split = plain ? (int)cg_tune_im2col(t, k->anchor) : 0;
     if (*split > 0)
@@ -141,10 +171,17 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
   int n = p->nkernels;
   expansion *how = arena_alloc(a, sizeof(expansion) * (size_t)(n + 1));
   int *split = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  int *count = arena_alloc(a, sizeof(int) * (size_t)(n + 1)); /* kernels replacing kernel i */
+  uint64_t *empty = arena_alloc(a, sizeof(uint64_t) * (size_t)(n + 1));
+  bool *fill = arena_alloc(a, sizeof(bool) * (size_t)(n + 1));
   int extra = 0;
   for (int i = 0; i < n; i++) {
-    how[i] = choose(p->target->info, &p->kernels[i], &split[i]);
-    extra += how[i] == EX_PARTIAL || how[i] == EX_SPLITK || how[i] == EX_SPLITKV || how[i] == EX_IM2COL;
+    how[i] = choose(p->target->info, &p->kernels[i], &split[i], &empty[i], &fill[i]);
+    count[i] = how[i] == EX_PHASES ? split[i]
+               : how[i] == EX_PARTIAL || how[i] == EX_SPLITK || how[i] == EX_SPLITKV || how[i] == EX_IM2COL
+                   ? 2
+                   : 1;
+    extra += count[i] - 1;
   }
   if (extra == 0) {
     bool any = false;
@@ -172,6 +209,22 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       nk[m].split_count = split[i];
       renumber(&nk[m], m, "_atomic");
       m++;
+      continue;
+    }
+    if (how[i] == EX_PHASES) { /* one kernel per phase with taps, in phase order */
+      for (int ph = 0; ph < 64; ph++) {
+        if (m - first_new[i] == split[i])
+          break;
+        if (empty[i] >> ph & 1)
+          continue;
+        nk[m] = k;
+        nk[m].role = KR_PHASE;
+        nk[m].phase = ph;
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "_phase%d", ph);
+        renumber(&nk[m], m, suffix);
+        m++;
+      }
       continue;
     }
     if (how[i] == EX_SPLITKV) {
@@ -244,10 +297,17 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     }
     int old = o.kernel;
     const part_kernel *k = &nk[first_new[old]];
-    int nwriters = how[old] == EX_ATOMIC ? 0 : how[old] == EX_NONE ? 1 : 2;
+    int nwriters = how[old] == EX_ATOMIC ? 0 : count[old];
     for (int w = 0; w < nwriters; w++) /* a plain write ends an accumulation */
       for (int j = 0; j < k[w].nout; j++)
         inited[k[w].out_bufs[j]] = false;
+    if (how[old] == EX_PHASES && fill[old]) { /* zeros where no phase kernel writes */
+      launch_node f = {.id = nn, .kind = LAUNCH_FILL, .kernel = -1, .src_buf = -1,
+                       .dst_buf = k->out_bufs[0], .fill_offset = 0,
+                       .fill_bytes = p->buffers[k->out_bufs[0]].bytes};
+      set_fill(&f, k->anchor);
+      ARENA_PUSH(a, nodes, nn, ncap, f);
+    }
     if (how[old] == EX_ATOMIC && !inited[k->out_bufs[0]]) {
       inited[k->out_bufs[0]] = true;
       launch_node f = {.id = nn, .kind = LAUNCH_FILL, .kernel = -1, .src_buf = -1,
@@ -256,12 +316,9 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       set_fill(&f, k->anchor);
       ARENA_PUSH(a, nodes, nn, ncap, f);
     }
-    o.id = nn;
-    o.kernel = first_new[old];
-    ARENA_PUSH(a, nodes, nn, ncap, o);
-    if (how[old] == EX_PARTIAL || how[old] == EX_SPLITK || how[old] == EX_SPLITKV || how[old] == EX_IM2COL) {
+    for (int w = 0; w < count[old]; w++) { /* the combine right after its partial */
       o.id = nn;
-      o.kernel = first_new[old] + 1;
+      o.kernel = first_new[old] + w;
       ARENA_PUSH(a, nodes, nn, ncap, o);
     }
   }

@@ -246,3 +246,23 @@ gfx1030 tosac_k0_transpose_conv2d fma
   cgraph tci tconv i8 1,4,3,5,6 4,2 3,2 1,1 0,-2,1,1
   tconv_check "$BATS_TEST_TMPDIR/tci.mlir" gfx90a,gfx1100
 }
+
+# kernels JSON: "kernel_count name..." of the first target of a manifest
+kernels_of() {
+  /usr/bin/python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["targets"][0]; print(t["kernel_count"], " ".join(k["name"] for k in t["kernels"]))' "$1"
+}
+
+@test "transpose_conv2d as one GEMM per output phase (TOSAC_CONV_PHASES=1) matches the oracle's decomposition; a phase without taps and a bias keeps one kernel" {
+  export TOSAC_CONV_PHASES=1
+  cgraph tpf tconv f32 2,5,6,3,4 3,4 2,3 1,1 1,0,-1,2
+  tconv_check "$BATS_TEST_TMPDIR/tpf.mlir" gfx90a,gfx1100,gfx1030
+  run kernels_of "$BATS_TEST_TMPDIR/tpf.d/x.json"
+  assert_output "6 tosac_k0_transpose_conv2d_phase0 tosac_k1_transpose_conv2d_phase1 tosac_k2_transpose_conv2d_phase2 tosac_k3_transpose_conv2d_phase3 tosac_k4_transpose_conv2d_phase4 tosac_k5_transpose_conv2d_phase5"
+  cgraph tph tconv f16 1,4,3,5,6 4,2 3,2 1,1 0,-2,1,1
+  tconv_check "$BATS_TEST_TMPDIR/tph.mlir" gfx90a,gfx1100,gfx1030
+  # kernel 1x3, stride 2x2: phases with no tap would be bias only, so one kernel stays
+  cgraph tpz tconv bf16 2,3,4,5,3 1,3 2,2 1,1 0,1,-2,0
+  tconv_check "$BATS_TEST_TMPDIR/tpz.mlir" gfx90a,gfx1030
+  run kernels_of "$BATS_TEST_TMPDIR/tpz.d/x.json"
+  assert_output "1 tosac_k0_transpose_conv2d"
+}

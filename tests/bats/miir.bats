@@ -4,7 +4,7 @@
 # workspace, launches in id order with one argument struct) on libtosac-hipemu, and checks the
 # result against the definition of the convolution computed in double precision (an element no
 # kernel writes is NaN and fails). Problems are seeded random: strides 1-3, dilation 1-2,
-# padding, groups, 1x1/3x3/7x7 filters, odd sizes, NCHW and NHWC, fp32/fp16/i8/fp8/bfp8.
+# padding, groups, 1x1/3x3/7x7 filters, odd sizes, NCHW and NHWC, fp32/fp16/bf16/i8/fp8/bfp8.
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -92,12 +92,17 @@ random_convs() {
   done
 }
 
-@test "forward fp8 and bfp8 (FNUZ, gfx942's matrix instructions) NHWC -> fp32 / fp16; NCHW or grouped f8 needs a transpose or slice tosac refuses" {
+@test "forward fp8 and bfp8 (FNUZ, gfx942's matrix instructions) -> fp32 / fp16 in NHWC and NCHW, with groups (the transposes and slices move bytes)" {
   conv 8 gfx942 conv2d fp8 nhwc 1 2 8 8 9 11 3 3 1 1 1 fp32
   assert_line "kernels 1 workspace 0"
   conv 9 gfx942 conv2d bfp8 nhwc 1 2 8 8 9 11 3 3 2 1 1 fp16
-  run "$CLIENT" --create "$(opts conv2d gfx942 fp8 nchw 1 1 4 4 5 5 3 3 1 1 1 fp32)"
-  assert_output "NULL: tosac: 'tosa.transpose' on element type f8E4M3FNUZ cannot be compiled yet"
+  conv 10 gfx942 conv2d fp8 nchw 1 2 8 8 9 11 3 3 1 1 1 fp32
+  assert_line "kernels 4 workspace 8960" # input and filter transposes (bytes), conv, output transpose
+  conv 11 gfx942 conv2d bfp8 nchw 2 2 8 8 9 11 3 3 2 1 1 fp16
+  assert_line "kernels 10 workspace 3840"
+  conv 12 gfx942 conv2d fp8 nhwc 2 1 4 6 7 9 3 3 1 2 2 fp32
+  assert_line "kernels 7 workspace 2560" # two slices per group, a conv per group, the concatenation
+  conv 13 gfx942 conv2d fp8 nchw 4 1 4 8 7 9 3 3 1 1 1 fp32 # depthwise, multiplier 2
   run "$CLIENT" --create "$(opts conv2d gfx90a fp8 nhwc 1 1 4 4 5 5 3 3 1 1 1 fp32)"
   assert_output --partial "NULL: tosac: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none"
 }
@@ -136,6 +141,80 @@ random_convs() {
   conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
   assert_line "kernels 2 workspace 256"
   conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
+}
+
+# partitions OPTIONS ARCH: the kernels of the problem's compile ("name over type" per kernel)
+partitions() {
+  TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/p.mlir" run "$CLIENT" --create "$1 --kernel_id 0"
+  assert_success
+  "$BUILD/bin/tosac" "$BATS_TEST_TMPDIR/p.mlir" --emit=partitions --offload-arch="$2" --init=kernel |
+    sed -n 's/^  kernel [0-9]* \(tosac_[^ ]*\) over \(.*\)$/\1 \2/p'
+}
+
+@test "backward data stride > 1: one GEMM per output phase where the estimate prefers it, zero-init only when a phase has no tap (ResNet-50, NHWC fp16, batch 32)" {
+  # 3x3 stride 2, 128 -> 128: every phase has taps (4, 2, 2, 1) and the exact taps pay for the
+  # launches: the filter transpose, four GEMMs, no zero-init
+  local s3="fp16 nhwc 1 32 128 128 56 56 3 3 2 1 1"
+  for t in gfx90a gfx1100 gfx1030; do
+    run partitions "$(opts conv2d_bwd_data $t $s3)" $t
+    assert_output "tosac_k0_transpose tensor<128x3x3x128xf16>
+tosac_k1_transpose_conv2d_phase0 tensor<32x56x56x128xf16>
+tosac_k2_transpose_conv2d_phase1 tensor<32x56x56x128xf16>
+tosac_k3_transpose_conv2d_phase2 tensor<32x56x56x128xf16>
+tosac_k4_transpose_conv2d_phase3 tensor<32x56x56x128xf16>"
+  done
+  # 1x1 stride 2, 256 -> 512: only phase (0,0) has a tap; a zero-init of all dx costs more than
+  # the one kernel writing the other phases' zeros itself
+  local s2="fp16 nhwc 1 32 256 512 56 56 1 1 2 1 0"
+  run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $s2) --kernel_id 0"
+  assert_line "kernels 2 workspace 262144"
+  TOSAC_CONV_PHASES=1 run partitions "$(opts conv2d_bwd_data gfx1030 $s2)" gfx1030
+  assert_output "tosac_k0_transpose tensor<256x1x1x512xf16>
+tosac_k1_transpose_conv2d_init tensor<25690112xf16>
+tosac_k2_transpose_conv2d_phase0 tensor<32x56x56x256xf16>"
+}
+
+# groups_of OP ARCH SPEC...: the kernel group of a problem, tosac's kernel names without their
+# tosac_kN_ prefix, in launch order (= the kernel ids)
+groups_of() {
+  local op=$1 arch=$2
+  shift 2
+  partitions "$(opts $op $arch "$@")" $arch | sed 's/^tosac_k[0-9]*_\([^ ]*\) .*/\1/' | tr '\n' ' '
+}
+
+@test "kernel groups per problem and target (ResNet-50 layers, NHWC/NCHW fp16/fp32, batch 32) on gfx90a, gfx1100, gfx1030" {
+  local l3="1 32 64 64 56 56 3 3 1 1 1" l1s2="1 32 256 512 56 56 1 1 2 1 0"
+  for t in gfx90a gfx1100 gfx1030; do
+    run groups_of conv2d $t fp16 nhwc $l3
+    assert_output "conv2d "
+    run groups_of conv2d $t fp16 nchw $l3
+    assert_output "transpose transpose conv2d transpose "
+    run groups_of conv2d_bwd_data $t fp16 nhwc $l3
+    assert_output "transpose transpose_conv2d "
+    # stride 2, 1x1: one kernel over the phases (three of four write zeros)
+    run groups_of conv2d_bwd_data $t fp16 nhwc $l1s2
+    assert_output "transpose transpose_conv2d "
+    # f16 filter: split-K into f32 partials, the combine converts to f16
+    run groups_of conv2d_bwd_weight $t fp16 nhwc $l3
+    assert_output "transpose transpose conv2d_splitk conv2d_combine transpose "
+    # stride 2: x cropped to the rows an output reads (TOSA's exact output size)
+    run groups_of conv2d_bwd_weight $t fp16 nhwc $l1s2
+    assert_output "transpose transpose slice conv2d_splitk conv2d_combine transpose "
+    # 7x7 maps, 512 -> 2048: 1x1 filters of 512 x 2048 fill the GPU without a split
+    run groups_of conv2d_bwd_weight $t fp32 nhwc 1 32 512 2048 7 7 1 1 1 1 0
+    assert_output "transpose transpose conv2d transpose "
+  done
+}
+
+@test "backward data per output phase (TOSAC_CONV_PHASES=1): seeded random problems on gfx90a, gfx1100, gfx1030; 1x1 stride 2 is zero-init + GEMM" {
+  export TOSAC_CONV_PHASES=1
+  conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
+  assert_line "kernels 3 workspace 256" # filter transpose, zero-init, the GEMM of phase (0,0)
+  conv 4 gfx1030 conv2d_bwd_data fp16 nhwc 1 2 8 8 9 11 3 3 2 1 1
+  assert_line "kernels 5 workspace 1280" # filter transpose, four phases
+  random_convs 41 gfx90a conv2d_bwd_data fp32 3
+  random_convs 42 gfx1100 conv2d_bwd_data fp16 3
+  random_convs 43 gfx1030 conv2d_bwd_data fp32 3
 }
 
 @test "backward weight: seeded random problems on gfx90a, gfx1100, gfx1030" {

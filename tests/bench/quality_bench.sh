@@ -1,8 +1,9 @@
 #!/bin/bash
 # quality_bench.sh [SET...]: the kernel quality report (tosac-bundle quality, docs/quality.md,
 # docs/bench.md#kernel-quality) over shape sets: squares (4096^3 f16/bf16/i8/f8), ResNet-18 (the testdata
-# graph), ResNet-50 and BERT-base layer shapes, skinny GEMMs (M <= 16) and odd sizes.
-# Sets: square resnet18 resnet50 bert skinny odd (default: all). TARGETS="gfx90a gfx942" picks the
+# graph), ResNet-50 and BERT-base layer shapes, skinny GEMMs (M <= 16) and odd sizes; on request
+# resnet50_bwd: ResNet-50's layers backward (data and weight) as libtosac-miir's kernel groups.
+# Sets: square resnet18 resnet50 bert skinny odd (default: all), resnet50_bwd. TARGETS="gfx90a gfx942" picks the
 # targets; MCA_TIMEOUT (default 20) bounds each llvm-mca-22 run; TOSAC_FLAGS adds tosac options
 # (e.g. --perf-config=kernel=tile: the tile kernel where the heuristic takes the skinny one).
 # TUNE=1 instead prints the default choice against tosac-tune's best, one table row per kernel
@@ -79,6 +80,27 @@ SETS = {
             ("127x255x63", matmul(1, 127, 255, 63, "f16"), None),
             ("conv 13x13x96->200 3x3", conv(13, 96, 200, 3, 1, 1, "f16"), None)],
 }
+def miir_graph(op, h, ic, oc, kk, s, p, et):
+    """The TOSA graph libtosac-miir builds for MIOpen's NHWC problem (batch 32), or None."""
+    o = (h + 2 * p - kk) // s + 1
+    opts = (f"--operation {op} --arch gfx90a --fil_layout GNHWC --in_layout NHWGC --out_layout NHWGC "
+            f"--fil_type {et} --in_type {et} --out_type {et} --batchsize 32 --in_channels {ic} "
+            f"--out_channels {oc} --in_h {h} --in_w {h} --out_h {o} --out_w {o} --fil_h {kk} --fil_w {kk} "
+            f"--conv_stride_h {s} --conv_stride_w {s} --padding_h {p} --padding_w {p}")
+    g = f"{tmp}/miir.mlir"
+    r = subprocess.run([f"{bin_dir}/miir-client", "--create", opts], capture_output=True, text=True,
+                       env=dict(os.environ, TOSAC_MIIR_GRAPH=g))
+    return open(g).read() if r.returncode == 0 and os.path.exists(g) else None
+
+# ResNet-50's layers backward (libtosac-miir's kernel groups, NHWC f16, batch 32): backward data
+# (transpose_conv2d, per output phase where the estimate says so) and backward weight
+RESNET50_BWD = ((56, 64, 64, 1, 1, 0), (56, 64, 64, 3, 1, 1), (56, 64, 256, 1, 1, 0),
+                (56, 256, 512, 1, 2, 0), (56, 128, 128, 3, 2, 1), (28, 128, 128, 3, 1, 1),
+                (14, 256, 256, 3, 1, 1), (7, 512, 512, 3, 1, 1), (7, 512, 2048, 1, 1, 0))
+if "resnet50_bwd" in want:
+    SETS["resnet50_bwd"] = [(f"{op[7:]} {h}x{h}x{ic}->{oc} {k}x{k}/{s}", miir_graph(op, h, ic, oc, k, s, p, "fp16"), None)
+                            for op in ("conv2d_bwd_data", "conv2d_bwd_weight")
+                            for h, ic, oc, k, s, p in RESNET50_BWD]
 resnet18 = "/work/shared/testdata/rocmlir_resnet18.mlir"
 if os.path.exists(resnet18):
     SETS["resnet18"] = [("rocmlir_resnet18.mlir (f32)", open(resnet18).read(), None)]
@@ -129,7 +151,7 @@ header_done = False
 if tune == "1":
     print("| set | shape | target | heuristic tile | heuristic | tuned | tuned perf-config | within 5 % |")
     print("|---|---|---|---|---|---|---|---|")
-for name in ("square", "resnet18", "resnet50", "bert", "skinny", "odd"):
+for name in ("square", "resnet18", "resnet50", "resnet50_bwd", "bert", "skinny", "odd"):
     if name not in SETS or (want and name not in want):
         continue
     if tune != "1":
@@ -143,11 +165,17 @@ for name in ("square", "resnet18", "resnet50", "bert", "skinny", "odd"):
         if tune == "1":
             compare(name, desc, g, tg)
             continue
-        r = run([f"{bin_dir}/tosac", g, f"--offload-arch={','.join(tg)}", "-o", f"{tmp}/g.hipfb"] + flags)
+        bwd = name == "resnet50_bwd"  # MIOpen's kernels only: init kernels, the model summary
+        if text is None:
+            print(f"{desc}: libtosac-miir built no graph")
+            continue
+        r = run([f"{bin_dir}/tosac", g, f"--offload-arch={','.join(tg)}", "-o", f"{tmp}/g.hipfb"] + flags +
+                (["--init=kernel"] if bwd else []))
         if r.returncode:
             print(f"{desc}: compile failed: {(r.stderr.strip().splitlines() or ['?'])[0]}")
             continue
-        q = run([f"{bin_dir}/tosac-bundle", "quality", f"{tmp}/g.hipfb", "--mca-timeout", mca_timeout])
+        q = run([f"{bin_dir}/tosac-bundle", "quality", f"{tmp}/g.hipfb", "--mca-timeout", mca_timeout] +
+                (["--model"] if bwd else []))
         lines = q.stdout.splitlines()
         print(f"{desc}")
         if not header_done:
