@@ -116,7 +116,7 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
   int rank = k->iter.rank;
   for (int oi = 0; oi < k->nops && ok; oi++) {
     const op *o = k->ops[oi];
-    if (o == k->anchor || op_table[o->kind].family == FAM_CONST)
+    if (o == k->anchor || op_table[o->kind].family == FAM_CONST || part_is_operand_view(k, o))
       continue;
     LLVMValueRef args[8];
     /* canonical operands are all data (shifts and zero points became attributes) */

@@ -28,6 +28,7 @@ typedef struct gk {
   gemm_mma mm;
   gemm_conv cv;
   gemm_conv_phase ph; /* transpose_conv2d: this work-group's output phase */
+  const value *src[2]; /* the kernel inputs holding A's and B's bytes (operand views) */
   bool bias_last;     /* bias added after rounding to the result type (strided transpose) */
   elem_type out_t; /* anchor result type */
   int a_zp, b_zp;
@@ -120,6 +121,14 @@ static bool describe(gk *K, diag_sink *d) {
     /* the oracle lowers a strided transpose_conv2d to a conv2d with a zero bias, rounds, then
      * adds the bias in the result type; doing the same keeps f16/bf16 within its tolerance */
     K->bias_last = K->cv.transpose && K->cv.phases > 1;
+    /* operand views (partition/views.c): the input and weights read through strides */
+    if (K->k) {
+      part_strided x, w;
+      part_operand_strides(K->k, o->operands[0], &x);
+      part_operand_strides(K->k, o->operands[1], &w);
+      K->src[0] = x.src, K->src[1] = w.src;
+      gemm_conv_views(&K->cv, pb, x.src != o->operands[0] ? &x : NULL, w.src != o->operands[1] ? &w : NULL);
+    }
     break;
   }
   }
@@ -305,7 +314,7 @@ static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLV
 static int64_t operand_size(const gk *K, int i) {
   if (K->k && K->k->role == KR_COLS)
     return (i ? K->pb.n : K->pb.m) * K->pb.k * K->es;
-  return tensor_numel(K->anchor->operands[i]->type) * K->es;
+  return tensor_numel(K->src[i] ? K->src[i]->type : K->anchor->operands[i]->type) * K->es;
 }
 
 /* Buffer resources for A and B when the target has them (RDNA too: the FMA path's convolution
@@ -997,7 +1006,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   cur[K->anchor->results[0]->id] = x;
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
-    if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o))
+    if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o) ||
+        part_is_operand_view(K->k, o))
       continue;
     LLVMValueRef args[8];
     int na = data_operands(o);
@@ -1176,8 +1186,8 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     K->a_ptr = cg_operand_ptr(cb, K->k, K->k->in_vals[0]);
     K->b_ptr = gep8(K, K->a_ptr, LLVMConstInt(cb->i64, (unsigned long long)operand_size(K, 0), 0));
   } else {
-    K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
-    K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
+    K->a_ptr = cg_operand_ptr(cb, K->k, K->src[0] ? K->src[0] : K->anchor->operands[0]);
+    K->b_ptr = cg_operand_ptr(cb, K->k, K->src[1] ? K->src[1] : K->anchor->operands[1]);
   }
   K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
   if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial))

@@ -20,7 +20,8 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split) 
   if (k->family == KF_GEMM) {
     bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm;
     /* im2col + GEMM (split: the padded K of its workspace matrix), else perhaps split-K */
-    *split = plain ? (int)cg_tune_im2col(t, k->anchor) : 0;
+    /* the im2col pass reads the input row-major: a kernel with operand views stays whole */
+    *split = plain && !part_has_operand_views(k) ? (int)cg_tune_im2col(t, k->anchor) : 0;
     if (*split > 0)
       return EX_IM2COL;
     *split = plain ? cg_tune_splitk(t, k->anchor) : 0;
