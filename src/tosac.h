@@ -540,7 +540,13 @@ typedef struct part_strided {
 } part_strided;
 bool part_is_operand_view(const part_kernel *k, const op *o);
 void part_operand_strides(const part_kernel *k, const value *v, part_strided *s);
+/* part_is_output_view: o is a transpose of k's anchor result that k stores its result
+ * through (the convolution's NHWC result written in the transpose's layout). */
+bool part_is_output_view(const part_kernel *k, const op *o);
+/* Does k read through operand views (no im2col), write through an output view (no im2col, no
+ * split-K)? */
 bool part_has_operand_views(const part_kernel *k);
+bool part_has_output_view(const part_kernel *k);
 /* Does s read its source as v's own row-major layout (no view, or a view that moves nothing)? */
 bool part_strided_is_plain(const part_strided *s, const tensor_type *t);
 

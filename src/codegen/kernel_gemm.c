@@ -973,6 +973,29 @@ static bool store_partial(gk *K, LLVMValueRef accv, LLVMValueRef lin) {
   return true;
 }
 
+/* Element offset of the convolution's output (pixel m, channel n) in the layout of output view
+ * t: pixel m decomposed into (batch, spatial...) over the result's dims, each coordinate times
+ * the step of the dim the transpose moves it to. */
+static LLVMValueRef out_view_offset(gk *K, const op *t, LLVMValueRef m, LLVMValueRef n) {
+  LLVMBuilderRef b = K->cb->b;
+  const tensor_type *r = K->anchor->results[0]->type, *tr = t->results[0]->type;
+  const attr *p = op_attr(t, "perms");
+  int64_t step[TOSAC_MAX_RANK], at = 1;
+  for (int i = tr->rank - 1; i >= 0; i--) { /* result dim i is the anchor's dim p[i] */
+    step[p->ints[i]] = at;
+    at *= tr->dims[i];
+  }
+  int last = r->rank - 1;
+  LLVMValueRef off = LLVMBuildMul(b, n, c32(K, step[last]), ""), rest = m;
+  for (int d = last - 1; d >= 0; d--) {
+    LLVMValueRef q = d ? LLVMBuildURem(b, rest, c32(K, r->dims[d]), "") : rest;
+    off = LLVMBuildAdd(b, off, LLVMBuildMul(b, q, c32(K, step[d]), ""), "");
+    if (d)
+      rest = LLVMBuildUDiv(b, rest, c32(K, r->dims[d]), "");
+  }
+  return off;
+}
+
 /* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n); for a
  * convolution m is the output pixel (gemm_conv_out_pixel). */
 static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
@@ -1009,6 +1032,10 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o) ||
         part_is_operand_view(K->k, o))
       continue;
+    if (part_is_output_view(K->k, o)) { /* the same element, stored through its strides */
+      cur[o->results[0]->id] = cur[o->operands[0]->id];
+      continue;
+    }
     LLVMValueRef args[8];
     int na = data_operands(o);
     for (int a = 0; a < na && a < 8; a++) {
@@ -1040,7 +1067,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     if (et == ET_I1)
       y = LLVMBuildZExt(b, y, cb->i8, "");
     LLVMTypeRef mt = cg_mem_type(cb, et);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)), &lin, 1, "");
+    LLVMValueRef at = v->def && part_is_output_view(K->k, v->def) ? out_view_offset(K, v->def, m, n) : lin;
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)), &at, 1, "");
     cg_store(cb, y, p, (unsigned)elem_type_bytes(et));
   }
   return true;

@@ -76,7 +76,8 @@ static void kernel_name(part_kernel *k) {
   int shown = 0;
   for (int i = 0; i < k->nops && shown < 3; i++) {
     const char *nm = op_table[k->ops[i]->kind].name;
-    if (op_table[k->ops[i]->kind].family == FAM_CONST || part_is_operand_view(k, k->ops[i]))
+    if (op_table[k->ops[i]->kind].family == FAM_CONST || part_is_operand_view(k, k->ops[i]) ||
+        part_is_output_view(k, k->ops[i]))
       continue;
     const char *dot = strchr(nm, '.');
     nm = dot ? dot + 1 : nm;
@@ -472,7 +473,7 @@ static const op *find_anchor(const part_kernel *k) {
     op_family f = op_table[k->ops[i]->kind].family;
     if (f != FAM_CONST && f != FAM_ELEMENTWISE && !(elementwise && k->ops[i]->kind == OP_TRANSPOSE) &&
         !part_is_operand_view(k, k->ops[i]))
-      return k->ops[i];
+      return k->ops[i]; /* before any output view: ops are in topological order */
   }
   return NULL;
 }

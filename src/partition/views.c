@@ -119,9 +119,21 @@ bool part_strided_is_plain(const part_strided *s, const tensor_type *t) {
   return true;
 }
 
+bool part_is_output_view(const part_kernel *k, const op *o) {
+  return o->kind == OP_TRANSPOSE && o->noperands == 1 && o->nresults == 1 && k->anchor && o != k->anchor &&
+         o->operands[0] == k->anchor->results[0] && in_kernel(k, o);
+}
+
 bool part_has_operand_views(const part_kernel *k) {
   for (int i = 0; i < k->nops; i++)
     if (part_is_operand_view(k, k->ops[i]))
+      return true;
+  return false;
+}
+
+bool part_has_output_view(const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++)
+    if (part_is_output_view(k, k->ops[i]))
       return true;
   return false;
 }
