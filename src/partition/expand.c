@@ -24,8 +24,7 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split) 
     *split = plain && !part_has_operand_views(k) && !part_has_output_view(k) ? (int)cg_tune_im2col(t, k->anchor) : 0;
     if (*split > 0)
       return EX_IM2COL;
-    /* the combine kernel stores row-major: a kernel with an output view stays whole */
-    *split = plain && !part_has_output_view(k) ? cg_tune_splitk(t, k->anchor) : 0;
+    *split = plain ? cg_tune_splitk(t, k->anchor) : 0;
     return *split >= 2 ? EX_SPLITK : EX_NONE;
   }
   if (k->family == KF_ATTENTION) {

@@ -229,7 +229,7 @@ print(" ".join("%s=%s/%d" % tuple(o) for o in out))' "$1"
   run launches_transposes r18.txt
   assert_output "gfx908=52/1 gfx90a=52/1 gfx942=56/1 gfx950=56/1 gfx1030=54/1 gfx1100=55/1 gfx1200=48/1"
   run launches_transposes r18off.txt
-  assert_output "gfx908=67/7 gfx90a=67/7 gfx942=67/7 gfx950=67/7 gfx1030=67/7 gfx1100=67/7 gfx1200=67/7"
+  assert_output "gfx908=75/7 gfx90a=75/7 gfx942=79/7 gfx950=79/7 gfx1030=77/7 gfx1100=78/7 gfx1200=71/7"
   run transposes_in_a_row r18.txt
   assert_output 0
   run transposes_in_a_row r18off.txt
