@@ -530,6 +530,30 @@ typedef struct part_kernel {
   int ngemm;
 } part_kernel;
 
+/* Operand views (partition/views.c, docs/partitioning.md "Operand views"): a tosa.transpose or
+ * tosa.slice whose only reader is a convolution's input or weights joins that convolution's
+ * kernel, which reads the bytes under it through strides instead of a copy.
+ * part_is_operand_view: o is such an op of kernel k (its result is read inside k).
+ * part_operand_strides: v (an operand of k's anchor) as a strided view of a kernel input: src,
+ * the element offset of v's first element in src, the element step of each of v's dims; an
+ * operand no view op of k computes is its own row-major view. */
+typedef struct part_strided {
+  const value *src;
+  int64_t offset;
+  int64_t stride[TOSAC_MAX_RANK];
+} part_strided;
+bool part_is_operand_view(const part_kernel *k, const op *o);
+void part_operand_strides(const part_kernel *k, const value *v, part_strided *s);
+/* part_is_output_view: o is a transpose of k's anchor result that k stores its result
+ * through (the convolution's NHWC result written in the transpose's layout). */
+bool part_is_output_view(const part_kernel *k, const op *o);
+/* Does k read through operand views (no im2col), write through an output view (no im2col, no
+ * split-K)? */
+bool part_has_operand_views(const part_kernel *k);
+bool part_has_output_view(const part_kernel *k);
+/* Does s read its source as v's own row-major layout (no view, or a view that moves nothing)? */
+bool part_strided_is_plain(const part_strided *s, const tensor_type *t);
+
 /* READBACK copies a condition to the host; IF and WHILE run the launches of their regions
  * (partition/control.c, docs/manifest.md "Control nodes"). */
 typedef enum launch_kind {

@@ -48,10 +48,50 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
     }
     rows *= c->q[d], taps *= c->taps[d];
   }
+  int64_t xstep = 1, wstep = 1;
+  for (int d = ns + 1; d >= 0; d--) {
+    c->xs[d] = xstep, c->ws[d] = wstep;
+    xstep *= a->dims[d], wstep *= w->dims[d];
+  }
   pb->batch = 1, pb->m = rows, pb->n = c->oc, pb->k = taps * c->ic;
   /* transposed weights are gathered tap by tap: only runs of IC are contiguous */
   pb->a_contig = c->ic, pb->b_contig = c->transpose ? c->ic : pb->k, pb->b_kcontig = true;
   return true;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* The contiguous, aligned run of k elements a view keeps of `run` (channels innermost): the
+ * channel step must be 1, and every other step and the offset a multiple of the run (a vector
+ * load never starts off its alignment). */
+static int64_t view_run(const part_strided *v, int rank, int64_t run) {
+  if (v->stride[rank - 1] != 1)
+    return 1;
+  int64_t r = gcd64(run, v->offset);
+  for (int d = 0; d + 1 < rank; d++)
+    r = gcd64(r, v->stride[d]);
+  return r ? r : run;
+}
+
+void gemm_conv_views(gemm_conv *c, gemm_problem *pb, const part_strided *x, const part_strided *w) {
+  int rank = c->ns + 2;
+  if (x) {
+    memcpy(c->xs, x->stride, sizeof(int64_t) * (size_t)rank);
+    c->xoff = x->offset, c->x_view = true;
+    pb->a_contig = view_run(x, rank, pb->a_contig);
+  }
+  if (w) {
+    memcpy(c->ws, w->stride, sizeof(int64_t) * (size_t)rank);
+    c->woff = w->offset, c->w_view = true;
+    pb->b_contig = view_run(w, rank, c->ic);
+  }
 }
 
 /* The run gather may grow K (pixel channels to icp, tap rows to a power of two) by at most this
@@ -63,7 +103,7 @@ bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zer
   int es = elem_type_bytes(et);
   int64_t icp = cg_pow2_at_least(c->ic), run = cg_pow2_at_least(c->ker[1] * icp);
   /* zero points: a padded channel would read as the zero point, not 0 */
-  if (c->ns != 2 || c->transpose || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
+  if (c->ns != 2 || c->transpose || c->x_view || c->w_view || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
       c->ker[0] > 32 || (double)(c->ker[0] * run) > RUN_MAX_GROWTH * (double)pb->k)
     return false;
   c->icp = icp, c->run = run;
@@ -155,8 +195,10 @@ void gemm_conv_plan(gemm_conv *c, int bk) {
   for (int d = 0; d < c->ns; d++)
     taps *= c->taps[d];
   int64_t kpad = (taps * c->ic + bk - 1) / bk * bk;
-  c->tile_taps = !c->transpose && c->ic % bk == 0 && taps <= 64;
-  c->lane_taps = !c->transpose && !c->tile_taps && (kpad + c->ic - 1) / c->ic <= 64;
+  /* tap masks add k to a row's origin: channels must be the input's innermost dim */
+  bool linear = !c->transpose && c->xs[c->ns + 1] == 1;
+  c->tile_taps = linear && c->ic % bk == 0 && taps <= 64;
+  c->lane_taps = linear && !c->tile_taps && (kpad + c->ic - 1) / c->ic <= 64;
   c->mask_bits = (int)(c->tile_taps ? taps : (kpad + c->ic - 1) / c->ic);
   /* without padding the last tap of the last row is in[d] - 1 - (in[d] - 1 - span) % stride */
   c->unpadded = c->tile_taps;
@@ -165,12 +207,7 @@ void gemm_conv_plan(gemm_conv *c, int bk) {
 }
 
 /* Elements between neighbouring input positions of spatial dim d. */
-static int64_t in_stride(const gemm_conv *c, int d) {
-  int64_t s = c->ic;
-  for (int e = d + 1; e < c->ns; e++)
-    s *= c->in[e];
-  return s;
-}
+static int64_t in_stride(const gemm_conv *c, int d) { return c->xs[1 + d]; }
 
 /* Run gather: the mask of the tap rows ky of a row with input origin pos0 inside the image. */
 static LLVMValueRef rows_inside(cg_builder *cb, const gemm_conv *c, const gemm_conv_row *row) {
@@ -210,14 +247,12 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
   LLVMBuilderRef b = cb->b;
   LLVMValueRef q[3];
   LLVMValueRef n = split_rows(cb, c, m, q);
-  int64_t image = c->ic;
   for (int d = 0; d < c->ns; d++) {
-    image *= c->in[d];
     row->pos0[d] = c->transpose ? LLVMBuildAdd(b, q[d], ph->off[d], "")
                                 : LLVMBuildSub(b, LLVMBuildMul(b, q[d], k32(cb, c->stride[d]), ""),
                                                k32(cb, c->pad[d]), "");
   }
-  row->base = LLVMBuildMul(b, n, k32(cb, image), "");
+  row->base = LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, c->xs[0]), ""), k32(cb, c->xoff), "");
   row->origin = row->taps_in = NULL;
   if (!c->tile_taps && !c->lane_taps && !c->runs)
     return;
@@ -362,7 +397,7 @@ LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
   LLVMBuilderRef b = cb->b;
   LLVMValueRef t[3];
   LLVMValueRef ch = split_k(cb, c, k, t);
-  LLVMValueRef pix = k32(cb, 0);
+  LLVMValueRef off = LLVMBuildAdd(b, row->base, LLVMBuildMul(b, ch, k32(cb, c->xs[c->ns + 1]), ""), "");
   for (int d = 0; d < c->ns; d++) {
     LLVMValueRef pos;
     if (c->transpose) {
@@ -373,14 +408,22 @@ LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
     }
     /* unsigned compares reject negative positions too */
     *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, pos, k32(cb, c->in[d]), ""), "");
-    pix = LLVMBuildAdd(b, LLVMBuildMul(b, pix, k32(cb, c->in[d]), ""), pos, "");
+    off = LLVMBuildAdd(b, off, LLVMBuildMul(b, pos, k32(cb, c->xs[1 + d]), ""), "");
   }
-  return LLVMBuildAdd(b, row->base, LLVMBuildAdd(b, LLVMBuildMul(b, pix, k32(cb, c->ic), ""), ch, ""), "");
+  return off;
 }
 
 LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
                                 LLVMValueRef n, LLVMValueRef k, LLVMValueRef *ok) {
   LLVMBuilderRef b = cb->b;
+  if (!c->transpose && c->w_view) { /* weights read through a view: (oc, taps..., ic) */
+    LLVMValueRef t[3];
+    LLVMValueRef ch = split_k(cb, c, k, t);
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, c->ws[0]), ""), k32(cb, c->woff), "");
+    for (int d = 0; d < c->ns; d++)
+      off = LLVMBuildAdd(b, off, LLVMBuildMul(b, t[d], k32(cb, c->ws[1 + d]), ""), "");
+    return LLVMBuildAdd(b, off, LLVMBuildMul(b, ch, k32(cb, c->ws[c->ns + 1]), ""), "");
+  }
   if (!c->transpose) { /* weights [OC][taps..][IC] are exactly B^T */
     int64_t K = gemm_conv_k(c);
     if (c->runs) { /* k -> (tap row, kx, channel 0 of a pixel): k past K' is the caller's */

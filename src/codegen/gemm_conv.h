@@ -36,6 +36,11 @@ typedef struct gemm_conv {
   int64_t icp, run;
   int64_t run_rows;         /* tap rows up to the end of the last K tile (gemm_conv_plan) */
   int run_bits;             /* width of a row's tap-row mask: 32, or 64 past 32 rows */
+  /* element steps of the input's (batch, spatial..., channel) and the weights' (oc, taps...,
+   * ic) dims and their first elements' offsets: row-major, or an operand view's
+   * (gemm_conv_views); the image and kernel bounds stay in[] and ker[] */
+  int64_t xs[5], xoff, ws[5], woff;
+  bool x_view, w_view;      /* not row-major: no run gather; w_view: B decomposed per element */
 } gemm_conv;
 
 /* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
@@ -44,7 +49,13 @@ bool gemm_conv_is(const op *o);
  * be rank ns+2 by the caller's type checks); false + message in err on a bad shape. */
 bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize);
 
-/* Whether conv2d c can take the run gather: not transposed, no zero points, not 8-bit floats,
+/* Read the input and weights through strided views x and w (partition/views.c; NULL:
+ * row-major): steps and offsets into c, and pb's contiguous runs shortened to what the steps
+ * and offsets keep contiguous and aligned. A channel step other than 1 leaves only the
+ * per-element gather (gemm_conv_plan). */
+void gemm_conv_views(gemm_conv *c, gemm_problem *pb, const part_strided *x, const part_strided *w);
+
+/* Whether conv2d c can take the run gather: row-major operands, not transposed, no zero points, not 8-bit floats,
  * a pixel's channels shorter than one 16-byte load and padded to icp at most 16 bytes, at most
  * 32 tap rows, the padded K at most RUN_MAX_GROWTH times K (gemm_conv.c). Then c->icp, c->run
  * are set and *runs is pb with K = tap rows x run, a_contig = b_contig = icp and k_run; the

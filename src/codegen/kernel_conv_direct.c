@@ -116,8 +116,12 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
   int rank = k->iter.rank;
   for (int oi = 0; oi < k->nops && ok; oi++) {
     const op *o = k->ops[oi];
-    if (o == k->anchor || op_table[o->kind].family == FAM_CONST)
+    if (o == k->anchor || op_table[o->kind].family == FAM_CONST || part_is_operand_view(k, o))
       continue;
+    if (part_is_output_view(k, o)) { /* the same element, stored through its strides */
+      cur[o->results[0]->id] = cur[o->operands[0]->id];
+      continue;
+    }
     LLVMValueRef args[8];
     /* canonical operands are all data (shifts and zero points became attributes) */
     for (int a = 0; a < o->noperands && a < 8 && ok; a++) {
@@ -149,8 +153,19 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
     if (v->type->elem == ET_I1)
       x = LLVMBuildZExt(cb->b, x, cb->i8, "");
     LLVMTypeRef mt = cg_mem_type(cb, v->type->elem);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(cb->b, mt, LLVMGetParam(cb->fn, (unsigned)(k->nin + o)),
-                                           &linear, 1, "");
+    LLVMValueRef at = linear;
+    if (v->def && part_is_output_view(k, v->def)) { /* iteration coordinate d lands in result dim i
+                                                      where perms[i] = d */
+      const attr *pm = op_attr(v->def, "perms");
+      at = LLVMConstInt(it, 0, 0);
+      int64_t step = 1;
+      for (int i = v->type->rank - 1; i >= 0; i--) {
+        LLVMValueRef c = coords[pm->ints[i]];
+        at = LLVMBuildAdd(cb->b, at, LLVMBuildMul(cb->b, c, LLVMConstInt(it, (unsigned long long)step, 0), ""), "");
+        step *= v->type->dims[i];
+      }
+    }
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(cb->b, mt, LLVMGetParam(cb->fn, (unsigned)(k->nin + o)), &at, 1, "");
     cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type->elem));
   }
   free(cur);

@@ -28,6 +28,7 @@ typedef struct gk {
   gemm_mma mm;
   gemm_conv cv;
   gemm_conv_phase ph; /* transpose_conv2d: this work-group's output phase */
+  const value *src[2]; /* the kernel inputs holding A's and B's bytes (operand views) */
   bool bias_last;     /* bias added after rounding to the result type (strided transpose) */
   elem_type out_t; /* anchor result type */
   int a_zp, b_zp;
@@ -125,6 +126,14 @@ static bool describe(gk *K, diag_sink *d) {
     /* the oracle lowers a strided transpose_conv2d to a conv2d with a zero bias, rounds, then
      * adds the bias in the result type; doing the same keeps f16/bf16 within its tolerance */
     K->bias_last = K->cv.transpose && K->cv.phases > 1;
+    /* operand views (partition/views.c): the input and weights read through strides */
+    if (K->k) {
+      part_strided x, w;
+      part_operand_strides(K->k, o->operands[0], &x);
+      part_operand_strides(K->k, o->operands[1], &w);
+      K->src[0] = x.src, K->src[1] = w.src;
+      gemm_conv_views(&K->cv, pb, x.src != o->operands[0] ? &x : NULL, w.src != o->operands[1] ? &w : NULL);
+    }
     if (K->k && K->k->role == KR_PHASE) /* one output phase (partition/expand.c) */
       gemm_conv_one_phase(&K->cv, pb, K->k->phase);
     break;
@@ -312,7 +321,7 @@ static LLVMValueRef load_buffer(gk *K, LLVMValueRef rsrc, LLVMValueRef voff, LLV
 static int64_t operand_size(const gk *K, int i) {
   if (K->k && K->k->role == KR_COLS)
     return (i ? K->pb.n : K->pb.m) * K->pb.k * K->es;
-  return tensor_numel(K->anchor->operands[i]->type) * K->es;
+  return tensor_numel(K->src[i] ? K->src[i]->type : K->anchor->operands[i]->type) * K->es;
 }
 
 /* Buffer resources for A and B when the target has them (RDNA too: the FMA path's convolution
@@ -971,6 +980,29 @@ static bool store_partial(gk *K, LLVMValueRef accv, LLVMValueRef lin) {
   return true;
 }
 
+/* Element offset of the convolution's output (pixel m, channel n) in the layout of output view
+ * t: pixel m decomposed into (batch, spatial...) over the result's dims, each coordinate times
+ * the step of the dim the transpose moves it to. */
+static LLVMValueRef out_view_offset(gk *K, const op *t, LLVMValueRef m, LLVMValueRef n) {
+  LLVMBuilderRef b = K->cb->b;
+  const tensor_type *r = K->anchor->results[0]->type, *tr = t->results[0]->type;
+  const attr *p = op_attr(t, "perms");
+  int64_t step[TOSAC_MAX_RANK], at = 1;
+  for (int i = tr->rank - 1; i >= 0; i--) { /* result dim i is the anchor's dim p[i] */
+    step[p->ints[i]] = at;
+    at *= tr->dims[i];
+  }
+  int last = r->rank - 1;
+  LLVMValueRef off = LLVMBuildMul(b, n, c32(K, step[last]), ""), rest = m;
+  for (int d = last - 1; d >= 0; d--) {
+    LLVMValueRef q = d ? LLVMBuildURem(b, rest, c32(K, r->dims[d]), "") : rest;
+    off = LLVMBuildAdd(b, off, LLVMBuildMul(b, q, c32(K, step[d]), ""), "");
+    if (d)
+      rest = LLVMBuildUDiv(b, rest, c32(K, r->dims[d]), "");
+  }
+  return off;
+}
+
 /* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n); for a
  * convolution m is the output pixel (gemm_conv_out_pixel). */
 static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
@@ -1006,8 +1038,13 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   cur[K->anchor->results[0]->id] = x;
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
-    if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o))
+    if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o) ||
+        part_is_operand_view(K->k, o))
       continue;
+    if (part_is_output_view(K->k, o)) { /* the same element, stored through its strides */
+      cur[o->results[0]->id] = cur[o->operands[0]->id];
+      continue;
+    }
     LLVMValueRef args[8];
     int na = data_operands(o);
     for (int a = 0; a < na && a < 8; a++) {
@@ -1039,7 +1076,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     if (et == ET_I1)
       y = LLVMBuildZExt(b, y, cb->i8, "");
     LLVMTypeRef mt = cg_mem_type(cb, et);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)), &lin, 1, "");
+    LLVMValueRef at = v->def && part_is_output_view(K->k, v->def) ? out_view_offset(K, v->def, m, n) : lin;
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)), &at, 1, "");
     cg_store(cb, y, p, (unsigned)elem_type_bytes(et));
   }
   return true;
@@ -1185,8 +1223,8 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     K->a_ptr = cg_operand_ptr(cb, K->k, K->k->in_vals[0]);
     K->b_ptr = gep8(K, K->a_ptr, LLVMConstInt(cb->i64, (unsigned long long)operand_size(K, 0), 0));
   } else {
-    K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
-    K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
+    K->a_ptr = cg_operand_ptr(cb, K->k, K->src[0] ? K->src[0] : K->anchor->operands[0]);
+    K->b_ptr = cg_operand_ptr(cb, K->k, K->src[1] ? K->src[1] : K->anchor->operands[1]);
   }
   K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
   if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial))

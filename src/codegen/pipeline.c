@@ -81,8 +81,8 @@ static bool types_supported(cg_builder *cb, const part_kernel *k) {
         continue;
       /* 8-bit float GEMM inputs travel as bytes into an fp8 matrix instruction; the GEMM
        * generator refuses targets without one (gemm_params_choose). */
-      if (k->family == KF_GEMM && op_table[o->kind].family == FAM_MATMUL && j < 2 &&
-          elem_type_is_f8(v->type->elem))
+      if (k->family == KF_GEMM && elem_type_is_f8(v->type->elem) &&
+          ((op_table[o->kind].family == FAM_MATMUL && j < 2) || part_is_operand_view(k, o)))
         continue;
       if (cg_data_bytes_only(k)) /* transposes, slices, concatenations of 8-bit floats */
         continue;

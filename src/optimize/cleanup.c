@@ -175,9 +175,99 @@ static void simplify_views(opt_ctx *c) {
   }
 }
 
+/* Do a and b hold the same dims once their leading 1s are dropped (a reshape between them
+ * only adds or removes leading unit dims, so both index their elements alike from the last dim
+ * on)? */
+static bool same_but_leading_ones(const tensor_type *a, const tensor_type *b) {
+  int i = 0, j = 0;
+  while (i < a->rank && a->dims[i] == 1)
+    i++;
+  while (j < b->rank && b->dims[j] == 1)
+    j++;
+  if (a->rank - i != b->rank - j)
+    return false;
+  for (; i < a->rank; i++, j++)
+    if (a->dims[i] != b->dims[j])
+      return false;
+  return true;
+}
+
+/* t with rank `rank`: leading 1s added or dropped (false when a dropped dim is not 1). */
+static bool to_rank(const tensor_type *t, int rank, tensor_type *out) {
+  *out = *t;
+  out->rank = rank;
+  int shift = rank - t->rank;
+  for (int d = 0; d < rank; d++)
+    out->dims[d] = d - shift >= 0 ? t->dims[d - shift] : 1;
+  for (int d = 0; d < -shift; d++)
+    if (t->dims[d] != 1)
+      return false;
+  return true;
+}
+
+/* The elementwise ops a GEMM epilogue applies whose other operands may be constants. */
+static bool epilogue_kind(const op *o) {
+  switch (o->kind) {
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM: case OP_CLAMP: return true;
+  default: return false;
+  }
+}
+
+/* e(reshape(y), constants) with y a matmul's or convolution's result and a reshape that only
+ * adds or removes leading unit dims (the classifier's [1,1,N] -> [1,N] before its bias add)
+ * becomes reshape(e(y, constants')): the op then reads the GEMM's result in its own shape and
+ * fuses into its epilogue, and the reshape is a view. The constants get y's rank (same bytes). */
+static void sink_unit_reshapes(opt_ctx *c) {
+  graph *g = c->g;
+  for (int i = 0; i < g->nops; i++) {
+    op *e = g->ops[i];
+    if (!epilogue_kind(e) || e->nresults != 1 || e->noperands < 1)
+      continue;
+    value *r = opt_get(c, e->operands[0]);
+    op *rs = r->def;
+    if (!rs || rs->kind != OP_RESHAPE || c->uses[r->id] != 1 || c->pinned[r->id])
+      continue;
+    value *y = opt_get(c, rs->operands[0]);
+    if (!y->def || op_table[y->def->kind].family != FAM_MATMUL || y->type->rank == r->type->rank ||
+        !same_but_leading_ones(y->type, r->type))
+      continue;
+    int ndata = e->kind == OP_MUL ? 2 : e->kind == OP_CLAMP ? 1 : 2;
+    value *ops[8] = {y};
+    bool ok = e->noperands <= 8;
+    for (int j = 1; ok && j < e->noperands; j++) {
+      value *a = opt_get(c, e->operands[j]);
+      const dense_data *d = opt_const_data(a);
+      ops[j] = a;
+      if (j >= ndata)
+        continue; /* a mul's shift */
+      tensor_type t;
+      if (!d || a->type->rank != r->type->rank || !to_rank(a->type, y->type->rank, &t)) {
+        ok = false;
+        break;
+      }
+      dense_data *nd = arena_alloc(c->a, sizeof *nd);
+      *nd = *d;
+      nd->type = t;
+      nd->type.elem = a->type->elem;
+      ops[j] = opt_add_const(c, e, nd, a->def->loc);
+    }
+    if (!ok)
+      continue;
+    tensor_type et = *y->type;
+    et.elem = e->results[0]->type->elem;
+    op *n = opt_add_copy(c, e, e, ops, e->noperands, &et);
+    op *back = opt_add_op(c, OP_RESHAPE, e, n->results, 1, e->results[0]->type, rs->loc);
+    opt_set_ints(c, back, "new_shape", e->results[0]->type->dims, e->results[0]->type->rank);
+    opt_replace(c, e->results[0], back->results[0]);
+    opt_note(c, e->loc, "%s reads the %s result in its own shape: the reshape moved below it",
+             op_table[e->kind].name, op_table[y->def->kind].name);
+  }
+}
+
 bool opt_cleanup(opt_ctx *c) {
   opt_count_uses(c);
   simplify_views(c);
   eliminate_common(c);
+  sink_unit_reshapes(c);
   return true;
 }

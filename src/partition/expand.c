@@ -50,7 +50,8 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split, 
     if (*split > 0)
       return EX_PHASES;
     /* im2col + GEMM (split: the padded K of its workspace matrix), else perhaps split-K */
-    *split = plain ? (int)cg_tune_im2col(t, k->anchor) : 0;
+    /* the im2col pass reads the input row-major: a kernel with operand views stays whole */
+    *split = plain && !part_has_operand_views(k) && !part_has_output_view(k) ? (int)cg_tune_im2col(t, k->anchor) : 0;
     if (*split > 0)
       return EX_IM2COL;
     *split = plain ? cg_tune_splitk(t, k->anchor) : 0;

@@ -34,6 +34,9 @@ enum {
   F_RESULT = 8,  /* its first result is a function result */
   F_HAS_MAP = 16, /* group: holds an index-map transpose (elementwise kernels only) */
   F_ATT = 32,    /* group: exactly a pattern's ops (attention.c, rownorm.c), nothing joins it */
+  F_OPV = 64,    /* a transpose or slice a convolution reads through strides (operand_view) */
+  F_OUTV = 128,  /* a transpose a convolution writes its result through (output_view); in a
+                    group: nothing joins it any more */
   F_GROUP = F_HAS_MAP | F_ATT,
 };
 
@@ -325,7 +328,7 @@ static bool takes_epilogue(const op *anchor) {
  * index-map transpose lives only in elementwise kernels (epilogues do not index by maps). */
 static bool compatible(fuse_state *s, int a, int b) {
   const op *x = anchor_op(s, a), *y = anchor_op(s, b);
-  if ((x && y) || ((s->flags[a] | s->flags[b]) & F_ATT))
+  if ((x && y) || ((s->flags[a] | s->flags[b]) & F_ATT) || (s->flags[a] & F_OUTV) || (s->flags[b] & F_OUTV))
     return false;
   if ((x && (s->flags[b] & F_HAS_MAP)) || (y && (s->flags[a] & F_HAS_MAP)))
     return false;
@@ -394,7 +397,7 @@ static int new_group(fuse_state *s, const op *o) {
   s->ins.tail[gid] = s->outs.tail[gid] = -1;
   s->nops[gid] = 1;
   bool elementwise = op_table[o->kind].family == FAM_ELEMENTWISE, map = s->flags[gid] & F_MAP;
-  s->anchor[gid] = elementwise || map ? 0 : o->id + 1;
+  s->anchor[gid] = elementwise || map || (s->flags[gid] & (F_OPV | F_OUTV)) ? 0 : o->id + 1;
   if (map)
     s->flags[gid] |= F_HAS_MAP;
   for (int j = 0; j < o->noperands; j++) {
@@ -430,6 +433,20 @@ static void place_op(fuse_state *s, const op *o) {
     int at = ord_of(s, gid);
     merge(s, gid, h);
     set_ord(s, h, at);
+    return;
+  }
+  /* operand views join their reader: the view's only consumer is this op, so the merged group
+   * keeps the reader's (the newest) place in the topological order */
+  for (int j = 0; j < o->noperands; j++) {
+    const op *d = o->operands[j]->def;
+    if (d && (s->flags[d->id] & F_OPV) && placed(s, d->id))
+      merge(s, find(s, d->id), find(s, gid));
+  }
+  /* an output view joins its convolution, which keeps its place: the view reads nothing else */
+  if (s->flags[gid] & F_OUTV) {
+    int h = find(s, o->operands[0]->def->id);
+    merge(s, find(s, gid), h);
+    s->flags[h] |= F_OUTV;
     return;
   }
   if (op_table[o->kind].family != FAM_ELEMENTWISE || o->nresults != 1 || s->nofuse)
@@ -666,6 +683,58 @@ static bool index_map(fuse_state *s, const char *live, const op *o) {
   return nlive > 0;
 }
 
+/* Does convolution u read v once, as its input or its weights (the operands its kernel reads
+ * through strides, views.c)? */
+static bool reads_through_strides(const op *u, const value *v) {
+  if (u->kind != OP_CONV2D && u->kind != OP_CONV3D)
+    return false;
+  int n = 0;
+  bool ab = true;
+  for (int j = 0; j < u->noperands; j++)
+    if (u->operands[j] == v)
+      n++, ab = ab && j < 2;
+  return n == 1 && ab;
+}
+
+/* A transpose or slice (or a short chain of them) whose result only a convolution's input or
+ * weights read (and is no function result) is an operand view: it joins the convolution's
+ * kernel, which reads the bytes under it through strides (no copy kernel). */
+static bool operand_view(fuse_state *s, const char *live, const op *o, int depth) {
+  if ((o->kind != OP_TRANSPOSE && o->kind != OP_SLICE) || s->nofuse || depth > 4 || o->nresults != 1 ||
+      o->noperands != 1 || part_is_view(o) || o->results[0]->type->elem == ET_INDEX ||
+      (s->flags[o->id] & F_RESULT))
+    return false;
+  int v = o->results[0]->id;
+  const op *reader = NULL;
+  for (int k = s->use_start[v]; k < s->use_start[v + 1]; k++) {
+    const op *u = s->g->ops[s->uses[k]];
+    if (!live[u->id])
+      continue;
+    if (reader)
+      return false;
+    reader = u;
+  }
+  return reader && (reads_through_strides(reader, o->results[0]) || operand_view(s, live, reader, depth + 1));
+}
+
+/* A transpose that is the only reader of a convolution's result (no epilogue between them) is
+ * an output view: it joins the convolution's kernel, which stores its result through the
+ * transpose's strides (an NCHW model's NHWC convolution written as NCHW); no op joins that
+ * kernel afterwards (its epilogue would index the permuted space). */
+static bool output_view(fuse_state *s, const char *live, const op *o) {
+  if (o->kind != OP_TRANSPOSE || s->nofuse || o->nresults != 1 || o->noperands != 1 || part_is_view(o) ||
+      o->results[0]->type->elem == ET_INDEX || (s->flags[o->id] & F_OPV))
+    return false;
+  const op *c = o->operands[0]->def;
+  if (!c || (c->kind != OP_CONV2D && c->kind != OP_CONV3D) || c->results[0] != o->operands[0] ||
+      (s->flags[c->id] & F_RESULT))
+    return false;
+  int v = o->operands[0]->id, n = 0;
+  for (int k = s->use_start[v]; k < s->use_start[v + 1]; k++)
+    n += live[s->uses[k]] != 0;
+  return n == 1;
+}
+
 /* ---------------------------------------------------------------- groups in launch order */
 
 /* Min-heap of group numbers, for Kahn's algorithm with ties broken by number. */
@@ -795,7 +864,10 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
     group_of[o->id] = -1;
-    s.flags[o->id] |= (live[o->id] ? F_LIVE : 0) | (index_map(&s, live, o) ? F_MAP : 0);
+    s.flags[o->id] |= (live[o->id] ? F_LIVE : 0) | (index_map(&s, live, o) ? F_MAP : 0) |
+                      (live[o->id] && operand_view(&s, live, o, 0) ? F_OPV : 0);
+    if (live[o->id] && output_view(&s, live, o))
+      s.flags[o->id] |= F_OUTV;
   }
   arena_free(ua);
   s.use_start = s.uses = NULL;

@@ -76,7 +76,8 @@ static void kernel_name(part_kernel *k) {
   int shown = 0;
   for (int i = 0; i < k->nops && shown < 3; i++) {
     const char *nm = op_table[k->ops[i]->kind].name;
-    if (op_table[k->ops[i]->kind].family == FAM_CONST)
+    if (op_table[k->ops[i]->kind].family == FAM_CONST || part_is_operand_view(k, k->ops[i]) ||
+        part_is_output_view(k, k->ops[i]))
       continue;
     const char *dot = strchr(nm, '.');
     nm = dot ? dot + 1 : nm;
@@ -462,15 +463,17 @@ static void add_copies(plan_builder *b, int *node_cap) {
 }
 
 /* The op a kernel is built around: its first non-elementwise op. Transposes that fusion put
- * into an elementwise kernel (index maps, fuse.c) are read through strides, not anchors. */
+ * into an elementwise kernel (index maps, fuse.c) and the operand views of a convolution
+ * (views.c) are read through strides, not anchors. */
 static const op *find_anchor(const part_kernel *k) {
   bool elementwise = false;
   for (int i = 0; i < k->nops; i++)
     elementwise |= op_table[k->ops[i]->kind].family == FAM_ELEMENTWISE;
   for (int i = 0; i < k->nops; i++) {
     op_family f = op_table[k->ops[i]->kind].family;
-    if (f != FAM_CONST && f != FAM_ELEMENTWISE && !(elementwise && k->ops[i]->kind == OP_TRANSPOSE))
-      return k->ops[i];
+    if (f != FAM_CONST && f != FAM_ELEMENTWISE && !(elementwise && k->ops[i]->kind == OP_TRANSPOSE) &&
+        !part_is_operand_view(k, k->ops[i]))
+      return k->ops[i]; /* before any output view: ops are in topological order */
   }
   return NULL;
 }

@@ -13,8 +13,20 @@ bool part_read_by_epilogue(const part_kernel *k, const value *v) {
   const op *o = k->anchor;
   for (int i = 0; i < k->nops; i++)
     for (int j = 0; j < k->ops[i]->noperands; j++)
-      if (k->ops[i]->operands[j] == v && !(k->ops[i] == o && j < 2))
+      if (k->ops[i]->operands[j] == v && !(k->ops[i] == o && j < 2) && !part_is_operand_view(k, k->ops[i]))
         return true;
+  return false;
+}
+
+/* Is v read by the anchor as its A or B operand, or by an operand view of them? */
+static bool read_by_gemm(const part_kernel *k, const value *v) {
+  for (int i = 0; i < k->nops; i++) {
+    const op *u = k->ops[i];
+    bool gemm = u == k->anchor, view = !gemm && part_is_operand_view(k, u);
+    for (int j = 0; (gemm || view) && j < u->noperands; j++)
+      if (u->operands[j] == v && (view || j < 2))
+        return true;
+  }
   return false;
 }
 
@@ -34,18 +46,21 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
                     .bytes = tensor_bytes(pv->type), .align = 256};
   ARENA_PUSH(a, p->buffers, p->nbuffers, *bcap, wb);
 
-  /* GEMM kernel: reads A and B, writes the partials; implements the anchor only */
+  /* GEMM kernel: reads A and B (through their operand views), writes the partials; implements
+   * the anchor only */
   *part = *k;
   part->role = KR_PARTIAL;
   part->split_count = split;
-  part->ops = arena_alloc(a, sizeof(op *));
-  part->ops[0] = o;
-  part->nops = 1;
+  part->ops = arena_alloc(a, sizeof(op *) * (size_t)(k->nops + 1));
+  part->nops = 0;
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i] == o || part_is_operand_view(k, k->ops[i]))
+      part->ops[part->nops++] = k->ops[i];
   part->in_bufs = arena_alloc(a, sizeof(int) * 2);
   part->in_vals = arena_alloc(a, sizeof(value *) * 2);
   part->nin = 0;
   for (int i = 0; i < k->nin; i++)
-    if (k->in_vals[i] == o->operands[0] || k->in_vals[i] == o->operands[1]) {
+    if (read_by_gemm(k, k->in_vals[i])) {
       part->in_bufs[part->nin] = k->in_bufs[i];
       part->in_vals[part->nin++] = k->in_vals[i];
     }
@@ -59,6 +74,11 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   *comb = *k;
   comb->role = KR_COMBINE;
   comb->split_count = split;
+  comb->ops = arena_alloc(a, sizeof(op *) * (size_t)(k->nops + 1));
+  comb->nops = 0;
+  for (int i = 0; i < k->nops; i++)
+    if (!part_is_operand_view(k, k->ops[i]))
+      comb->ops[comb->nops++] = k->ops[i];
   comb->in_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nin + 1));
   comb->in_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nin + 1));
   comb->in_bufs[0] = wb.id;

@@ -50,3 +50,90 @@ const value *part_view_root(const value *v) {
     v = v->def->operands[0];
   return v;
 }
+
+/* ---------------------------------------------------------------- operand views */
+
+static bool in_kernel(const part_kernel *k, const op *o) {
+  for (int i = 0; i < k->nops; i++)
+    if (k->ops[i] == o)
+      return true;
+  return false;
+}
+
+bool part_is_operand_view(const part_kernel *k, const op *o) {
+  if ((o->kind != OP_TRANSPOSE && o->kind != OP_SLICE) || o->nresults != 1 || o == k->anchor)
+    return false;
+  for (int i = 0; i < k->nops; i++)
+    for (int j = 0; j < k->ops[i]->noperands; j++)
+      if (k->ops[i]->operands[j] == o->results[0])
+        return true;
+  return false;
+}
+
+/* The chain of view ops of k computing v, innermost (nearest the kernel input) last. */
+static int view_chain(const part_kernel *k, const value *v, const op **chain, int cap) {
+  int n = 0;
+  while (n < cap && v->def && in_kernel(k, v->def) && part_is_operand_view(k, v->def)) {
+    chain[n++] = v->def;
+    v = v->def->operands[0];
+  }
+  return n;
+}
+
+void part_operand_strides(const part_kernel *k, const value *v, part_strided *s) {
+  const op *chain[16];
+  int n = view_chain(k, v, chain, 16);
+  const value *src = n ? chain[n - 1]->operands[0] : v;
+  const tensor_type *t = src->type;
+  s->src = src;
+  s->offset = 0;
+  int64_t step = 1;
+  for (int d = t->rank - 1; d >= 0; d--)
+    s->stride[d] = step, step *= t->dims[d];
+  for (int i = n - 1; i >= 0; i--) { /* from the source toward v */
+    const op *o = chain[i];
+    int rank = o->results[0]->type->rank;
+    if (o->kind == OP_SLICE) {
+      const attr *st = op_attr(o, "start");
+      for (int d = 0; st && d < rank && d < st->n; d++)
+        s->offset += st->ints[d] * s->stride[d];
+      continue;
+    }
+    const attr *p = op_attr(o, "perms"); /* result dim d is input dim p[d] */
+    int64_t in[TOSAC_MAX_RANK];
+    memcpy(in, s->stride, sizeof in);
+    for (int d = 0; p && d < rank && d < p->n; d++)
+      s->stride[d] = in[p->ints[d]];
+  }
+}
+
+bool part_strided_is_plain(const part_strided *s, const tensor_type *t) {
+  if (s->offset)
+    return false;
+  int64_t step = 1;
+  for (int d = t->rank - 1; d >= 0; d--) {
+    if (t->dims[d] != 1 && s->stride[d] != step)
+      return false;
+    step *= t->dims[d];
+  }
+  return true;
+}
+
+bool part_is_output_view(const part_kernel *k, const op *o) {
+  return o->kind == OP_TRANSPOSE && o->noperands == 1 && o->nresults == 1 && k->anchor && o != k->anchor &&
+         o->operands[0] == k->anchor->results[0] && in_kernel(k, o);
+}
+
+bool part_has_operand_views(const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++)
+    if (part_is_operand_view(k, k->ops[i]))
+      return true;
+  return false;
+}
+
+bool part_has_output_view(const part_kernel *k) {
+  for (int i = 0; i < k->nops; i++)
+    if (part_is_output_view(k, k->ops[i]))
+      return true;
+  return false;
+}

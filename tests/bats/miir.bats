@@ -78,10 +78,12 @@ random_convs() {
   "$d/b"
 }
 
-@test "forward: MIOpen's example string (NCHW fp32, gfx90a) gives 4 kernels in launch order and the right numbers" {
+@test "forward: MIOpen's example string (NCHW fp32, gfx90a) is 1 kernel without workspace and the right numbers" {
+  # the convolution reads the NCHW input and KCYX filter and writes the NCHW output through
+  # strides (operand and output views, docs/partitioning.md)
   conv 1 gfx90a conv2d fp32 nchw 1 2 8 16 10 10 3 3 1 1 1
-  assert_line "kernels 4 workspace 23808"
-  assert_line --regexp "^kernel 2 global 256 local 128 code [0-9]+ bytes$"
+  assert_line "kernels 1 workspace 0"
+  assert_line --regexp "^kernel 0 global 256 local 128 code [0-9]+ bytes$"
 }
 
 @test "forward NHWC is one kernel; NHWC 7x7 i8 -> i32 is exact on gfx90a, gfx1100, gfx1030" {
@@ -97,7 +99,7 @@ random_convs() {
   assert_line "kernels 1 workspace 0"
   conv 9 gfx942 conv2d bfp8 nhwc 1 2 8 8 9 11 3 3 2 1 1 fp16
   conv 10 gfx942 conv2d fp8 nchw 1 2 8 8 9 11 3 3 1 1 1 fp32
-  assert_line "kernels 4 workspace 8960" # input and filter transposes (bytes), conv, output transpose
+  assert_line "kernels 2 workspace 6400" # the conv reads the f8 input and filter through strides; the output transpose
   conv 11 gfx942 conv2d bfp8 nchw 2 2 8 8 9 11 3 3 2 1 1 fp16
   assert_line "kernels 10 workspace 3840"
   conv 12 gfx942 conv2d fp8 nhwc 2 1 4 6 7 9 3 3 1 2 2 fp32
@@ -187,8 +189,9 @@ groups_of() {
   for t in gfx90a gfx1100 gfx1030; do
     run groups_of conv2d $t fp16 nhwc $l3
     assert_output "conv2d "
+    # NCHW: the convolution reads x and the filter through strides and writes y transposed
     run groups_of conv2d $t fp16 nchw $l3
-    assert_output "transpose transpose conv2d transpose "
+    assert_output "conv2d "
     run groups_of conv2d_bwd_data $t fp16 nhwc $l3
     assert_output "transpose transpose_conv2d "
     # stride 2, 1x1: one kernel over the phases (three of four write zeros)
@@ -196,13 +199,14 @@ groups_of() {
     assert_output "transpose transpose_conv2d "
     # f16 filter: split-K into f32 partials, the combine converts to f16
     run groups_of conv2d_bwd_weight $t fp16 nhwc $l3
-    assert_output "transpose transpose conv2d_splitk conv2d_combine transpose "
-    # stride 2: x cropped to the rows an output reads (TOSA's exact output size)
+    # x and dy read as CHWN / KHWN through strides; the combine writes KYXC through the transpose
+    assert_output "conv2d_splitk conv2d_combine "
+    # stride 2: x cropped to the rows an output reads (TOSA's exact output size), read in place
     run groups_of conv2d_bwd_weight $t fp16 nhwc $l1s2
-    assert_output "transpose transpose slice conv2d_splitk conv2d_combine transpose "
+    assert_output "conv2d_splitk conv2d_combine "
     # 7x7 maps, 512 -> 2048: 1x1 filters of 512 x 2048 fill the GPU without a split
     run groups_of conv2d_bwd_weight $t fp32 nhwc 1 32 512 2048 7 7 1 1 1 1 0
-    assert_output "transpose transpose conv2d transpose "
+    assert_output "conv2d "
   done
 }
 
@@ -245,14 +249,15 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   assert_line "kernels 1 workspace 0"
   run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $layer) --kernel_id 0"
   assert_line "kernels 2 workspace 73728"
-  # x and dy to CHWN/KHWN, split-K GEMM into f32 partials, the combine to f16, the transpose to
-  # KYXC: the partials (23 x 64x3x3x64 f32) after the two 12.8 MB transposes in the workspace
-  TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/bw.mlir" run "$CLIENT" --create "$(opts conv2d_bwd_weight gfx90a $layer) --kernel_id 4"
-  assert_line "kernels 5 workspace 29081600"
+  # the split-K GEMM reading x and dy as CHWN/KHWN through strides into f32 partials (23 x
+  # 64x3x3x64 in the workspace), the combine writing f16 through the transpose to KYXC
+  TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/bw.mlir" run "$CLIENT" --create "$(opts conv2d_bwd_weight gfx90a $layer) --kernel_id 1"
+  assert_line "kernels 2 workspace 3391488"
   assert_line "bin 0"
   run "$BUILD/bin/tosac" "$BATS_TEST_TMPDIR/bw.mlir" --emit=partitions --offload-arch=gfx90a --init=kernel
-  assert_line --regexp "^  kernel 2 tosac_k2_conv2d_splitk over tensor<64x3x3x64xf16>$"
-  assert_line --regexp "^  buffer 7 workspace tensor<23x64x3x3x64xf32> .*"
+  assert_line --regexp "^  kernel 0 tosac_k0_conv2d_splitk over tensor<64x3x3x64xf16>$"
+  assert_line --regexp "^  kernel 1 tosac_k1_conv2d_combine over tensor<64x3x3x64xf16>$"
+  assert_line --regexp "^  buffer 4 workspace tensor<23x64x3x3x64xf32> .*"
 }
 
 @test "bf16 (every operation) compiles and lowers on gfx90a, gfx1100, gfx1030" {
@@ -278,17 +283,17 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
 }
 
 @test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
-  run "$CLIENT" --threads 4 "$BASE"
+  run "$CLIENT" --threads 4 "${BASE/conv2d/conv2d_bwd_data}" # NCHW backward data: 4 kernels
   assert_success
   assert_output "threads 4 kernels 4 identical"
 }
 
 @test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
-  create "$BASE --kernel_id 4"
+  create "${BASE/conv2d/conv2d_bwd_data} --kernel_id 4"
   assert_line "kernels 4 workspace 1536"
   assert_line "bin 1: --kernel_id 4: the problem has 4 kernels"
   assert_line "dims 1 global 0 local 0"
-  create "$BASE --kernel_id 3"
+  create "${BASE/conv2d/conv2d_bwd_data} --kernel_id 3"
   assert_line "bin 0"
   assert_line "dims 0 global 256 local 256"
 }
