@@ -150,10 +150,11 @@ $(BUILD)/bin/test-%: $(BUILD)/obj/tests/unit/%.o $(RUN_LIBOBJ) $(EMU_LIB) $(BUIL
 	@mkdir -p $(dir $@)
 	$(CXX) $(SAN) $^ -o $@ $(LDLIBS)
 
-# Build and deployment kit (issue 7): CCOB hashes use libmd's MD5 (libmd0 is already loaded by
-# LLVM's dependencies); tosac-hip-run builds against Debian's HIP 5.2 headers.
-DEB_PKGS += libmd-dev libamdhip64-dev
-LDLIBS   += -lmd
+# CCOB and the kernel cache hash with libmd (libmd0 is already loaded by LLVM's dependencies);
+# the manifest's file digests with OpenSSL's libcrypto (SHA instructions, for tens of megabytes
+# of weights); tosac-hip-run builds against Debian's HIP 5.2 headers.
+DEB_PKGS += libmd-dev libssl-dev libamdhip64-dev
+LDLIBS   += -lmd -lcrypto
 
 # tosac-bundle (list / extract / info / verify); its logic without main.c is also linked into
 # test-bundle_tool, the fuzz loop.
@@ -184,7 +185,7 @@ all: $(BUILD)/bin/tosac-hip-run
 endif
 $(BUILD)/bin/tosac-hip-run: $(BUILD)/obj/tools/tosac-hip-run/main.o $(HIPRUN_HOST) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) $^ -o $@ -lamdhip64 -lcjson -lzstd -lz -lmd -lm
+	$(CC) $(SAN) $^ -o $@ -lamdhip64 -lcjson -lzstd -lz -lmd -lcrypto -lm
 $(BUILD)/bin/test-hip_host: $(BUILD)/obj/tests/unit/hip_host.o $(HIPRUN_HOST)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) $^ -o $@ -lcjson -lm

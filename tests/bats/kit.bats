@@ -236,7 +236,7 @@ EOF
   # TOSAC_SAN: the sanitizer flags the library was built with (make asan sets it).
   gcc -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -D__HIP_PLATFORM_AMD__ -Isrc ${TOSAC_SAN:-} \
     tools/tosac-hip-run/main.c tools/tosac-hip-run/host.c "${TOSAC_BUILD:-build}/libtosac.a" \
-    -o "$KIT/hip-run" -lamdhip64 -lcjson -lzstd -lz -lmd -lm
+    -o "$KIT/hip-run" -lamdhip64 -lcjson -lzstd -lz -lmd -lcrypto -lm
   cd "$KIT"
   /usr/bin/python3 -c "
 import numpy as np
