@@ -259,12 +259,13 @@ EOF
   # The 224x224 network takes about 10 s of CPU per run: make bench runs it (docs/bench.md).
   "$BIN/tosac" /work/shared/testdata/rocmlir_resnet18.mlir --emit=tosa -O0 -o r18.tosa.mlir
   /usr/bin/python3 "$ROOT/tests/oracle/resnet18_64.py" r18.tosa.mlir > r18_64.mlir
-  # -fno-fold-constants: the batch norms' rsqrt kernels and the weight transposes are the
-  # independent work the second stream runs (folded, the network is one chain of kernels)
+  # -fno-fold-constants: the batch norms' rsqrt kernels are the independent work the second
+  # stream runs (folded, the network is one chain of kernels; the weight transposes are read in
+  # place by the convolutions): 7 cross-stream waits
   "$BIN/tosac" r18_64.mlir --emit=host --embed-ir --offload-arch=gfx90a --prefix=r18 \
     --host-streams=2 -fno-fold-constants -o r18_64_host.c 2>/dev/null
   run grep -c 'r18_wait(c, st\[' r18_64_host.c
-  [ "$output" -ge 10 ]
+  [ "$output" -ge 6 ]
   build r18_64 r18
   /usr/bin/python3 -c "
 import numpy as np
