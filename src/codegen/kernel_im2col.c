@@ -110,7 +110,7 @@ static LLVMValueRef patch_by_table(cg_builder *cb, const part_kernel *k, const g
 bool cg_emit_im2col(cg_builder *cb, const part_kernel *k, cg_kernel_info *info) {
   const op *o = k->anchor;
   gemm_conv c;
-  gemm_problem pb;
+  gemm_problem pb = {0};
   char err[160];
   const value *ws = k->nout == 1 ? k->out_vals[0] : NULL;
   if (!o || !ws || ws->type->rank != 2 || !gemm_conv_describe(o, &c, &pb, err, sizeof err) || c.transpose ||
