@@ -99,11 +99,12 @@ setup() {
   assert_line --partial "(%arg0: tensor<8xf32>, %arg1: tensor<1x4x8x8xf32>, %arg2: tensor<8x4x3x3xf32>)"
   run "$TOSAC" "$DATA/transposed.mlir" --emit=tosa -o -
   assert_line --partial "(%arg0: tensor<8x12xf32>, %arg1: tensor<2x8x12xf32>, %arg2: tensor<12x10xf32>) -> (tensor<12x6xf32>)"
-  # NHWC memory read by the convolution needs no transpose kernel (transposes compose): the
-  # convolution, then the NCHW result's transpose
+  # NHWC memory read by the convolution needs no transpose kernel (transposes compose), and the
+  # convolution writes its NCHW result through the transpose: one kernel, no workspace
   run "$TOSAC" "$DATA/quant_conv.mlir" --emit=partitions --offload-arch=gfx90a
-  assert_line "target gfx90a: 2 kernels, 2 launches, workspace 1792 bytes"
+  assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
   assert_line --regexp "^  kernel 0 tosac_k0_conv2d over tensor<1x5x5x16xi32>"
+  assert_line --regexp "^    tosa.transpose at .*quant_conv.mlir:3:8"
   # the manifest describes the memory tensors
   run "$TOSAC" "$DATA/quant_conv.mlir" --offload-arch=gfx90a -o q.hipfb
   assert_success
