@@ -16,73 +16,14 @@ Shapes (batch, channels, height, width) and data follow the seed; constants are 
 1/64 so every layout computes the same bits."""
 import sys
 import numpy as np
+from tosa_writer import Graph
 
 kind, seed = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(seed * 7919 + sum(map(ord, kind)))
 ri = lambda a, b: int(rng.integers(a, b + 1))
 NCHW, NHWC, SWAP_NC = (0, 3, 1, 2), (0, 2, 3, 1), (3, 1, 2, 0)
-
-lines, args, nval = [], [], [0]
-
-
-def ty(s):
-    return "tensor<%sxf32>" % "x".join(map(str, s))
-
-
-def fresh():
-    nval[0] += 1
-    return "%%v%d" % nval[0]
-
-
-class V:
-    def __init__(self, name, shape):
-        self.name, self.shape, self.ty = name, tuple(shape), ty(shape)
-
-
-def emit(op, operands, shape, attrs=""):
-    v = V(fresh(), shape)
-    a = " <{%s}>" % attrs if attrs else ""
-    lines.append('  %s = "%s"(%s)%s : (%s) -> %s' % (v.name, op, ", ".join(o.name for o in operands), a,
-                                                   ", ".join(o.ty for o in operands), v.ty))
-    return v
-
-
-def raw(name, text, t):
-    v = V(name, ())
-    v.ty = t
-    lines.append(text)
-    return v
-
-
-def const(shape, scale=1.0):
-    vals = (rng.integers(-64, 65, int(np.prod(shape))) / 64.0 * scale).astype(np.float32)
-    n = fresh()
-    lines.append('  %s = "tosa.const"() <{values = dense<"0x%s"> : %s}> : () -> %s'
-                 % (n, vals.tobytes().hex().upper(), ty(shape), ty(shape)))
-    return V(n, shape)
-
-
-def scalar(x, t="f32"):
-    n = fresh()
-    return raw(n, '  %s = "tosa.const"() <{values = dense<%s> : tensor<1x%s>}> : () -> tensor<1x%s>'
-               % (n, x, t, t), "tensor<1x%s>" % t)
-
-
-def shape_const(vals):
-    n = fresh()
-    k = len(vals)
-    return raw(n, '  %s = "tosa.const_shape"() <{values = dense<[%s]> : tensor<%dxindex>}> : () -> !tosa.shape<%d>'
-               % (n, ", ".join(map(str, vals)), k, k), "!tosa.shape<%d>" % k)
-
-
-def arg(shape):
-    v = V("%%a%d" % len(args), shape)
-    args.append(v)
-    return v
-
-
-def transpose(x, p):
-    return emit("tosa.transpose", [x], [x.shape[i] for i in p], "perms = array<i32: %s>" % ", ".join(map(str, p)))
+g = Graph(rng)
+emit, const, scalar, shape_const, arg, transpose = g.emit, g.const, g.scalar, g.shape_const, g.arg, g.transpose
 
 
 shift = []
@@ -204,12 +145,4 @@ elif kind == "block":
 else:
     sys.exit("unknown kind " + kind)
 
-print("// gen_layout.py %s %d" % (kind, seed))
-for i in range(len(args)):
-    print("// oracle: arg %d -1 1" % i)
-print("// oracle: result 0 err %s" % err)
-print("func.func @main(%s) -> (%s) {" % (", ".join("%s: %s" % (a.name, a.ty) for a in args),
-                                        ", ".join(r.ty for r in res)))
-print("\n".join(lines))
-print("  return %s : %s" % (", ".join(r.name for r in res), ", ".join(r.ty for r in res)))
-print("}")
+g.print("gen_layout.py %s %d" % (kind, seed), res, [err])

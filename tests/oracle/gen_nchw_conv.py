@@ -14,71 +14,14 @@ KIND:
 Shapes and data follow the seed; data are multiples of 1/64."""
 import sys
 import numpy as np
+from tosa_writer import Graph
 
 kind, seed = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(seed * 104729 + sum(map(ord, kind)))
 ri = lambda a, b: int(rng.integers(a, b + 1))
 NHWC, NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
-lines, args, nval = [], [], [0]
-
-
-def ty(s):
-    return "tensor<%sxf32>" % "x".join(map(str, s))
-
-
-class V:
-    def __init__(self, name, shape):
-        self.name, self.shape, self.ty = name, tuple(shape), ty(shape)
-
-
-def emit(op, operands, shape, attrs=""):
-    nval[0] += 1
-    v = V("%%v%d" % nval[0], shape)
-    a = " <{%s}>" % attrs if attrs else ""
-    lines.append('  %s = "%s"(%s)%s : (%s) -> %s' % (v.name, op, ", ".join(o.name for o in operands), a,
-                                                   ", ".join(o.ty for o in operands), v.ty))
-    return v
-
-
-def raw(text, t):
-    nval[0] += 1
-    v = V("%%v%d" % nval[0], ())
-    v.ty = t
-    lines.append(text % v.name)
-    return v
-
-
-def const(shape, scale=1.0):
-    vals = (rng.integers(-64, 65, int(np.prod(shape))) / 64.0 * scale).astype(np.float32)
-    v = raw('  %%s = "tosa.const"() <{values = dense<"0x%s"> : %s}> : () -> %s'
-            % (vals.tobytes().hex().upper(), ty(shape), ty(shape)), ty(shape))
-    v.shape = tuple(shape)
-    return v
-
-
-def zero():
-    return raw('  %s = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32>',
-               "tensor<1xf32>")
-
-
-def shape_const(vals):
-    k = len(vals)
-    return raw('  %%s = "tosa.const_shape"() <{values = dense<[%s]> : tensor<%dxindex>}> : () -> !tosa.shape<%d>'
-               % (", ".join(map(str, vals)), k, k), "!tosa.shape<%d>" % k)
-
-
-def arg(shape):
-    v = V("%%a%d" % len(args), shape)
-    args.append(v)
-    return v
-
-
-def transpose(x, p):
-    return emit("tosa.transpose", [x], [x.shape[i] for i in p], "perms = array<i32: %s>" % ", ".join(map(str, p)))
-
-
-def slice_(x, start, size):
-    return emit("tosa.slice", [x, shape_const(start), shape_const(size)], size)
+g = Graph(rng)
+emit, const, arg, transpose, slice_ = g.emit, g.const, g.arg, g.transpose, g.slice
 
 
 def conv(x, w, k, stride, pad):
@@ -92,7 +35,7 @@ def conv(x, w, k, stride, pad):
         r = (size - 1 + pad[2 * d] + pad[2 * d + 1] - (k - 1)) % stride
         pad[2 * d + 1] += -r if pad[2 * d + 1] >= r else stride - r
         out.append((size - 1 + pad[2 * d] + pad[2 * d + 1] - (k - 1)) // stride + 1)
-    z = zero()
+    z = g.scalar("0.000000e+00")
     return emit("tosa.conv2d", [x, w, const((oc,), 0.25), z, z], (n, out[0], out[1], oc),
                 "acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: %s>, stride = array<i64: %d, %d>"
                 % (", ".join(map(str, pad)), stride, stride))
@@ -137,13 +80,4 @@ else:
     sys.exit("unknown kind " + kind)
 res = res if isinstance(res, list) else [res]
 
-print("// gen_nchw_conv.py %s %d" % (kind, seed))
-for i in range(len(args)):
-    print("// oracle: arg %d -1 1" % i)
-for i in range(len(res)):
-    print("// oracle: result %d err 1e-4" % i)
-print("func.func @main(%s) -> (%s) {" % (", ".join("%s: %s" % (a.name, a.ty) for a in args),
-                                        ", ".join(r.ty for r in res)))
-print("\n".join(lines))
-print("  return %s : %s" % (", ".join(r.name for r in res), ", ".join(r.ty for r in res)))
-print("}")
+g.print("gen_nchw_conv.py %s %d" % (kind, seed), res, ["1e-4"] * len(res))
