@@ -221,7 +221,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
         nk[m] = k;
         nk[m].role = KR_PHASE;
         nk[m].phase = ph;
-        char suffix[16];
+        char suffix[24]; /* "_phase" and any int: -O1 cannot see ph < 64 */
         snprintf(suffix, sizeof suffix, "_phase%d", ph);
         renumber(&nk[m], m, suffix);
         m++;
