@@ -61,7 +61,7 @@ random_convs() {
   run bash -c "nm -D --defined-only '$LIB' | awk '\$3 {print \$3}' | sed 's/@.*//' | sort | tr '\n' ' '"
   assert_output "TOSAC_MIIR_1 miirBufferGet miirCreateHandle miirDestroyHandle miirGetExecutionDims miirGetKernelCount miirGetWorkspaceSize miirLowerBin miirLowerTuningParams tosac_miir_error "
   printf '#include <Miir.h>\nint main(void) { return MIIR_VERSION_FLAT == 6 && MIIR_BUILD_FAILURE == 3 ? 0 : 1; }\n' > "$BATS_TEST_TMPDIR/a.c"
-  cc -std=c17 -Wall -Werror -I"$ROOT/src/miir" "$BATS_TEST_TMPDIR/a.c" -o "$BATS_TEST_TMPDIR/a" -L"$BUILD/lib" -ltosac-miir -Wl,-rpath,"$BUILD/lib"
+  cc -std=c17 -Wall -Werror ${TOSAC_SAN:-} -I"$ROOT/src/miir" "$BATS_TEST_TMPDIR/a.c" -o "$BATS_TEST_TMPDIR/a" -L"$BUILD/lib" -ltosac-miir -Wl,-rpath,"$BUILD/lib"
   "$BATS_TEST_TMPDIR/a"
   c++ -x c++ -Wall -Werror -I"$ROOT/src/miir" -c "$BATS_TEST_TMPDIR/a.c" -o "$BATS_TEST_TMPDIR/a.o"
 }
@@ -74,7 +74,7 @@ random_convs() {
   run bash -c "PKG_CONFIG_PATH=$d/root/usr/local/lib/pkgconfig pkg-config --cflags --libs tosac-miir | sed 's/ *$//'"
   assert_output "-I$d/root/usr/local/include/tosac -L$d/root/usr/local/lib -Wl,-rpath,$d/root/usr/local/lib -ltosac-miir"
   printf '#include <Miir.h>\nint main(void) { return miirGetKernelCount(0) == -1 ? 0 : 1; }\n' > "$d/b.c"
-  cc -std=c17 "$d/b.c" -o "$d/b" $output
+  cc -std=c17 ${TOSAC_SAN:-} "$d/b.c" -o "$d/b" $output
   "$d/b"
 }
 
