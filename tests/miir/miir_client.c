@@ -370,6 +370,7 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     printf("handles to binaries: %.3f s\n",
            (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    free(mods), free(fns), free(gsz), free(lsz);
     return 0;
   }
 
