@@ -296,6 +296,11 @@ typedef struct fn_state fe_scope; /* the function being parsed: its value names 
 value *fe_scope_find(fe_parser *p, fe_scope *fs, fe_token t); /* %name; reports an undefined one */
 bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v); /* %name -> v (v keeps its name) */
 value *fe_poison(fe_parser *p); /* stands for a result whose op failed: later uses stay silent */
+/* A name scope nested in outer over the same graph (a region inlined into its function, as the
+ * body of migraphx.attention): its names are its own, its ops join outer's graph. End it with
+ * fe_scope_end before outer defines anything again. */
+fe_scope *fe_scope_nested(fe_parser *p, fe_scope *outer);
+void fe_scope_end(fe_scope *inner);
 op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int n);
 /* NULL (diagnosed) when the op breaks a TOSA rule. */
 value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name);
@@ -370,6 +375,13 @@ value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank);
 value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size);
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 0 */
 value *fe_mgx_splat(fe_mgx_ctx *m, const tensor_type *t, double v);      /* a splat constant */
+value *fe_mgx_cast(fe_mgx_ctx *m, value *x, elem_type et);                /* tosa.cast unless x is et */
+/* [..., M, K] x [..., K, N] with equal batch dims: a matmul on [batch, M, K] x [batch, K, N]. */
+value *fe_mgx_dot(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out);
+value *fe_mgx_softmax(fe_mgx_ctx *m, value *x, int64_t axis); /* as rocMLIR: exp(x - max) / sum */
+/* migraphx_attention.c: `migraphx.attention Q, K, V [pre_softmax_inputs(...)] {body} ...` (the
+ * op name is the current token); false to resynchronise. */
+bool fe_mgx_attention(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
 /* migraphx_mx.c: the MX element types. */
 fe_mx_kind fe_mx_parse(const char *s, size_t n);        /* "f4E2M1FN" -> FE_MX_F4E2M1FN, else NONE */
 const char *fe_mx_name(fe_mx_kind k);                   /* "f4E2M1FN" */

@@ -382,6 +382,7 @@ bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults
   int nlen = name.kind == T_STRING ? name.n - 2 : name.n;
   fe_mgx_ctx m = {.p = p, .fs = fs, .loc = fe_loc(p, name), .opname = arena_strndup(p->a, nm, (size_t)nlen)};
   m.res = nresults ? arena_strndup(p->a, results[0].p + 1, (size_t)results[0].n - 1) : "r";
+  if (!strcmp(m.opname, "migraphx.attention")) return fe_mgx_attention(p, fs, results, nresults, name);
   const fe_mgx_opdef *d = fe_mgx_find_op(m.opname + 9);
   bool ok = false;
   value *r = NULL;

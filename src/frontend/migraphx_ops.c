@@ -43,6 +43,8 @@ static value *mk_cast(fe_mgx_ctx *m, value *x, elem_type et) {
   return mk(m, OP_CAST, x, NULL, NULL, &t);
 }
 
+value *fe_mgx_cast(fe_mgx_ctx *m, value *x, elem_type et) { return mk_cast(m, x, et); }
+
 value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm) {
   if (!x) return NULL;
   int64_t composed[TOSAC_MAX_RANK];
@@ -487,13 +489,17 @@ static value *l_reduce(fe_mgx_ctx *m, int mean) {
 }
 
 /* exp(x - max) / sum(exp(x - max)) along axis, as rocMLIR lowers it. */
+value *fe_mgx_softmax(fe_mgx_ctx *m, value *x, int64_t axis) {
+  value *e = mk_unary(m, OP_EXP, mk_binary(m, OP_SUB, x, reduce(m, OP_REDUCE_MAX, x, axis)));
+  return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
+}
+
 static value *l_softmax(fe_mgx_ctx *m, int k) {
   (void)k;
   int64_t axis;
   value *x = m->in[0];
   if (!attr_int(m, "axis", &axis, true, 0) || !norm_axis(m, "axis", &axis, x->type->rank)) return NULL;
-  value *e = mk_unary(m, OP_EXP, mk_binary(m, OP_SUB, x, reduce(m, OP_REDUCE_MAX, x, axis)));
-  return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
+  return fe_mgx_softmax(m, x, axis);
 }
 
 /* Operand i as an i32 holding its unsigned value when it is a ui* integer (ui32: refused). */
@@ -539,7 +545,7 @@ static value *l_quantize(fe_mgx_ctx *m, int k) {
 
 /* dot / quant_dot: [..., M, K] x [..., K, N] with equal batch dims -> tosa.matmul on
  * [batch, M, K] x [batch, K, N], reshaped back. */
-static value *dot_of(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out) {
+value *fe_mgx_dot(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out) {
   if (!a || !b) return NULL;
   const tensor_type *ta = a->type, *tb = b->type;
   int r = ta->rank;
@@ -588,18 +594,18 @@ static value *scaled_dot(fe_mgx_ctx *m) {
   if (kdim % 32)
     return fe_error(m->p, m->loc, "'%s' K dimension (%lld) must be a multiple of the block size (32)", m->opname, (long long)kdim), NULL;
   if (!elem_type_is_float(out->elem)) return fe_error(m->p, m->loc, "'%s' with scales gives a float result", m->opname), NULL;
-  value *a = mk_binary(m, OP_MUL, mk_cast(m, m->in[0], ET_F32), m->in[2]);
-  value *b = mk_binary(m, OP_MUL, mk_cast(m, m->in[1], ET_F32), m->in[3]);
+  value *a = mk_cast(m, mk_binary(m, OP_MUL, mk_cast(m, m->in[0], ET_F32), m->in[2]), ET_BF16);
+  value *b = mk_cast(m, mk_binary(m, OP_MUL, mk_cast(m, m->in[1], ET_F32), m->in[3]), ET_BF16);
   tensor_type t = *out;
   t.elem = ET_F32;
-  return mk_cast(m, dot_of(m, a, b, &t), out->elem);
+  return mk_cast(m, fe_mgx_dot(m, a, b, &t), out->elem);
 }
 
 static value *l_dot(fe_mgx_ctx *m, int k) {
   (void)k;
   if (m->nscaled) return scaled_dot(m);
   if (m->nin != 2) return fe_error(m->p, m->loc, "'%s' expects 2 operands, found %d", m->opname, m->nin), NULL;
-  return dot_of(m, m->in[0], m->in[1], &m->out_t.t);
+  return fe_mgx_dot(m, m->in[0], m->in[1], &m->out_t.t);
 }
 
 /* The convolution proper on channels-last operands: [N, spatial..., C] x [OC, k..., C/group]. */

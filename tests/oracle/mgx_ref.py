@@ -158,6 +158,8 @@ CASES = {
     "mlir_unpack_int4": lambda w, s, x, p: [np.matmul(x.astype(np.float64), (unpack(w, False) - 8) * s.astype(np.float64)),
                                             unpack(p, True), p.view(np.uint8)],
     "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
+    "mlir_attention_op": lambda q, k, v, s, b: [
+        np.matmul(softmax(np.matmul(*f64(q, k)) * s + b, 3), v) + np.matmul(softmax(np.matmul(*f64(q, k)), 3), v)],
     "mlir_mxfp4_rand": lambda a, b, sa, sb: [
         np.matmul(a * np.repeat(sa[..., 0], 32, axis=2), b * np.repeat(sb[:, :, 0, :], 32, axis=1))],
     "mlir_mxfp4_dequant": lambda w, s, x: [np.matmul(x.astype(np.float64), (w * np.repeat(s[:, :, 0], 32, axis=1)).T),
