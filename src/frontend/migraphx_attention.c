@@ -33,7 +33,30 @@ typedef struct att {
   fe_mgx_type qkv_t[3], res_t[2];
   int nres_t;
   elem_type softmax_t;
+  int depth; /* 1 while inside the body's braces */
 } att;
+
+/* After an error: the rest of the op (it spans lines, so the parser's line-based resynchronising
+ * would stop inside it), up to and including its result type `-> <...>` outside the body. */
+static void skip_op(fe_parser *p, int depth) {
+  while (!p->fatal && p->tok.kind != T_EOF) {
+    fe_tok_kind k = p->tok.kind;
+    if (k == T_LBRACE || k == T_LPAREN) depth++;
+    else if ((k == T_RBRACE || k == T_RPAREN) && depth > 0) depth--;
+    else if (k == T_ARROW && depth == 0) {
+      fe_next(p);
+      if (p->tok.kind == T_BANG) fe_next(p);
+      for (int angle = 0; p->tok.kind != T_EOF;) {
+        angle += p->tok.kind == T_LANGLE ? 1 : p->tok.kind == T_RANGLE ? -1 : 0;
+        fe_next(p);
+        if (angle <= 0) break;
+      }
+      fe_skip_loc(p);
+      return;
+    }
+    fe_next(p);
+  }
+}
 
 /* pre_softmax_inputs(%a, %b : T, T) */
 static bool parse_extras(fe_parser *p, fe_scope *fs, att *a) {
@@ -58,6 +81,7 @@ static bool parse_extras(fe_parser *p, fe_scope *fs, att *a) {
 static value *parse_body(fe_parser *p, fe_scope *fs, att *a, value *qk) {
   fe_token open = p->tok;
   if (!fe_expect(p, T_LBRACE, "to open the body of 'migraphx.attention'")) return NULL;
+  a->depth = 1;
   fe_scope *in = fe_scope_nested(p, fs);
   value *y = NULL;
   bool ok = true;
@@ -122,6 +146,7 @@ static value *parse_body(fe_parser *p, fe_scope *fs, att *a, value *qk) {
   fe_scope_end(in);
   if (!ok) return NULL;
   if (!fe_expect(p, T_RBRACE, "to close the body of 'migraphx.attention'")) return NULL;
+  a->depth = 0;
   if (!y) y = qk;
   if (y->id >= 0 && !elem_type_is_float(y->type->elem))
     return fe_error(p, a->m.loc, "the body of 'migraphx.attention' must yield floats for the softmax (an integer Q.K "
@@ -241,6 +266,7 @@ bool fe_mgx_attention(fe_parser *p, fe_scope *fs, const fe_token *results, int n
   }
   if (r && r == m->last) r->name = name_intern(p->a, m->res);
 out:
+  if (!ok) skip_op(p, a.depth);
   for (int i = 0; i < nresults; i++) fe_scope_bind(p, fs, results[i], r && i == 0 ? r : fe_poison(p));
-  return ok;
+  return true;
 }
