@@ -263,7 +263,8 @@ static bool scaled_by(fe_parser *p, int *nsc, int n) {
   if (!fe_tok_is(p, "scaled")) return true;
   fe_token at = p->tok;
   fe_next(p);
-  if (!fe_tok_is(p, "by")) return fe_error(p, fe_loc(p, p->tok), "expected 'by' after 'scaled', found %s", fe_tok_text(p, p->tok));
+  if (!fe_tok_is(p, "by"))
+    return fe_error(p, fe_loc(p, p->tok), "expected 'by' after 'scaled', found %s", fe_tok_text(p, p->tok));
   fe_next(p);
   if (*nsc != n - 1) return fe_error(p, fe_loc(p, at), "'scaled by' must follow every operand or none");
   *nsc = n;
@@ -327,7 +328,8 @@ static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
     if (!fe_accept(p, T_COMMA)) break;
   }
   if (paren && !fe_expect(p, T_RPAREN, "to close the operand types")) return false;
-  if (nsct != m->nscaled) return fe_error(p, m->loc, "'%s' scales %d operands, but its type lists %d scales", m->opname, m->nscaled, nsct);
+  if (nsct != m->nscaled)
+    return fe_error(p, m->loc, "'%s' scales %d operands, but its type lists %d scales", m->opname, m->nscaled, nsct);
   for (int i = 0; i < nsct; i++) m->in_t[m->nint++] = scale_t[i];
   if (fe_accept(p, T_ARROW) || (fe_tok_is(p, "to") && (fe_next(p), true))) {
     bool rp = fe_accept(p, T_LPAREN);

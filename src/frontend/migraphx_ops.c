@@ -566,34 +566,41 @@ value *fe_mgx_dot(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out) {
   return fe_mgx_reshape(m, mm, out->dims, out->rank);
 }
 
-/* The block-scaled GEMM (MX formats): each operand times its scale, element by element, then an
- * f32 product. MIGraphX gives each scale the operand's shape, broadcast from one value per block
- * of 32 along K, so the elementwise product is the block-scaled one; K must hold whole blocks
- * (as rocMLIR requires). Every value is an exact f32, so are the scaled operands. */
-static value *scaled_dot(fe_mgx_ctx *m) {
+/* The block-scaled GEMM (MX formats): each operand times its scale, element by element, then the
+ * product. MIGraphX gives each scale the operand's shape, broadcast from one value per block of
+ * 32 along K, so the elementwise product is the block-scaled one; K must hold whole blocks (as
+ * rocMLIR requires). A power-of-two scale times an fp4 value is exact in f32 and, above 2^-126,
+ * in bf16: the GEMM reads bf16 operands (the targets' bf16 MFMA / WMMA) into an f32 result. */
+static bool check_scaled(fe_mgx_ctx *m, int i) {
   char x[200], y[200];
-  if (m->nin != 4) return fe_error(m->p, m->loc, "'%s' with scales needs two operands, each scaled by one scale", m->opname), NULL;
+  const fe_mgx_type *d = &m->in_t[i], *s = &m->in_t[2 + i];
+  if (!elem_type_is_float(d->t.elem))
+    return fe_error(m->p, m->loc, "'%s' operand %d of type %s cannot be block scaled (it needs f4E2M1FN or a float)",
+                    m->opname, i, fe_mgx_type_str(d, x, sizeof x));
+  if (s->mx != FE_MX_F8E8M0FNU)
+    return fe_error(m->p, m->loc, "'%s' scale of operand %d has type %s; block scales are f8E8M0FNU", m->opname, i,
+                    fe_mgx_type_str(s, x, sizeof x));
+  if (d->t.rank != s->t.rank || memcmp(d->t.dims, s->t.dims, sizeof(int64_t) * (size_t)d->t.rank))
+    return fe_error(m->p, m->loc,
+                    "'%s' scale %s does not have the shape of its operand %s (one scale per element, broadcast "
+                    "from one per block)",
+                    m->opname, fe_mgx_type_str(s, x, sizeof x), fe_mgx_type_str(d, y, sizeof y));
+  return true;
+}
+
+static value *scaled_dot(fe_mgx_ctx *m) {
+  if (m->nin != 4)
+    return fe_error(m->p, m->loc, "'%s' with scales needs two operands, each scaled by one scale", m->opname), NULL;
   const tensor_type *out = &m->out_t.t;
-  for (int i = 0; i < 2; i++) {
-    const fe_mgx_type *d = &m->in_t[i], *s = &m->in_t[2 + i];
-    if (!elem_type_is_float(d->t.elem))
-      return fe_error(m->p, m->loc, "'%s' operand %d of type %s cannot be block scaled (it needs f4E2M1FN or a float)", m->opname, i,
-                      fe_mgx_type_str(d, x, sizeof x)),
-             NULL;
-    if (s->mx != FE_MX_F8E8M0FNU)
-      return fe_error(m->p, m->loc, "'%s' scale of operand %d has type %s; block scales are f8E8M0FNU", m->opname, i,
-                      fe_mgx_type_str(s, x, sizeof x)),
-             NULL;
-    if (!tensor_type_equal(&d->t, &s->t) && (d->t.rank != s->t.rank || memcmp(d->t.dims, s->t.dims, sizeof(int64_t) * (size_t)d->t.rank)))
-      return fe_error(m->p, m->loc, "'%s' scale %s does not have the shape of its operand %s (one scale per element, broadcast from one per block)",
-                      m->opname, fe_mgx_type_str(s, x, sizeof x), fe_mgx_type_str(d, y, sizeof y)),
-             NULL;
-  }
+  if (!check_scaled(m, 0) || !check_scaled(m, 1)) return NULL;
   int r = m->in_t[0].t.rank;
   int64_t kdim = r ? m->in_t[0].t.dims[r - 1] : 0;
   if (kdim % 32)
-    return fe_error(m->p, m->loc, "'%s' K dimension (%lld) must be a multiple of the block size (32)", m->opname, (long long)kdim), NULL;
-  if (!elem_type_is_float(out->elem)) return fe_error(m->p, m->loc, "'%s' with scales gives a float result", m->opname), NULL;
+    return fe_error(m->p, m->loc, "'%s' K dimension (%lld) must be a multiple of the block size (32)", m->opname,
+                    (long long)kdim),
+           NULL;
+  if (!elem_type_is_float(out->elem))
+    return fe_error(m->p, m->loc, "'%s' with scales gives a float result", m->opname), NULL;
   value *a = mk_cast(m, mk_binary(m, OP_MUL, mk_cast(m, m->in[0], ET_F32), m->in[2]), ET_BF16);
   value *b = mk_cast(m, mk_binary(m, OP_MUL, mk_cast(m, m->in[1], ET_F32), m->in[3]), ET_BF16);
   tensor_type t = *out;
