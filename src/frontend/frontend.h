@@ -296,6 +296,11 @@ typedef struct fn_state fe_scope; /* the function being parsed: its value names 
 value *fe_scope_find(fe_parser *p, fe_scope *fs, fe_token t); /* %name; reports an undefined one */
 bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v); /* %name -> v (v keeps its name) */
 value *fe_poison(fe_parser *p); /* stands for a result whose op failed: later uses stay silent */
+/* A name scope nested in outer over the same graph (a region inlined into its function, as the
+ * body of migraphx.attention): its names are its own, its ops join outer's graph. End it with
+ * fe_scope_end before outer defines anything again. */
+fe_scope *fe_scope_nested(fe_parser *p, fe_scope *outer);
+void fe_scope_end(fe_scope *inner);
 op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int n);
 /* NULL (diagnosed) when the op breaks a TOSA rule. */
 value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result, const char *name);
@@ -310,12 +315,18 @@ value *fe_op_finish(fe_parser *p, fe_scope *fs, op *o, const tensor_type *result
 bool fe_parse_tensor_build(fe_parser *p, fe_scope *fs, bool splat, attr *out);
 
 /* ---------------------------------------------------------------- migraphx.c */
+/* The OCP microscaling element types of block-scaled GEMMs. They have no tensor type of their
+ * own: in memory they are bytes (f4E2M1FN two per byte, the low nibble first along the innermost
+ * memory dimension, as MIGraphX packs fp4x2; f8E8M0FNU one per byte), and the graph decodes them
+ * to f32 where an argument is read (migraphx_mx.c). */
+typedef enum fe_mx_kind { FE_MX_NONE, FE_MX_F4E2M1FN, FE_MX_F8E8M0FNU } fe_mx_kind;
 /* A !migraphx.shaped<dims x elem, strides> type (has_strides), or a tensor type (standard). */
 typedef struct fe_mgx_type {
   tensor_type t; /* the logical shape */
   int64_t strides[TOSAC_MAX_RANK];
   bool has_strides;
   bool is_unsigned; /* ui8, ui16, ...: signless storage, unsigned meaning */
+  fe_mx_kind mx;    /* an OCP MX element type: t.elem is ET_F32, the value it decodes to */
 } fe_mgx_type;
 bool fe_mgx_is_shaped(const fe_parser *p); /* the current token starts !migraphx.shaped<...> */
 /* !migraphx.shaped<...>, the short form <...> used in op signatures, or tensor<...>. */
@@ -346,6 +357,7 @@ typedef struct fe_mgx_ctx {
   fe_mgx_type out_t;
   attr literal;
   bool zero_extend; /* convert's `zero_extend` keyword */
+  int nscaled;      /* quant_dot's `%a scaled by %s` operands: their scales follow the operands */
 } fe_mgx_ctx;
 typedef value *(*fe_mgx_lower_fn)(fe_mgx_ctx *m, int arg);
 typedef struct fe_mgx_opdef {
@@ -362,6 +374,22 @@ value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm);
 value *fe_mgx_reshape(fe_mgx_ctx *m, value *x, const int64_t *dims, int rank);
 value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t *size);
 value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to); /* x + 0 */
+value *fe_mgx_splat(fe_mgx_ctx *m, const tensor_type *t, double v);      /* a splat constant */
+value *fe_mgx_cast(fe_mgx_ctx *m, value *x, elem_type et);                /* tosa.cast unless x is et */
+/* [..., M, K] x [..., K, N] with equal batch dims: a matmul on [batch, M, K] x [batch, K, N]. */
+value *fe_mgx_dot(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out);
+value *fe_mgx_softmax(fe_mgx_ctx *m, value *x, int64_t axis); /* as rocMLIR: exp(x - max) / sum */
+/* migraphx_attention.c: `migraphx.attention Q, K, V [pre_softmax_inputs(...)] {body} ...` (the
+ * op name is the current token); false to resynchronise. */
+bool fe_mgx_attention(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults, fe_token name);
+/* migraphx_mx.c: the MX element types. */
+fe_mx_kind fe_mx_parse(const char *s, size_t n);        /* "f4E2M1FN" -> FE_MX_F4E2M1FN, else NONE */
+const char *fe_mx_name(fe_mx_kind k);                   /* "f4E2M1FN" */
+/* The bytes holding memory dims d (innermost last) of kind k: fp4 halves the innermost dim; false
+ * if it is odd. */
+bool fe_mx_storage(fe_mx_kind k, tensor_type *t);
+/* The bytes x (i8, storage of kind k) decoded to f32 values of memory shape `to`. */
+value *fe_mx_decode(fe_mgx_ctx *m, value *x, fe_mx_kind k, const tensor_type *to);
 
 /* ---------------------------------------------------------------- dialect.c */
 /* An op of the tensor, arith, math or linalg dialects (exporters' form around TOSA), lowered to

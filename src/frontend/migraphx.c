@@ -64,7 +64,10 @@ bool fe_mgx_parse_type(fe_parser *p, fe_mgx_type *out, src_loc *loc) {
   if (!scan_ints(p, out->t.dims, &out->t.rank, true)) return false;
   fe_next(p);
   fe_token et = p->tok;
-  out->t.elem = et.kind == T_IDENT ? elem_type_parse_signed(et.p, (size_t)et.n, &out->is_unsigned) : ET_INVALID;
+  out->mx = et.kind == T_IDENT ? fe_mx_parse(et.p, (size_t)et.n) : FE_MX_NONE;
+  out->t.elem = out->mx                ? ET_F32 /* the values it decodes to */
+                : et.kind == T_IDENT ? elem_type_parse_signed(et.p, (size_t)et.n, &out->is_unsigned)
+                                     : ET_INVALID;
   if (out->t.elem == ET_INVALID || out->t.elem == ET_INDEX)
     return fe_error(p, fe_loc(p, et), "unknown element type %s in '!migraphx.shaped'", fe_tok_text(p, et));
   fe_next(p);
@@ -89,7 +92,8 @@ char *fe_mgx_type_str(const fe_mgx_type *mt, char *buf, size_t size) {
   size_t n = (size_t)snprintf(buf, size, "!migraphx.shaped<");
   for (int i = 0; i < mt->t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)mt->t.dims[i]);
   if (n < size)
-    n += (size_t)snprintf(buf + n, size - n, "%s%s", mt->is_unsigned ? "u" : "", elem_type_name(mt->t.elem));
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", mt->is_unsigned ? "u" : "",
+                          mt->mx ? fe_mx_name(mt->mx) : elem_type_name(mt->t.elem));
   for (int i = 0; i < mt->t.rank && n < size; i++)
     n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "x" : ", ", (long long)mt->strides[i]);
   if (n < size) snprintf(buf + n, size - n, ">");
@@ -177,10 +181,14 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
   if (!mt->has_strides) return arg;
   layout L;
   if (!get_layout(p, mt, loc, &L)) return NULL;
-  tensor_type mem = memory_type(mt, &L);
-  arg->type = type_intern(p->a, &mem);
-  char nb[VALUE_NAME_MAX];
+  tensor_type mem = memory_type(mt, &L), bytes = mem;
+  char nb[VALUE_NAME_MAX], b[200];
   fe_mgx_ctx m = {.p = p, .fs = fs, .loc = loc, .opname = "function argument", .res = value_name(arg, nb)};
+  if (mt->mx && !fe_mx_storage(mt->mx, &bytes))
+    return fe_error(p, loc, "%s packs two values per byte along its innermost memory dimension, whose length %lld is odd",
+                    fe_mgx_type_str(mt, b, sizeof b), (long long)mem.dims[mem.rank - 1]),
+           NULL;
+  arg->type = type_intern(p->a, &bytes);
   const tensor_type *t = &mt->t;
   int64_t full[TOSAC_MAX_RANK], mid[TOSAC_MAX_RANK], start[TOSAC_MAX_RANK] = {0}, perm[TOSAC_MAX_RANK];
   int64_t size[TOSAC_MAX_RANK];
@@ -190,10 +198,10 @@ value *fe_mgx_arg(fe_parser *p, fe_scope *fs, value *arg, const fe_mgx_type *mt,
     size[i] = L.in_mem[i] ? t->dims[i] : 1;
     if (L.in_mem[i]) mid[nmid++] = L.mem[i];
   }
-  value *x = arg;
+  value *x = mt->mx ? fe_mx_decode(&m, arg, mt->mx, &mem) : arg;
   if (!in_order(&L)) {
     mem_perm(&L, true, perm);
-    x = fe_mgx_transpose(&m, fe_mgx_reshape(&m, x, arg->type->dims, arg->type->rank), perm);
+    x = fe_mgx_transpose(&m, fe_mgx_reshape(&m, x, mem.dims, mem.rank), perm);
     x = fe_mgx_reshape(&m, x, mid, nmid);
   }
   x = fe_mgx_reshape(&m, x, full, t->rank);
@@ -207,6 +215,10 @@ value *fe_mgx_result(fe_parser *p, fe_scope *fs, value *v, const fe_mgx_type *mt
   layout L;
   if (!get_layout(p, mt, loc, &L)) return NULL;
   char b[200];
+  if (mt->mx)
+    return fe_error(p, loc, "results of the MX type %s are not supported (tosac decodes MX values to f32)",
+                    fe_mgx_type_str(mt, b, sizeof b)),
+           NULL;
   for (int i = 0; i < mt->t.rank; i++)
     if (L.in_mem[i] && L.mem[i] != mt->t.dims[i])
       return fe_error(p, loc, "results with padded strides are not supported: %s", fe_mgx_type_str(mt, b, sizeof b)), NULL;
@@ -238,7 +250,29 @@ static bool allowed_attr(const char *list, const char *name) {
   return false;
 }
 
+static value *operand(fe_parser *p, fe_scope *fs) {
+  value *v = p->tok.kind == T_VALUE ? fe_scope_find(p, fs, p->tok) : NULL;
+  if (p->tok.kind == T_VALUE) fe_next(p);
+  else fe_error(p, fe_loc(p, p->tok), "expected an operand, found %s", fe_tok_text(p, p->tok));
+  return v ? v : fe_poison(p);
+}
+
+/* After the n-th operand or operand type: `scaled by` (quant_dot's block scales) counts it in
+ * *nsc; the scales must then follow every operand from the first. */
+static bool scaled_by(fe_parser *p, int *nsc, int n) {
+  if (!fe_tok_is(p, "scaled")) return true;
+  fe_token at = p->tok;
+  fe_next(p);
+  if (!fe_tok_is(p, "by"))
+    return fe_error(p, fe_loc(p, p->tok), "expected 'by' after 'scaled', found %s", fe_tok_text(p, p->tok));
+  fe_next(p);
+  if (*nsc != n - 1) return fe_error(p, fe_loc(p, at), "'scaled by' must follow every operand or none");
+  *nsc = n;
+  return true;
+}
+
 /* migraphx.add %a, %b {attrs} : <T>, <T> -> <T>    (also "(%a, %b)" and the generic form)
+ * migraphx.quant_dot %a scaled by %sa, %b scaled by %sb : <A> scaled by <SA>, <B> scaled by <SB> -> <R>
  * migraphx.literal (dense<...> : tensor<...>) : <T>    migraphx.convert %a : <T> to <T> */
 static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
   fe_parser *p = m->p;
@@ -258,14 +292,19 @@ static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
     if (!ok || !fe_expect(p, T_RPAREN, "after the literal's value")) return false;
   } else {
     bool paren = fe_accept(p, T_LPAREN);
+    value *scales[8];
+    int nsc = 0;
     while (p->tok.kind == T_VALUE) {
-      if (m->nin == 8) return fe_error(p, fe_loc(p, p->tok), "too many operands");
-      value *v = fe_scope_find(p, m->fs, p->tok);
-      m->in[m->nin++] = v ? v : fe_poison(p);
-      fe_next(p);
+      if (m->nin + nsc >= 8) return fe_error(p, fe_loc(p, p->tok), "too many operands");
+      m->in[m->nin++] = operand(p, m->fs);
+      if (!scaled_by(p, &nsc, m->nin)) return false;
+      if (nsc == m->nin) scales[nsc - 1] = operand(p, m->fs);
       if (!fe_accept(p, T_COMMA)) break;
     }
     if (paren && !fe_expect(p, T_RPAREN, "to close the operand list")) return false;
+    if (nsc && nsc != m->nin) return fe_error(p, m->loc, "'%s' scales every operand or none", m->opname);
+    for (int i = 0; i < nsc; i++) m->in[m->nin++] = scales[i];
+    m->nscaled = nsc;
   }
   for (;;) {
     if (p->tok.kind == T_LBRACE) {
@@ -280,12 +319,18 @@ static bool parse_syntax(fe_mgx_ctx *m, fe_token name, bool literal) {
   }
   if (!fe_expect(p, T_COLON, "before the operation's type")) return false;
   bool paren = fe_accept(p, T_LPAREN);
+  fe_mgx_type scale_t[8];
+  int nsct = 0;
   while (!paren || p->tok.kind != T_RPAREN) {
-    if (m->nint == 8) return fe_error(p, fe_loc(p, p->tok), "too many operand types");
-    if (!fe_mgx_parse_type(p, &m->in_t[m->nint++], NULL)) return false;
+    if (m->nint + nsct >= 8) return fe_error(p, fe_loc(p, p->tok), "too many operand types");
+    if (!fe_mgx_parse_type(p, &m->in_t[m->nint++], NULL) || !scaled_by(p, &nsct, m->nint)) return false;
+    if (nsct == m->nint && !fe_mgx_parse_type(p, &scale_t[nsct - 1], NULL)) return false;
     if (!fe_accept(p, T_COMMA)) break;
   }
   if (paren && !fe_expect(p, T_RPAREN, "to close the operand types")) return false;
+  if (nsct != m->nscaled)
+    return fe_error(p, m->loc, "'%s' scales %d operands, but its type lists %d scales", m->opname, m->nscaled, nsct);
+  for (int i = 0; i < nsct; i++) m->in_t[m->nint++] = scale_t[i];
   if (fe_accept(p, T_ARROW) || (fe_tok_is(p, "to") && (fe_next(p), true))) {
     bool rp = fe_accept(p, T_LPAREN);
     if (!fe_mgx_parse_type(p, &m->out_t, NULL) || (rp && !fe_expect(p, T_RPAREN, "to close the result type"))) return false;
@@ -339,6 +384,7 @@ bool fe_mgx_op(fe_parser *p, fe_scope *fs, const fe_token *results, int nresults
   int nlen = name.kind == T_STRING ? name.n - 2 : name.n;
   fe_mgx_ctx m = {.p = p, .fs = fs, .loc = fe_loc(p, name), .opname = arena_strndup(p->a, nm, (size_t)nlen)};
   m.res = nresults ? arena_strndup(p->a, results[0].p + 1, (size_t)results[0].n - 1) : "r";
+  if (!strcmp(m.opname, "migraphx.attention")) return fe_mgx_attention(p, fs, results, nresults, name);
   const fe_mgx_opdef *d = fe_mgx_find_op(m.opname + 9);
   bool ok = false;
   value *r = NULL;

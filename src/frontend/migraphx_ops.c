@@ -43,6 +43,8 @@ static value *mk_cast(fe_mgx_ctx *m, value *x, elem_type et) {
   return mk(m, OP_CAST, x, NULL, NULL, &t);
 }
 
+value *fe_mgx_cast(fe_mgx_ctx *m, value *x, elem_type et) { return mk_cast(m, x, et); }
+
 value *fe_mgx_transpose(fe_mgx_ctx *m, value *x, const int64_t *perm) {
   if (!x) return NULL;
   int64_t composed[TOSAC_MAX_RANK];
@@ -88,7 +90,7 @@ value *fe_mgx_slice(fe_mgx_ctx *m, value *x, const int64_t *start, const int64_t
 }
 
 /* A splat constant of type t holding v. */
-static value *mk_splat(fe_mgx_ctx *m, const tensor_type *t, double v) {
+value *fe_mgx_splat(fe_mgx_ctx *m, const tensor_type *t, double v) {
   dense_data *dd = arena_alloc(m->p->a, sizeof *dd);
   dd->type = *t;
   dd->splat = true;
@@ -110,7 +112,7 @@ value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to) {
   tensor_type t = *to;
   t.elem = x->type->elem;
   if (tensor_type_equal(&t, x->type)) return x;
-  if (elem_type_is_float(t.elem) || t.elem == ET_I32) return mk_binary(m, OP_ADD, x, mk_splat(m, &t, 0));
+  if (elem_type_is_float(t.elem) || t.elem == ET_I32) return mk_binary(m, OP_ADD, x, fe_mgx_splat(m, &t, 0));
   int64_t mult[TOSAC_MAX_RANK];
   for (int i = 0; i < t.rank; i++) mult[i] = x->type->dims[i] == t.dims[i] ? 1 : t.dims[i];
   op *o = fe_op_new(m->p, OP_TILE, m->loc, &x, 1);
@@ -125,7 +127,7 @@ value *fe_mgx_broadcast(fe_mgx_ctx *m, value *x, const tensor_type *to) {
 static value *splat_like(fe_mgx_ctx *m, const value *x, elem_type et, double v) {
   tensor_type t = {.elem = et, .rank = x->type->rank};
   for (int i = 0; i < t.rank; i++) t.dims[i] = 1;
-  return mk_splat(m, &t, v);
+  return fe_mgx_splat(m, &t, v);
 }
 
 static value *zext32(fe_mgx_ctx *m, value *x) {
@@ -483,17 +485,21 @@ static value *l_reduce(fe_mgx_ctx *m, int mean) {
            NULL;
   tensor_type one = {.elem = x->type->elem, .rank = x->type->rank};
   for (int i = 0; i < one.rank; i++) one.dims[i] = 1;
-  return mk_binary(m, OP_MUL, x, mk_splat(m, &one, 1.0 / (double)count));
+  return mk_binary(m, OP_MUL, x, fe_mgx_splat(m, &one, 1.0 / (double)count));
 }
 
 /* exp(x - max) / sum(exp(x - max)) along axis, as rocMLIR lowers it. */
+value *fe_mgx_softmax(fe_mgx_ctx *m, value *x, int64_t axis) {
+  value *e = mk_unary(m, OP_EXP, mk_binary(m, OP_SUB, x, reduce(m, OP_REDUCE_MAX, x, axis)));
+  return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
+}
+
 static value *l_softmax(fe_mgx_ctx *m, int k) {
   (void)k;
   int64_t axis;
   value *x = m->in[0];
   if (!attr_int(m, "axis", &axis, true, 0) || !norm_axis(m, "axis", &axis, x->type->rank)) return NULL;
-  value *e = mk_unary(m, OP_EXP, mk_binary(m, OP_SUB, x, reduce(m, OP_REDUCE_MAX, x, axis)));
-  return mk_binary(m, OP_MUL, e, mk_unary(m, OP_RECIPROCAL, reduce(m, OP_REDUCE_SUM, e, axis)));
+  return fe_mgx_softmax(m, x, axis);
 }
 
 /* Operand i as an i32 holding its unsigned value when it is a ui* integer (ui32: refused). */
@@ -533,16 +539,15 @@ static value *l_quantize(fe_mgx_ctx *m, int k) {
       return fe_error(m->p, m->loc, "'migraphx.quantizelinear' to ui32 is not supported (tosac's integers end at i32)"), NULL;
     lo = 0, hi = (double)(((int64_t)1 << bits) - 1);
   }
-  q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, mk_splat(m, q->type, lo)), mk_splat(m, q->type, hi));
+  q = mk_binary(m, OP_MINIMUM, mk_binary(m, OP_MAXIMUM, q, fe_mgx_splat(m, q->type, lo)), fe_mgx_splat(m, q->type, hi));
   return mk_cast(m, q, out);
 }
 
 /* dot / quant_dot: [..., M, K] x [..., K, N] with equal batch dims -> tosa.matmul on
  * [batch, M, K] x [batch, K, N], reshaped back. */
-static value *l_dot(fe_mgx_ctx *m, int k) {
-  (void)k;
-  value *a = m->in[0], *b = m->in[1];
-  const tensor_type *ta = a->type, *tb = b->type, *out = &m->out_t.t;
+value *fe_mgx_dot(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out) {
+  if (!a || !b) return NULL;
+  const tensor_type *ta = a->type, *tb = b->type;
   int r = ta->rank;
   char x[160], y[160];
   bool ok = r >= 2 && tb->rank == r && out->rank == r && ta->dims[r - 1] == tb->dims[r - 2];
@@ -561,12 +566,61 @@ static value *l_dot(fe_mgx_ctx *m, int k) {
   return fe_mgx_reshape(m, mm, out->dims, out->rank);
 }
 
+/* The block-scaled GEMM (MX formats): each operand times its scale, element by element, then the
+ * product. MIGraphX gives each scale the operand's shape, broadcast from one value per block of
+ * 32 along K, so the elementwise product is the block-scaled one; K must hold whole blocks (as
+ * rocMLIR requires). A power-of-two scale times an fp4 value is exact in f32 and, above 2^-126,
+ * in bf16: the GEMM reads bf16 operands (the targets' bf16 MFMA / WMMA) into an f32 result. */
+static bool check_scaled(fe_mgx_ctx *m, int i) {
+  char x[200], y[200];
+  const fe_mgx_type *d = &m->in_t[i], *s = &m->in_t[2 + i];
+  if (!elem_type_is_float(d->t.elem))
+    return fe_error(m->p, m->loc, "'%s' operand %d of type %s cannot be block scaled (it needs f4E2M1FN or a float)",
+                    m->opname, i, fe_mgx_type_str(d, x, sizeof x));
+  if (s->mx != FE_MX_F8E8M0FNU)
+    return fe_error(m->p, m->loc, "'%s' scale of operand %d has type %s; block scales are f8E8M0FNU", m->opname, i,
+                    fe_mgx_type_str(s, x, sizeof x));
+  if (d->t.rank != s->t.rank || memcmp(d->t.dims, s->t.dims, sizeof(int64_t) * (size_t)d->t.rank))
+    return fe_error(m->p, m->loc,
+                    "'%s' scale %s does not have the shape of its operand %s (one scale per element, broadcast "
+                    "from one per block)",
+                    m->opname, fe_mgx_type_str(s, x, sizeof x), fe_mgx_type_str(d, y, sizeof y));
+  return true;
+}
+
+static value *scaled_dot(fe_mgx_ctx *m) {
+  if (m->nin != 4)
+    return fe_error(m->p, m->loc, "'%s' with scales needs two operands, each scaled by one scale", m->opname), NULL;
+  const tensor_type *out = &m->out_t.t;
+  if (!check_scaled(m, 0) || !check_scaled(m, 1)) return NULL;
+  int r = m->in_t[0].t.rank;
+  int64_t kdim = r ? m->in_t[0].t.dims[r - 1] : 0;
+  if (kdim % 32)
+    return fe_error(m->p, m->loc, "'%s' K dimension (%lld) must be a multiple of the block size (32)", m->opname,
+                    (long long)kdim),
+           NULL;
+  if (!elem_type_is_float(out->elem))
+    return fe_error(m->p, m->loc, "'%s' with scales gives a float result", m->opname), NULL;
+  value *a = mk_cast(m, mk_binary(m, OP_MUL, mk_cast(m, m->in[0], ET_F32), m->in[2]), ET_BF16);
+  value *b = mk_cast(m, mk_binary(m, OP_MUL, mk_cast(m, m->in[1], ET_F32), m->in[3]), ET_BF16);
+  tensor_type t = *out;
+  t.elem = ET_F32;
+  return mk_cast(m, fe_mgx_dot(m, a, b, &t), out->elem);
+}
+
+static value *l_dot(fe_mgx_ctx *m, int k) {
+  (void)k;
+  if (m->nscaled) return scaled_dot(m);
+  if (m->nin != 2) return fe_error(m->p, m->loc, "'%s' expects 2 operands, found %d", m->opname, m->nin), NULL;
+  return fe_mgx_dot(m, m->in[0], m->in[1], &m->out_t.t);
+}
+
 /* The convolution proper on channels-last operands: [N, spatial..., C] x [OC, k..., C/group]. */
 static value *conv_nhwc(fe_mgx_ctx *m, value *x, value *w, const tensor_type *out, const int64_t *pad, const int64_t *st,
                         const int64_t *dil, int nsp) {
   if (!x || !w) return NULL;
   tensor_type bt = {.elem = out->elem, .rank = 1, .dims = {1}};
-  op *o = fe_op_new(m->p, nsp == 3 ? OP_CONV3D : OP_CONV2D, m->loc, (value *[]){x, w, mk_splat(m, &bt, 0)}, 3);
+  op *o = fe_op_new(m->p, nsp == 3 ? OP_CONV3D : OP_CONV2D, m->loc, (value *[]){x, w, fe_mgx_splat(m, &bt, 0)}, 3);
   if (!o->operands[2]) return NULL;
   fe_set_ints(m->p, o, "pad", pad, 2 * nsp);
   fe_set_ints(m->p, o, "stride", st, nsp);
@@ -686,7 +740,7 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
     int64_t kh = w->type->dims[2], kw = nsp == 1 ? 1 : w->type->dims[3];
     int64_t wd[4] = {c, oc / c, kh, kw}, perm[4] = {2, 3, 0, 1};
     value *wdw = fe_mgx_transpose(m, fe_mgx_reshape(m, w, wd, 4), perm);
-    value *bias = mk_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
+    value *bias = fe_mgx_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
     if (!xt || !wdw || !bias) return NULL;
     op *o = fe_op_new(m->p, OP_DEPTHWISE_CONV2D, m->loc, (value *[]){xt, wdw, bias}, 3);
     fe_set_ints(m->p, o, "pad", pad, 4);
@@ -735,7 +789,7 @@ static value *l_bwd_conv(fe_mgx_ctx *m, int k) {
   if (nsp == 1) xperm[1] = 2, xperm[2] = 1, wperm[1] = 2, wperm[2] = 0;
   value *xt = fe_mgx_reshape(m, fe_mgx_transpose(m, x, xperm), xd, 4);
   value *wt = fe_mgx_reshape(m, fe_mgx_transpose(m, w, wperm), wd, 4);
-  value *bias = mk_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
+  value *bias = fe_mgx_splat(m, &(tensor_type){.elem = out->elem, .rank = 1, .dims = {1}}, 0);
   if (!xt || !wt || !bias) return NULL;
   int64_t opad[4] = {0}, st[2] = {1, 1};
   for (int i = 0; i < nsp; i++) {
@@ -796,7 +850,7 @@ static const fe_mgx_opdef mgx_ops[] = {
     {"quant_convolution", l_conv, 1, 2, 2, CONV_ATTRS, false},
     {"backwards_data_convolution", l_bwd_conv, 0, 2, 2, CONV_ATTRS " kernelId", false},
     {"dot", l_dot, 0, 2, 2, "perf_config xdlopsV2", false},
-    {"quant_dot", l_dot, 1, 2, 2, "perf_config xdlopsV2", false},
+    {"quant_dot", l_dot, 1, 2, 4, "perf_config xdlopsV2", false},
     {"transpose", l_transpose, 0, 1, 1, "permutation dims", true},
     {"reshape", l_reshape, 0, 1, 1, "dims", true},
     {"flatten", l_reshape, 0, 1, 1, "axis", true},

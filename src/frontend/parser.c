@@ -980,6 +980,19 @@ bool fe_scope_bind(fe_parser *p, fe_scope *fs, fe_token t, value *v) {
 
 value *fe_poison(fe_parser *p) { return poison_value(p); }
 
+fe_scope *fe_scope_nested(fe_parser *p, fe_scope *outer) {
+  fn_state *s = arena_alloc(p->a, sizeof *s);
+  *s = (fn_state){.g = outer->g, .parent = outer, .vcap = outer->vcap, .ocap = outer->ocap, .rcap = outer->rcap};
+  return s;
+}
+
+void fe_scope_end(fe_scope *inner) { /* the graph's arrays may have grown through inner */
+  inner->parent->vcap = inner->vcap;
+  inner->parent->ocap = inner->ocap;
+  inner->parent->rcap = inner->rcap;
+  vt_free(inner);
+}
+
 op *fe_op_new(fe_parser *p, op_kind k, src_loc loc, value *const *operands, int n) {
   op *o = arena_alloc(p->a, sizeof *o);
   o->kind = k;

@@ -20,6 +20,33 @@ DT = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "si8": np.int8, "ui8"
       "si16": np.int16, "ui16": np.uint16, "i32": np.int32, "si32": np.int32, "ui32": np.uint32}
 
 
+MX = ("f4E2M1FN", "f8E8M0FNU")  # OCP MX element types: bytes in memory, decoded to real values
+
+
+def e2m1(code):
+    """OCP MX v1.0 FP4 E2M1: sign, 2 exponent bits (bias 1), 1 mantissa bit; exponent 0 is
+    subnormal (m * 2^-1 * 2^(1-1)); no Inf or NaN."""
+    s, e, m = (code >> 3) & 1, (code >> 1) & 3, code & 1
+    mag = np.where(e == 0, m * 0.5, np.ldexp(1.0 + m * 0.5, e - 1))
+    return np.where(s == 1, -mag, mag)
+
+
+def e8m0(code):
+    """OCP MX v1.0 E8M0 scale: 2^(code - 127), 0xFF NaN."""
+    return np.where(code == 255, np.nan, np.ldexp(1.0, code.astype(np.int64) - 127))
+
+
+def mx_decode(mem, et):
+    """Bytes of an MX type to the values of its unpacked memory: fp4 holds two per byte along
+    the innermost memory dim, the low nibble first (MIGraphX's fp4x2)."""
+    u = mem.view(np.uint8).astype(np.int64)
+    if et == "f8E8M0FNU":
+        return e8m0(u)
+    out = np.empty(u.shape[:-1] + (2 * u.shape[-1],), dtype=np.int64)
+    out[..., 0::2], out[..., 1::2] = u & 15, u >> 4
+    return e2m1(out)
+
+
 def signless(a):
     """The bytes as the converted graph holds them: unsigned types are stored signless."""
     return a.view(np.dtype(a.dtype.str.replace("u", "i"))) if a.dtype.kind == "u" else a
@@ -131,6 +158,16 @@ CASES = {
     "mlir_unpack_int4": lambda w, s, x, p: [np.matmul(x.astype(np.float64), (unpack(w, False) - 8) * s.astype(np.float64)),
                                             unpack(p, True), p.view(np.uint8)],
     "wrapper": lambda a, b: [softmax(np.matmul(*f64(a, b)), 1)],
+    "mlir_attention_op": lambda q, k, v, s, b: [
+        np.matmul(softmax(np.matmul(*f64(q, k)) * s + b, 3), v) + np.matmul(softmax(np.matmul(*f64(q, k)), 3), v)],
+    "mlir_mxfp4_rand": lambda a, b, sa, sb: [
+        np.matmul(a * np.repeat(sa[..., 0], 32, axis=2), b * np.repeat(sb[:, :, 0, :], 32, axis=1))],
+    "mlir_mxfp4_dequant": lambda w, s, x: [np.matmul(x.astype(np.float64), (w * np.repeat(s[:, :, 0], 32, axis=1)).T),
+                                           w],
+    "mlir_mxfp4_dot": lambda a, b, sa, sb, c, a2, b2, sa2, sb2: [
+        np.matmul(a * np.repeat(sa[:, :, 0], 32, axis=1), b * np.repeat(sb[:, 0, :], 32, axis=0)) + c,
+        np.matmul(a2 * np.repeat(sa2[..., 0], 32, axis=2),
+                  (b2 * np.repeat(sb2[..., 0], 32, axis=2)).transpose(0, 2, 1))],
     "mlir_dot_softmax_wrapper": lambda q, k: [softmax(np.matmul(*f64(q, k)), 3)],
 }
 
@@ -173,8 +210,15 @@ def main(argv):
     opts, logical = [], []
     for i, (mt, tt) in enumerate(zip(margs, targs)):
         dims, et, strides = shaped(mt)
-        dt = DT[et]
+        dt = DT.get(et, np.int8)
         shape = tensor_dims(tt)
+        if et in MX:  # fp4: any byte; e8m0: scales 2^-9 .. 2^8
+            mem = rng.integers(0, 256, size=shape) if et == "f4E2M1FN" else rng.integers(118, 136, size=shape)
+            mem = mem.astype(np.uint8).view(np.int8)
+            np.save(f"{outdir}/in{i}.npy", mem)
+            opts.append(f"--input=@{outdir}/in{i}.npy")
+            logical.append(view(mx_decode(mem, et), dims, strides))
+            continue
         if dt == np.int8:
             mem = rng.integers(-128, 128, size=shape).astype(dt)
         elif dt == np.uint8:
