@@ -34,7 +34,9 @@ static int phase_kernels(const target_info *t, const part_kernel *k, uint64_t *e
   *fill = *empty != 0;
   if (!phases)
     return 0;
-  bool bare = k->nout == 1 && k->out_vals[0] == k->anchor->results[0] && const_zero(k->anchor->operands[2]);
+  const value *out = k->nout == 1 ? k->out_vals[0] : NULL;
+  bool written = out && (out == k->anchor->results[0] || (out->def && part_is_output_view(k, out->def)));
+  bool bare = written && const_zero(k->anchor->operands[2]);
   if (*fill && !bare)
     return 0;
   return phases - __builtin_popcountll(*empty);
