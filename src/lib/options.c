@@ -150,7 +150,7 @@ tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m) {
 
 tosac_status tosac_options_set_workspace_expansions(tosac_options *o, int on) {
   if (on != 0 && on != 1)
-    return refuse(o, "workspace expansions: %d is neither 0 nor 1", on);
+    return refuse(o, "invalid workspace expansions setting '%d' (use 0 or 1)", on);
   o->no_workspace_expansions = !on;
   return accept(o);
 }

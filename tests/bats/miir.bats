@@ -308,6 +308,7 @@ groups_of() {
 }
 
 @test "every target: forward, backward data and backward weight, grouped, strided" {
+  local REQUESTED=1 # the grouped forward problems need their workspace
   for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
     conv 5 $t conv2d fp16 nhwc 2 2 4 6 9 7 3 3 2 1 1
     conv 6 $t conv2d_bwd_data fp32 nchw 1 2 4 6 9 7 3 3 2 1 1
@@ -352,6 +353,7 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
 }
 
 @test "bf16 numbers: forward, backward data, backward weight on gfx90a, gfx1100, gfx1030 (needs the emulator's bf16 conversions)" {
+  local REQUESTED=1 # the grouped forward problems need their workspace
   TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" 1 "$(opts conv2d gfx90a bf16 nhwc 1 1 4 4 5 5 3 3 1 1 1)"
   [[ "$output" != *"Symbols not found: [ __truncsfbf2 ]"* ]] ||
     skip "this emulator's JIT has no __truncsfbf2 (bf16 conversions)"
