@@ -613,6 +613,9 @@ partition_plan *part_plan(arena *a, const graph *g, const target_request *t, dia
  * part_plan, before it. */
 typedef enum part_init_mode { PART_INIT_MEMSET = 0, PART_INIT_KERNEL } part_init_mode;
 void part_set_init_mode(part_init_mode m);
+/* Whether expansions that add workspace buffers (split-K, im2col, reduction partials, split-KV)
+ * may be chosen (default yes). Set on the thread that calls part_plan, before it. */
+void part_set_workspace_expansions(bool on);
 /* partition/link.c: the plans of one target's n variants (or entries) as one plan for
  * cg_compile: kernels and buffers concatenated (variant v's start at kernel_base[v] /
  * buffer_base[v], buffer ids shifted by it), kernels of variants v > 0 renamed heads[v]...

@@ -82,6 +82,10 @@ TOSAC_API tosac_status tosac_options_set_tosa_profile_check(tosac_options *o, in
 TOSAC_API tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enabled);
 TOSAC_API tosac_status tosac_options_set_code_object_version(tosac_options *o, int v); /* 4..6 */
 TOSAC_API tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m);
+/* 1 (default): a kernel may be expanded into forms that add workspace buffers (split-K partials,
+ * an im2col matrix, reduction partials) where the estimate prefers them; 0: never (a caller
+ * whose launches pass no workspace, as MIOpen's forward and backward-data invokers). */
+TOSAC_API tosac_status tosac_options_set_workspace_expansions(tosac_options *o, int on);
 /* GEMM tile parameters overriding the heuristic ("bm=128,bn=128,..."; docs/gemm.md); NULL: none */
 TOSAC_API tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config);
 /* Add a tuning database file (repeatable; a later file's entry for the same target and problem

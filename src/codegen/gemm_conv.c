@@ -80,6 +80,14 @@ static int64_t view_run(const part_strided *v, int rank, int64_t run) {
   return r ? r : run;
 }
 
+/* The contiguous, aligned run of output channels (dim 0, step 1) a weights view keeps. */
+static int64_t n_run(const part_strided *v, int rank, int64_t oc) {
+  int64_t r = gcd64(oc, v->offset);
+  for (int d = 1; d < rank; d++)
+    r = gcd64(r, v->stride[d]);
+  return r ? r : oc;
+}
+
 void gemm_conv_views(gemm_conv *c, gemm_problem *pb, const part_strided *x, const part_strided *w) {
   int rank = c->ns + 2;
   if (x) {
@@ -91,6 +99,10 @@ void gemm_conv_views(gemm_conv *c, gemm_problem *pb, const part_strided *x, cons
     memcpy(c->ws, w->stride, sizeof(int64_t) * (size_t)rank);
     c->woff = w->offset, c->w_view = true;
     pb->b_contig = view_run(w, rank, c->ic);
+    /* a transposed filter (backward data reading KYXC as CYXK) is contiguous along the output
+     * channels instead: B is then loaded n-contiguous, vectors of output channels per k */
+    if (c->transpose && pb->b_contig == 1 && w->stride[0] == 1 && c->oc > 1)
+      pb->b_kcontig = false, pb->b_contig = n_run(w, rank, c->oc);
   }
 }
 
@@ -437,6 +449,12 @@ LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
   }
   LLVMValueRef t[3];
   LLVMValueRef ch = split_k(cb, c, k, t);
+  if (c->w_view) { /* weights [OC][ker..][IC] read through the view's strides */
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, c->ws[0]), ""), k32(cb, c->woff), "");
+    for (int d = 0; d < c->ns; d++)
+      off = LLVMBuildAdd(b, off, LLVMBuildMul(b, kernel_tap(cb, c, ph, d, t[d], ok), k32(cb, c->ws[1 + d]), ""), "");
+    return LLVMBuildAdd(b, off, LLVMBuildMul(b, ch, k32(cb, c->ws[c->ns + 1]), ""), "");
+  }
   LLVMValueRef off = n;
   for (int d = 0; d < c->ns; d++)
     off = LLVMBuildAdd(b, LLVMBuildMul(b, off, k32(cb, c->ker[d]), ""), kernel_tap(cb, c, ph, d, t[d], ok), "");

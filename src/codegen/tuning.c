@@ -1371,6 +1371,10 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
     return c.phases;
   if (*empty_mask)
     per += share * c.phases + PHASE_LAUNCH_US;
-  per += (kernels - 1) * PHASE_LAUNCH_US;
+  /* Every phase's rows read (nearly) all of the input through their taps: the single kernel
+   * reads it once over its grid, each per-phase kernel once more (tosac-bundle quality's model
+   * counts each kernel's buffers once); the per-phase problems above carry one read each, the
+   * re-reads of the extra kernels are not hidden behind the other kernels' issue time. */
+  per += (kernels - 1) * ((double)tensor_bytes(anchor->operands[0]->type) / bpu + PHASE_LAUNCH_US);
   return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
 }

@@ -427,6 +427,7 @@ static const partition_plan *entry_weights(tosac_result *r) {
 static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
                           const cg_tuning_db *db) {
   part_set_init_mode(o->init == TOSAC_INIT_KERNEL ? PART_INIT_KERNEL : PART_INIT_MEMSET);
+  part_set_workspace_expansions(!o->no_workspace_expansions);
   cg_tuning_set(o->perf_config, db); /* the split-K cost model sees the same tiles */
   diag_sink d;
   diag_init(&d, r->diag_mem);

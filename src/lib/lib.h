@@ -28,6 +28,7 @@ struct tosac_options {
   signed char pass_set[OPT_NPASSES]; /* -fNAME 1, -fno-NAME -1, else 0: the level decides */
   tosac_emit emit;
   tosac_init_mode init;
+  bool no_workspace_expansions;
   uint64_t cache_max_size;
   FILE *messages;
   int ntargets;

@@ -148,6 +148,13 @@ tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m) {
   return accept(o);
 }
 
+tosac_status tosac_options_set_workspace_expansions(tosac_options *o, int on) {
+  if (on != 0 && on != 1)
+    return refuse(o, "invalid workspace expansions setting '%d' (use 0 or 1)", on);
+  o->no_workspace_expansions = !on;
+  return accept(o);
+}
+
 tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config) {
   return set_string(o, &o->perf_config, config && *config ? config : NULL);
 }

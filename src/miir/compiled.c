@@ -141,7 +141,10 @@ static miir_compiled *compile(const miir_problem *key, char *err, size_t n) {
   bool ok = tosac_options_add_targets(o, key->target) == TOSAC_OK &&
             tosac_options_set_init_mode(o, TOSAC_INIT_KERNEL) == TOSAC_OK &&
             tosac_options_set_embed_ir(o, 1) == TOSAC_OK &&
-            tosac_options_set_jobs(o, 1) == TOSAC_OK;
+            tosac_options_set_jobs(o, 1) == TOSAC_OK &&
+            /* MIOpen's forward and backward-data invokers pass no workspace (docs/miopen.md
+             * "Workspace"): no split-K or im2col there */
+            tosac_options_set_workspace_expansions(o, key->op == MIIR_BWD_WEIGHT) == TOSAC_OK;
   if (!ok)
     snprintf(err, n, "internal error: %s", tosac_options_error(o));
   /* rocMLIR's tuning strings ("v2:128,128,4,...") are no tosac tile: the problem still builds

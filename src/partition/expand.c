@@ -14,6 +14,8 @@ typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV, EX_IM2COL,
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
 void part_set_init_mode(part_init_mode m) { init_mode = m; }
+static _Thread_local bool workspace_expansions = true;
+void part_set_workspace_expansions(bool on) { workspace_expansions = on; }
 
 /* Is v a constant whose bytes are all zero? */
 static bool const_zero(const value *v) {
@@ -34,7 +36,9 @@ static int phase_kernels(const target_info *t, const part_kernel *k, uint64_t *e
   *fill = *empty != 0;
   if (!phases)
     return 0;
-  bool bare = k->nout == 1 && k->out_vals[0] == k->anchor->results[0] && const_zero(k->anchor->operands[2]);
+  const value *out = k->nout == 1 ? k->out_vals[0] : NULL;
+  bool written = out && (out == k->anchor->results[0] || (out->def && part_is_output_view(k, out->def)));
+  bool bare = written && const_zero(k->anchor->operands[2]);
   if (*fill && !bare)
     return 0;
   return phases - __builtin_popcountll(*empty);
@@ -42,7 +46,7 @@ static int phase_kernels(const target_info *t, const part_kernel *k, uint64_t *e
 
 /* Tiles and split factors come from the tuning layer (codegen/tuning.c), which the emitters
  * use too. */
-static expansion choose(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
+static expansion choose_any(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
   *split = 0;
   if (k->family == KF_GEMM) {
     bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm;
@@ -68,6 +72,14 @@ static expansion choose(const target_info *t, const part_kernel *k, int *split, 
   case CG_RED_PARTIAL: return EX_PARTIAL;
   default: return EX_NONE;
   }
+}
+
+/* choose_any, without the forms that add workspace buffers when the caller passes none
+ * (part_set_workspace_expansions). */
+static expansion choose(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
+  expansion e = choose_any(t, k, split, empty, fill);
+  bool adds_workspace = e == EX_SPLITK || e == EX_SPLITKV || e == EX_IM2COL || e == EX_PARTIAL;
+  return adds_workspace && !workspace_expansions ? EX_NONE : e;
 }
 
 /* The op's identity as a fill of the result type (sum 0, max INT32_MIN, min INT32_MAX). */

@@ -93,6 +93,7 @@ PY
   assert_line "bad target: 2 unknown target 'gfx9999'; known targets: gfx908, gfx90a, gfx942, gfx950, gfx1030, gfx1100, gfx1200"
   assert_line "bad level: 2 invalid optimisation level '-O7' (use -O0 to -O3)"
   assert_line "bad jobs: 2 invalid job count '-j 0' (use 1 to 256)"
+  assert_line "bad workspace expansions: 2 invalid workspace expansions setting '2' (use 0 or 1)"
   assert_line "file status 0, buffer status 0, bundles equal 1, manifests equal 1"
   assert_line "paths out/model.hipfb out/model.json"
   assert_line "targets 1, first gfx90a, code object present"

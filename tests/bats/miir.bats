@@ -31,11 +31,13 @@ opts() {
     "--conv_stride_h $s --conv_stride_w $s --padding_h $p --padding_w $p"
 }
 
-# conv SEED ARCH OP TYPE LAYOUT G N C K H W Y X S D P [OUT_TYPE]: run and check one problem
+# conv SEED ARCH OP TYPE LAYOUT G N C K H W Y X S D P [OUT_TYPE]: run and check one problem,
+# the workspace as MIOpen passes it (none for forward and backward data); with REQUESTED=1 the
+# workspace the problem asks for (a solver requesting it)
 conv() {
   local seed=$1 arch=$2
   shift 2
-  TOSAC_HIPEMU_ARCH=$arch run "$CLIENT" "$seed" "$(opts "$1" "$arch" "${@:2}")"
+  TOSAC_HIPEMU_ARCH=$arch run "$CLIENT" ${REQUESTED:+--workspace=requested} "$seed" "$(opts "$1" "$arch" "${@:2}")"
   echo "$arch $*: $output" >&2
   assert_success
   assert_line OK
@@ -44,6 +46,7 @@ conv() {
 # random_convs SEED ARCH OP TYPE COUNT: COUNT seeded random problems (filter 1/3/7, stride
 # 1-3, dilation 1-2, padding up to the filter's reach, groups 1-2, odd sizes, both layouts)
 random_convs() {
+  local REQUESTED=1
   RANDOM=$1
   local arch=$2 op=$3 ty=$4 i
   for ((i = 0; i < $5; i++)); do
@@ -95,6 +98,7 @@ random_convs() {
 }
 
 @test "forward fp8 and bfp8 (FNUZ, gfx942's matrix instructions) -> fp32 / fp16 in NHWC and NCHW, with groups (the transposes and slices move bytes)" {
+  local REQUESTED=1
   conv 8 gfx942 conv2d fp8 nhwc 1 2 8 8 9 11 3 3 1 1 1 fp32
   assert_line "kernels 1 workspace 0"
   conv 9 gfx942 conv2d bfp8 nhwc 1 2 8 8 9 11 3 3 2 1 1 fp16
@@ -110,6 +114,7 @@ random_convs() {
 }
 
 @test "forward depthwise (one input channel per group, multiplier 1 and 2) is one depthwise_conv2d, not a kernel per group" {
+  local REQUESTED=1
   conv 14 gfx1100 conv2d fp16 nhwc 8 2 8 16 9 11 3 3 2 2 1
   assert_line "kernels 2 workspace 512" # the filter to YXCM, the depthwise convolution
   conv 15 gfx90a conv2d fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
@@ -119,12 +124,71 @@ random_convs() {
 }
 
 @test "backward data of depthwise problems (multiplier 1) is one depthwise_conv2d of the upsampled dy; multiplier 2 takes the per-group path" {
+  local REQUESTED=1
   conv 18 gfx1100 conv2d_bwd_data fp16 nhwc 8 2 8 8 9 11 3 3 2 2 1
   assert_line "kernels 5 workspace 3072"
   conv 19 gfx90a conv2d_bwd_data fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
   conv 20 gfx1030 conv2d_bwd_data fp32 nhwc 4 1 4 4 7 6 5 5 2 1 2
   conv 21 gfx90a conv2d_bwd_data fp32 nhwc 4 1 4 8 7 6 3 3 2 1 1
   assert_line "kernels 14 workspace 2560"
+}
+
+# miopen_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded random problems run exactly as
+# MIOpen runs them (no workspace for forward and backward data): filter 1/3/7, stride 1-3,
+# dilation 1-2 (backward data 1), padding, odd sizes, NCHW or NHWC; groups 1-2 for backward
+# weight (MIOpen passes its workspace there). Each must answer workspace 0 where MIOpen gives none.
+miopen_convs() {
+  RANDOM=$1
+  local arch=$2 op=$3 ty=$4 i
+  for ((i = 0; i < $5; i++)); do
+    local f=$((RANDOM % 3)) fs=(1 3 7) lay=(nchw nhwc)
+    local y=${fs[$f]} s=$((RANDOM % 3 + 1)) d=$((RANDOM % 2 + 1)) g=1
+    [ "$op" = conv2d_bwd_weight ] && g=$((RANDOM % 2 + 1))
+    [ "$op" = conv2d_bwd_data ] && d=1
+    [ "$y" = 1 ] && d=1
+    local p=$((RANDOM % ((y - 1) * d / 2 + 1)))
+    local h=$(((y - 1) * d + 2 + RANDOM % 7)) w=$(((y - 1) * d + 1 + RANDOM % 8))
+    conv $((i + 1)) "$arch" "$op" "$ty" "${lay[$((RANDOM % 2))]}" $g $((RANDOM % 2 + 1)) \
+      $((g * (RANDOM % 6 + 1))) $((g * (RANDOM % 8 + 1))) $h $w $y $y $s $d $p ${@:6}
+    [ "$op" = conv2d_bwd_weight ] || assert_line --regexp "^kernels [0-9]+ workspace 0$"
+  done
+}
+
+# The problems of one target: forward in each type (i8 -> i32 too), backward data and backward
+# weight in fp32/fp16/bf16 (the type rotates with the target), as MIOpen passes the workspace.
+miopen_target() {
+  local t=$1 seed=$2 types=(fp32 fp16 bf16)
+  local a=${types[$((seed % 3))]} b=${types[$(((seed + 1) % 3))]}
+  miopen_convs $seed $t conv2d $a 1
+  miopen_convs $((seed + 1)) $t conv2d $b 1
+  miopen_convs $((seed + 2)) $t conv2d i8 1 i32
+  miopen_convs $((seed + 3)) $t conv2d_bwd_data $a 2
+  miopen_convs $((seed + 4)) $t conv2d_bwd_data $b 1
+  miopen_convs $((seed + 5)) $t conv2d_bwd_weight $a 1
+  miopen_convs $((seed + 6)) $t conv2d_bwd_weight $b 1
+}
+
+@test "MIOpen's way on gfx908, gfx90a, gfx942: seeded random forward / backward data / backward weight, no workspace for the first two" {
+  miopen_target gfx908 100
+  miopen_target gfx90a 200
+  miopen_target gfx942 300
+}
+
+@test "MIOpen's way on gfx950, gfx1030: seeded random forward / backward data / backward weight, no workspace for the first two" {
+  miopen_target gfx950 400
+  miopen_target gfx1030 500
+}
+
+@test "MIOpen's way on gfx1100, gfx1200: seeded random forward / backward data / backward weight, no workspace for the first two" {
+  miopen_target gfx1100 600
+  miopen_target gfx1200 700
+}
+
+@test "forward where tosac alone would split K (1x1 batch, 3x3 128 -> 64 at 4x4): one kernel without workspace under miir" {
+  for t in gfx90a gfx1100 gfx1030; do
+    conv 9 $t conv2d fp32 nhwc 1 1 128 64 4 4 3 3 1 1 1
+    assert_line "kernels 1 workspace 0"
+  done
 }
 
 @test "forward: seeded random fp32 and fp16 problems on gfx90a, gfx1100, gfx1030" {
@@ -141,8 +205,13 @@ random_convs() {
 
 @test "backward data: stride 2 with a 1x1 filter (pixels no tap reaches are zeros), dilation 2 (upsampled path)" {
   conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
-  assert_line "kernels 2 workspace 256"
-  conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
+  assert_line "kernels 1 workspace 0" # the filter read as CYXK through strides
+  REQUESTED=1 conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
+  assert_line "kernels 6 workspace 5120"
+  # MIOpen's invoker passes no workspace: the client refuses the dilated problem
+  run "$CLIENT" 4 "$(opts conv2d_bwd_data gfx1100 fp16 nchw 1 1 4 8 13 11 3 3 3 2 2)"
+  assert_failure 3
+  assert_line "MIOpen passes no workspace for backward data; the problem needs 5120 bytes"
 }
 
 # partitions OPTIONS ARCH: the kernels of the problem's compile ("name over type" per kernel)
@@ -154,26 +223,31 @@ partitions() {
 }
 
 @test "backward data stride > 1: one GEMM per output phase where the estimate prefers it, zero-init only when a phase has no tap (ResNet-50, NHWC fp16, batch 32)" {
-  # 3x3 stride 2, 128 -> 128: every phase has taps (4, 2, 2, 1) and the exact taps pay for the
-  # launches: the filter transpose, four GEMMs, no zero-init
-  local s3="fp16 nhwc 1 32 128 128 56 56 3 3 2 1 1"
+  # 3x3 stride 2, 256 -> 256 at 28x28: every phase has taps (4, 2, 2, 1) and the exact taps pay
+  # for the launches and dy's re-reads: four GEMMs reading the KYXC filter as CYXK through
+  # strides, no zero-init
+  local s3="fp16 nhwc 1 32 256 256 28 28 3 3 2 1 1"
   for t in gfx90a gfx1100 gfx1030; do
     run partitions "$(opts conv2d_bwd_data $t $s3)" $t
-    assert_output "tosac_k0_transpose tensor<128x3x3x128xf16>
-tosac_k1_transpose_conv2d_phase0 tensor<32x56x56x128xf16>
-tosac_k2_transpose_conv2d_phase1 tensor<32x56x56x128xf16>
-tosac_k3_transpose_conv2d_phase2 tensor<32x56x56x128xf16>
-tosac_k4_transpose_conv2d_phase3 tensor<32x56x56x128xf16>"
+    assert_output "tosac_k0_transpose_conv2d_phase0 tensor<32x28x28x256xf16>
+tosac_k1_transpose_conv2d_phase1 tensor<32x28x28x256xf16>
+tosac_k2_transpose_conv2d_phase2 tensor<32x28x28x256xf16>
+tosac_k3_transpose_conv2d_phase3 tensor<32x28x28x256xf16>"
+  done
+  # 128 -> 128 at 56x56: each per-phase kernel would read all of dy (6.4 MB) again: one kernel
+  local s4="fp16 nhwc 1 32 128 128 56 56 3 3 2 1 1"
+  for t in gfx90a gfx1100 gfx1030; do
+    run partitions "$(opts conv2d_bwd_data $t $s4)" $t
+    assert_output "tosac_k0_transpose_conv2d tensor<32x56x56x128xf16>"
   done
   # 1x1 stride 2, 256 -> 512: only phase (0,0) has a tap; a zero-init of all dx costs more than
   # the one kernel writing the other phases' zeros itself
   local s2="fp16 nhwc 1 32 256 512 56 56 1 1 2 1 0"
   run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $s2) --kernel_id 0"
-  assert_line "kernels 2 workspace 262144"
+  assert_line "kernels 1 workspace 0"
   TOSAC_CONV_PHASES=1 run partitions "$(opts conv2d_bwd_data gfx1030 $s2)" gfx1030
-  assert_output "tosac_k0_transpose tensor<256x1x1x512xf16>
-tosac_k1_transpose_conv2d_init tensor<25690112xf16>
-tosac_k2_transpose_conv2d_phase0 tensor<32x56x56x256xf16>"
+  assert_output "tosac_k0_transpose_conv2d_init tensor<25690112xf16>
+tosac_k1_transpose_conv2d_phase0 tensor<32x56x56x256xf16>"
 }
 
 # groups_of OP ARCH SPEC...: the kernel group of a problem, tosac's kernel names without their
@@ -192,11 +266,15 @@ groups_of() {
     # NCHW: the convolution reads x and the filter through strides and writes y transposed
     run groups_of conv2d $t fp16 nchw $l3
     assert_output "conv2d "
+    # backward data reads the KYXC filter as CYXK through strides (no workspace)
     run groups_of conv2d_bwd_data $t fp16 nhwc $l3
-    assert_output "transpose transpose_conv2d "
+    assert_output "transpose_conv2d "
+    # NCHW: dy and the filter read through strides, dx written through the transpose
+    run groups_of conv2d_bwd_data $t fp16 nchw $l3
+    assert_output "transpose_conv2d "
     # stride 2, 1x1: one kernel over the phases (three of four write zeros)
     run groups_of conv2d_bwd_data $t fp16 nhwc $l1s2
-    assert_output "transpose transpose_conv2d "
+    assert_output "transpose_conv2d "
     # f16 filter: split-K into f32 partials, the combine converts to f16
     run groups_of conv2d_bwd_weight $t fp16 nhwc $l3
     # x and dy read as CHWN / KHWN through strides; the combine writes KYXC through the transpose
@@ -213,9 +291,11 @@ groups_of() {
 @test "backward data per output phase (TOSAC_CONV_PHASES=1): seeded random problems on gfx90a, gfx1100, gfx1030; 1x1 stride 2 is zero-init + GEMM" {
   export TOSAC_CONV_PHASES=1
   conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
-  assert_line "kernels 3 workspace 256" # filter transpose, zero-init, the GEMM of phase (0,0)
+  assert_line "kernels 2 workspace 0" # zero-init, the GEMM of phase (0,0)
   conv 4 gfx1030 conv2d_bwd_data fp16 nhwc 1 2 8 8 9 11 3 3 2 1 1
-  assert_line "kernels 5 workspace 1280" # filter transpose, four phases
+  assert_line "kernels 4 workspace 0" # four phases
+  conv 5 gfx1100 conv2d_bwd_data fp16 nchw 1 2 8 8 9 11 3 3 2 1 1
+  assert_line "kernels 4 workspace 0" # four phases, dy and dx through strides
   random_convs 41 gfx90a conv2d_bwd_data fp32 3
   random_convs 42 gfx1100 conv2d_bwd_data fp16 3
   random_convs 43 gfx1030 conv2d_bwd_data fp32 3
@@ -228,6 +308,7 @@ groups_of() {
 }
 
 @test "every target: forward, backward data and backward weight, grouped, strided" {
+  local REQUESTED=1 # the grouped forward problems need their workspace
   for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
     conv 5 $t conv2d fp16 nhwc 2 2 4 6 9 7 3 3 2 1 1
     conv 6 $t conv2d_bwd_data fp32 nchw 1 2 4 6 9 7 3 3 2 1 1
@@ -248,7 +329,7 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   run "$CLIENT" --create "$(opts conv2d gfx90a $layer) --kernel_id 0"
   assert_line "kernels 1 workspace 0"
   run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $layer) --kernel_id 0"
-  assert_line "kernels 2 workspace 73728"
+  assert_line "kernels 1 workspace 0"
   # the split-K GEMM reading x and dy as CHWN/KHWN through strides into f32 partials (23 x
   # 64x3x3x64 in the workspace), the combine writing f16 through the transpose to KYXC
   TOSAC_MIIR_GRAPH="$BATS_TEST_TMPDIR/bw.mlir" run "$CLIENT" --create "$(opts conv2d_bwd_weight gfx90a $layer) --kernel_id 1"
@@ -272,6 +353,7 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
 }
 
 @test "bf16 numbers: forward, backward data, backward weight on gfx90a, gfx1100, gfx1030 (needs the emulator's bf16 conversions)" {
+  local REQUESTED=1 # the grouped forward problems need their workspace
   TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" 1 "$(opts conv2d gfx90a bf16 nhwc 1 1 4 4 5 5 3 3 1 1 1)"
   [[ "$output" != *"Symbols not found: [ __truncsfbf2 ]"* ]] ||
     skip "this emulator's JIT has no __truncsfbf2 (bf16 conversions)"
@@ -283,19 +365,19 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
 }
 
 @test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
-  run "$CLIENT" --threads 4 "${BASE/conv2d/conv2d_bwd_data}" # NCHW backward data: 4 kernels
+  run "$CLIENT" --threads 4 "${BASE/conv2d/conv2d_bwd_data} --groupsize 2" # NCHW backward data, 2 groups: 10 kernels
   assert_success
-  assert_output "threads 4 kernels 4 identical"
+  assert_output "threads 4 kernels 10 identical"
 }
 
 @test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
-  create "${BASE/conv2d/conv2d_bwd_data} --kernel_id 4"
-  assert_line "kernels 4 workspace 1536"
-  assert_line "bin 1: --kernel_id 4: the problem has 4 kernels"
+  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 10"
+  assert_line "kernels 10 workspace 1536"
+  assert_line "bin 1: --kernel_id 10: the problem has 10 kernels"
   assert_line "dims 1 global 0 local 0"
-  create "${BASE/conv2d/conv2d_bwd_data} --kernel_id 3"
+  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 9"
   assert_line "bin 0"
-  assert_line "dims 0 global 256 local 256"
+  assert_line --regexp "^dims 0 global [0-9]+ local [0-9]+$"
 }
 
 @test "bad input: miirCreateHandle returns NULL with the reason in tosac_miir_error" {

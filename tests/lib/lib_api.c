@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
   printf("bad target: %d %s\n", tosac_options_add_targets(o, "gfx9999"), tosac_options_error(o));
   printf("bad level: %d %s\n", tosac_options_set_opt_level(o, 7), tosac_options_error(o));
   printf("bad jobs: %d %s\n", tosac_options_set_jobs(o, 0), tosac_options_error(o));
+  printf("bad workspace expansions: %d %s\n", tosac_options_set_workspace_expansions(o, 2),
+         tosac_options_error(o));
   printf("good target: %d\n", tosac_options_add_targets(o, "gfx90a"));
   tosac_options_set_output(o, "out/model.hipfb");
 

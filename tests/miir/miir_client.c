@@ -14,6 +14,12 @@
  * Prints "kernels N workspace W", one line per kernel, "max_err E tol T" and
  * "OK"; exit 1 on a mismatch, 2 on an API failure.
  *
+ * The workspace is passed as MIOpen's invokers pass it: NULL for forward and
+ * backward data (a problem answering a nonzero workspace there fails, exit 3),
+ * miirGetWorkspaceSize bytes for backward weight. With --workspace=requested
+ * first, every operation gets the bytes it asks for (a solver that requests
+ * them).
+ *
  *   miir-client --lower "OPTIONS"   (every handle and binary, no launch: "handles to binaries: S")
  *   miir-client --threads N "OPTIONS"   (N threads lowering every kernel at once: same bytes?)
  *   miir-client --create "OPTIONS"  (OPTIONS complete, with --kernel_id)
@@ -293,6 +299,9 @@ static int create_only(const char *opts) {
 }
 
 int main(int argc, char **argv) {
+  bool requested = argc > 1 && !strcmp(argv[1], "--workspace=requested");
+  if (requested)
+    argc--, argv++;
   if (argc == 3 && !strcmp(argv[1], "--create"))
     return create_only(argv[2]);
   if (argc == 4 && !strcmp(argv[1], "--threads"))
@@ -338,6 +347,11 @@ int main(int argc, char **argv) {
   int ws = miirGetWorkspaceSize(h);
   miirDestroyHandle(h);
   printf("kernels %d workspace %d\n", count, ws);
+  if (ws > 0 && p.op != 2 && !requested && !lower_only) {
+    printf("MIOpen passes no workspace for %s; the problem needs %d bytes\n",
+           p.op ? "backward data" : "forward", ws);
+    return 3;
+  }
 
   hipModule_t *mods = calloc((size_t)count, sizeof *mods);
   hipFunction_t *fns = calloc((size_t)count, sizeof *fns);
