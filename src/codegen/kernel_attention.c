@@ -995,16 +995,31 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
   LLVMValueRef ms = finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
   if (!alpha)
     return false;
-  LLVMValueRef sum = f32c(A, 0), p[FL_MAX_KEYS / 4], nms = LLVMBuildFNeg(bl, ms, "");
-  for (int f = 0; f < npe; f++) {
-    LLVMValueRef fa[3] = {x[f], c, nms};
-    LLVMTypeRef f32 = cb->f32;
-    LLVMValueRef e = fl_exp2(A, cg_intrinsic(cb, "llvm.fma", &f32, 1, fa, 3));
-    if (!e)
-      return false;
-    sum = LLVMBuildFAdd(bl, sum, e, "");
-    p[f] = to_frag(A, &F->mm, e);
+  /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
+   * (v_pk_fma_f32, v_pk_add_f32) where the target has them */
+  LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
+  LLVMValueRef p[FL_MAX_KEYS / 4], nms = LLVMBuildFNeg(bl, ms, ""), sum2 = LLVMConstNull(v2);
+  LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
+  for (int h = 0; h < 2; h++) {
+    c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
+    n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
   }
+  for (int f = 0; f < npe; f += 2) {
+    for (int h = 0; h < 2; h++)
+      x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
+    LLVMValueRef fa[3] = {x2, c2, n2};
+    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3);
+    for (int h = 0; h < 2; h++) {
+      LLVMValueRef e = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
+      if (!e)
+        return false;
+      e2 = LLVMBuildInsertElement(bl, e2, e, i32c(A, h), "");
+      p[f + h] = to_frag(A, &F->mm, e);
+    }
+    sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
+  }
+  LLVMValueRef sum = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
+                                   LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, F->l_p, 4), alpha, ""), sum, ""), F->l_p, 4);
   cg_store(cb, mn, F->m_p, 4);
   LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
