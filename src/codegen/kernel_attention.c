@@ -728,7 +728,8 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
   return cg_load(A->cb, vt, p, (unsigned)(vec * fl_bytes(F)));
 }
 
-/* One block's K and V chunks of this work-item: global loads (issued now, written later). */
+/* One block's K and V chunks of this work-item: global loads (issued now, written later).
+ * bidx NULL: only the chunks' places in LDS (kidx, vidx), no loads. */
 typedef struct fl_stage {
   LLVMValueRef k[FL_MAX_CHUNKS], v[FL_MAX_CHUNKS];
   LLVMValueRef kidx[FL_MAX_CHUNKS], vidx[FL_MAX_CHUNKS];
@@ -760,7 +761,9 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
       LLVMValueRef j = LLVMBuildSDiv(bl, c, ic(A, width / vec), "");
       LLVMValueRef d0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, c, ic(A, width / vec), ""), ic(A, vec), "");
       LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "");
-      LLVMValueRef x = is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec) : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
+      LLVMValueRef x = !bidx ? NULL
+                       : is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec)
+                              : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
       /* rows past L read row L - 1 (fl_load clamps): finite whenever the row L - 1 the
        * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
       LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
@@ -958,10 +961,15 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
   /* K_t+2 and V_t+1, loaded during the previous iteration, go to the buffers that K_t and
    * V_t-1 left (every wave passed the last barrier); the loads of K_t+3 and V_t+2 then have a
    * whole iteration before they are needed, so no wait for global memory falls in the loop */
-  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""));
-  fl_stage held = st;
+  fl_stage held;
+  fl_stage_load(F, &held, NULL, t0, t0); /* the chunks' LDS places only */
   fl_hold(F, &held, false);
   fl_stage_store(F, &held, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
+  /* no LDS write below and no global load above this point: the loads then reuse the held
+   * registers (no copies on the back edge); arithmetic, MFMA and LDS reads move freely */
+  LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
+  cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
+  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""));
   fl_hold(F, &st, true);
   LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t); /* MFMA work beside this block's softmax */
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
