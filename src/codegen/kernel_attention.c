@@ -237,6 +237,35 @@ static LLVMValueRef score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coor
   return s;
 }
 
+/* When the score ops are only a multiply by a positive splat constant (and casts): that
+ * constant, else 0. The flash kernel then takes the scores at f32 as the MFMA produced them
+ * and folds the scale into the exponent's multiply-add (its softmax is f32 whatever the type). */
+static double score_scale(att *A) {
+  const value *cur = A->mm1->results[0];
+  double scale = 1;
+  for (int i = 0; i < A->k->nops; i++) {
+    const op *o = A->k->ops[i];
+    if (o->kind == OP_REDUCE_MAX)
+      break;
+    if (op_table[o->kind].family != FAM_ELEMENTWISE || o->id < A->mm1->id)
+      continue;
+    if (o->kind == OP_CAST && o->operands[0] == cur && elem_type_is_float(o->results[0]->type->elem)) {
+      cur = o->results[0];
+      continue;
+    }
+    if (o->kind != OP_MUL || (o->operands[0] != cur && o->operands[1] != cur))
+      return 0;
+    const value *c = o->operands[o->operands[0] == cur ? 1 : 0];
+    const dense_data *d = cg_const_data(c);
+    double f = 0;
+    if (is_input(A->k, c) || !d || !(d->splat || tensor_numel(c->type) == 1) || !elem_type_is_float(c->type->elem) ||
+        !cg_dense_float(d, 0, &f) || !(f > 0) || isinf(f))
+      return 0;
+    scale *= f, cur = o->results[0];
+  }
+  return scale;
+}
+
 /* Online softmax over the keys of one staged tile (count n, uniform), for this work-item's
  * row: m, l and acc[Dv] live in allocas that mem2reg turns into registers. */
 static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRef b, LLVMValueRef row,
@@ -624,6 +653,10 @@ typedef struct flash {
   LLVMValueRef b, qc, kend, *qf;
   LLVMTypeRef acc_t, o_t, s_t;
   LLVMValueRef s_p, m_p, l_p, o_p, par_p;
+  LLVMValueRef held_p; /* the next blocks' K and V chunks, loaded one iteration ahead */
+  LLVMValueRef krs, vrs; /* buffer resources of K and V (16-byte loads), made at first use */
+  bool folded;  /* the score ops are a positive scale, folded into `scale` */
+  double scale; /* log2 e, times the graph's scale when folded */
 } flash;
 
 static int fl_bytes(flash *F) { return elem_type_bytes(F->mm.in); }
@@ -670,15 +703,36 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
   const value *in;
   LLVMValueRef off = read_offset(A, v, co, &in);
   LLVMTypeRef vt = LLVMVectorType(F->ft, (unsigned)vec);
-  LLVMValueRef p = LLVMBuildInBoundsGEP2(bl, F->ft, cg_operand_ptr(A->cb, A->k, in), &off, 1, "");
+  LLVMValueRef base = cg_operand_ptr(A->cb, A->k, in);
+  int64_t bytes = tensor_numel(in->type) * fl_bytes(F);
+  unsigned dw3 = A->cb->target->info->buffer_dword3;
+  if (vec * fl_bytes(F) == 16 && dw3 && bytes < ((int64_t)1 << 31)) {
+    /* a buffer load: a 32-bit offset instead of 64-bit address arithmetic, and it counts in
+     * vmcnt only (llvm-mca counts FLAT global loads in lgkmcnt too, so every LDS wait of the
+     * loop would wait for them); the resource is made once, at the first (prologue) load */
+    LLVMValueRef *rs = v == A->kt ? &F->krs : &F->vrs;
+    if (!*rs) {
+      LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(A->cb->ctx, 8), LLVMTypeOf(base)};
+      LLVMValueRef args[4] = {base, LLVMConstInt(A->cb->i16, 0, 0), LLVMConstInt(A->cb->i64, (unsigned long long)bytes, 0),
+                              LLVMConstInt(A->cb->i32, dw3, 0)};
+      *rs = cg_intrinsic(A->cb, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
+    }
+    LLVMValueRef vo = LLVMBuildMul(bl, LLVMBuildTrunc(bl, off, A->cb->i32, ""), i32c(A, fl_bytes(F)), "");
+    LLVMValueRef args[4] = {*rs, vo, i32c(A, 0), i32c(A, 0)};
+    LLVMTypeRef lt = LLVMVectorType(A->cb->i32, 4);
+    LLVMValueRef x = *rs ? cg_intrinsic(A->cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4) : NULL;
+    if (x)
+      return LLVMBuildBitCast(bl, x, vt, "");
+  }
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(bl, F->ft, base, &off, 1, "");
   return cg_load(A->cb, vt, p, (unsigned)(vec * fl_bytes(F)));
 }
 
-/* One block's K and V chunks of this work-item: global loads (issued now, written later). */
+/* One block's K and V chunks of this work-item: global loads (issued now, written later).
+ * bidx NULL: only the chunks' places in LDS (kidx, vidx), no loads. */
 typedef struct fl_stage {
   LLVMValueRef k[FL_MAX_CHUNKS], v[FL_MAX_CHUNKS];
   LLVMValueRef kidx[FL_MAX_CHUNKS], vidx[FL_MAX_CHUNKS];
-  LLVMValueRef vin[FL_MAX_CHUNKS]; /* the V row is a key below L */
   int nk, nv;
 } fl_stage;
 
@@ -707,10 +761,11 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
       LLVMValueRef j = LLVMBuildSDiv(bl, c, ic(A, width / vec), "");
       LLVMValueRef d0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, c, ic(A, width / vec), ""), ic(A, vec), "");
       LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "");
-      LLVMValueRef x = is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec) : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
-      if (!is_k) /* V past the keys is zero (P is zero there, but 0 x NaN is not); applied when
-                  * stored, so the load stays in flight over the block's math */
-        st->vin[i] = LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), "");
+      LLVMValueRef x = !bidx ? NULL
+                       : is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec)
+                              : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
+      /* rows past L read row L - 1 (fl_load clamps): finite whenever the row L - 1 the
+       * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
       LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
                                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, ""),
                                         A->cb->i32, "");
@@ -723,6 +778,20 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
       st->nk = n;
     else
       st->nv = n;
+  }
+}
+
+/* The chunks of `st` kept in (or taken from) F->held_p across the loop's back edge. */
+static void fl_hold(flash *F, fl_stage *st, bool keep) {
+  att *A = F->A;
+  for (int i = 0; i < st->nk + st->nv; i++) {
+    LLVMValueRef *x = i < st->nk ? &st->k[i] : &st->v[i - st->nk];
+    int vec = i < st->nk ? F->vk : F->vv;
+    LLVMValueRef slot = LLVMBuildStructGEP2(A->b, LLVMGetAllocatedType(F->held_p), F->held_p, (unsigned)i, "");
+    if (keep)
+      cg_store(A->cb, *x, slot, (unsigned)(vec * fl_bytes(F)));
+    else
+      *x = cg_load(A->cb, LLVMVectorType(F->ft, (unsigned)vec), slot, (unsigned)(vec * fl_bytes(F)));
   }
 }
 
@@ -739,7 +808,6 @@ static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVM
   for (int i = 0; i < st->nv; i++)
     for (int e = 0; e < F->vv; e++) {
       LLVMValueRef x = LLVMBuildExtractElement(bl, st->v[i], i32c(A, e), "");
-      x = LLVMBuildSelect(bl, st->vin[i], x, LLVMConstNull(F->ft), "");
       LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * F->nk), ""), "");
       cg_store(A->cb, x, at(A, F->ft, F->vb, idx), (unsigned)es);
     }
@@ -819,6 +887,8 @@ static bool flash_choice(att *A, flash *F) {
     return false;
   F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
+  double scale = score_scale(A);
+  F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
   return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
 }
 
@@ -888,7 +958,19 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
   LLVMValueRef one = i32c(A, 1);
   fl_stage st;
   LLVMValueRef par = cg_load(cb, cb->i32, F->par_p, 4), other = LLVMBuildSub(bl, one, par, "");
-  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, F->nk), ""));
+  /* K_t+2 and V_t+1, loaded during the previous iteration, go to the buffers that K_t and
+   * V_t-1 left (every wave passed the last barrier); the loads of K_t+3 and V_t+2 then have a
+   * whole iteration before they are needed, so no wait for global memory falls in the loop */
+  fl_stage held;
+  fl_stage_load(F, &held, NULL, t0, t0); /* the chunks' LDS places only */
+  fl_hold(F, &held, false);
+  fl_stage_store(F, &held, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
+  /* no LDS write below and no global load above this point: the loads then reuse the held
+   * registers (no copies on the back edge); arithmetic, MFMA and LDS reads move freely */
+  LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
+  cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
+  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""));
+  fl_hold(F, &st, true);
   LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t); /* MFMA work beside this block's softmax */
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
   LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, F->nk * A->Dv), "");
@@ -896,33 +978,56 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
   LLVMValueRef vf[8][FL_MAX_KEYS / 4];
   for (int n = 0; n < nb; n++)
     fl_v_frags(F, vf[n], vbase, n);
-  LLVMValueRef x[FL_MAX_KEYS / 4], mloc = f32c(A, -INFINITY);
+  /* x: the score before the log2 scale c (the graph's scale too when folded, F->scale); the
+   * max is taken on x (c > 0) and scaled once, the exponent is one multiply-add */
+  LLVMValueRef x[FL_MAX_KEYS / 4], mloc = f32c(A, -INFINITY), c = f32c(A, F->scale);
   for (int j = 0; j < nj; j++) {
     LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
     for (int e = 0; e < 4; e++) {
       LLVMValueRef key = LLVMBuildAdd(bl, t0, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
       LLVMValueRef kin = masked ? LLVMBuildICmp(bl, LLVMIntSLT, key, F->kend, "") : NULL;
-      LLVMValueRef co[3] = {F->b, F->qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
-      LLVMValueRef v = score_ops(A, LLVMBuildExtractElement(bl, sj, i32c(A, e), ""), co);
-      if (!v)
-        return false;
-      v = LLVMBuildFMul(bl, v, f32c(A, 1.4426950408889634), "");
+      LLVMValueRef v = LLVMBuildExtractElement(bl, sj, i32c(A, e), "");
+      if (!F->folded) {
+        LLVMValueRef co[3] = {F->b, F->qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
+        if (!(v = score_ops(A, v, co)))
+          return false;
+      }
       x[4 * j + e] = masked ? LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "") : v;
       mloc = call2(A, "llvm.maxnum", mloc, x[4 * j + e]);
     }
   }
-  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = call2(A, "llvm.maxnum", mo, fl_column(F, mloc, true));
+  LLVMValueRef mcol = fl_column(F, mloc, true);
+  if (!mcol)
+    return false;
+  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = call2(A, "llvm.maxnum", mo, LLVMBuildFMul(bl, mcol, c, ""));
   LLVMValueRef ms = finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
   if (!alpha)
     return false;
-  LLVMValueRef sum = f32c(A, 0), p[FL_MAX_KEYS / 4];
-  for (int f = 0; f < npe; f++) {
-    LLVMValueRef e = fl_exp2(A, LLVMBuildFSub(bl, x[f], ms, ""));
-    if (!e)
-      return false;
-    sum = LLVMBuildFAdd(bl, sum, e, "");
-    p[f] = to_frag(A, &F->mm, e);
+  /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
+   * (v_pk_fma_f32, v_pk_add_f32) where the target has them */
+  LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
+  LLVMValueRef p[FL_MAX_KEYS / 4], nms = LLVMBuildFNeg(bl, ms, ""), sum2 = LLVMConstNull(v2);
+  LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
+  for (int h = 0; h < 2; h++) {
+    c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
+    n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
   }
+  for (int f = 0; f < npe; f += 2) {
+    for (int h = 0; h < 2; h++)
+      x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
+    LLVMValueRef fa[3] = {x2, c2, n2};
+    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3);
+    for (int h = 0; h < 2; h++) {
+      LLVMValueRef e = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
+      if (!e)
+        return false;
+      e2 = LLVMBuildInsertElement(bl, e2, e, i32c(A, h), "");
+      p[f + h] = to_frag(A, &F->mm, e);
+    }
+    sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
+  }
+  LLVMValueRef sum = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
+                                   LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, F->l_p, 4), alpha, ""), sum, ""), F->l_p, 4);
   cg_store(cb, mn, F->m_p, 4);
   LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
@@ -935,7 +1040,6 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
     cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
   }
   cg_store(cb, s_next, F->s_p, 16);
-  fl_stage_store(F, &st, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
   cg_store(cb, other, F->par_p, 4);
   cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
   return true;
@@ -1012,6 +1116,13 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   fl_stage_store(F, &st, zero, zero);
   fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), NULL);
   fl_stage_store(F, &st, one, zero);
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, 2 * F->nk), ""), LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""));
+  LLVMTypeRef held_e[2 * FL_MAX_CHUNKS];
+  for (int i = 0; i < st.nk + st.nv; i++)
+    held_e[i] = LLVMTypeOf(i < st.nk ? st.k[i] : st.v[i - st.nk]);
+  LLVMTypeRef held_t = LLVMStructTypeInContext(cb->ctx, held_e, (unsigned)(st.nk + st.nv), 0);
+  F->held_p = LLVMBuildAlloca(bl, held_t, "held");
+  fl_hold(F, &st, true);
   cg_barrier(cb);
   cg_store(cb, fl_scores(F, qf, zero, s_t), s_p, 16);
   cg_barrier(cb); /* block 0's keys are read before block 2's overwrite them */

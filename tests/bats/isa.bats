@@ -257,6 +257,16 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   echo $((a | b << 8 | c << 16))
 }
 
+@test "16-bit LDS loads into one half of a register (ds_load_u16_d16, _hi) keep the other half" {
+  assemble "$DATA/d16_gfx1100.s" gfx1100 "$T/d.co"
+  run "$ISA" "$T/d.co" gfx1100 d16 64
+  assert_success
+  for i in 0 1 31; do
+    assert_line "out[$i] = $((0xdead0000 | i))"
+    assert_line "out[$((32 + i))] = $(((i + 256) << 16 | 0x5678))"
+  done
+}
+
 @test "buffer loads and stores: per-dword range checks, out-of-range reads 0 and stores dropped, soffset in the gfx9 check only" {
   for t in gfx90a gfx1100; do
     assemble "$DATA/buffer_$t.s" $t "$T/b$t.co"

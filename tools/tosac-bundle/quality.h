@@ -62,7 +62,7 @@ int tb_quality(const tb_bundle *b, const char *manifest_text, const tb_quality_o
 
 typedef struct tb_insn {
   size_t pc;
-  char text[96];
+  char text[160]; /* packed VOP3P operands with op_sel and neg modifiers exceed 96 characters */
 } tb_insn;
 
 /* One steady-state main-loop iteration by the target's model. */
