@@ -6,6 +6,7 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+load quality_helpers
 
 setup_file() {
   export ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
@@ -53,16 +54,6 @@ EOF2
 }
 
 setup() { cd "$BATS_FILE_TMPDIR"; }
-
-# No roofline share above 100 %, in the rows (GEMM table: "NN% mem|mma" before the ceiling;
-# family table: before the limit) and the model lines; prints the offending lines.
-within_roofline() {
-  awk '
-    /^model / { for (i = 1; i <= NF; i++) if ($i ~ /%$/ && $(i+1) == "of") { v = $i; sub("%", "", v); if (v + 0 > 100) { print; bad = 1 } } next }
-    /^  [a-z0-9]+ +[0-9]+ / { v = $NF; sub("%", "", v); if (v + 0 > 100) { print; bad = 1 } next }
-    { for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+%$/ && ($(i+1) == "mem" || $(i+1) == "mma")) { v = $i; sub("%", "", v); if (v + 0 > 100) { print; bad = 1 } } }
-    END { exit bad }' "$@"
-}
 
 @test "attention: one row per target with the main loop's model, matrix share, exp and VALU work" {
   run "$Q" quality att.hipfb --no-mca
