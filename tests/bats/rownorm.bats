@@ -31,6 +31,8 @@ check() { # graph, exec mode
   "$TOSAC" sm16.mlir --offload-arch=gfx1100 --emit=asm -o sm16.s
   grep -q 'global_load_b128' sm16.s
   grep -q 'global_store_b128' sm16.s
+  # LLVM packs f16 row elements read back from LDS into register halves (emulated d16 loads)
+  grep -q 'ds_load_u16_d16' sm16.s
   # 1030 f32 elements are no whole number of chunks: element by element
   "$TOSAC" sm32.mlir --offload-arch=gfx90a --emit=asm -o odd.s
   run grep -c 'global_[a-z]*_dwordx4' odd.s
