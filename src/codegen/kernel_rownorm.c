@@ -15,6 +15,7 @@
 
 #define RN_MAX_CACHED 4
 #define RN_CACHE_BYTES 32768 /* LDS for cached input rows, at most */
+#define RN_CHUNK_BYTES 16    /* one work-item's load of a row copy */
 
 typedef struct rn {
   cg_builder *cb;
@@ -133,6 +134,38 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
   return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
 }
 
+/* The row copy in 16-byte chunks (a work-item loads one chunk per input per step, so a row of
+ * 2,048 f16 elements is one step of 256 work-items): when every cached row is a whole number of
+ * chunks, each row then starts 16-byte aligned in its (row-major, same-shape) argument buffer.
+ * False when the rows do not allow it (the caller copies element by element). */
+static bool cache_rows_wide(rn *R, LLVMValueRef r, LLVMValueRef tid) {
+  int vw = 0;
+  for (int c = 0; c < R->ncached; c++) {
+    int es = elem_type_bytes(R->cached[c]->type->elem);
+    bool param = false;
+    for (int i = 0; i < R->k->nin; i++)
+      param |= R->k->in_vals[i] == R->cached[c];
+    if (!param || (R->h * es) % RN_CHUNK_BYTES || (vw && vw != RN_CHUNK_BYTES / es))
+      return false;
+    vw = RN_CHUNK_BYTES / es;
+  }
+  LLVMBuilderRef b = R->b;
+  cg_loop l = cg_loop_begin(R->cb, tid, ic(R, R->h / vw), "cache16");
+  LLVMValueRef h = LLVMBuildMul(b, l.iv, ic(R, vw), "");
+  LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, ic(R, R->h), ""), h, "");
+  for (int c = 0; c < R->ncached; c++) {
+    LLVMValueRef base = cg_operand_ptr(R->cb, R->k, R->cached[c]);
+    if (!base)
+      return false;
+    LLVMTypeRef t = cg_mem_type(R->cb, R->cached[c]->type->elem), vt = LLVMVectorType(t, (unsigned)vw);
+    LLVMValueRef x = cg_load(R->cb, vt, LLVMBuildInBoundsGEP2(b, t, base, &off, 1, ""), RN_CHUNK_BYTES);
+    cg_store(R->cb, x, LLVMBuildInBoundsGEP2(b, t, R->cache[c], &h, 1, ""), RN_CHUNK_BYTES);
+  }
+  cg_loop_end(R->cb, &l, R->block);
+  cg_barrier(R->cb);
+  return true;
+}
+
 /* Copy the row of every full-shape float input the group reads (up to RN_MAX_CACHED of them,
  * RN_CACHE_BYTES in all) to LDS, so each walk after the first reads LDS instead of memory. */
 static bool cache_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
@@ -160,6 +193,8 @@ static bool cache_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
   }
   if (!R->ncached)
     return true;
+  if (cache_rows_wide(R, r, tid))
+    return true;
   cg_loop l = cg_loop_begin(R->cb, tid, ic(R, R->h), "cache");
   LLVMValueRef coords[TOSAC_MAX_RANK];
   coords_of(R, r, l.iv, coords);
@@ -181,6 +216,71 @@ static void store_out(rn *R, int i, LLVMValueRef x, LLVMValueRef off) {
   LLVMTypeRef mt = cg_mem_type(R->cb, v->type->elem);
   LLVMValueRef dst = LLVMGetParam(R->cb->fn, (unsigned)(R->k->nin + i));
   cg_store(R->cb, x, LLVMBuildInBoundsGEP2(R->b, mt, dst, &off, 1, ""), (unsigned)elem_type_bytes(v->type->elem));
+}
+
+/* Elements of a row one work-item stores per step: 16 bytes of the widest full-shape output
+ * when every output row is a whole number of such chunks (each row then starts aligned to its
+ * chunk), else 1. */
+static int out_chunk(const rn *R) {
+  int maxb = 1;
+  for (int i = 0; i < R->k->nout; i++) {
+    const value *v = R->k->out_vals[i];
+    if (same_shape(v->type, &R->f))
+      maxb = elem_type_bytes(v->type->elem) > maxb ? elem_type_bytes(v->type->elem) : maxb;
+  }
+  int vw = RN_CHUNK_BYTES / maxb;
+  for (int i = 0; i < R->k->nout && vw > 1; i++)
+    if (R->k->out_vals[i]->type->elem == ET_I1)
+      vw = 1;
+  return vw > 1 && R->h % vw == 0 ? vw : 1;
+}
+
+/* The last walk: every full-shape output evaluated along row r and stored, a chunk of
+ * out_chunk elements per work-item and step (one vector store per output). */
+static bool store_rows(rn *R, LLVMValueRef r, LLVMValueRef tid) {
+  cg_builder *cb = R->cb;
+  LLVMBuilderRef bl = R->b;
+  int vw = out_chunk(R), nout = R->k->nout;
+  cg_loop l = cg_loop_begin(cb, tid, ic(R, R->h / vw), "out");
+  LLVMValueRef h0 = vw == 1 ? l.iv : LLVMBuildMul(bl, l.iv, ic(R, vw), "");
+  LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r, ic(R, R->h), ""), h0, "");
+  LLVMValueRef *chunk = calloc((size_t)nout + 1, sizeof(LLVMValueRef));
+  LLVMValueRef *memo = calloc((size_t)R->g->nvalues, sizeof(LLVMValueRef));
+  bool ok = true;
+  for (int j = 0; j < vw && ok; j++) {
+    LLVMValueRef coords[TOSAC_MAX_RANK];
+    coords_of(R, r, j ? LLVMBuildAdd(bl, h0, ic(R, j), "") : h0, coords);
+    memset(memo, 0, sizeof(LLVMValueRef) * (size_t)R->g->nvalues);
+    for (int i = 0; i < nout && ok; i++) {
+      const value *v = R->k->out_vals[i];
+      if (!same_shape(v->type, &R->f))
+        continue;
+      LLVMValueRef x = eval(R, v, coords, memo);
+      if (!(ok = x != NULL))
+        break;
+      x = v->type->elem == ET_I1 ? LLVMBuildZExt(bl, x, cb->i8, "") : x;
+      if (vw == 1) {
+        store_out(R, i, x, off);
+        continue;
+      }
+      if (!chunk[i])
+        chunk[i] = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x), (unsigned)vw));
+      chunk[i] = LLVMBuildInsertElement(bl, chunk[i], x, LLVMConstInt(cb->i32, (unsigned)j, 0), "");
+    }
+  }
+  for (int i = 0; i < nout && ok && vw > 1; i++) {
+    if (!chunk[i])
+      continue;
+    const value *v = R->k->out_vals[i];
+    LLVMTypeRef mt = cg_mem_type(cb, v->type->elem);
+    LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)(R->k->nin + i));
+    cg_store(cb, chunk[i], LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""),
+             (unsigned)(vw * elem_type_bytes(v->type->elem)));
+  }
+  free(memo);
+  free(chunk);
+  cg_loop_end(cb, &l, R->block);
+  return ok;
 }
 
 static int block_for(int64_t h) {
@@ -238,24 +338,8 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
     }
   }
   /* outputs: row-shaped ones by work-item 0, the others along the row */
-  if (ok) {
-    cg_loop l = cg_loop_begin(cb, tid, ic(&R, R.h), "out");
-    LLVMValueRef coords[TOSAC_MAX_RANK];
-    coords_of(&R, r, l.iv, coords);
-    LLVMValueRef *memo = calloc((size_t)g->nvalues, sizeof(LLVMValueRef));
-    LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r, ic(&R, R.h), ""), l.iv, "");
-    for (int i = 0; i < k->nout && ok; i++) {
-      const value *v = k->out_vals[i];
-      if (!same_shape(v->type, &R.f))
-        continue;
-      LLVMValueRef x = eval(&R, v, coords, memo);
-      if (!(ok = x != NULL))
-        break;
-      store_out(&R, i, v->type->elem == ET_I1 ? LLVMBuildZExt(bl, x, cb->i8, "") : x, off);
-    }
-    free(memo);
-    cg_loop_end(cb, &l, R.block);
-  }
+  if (ok)
+    ok = store_rows(&R, r, tid);
   if (ok) {
     LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "row_out");
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");

@@ -97,13 +97,12 @@ static void ds_write(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_VGPR, 0, 0);
 }
 
-#define HI 4   /* the high half (d16_hi) */
+#define HI 4   /* the high half (d16_hi stores and loads) */
 #define SG 8   /* sign-extend */
-#define D16 16 /* a load into one 16-bit half of the register (d16, d16_hi) */
-
+#define D16 16 /* a sub-dword load into one 16-bit half, the other half kept */
 static void ds_read(isa_wave *w, const isa_inst *in) {
   int size = in->def->arg, kind = in->def->arg2 & 3, n = kind == D_ONE ? 1 : 2;
-  bool sign = in->def->arg2 & 8;
+  bool sign = in->def->arg2 & SG, d16 = in->def->arg2 & D16, hi = in->def->arg2 & HI;
   int64_t scale = kind == D_TWO64 ? 64 * size : size;
   const isa_opnd *d = &in->o[0];
   int words = size >= 4 ? size / 4 : 1;
@@ -123,8 +122,8 @@ static void ds_read(isa_wave *w, const isa_inst *in) {
         memcpy(&x, p, (size_t)size);
         if (sign)
           x = size == 1 ? (uint32_t)(int32_t)(int8_t)x : (uint32_t)(int32_t)(int16_t)x;
-        if (in->def->arg2 & D16) /* one half of the register, the other kept */
-          x = in->def->arg2 & HI ? (r[0] & 0xffffu) | x << 16 : (r[0] & 0xffff0000u) | (x & 0xffffu);
+        if (d16)
+          x = hi ? (r[0] & 0xffffu) | x << 16 : (r[0] & 0xffff0000u) | (x & 0xffffu);
         r[0] = x;
       }
     }
@@ -205,7 +204,7 @@ const isa_opdef isa_ops_lds[] = {
     {"ds_read_u8_d16", ds_read, 0, 1, D_ONE | D16},
     {"ds_read_u8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI},
     {"ds_read_i8_d16", ds_read, 0, 1, D_ONE | D16 | SG},
-    {"ds_read_i8_d16_hi", ds_read, 0, 1, D_ONE | D16 | SG | HI},
+    {"ds_read_i8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI | SG},
     {"ds_read_u16_d16", ds_read, 0, 2, D_ONE | D16},
     {"ds_read_u16_d16_hi", ds_read, 0, 2, D_ONE | D16 | HI},
     {"ds_read_b32", ds_read, 0, 4, D_ONE},
@@ -223,7 +222,7 @@ const isa_opdef isa_ops_lds[] = {
     {"ds_load_u8_d16", ds_read, 0, 1, D_ONE | D16},
     {"ds_load_u8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI},
     {"ds_load_i8_d16", ds_read, 0, 1, D_ONE | D16 | SG},
-    {"ds_load_i8_d16_hi", ds_read, 0, 1, D_ONE | D16 | SG | HI},
+    {"ds_load_i8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI | SG},
     {"ds_load_u16_d16", ds_read, 0, 2, D_ONE | D16},
     {"ds_load_u16_d16_hi", ds_read, 0, 2, D_ONE | D16 | HI},
     {"ds_load_b32", ds_read, 0, 4, D_ONE},

@@ -11,6 +11,12 @@
       cross-attention over 77 text tokens of 768, GEGLU feed-forward) at every level but the last,
       group norms written as exporters do: reshape, reduce_sum, mean, variance, rsqrt),
       R x R x 4 latents (64 for 512-pixel images). Weights are function arguments.
+  gen_model.py gpt2 [--layers N] [--kv L] [--vocab V] [--dtype f16|f32]
+      one decode step of GPT-2 small (768 wide, 12 heads, MLP 3072, 12 layers): the new token's
+      embedding [1, 1, 768] in; per layer pre-LN attention (the fused 768 x 2304 QKV projection,
+      the new key and value appended to the layer's cache inputs, K cached transposed as
+      [12, 64, L] and V as [12, L, 64], softmax written out), the tanh-GELU MLP, residuals; the
+      final layer norm and the 768 x V language-model head. Weights are function arguments.
 
 Weights are hex constants of seeded random values (--weights hex) or function arguments. The
 graphs are for compile time and plans, not numerics. Output on stdout.
@@ -279,20 +285,69 @@ def unet(g, levels, res):
     return g.conv(y, s, 4, 3)
 
 
+def gelu_tanh(g, x, s):
+    one = [1] * len(s)
+    inner = g.binary("mul", x, g.binary("mul", x, x, s), s)
+    inner = g.binary("add", x, g.binary("mul", inner, g.splat(0.044715, len(s)), s, one), s)
+    t = g.unary("tanh", g.binary("mul", inner, g.splat(0.7978845608028654, len(s)), s, one), s)
+    half = g.binary("mul", x, g.splat(0.5, len(s)), s, one)
+    return g.binary("mul", half, g.binary("add", t, g.splat(1.0, len(s)), s, one), s)
+
+
+def gpt2_decode(g, layers, kv, vocab, hidden=768, heads=12):
+    d = hidden // heads
+    x = "%x"
+    args.append((x, ty([1, 1, hidden], g.dt)))
+    xs = [1, 1, hidden]
+    for _ in range(layers):
+        kc, vc = "%%kc%d" % len(args), "%%vc%d" % len(args)
+        args.extend([(kc, ty([heads, d, kv], g.dt)), (vc, ty([heads, kv, d], g.dt))])
+        qkv, qs = g.linear(layer_norm(g, x, xs), xs, 3 * hidden)
+
+        def part(i):
+            return emit('"tosa.slice"(%s, %s, %s) : (%s, !tosa.shape<3>, !tosa.shape<3>)'
+                        % (qkv, g.shape_const([0, 0, i * hidden]), g.shape_const(xs), ty(qs, g.dt)), ty(xs, g.dt))
+        q = g.reshape(part(0), xs, [heads, 1, d])
+        k = g.reshape(part(1), xs, [heads, d, 1])
+        v = g.reshape(part(2), xs, [heads, 1, d])
+        ks, vs = [heads, d, kv + 1], [heads, kv + 1, d]
+        k = emit('"tosa.concat"(%s, %s) <{axis = 2 : i32}> : (%s, %s)' % (kc, k, ty([heads, d, kv], g.dt), ty([heads, d, 1], g.dt)), ty(ks, g.dt))
+        v = emit('"tosa.concat"(%s, %s) <{axis = 1 : i32}> : (%s, %s)' % (vc, v, ty([heads, kv, d], g.dt), ty([heads, 1, d], g.dt)), ty(vs, g.dt))
+        a, as_ = g.matmul(q, k, [heads, 1, d], ks)
+        a = g.binary("mul", a, g.splat(d ** -0.5, 3), as_, [1, 1, 1])
+        mx, ms = g.reduce("reduce_max", a, as_, 2)
+        e = g.unary("exp", g.binary("sub", a, mx, as_, ms), as_)
+        sm, ss = g.reduce("reduce_sum", e, as_, 2)
+        p = g.binary("mul", e, g.unary("reciprocal", sm, ss), as_, ss)
+        o, os_ = g.matmul(p, v, as_, vs)
+        o = g.reshape(o, os_, xs)
+        x = g.binary("add", x, g.linear(o, xs, hidden)[0], xs)
+        f, fs = g.linear(layer_norm(g, x, xs), xs, 4 * hidden)
+        f, _ = g.linear(gelu_tanh(g, f, fs), fs, hidden)
+        x = g.binary("add", x, f, xs)
+    return g.linear(layer_norm(g, x, xs), xs, vocab, bias=False)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model", choices=["resnet50", "unet"])
+    ap.add_argument("model", choices=["resnet50", "unet", "gpt2"])
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--stages", type=int, default=4, choices=[1, 2, 3, 4])
     ap.add_argument("--levels", type=int, default=4, choices=[1, 2, 3, 4])
     ap.add_argument("--res", type=int, default=64)
     ap.add_argument("--dtype", default=None, choices=["f32", "f16"])
     ap.add_argument("--weights", default=None, choices=["hex", "args"])
+    ap.add_argument("--layers", type=int, default=12)
+    ap.add_argument("--kv", type=int, default=1024)
+    ap.add_argument("--vocab", type=int, default=50257)
     ap.add_argument("--seed", type=int, default=1)
     o = ap.parse_args()
     if o.model == "resnet50":
         g = G(o.dtype or "f32", o.weights or "hex", o.seed)
         y, ys = resnet50(g, o.batch, o.stages)
+    elif o.model == "gpt2":
+        g = G(o.dtype or "f16", o.weights or "args", o.seed)
+        y, ys = gpt2_decode(g, o.layers, o.kv, o.vocab)
     else:
         g = G(o.dtype or "f16", o.weights or "args", o.seed)
         y, ys = unet(g, o.levels, o.res)
