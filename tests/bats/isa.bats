@@ -304,3 +304,42 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_failure 1
   assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
 }
+
+@test "gfx12 scalar float: arithmetic, fma forms, min/max (num and IEEE maximum), compares, conversions, f16" {
+  assemble "$DATA/sfloat_gfx1200.s" gfx1200 "$T/sf.co"
+  run "$ISA" "$T/sf.co" gfx1200 sfloat 32
+  assert_success
+  # f32: 1.5 + -2.25, 1.5 - -2.25, 1.5 * -2.25, 1.0 + 1.5 * -2.25, 1.5 * -2.25 + 2, 1.5 * 2 + -2.25
+  assert_line "out[0] = $((0xbf400000))"
+  assert_line "out[1] = $((0x40700000))"
+  assert_line "out[2] = $((0xc0580000))"
+  assert_line "out[3] = $((0xc0180000))"
+  assert_line "out[4] = $((0xbfb00000))"
+  assert_line "out[5] = $((0x3f400000))"
+  # min_num(NaN, 1.5) = 1.5; minimum(NaN, 1.5) = NaN; maximum(1.5, -2.25); max_num(-2.25, NaN)
+  assert_line "out[6] = $((0x3fc00000))"
+  assert_line "out[7] = $((0x7fc00000))"
+  assert_line "out[8] = $((0x3fc00000))"
+  assert_line "out[9] = $((0xc0100000))"
+  # SCC of o(1.5, NaN), u(1.5, NaN), lt(-2.25, 1.5), neq(NaN, NaN), nge(1.5, -2.25)
+  for kv in 10=0 11=1 12=1 13=1 14=0; do assert_line "out[${kv%=*}] = ${kv#*=}"; done
+  # cvt_i32(-2.25) = -2, cvt_f32_i32(-3), ceil(-2.25), floor(1.5), rndne(2.5) = 2
+  assert_line "out[15] = 4294967294"
+  assert_line "out[16] = $((0xc0400000))"
+  assert_line "out[17] = $((0xc0000000))"
+  assert_line "out[18] = $((0x3f800000))"
+  assert_line "out[19] = $((0x40000000))"
+  # f16: cvt(1.5), pk_rtz(1.5, -2.25), 1.5 + -2.25, 1.5 * -2.25, cvt_hi of the packed pair,
+  # gt(1.5, -2.25), maximum, cvt_f32_f16(1.5); trunc(-2.25); cvt_u32(-2.25) clamps to 0
+  assert_line "out[20] = $((0x3e00))"
+  assert_line "out[21] = $((0xc0803e00))"
+  assert_line "out[22] = $((0xba00))"
+  assert_line "out[23] = $((0xc2c0))"
+  assert_line "out[24] = $((0xc0100000))"
+  assert_line "out[25] = 1"
+  assert_line "out[26] = $((0x3e00))"
+  assert_line "out[27] = $((0x3fc00000))"
+  assert_line "out[28] = $((0xc0000000))"
+  assert_line "out[29] = 0"
+  assert_line "out[30] = 30"
+}
