@@ -231,7 +231,10 @@ static void mask_write(isa_wave *w, const isa_opnd *o, uint64_t m) {
     isa_wr_sgpr(w, o->reg + 1, (uint32_t)(m >> 32));
 }
 
-/* One lane of v_div_scale (the f32 form computes in float precision: width 32). */
+/* One lane of v_div_scale (the f32 form computes its quotient in float precision: width 32).
+ * The reciprocal is tested for a denormal in f64 for both widths, as the CDNA3 ISA's pseudo-code
+ * says: so an f32 denominator near the top of the range (2 / 2.5e38 in tanh) is not scaled
+ * by 2^64 into infinity; only the numerator is scaled, because the quotient is an f32 denormal. */
 static double div_scale_one(double a, double den, double num, int width, bool *vcc) {
   bool f32 = width == 32;
   int scale = f32 ? 64 : 128;
@@ -239,7 +242,7 @@ static double div_scale_one(double a, double den, double num, int width, bool *v
   int ediff = f32 ? expo32((float)num) - expo32((float)den) : expo64(num) - expo64(den);
   int enum_ = f32 ? expo32((float)num) : expo64(num);
   double q = f32 ? (double)((float)num / (float)den) : num / den;
-  double r = f32 ? (double)(1.0f / (float)den) : 1.0 / den;
+  bool r_denorm = fpclassify(1.0 / den) == FP_SUBNORMAL;
   *vcc = false;
   if (num == 0 || den == 0)
     return NAN;
@@ -249,11 +252,11 @@ static double div_scale_one(double a, double den, double num, int width, bool *v
   }
   if (DENORM(den))
     return ldexp(a, scale);
-  if (DENORM(r) && DENORM(q)) {
+  if (r_denorm && DENORM(q)) {
     *vcc = true;
     return a == den ? ldexp(a, scale) : a;
   }
-  if (DENORM(r))
+  if (r_denorm)
     return ldexp(a, -scale);
   if (DENORM(q)) {
     *vcc = true;

@@ -343,3 +343,18 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_line "out[29] = 0"
   assert_line "out[30] = 30"
 }
+
+@test "the f32 division sequence by a denominator near the top of the range (tanh of +-44.2: 2 / (1 + e^88.4)) is not NaN" {
+  cat > "$T/tanh.mlir" <<'M'
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %t = tosa.tanh %x : (tensor<8xf32>) -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+M
+  "$BIN/tosac" "$T/tanh.mlir" --offload-arch=$TARGETS -o "$T/tanh.hipfb"
+  for t in gfx90a gfx1030 gfx1100; do
+    run "$BIN/tosac-run" "$T/tanh.hipfb" --target=$t --exec=isa --input="8xf32=-44.2 44.2 -44.35 44.06 -43 88 -0.5 0.5"
+    assert_success
+    assert_line "8xf32=-1 1 -1 1 -1 1 -0.46211717 0.46211717"
+  done
+}
