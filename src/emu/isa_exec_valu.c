@@ -112,6 +112,13 @@ static inline double post64(const isa_inst *in, double r) {
     isa_wr(w, &in->o[0], l, (uint32_t)(EXPR));                                                     \
     END                                                                                            \
   }
+/* VOP3 clamp of an unsigned add or subtract (x exact): the result saturates to [0, max]
+ * (without clamp it wraps). */
+static inline uint32_t clamp_u(const isa_inst *in, int64_t x, int64_t max) {
+  if (in->flags & IF_CLAMP)
+    x = x < 0 ? 0 : x > max ? max : x;
+  return (uint32_t)x;
+}
 /* 16-bit integer results clear the high half (or land in the selected half). */
 #define OP_U16(NAME, EXPR)                                                                         \
   static void NAME(isa_wave *w, const isa_inst *in) {                                              \
@@ -540,9 +547,9 @@ OP_U32(v_and_b32, a &b)
 OP_U32(v_or_b32, a | b)
 OP_U32(v_xor_b32, a ^ b)
 OP_U32(v_xnor_b32, ~(a ^ b))
-OP_U32(v_add_u32, a + b)
-OP_U32(v_sub_u32, a - b)
-OP_U32(v_subrev_u32, b - a)
+OP_U32(v_add_u32, clamp_u(in, (int64_t)a + b, UINT32_MAX))
+OP_U32(v_sub_u32, clamp_u(in, (int64_t)a - b, UINT32_MAX))
+OP_U32(v_subrev_u32, clamp_u(in, (int64_t)b - a, UINT32_MAX))
 OP_U32(v_lshlrev_b32, b << (a & 31))
 OP_U32(v_lshrrev_b32, b >> (a & 31))
 OP_U32(v_ashrrev_i32, (int32_t)b >> (a & 31))
@@ -578,9 +585,9 @@ OP_U32(v_med3_i32, med3i((int32_t)a, (int32_t)b, (int32_t)c))
 OP_U32(v_med3_u32, med3u(a, b, c))
 OP_U32(v_sad_u32, (a > b ? a - b : b - a) + c)
 
-OP_U16(v_add_u16, a + b)
-OP_U16(v_sub_u16, a - b)
-OP_U16(v_subrev_u16, b - a)
+OP_U16(v_add_u16, clamp_u(in, (int64_t)a + b, UINT16_MAX))
+OP_U16(v_sub_u16, clamp_u(in, (int64_t)a - b, UINT16_MAX))
+OP_U16(v_subrev_u16, clamp_u(in, (int64_t)b - a, UINT16_MAX))
 OP_U16(v_mul_lo_u16, a *b)
 OP_U16(v_lshlrev_b16, b << (a & 15))
 OP_U16(v_lshrrev_b16, b >> (a & 15))
@@ -662,7 +669,7 @@ static void carry_op(isa_wave *w, const isa_inst *in) {
     r = a - b - c;
     out |= (uint64_t)(b + c > a) << l;
   }
-  isa_wr(w, &in->o[0], l, (uint32_t)r);
+  isa_wr(w, &in->o[0], l, clamp_u(in, op == 0 ? (int64_t)r : (int64_t)a - (int64_t)(b + c), UINT32_MAX));
   END
   mask_write(w, &in->o[1], out);
 }

@@ -358,3 +358,13 @@ M
     assert_line "8xf32=-1 1 -1 1 -1 1 -0.46211717 0.46211717"
   done
 }
+
+@test "integer clamp saturates unsigned add and subtract (u32, u16, with carry-out) instead of wrapping" {
+  assemble "$DATA/clamp_gfx90a.s" gfx90a "$T/c.co"
+  run "$ISA" "$T/c.co" gfx90a clamp 64
+  assert_success
+  for i in 0 2 3 4 5 6 31 40 41 63; do
+    a=$((i > 3 ? i - 3 : 0)) b=$((i < 31 ? i : 31)) c=$((i > 40 ? i - 40 : 0)) d=$((i > 5 ? i - 5 : 0))
+    assert_line "out[$i] = $((a | b << 8 | c << 16 | d << 24))"
+  done
+}
