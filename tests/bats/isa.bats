@@ -163,7 +163,7 @@ EOF
   done
 }
 
-@test "tosac-run --exec: ir and isa give the same gelu; a bad mode is a usage error" {
+@test "tosac-run --exec: ir and isa (the default) give the same gelu; a bad mode is a usage error" {
   TOSAC="$BIN/tosac"
   RUN="$BIN/tosac-run"
   "$TOSAC" "$ROOT/samples/gelu.mlir" --embed-ir --offload-arch=gfx90a -o "$T/g.hipfb"
@@ -171,6 +171,11 @@ EOF
   assert_success
   assert_line "1x128x768xf32=[[0.34573123 0.34573123...]]"
   isa_out=$output
+  # the default is the machine code: -v names what was loaded
+  env -u TOSAC_EXEC "$RUN" "$T/g.hipfb" --input="1x128x768xf32=0.5" --output= -v 2> "$T/v.txt"
+  grep -q "loaded the code object for gfx90a" "$T/v.txt"
+  TOSAC_EXEC=ir "$RUN" "$T/g.hipfb" --input="1x128x768xf32=0.5" --output= -v 2> "$T/v.txt"
+  grep -q "loaded the kernel IR for gfx90a" "$T/v.txt"
   run "$RUN" "$T/g.hipfb" --exec=ir --input="1x128x768xf32=0.5" --print_max_element_count=2
   assert_success
   [ "$output" = "$isa_out" ]
@@ -178,7 +183,7 @@ EOF
   assert_failure 2
   assert_output "tosac-run: error: --exec: 'gpu' is not ir or isa"
   run "$RUN" --help
-  assert_output --partial "--exec=ir|isa"
+  assert_output --partial "--exec=isa|ir"
 }
 
 @test "LDS: two waves exchange through LDS across s_barrier (gfx90a); planted faults: barrier removed, LDS under-allocated, ds wait removed" {
@@ -367,4 +372,23 @@ M
     a=$((i > 3 ? i - 3 : 0)) b=$((i < 31 ? i : 31)) c=$((i > 40 ? i - 40 : 0)) d=$((i > 5 ? i - 5 : 0))
     assert_line "out[$i] = $((a | b << 8 | c << 16 | d << 24))"
   done
+}
+
+@test "TOSAC_ISA_OPCODES lists the distinct opcodes executed, one 'processor mnemonic' line each" {
+  "$BIN/tosac" "$ROOT/samples/gelu.mlir" --offload-arch=gfx90a,gfx1100 -o "$T/g.hipfb"
+  for t in gfx90a gfx1100; do
+    TOSAC_ISA_OPCODES="$T/ops.txt" "$BIN/tosac-run" "$T/g.hipfb" --target=$t --input="1x128x768xf32=0.5" --output=
+  done
+  run grep -c "^gfx90a s_endpgm$" "$T/ops.txt"
+  assert_output 1
+  run grep -c "^gfx1100 s_endpgm$" "$T/ops.txt"
+  assert_output 1
+  grep -q "^gfx90a global_load_dword" "$T/ops.txt"
+  grep -q "^gfx1100 global_load_b" "$T/ops.txt"
+  # one line per distinct opcode and target
+  [ "$(sort "$T/ops.txt" | uniq -d | wc -l)" -eq 0 ]
+  # without the variable nothing is written
+  rm "$T/ops.txt"
+  "$BIN/tosac-run" "$T/g.hipfb" --target=gfx90a --input="1x128x768xf32=0.5" --output=
+  [ ! -e "$T/ops.txt" ]
 }
