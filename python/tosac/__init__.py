@@ -1,7 +1,7 @@
 """tosac for Python: compile TOSA graphs with libtosac, run them on tosac's emulator.
 
     import tosac
-    r = tosac.compile("model.mlir", targets=["gfx90a", "gfx1100"], embed_ir=True)
+    r = tosac.compile("model.mlir", targets=["gfx90a", "gfx1100"])
     r.bundle, r.manifest, r.weights       # bytes, dict, bytes or None
     y, = tosac.run(r, "gfx90a", [x])      # numpy arrays in, numpy arrays out
 
