@@ -97,6 +97,9 @@ static void ds_write(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_VGPR, 0, 0);
 }
 
+#define HI 4   /* d16_hi: the high half of the register (stores: of the data) */
+#define SG 8   /* sign-extend */
+#define D16 16 /* loads: write one half of the register, keep the other */
 static void ds_read(isa_wave *w, const isa_inst *in) {
   int size = in->def->arg, kind = in->def->arg2 & 3, n = kind == D_ONE ? 1 : 2;
   bool sign = in->def->arg2 & 8;
@@ -119,6 +122,8 @@ static void ds_read(isa_wave *w, const isa_inst *in) {
         memcpy(&x, p, (size_t)size);
         if (sign)
           x = size == 1 ? (uint32_t)(int32_t)(int8_t)x : (uint32_t)(int32_t)(int16_t)x;
+        if (in->def->arg2 & D16) /* d16: one half of the register, the other kept */
+          x = in->def->arg2 & HI ? (r[0] & 0xffff) | x << 16 : (r[0] & 0xffff0000u) | (x & 0xffff);
         r[0] = x;
       }
     }
@@ -167,8 +172,6 @@ static void ds_swizzle(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 1);
 }
 
-#define HI 4 /* store the high half (d16_hi) */
-#define SG 8 /* sign-extend */
 const isa_opdef isa_ops_lds[] = {
     {"ds_write_b8", ds_write, 0, 1, D_ONE},
     {"ds_write_b16", ds_write, 0, 2, D_ONE},
@@ -197,6 +200,12 @@ const isa_opdef isa_ops_lds[] = {
     {"ds_read_u8", ds_read, 0, 1, D_ONE},
     {"ds_read_i8", ds_read, 0, 1, D_ONE | SG},
     {"ds_read_u16", ds_read, 0, 2, D_ONE},
+    {"ds_read_u16_d16", ds_read, 0, 2, D_ONE | D16},
+    {"ds_read_u16_d16_hi", ds_read, 0, 2, D_ONE | D16 | HI},
+    {"ds_read_u8_d16", ds_read, 0, 1, D_ONE | D16},
+    {"ds_read_u8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI},
+    {"ds_read_i8_d16", ds_read, 0, 1, D_ONE | D16 | SG},
+    {"ds_read_i8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI | SG},
     {"ds_read_i16", ds_read, 0, 2, D_ONE | SG},
     {"ds_read_b32", ds_read, 0, 4, D_ONE},
     {"ds_read_b64", ds_read, 0, 8, D_ONE},
@@ -209,6 +218,12 @@ const isa_opdef isa_ops_lds[] = {
     {"ds_load_u8", ds_read, 0, 1, D_ONE},
     {"ds_load_i8", ds_read, 0, 1, D_ONE | SG},
     {"ds_load_u16", ds_read, 0, 2, D_ONE},
+    {"ds_load_u16_d16", ds_read, 0, 2, D_ONE | D16},
+    {"ds_load_u16_d16_hi", ds_read, 0, 2, D_ONE | D16 | HI},
+    {"ds_load_u8_d16", ds_read, 0, 1, D_ONE | D16},
+    {"ds_load_u8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI},
+    {"ds_load_i8_d16", ds_read, 0, 1, D_ONE | D16 | SG},
+    {"ds_load_i8_d16_hi", ds_read, 0, 1, D_ONE | D16 | HI | SG},
     {"ds_load_i16", ds_read, 0, 2, D_ONE | SG},
     {"ds_load_b32", ds_read, 0, 4, D_ONE},
     {"ds_load_b64", ds_read, 0, 8, D_ONE},

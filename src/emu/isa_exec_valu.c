@@ -919,7 +919,7 @@ const isa_opdef isa_cmp_def = {"v_cmp", v_cmp, 0, 0, 0};
  * clears the high half of its SGPR. */
 enum {
   SF_ADD, SF_SUB, SF_MUL, SF_FMAC, SF_FMAAK, SF_FMAMK, SF_MIN_NUM, SF_MAX_NUM, SF_MINIMUM, SF_MAXIMUM,
-  SF_CEIL, SF_FLOOR, SF_TRUNC, SF_RNDNE, SF_CVT_PK_RTZ, SF_CVT_F32_I32, SF_CVT_F32_U32, SF_CVT_I32_F32,
+  SF_CEIL, SF_FLOOR, SF_TRUNC, SF_RNDNE, SF_EXP, SF_LOG, SF_RCP, SF_RSQ, SF_SQRT, SF_CVT_PK_RTZ, SF_CVT_F32_I32, SF_CVT_F32_U32, SF_CVT_I32_F32,
   SF_CVT_U32_F32, SF_CVT_F16_F32, SF_CVT_F32_F16, SF_CVT_HI_F32_F16,
 };
 
@@ -940,6 +940,12 @@ static double s_float_arith(int op, double a, double b, double c) {
   case SF_CEIL: return ceil(a);
   case SF_FLOOR: return floor(a);
   case SF_TRUNC: return trunc(a);
+  /* v_s_*: exact, as the VALU's transcendental approximations are computed here */
+  case SF_EXP: return exp2(a);
+  case SF_LOG: return log2(a);
+  case SF_RCP: return 1.0 / a;
+  case SF_RSQ: return 1.0 / sqrt(a);
+  case SF_SQRT: return sqrt(a);
   default: return rint(a);
   }
 }
@@ -1113,6 +1119,16 @@ const isa_opdef isa_ops_valu[] = {
     {"s_trunc_f16", s_float, 0, SF_TRUNC, 16},
     {"s_rndne_f32", s_float, 0, SF_RNDNE, 32},
     {"s_rndne_f16", s_float, 0, SF_RNDNE, 16},
+    {"v_s_exp_f32", s_float, 0, SF_EXP, 32},
+    {"v_s_exp_f16", s_float, 0, SF_EXP, 16},
+    {"v_s_log_f32", s_float, 0, SF_LOG, 32},
+    {"v_s_log_f16", s_float, 0, SF_LOG, 16},
+    {"v_s_rcp_f32", s_float, 0, SF_RCP, 32},
+    {"v_s_rcp_f16", s_float, 0, SF_RCP, 16},
+    {"v_s_rsq_f32", s_float, 0, SF_RSQ, 32},
+    {"v_s_rsq_f16", s_float, 0, SF_RSQ, 16},
+    {"v_s_sqrt_f32", s_float, 0, SF_SQRT, 32},
+    {"v_s_sqrt_f16", s_float, 0, SF_SQRT, 16},
     {"s_fmaak_f32", s_float, 0, SF_FMAAK, 32},
     {"s_fmamk_f32", s_float, 0, SF_FMAMK, 32},
     {"s_cvt_pk_rtz_f16_f32", s_float_cvt, 0, SF_CVT_PK_RTZ, 0},

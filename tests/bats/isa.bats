@@ -310,7 +310,7 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
 }
 
-@test "gfx12 scalar float: arithmetic, fma forms, min/max (num and IEEE maximum), compares, conversions, f16" {
+@test "gfx12 scalar float: arithmetic, fma forms, min/max (num and IEEE maximum), compares, conversions, f16, v_s_rsq" {
   assemble "$DATA/sfloat_gfx1200.s" gfx1200 "$T/sf.co"
   run "$ISA" "$T/sf.co" gfx1200 sfloat 32
   assert_success
@@ -346,7 +346,9 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_line "out[27] = $((0x3fc00000))"
   assert_line "out[28] = $((0xc0000000))"
   assert_line "out[29] = 0"
-  assert_line "out[30] = 30"
+  # the VALU-encoded scalar transcendental v_s_rsq_f32(4.0)
+  assert_line "out[30] = $((0x3f000000))"
+  assert_line "out[31] = 31"
 }
 
 @test "the f32 division sequence by a denominator near the top of the range (tanh of +-44.2: 2 / (1 + e^88.4)) is not NaN" {

@@ -85,6 +85,8 @@ sfloat:
   out 28, s10
   s_cvt_u32_f32 s10, s5
   out 29, s10
+  v_s_rsq_f32 s10, 4.0
+  out 30, s10
   s_endpgm
 .size sfloat, .-sfloat
 .rodata
