@@ -40,7 +40,7 @@ $(EMU_LIB): $(EMU_OBJ)
 
 SAMPLE   ?= samples/gelu.mlir
 
-.PHONY: all deps run test asan bench clean format check-isa
+.PHONY: all deps run test asan bench clean format check-isa check-ir
 all: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run
 
 $(BUILD)/obj/%.o: %.c
@@ -120,16 +120,22 @@ asan: deps
 bench: all
 	tests/bench/run $(BUILD)
 
-# make check-isa: the numeric suites with every kernel run as machine code on the targets each
-# test names (tosac-run and tests/oracle/check.py through TOSAC_EXEC=isa, libtosac-hipemu through
-# TOSAC_HIPEMU_EXEC=isa; docs/emulator.md). Slower than the IR, so not part of make test.
-ISA_SUITES := oracle elementwise_ops data_movement reduction pool gemm gemm_loop gemv splitk \
-  conv_direct conv_gather conv_runs im2col rdna rdna_conv rdna_splitk quantized f8 control \
-  dynamic transformer models optimize_fold optimize_layout partition weights conformance \
-  upstream_tosa migraphx migraphx_ops2 gfx908_loop hipemu host isa isa_gemm
+# The numeric suites: every kernel their tests run goes through the emulator on the targets each
+# test names. make test runs them as machine code (the default of tosac-run, libtosac-hipemu and
+# tests/oracle/check.py; docs/emulator.md); make check-isa runs only them, as machine code;
+# make check-ir runs them on the kernel IR instead (TOSAC_EXEC=ir, TOSAC_HIPEMU_EXEC=ir; tests
+# that compile without --embed-ir or assert machine-level checks fail there by design).
+NUMERIC_SUITES := oracle elementwise_ops data_movement reduction pool gemm gemm_loop gemv splitk \
+  conv_direct conv_gather conv_runs conv_views im2col rdna rdna_conv rdna_splitk quantized f8 \
+  control fft_control dynamic host_dynamic transformer models optimize_fold optimize_layout \
+  partition weights conformance upstream_tosa migraphx migraphx_ops2 exporters miir gfx908_loop \
+  hipemu host python ir_smoke isa isa_gemm
 check-isa: deps
 	$(MAKE) -j2 all
-	TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa TOSAC_BUILD=$(BUILD) tests/run-tests $(ISA_SUITES:%=tests/bats/%.bats)
+	TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa TOSAC_BUILD=$(BUILD) tests/run-tests $(NUMERIC_SUITES:%=tests/bats/%.bats)
+check-ir: deps
+	$(MAKE) -j2 all
+	TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir TOSAC_BUILD=$(BUILD) tests/run-tests $(NUMERIC_SUITES:%=tests/bats/%.bats)
 
 format:
 	clang-format-22 -i $$(git ls-files '*.c' '*.h' '*.cpp')

@@ -1,7 +1,7 @@
 """tosac for Python: compile TOSA graphs with libtosac, run them on tosac's emulator.
 
     import tosac
-    r = tosac.compile("model.mlir", targets=["gfx90a", "gfx1100"], embed_ir=True)
+    r = tosac.compile("model.mlir", targets=["gfx90a", "gfx1100"])
     r.bundle, r.manifest, r.weights       # bytes, dict, bytes or None
     y, = tosac.run(r, "gfx90a", [x])      # numpy arrays in, numpy arrays out
 
@@ -10,8 +10,9 @@ whose message is the diagnostics as tosac prints them ("file:line:col: error: ..
 .diagnostics lists them (file, line, column, severity, message). Options are libtosac's
 (docs/library.md): opt_level, code_object_version, init ("memset" or "kernel"), perf_config,
 tuning_db (list), jobs, entry, embed_ir, compress, specialize (list of "ARG:DIM=V1,..."),
-cache_dir. run() needs embed_ir=True: it runs the bundle's launch graph through tosac-run (the
-CPU emulator, docs/tosac-run.md) and returns the results as numpy arrays.
+cache_dir. run() runs the bundle's launch graph through tosac-run (the CPU emulator,
+docs/tosac-run.md; the machine code, or with exec="ir" the kernel IR, which needs embed_ir=True)
+and returns the results as numpy arrays.
 
 The module is ctypes over libtosac.so (no compiled extension); docs/python.md.
 """
@@ -213,14 +214,16 @@ def compile(source, targets=None, **options):
         lib.tosac_options_dispose(o)
 
 
-def run(result, target, inputs, tool=None):
-    """Run a compiled graph (compile(..., embed_ir=True)) on the emulator for one target: inputs
-    are array-likes in the graph's argument order (cast to the manifest's types); returns the
-    results as numpy arrays."""
+def run(result, target, inputs, tool=None, exec="isa"):
+    """Run a compiled graph on the emulator for one target: inputs are array-likes in the graph's
+    argument order (cast to the manifest's types); returns the results as numpy arrays. exec:
+    "isa" runs the code objects' machine code, "ir" the kernel IR (compile(..., embed_ir=True))."""
     import numpy as np
 
-    if not result.manifest.get("ir_embedded"):
-        raise ValueError("run() needs the kernel IR: compile with embed_ir=True")
+    if exec not in ("isa", "ir"):
+        raise ValueError("exec must be 'isa' or 'ir', not %r" % (exec,))
+    if exec == "ir" and not result.manifest.get("ir_embedded"):
+        raise ValueError("run(exec='ir') needs the kernel IR: compile with embed_ir=True")
     _target(result, target)
     ins = result.manifest["inputs"]
     if len(inputs) != len(ins):
@@ -237,7 +240,7 @@ def run(result, target, inputs, tool=None):
         with open(os.path.join(d, "model.json"), "w") as f:
             json.dump(manifest, f)
         args = [tool, os.path.join(d, "model.hipfb"), "--manifest", os.path.join(d, "model.json"),
-                "--target=" + target]
+                "--target=" + target, "--exec=" + exec]
         for i, (x, spec) in enumerate(zip(inputs, ins)):
             arr = np.asarray(x, dtype=_dtype(spec["element_type"]))
             if list(arr.shape) != list(spec["shape"]):

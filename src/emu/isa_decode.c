@@ -530,7 +530,7 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
   base_name(text, name, sizeof name, &flags);
   in->flags |= flags;
   const isa_opdef *def = isa_find_op(name);
-  if (!def && !strncmp(name, "v_cmp", 5) && isa_valu_cmp(name, in))
+  if (!def && (!strncmp(name, "v_cmp", 5) || !strncmp(name, "s_cmp_", 6)) && isa_valu_cmp(name, in))
     def = &isa_cmp_def;
   if (!def && (!strncmp(name, "v_mfma_", 7) || !strncmp(name, "v_wmma_", 7)))
     def = &isa_matrix_def;

@@ -134,6 +134,7 @@ static void v_dot(isa_wave *w, const isa_inst *in) {
 
 const isa_opdef isa_ops_matrix[] = {
     {"v_dot2c_f32_f16", v_dot, 0, DOT_F16, 1},
+    {"v_dot2acc_f32_f16", v_dot, 0, DOT_F16, 1},
     {"v_dot2_f32_f16", v_dot, 0, DOT_F16, 0},
     {"v_dot2c_f32_bf16", v_dot, 0, DOT_BF16, 1},
     {"v_dot2_f32_bf16", v_dot, 0, DOT_BF16, 0},

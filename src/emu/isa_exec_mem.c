@@ -180,8 +180,10 @@ static uint64_t buffer_soffset(const isa_wave *w, const isa_inst *in) {
   return so->kind == OK_IMM ? (uint32_t)so->imm : so->kind == OK_SGPR ? isa_reg32(w, so, 0, 0) : 0;
 }
 
-/* Multi-dword accesses are range-checked per dword (ISA.md §4.3); sub-dword as one piece. */
-static void buffer_load(isa_wave *w, const isa_inst *in) {
+/* One buffer access of every active lane. Multi-dword accesses are range-checked per dword
+ * (ISA.md §4.3), sub-dword ones as one piece: a load's out-of-range dword reads zero, a store's is
+ * dropped. */
+static void buffer_access(isa_wave *w, const isa_inst *in, bool store) {
   vsharp v;
   if (!vsharp_read(w, in, &in->o[2], &v))
     return;
@@ -195,41 +197,28 @@ static void buffer_load(isa_wave *w, const isa_inst *in) {
     for (int i = 0; i * chunk < size; i++) {
       uint64_t o = off + (uint64_t)(i * chunk);
       if (buffer_oob(&v, soff, index, o, (uint64_t)chunk))
-        continue; /* out of range: reads zero */
-      dw[i] = isa_mem(w, in, v.base + soff + v.stride * index + o, (uint64_t)chunk, false, l);
-      if (!dw[i])
-        return;
-    }
-    load_lane(w, in, l, dw);
-  }
-  isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
-}
-
-static void buffer_store(isa_wave *w, const isa_inst *in) {
-  vsharp v;
-  if (!vsharp_read(w, in, &in->o[2], &v))
-    return;
-  int size = in->def->arg, chunk = size < 4 ? size : 4;
-  uint64_t soff = buffer_soffset(w, in);
-  for (uint64_t m = isa_exec(w); m; m &= m - 1) {
-    int l = __builtin_ctzll(m);
-    uint64_t index, off;
-    buffer_lane(w, in, l, &index, &off);
-    for (int i = 0; i * chunk < size; i++) {
-      uint64_t o = off + (uint64_t)(i * chunk);
-      if (buffer_oob(&v, soff, index, o, (uint64_t)chunk))
-        continue; /* out of range: dropped */
-      uint8_t *p = isa_mem(w, in, v.base + soff + v.stride * index + o, (uint64_t)chunk, true, l);
+        continue;
+      uint8_t *p = isa_mem(w, in, v.base + soff + v.stride * index + o, (uint64_t)chunk, store, l);
       if (!p)
         return;
-      uint32_t x = store_word(w, in, &in->o[0], l, i);
-      if (!isa_global_written(w, in, (uint64_t)(uintptr_t)p, (uint64_t)chunk, &x, l))
-        return;
-      memcpy(p, &x, (size_t)chunk);
+      dw[i] = p;
+      if (store) {
+        uint32_t x = store_word(w, in, &in->o[0], l, i);
+        if (!isa_global_written(w, in, (uint64_t)(uintptr_t)p, (uint64_t)chunk, &x, l))
+          return;
+        memcpy(p, &x, (size_t)chunk);
+      }
     }
+    if (!store)
+      load_lane(w, in, l, dw);
   }
-  pend_store(w, in);
+  if (store)
+    pend_store(w, in);
+  else
+    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
 }
+static void buffer_load(isa_wave *w, const isa_inst *in) { buffer_access(w, in, false); }
+static void buffer_store(isa_wave *w, const isa_inst *in) { buffer_access(w, in, true); }
 
 /* ---------------------------------------------------------------- atomics */
 enum { AT_ADD, AT_SUB, AT_SMIN, AT_SMAX, AT_UMIN, AT_UMAX, AT_AND, AT_OR, AT_XOR, AT_SWAP, AT_CMPSWAP, AT_FADD, AT_FMIN,

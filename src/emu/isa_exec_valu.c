@@ -112,6 +112,13 @@ static inline double post64(const isa_inst *in, double r) {
     isa_wr(w, &in->o[0], l, (uint32_t)(EXPR));                                                     \
     END                                                                                            \
   }
+/* VOP3 clamp of an unsigned add or subtract (x exact): the result saturates to [0, max]
+ * (without clamp it wraps). */
+static inline uint32_t clamp_u(const isa_inst *in, int64_t x, int64_t max) {
+  if (in->flags & IF_CLAMP)
+    x = x < 0 ? 0 : x > max ? max : x;
+  return (uint32_t)x;
+}
 /* 16-bit integer results clear the high half (or land in the selected half). */
 #define OP_U16(NAME, EXPR)                                                                         \
   static void NAME(isa_wave *w, const isa_inst *in) {                                              \
@@ -231,7 +238,10 @@ static void mask_write(isa_wave *w, const isa_opnd *o, uint64_t m) {
     isa_wr_sgpr(w, o->reg + 1, (uint32_t)(m >> 32));
 }
 
-/* One lane of v_div_scale (the f32 form computes in float precision: width 32). */
+/* One lane of v_div_scale (the f32 form computes its quotient in float precision: width 32).
+ * The reciprocal is tested for a denormal in f64 for both widths, as the CDNA3 ISA's pseudo-code
+ * says: so an f32 denominator near the top of the range (2 / 2.5e38 in tanh) is not scaled
+ * by 2^64 into infinity; only the numerator is scaled, because the quotient is an f32 denormal. */
 static double div_scale_one(double a, double den, double num, int width, bool *vcc) {
   bool f32 = width == 32;
   int scale = f32 ? 64 : 128;
@@ -239,7 +249,7 @@ static double div_scale_one(double a, double den, double num, int width, bool *v
   int ediff = f32 ? expo32((float)num) - expo32((float)den) : expo64(num) - expo64(den);
   int enum_ = f32 ? expo32((float)num) : expo64(num);
   double q = f32 ? (double)((float)num / (float)den) : num / den;
-  double r = f32 ? (double)(1.0f / (float)den) : 1.0 / den;
+  bool r_denorm = fpclassify(1.0 / den) == FP_SUBNORMAL;
   *vcc = false;
   if (num == 0 || den == 0)
     return NAN;
@@ -249,11 +259,11 @@ static double div_scale_one(double a, double den, double num, int width, bool *v
   }
   if (DENORM(den))
     return ldexp(a, scale);
-  if (DENORM(r) && DENORM(q)) {
+  if (r_denorm && DENORM(q)) {
     *vcc = true;
     return a == den ? ldexp(a, scale) : a;
   }
-  if (DENORM(r))
+  if (r_denorm)
     return ldexp(a, -scale);
   if (DENORM(q)) {
     *vcc = true;
@@ -537,9 +547,9 @@ OP_U32(v_and_b32, a &b)
 OP_U32(v_or_b32, a | b)
 OP_U32(v_xor_b32, a ^ b)
 OP_U32(v_xnor_b32, ~(a ^ b))
-OP_U32(v_add_u32, a + b)
-OP_U32(v_sub_u32, a - b)
-OP_U32(v_subrev_u32, b - a)
+OP_U32(v_add_u32, clamp_u(in, (int64_t)a + b, UINT32_MAX))
+OP_U32(v_sub_u32, clamp_u(in, (int64_t)a - b, UINT32_MAX))
+OP_U32(v_subrev_u32, clamp_u(in, (int64_t)b - a, UINT32_MAX))
 OP_U32(v_lshlrev_b32, b << (a & 31))
 OP_U32(v_lshrrev_b32, b >> (a & 31))
 OP_U32(v_ashrrev_i32, (int32_t)b >> (a & 31))
@@ -575,9 +585,9 @@ OP_U32(v_med3_i32, med3i((int32_t)a, (int32_t)b, (int32_t)c))
 OP_U32(v_med3_u32, med3u(a, b, c))
 OP_U32(v_sad_u32, (a > b ? a - b : b - a) + c)
 
-OP_U16(v_add_u16, a + b)
-OP_U16(v_sub_u16, a - b)
-OP_U16(v_subrev_u16, b - a)
+OP_U16(v_add_u16, clamp_u(in, (int64_t)a + b, UINT16_MAX))
+OP_U16(v_sub_u16, clamp_u(in, (int64_t)a - b, UINT16_MAX))
+OP_U16(v_subrev_u16, clamp_u(in, (int64_t)b - a, UINT16_MAX))
 OP_U16(v_mul_lo_u16, a *b)
 OP_U16(v_lshlrev_b16, b << (a & 15))
 OP_U16(v_lshrrev_b16, b >> (a & 15))
@@ -659,7 +669,7 @@ static void carry_op(isa_wave *w, const isa_inst *in) {
     r = a - b - c;
     out |= (uint64_t)(b + c > a) << l;
   }
-  isa_wr(w, &in->o[0], l, (uint32_t)r);
+  isa_wr(w, &in->o[0], l, clamp_u(in, op == 0 ? (int64_t)r : (int64_t)a - (int64_t)(b + c), UINT32_MAX));
   END
   mask_write(w, &in->o[1], out);
 }
@@ -903,11 +913,90 @@ static void v_cmp(isa_wave *w, const isa_inst *in) {
 
 const isa_opdef isa_cmp_def = {"v_cmp", v_cmp, 0, 0, 0};
 
+/* ---------------------------------------------------------------- scalar float (gfx12 SALU) */
+/* gfx12's SOP1/SOP2/SOPC float operations: one value per wave, in SGPRs; SCC is only written by
+ * the compares. They live here for the float helpers they share with the VALU. A 16-bit result
+ * clears the high half of its SGPR. */
+enum {
+  SF_ADD, SF_SUB, SF_MUL, SF_FMAC, SF_FMAAK, SF_FMAMK, SF_MIN_NUM, SF_MAX_NUM, SF_MINIMUM, SF_MAXIMUM,
+  SF_CEIL, SF_FLOOR, SF_TRUNC, SF_RNDNE, SF_EXP, SF_LOG, SF_RCP, SF_RSQ, SF_SQRT, SF_CVT_PK_RTZ, SF_CVT_F32_I32, SF_CVT_F32_U32, SF_CVT_I32_F32,
+  SF_CVT_U32_F32, SF_CVT_F16_F32, SF_CVT_F32_F16, SF_CVT_HI_F32_F16,
+};
+
+/* In double: + - * of f32 or f16 values rounded once more to their width give the correctly
+ * rounded result (53 >= 2 x 24 + 2); fma is rounded by fma itself (f32) or as v_fma_f16 does. */
+static double s_float_arith(int op, double a, double b, double c) {
+  switch (op) {
+  case SF_ADD: return a + b;
+  case SF_SUB: return a - b;
+  case SF_MUL: return a * b;
+  case SF_FMAC:
+  case SF_FMAAK:
+  case SF_FMAMK: return fma(a, b, c);
+  case SF_MIN_NUM: return fmin(a, b);
+  case SF_MAX_NUM: return fmax(a, b);
+  case SF_MINIMUM: return minimumf((float)a, (float)b);
+  case SF_MAXIMUM: return maximumf((float)a, (float)b);
+  case SF_CEIL: return ceil(a);
+  case SF_FLOOR: return floor(a);
+  case SF_TRUNC: return trunc(a);
+  /* v_s_*: exact, as the VALU's transcendental approximations are computed here */
+  case SF_EXP: return exp2(a);
+  case SF_LOG: return log2(a);
+  case SF_RCP: return 1.0 / a;
+  case SF_RSQ: return 1.0 / sqrt(a);
+  case SF_SQRT: return sqrt(a);
+  default: return rint(a);
+  }
+}
+
+/* arg: the operation, arg2: the float width (16 or 32). s_fmac reads its destination as the
+ * addend; s_fmaak (S0 * S1 + K) and s_fmamk (S0 * K + S1) take their operands in the order the
+ * disassembler prints them. */
+static void s_float(isa_wave *w, const isa_inst *in) {
+  int op = in->def->arg;
+  bool half = in->def->arg2 == 16;
+  uint32_t u[3] = {0, 0, 0};
+  for (int i = 0; i + 1 < in->nops && i < 3; i++)
+    u[i] = isa_rd(w, &in->o[1 + i], 0);
+  if (op == SF_FMAC)
+    u[2] = isa_rd(w, &in->o[0], 0);
+  bool fused = op == SF_FMAC || op == SF_FMAAK || op == SF_FMAMK;
+  uint32_t d;
+  if (half)
+    d = UH(s_float_arith(op, H(u[0]), H(u[1]), H(u[2])));
+  else if (fused)
+    d = UF(fmaf(F(u[0]), F(u[1]), F(u[2])));
+  else
+    d = UF((float)s_float_arith(op, F(u[0]), F(u[1]), F(u[2])));
+  isa_wr_sgpr(w, in->o[0].reg, d);
+}
+
+static void s_float_cvt(isa_wave *w, const isa_inst *in) {
+  uint32_t a = isa_rd(w, &in->o[1], 0), d;
+  switch (in->def->arg) {
+  case SF_CVT_PK_RTZ: d = UH_rtz(F(a)) | UH_rtz(F(isa_rd(w, &in->o[2], 0))) << 16; break;
+  case SF_CVT_F32_I32: d = UF((float)(int32_t)a); break;
+  case SF_CVT_F32_U32: d = UF((float)a); break;
+  case SF_CVT_I32_F32: d = f2i(F(a), -2147483648.0, 2147483647.0); break;
+  case SF_CVT_U32_F32: d = f2i(F(a), 0, 4294967295.0); break;
+  case SF_CVT_F16_F32: d = UH(F(a)); break;
+  case SF_CVT_F32_F16: d = UF(H(a)); break;
+  default: d = UF(H(a >> 16)); break;
+  }
+  isa_wr_sgpr(w, in->o[0].reg, d);
+}
+
+static void s_cmp_float(isa_wave *w, const isa_inst *in) {
+  uint32_t a = isa_rd(w, &in->o[0], 0), b = isa_rd(w, &in->o[1], 0);
+  w->scc = in->cmp_type == T_F16 ? fcmp(in->cmp, H(a), H(b)) : fcmp(in->cmp, F(a), F(b));
+}
+
 bool isa_valu_cmp(const char *name, isa_inst *in) {
   static const char *const conds[] = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt",
                                       "nle", "neq", "nlt", "tru", "class"};
   static const char *const types[] = {"f16", "f32", "f64", "i16", "u16", "i32", "u32", "i64", "u64"};
-  bool x = !strncmp(name, "v_cmpx_", 7);
+  bool x = !strncmp(name, "v_cmpx_", 7), scalar = name[0] == 's';
   const char *p = name + (x ? 7 : 6);
   const char *us = strchr(p, '_');
   if (!us)
@@ -926,9 +1015,12 @@ bool isa_valu_cmp(const char *name, isa_inst *in) {
       t = i;
   if (k < 0 || t < 0 || (t >= T_I16 && k > K_GE && k != K_TRU))
     return false;
+  /* the scalar compares: the float types, the conditions lt..nlt */
+  if (scalar && (t > T_F32 || k == K_F || k >= K_TRU))
+    return false;
   in->cmp = (uint8_t)k;
   in->cmp_type = (uint8_t)t;
-  in->fn = v_cmp;
+  in->fn = scalar ? s_cmp_float : v_cmp;
   if (x)
     in->flags |= IF_CMPX;
   return true;
@@ -999,6 +1091,54 @@ void isa_exec_dual(isa_wave *w, const isa_inst *in) {
 }
 
 const isa_opdef isa_ops_valu[] = {
+    {"s_add_f32", s_float, 0, SF_ADD, 32},
+    {"s_add_f16", s_float, 0, SF_ADD, 16},
+    {"s_sub_f32", s_float, 0, SF_SUB, 32},
+    {"s_sub_f16", s_float, 0, SF_SUB, 16},
+    {"s_mul_f32", s_float, 0, SF_MUL, 32},
+    {"s_mul_f16", s_float, 0, SF_MUL, 16},
+    {"s_fmac_f32", s_float, 0, SF_FMAC, 32},
+    {"s_fmac_f16", s_float, 0, SF_FMAC, 16},
+    {"s_min_num_f32", s_float, 0, SF_MIN_NUM, 32},
+    {"s_min_num_f16", s_float, 0, SF_MIN_NUM, 16},
+    {"s_max_num_f32", s_float, 0, SF_MAX_NUM, 32},
+    {"s_max_num_f16", s_float, 0, SF_MAX_NUM, 16},
+    {"s_min_f32", s_float, 0, SF_MIN_NUM, 32},
+    {"s_min_f16", s_float, 0, SF_MIN_NUM, 16},
+    {"s_max_f32", s_float, 0, SF_MAX_NUM, 32},
+    {"s_max_f16", s_float, 0, SF_MAX_NUM, 16},
+    {"s_minimum_f32", s_float, 0, SF_MINIMUM, 32},
+    {"s_minimum_f16", s_float, 0, SF_MINIMUM, 16},
+    {"s_maximum_f32", s_float, 0, SF_MAXIMUM, 32},
+    {"s_maximum_f16", s_float, 0, SF_MAXIMUM, 16},
+    {"s_ceil_f32", s_float, 0, SF_CEIL, 32},
+    {"s_ceil_f16", s_float, 0, SF_CEIL, 16},
+    {"s_floor_f32", s_float, 0, SF_FLOOR, 32},
+    {"s_floor_f16", s_float, 0, SF_FLOOR, 16},
+    {"s_trunc_f32", s_float, 0, SF_TRUNC, 32},
+    {"s_trunc_f16", s_float, 0, SF_TRUNC, 16},
+    {"s_rndne_f32", s_float, 0, SF_RNDNE, 32},
+    {"s_rndne_f16", s_float, 0, SF_RNDNE, 16},
+    {"v_s_exp_f32", s_float, 0, SF_EXP, 32},
+    {"v_s_exp_f16", s_float, 0, SF_EXP, 16},
+    {"v_s_log_f32", s_float, 0, SF_LOG, 32},
+    {"v_s_log_f16", s_float, 0, SF_LOG, 16},
+    {"v_s_rcp_f32", s_float, 0, SF_RCP, 32},
+    {"v_s_rcp_f16", s_float, 0, SF_RCP, 16},
+    {"v_s_rsq_f32", s_float, 0, SF_RSQ, 32},
+    {"v_s_rsq_f16", s_float, 0, SF_RSQ, 16},
+    {"v_s_sqrt_f32", s_float, 0, SF_SQRT, 32},
+    {"v_s_sqrt_f16", s_float, 0, SF_SQRT, 16},
+    {"s_fmaak_f32", s_float, 0, SF_FMAAK, 32},
+    {"s_fmamk_f32", s_float, 0, SF_FMAMK, 32},
+    {"s_cvt_pk_rtz_f16_f32", s_float_cvt, 0, SF_CVT_PK_RTZ, 0},
+    {"s_cvt_f32_i32", s_float_cvt, 0, SF_CVT_F32_I32, 0},
+    {"s_cvt_f32_u32", s_float_cvt, 0, SF_CVT_F32_U32, 0},
+    {"s_cvt_i32_f32", s_float_cvt, 0, SF_CVT_I32_F32, 0},
+    {"s_cvt_u32_f32", s_float_cvt, 0, SF_CVT_U32_F32, 0},
+    {"s_cvt_f16_f32", s_float_cvt, 0, SF_CVT_F16_F32, 0},
+    {"s_cvt_f32_f16", s_float_cvt, 0, SF_CVT_F32_F16, 0},
+    {"s_cvt_hi_f32_f16", s_float_cvt, 0, SF_CVT_HI_F32_F16, 0},
     {"v_add_f32", v_add_f32, 0, 0, 0},
     {"v_sub_f32", v_sub_f32, 0, 0, 0},
     {"v_subrev_f32", v_subrev_f32, 0, 0, 0},

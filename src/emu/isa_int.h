@@ -97,6 +97,7 @@ typedef struct isa_kernel {
   uint32_t rsrc1, rsrc2, rsrc3;
   uint16_t code_props, kernarg_preload;
   int wave_size, nvgpr, nagpr, accum_offset;
+  uint8_t *executed; /* TOSAC_ISA_OPCODES: per instruction, 1 once a wave executed it */
 } isa_kernel;
 
 typedef struct isa_module {
@@ -106,6 +107,7 @@ typedef struct isa_module {
   uint64_t image_size;
   isa_kernel *kernels;
   int nkernels;
+  const char *opcodes_file; /* TOSAC_ISA_OPCODES: where isa_free appends the executed opcodes */
 } isa_module;
 
 /* isa_wave.c: load (read + decode), run one launch on up to `threads` OS threads, free. */

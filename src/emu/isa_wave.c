@@ -28,7 +28,43 @@ bool isa_load(isa_module *m, const uint8_t *elf, size_t size, const emu_target *
   for (int i = 0; i < m->nkernels; i++)
     if (!isa_decode_kernel(m, &m->kernels[i], err, errsize))
       return false;
+  const char *f = getenv("TOSAC_ISA_OPCODES");
+  if (f && *f) {
+    m->opcodes_file = f;
+    for (int i = 0; i < m->nkernels; i++)
+      m->kernels[i].executed = calloc((size_t)m->kernels[i].ninsts + 1, 1);
+  }
   return true;
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Appends "PROCESSOR MNEMONIC" for every distinct opcode the module's waves executed (VOPD: both
+ * halves) to TOSAC_ISA_OPCODES; lines of several processes may interleave, not tear (O_APPEND). */
+static void write_opcodes(const isa_module *m) {
+  size_t n = 0, cap = 0;
+  const char **names = NULL;
+  for (int i = 0; i < m->nkernels; i++) {
+    const isa_kernel *k = &m->kernels[i];
+    for (int j = 0; k->executed && j < k->ninsts; j++) {
+      if (!k->executed[j])
+        continue;
+      for (const isa_inst *in = &k->insts[j]; in; in = in->dual) {
+        if (n == cap)
+          names = realloc(names, sizeof *names * (cap = cap ? 2 * cap : 256));
+        names[n++] = in->mnemonic;
+      }
+    }
+  }
+  FILE *f = n ? fopen(m->opcodes_file, "a") : NULL;
+  if (f) {
+    qsort(names, n, sizeof *names, cmp_name);
+    for (size_t i = 0; i < n; i++)
+      if (i == 0 || strcmp(names[i], names[i - 1]))
+        fprintf(f, "%s %s\n", m->target.processor, names[i]);
+    fclose(f);
+  }
+  free(names);
 }
 
 static void free_inst(isa_inst *in) {
@@ -41,8 +77,11 @@ static void free_inst(isa_inst *in) {
 }
 
 void isa_free(isa_module *m) {
+  if (m->opcodes_file)
+    write_opcodes(m);
   for (int i = 0; i < m->nkernels; i++) {
     isa_kernel *k = &m->kernels[i];
+    free(k->executed);
     for (int j = 0; k->insts && j < k->ninsts; j++)
       free_inst(&k->insts[j]);
     free(k->insts);
@@ -336,7 +375,10 @@ static void run_wave(isa_wave *w) {
     trace_wave = e ? atoi(e) : -1;
   }
   bool trace = trace_wave == w->id && !w->g->id[0] && !w->g->id[1] && !w->g->id[2];
+  uint8_t *executed = w->g->k->executed;
   while (w->state == WS_RUN) {
+    if (executed && !__atomic_load_n(&executed[w->pc], __ATOMIC_RELAXED))
+      __atomic_store_n(&executed[w->pc], 1, __ATOMIC_RELAXED);
     const isa_inst *in = &insts[w->pc++];
     if (trace)
       fprintf(stderr, "0x%x %-24s exec %016llx vcc %016llx scc %d\n", in->pc, in->mnemonic,

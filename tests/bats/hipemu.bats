@@ -188,6 +188,10 @@ np.save('b.npy', (r.integers(-16, 17, [1, 4096, 48]) / 8).astype(np.float32))"
   run ./api oob add.hipfb
   assert_failure 1
   assert_line --index 0 "launch: hipSuccess: no error"
+  assert_line --index 1 --regexp '^hipDeviceSynchronize: hipErrorIllegalAddress: kernel tosac_k0_add, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(global_load_dwordx4\): lane 1 loads 16 bytes at 0x[0-9a-f]+, outside every buffer of the launch$'
+  # the kernel IR reports the same access in its own terms
+  TOSAC_HIPEMU_EXEC=ir run ./api oob add.hipfb
+  assert_failure 1
   assert_line --index 1 --regexp '^hipDeviceSynchronize: hipErrorIllegalAddress: kernel tosac_k0_add: work-item \(1,0,0\) of work-group \(0,0,0\): global load of 16 bytes at 0x[0-9a-f]+ is outside every bound buffer$'
 }
 

@@ -163,7 +163,7 @@ EOF
   done
 }
 
-@test "tosac-run --exec: ir and isa give the same gelu; a bad mode is a usage error" {
+@test "tosac-run --exec: ir and isa (the default) give the same gelu; a bad mode is a usage error" {
   TOSAC="$BIN/tosac"
   RUN="$BIN/tosac-run"
   "$TOSAC" "$ROOT/samples/gelu.mlir" --embed-ir --offload-arch=gfx90a -o "$T/g.hipfb"
@@ -171,6 +171,11 @@ EOF
   assert_success
   assert_line "1x128x768xf32=[[0.34573123 0.34573123...]]"
   isa_out=$output
+  # the default is the machine code: -v names what was loaded
+  env -u TOSAC_EXEC "$RUN" "$T/g.hipfb" --input="1x128x768xf32=0.5" --output= -v 2> "$T/v.txt"
+  grep -q "loaded the code object for gfx90a" "$T/v.txt"
+  TOSAC_EXEC=ir "$RUN" "$T/g.hipfb" --input="1x128x768xf32=0.5" --output= -v 2> "$T/v.txt"
+  grep -q "loaded the kernel IR for gfx90a" "$T/v.txt"
   run "$RUN" "$T/g.hipfb" --exec=ir --input="1x128x768xf32=0.5" --print_max_element_count=2
   assert_success
   [ "$output" = "$isa_out" ]
@@ -178,7 +183,7 @@ EOF
   assert_failure 2
   assert_output "tosac-run: error: --exec: 'gpu' is not ir or isa"
   run "$RUN" --help
-  assert_output --partial "--exec=ir|isa"
+  assert_output --partial "--exec=isa|ir"
 }
 
 @test "LDS: two waves exchange through LDS across s_barrier (gfx90a); planted faults: barrier removed, LDS under-allocated, ds wait removed" {
@@ -313,4 +318,89 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   TOSAC_RUN_THREADS=1 run "$ISA" "$T/wgsame.co" gfx90a wgstore 192 64 3
   assert_failure 1
   assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
+}
+
+@test "gfx12 scalar float: arithmetic, fma forms, min/max (num and IEEE maximum), compares, conversions, f16, v_s_rsq" {
+  assemble "$DATA/sfloat_gfx1200.s" gfx1200 "$T/sf.co"
+  run "$ISA" "$T/sf.co" gfx1200 sfloat 32
+  assert_success
+  # f32: 1.5 + -2.25, 1.5 - -2.25, 1.5 * -2.25, 1.0 + 1.5 * -2.25, 1.5 * -2.25 + 2, 1.5 * 2 + -2.25
+  assert_line "out[0] = $((0xbf400000))"
+  assert_line "out[1] = $((0x40700000))"
+  assert_line "out[2] = $((0xc0580000))"
+  assert_line "out[3] = $((0xc0180000))"
+  assert_line "out[4] = $((0xbfb00000))"
+  assert_line "out[5] = $((0x3f400000))"
+  # min_num(NaN, 1.5) = 1.5; minimum(NaN, 1.5) = NaN; maximum(1.5, -2.25); max_num(-2.25, NaN)
+  assert_line "out[6] = $((0x3fc00000))"
+  assert_line "out[7] = $((0x7fc00000))"
+  assert_line "out[8] = $((0x3fc00000))"
+  assert_line "out[9] = $((0xc0100000))"
+  # SCC of o(1.5, NaN), u(1.5, NaN), lt(-2.25, 1.5), neq(NaN, NaN), nge(1.5, -2.25)
+  for kv in 10=0 11=1 12=1 13=1 14=0; do assert_line "out[${kv%=*}] = ${kv#*=}"; done
+  # cvt_i32(-2.25) = -2, cvt_f32_i32(-3), ceil(-2.25), floor(1.5), rndne(2.5) = 2
+  assert_line "out[15] = 4294967294"
+  assert_line "out[16] = $((0xc0400000))"
+  assert_line "out[17] = $((0xc0000000))"
+  assert_line "out[18] = $((0x3f800000))"
+  assert_line "out[19] = $((0x40000000))"
+  # f16: cvt(1.5), pk_rtz(1.5, -2.25), 1.5 + -2.25, 1.5 * -2.25, cvt_hi of the packed pair,
+  # gt(1.5, -2.25), maximum, cvt_f32_f16(1.5); trunc(-2.25); cvt_u32(-2.25) clamps to 0
+  assert_line "out[20] = $((0x3e00))"
+  assert_line "out[21] = $((0xc0803e00))"
+  assert_line "out[22] = $((0xba00))"
+  assert_line "out[23] = $((0xc2c0))"
+  assert_line "out[24] = $((0xc0100000))"
+  assert_line "out[25] = 1"
+  assert_line "out[26] = $((0x3e00))"
+  assert_line "out[27] = $((0x3fc00000))"
+  assert_line "out[28] = $((0xc0000000))"
+  assert_line "out[29] = 0"
+  # the VALU-encoded scalar transcendental v_s_rsq_f32(4.0)
+  assert_line "out[30] = $((0x3f000000))"
+  assert_line "out[31] = 31"
+}
+
+@test "the f32 division sequence by a denominator near the top of the range (tanh of +-44.2: 2 / (1 + e^88.4)) is not NaN" {
+  cat > "$T/tanh.mlir" <<'M'
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %t = tosa.tanh %x : (tensor<8xf32>) -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+M
+  "$BIN/tosac" "$T/tanh.mlir" --offload-arch=$TARGETS -o "$T/tanh.hipfb"
+  for t in gfx90a gfx1030 gfx1100; do
+    run "$BIN/tosac-run" "$T/tanh.hipfb" --target=$t --exec=isa --input="8xf32=-44.2 44.2 -44.35 44.06 -43 88 -0.5 0.5"
+    assert_success
+    assert_line "8xf32=-1 1 -1 1 -1 1 -0.46211717 0.46211717"
+  done
+}
+
+@test "integer clamp saturates unsigned add and subtract (u32, u16, with carry-out) instead of wrapping" {
+  assemble "$DATA/clamp_gfx90a.s" gfx90a "$T/c.co"
+  run "$ISA" "$T/c.co" gfx90a clamp 64
+  assert_success
+  for i in 0 2 3 4 5 6 31 40 41 63; do
+    a=$((i > 3 ? i - 3 : 0)) b=$((i < 31 ? i : 31)) c=$((i > 40 ? i - 40 : 0)) d=$((i > 5 ? i - 5 : 0))
+    assert_line "out[$i] = $((a | b << 8 | c << 16 | d << 24))"
+  done
+}
+
+@test "TOSAC_ISA_OPCODES lists the distinct opcodes executed, one 'processor mnemonic' line each" {
+  "$BIN/tosac" "$ROOT/samples/gelu.mlir" --offload-arch=gfx90a,gfx1100 -o "$T/g.hipfb"
+  for t in gfx90a gfx1100; do
+    TOSAC_ISA_OPCODES="$T/ops.txt" "$BIN/tosac-run" "$T/g.hipfb" --target=$t --input="1x128x768xf32=0.5" --output=
+  done
+  run grep -c "^gfx90a s_endpgm$" "$T/ops.txt"
+  assert_output 1
+  run grep -c "^gfx1100 s_endpgm$" "$T/ops.txt"
+  assert_output 1
+  grep -q "^gfx90a global_load_dword" "$T/ops.txt"
+  grep -q "^gfx1100 global_load_b" "$T/ops.txt"
+  # one line per distinct opcode and target
+  [ "$(sort "$T/ops.txt" | uniq -d | wc -l)" -eq 0 ]
+  # without the variable nothing is written
+  rm "$T/ops.txt"
+  "$BIN/tosac-run" "$T/g.hipfb" --target=gfx90a --input="1x128x768xf32=0.5" --output=
+  [ ! -e "$T/ops.txt" ]
 }

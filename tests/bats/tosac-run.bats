@@ -111,10 +111,16 @@ EOF
   assert_output "tosac-run: error: $W/g.json has no target 'gfx942'; available: gfx90a, gfx1100"
 }
 
-@test "a bundle compiled without --embed-ir is refused" {
-  run "$RUN" "$W/noir.hipfb" --target=gfx90a --input="2x3xf32" --input="2x3xf32"
+@test "a bundle compiled without --embed-ir runs as machine code (the default); --exec=ir refuses it" {
+  run "$RUN" "$W/noir.hipfb" --target=gfx90a --input="2x3xf32=1 2 3 4 5 6" --input="2x3xf32=1"
+  assert_success
+  assert_line "2x3xf32=[2 3 4][5 6 7]"
+  run "$RUN" "$W/noir.hipfb" --target=gfx90a --exec=ir --input="2x3xf32" --input="2x3xf32"
   assert_failure 1
-  assert_output "tosac-run: error: bundle has no embedded IR for gfx90a; compile with --embed-ir"
+  assert_output "tosac-run: error: bundle has no embedded IR for gfx90a, which --exec=ir runs; compile with --embed-ir or run the machine code (--exec=isa, the default)"
+  TOSAC_EXEC=ir run "$RUN" "$W/noir.hipfb" --target=gfx90a --input="2x3xf32" --input="2x3xf32"
+  assert_failure 1
+  assert_output --partial "bundle has no embedded IR for gfx90a, which --exec=ir runs"
 }
 
 @test "an input of the wrong shape is refused" {

@@ -3,10 +3,11 @@
 
   check.py graph.mlir [--seed=N] [--targets=gfx908,...]        a graph file (samples/*.mlir)
   check.py --gen=3,4,5 [--seed=N]                               random graphs (merged into one)
-  check.py ... --exec=isa                                       run the machine code (tosac-run --exec=isa)
+  check.py ... --exec=ir                                        run the embedded kernel IR (default:
+                                                                the machine code, --exec=isa; env TOSAC_EXEC)
 
 Steps: seeded random inputs (ranges from `// oracle: arg K LO HI` comments, else per-type
-defaults) -> oracle results (oracle.py) -> `tosac G --embed-ir --offload-arch=T1,... -o x.hipfb`
+defaults) -> oracle results (oracle.py) -> `tosac G --offload-arch=T1,... -o x.hipfb` (+ `--embed-ir` with --exec=ir)
 -> per target `tosac-run x.hipfb --target=T --input=@in0.npy ... --output=@out0.npy ...` ->
 element-wise comparison. Prints one line per target and result, the first mismatches with index,
 values and tolerance; exit status 0 if everything matched, 1 on any mismatch or failure.
@@ -278,8 +279,8 @@ def main(argv):
                     help="extra tosac option, repeatable (e.g. --tosac-arg=--specialize=x:0=1,4)")
     ap.add_argument("--tosac", default=None)
     ap.add_argument("--tosac-run", default=None)
-    ap.add_argument("--exec", dest="exec_mode", choices=["ir", "isa"], default=os.environ.get("TOSAC_EXEC", "ir"),
-                    help="tosac-run --exec: run the embedded IR (default; env TOSAC_EXEC) or the machine code")
+    ap.add_argument("--exec", dest="exec_mode", choices=["ir", "isa"], default=os.environ.get("TOSAC_EXEC") or "isa",
+                    help="tosac-run --exec: run the machine code (default; env TOSAC_EXEC) or the embedded IR")
     ap.add_argument("--input", action="append", help="@x.npy: use this array for the next argument")
     ap.add_argument("--expected", action="append", help="@ref.npy per result: check the oracle only")
     ap.add_argument("--oracle-via-tosac", action="store_true",

@@ -87,14 +87,20 @@ class Run(unittest.TestCase):
         r = tosac.compile(CONV, targets=["gfx90a", "gfx1100", "gfx1030"], embed_ir=True)
         ref = reference(x, w)
         for t in ("gfx90a", "gfx1100", "gfx1030"):
-            (y,) = tosac.run(r, t, [x, w])
-            self.assertEqual(y.dtype, np.float32)
-            np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5, err_msg=t)
+            # the machine code (the default) and the kernel IR
+            for mode in ("isa", "ir"):
+                (y,) = tosac.run(r, t, [x, w], exec=mode)
+                self.assertEqual(y.dtype, np.float32)
+                np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5, err_msg=t + " " + mode)
 
-    def test_run_needs_ir_and_right_inputs(self):
+    def test_run_needs_ir_only_for_exec_ir_and_right_inputs(self):
         r = tosac.compile(CONV, targets=["gfx90a"])
+        self.assertEqual(tosac.run(r, "gfx90a", [np.zeros((2, 7, 9, 4)), np.zeros((6, 3, 3, 4))])[0].shape,
+                         (2, 4, 5, 6))
         with self.assertRaisesRegex(ValueError, "embed_ir=True"):
-            tosac.run(r, "gfx90a", [])
+            tosac.run(r, "gfx90a", [], exec="ir")
+        with self.assertRaisesRegex(ValueError, "exec must be"):
+            tosac.run(r, "gfx90a", [], exec="gpu")
         r = tosac.compile(CONV, targets=["gfx90a"], embed_ir=True)
         with self.assertRaisesRegex(ValueError, "takes 2 inputs"):
             tosac.run(r, "gfx90a", [np.zeros((2, 7, 9, 4))])

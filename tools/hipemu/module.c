@@ -1,9 +1,8 @@
 /* module.c: libtosac-hipemu's modules. hipModuleLoadData takes a clang offload bundle (plain or
  * CCOB) or a bare code object, picks the code object the device can run (the target-ID rule
- * HIP's loader uses) and runs its machine code (emu_load_code), or JIT-compiles the kernel IR
- * tosac --embed-ir stored next to it (faster; TOSAC_HIPEMU_EXEC=ir|isa chooses, default: the IR
- * when the bundle has it); the code object gives each kernel's argument layout (its metadata
- * note), as on a GPU. */
+ * HIP's loader uses) and runs its machine code (emu_load_code), or, with TOSAC_HIPEMU_EXEC=ir,
+ * JIT-compiles the kernel IR tosac --embed-ir stored next to it (faster); the code object gives
+ * each kernel's argument layout (its metadata note), as on a GPU. */
 #include "hipemu.h"
 #include "../tosac-bundle/codeobj.h"
 #include "../tosac-hip-run/host.h"
@@ -88,17 +87,17 @@ static size_t elf_extent(const uint8_t *p) {
   return end > (1ull << 32) ? 0 : (size_t)end;
 }
 
-/* Machine code unless the IR is there and TOSAC_HIPEMU_EXEC does not ask for isa. */
-static bool use_ir(bool have_ir) {
+/* Machine code unless TOSAC_HIPEMU_EXEC=ir asks for the kernel IR. */
+static bool use_ir(void) {
   const char *e = getenv("TOSAC_HIPEMU_EXEC");
-  return e && *e ? strcmp(e, "isa") != 0 : have_ir;
+  return e && !strcmp(e, "ir");
 }
 
 /* A module of the code object `co` (+ the IR `ir`, NULL when the bundle has none). */
 static hipError_t load_module(hipModule_t *out, const char *tid, const uint8_t *co, size_t co_size,
                               const bnd_entry *ir, const char *irid) {
   const he_device *d = he_dev();
-  bool run_ir = use_ir(ir != NULL);
+  bool run_ir = use_ir();
   if (run_ir && !ir)
     return he_fail(hipErrorInvalidImage, "the bundle has no kernel IR for %s (entry %s): "
                    "compile with tosac --embed-ir to run it with TOSAC_HIPEMU_EXEC=ir", tid, irid);

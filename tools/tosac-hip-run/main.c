@@ -349,8 +349,8 @@ int main(int argc, char **argv) {
 
   /* The whole bundle, uncompressed: HIP's loader picks the entry for the device (the same
    * target-ID rule as hr_select_target), and a runtime that needs more than the code object
-   * finds it beside it (libtosac-hipemu runs the --embed-ir kernel IR). A CCOB bundle is
-   * decompressed here because ROCm 5.x cannot read one. */
+   * finds it beside it (libtosac-hipemu with TOSAC_HIPEMU_EXEC=ir runs the --embed-ir kernel
+   * IR). A CCOB bundle is decompressed here because ROCm 5.x cannot read one. */
   size_t isize = bsize;
   void *image = NULL;
   if (bsize >= 4 && !memcmp(bundle, "CCOB", 4)) {

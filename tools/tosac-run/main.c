@@ -18,13 +18,14 @@ typedef struct options {
   run_tolerance tol;
   int64_t print_max;
   bool verbose;
-  bool machine_code; /* --exec=isa */
+  bool machine_code; /* --exec=isa (the default) */
 } options;
 
 static const char usage_text[] =
     "usage: tosac-run MODEL.hipfb [--manifest FILE] --target=ID [--input=VALUE]...\n"
     "                 [--output=SPEC]... [--expected_output=VALUE]... [options]\n"
-    "Runs a tosac bundle's launch graph on the CPU (kernel IR embedded with tosac --embed-ir).\n"
+    "Runs a tosac bundle's launch graph on the CPU: its code objects' machine code, or the\n"
+    "kernel IR embedded with tosac --embed-ir (--exec=ir).\n"
     "  --manifest FILE              launch manifest (default: MODEL with extension .json)\n"
     "  --target=ID                  manifest target by target ID or processor (gfx90a, ...);\n"
     "                               optional when the manifest has a single target\n"
@@ -39,8 +40,8 @@ static const char usage_text[] =
     "  --expected_f32_threshold=X   absolute tolerance for f32 results (also f16, bf16, f64)\n"
     "  --atol=X, --rtol=X           |got - expected| <= atol + rtol * |expected| for all floats\n"
     "  --print_max_element_count=N  elements printed per result (default 1024)\n"
-    "  --exec=ir|isa                ir (default, or env TOSAC_EXEC): JIT the embedded kernel IR;\n"
-    "                               isa: execute the code object's machine code (no IR needed)\n"
+    "  --exec=isa|ir                isa (default, or env TOSAC_EXEC): execute the code object's\n"
+    "                               machine code; ir: JIT the embedded kernel IR (faster)\n"
     "  -v                           report each launch and its time on stderr\n"
     "  --help, --version\n";
 
@@ -96,9 +97,9 @@ static int parse_options(int argc, char **argv, options *o) {
   };
   run_tolerance_defaults(&o->tol);
   o->print_max = 1024;
-  /* TOSAC_EXEC=isa makes machine code the default (make check-isa runs the suites so) */
+  /* machine code unless TOSAC_EXEC=ir (make check-ir runs the suites so) or --exec=ir */
   const char *env_exec = getenv("TOSAC_EXEC");
-  o->machine_code = env_exec && !strcmp(env_exec, "isa");
+  o->machine_code = !env_exec || strcmp(env_exec, "ir") != 0;
   int c;
   double x;
   opterr = 0; /* our own messages, in the tosac-run: error: form */
@@ -355,8 +356,9 @@ static int run(const options *o) {
     goto done;
   }
   if (!ir && !o->machine_code) {
-    error("bundle has no embedded IR for %s; compile with --embed-ir", o->target ? o->target
-                                                                               : t->processor);
+    error("bundle has no embedded IR for %s, which --exec=ir runs; compile with --embed-ir or run "
+          "the machine code (--exec=isa, the default)",
+          o->target ? o->target : t->processor);
     goto done;
   }
   if (!check_inputs(&m, &inputs))
