@@ -32,6 +32,7 @@ typedef struct emu_launch {
   int64_t lds_bytes;       /* static LDS of the kernel */
   const emu_buffer *buffers; /* every buffer the launch may touch */
   int nbuffers;
+  uint64_t max_steps;      /* machine code: instructions one wave may execute, 0 = no limit (fuzzing) */
 } emu_launch;
 
 typedef struct emu_module emu_module;

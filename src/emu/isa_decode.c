@@ -482,7 +482,7 @@ static void base_name(const char *mn, char *out, size_t size, uint16_t *flags) {
 
 /* Index of the first source operand: after the destination and, for carry and div_scale
  * forms, the SGPR destination. */
-static int first_source(const char *name) {
+int isa_first_source(const char *name) {
   if (!strncmp(name, "v_cmp", 5))
     return 1;
   if (strstr(name, "_co_") || strstr(name, "div_scale") || strstr(name, "mad_u64_u32") || strstr(name, "mad_i64_i32"))
@@ -582,7 +582,7 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
       return false;
     }
   }
-  int src0 = first_source(name);
+  int src0 = isa_first_source(name);
   if (flags & IF_SDWA) {
     if (strncmp(name, "v_cmp", 5)) {
       in->o[0].sel = (uint8_t)sdwa_sel[0];

@@ -97,6 +97,7 @@ typedef struct isa_kernel {
   uint32_t rsrc1, rsrc2, rsrc3;
   uint16_t code_props, kernarg_preload;
   int wave_size, nvgpr, nagpr, accum_offset;
+  struct isa_hz_inst *hz; /* per instruction: its class for the hazard checks (isa_hazard.c), or NULL */
 } isa_kernel;
 
 typedef struct isa_module {
@@ -124,6 +125,19 @@ bool isa_code_read(const uint8_t *elf, size_t size, isa_module *m, char *err, si
 /* isa_decode.c: decode every kernel's .text with LLVM's disassembler. */
 bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
+/* Index of the first source operand of a mnemonic (without encoding suffix): the operands
+ * before it are destinations (carry forms and div_scale have two). */
+int isa_first_source(const char *name);
+
+/* isa_hazard.c: wait-state hazards of the gfx9 family (docs/emulator.md). prepare classifies a
+ * decoded kernel's instructions (nothing on targets without such hazards); start gives a wave
+ * a fresh clock; step checks one instruction before it executes (false + fault on a hazard) and
+ * records what it writes. */
+void isa_hazard_prepare(isa_module *m, isa_kernel *k);
+void isa_hazard_free_kernel(isa_kernel *k);
+void isa_hazard_start(isa_wave *w);
+bool isa_hazard_step(isa_wave *w, const isa_inst *in);
+void isa_hazard_free(isa_wave *w);
 
 /* The opcode tables of each executor file, NULL-name terminated. */
 extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[], isa_ops_matrix[];
@@ -182,6 +196,8 @@ struct isa_wave {
   int npend, cappend;
   uint64_t seq;
   uint32_t mode; /* MODE register: round [3:0], denorm [7:4] */
+  struct isa_hz_wave *hz; /* wait-state clock and last writers (isa_hazard.c) */
+  uint64_t steps;         /* instructions executed in this work-group (emu_launch.max_steps) */
 };
 
 /* Who wrote each global dword in this launch, per launch buffer (allocated on the first store,
