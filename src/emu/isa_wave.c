@@ -34,7 +34,7 @@ bool isa_load(isa_module *m, const uint8_t *elf, size_t size, const emu_target *
 }
 
 static void free_inst(isa_inst *in) {
-  if (in->def == &isa_cmp_def)
+  if (in->def == &isa_cmp_def || in->def == &isa_matrix_def) /* their mnemonics are strdup'd */
     free((char *)in->mnemonic);
   if (in->dual) {
     free_inst(in->dual);
