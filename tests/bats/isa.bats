@@ -304,3 +304,42 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_failure 1
   assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
 }
+
+@test "hazards: an MFMA result read too early, or a VALU result fed to an MFMA too early, is reported (gfx90a, gfx942)" {
+  assemble "$DATA/mfma_gfx90a.s" gfx90a "$T/m.co"
+  run "$ISA" "$T/m.co" gfx90a mfma 64
+  assert_success
+  assert_line "out[0] = 8"
+  assert_line "out[63] = 71"
+  # the s_nop pair between the 16-pass MFMA and v_accvgpr_read removed: 0 of 19 wait states
+  sed '/s_nop 15/d;/s_nop 2/d' "$DATA/mfma_gfx90a.s" > "$T/nonop.s"
+  assemble "$T/nonop.s" gfx90a "$T/nonop.co"
+  run "$ISA" "$T/nonop.co" gfx90a mfma 64
+  assert_failure 1
+  assert_output "error: kernel mfma, work-group (0,0,0), wave 0, instruction at 0x1334 (v_accvgpr_read_b32): hazard: lane 0 reads a0 0 wait states after the v_mfma_f32_32x32x8f16 at 0x132c; gfx90a needs 19"
+  # one wait state short
+  sed 's/s_nop 2$/s_nop 1/' "$DATA/mfma_gfx90a.s" > "$T/short.s"
+  assemble "$T/short.s" gfx90a "$T/short.co"
+  run "$ISA" "$T/short.co" gfx90a mfma 64
+  assert_failure 1
+  assert_output --partial "(v_accvgpr_read_b32): hazard: lane 0 reads a0 18 wait states after the v_mfma_f32_32x32x8f16 at 0x132c; gfx90a needs 19"
+  # the s_nop 1 between v_mov_b32 v3 and the MFMA reading it removed
+  sed '/s_nop 1$/d' "$DATA/mfma_gfx90a.s" > "$T/novalu.s"
+  assemble "$T/novalu.s" gfx90a "$T/novalu.co"
+  run "$ISA" "$T/novalu.co" gfx90a mfma 64
+  assert_failure 1
+  assert_output "error: kernel mfma, work-group (0,0,0), wave 0, instruction at 0x1328 (v_mfma_f32_32x32x8f16): hazard: lane 0 reads v3 0 wait states after the v_mov_b32 at 0x1320; gfx90a needs 2"
+  # gfx942: the same MFMA is 8 passes there and XDL, so 11 wait states (s_nop 10) suffice...
+  sed -e 's/gfx90a/gfx942/; s/v_mfma_f32_32x32x8f16/v_mfma_f32_32x32x8_f16/; s/s_nop 15$/s_nop 10/; /s_nop 2$/d' \
+    "$DATA/mfma_gfx90a.s" > "$T/m942.s"
+  assemble "$T/m942.s" gfx942 "$T/m942.co"
+  run "$ISA" "$T/m942.co" gfx942 mfma 64
+  assert_success
+  assert_line "out[63] = 71"
+  # ...and 10 do not
+  sed 's/s_nop 10$/s_nop 9/' "$T/m942.s" > "$T/s942.s"
+  assemble "$T/s942.s" gfx942 "$T/s942.co"
+  run "$ISA" "$T/s942.co" gfx942 mfma 64
+  assert_failure 1
+  assert_output --regexp "^error: kernel mfma, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(v_accvgpr_read_b32\): hazard: lane 0 reads a0 10 wait states after the v_mfma_f32_32x32x8_f16 at 0x[0-9a-f]+; gfx942 needs 11$"
+}
