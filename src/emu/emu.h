@@ -21,6 +21,9 @@ typedef struct emu_buffer {
   const char *name; /* for error messages: "input 0", "workspace", ... */
   void *base;       /* 256-byte aligned */
   size_t size;
+  uint8_t *written; /* NULL, or one byte per byte of the buffer, nonzero once something wrote it in
+                       this run: machine code then reports a load of a byte still 0 (tosac-run's
+                       workspace shadow); stores and atomics set it */
 } emu_buffer;
 
 typedef struct emu_launch {

@@ -317,6 +317,10 @@ static inline void isa_wr64(isa_wave *w, const isa_opnd *o, int l, uint64_t x) {
 /* Memory of the launch: [addr, addr + size) must lie in a bound buffer, the kernarg segment, the
  * dispatch packet or the code object; NULL (and a fault) otherwise. */
 void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, bool store, int lane);
+/* isa_written.c: a buffer with a written shadow (emu_buffer.written): a store or atomic of
+ * [off, off + size) marks the bytes, a load of a byte nothing wrote in this run is a fault. */
+bool isa_written_shadow(isa_wave *w, const isa_inst *in, const emu_buffer *b, uint64_t off, uint64_t size, bool store,
+                        int lane);
 /* A non-atomic global store of `size` bytes of `data` at addr (inside a launch buffer): false
  * (and a fault) when another work-group of the launch wrote one of these bytes with a different
  * value (a cross-work-group write race; rewriting the same value is not one). */

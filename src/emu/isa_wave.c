@@ -94,8 +94,11 @@ void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, boo
     goto bad;
   for (int i = 0; i < l->nbuffers; i++) {
     uint64_t lo = (uint64_t)(uintptr_t)l->buffers[i].base;
-    if (addr >= lo && addr + size <= lo + l->buffers[i].size)
+    if (addr >= lo && addr + size <= lo + l->buffers[i].size) {
+      if (l->buffers[i].written && !isa_written_shadow(w, in, &l->buffers[i], addr - lo, size, store, lane))
+        return NULL;
       return (void *)(uintptr_t)addr;
+    }
   }
   const range ro[] = {
       {(uint64_t)(uintptr_t)l->kernarg, (uint64_t)(uintptr_t)l->kernarg + l->kernarg_size, false},

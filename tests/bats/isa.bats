@@ -343,3 +343,31 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_failure 1
   assert_output --regexp "^error: kernel mfma, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(v_accvgpr_read_b32\): hazard: lane 0 reads a0 10 wait states after the v_mfma_f32_32x32x8_f16 at 0x[0-9a-f]+; gfx942 needs 11$"
 }
+
+@test "planted fault: a kernel reading workspace bytes nothing wrote in this run (the producer's output redirected)" {
+  TOSAC="$BIN/tosac"
+  RUN="$BIN/tosac-run"
+  cat > "$T/sk.mlir" <<'EOF2'
+func.func @main(%a: tensor<1x64x4096xf32>, %b: tensor<1x4096x64xf32>) -> tensor<1x64x64xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %r = tosa.matmul %a, %b, %z, %z : (tensor<1x64x4096xf32>, tensor<1x4096x64xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x64x64xf32>
+  return %r : tensor<1x64x64xf32>
+}
+EOF2
+  # split-K: launch 0 writes 4 partial products to the workspace, launch 1 adds them up
+  TOSAC_SPLIT_K=4 "$TOSAC" "$T/sk.mlir" --offload-arch=gfx90a -o "$T/sk.hipfb"
+  run "$RUN" "$T/sk.hipfb" --exec=isa --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5 --print_max_element_count=2
+  assert_success
+  assert_line "1x64x64xf32=[[2048 2048...]]"
+  # the partials go to input 0 instead: the combine kernel reads a workspace nobody wrote
+  $PY -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+a = m['targets'][0]['kernels'][0]['args'][2]
+assert a['name'] == 'out0' and a['buffer'] == 3, a
+a['buffer'] = 0
+json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
+  run "$RUN" "$T/sk.hipfb" --manifest="$T/redir.json" --exec=isa --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5
+  assert_failure 1
+  assert_output --regexp "^tosac-run: error: launch 1: kernel tosac_k1_matmul_combine, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(global_load_dword\): lane 0 loads 4 bytes at workspace\+0, of which byte 0 was not written by anything in this run$"
+}

@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t addr = (uint64_t)(uintptr_t)buf;
     for (size_t i = 0; i + 8 <= sizeof kernarg; i += 8)
       memcpy(kernarg + i, &addr, 8);
-    emu_buffer b = {"buffer", buf, BUF_BYTES};
+    emu_buffer b = {.name = "buffer", .base = buf, .size = BUF_BYTES};
     for (int i = 0; i < n; i++) {
       uint32_t block = (uint32_t)(ti->wave_size * 2);
       emu_launch l = {.kernel = names[i], .block = {block, 1, 1}, .grid = {1, 1, 1}, .kernarg = kernarg,
