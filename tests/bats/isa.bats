@@ -371,3 +371,56 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   assert_failure 1
   assert_output --regexp "^tosac-run: error: launch 1: kernel tosac_k1_matmul_combine, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(global_load_dword\): lane 0 loads 4 bytes at workspace\+0, of which byte 0 was not written by anything in this run$"
 }
+
+@test "planted fault: a wave64 kernel whose descriptor says wave32 is refused at load (gfx1100)" {
+  llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx1100 -mattr=+wavefrontsize64 -filetype=obj \
+    "$DATA/wave64_gfx1100.s" -o "$T/w.o"
+  ld.lld-22 -shared "$T/w.o" -o "$T/w.co"
+  run "$ISA" "$T/w.co" gfx1100 wave64 64 64
+  assert_success
+  assert_line "out[39] = 40"
+  assert_line "out[40] = 40"
+  assert_line "out[63] = 63"
+  # kernel_code_properties bit 10: ENABLE_WAVEFRONT_SIZE32
+  $PY "$DATA/kdpatch.py" "$T/w.co" wave64 56 0x400 0x400 "$T/w32.co"
+  run "$ISA" "$T/w32.co" gfx1100 wave64 64 64
+  assert_failure 1
+  assert_output "error: kernel wave64: instruction at 0x131c (s_and_saveexec_b64) uses the 64-bit EXEC of wave64 code, but the descriptor says wave32"
+}
+
+@test "bad input: more SGPRs or VGPRs than the target has, an undecodable word, code without s_endpgm, garbage and a cut code object" {
+  # COMPUTE_PGM_RSRC1 bits 9:6 (SGPR granules of 8) at their maximum: 128 SGPRs on gfx90a
+  assemble "$DATA/basic_gfx90a.s" gfx90a "$T/b.co"
+  $PY "$DATA/kdpatch.py" "$T/b.co" basic 48 0x3c0 0x3c0 "$T/sgpr.co"
+  run "$ISA" "$T/sgpr.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: the descriptor allocates 128 SGPRs, more than gfx90a has (112)"
+  sed 's/.amdhsa_next_free_vgpr 8/.amdhsa_next_free_vgpr 400/' "$DATA/basic_gfx1100.s" > "$T/vgpr.s"
+  assemble "$T/vgpr.s" gfx1100 "$T/vgpr.co"
+  run "$ISA" "$T/vgpr.co" gfx1100 basic 32
+  assert_failure 1
+  assert_output "error: kernel basic: the descriptor allocates 400 VGPRs, more than gfx1100 has (256)"
+  # accum_offset beyond the VGPRs allocated (AGPRs of the unified file)
+  $PY "$DATA/kdpatch.py" "$T/b.co" basic 44 0x3f 0x3f "$T/acc.co"
+  run "$ISA" "$T/acc.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: accum_offset 256 is beyond the 8 VGPRs allocated"
+  sed 's/^  s_mov_b32 s4, -1$/  s_mov_b32 s4, -1\n  .long 0xffffffff/' "$DATA/basic_gfx90a.s" > "$T/inv.s"
+  assemble "$T/inv.s" gfx90a "$T/inv.co"
+  run "$ISA" "$T/inv.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: invalid instruction encoding at 0x131c"
+  sed '/s_endpgm/d' "$DATA/basic_gfx90a.s" > "$T/noend.s"
+  assemble "$T/noend.s" gfx90a "$T/noend.co"
+  run "$ISA" "$T/noend.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic, work-group (0,0,0), wave 0, instruction at 0x1370 ((end of code)): the wave ran off the end of the kernel's code without s_endpgm"
+  echo garbage > "$T/garbage.co"
+  run "$ISA" "$T/garbage.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: not a 64-bit little-endian ELF code object (8 bytes)"
+  head -c $(($(stat -c %s "$T/b.co") / 2)) "$T/b.co" > "$T/cut.co"
+  run "$ISA" "$T/cut.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: ELF section headers lie outside the file"
+}
