@@ -57,20 +57,21 @@ typedef struct hz_family {
   int8_t sgpr_vmem;      /* VALU writes an SGPR -> VMEM reads it */
   int8_t vcc_div_fmas;   /* VALU writes VCC -> v_div_fmas */
   bool xdl_c_after_smfma; /* gfx94x: an XDL MFMA reading C written by a non-XDL one needs none */
+  bool war_xdl_only;      /* gfx94x: only XDL MFMAs make overwriting their src C a hazard */
 } hz_family;
 
 #define R(b, p, g) {b, p, g}
 static const hz_family families[] = {
     /* gfx908: MFMA results live in the AGPR file, read back with v_accvgpr_read */
     {"gfx908", {R(2, 1, 0), R(2, 1, 0)}, {R(-1, 1, 0), R(-1, 1, 0)}, {R(4, 0, 0), R(4, 0, 0)},
-     {R(2, 0, 0), R(2, 0, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-3, 1, 0), 2, 4, 1, 3, 3, 2, 4, 5, 4, false},
+     {R(2, 0, 0), R(2, 0, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-3, 1, 0), 2, 4, 1, 3, 3, 2, 4, 5, 4, false, false},
     {"gfx90a", {R(3, 1, 0), R(3, 1, 0)}, {R(3, 1, 0), R(3, 1, 0)}, {R(3, 1, 0), R(3, 1, 0)},
-     {R(0, 1, 0), R(0, 1, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-1, 1, 0), 2, 4, 0, 0, 0, 0, 4, 5, 4, false},
+     {R(0, 1, 0), R(0, 1, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-1, 1, 0), 2, 4, 0, 0, 0, 0, 4, 5, 4, false, false},
     {"gfx942", {R(2, 1, 0), R(3, 1, 0)}, {R(2, 1, 0), R(3, 1, 0)}, {R(2, 1, 0), R(3, 1, 0)},
-     {R(0, 1, 0), R(1, 1, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-1, 1, 0), 2, 4, 0, 0, 0, 0, 4, 5, 4, true},
+     {R(0, 1, 0), R(1, 1, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-1, 1, 0), 2, 4, 0, 0, 0, 0, 4, 5, 4, true, true},
     /* gfx950: XDL results need one more wait state than gfx942 beyond 2 passes */
     {"gfx950", {R(2, 1, 0), R(3, 1, 1)}, {R(2, 1, 0), R(3, 1, 1)}, {R(2, 1, 0), R(3, 1, 1)},
-     {R(0, 1, 0), R(1, 1, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-1, 1, 0), 2, 4, 0, 0, 0, 0, 4, 5, 4, true},
+     {R(0, 1, 0), R(1, 1, 0)}, {R(0, 0, 0), R(0, 0, 0)}, R(-1, 1, 0), 2, 4, 0, 0, 0, 0, 4, 5, 4, true, true},
 };
 #undef R
 
@@ -269,7 +270,7 @@ static bool check_reg(isa_wave *w, const isa_inst *in, const isa_hz_inst *h, con
   if ((h->kind == HZ_VMEM || h->kind == HZ_DS) && !write && e->valu_i >= 0 && hz_of(w, e->valu_i)->kind == HZ_ACC_READ &&
       too_close(w, in, e->valu_w, e->valu_i, f->accr_mem, "reads", r))
     return false;
-  if (write && e->srcc_i >= 0 && h->kind != HZ_MFMA &&
+  if (write && e->srcc_i >= 0 && h->kind != HZ_MFMA && (!f->war_xdl_only || hz_of(w, e->srcc_i)->xdl) &&
       too_close(w, in, e->srcc_r, e->srcc_i, need(f->srcc_write, hz_of(w, e->srcc_i)->passes),
                 "overwrites (read as src C)", r))
     return false;
