@@ -222,7 +222,7 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 # them into tests/fuzz/regress/<target>/, replayed by tests/bats/fuzz_regress.bats. The readers
 # are compiled with coverage; code generation they pull in comes uninstrumented from libtosac.a.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj
+FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj isa
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) src/optimize/eval.c \
@@ -240,10 +240,16 @@ $(BUILD)/fuzz-obj/tools/tosac-hip-run/%.o: FUZZ_CFLAGS += -D__HIP_PLATFORM_AMD__
 $(BUILD)/bin/fuzz-parser: tests/fuzz/fuzz_parser.c $(filter $(BUILD)/fuzz-obj/src/frontend/% $(BUILD)/fuzz-obj/src/support/% $(BUILD)/fuzz-obj/src/optimize/eval.o,$(FUZZ_LIBOBJ))
 	@mkdir -p $(dir $@)
 	clang-22 $(FUZZ_CFLAGS) $^ -o $@ -lm
+# The machine-code emulator's target instruments the reader, decoder and executors (isa_*.c) and
+# the matrix lanes; the rest of the emulator library comes uninstrumented.
+FUZZ_EMUOBJ  := $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(sort $(wildcard src/emu/isa_*.c)) src/emu/matrix.c)
+$(BUILD)/bin/fuzz-isa: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_isa.o $(FUZZ_EMUOBJ) $(FUZZ_LIBOBJ) $(EMU_LIB) $(BUILD)/libtosac.a
+	@mkdir -p $(dir $@)
+	clang++-22 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $^ -o $@ $(LDLIBS)
 $(BUILD)/bin/fuzz-%: $(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o $(FUZZ_LIBOBJ) $(BUILD)/libtosac.a
 	@mkdir -p $(dir $@)
 	clang++-22 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $^ -o $@ $(LDLIBS)
-.SECONDARY: $(FUZZ_LIBOBJ) $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o)
+.SECONDARY: $(FUZZ_LIBOBJ) $(FUZZ_EMUOBJ) $(FUZZ_TARGETS:%=$(BUILD)/fuzz-obj/tests/fuzz/fuzz_%.o)
 fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/bin/fuzz-%)
 # The verify target checks manifests against one real bundle (tests/fuzz/data/verify.mlir).
 $(BUILD)/fuzz/verify.hipfb: tests/fuzz/data/verify.mlir | $(BUILD)/bin/tosac

@@ -21,6 +21,9 @@ typedef struct emu_buffer {
   const char *name; /* for error messages: "input 0", "workspace", ... */
   void *base;       /* 256-byte aligned */
   size_t size;
+  uint8_t *written; /* NULL, or one byte per byte of the buffer, nonzero once something wrote it in
+                       this run: machine code then reports a load of a byte still 0 (tosac-run's
+                       workspace shadow); stores and atomics set it */
 } emu_buffer;
 
 typedef struct emu_launch {
@@ -32,6 +35,7 @@ typedef struct emu_launch {
   int64_t lds_bytes;       /* static LDS of the kernel */
   const emu_buffer *buffers; /* every buffer the launch may touch */
   int nbuffers;
+  uint64_t max_steps;      /* machine code: instructions one wave may execute, 0 = no limit (fuzzing) */
 } emu_launch;
 
 typedef struct emu_module emu_module;

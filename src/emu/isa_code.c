@@ -108,6 +108,12 @@ static bool read_descriptor(isa_module *m, isa_kernel *k, uint64_t kd, char *err
   if (k->nvgpr > max_vgpr)
     return fail(err, errsize, "kernel %s: the descriptor allocates %d VGPRs, more than %s has (%d)", k->name, k->nvgpr,
                 m->target.processor, max_vgpr);
+  /* SGPR granules of 8 (ISA.md §1.4) on GCN/CDNA, whose wave64 is native; gfx10+ ignore the field.
+   * 102 addressable + VCC, FLAT_SCRATCH and XNACK_MASK round up to 112. */
+  int nsgpr = 8 * (((int)k->rsrc1 >> 6 & 15) + 1);
+  if (m->info->wave_size == 64 && nsgpr > 112)
+    return fail(err, errsize, "kernel %s: the descriptor allocates %d SGPRs, more than %s has (112)", k->name, nsgpr,
+                m->target.processor);
   if (k->group_segment_size > m->target.lds_limit)
     return fail(err, errsize, "kernel %s: the descriptor asks for %u bytes of LDS, more than %s has (%lld)", k->name,
                 k->group_segment_size, m->target.processor, (long long)m->target.lds_limit);

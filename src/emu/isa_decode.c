@@ -482,7 +482,7 @@ static void base_name(const char *mn, char *out, size_t size, uint16_t *flags) {
 
 /* Index of the first source operand: after the destination and, for carry and div_scale
  * forms, the SGPR destination. */
-static int first_source(const char *name) {
+int isa_first_source(const char *name) {
   if (!strncmp(name, "v_cmp", 5))
     return 1;
   if (strstr(name, "_co_") || strstr(name, "div_scale") || strstr(name, "mad_u64_u32") || strstr(name, "mad_i64_i32"))
@@ -582,7 +582,7 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
       return false;
     }
   }
-  int src0 = first_source(name);
+  int src0 = isa_first_source(name);
   if (flags & IF_SDWA) {
     if (strncmp(name, "v_cmp", 5)) {
       in->o[0].sel = (uint8_t)sdwa_sel[0];
@@ -641,6 +641,22 @@ static bool check_regs(const isa_kernel *k, const isa_inst *in, char *err, size_
   return true;
 }
 
+/* Wave32 code keeps its lane masks in exec_lo; a 64-bit EXEC operand or a *exec_b64 instruction
+ * is code written for wave64 (a wave64 kernel whose descriptor says wave32 would run with half
+ * its lanes). */
+static bool check_wave_size(const isa_kernel *k, const isa_inst *in, char *err, size_t errsize) {
+  if (k->wave_size != 32)
+    return true;
+  bool wide = strstr(in->mnemonic, "exec_b64") != NULL;
+  for (int i = 0; i < in->nops; i++)
+    wide |= in->o[i].kind == OK_SGPR && in->o[i].reg == ISA_EXEC && in->o[i].n == 2;
+  if (wide)
+    snprintf(err, errsize,
+             "kernel %s: instruction at 0x%x (%s) uses the 64-bit EXEC of wave64 code, but the descriptor says wave32",
+             k->name, in->pc, in->mnemonic);
+  return !wide;
+}
+
 static void run_off_end(isa_wave *w, const isa_inst *in) {
   isa_fault(w, in, "the wave ran off the end of the kernel's code without s_endpgm");
 }
@@ -685,7 +701,7 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize) 
       h->pc = in->pc;
       for (int i = 0; i < h->nops; i++)
         opnd_fix_agpr(k, &h->o[i]);
-      ok = check_regs(k, h, err, errsize);
+      ok = check_regs(k, h, err, errsize) && check_wave_size(k, h, err, errsize);
     }
     if (ok && in->fn == isa_exec_dual)
       in->dual->o[0].reg = (uint16_t)k->nvgpr; /* the staging register after the allocation */

@@ -98,6 +98,7 @@ typedef struct isa_kernel {
   uint16_t code_props, kernarg_preload;
   int wave_size, nvgpr, nagpr, accum_offset;
   uint8_t *executed; /* TOSAC_ISA_OPCODES: per instruction, 1 once a wave executed it */
+  struct isa_hz_inst *hz; /* per instruction: its class for the hazard checks (isa_hazard.c), or NULL */
 } isa_kernel;
 
 typedef struct isa_module {
@@ -126,6 +127,19 @@ bool isa_code_read(const uint8_t *elf, size_t size, isa_module *m, char *err, si
 /* isa_decode.c: decode every kernel's .text with LLVM's disassembler. */
 bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
+/* Index of the first source operand of a mnemonic (without encoding suffix): the operands
+ * before it are destinations (carry forms and div_scale have two). */
+int isa_first_source(const char *name);
+
+/* isa_hazard.c: wait-state hazards of the gfx9 family (docs/emulator.md). prepare classifies a
+ * decoded kernel's instructions (nothing on targets without such hazards); start gives a wave
+ * a fresh clock; step checks one instruction before it executes (false + fault on a hazard) and
+ * records what it writes. */
+void isa_hazard_prepare(isa_module *m, isa_kernel *k);
+void isa_hazard_free_kernel(isa_kernel *k);
+void isa_hazard_start(isa_wave *w);
+bool isa_hazard_step(isa_wave *w, const isa_inst *in);
+void isa_hazard_free(isa_wave *w);
 
 /* The opcode tables of each executor file, NULL-name terminated. */
 extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[], isa_ops_matrix[];
@@ -184,6 +198,8 @@ struct isa_wave {
   int npend, cappend;
   uint64_t seq;
   uint32_t mode; /* MODE register: round [3:0], denorm [7:4] */
+  struct isa_hz_wave *hz; /* wait-state clock and last writers (isa_hazard.c) */
+  uint64_t steps;         /* instructions executed in this work-group (emu_launch.max_steps) */
 };
 
 /* Who wrote each global dword in this launch, per launch buffer (allocated on the first store,
@@ -303,6 +319,10 @@ static inline void isa_wr64(isa_wave *w, const isa_opnd *o, int l, uint64_t x) {
 /* Memory of the launch: [addr, addr + size) must lie in a bound buffer, the kernarg segment, the
  * dispatch packet or the code object; NULL (and a fault) otherwise. */
 void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, bool store, int lane);
+/* isa_written.c: a buffer with a written shadow (emu_buffer.written): a store or atomic of
+ * [off, off + size) marks the bytes, a load of a byte nothing wrote in this run is a fault. */
+bool isa_written_shadow(isa_wave *w, const isa_inst *in, const emu_buffer *b, uint64_t off, uint64_t size, bool store,
+                        int lane);
 /* A non-atomic global store of `size` bytes of `data` at addr (inside a launch buffer): false
  * (and a fault) when another work-group of the launch wrote one of these bytes with a different
  * value (a cross-work-group write race; rewriting the same value is not one). */

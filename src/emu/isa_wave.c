@@ -25,9 +25,11 @@ bool isa_load(isa_module *m, const uint8_t *elf, size_t size, const emu_target *
   }
   if (!isa_code_read(elf, size, m, err, errsize))
     return false;
-  for (int i = 0; i < m->nkernels; i++)
+  for (int i = 0; i < m->nkernels; i++) {
     if (!isa_decode_kernel(m, &m->kernels[i], err, errsize))
       return false;
+    isa_hazard_prepare(m, &m->kernels[i]);
+  }
   const char *f = getenv("TOSAC_ISA_OPCODES");
   if (f && *f) {
     m->opcodes_file = f;
@@ -86,6 +88,7 @@ void isa_free(isa_module *m) {
       free_inst(&k->insts[j]);
     free(k->insts);
     free(k->name);
+    isa_hazard_free_kernel(k);
   }
   free(m->kernels);
   free(m->image);
@@ -130,8 +133,11 @@ void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, boo
     goto bad;
   for (int i = 0; i < l->nbuffers; i++) {
     uint64_t lo = (uint64_t)(uintptr_t)l->buffers[i].base;
-    if (addr >= lo && addr + size <= lo + l->buffers[i].size)
+    if (addr >= lo && addr + size <= lo + l->buffers[i].size) {
+      if (l->buffers[i].written && !isa_written_shadow(w, in, &l->buffers[i], addr - lo, size, store, lane))
+        return NULL;
       return (void *)(uintptr_t)addr;
+    }
   }
   const range ro[] = {
       {(uint64_t)(uintptr_t)l->kernarg, (uint64_t)(uintptr_t)l->kernarg + l->kernarg_size, false},
@@ -376,14 +382,22 @@ static void run_wave(isa_wave *w) {
   }
   bool trace = trace_wave == w->id && !w->g->id[0] && !w->g->id[1] && !w->g->id[2];
   uint8_t *executed = w->g->k->executed;
+  bool hazards = w->g->k->hz != NULL;
+  uint64_t max_steps = w->g->l->max_steps;
   while (w->state == WS_RUN) {
     if (executed && !__atomic_load_n(&executed[w->pc], __ATOMIC_RELAXED))
       __atomic_store_n(&executed[w->pc], 1, __ATOMIC_RELAXED);
     const isa_inst *in = &insts[w->pc++];
+    if (max_steps && ++w->steps > max_steps) {
+      isa_fault(w, in, "the wave executed more than %llu instructions (the launch's step limit)", (unsigned long long)max_steps);
+      break;
+    }
     if (trace)
       fprintf(stderr, "0x%x %-24s exec %016llx vcc %016llx scc %d\n", in->pc, in->mnemonic,
               (unsigned long long)isa_exec(w), (unsigned long long)isa_vcc(w), w->scc);
     if (w->npend && !check_pending(w, in))
+      break;
+    if (hazards && !isa_hazard_step(w, in))
       break;
     in->fn(w, in);
     if (trace && in->nops && in->o[0].kind != OK_IMM)
@@ -417,6 +431,8 @@ static bool run_group(isa_worker *wk, isa_group *g, const uint32_t block[3]) {
     w->a = agpr_file ? wk->vfile + per * (size_t)(nw + i) : NULL;
     w->nv = nv;
     init_wave(w, g, i, block);
+    w->steps = 0;
+    isa_hazard_start(w);
   }
   for (;;) {
     int running = 0, waiting = 0;
@@ -487,8 +503,10 @@ static void *worker_main(void *arg) {
       break;
     }
   }
-  for (int i = 0; i < wk.cap; i++)
+  for (int i = 0; i < wk.cap; i++) {
     free(wk.waves[i].pend);
+    isa_hazard_free(&wk.waves[i]);
+  }
   free(wk.waves);
   free(wk.vfile);
   free(lds);

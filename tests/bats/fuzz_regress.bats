@@ -19,7 +19,7 @@ setup() {
     [ -n "$(ls "$ROOT/tests/fuzz/seeds/$t")" ] || { echo "no seeds for $t"; false; }
     n=$((n + 1))
   done
-  [ "$n" -eq 10 ]
+  [ "$n" -eq 11 ]
 }
 
 @test "fuzz regressions replay clean" {
@@ -39,7 +39,7 @@ setup() {
 @test "the seeds replay clean too (every reader accepts or refuses them without a report)" {
   "$BIN/tosac" "$ROOT/tests/fuzz/data/verify.mlir" --offload-arch=gfx90a,gfx1100 --embed-ir \
     -o "$TOSAC_FUZZ_BUNDLE"
-  for t in bundle manifest verify weights npy values codeobj miir; do
+  for t in bundle manifest verify weights npy values codeobj miir isa; do
     run "$BIN/replay-$t" "$ROOT/tests/fuzz/seeds/$t/"*
     assert_success
   done

@@ -403,4 +403,123 @@ M
   rm "$T/ops.txt"
   "$BIN/tosac-run" "$T/g.hipfb" --target=gfx90a --input="1x128x768xf32=0.5" --output=
   [ ! -e "$T/ops.txt" ]
+
+@test "hazards: an MFMA result read too early, or a VALU result fed to an MFMA too early, is reported (gfx90a, gfx942)" {
+  assemble "$DATA/mfma_gfx90a.s" gfx90a "$T/m.co"
+  run "$ISA" "$T/m.co" gfx90a mfma 64
+  assert_success
+  assert_line "out[0] = 8"
+  assert_line "out[63] = 71"
+  # the s_nop pair between the 16-pass MFMA and v_accvgpr_read removed: 0 of 19 wait states
+  sed '/s_nop 15/d;/s_nop 2/d' "$DATA/mfma_gfx90a.s" > "$T/nonop.s"
+  assemble "$T/nonop.s" gfx90a "$T/nonop.co"
+  run "$ISA" "$T/nonop.co" gfx90a mfma 64
+  assert_failure 1
+  assert_output "error: kernel mfma, work-group (0,0,0), wave 0, instruction at 0x1334 (v_accvgpr_read_b32): hazard: lane 0 reads a0 0 wait states after the v_mfma_f32_32x32x8f16 at 0x132c; gfx90a needs 19"
+  # one wait state short
+  sed 's/s_nop 2$/s_nop 1/' "$DATA/mfma_gfx90a.s" > "$T/short.s"
+  assemble "$T/short.s" gfx90a "$T/short.co"
+  run "$ISA" "$T/short.co" gfx90a mfma 64
+  assert_failure 1
+  assert_output --partial "(v_accvgpr_read_b32): hazard: lane 0 reads a0 18 wait states after the v_mfma_f32_32x32x8f16 at 0x132c; gfx90a needs 19"
+  # the s_nop 1 between v_mov_b32 v3 and the MFMA reading it removed
+  sed '/s_nop 1$/d' "$DATA/mfma_gfx90a.s" > "$T/novalu.s"
+  assemble "$T/novalu.s" gfx90a "$T/novalu.co"
+  run "$ISA" "$T/novalu.co" gfx90a mfma 64
+  assert_failure 1
+  assert_output "error: kernel mfma, work-group (0,0,0), wave 0, instruction at 0x1328 (v_mfma_f32_32x32x8f16): hazard: lane 0 reads v3 0 wait states after the v_mov_b32 at 0x1320; gfx90a needs 2"
+  # gfx942: the same MFMA is 8 passes there and XDL, so 11 wait states (s_nop 10) suffice...
+  sed -e 's/gfx90a/gfx942/; s/v_mfma_f32_32x32x8f16/v_mfma_f32_32x32x8_f16/; s/s_nop 15$/s_nop 10/; /s_nop 2$/d' \
+    "$DATA/mfma_gfx90a.s" > "$T/m942.s"
+  assemble "$T/m942.s" gfx942 "$T/m942.co"
+  run "$ISA" "$T/m942.co" gfx942 mfma 64
+  assert_success
+  assert_line "out[63] = 71"
+  # ...and 10 do not
+  sed 's/s_nop 10$/s_nop 9/' "$T/m942.s" > "$T/s942.s"
+  assemble "$T/s942.s" gfx942 "$T/s942.co"
+  run "$ISA" "$T/s942.co" gfx942 mfma 64
+  assert_failure 1
+  assert_output --regexp "^error: kernel mfma, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(v_accvgpr_read_b32\): hazard: lane 0 reads a0 10 wait states after the v_mfma_f32_32x32x8_f16 at 0x[0-9a-f]+; gfx942 needs 11$"
+}
+
+@test "planted fault: a kernel reading workspace bytes nothing wrote in this run (the producer's output redirected)" {
+  TOSAC="$BIN/tosac"
+  RUN="$BIN/tosac-run"
+  cat > "$T/sk.mlir" <<'EOF2'
+func.func @main(%a: tensor<1x64x4096xf32>, %b: tensor<1x4096x64xf32>) -> tensor<1x64x64xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %r = tosa.matmul %a, %b, %z, %z : (tensor<1x64x4096xf32>, tensor<1x4096x64xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x64x64xf32>
+  return %r : tensor<1x64x64xf32>
+}
+EOF2
+  # split-K: launch 0 writes 4 partial products to the workspace, launch 1 adds them up
+  TOSAC_SPLIT_K=4 "$TOSAC" "$T/sk.mlir" --offload-arch=gfx90a -o "$T/sk.hipfb"
+  run "$RUN" "$T/sk.hipfb" --exec=isa --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5 --print_max_element_count=2
+  assert_success
+  assert_line "1x64x64xf32=[[2048 2048...]]"
+  # the partials go to input 0 instead: the combine kernel reads a workspace nobody wrote
+  $PY -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+a = m['targets'][0]['kernels'][0]['args'][2]
+assert a['name'] == 'out0' and a['buffer'] == 3, a
+a['buffer'] = 0
+json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
+  run "$RUN" "$T/sk.hipfb" --manifest="$T/redir.json" --exec=isa --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5
+  assert_failure 1
+  assert_output --regexp "^tosac-run: error: launch 1: kernel tosac_k1_matmul_combine, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(global_load_dword\): lane 0 loads 4 bytes at workspace\+0, of which byte 0 was not written by anything in this run$"
+}
+
+@test "planted fault: a wave64 kernel whose descriptor says wave32 is refused at load (gfx1100)" {
+  llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx1100 -mattr=+wavefrontsize64 -filetype=obj \
+    "$DATA/wave64_gfx1100.s" -o "$T/w.o"
+  ld.lld-22 -shared "$T/w.o" -o "$T/w.co"
+  run "$ISA" "$T/w.co" gfx1100 wave64 64 64
+  assert_success
+  assert_line "out[39] = 40"
+  assert_line "out[40] = 40"
+  assert_line "out[63] = 63"
+  # kernel_code_properties bit 10: ENABLE_WAVEFRONT_SIZE32
+  $PY "$DATA/kdpatch.py" "$T/w.co" wave64 56 0x400 0x400 "$T/w32.co"
+  run "$ISA" "$T/w32.co" gfx1100 wave64 64 64
+  assert_failure 1
+  assert_output "error: kernel wave64: instruction at 0x131c (s_and_saveexec_b64) uses the 64-bit EXEC of wave64 code, but the descriptor says wave32"
+}
+
+@test "bad input: more SGPRs or VGPRs than the target has, an undecodable word, code without s_endpgm, garbage and a cut code object" {
+  # COMPUTE_PGM_RSRC1 bits 9:6 (SGPR granules of 8) at their maximum: 128 SGPRs on gfx90a
+  assemble "$DATA/basic_gfx90a.s" gfx90a "$T/b.co"
+  $PY "$DATA/kdpatch.py" "$T/b.co" basic 48 0x3c0 0x3c0 "$T/sgpr.co"
+  run "$ISA" "$T/sgpr.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: the descriptor allocates 128 SGPRs, more than gfx90a has (112)"
+  sed 's/.amdhsa_next_free_vgpr 8/.amdhsa_next_free_vgpr 400/' "$DATA/basic_gfx1100.s" > "$T/vgpr.s"
+  assemble "$T/vgpr.s" gfx1100 "$T/vgpr.co"
+  run "$ISA" "$T/vgpr.co" gfx1100 basic 32
+  assert_failure 1
+  assert_output "error: kernel basic: the descriptor allocates 400 VGPRs, more than gfx1100 has (256)"
+  # accum_offset beyond the VGPRs allocated (AGPRs of the unified file)
+  $PY "$DATA/kdpatch.py" "$T/b.co" basic 44 0x3f 0x3f "$T/acc.co"
+  run "$ISA" "$T/acc.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: accum_offset 256 is beyond the 8 VGPRs allocated"
+  sed 's/^  s_mov_b32 s4, -1$/  s_mov_b32 s4, -1\n  .long 0xffffffff/' "$DATA/basic_gfx90a.s" > "$T/inv.s"
+  assemble "$T/inv.s" gfx90a "$T/inv.co"
+  run "$ISA" "$T/inv.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: invalid instruction encoding at 0x131c"
+  sed '/s_endpgm/d' "$DATA/basic_gfx90a.s" > "$T/noend.s"
+  assemble "$T/noend.s" gfx90a "$T/noend.co"
+  run "$ISA" "$T/noend.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic, work-group (0,0,0), wave 0, instruction at 0x1370 ((end of code)): the wave ran off the end of the kernel's code without s_endpgm"
+  echo garbage > "$T/garbage.co"
+  run "$ISA" "$T/garbage.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: not a 64-bit little-endian ELF code object (8 bytes)"
+  head -c $(($(stat -c %s "$T/b.co") / 2)) "$T/b.co" > "$T/cut.co"
+  run "$ISA" "$T/cut.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: ELF section headers lie outside the file"
 }

@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
   uint64_t addr = (uint64_t)(uintptr_t)buf;
   uint8_t kernarg[256] = {0};
   memcpy(kernarg, &addr, 8);
-  emu_buffer b = {"out", buf, (size_t)n * 4};
+  emu_buffer b = {.name = "out", .base = buf, .size = (size_t)n * 4};
   emu_launch l = {.kernel = argv[3], .block = {block, 1, 1}, .grid = {grid, 1, 1}, .kernarg = kernarg,
                   .kernarg_size = sizeof kernarg, .buffers = &b, .nbuffers = 1};
   bool ok = emu_run(m, &l, err, sizeof err);

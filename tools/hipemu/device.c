@@ -212,7 +212,7 @@ const he_alloc *he_find(const void *p, size_t n) {
 
 const emu_buffer *he_buffers(int *n) {
   for (int i = 0; i < nallocs; i++)
-    bufs[i] = (emu_buffer){"device allocation", allocs[i].base, allocs[i].size};
+    bufs[i] = (emu_buffer){.name = "device allocation", .base = allocs[i].base, .size = allocs[i].size};
   *n = nallocs;
   return bufs;
 }

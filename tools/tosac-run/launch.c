@@ -96,23 +96,26 @@ static double now_ms(void) {
 /* Device memory of one run: one allocation per graph input/output plus the workspace. */
 typedef struct device {
   uint8_t **in, **out, *workspace, *weights;
+  uint8_t *written; /* the workspace's shadow: 1 per byte something wrote in this run */
+  size_t workspace_bytes;
   uint64_t *addrs; /* per manifest buffer */
   emu_buffer *bufs;
   char (*names)[32];
   int nbufs;
 } device;
 
-static void add_buffer(device *dev, void *base, size_t size, const char *kind, int index) {
+static void add_buffer(device *dev, void *base, size_t size, const char *kind, int index, uint8_t *written) {
   char *name = dev->names[dev->nbufs];
   if (index >= 0)
     snprintf(name, 32, "%s %d", kind, index);
   else
     snprintf(name, 32, "%s", kind);
-  dev->bufs[dev->nbufs++] = (emu_buffer){name, base, size};
+  dev->bufs[dev->nbufs++] = (emu_buffer){.name = name, .base = base, .size = size, .written = written};
 }
 
+/* shadow: keep the workspace's written shadow (machine code, whose loads consult it). */
 static void device_setup(device *dev, const run_manifest *m, const run_target *t,
-                         const run_value_list *inputs) {
+                         const run_value_list *inputs, bool shadow) {
   int n = m->ninputs + m->noutputs + 2;
   dev->in = calloc((size_t)m->ninputs + 1, sizeof(*dev->in));
   dev->out = calloc((size_t)m->noutputs + 1, sizeof(*dev->out));
@@ -124,24 +127,26 @@ static void device_setup(device *dev, const run_manifest *m, const run_target *t
     dev->in[i] = device_alloc(bytes);
     if (bytes)
       memcpy(dev->in[i], inputs->items[i].data, bytes);
-    add_buffer(dev, dev->in[i], bytes, "input", i);
+    add_buffer(dev, dev->in[i], bytes, "input", i, NULL);
   }
   for (int i = 0; i < m->noutputs; i++) {
     size_t bytes = (size_t)tensor_bytes(&m->outputs[i]);
     dev->out[i] = device_alloc(bytes);
     poison(dev->out[i], bytes, m->outputs[i].elem);
-    add_buffer(dev, dev->out[i], bytes, "output", i);
+    add_buffer(dev, dev->out[i], bytes, "output", i, NULL);
   }
   dev->workspace = device_alloc((size_t)t->workspace_bytes);
   if (t->workspace_bytes > 0) {
     memset(dev->workspace, 0xcd, (size_t)t->workspace_bytes);
-    add_buffer(dev, dev->workspace, (size_t)t->workspace_bytes, "workspace", -1);
+    dev->written = shadow ? calloc((size_t)t->workspace_bytes, 1) : NULL;
+    dev->workspace_bytes = (size_t)t->workspace_bytes;
+    add_buffer(dev, dev->workspace, (size_t)t->workspace_bytes, "workspace", -1, dev->written);
   }
   /* Weights are uploaded once, as a client would, and bound per buffer at their offsets. */
   dev->weights = device_alloc((size_t)m->weights_bytes);
   if (m->weights_bytes > 0) {
     memcpy(dev->weights, m->weights, (size_t)m->weights_bytes);
-    add_buffer(dev, dev->weights, (size_t)m->weights_bytes, "weights", -1);
+    add_buffer(dev, dev->weights, (size_t)m->weights_bytes, "weights", -1, NULL);
   }
   for (int b = 0; b < t->nbuffers; b++) {
     const run_buffer *buf = &t->buffers[b];
@@ -163,10 +168,34 @@ static void device_free(device *dev, const run_manifest *m) {
   free(dev->in);
   free(dev->out);
   free(dev->workspace);
+  free(dev->written);
   free(dev->weights);
   free(dev->addrs);
   free(dev->bufs);
   free(dev->names);
+}
+
+/* The workspace shadow of [p, p + bytes), NULL outside the workspace. */
+static uint8_t *shadow_of(const device *dev, const uint8_t *p, size_t bytes) {
+  if (!dev->written || p < dev->workspace || bytes > dev->workspace_bytes ||
+      (size_t)(p - dev->workspace) > dev->workspace_bytes - bytes)
+    return NULL;
+  return dev->written + (p - dev->workspace);
+}
+
+/* A copy out of the workspace must read bytes something of this run wrote. */
+static bool copy_source_written(const device *dev, const run_launch *l, const uint8_t *src, char *err,
+                                size_t errsize) {
+  const uint8_t *s = shadow_of(dev, src, (size_t)l->bytes);
+  for (int64_t i = 0; s && i < l->bytes; i++)
+    if (!s[i]) {
+      snprintf(err, errsize,
+               "launch %d: copy of %" PRId64 " bytes at workspace+%td reads byte workspace+%td, which nothing "
+               "wrote in this run",
+               l->id, l->bytes, src - dev->workspace, src + i - dev->workspace);
+      return false;
+    }
+  return true;
 }
 
 static bool run_kernel_launch(emu_module *mod, const run_kernel *k, const device *dev,
@@ -240,15 +269,21 @@ static bool run_list(run_ctx *c, const int *list, int n) {
     case LAUNCH_FILL: {
       uint8_t elem[8];
       put_le(elem, l->bits, elem_type_bytes(l->fill_type));
-      uint8_t *dst = (uint8_t *)(uintptr_t)dev.addrs[l->buffer] + l->offset;
+      uint8_t *dst = (uint8_t *)(uintptr_t)dev.addrs[l->buffer] + l->offset, *s;
       fill_pattern(dst, (size_t)l->bytes, elem, (size_t)elem_type_bytes(l->fill_type));
+      if ((s = shadow_of(&dev, dst, (size_t)l->bytes)))
+        memset(s, 1, (size_t)l->bytes);
       break;
     }
-    case LAUNCH_COPY:
-      memmove((uint8_t *)(uintptr_t)dev.addrs[l->dst_buffer] + l->dst_offset,
-              (const uint8_t *)(uintptr_t)dev.addrs[l->src_buffer] + l->src_offset,
-              (size_t)l->bytes);
+    case LAUNCH_COPY: {
+      uint8_t *dst = (uint8_t *)(uintptr_t)dev.addrs[l->dst_buffer] + l->dst_offset, *s;
+      const uint8_t *src = (const uint8_t *)(uintptr_t)dev.addrs[l->src_buffer] + l->src_offset;
+      ok = copy_source_written(&dev, l, src, err, errsize);
+      memmove(dst, src, (size_t)l->bytes);
+      if ((s = shadow_of(&dev, dst, (size_t)l->bytes)))
+        memset(s, 1, (size_t)l->bytes);
       break;
+    }
     case LAUNCH_READBACK: {
       const uint8_t *src = (const uint8_t *)(uintptr_t)dev.addrs[l->buffer];
       c->cond[l->id] = 0;
@@ -320,7 +355,7 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code
     fprintf(stderr, "tosac-run: loaded the %s for %s (%zu bytes) in %.1f ms\n", what,
             t->target_id, code_size, now_ms() - t0);
   device dev = {0};
-  device_setup(&dev, m, t, inputs);
+  device_setup(&dev, m, t, inputs, machine_code);
   uint8_t *cond = calloc((size_t)t->nlaunches + 1, 1); /* readbacks' host copies */
   run_ctx c = {mod, t, &dev, cond, cap, verbose, err, errsize};
   bool ok = run_list(&c, t->order, t->norder);
