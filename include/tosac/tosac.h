@@ -82,6 +82,10 @@ TOSAC_API tosac_status tosac_options_set_tosa_profile_check(tosac_options *o, in
 TOSAC_API tosac_status tosac_options_set_pass(tosac_options *o, const char *pass, int enabled);
 TOSAC_API tosac_status tosac_options_set_code_object_version(tosac_options *o, int v); /* 4..6 */
 TOSAC_API tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m);
+/* Whether the client zeroes the workspace's zeroed region once when it allocates the workspace
+ * (docs/manifest.md "Zeroed workspace"; default 1). 0: the compile uses none, and every split-K
+ * GEMM gets its combine kernel (a client whose workspace comes uninitialised, as MIOpen's). */
+TOSAC_API tosac_status tosac_options_set_zeroed_workspace(tosac_options *o, int available);
 /* GEMM tile parameters overriding the heuristic ("bm=128,bn=128,..."; docs/gemm.md); NULL: none */
 TOSAC_API tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config);
 /* Add a tuning database file (repeatable; a later file's entry for the same target and problem

@@ -28,6 +28,7 @@ struct tosac_options {
   signed char pass_set[OPT_NPASSES]; /* -fNAME 1, -fno-NAME -1, else 0: the level decides */
   tosac_emit emit;
   tosac_init_mode init;
+  bool no_zeroed_workspace; /* tosac_options_set_zeroed_workspace(o, 0) */
   uint64_t cache_max_size;
   FILE *messages;
   int ntargets;

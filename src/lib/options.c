@@ -148,6 +148,11 @@ tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_mode m) {
   return accept(o);
 }
 
+tosac_status tosac_options_set_zeroed_workspace(tosac_options *o, int available) {
+  o->no_zeroed_workspace = !available;
+  return accept(o);
+}
+
 tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config) {
   return set_string(o, &o->perf_config, config && *config ? config : NULL);
 }
