@@ -304,3 +304,14 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   assert_failure 1
   assert_output "error: kernel wgstore, work-group (1,0,0), wave 0, instruction at 0x1324 (global_store_dword): lane 0 writes global bytes at out+0 that work-group (0,0,0) of this launch wrote too, without atomics"
 }
+
+@test "agent-scope release/acquire cache ops (gfx942 buffer_wbl2 sc1, buffer_inv sc1): the last of 3 work-groups sums and resets the counter" {
+  assemble "$DATA/lastwg_gfx942.s" gfx942 "$T/lw.co"
+  run "$ISA" "$T/lw.co" gfx942 lastwg 8 64 3
+  assert_success
+  assert_line "out[0] = 0"
+  assert_line "out[1] = 100"
+  assert_line "out[3] = 102"
+  assert_line "out[4] = 303"
+  assert_line "out[5] = 5"
+}
