@@ -144,3 +144,29 @@ EOF
   TOSAC_SPLIT_K=0 run "$TOSAC" mi8.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 1 kernels, 1 launches, workspace 0 bytes"
 }
+
+@test "tosac-hip-run and the --emit=host code (libtosac-hipemu, whose fresh memory is 0xff) zero the counters once and equal tosac-run" {
+  [ -x "$BUILD/bin/tosac-hip-run" ] && [ -f "$BUILD/lib/libtosac-hipemu.so" ] || skip "no HIP headers: tosac-hip-run not built"
+  matmul s1 f32 1 32 4096 48
+  eighths a.npy float32 5 1 32 4096
+  eighths b.npy float32 6 1 4096 48
+  export TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=lastwg
+  "$TOSAC" s1.mlir --offload-arch=gfx1030 --embed-ir -o s1.hipfb
+  "$BUILD/bin/tosac-run" s1.hipfb --target=gfx1030 --input=@a.npy --input=@b.npy --output=@ref.npy
+  local pre="$BUILD/lib/libtosac-hipemu.so"
+  [ -z "${TOSAC_SAN:-}" ] || pre="$(gcc -print-file-name=libasan.so) $pre"
+  run env TOSAC_HIPEMU_ARCH=gfx1030 LD_PRELOAD="$pre" "$BUILD/bin/tosac-hip-run" s1.hipfb --input a.npy --input b.npy --output y.npy
+  assert_success
+  run /usr/bin/python3 -c "import numpy as np; print(np.array_equal(np.load('y.npy'), np.load('ref.npy')))"
+  assert_output "True"
+  # the generated host code, run twice on one context: the second run finds the counters zero
+  "$TOSAC" s1.mlir --emit=host --embed-ir --offload-arch=gfx1030 --prefix=m -o s1_host.c 2>/dev/null
+  cc -std=c17 -Wall -Wextra -Werror ${TOSAC_SAN:-} -D__HIP_PLATFORM_AMD__ -DMODEL=m -DMODEL_UPPER=M \
+    -include s1_host.h "$ROOT/tests/host/run_model.c" s1_host.c -o s1.run \
+    -L"$BUILD/lib" -ltosac-hipemu -Wl,-rpath,"$BUILD/lib"
+  /usr/bin/python3 -c "import numpy as np; np.load('a.npy').tofile('a.bin'); np.load('b.npy').tofile('b.bin')"
+  RUN_MODEL_RUNS=2 TOSAC_HIPEMU_ARCH=gfx1030 run ./s1.run s1.hipfb - a.bin b.bin -- y.bin
+  assert_success
+  run /usr/bin/python3 -c "import numpy as np; print(np.array_equal(np.fromfile('y.bin', np.float32).reshape(1, 32, 48), np.load('ref.npy')))"
+  assert_output "True"
+}
