@@ -170,3 +170,22 @@ EOF
   run /usr/bin/python3 -c "import numpy as np; print(np.array_equal(np.fromfile('y.bin', np.float32).reshape(1, 32, 48), np.load('ref.npy')))"
   assert_output "True"
 }
+
+@test "libtosac without a zeroed workspace (tosac_options_set_zeroed_workspace 0, as libtosac-miir compiles) keeps the combine kernel" {
+  matmul s1 f32 1 32 4096 48
+  export TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=lastwg
+  run /usr/bin/python3 - "$ROOT/python" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import tosac
+src = open('s1.mlir').read()
+for opt in ({}, {'zeroed_workspace': True}, {'zeroed_workspace': False}):
+    t = tosac.compile(src, ['gfx90a'], **opt).manifest['targets'][0]
+    print(opt.get('zeroed_workspace'), t['kernel_count'], t['workspace'].get('zeroed_bytes', 0),
+          [k['name'] for k in t['kernels']])
+PY
+  assert_success
+  assert_line "None 1 256 ['tosac_k0_matmul_splitk']"
+  assert_line "True 1 256 ['tosac_k0_matmul_splitk']"
+  assert_line "False 2 0 ['tosac_k0_matmul_splitk', 'tosac_k1_matmul_combine']"
+}
