@@ -1180,7 +1180,10 @@ static bool emit_fixup(gk *K, LLVMValueRef tile) {
 
   LLVMPositionBuilderAtEnd(b, fix);
   LLVMBuildFenceSyncScope(b, LLVMAtomicOrderingAcquire, agent, "");
-  /* element e of the bm x bn tile per thread, strided by the work-group */
+  /* vector q of v columns of the bm x bn tile per thread, strided by the work-group: v = 4
+   * (16-byte loads, S of them in flight per thread) where rows of the result and of the tile
+   * are whole vectors */
+  int v = K->pb.n % 4 == 0 && K->P.bn % 4 == 0 ? 4 : 1, qrow = K->P.bn / v;
   LLVMBasicBlockRef head = LLVMGetInsertBlock(b);
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_elem");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_store");
@@ -1188,9 +1191,9 @@ static bool emit_fixup(gk *K, LLVMValueRef tile) {
   LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_reset");
   LLVMBuildBr(b, loop);
   LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef e = LLVMBuildPhi(b, cb->i32, "e");
-  LLVMValueRef m = LLVMBuildAdd(b, K->m0, LLVMBuildUDiv(b, e, c32(K, K->P.bn), ""), "");
-  LLVMValueRef n = LLVMBuildAdd(b, K->n0, LLVMBuildURem(b, e, c32(K, K->P.bn), ""), "");
+  LLVMValueRef e = LLVMBuildPhi(b, cb->i32, "q");
+  LLVMValueRef m = LLVMBuildAdd(b, K->m0, LLVMBuildUDiv(b, e, c32(K, qrow), ""), "");
+  LLVMValueRef n = LLVMBuildAdd(b, K->n0, LLVMBuildMul(b, LLVMBuildURem(b, e, c32(K, qrow), ""), c32(K, v), ""), "");
   LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""),
                                  LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
   LLVMBuildCondBr(b, in, body, next);
@@ -1200,16 +1203,20 @@ static bool emit_fixup(gk *K, LLVMValueRef tile) {
     row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
   LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
   int64_t numel = K->pb.batch * K->pb.m * K->pb.n;
-  LLVMTypeRef at = K->mm.int_acc ? cb->i32 : cb->f32;
+  LLVMTypeRef at = K->mm.int_acc ? cb->i32 : cb->f32, vt = v > 1 ? LLVMVectorType(at, (unsigned)v) : at;
   LLVMValueRef parts = partials_arg(K), sum = NULL;
   for (int s = 0; s < split; s++) { /* independent loads, added in split order */
     LLVMValueRef off = LLVMBuildAdd(b, lin, c32(K, s * numel), "");
-    LLVMValueRef x = cg_load(cb, at, LLVMBuildInBoundsGEP2(b, at, parts, &off, 1, ""), 4);
+    LLVMValueRef x = cg_load(cb, vt, LLVMBuildInBoundsGEP2(b, at, parts, &off, 1, ""), (unsigned)(4 * v));
     sum = !sum ? x : K->mm.int_acc ? LLVMBuildAdd(b, sum, x, "") : LLVMBuildFAdd(b, sum, x, "");
   }
   LLVMValueRef *cur = calloc((size_t)K->g->nvalues + 1, sizeof(LLVMValueRef));
   K->fixing = true;
-  bool ok = epilogue_element(K, sum, m, n, cur) && !cb->failed;
+  bool ok = true;
+  for (int c = 0; c < v && ok; c++) {
+    LLVMValueRef x = v > 1 ? LLVMBuildExtractElement(b, sum, c32(K, c), "") : sum;
+    ok = epilogue_element(K, x, m, LLVMBuildAdd(b, n, c32(K, c), ""), cur) && !cb->failed;
+  }
   K->fixing = false;
   free(cur);
   if (!ok)
@@ -1217,7 +1224,7 @@ static bool emit_fixup(gk *K, LLVMValueRef tile) {
   LLVMBuildBr(b, next);
   LLVMPositionBuilderAtEnd(b, next);
   LLVMValueRef ne = LLVMBuildAdd(b, e, c32(K, K->threads), "");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, ne, c32(K, (int64_t)K->P.bm * K->P.bn), ""), loop, reset);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, ne, c32(K, (int64_t)K->P.bm * qrow), ""), loop, reset);
   LLVMValueRef ein[2] = {K->tid, ne};
   LLVMBasicBlockRef efrom[2] = {head, next};
   LLVMAddIncoming(e, ein, efrom, 2);

@@ -319,15 +319,17 @@ static double combine_cycles(const target_info *t, const gemm_problem *pb, int64
 
 /* The last work-group of each tile reduces in the GEMM kernel: a release fence and the counter's
  * atomic round trip (two memory latencies), then only `tiles` work-groups read the partials
- * (each thread S loads in flight per element) and write the result, so Little's law with their
- * bytes in flight bounds it, where the combine kernel's grid fills the machine. */
+ * (each thread S loads of 16 bytes in flight, 4 bytes where result rows are not whole 16-byte
+ * vectors) and write the result, so Little's law with their bytes in flight bounds it, where the
+ * combine kernel's grid fills the machine. */
 static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                             int64_t S) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
   double threads = (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   double lat = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  double vec = pb->n % 4 == 0 && P->bn % 4 == 0 ? 16.0 : 4.0; /* kernel_gemm.c emit_fixup */
   return 2 * lat + cg_tune_memory_cycles(t, split_out_bytes(pb, S) + split_out_bytes(pb, 1),
-                                         (double)tiles * threads * 4.0 * (double)S);
+                                         (double)tiles * threads * vec * (double)S);
 }
 
 cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,
