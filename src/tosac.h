@@ -461,6 +461,8 @@ typedef struct part_buffer {
   int64_t align;    /* 256 */
   int inplace;      /* 0, or 1 + the id of the input buffer whose bytes this intermediate
                        overwrites in place (same offset; partition/inplace.c) */
+  bool zeroed;      /* BUF_WORKSPACE in the zeroed region: zero when the workspace is allocated,
+                       left zero by every launch (split-K arrival counters); never shared */
 } part_buffer;
 
 typedef enum kernel_family {
@@ -498,6 +500,10 @@ typedef enum kernel_role {
   KR_PHASE,     /* one output phase (`phase`) of a strided transpose_conv2d: a stride-1 GEMM over
                    that phase's taps only, writing its disjoint pixels of the result; the other
                    phases are other kernels, or a zero fill where no tap reaches */
+  KR_FIXUP,     /* split-K in one kernel (partition/splitk.c): split_count chunks of K write their
+                   partials to a workspace [split_count, <result shape>] (out_vals[nout - 2]);
+                   the last work-group of each output tile to arrive (a per-tile counter in
+                   out_vals[nout - 1], zeroed workspace) adds them and runs the epilogue */
 } kernel_role;
 
 typedef struct part_kernel {
@@ -600,6 +606,8 @@ typedef struct partition_plan {
   int norder;
   int64_t workspace_bytes;
   int64_t workspace_align;
+  int64_t workspace_zeroed; /* the first bytes of the workspace that the client zeroes once when it
+                               allocates it and every run leaves zero (docs/manifest.md) */
   int64_t weights_bytes; /* size of the weights file (same for every target's plan) */
   int ndistinct;         /* kernels with code of their own (the others reuse one) */
 } partition_plan;
@@ -731,8 +739,16 @@ void cg_reduction_tile(int64_t r, int64_t inner, int *tx, int *ty);
  * atomics into a filled output, or into partials in a workspace plus a combine kernel. */
 typedef enum cg_red_split { CG_RED_NONE, CG_RED_ATOMIC, CG_RED_PARTIAL } cg_red_split;
 cg_red_split cg_tune_reduction(const target_info *t, const op *anchor, int *split);
-/* Split-K factor (>= 2) for a GEMM anchor on t, or 0: keep one kernel. */
-int cg_tune_splitk(const target_info *t, const op *anchor);
+/* The two forms of a split-K GEMM (docs/partitioning.md "Split-K GEMMs"): a combine kernel after
+ * the GEMM kernel, or the last work-group of each tile reducing in the GEMM kernel. */
+typedef enum cg_splitk_form { SPLITK_COMBINE, SPLITK_LASTWG } cg_splitk_form;
+/* Split-K factor (>= 2) for a GEMM anchor on t, or 0: keep one kernel; *form (if given): the
+ * form the estimate (or TOSAC_SPLIT_K_FORM) picks for it. */
+int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form);
+/* Whether the clients of this compile keep a zeroed workspace region (default true): without it
+ * every split takes the combine kernel. Per thread, set before part_plan; returns the setting
+ * it replaces. */
+bool cg_tuning_allow_fixup(bool allow);
 /* im2col for a convolution whose per-element gather dominates (small C, large window): the
  * padded K of the workspace matrix, or 0 to keep the implicit GEMM. */
 int64_t cg_tune_im2col(const target_info *t, const op *anchor);

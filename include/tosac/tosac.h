@@ -86,6 +86,10 @@ TOSAC_API tosac_status tosac_options_set_init_mode(tosac_options *o, tosac_init_
  * an im2col matrix, reduction partials) where the estimate prefers them; 0: never (a caller
  * whose launches pass no workspace, as MIOpen's forward and backward-data invokers). */
 TOSAC_API tosac_status tosac_options_set_workspace_expansions(tosac_options *o, int on);
+/* Whether the client zeroes the workspace's zeroed region once when it allocates the workspace
+ * (docs/manifest.md "Zeroed workspace"; default 1). 0: the compile uses none, and every split-K
+ * GEMM gets its combine kernel (a client whose workspace comes uninitialised, as MIOpen's). */
+TOSAC_API tosac_status tosac_options_set_zeroed_workspace(tosac_options *o, int available);
 /* GEMM tile parameters overriding the heuristic ("bm=128,bn=128,..."; docs/gemm.md); NULL: none */
 TOSAC_API tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config);
 /* Add a tuning database file (repeatable; a later file's entry for the same target and problem

@@ -67,6 +67,7 @@ def _load():
         "tosac_options_set_opt_level": (c.c_int, [c.c_void_p, c.c_int]),
         "tosac_options_set_code_object_version": (c.c_int, [c.c_void_p, c.c_int]),
         "tosac_options_set_init_mode": (c.c_int, [c.c_void_p, c.c_int]),
+        "tosac_options_set_zeroed_workspace": (c.c_int, [c.c_void_p, c.c_int]),
         "tosac_options_set_perf_config": (c.c_int, [c.c_void_p, c.c_char_p]),
         "tosac_options_add_tuning_db": (c.c_int, [c.c_void_p, c.c_char_p]),
         "tosac_options_set_jobs": (c.c_int, [c.c_void_p, c.c_int]),
@@ -126,6 +127,8 @@ def _options(lib, o, targets, opts):
             _set(lib, o, scalar[key](o, int(value)))
         elif key == "embed_ir":
             _set(lib, o, lib.tosac_options_set_embed_ir(o, 1 if value else 0))
+        elif key == "zeroed_workspace":
+            _set(lib, o, lib.tosac_options_set_zeroed_workspace(o, 1 if value else 0))
         elif key == "init":
             if value not in ("memset", "kernel"):
                 raise UsageError("init must be 'memset' or 'kernel', not %r" % (value,))

@@ -660,7 +660,7 @@ static void emit_types(emitter *e, int max_kernarg) {
          "  hipStream_t streams[%s_STREAMS];\n"
          "  hipEvent_t *events;\n  char message[512];\n};\n\n", P, P, P, P, U, U, U, U);
   out(c, "struct %s_target_tab {\n  const char *id;\n  int nkernels, nbuffers, nevents, npatterns;\n"
-         "  long long workspace_bytes, pattern_bytes;\n  const %s_kernel *kernels;\n"
+         "  long long workspace_bytes, workspace_zeroed, pattern_bytes;\n  const %s_kernel *kernels;\n"
          "  const %s_arg *args;\n  const %s_buffer *buffers;\n  const %s_pattern *patterns;\n"
          "  hipError_t (*run)(%s_ctx *c);\n};\n\n", P, P, P, P, P, P);
 }
@@ -751,9 +751,10 @@ static bool emit_unit(emitter *e, int t, int v, hplan *h, char *err, size_t errs
     npatterns += is_pattern_fill(p, &p->nodes[i]);
   const char *P = e->prefix, *T = e->T;
   /* the row, written after every unit into the table (kept in a side buffer) */
-  out(e->rows, "  {\"%s\", %d, %d, %d, %d, %lldll, %lldll, %s_%s_kernels, %s_%s_args, %s_%s_buffers, "
+  out(e->rows, "  {\"%s\", %d, %d, %d, %d, %lldll, %lldll, %lldll, %s_%s_kernels, %s_%s_args, %s_%s_buffers, "
       "%s_%s_patterns, %s_%s_run},\n", in->targets[t].id, p->nkernels, p->nbuffers,
-      h->nparts + e->streams, npatterns, (long long)p->workspace_bytes, (long long)pattern_bytes,
+      h->nparts + e->streams, npatterns, (long long)p->workspace_bytes, (long long)p->workspace_zeroed,
+      (long long)pattern_bytes,
       P, T, P, T, P, T, P, T, P, T);
   return true;
 }

@@ -355,6 +355,8 @@ static cJSON *target_json(op_lists *ol, const bnd_manifest_input *in, int ti, in
   cJSON *ws = cJSON_AddObjectToObject(o, "workspace");
   add_int(ws, "bytes", p->workspace_bytes);
   add_int(ws, "alignment", p->workspace_align);
+  if (p->workspace_zeroed > 0) /* docs/manifest.md "Zeroed workspace" */
+    add_int(ws, "zeroed_bytes", p->workspace_zeroed);
 
   cJSON *bufs = cJSON_AddArrayToObject(o, "buffers");
   for (int i = 0; i < p->nbuffers; i++)

@@ -146,6 +146,12 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
                   const cg_tuning_db *db, gemm_params *out, gemm_mma *mm, const char **source,
                   char *warn, size_t wsize, char *err, size_t errsize);
 
+/* The cheaper form of tile P split S ways on t: the combine kernel, or the last work-group of
+ * each tile reducing (SPLITK_LASTWG: no second launch; only where the zeroed workspace is
+ * allowed, never for the skinny kernel); TOSAC_SPLIT_K_FORM forces one. */
+cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                                   int64_t S);
+
 /* Every tile of tosac-tune's search range for pb on t, with its instruction m0: each matrix
  * instruction shape of the target (32- and 16-wide; the FMA path's one), wave tiles of 1, 2 or 4
  * instruction tiles per side (up to 128, at most 128 accumulators per lane), 1, 2 or 4 waves per

@@ -41,7 +41,8 @@ typedef struct gk {
   int buf_bytes;     /* one LDS buffer (A then B) */
   int threads, waves, wgn;
   LLVMValueRef lds, tid, lane, wave_m0, wave_n0, m0, n0, batch;
-  LLVMValueRef split_idx; /* KR_PARTIAL: which chunk of K this work-group sums */
+  LLVMValueRef split_idx; /* KR_PARTIAL, KR_FIXUP: which chunk of K this work-group sums */
+  bool fixing; /* KR_FIXUP's reduction: the epilogue stores the result, not a partial */
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
   /* per-thread staging slots */
   int na, nb;
@@ -968,14 +969,26 @@ static LLVMValueRef read_value(gk *K, const value *v, LLVMValueRef lin) {
   return x;
 }
 
-/* Split-K (KR_PARTIAL): the raw accumulator goes to partials[split][lin] of the workspace, in
- * the accumulator type; bias, casts and the fused ops run once, in the combine kernel. */
+/* Does the kernel write split-K partials (KR_PARTIAL, KR_FIXUP)? */
+static bool splits_k(const gk *K) { return K->k->role == KR_PARTIAL || K->k->role == KR_FIXUP; }
+
+/* The kernel's graph outputs: KR_FIXUP's last two are its partials and counters. */
+static int graph_outputs(const gk *K) { return K->k->role == KR_FIXUP ? K->k->nout - 2 : K->k->nout; }
+
+/* The partials workspace argument: the only output of KR_PARTIAL, after the outputs for KR_FIXUP. */
+static LLVMValueRef partials_arg(gk *K) {
+  return LLVMGetParam(K->cb->fn, (unsigned)(K->k->nin + (K->k->role == KR_FIXUP ? K->k->nout - 2 : 0)));
+}
+
+/* Split-K (KR_PARTIAL, KR_FIXUP): the raw accumulator goes to partials[split][lin] of the
+ * workspace, in the accumulator type; bias, casts and the fused ops run once, in the combine
+ * kernel or the tile's last work-group (emit_fixup). */
 static bool store_partial(gk *K, LLVMValueRef accv, LLVMValueRef lin) {
   LLVMBuilderRef b = K->cb->b;
   int64_t numel = K->pb.batch * K->pb.m * K->pb.n;
   LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, K->split_idx, c32(K, numel), ""), lin, "");
   LLVMTypeRef at = K->mm.int_acc ? K->cb->i32 : K->cb->f32;
-  LLVMValueRef p = LLVMBuildInBoundsGEP2(b, at, LLVMGetParam(K->cb->fn, (unsigned)K->k->nin), &off, 1, "");
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(b, at, partials_arg(K), &off, 1, "");
   cg_store(K->cb, accv, p, 4);
   return true;
 }
@@ -1012,7 +1025,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   if (K->kind == GK_MATMUL)
     row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
   LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
-  if (K->k->role == KR_PARTIAL)
+  if (splits_k(K) && !K->fixing)
     return store_partial(K, accv, lin);
   LLVMValueRef x = accv;
   if (K->bias_last && (K->out_t == ET_F16 || K->out_t == ET_BF16))
@@ -1065,7 +1078,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
       return false;
     cur[o->results[0]->id] = r;
   }
-  for (int o = 0; o < K->k->nout; o++) {
+  for (int o = 0; o < graph_outputs(K); o++) {
     const value *v = K->k->out_vals[o];
     if (K->mine && (!v->def || !in_slice(K, v->def)))
       continue; /* another GEMM's output */
@@ -1124,6 +1137,109 @@ static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
       }
   free(cur);
   return ok;
+}
+
+/* KR_FIXUP: after every thread stored its partials, the work-group counts itself in at its
+ * tile's counter; the last of the split_count work-groups of the tile sums the partials in split
+ * order (the combine kernel's order: the same bits) and runs the epilogue for the tile's
+ * elements, then puts the counter back to 0 for the next run. Release fences at agent scope
+ * order each thread's partial stores before the count (the barrier orders them before thread
+ * 0's atomic); the last work-group's threads acquire before reading the others' partials. */
+static int64_t grid_groups(const gk *K);
+
+static bool emit_fixup(gk *K, LLVMValueRef tile) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  unsigned agent = LLVMGetSyncScopeID(cb->ctx, "agent", 5);
+  int split = K->k->split_count;
+  if (tensor_numel(K->k->out_vals[K->k->nout - 1]->type) < grid_groups(K)) {
+    diag_error_noloc(cb->diag, "kernel '%s': %lld split-K counters for %lld tiles", K->k->name,
+                     (long long)tensor_numel(K->k->out_vals[K->k->nout - 1]->type), (long long)grid_groups(K));
+    return false;
+  }
+  LLVMValueRef counters = LLVMGetParam(cb->fn, (unsigned)(K->k->nin + K->k->nout - 1));
+  LLVMValueRef slot = LLVMBuildInBoundsGEP2(b, cb->i32, counters, &tile, 1, "counter");
+  LLVMBuildFenceSyncScope(b, LLVMAtomicOrderingRelease, agent, "");
+  cg_barrier(cb);
+  LLVMBasicBlockRef count = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "count");
+  LLVMBasicBlockRef counted = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "counted");
+  LLVMBasicBlockRef fix = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fixup");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fixed");
+  LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, K->tid, c32(K, 0), "");
+  LLVMBuildCondBr(b, first, count, counted);
+  LLVMPositionBuilderAtEnd(b, count);
+  LLVMValueRef old = LLVMBuildAtomicRMWSyncScope(b, LLVMAtomicRMWBinOpAdd, slot, c32(K, 1),
+                                                 LLVMAtomicOrderingMonotonic, agent);
+  LLVMValueRef last = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, old, c32(K, split - 1), ""), cb->i32, "");
+  cg_store(cb, last, K->lds, 4); /* the K loop's LDS is free: every wave passed the barrier */
+  LLVMBuildBr(b, counted);
+  LLVMPositionBuilderAtEnd(b, counted);
+  cg_barrier(cb);
+  LLVMValueRef flag = cg_load(cb, cb->i32, K->lds, 4);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(K, 0), ""), fix, done);
+
+  LLVMPositionBuilderAtEnd(b, fix);
+  LLVMBuildFenceSyncScope(b, LLVMAtomicOrderingAcquire, agent, "");
+  /* vector q of v columns of the bm x bn tile per thread, strided by the work-group: v = 4
+   * (16-byte loads, S of them in flight per thread) where rows of the result and of the tile
+   * are whole vectors */
+  int v = K->pb.n % 4 == 0 && K->P.bn % 4 == 0 ? 4 : 1, qrow = K->P.bn / v;
+  LLVMBasicBlockRef head = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_elem");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_store");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_next");
+  LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_reset");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef e = LLVMBuildPhi(b, cb->i32, "q");
+  LLVMValueRef m = LLVMBuildAdd(b, K->m0, LLVMBuildUDiv(b, e, c32(K, qrow), ""), "");
+  LLVMValueRef n = LLVMBuildAdd(b, K->n0, LLVMBuildMul(b, LLVMBuildURem(b, e, c32(K, qrow), ""), c32(K, v), ""), "");
+  LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""),
+                                 LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
+  LLVMBuildCondBr(b, in, body, next);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef row = m;
+  if (K->kind == GK_MATMUL)
+    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
+  LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
+  int64_t numel = K->pb.batch * K->pb.m * K->pb.n;
+  LLVMTypeRef at = K->mm.int_acc ? cb->i32 : cb->f32, vt = v > 1 ? LLVMVectorType(at, (unsigned)v) : at;
+  LLVMValueRef parts = partials_arg(K), sum = NULL;
+  for (int s = 0; s < split; s++) { /* independent loads, added in split order */
+    LLVMValueRef off = LLVMBuildAdd(b, lin, c32(K, s * numel), "");
+    LLVMValueRef x = cg_load(cb, vt, LLVMBuildInBoundsGEP2(b, at, parts, &off, 1, ""), (unsigned)(4 * v));
+    sum = !sum ? x : K->mm.int_acc ? LLVMBuildAdd(b, sum, x, "") : LLVMBuildFAdd(b, sum, x, "");
+  }
+  LLVMValueRef *cur = calloc((size_t)K->g->nvalues + 1, sizeof(LLVMValueRef));
+  K->fixing = true;
+  bool ok = true;
+  for (int c = 0; c < v && ok; c++) {
+    LLVMValueRef x = v > 1 ? LLVMBuildExtractElement(b, sum, c32(K, c), "") : sum;
+    ok = epilogue_element(K, x, m, LLVMBuildAdd(b, n, c32(K, c), ""), cur) && !cb->failed;
+  }
+  K->fixing = false;
+  free(cur);
+  if (!ok)
+    return false;
+  LLVMBuildBr(b, next);
+  LLVMPositionBuilderAtEnd(b, next);
+  LLVMValueRef ne = LLVMBuildAdd(b, e, c32(K, K->threads), "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, ne, c32(K, (int64_t)K->P.bm * qrow), ""), loop, reset);
+  LLVMValueRef ein[2] = {K->tid, ne};
+  LLVMBasicBlockRef efrom[2] = {head, next};
+  LLVMAddIncoming(e, ein, efrom, 2);
+  LLVMPositionBuilderAtEnd(b, reset);
+  /* every work-group of the tile has counted: nobody else touches the counter this run */
+  LLVMBasicBlockRef zero = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fix_zero");
+  LLVMBuildCondBr(b, first, zero, done);
+  LLVMPositionBuilderAtEnd(b, zero);
+  LLVMValueRef st = LLVMBuildStore(b, c32(K, 0), slot);
+  LLVMSetAlignment(st, 4);
+  LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
+  LLVMSetAtomicSyncScopeID(st, agent);
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  return true;
 }
 
 /* ---------------------------------------------------------------- kernel */
@@ -1215,7 +1331,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   int nk = (int)((pb->k + P->bk - 1) / P->bk);
   /* Split-K: split_count chunks of `steps` K tiles each (the last one shorter), one more grid
    * dimension folded into the 1-D grid as its slowest index. */
-  bool partial = K->k->role == KR_PARTIAL;
+  bool partial = splits_k(K);
   int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
   int steps = (nk + split - 1) / split;
   /* kernel arguments, or constants folded into the code object (small weights) */
@@ -1226,8 +1342,9 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     K->a_ptr = cg_operand_ptr(cb, K->k, K->src[0] ? K->src[0] : K->anchor->operands[0]);
     K->b_ptr = cg_operand_ptr(cb, K->k, K->src[1] ? K->src[1] : K->anchor->operands[1]);
   }
-  K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
-  if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && K->kind != GK_MATMUL && !partial))
+  bool bias = K->kind != GK_MATMUL && K->k->role != KR_PARTIAL;
+  K->bias_ptr = bias ? cg_operand_ptr(cb, K->k, K->anchor->operands[2]) : NULL;
+  if (!K->a_ptr || !K->b_ptr || (!K->bias_ptr && bias))
     return false;
   /* K tiles [kbeg, kbeg + count) of this work-group; count <= 0 only for a split the problem
    * cannot fill, which runs one all-zero step and stores zeros */
@@ -1269,6 +1386,8 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   else
     kloop_simple(K, kbeg, count, av, bv, acc);
   bool ok = !cb->failed && emit_epilogue(K, acc);
+  if (ok && K->k->role == KR_FIXUP)
+    ok = emit_fixup(K, gid);
   if (ok)
     LLVMBuildRetVoid(b);
   free(av);
@@ -1331,13 +1450,13 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->sa = gemm_lds_row_bytes(P, &K->mm);
   K->buf_bytes = (P->bm + P->bn) * K->sa;
   int64_t groups = grid_groups(K);
-  bool partial = K->k->role == KR_PARTIAL;
+  bool partial = splits_k(K);
   int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
 
   int nargs = K->k->nin + K->k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
-  for (int i = 0; i < nargs; i++)
-    access[i] = i < K->k->nin ? "read_only" : "write_only";
+  for (int i = 0; i < nargs; i++) /* KR_FIXUP reads back its partials and counters */
+    access[i] = i < K->k->nin ? "read_only" : i >= K->k->nin + graph_outputs(K) ? "read_write" : "write_only";
   cg_kernel_begin(cb, K->k->name, nargs, access, K->threads);
   set_wg_size(cb, K->threads);
 
@@ -1369,7 +1488,8 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
              (long long)gemm_conv_k(&K->cv));
   tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
-    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d}", split);
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d%s}", split,
+             K->k->role == KR_FIXUP ? ",\"split_k_form\":\"lastwg\"" : "");
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
   free(access);
   return ok;
@@ -1451,7 +1571,9 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   if (warn[0])
     diag_warning(cb->diag, K.anchor->loc, "%s", warn);
   K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
-  if (K.P.kwaves && k->ngemm > 1) { /* a grouped GEMM shares one tile kernel over its slices */
+  /* a grouped GEMM shares one tile kernel over its slices; the last-work-group reduction
+   * reduces a tile */
+  if (K.P.kwaves && (k->ngemm > 1 || k->role == KR_FIXUP)) {
     const char *src = K.source;
     if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=tile", NULL, &K.P, &K.mm, &K.source, NULL, 0,
                       err, sizeof err))

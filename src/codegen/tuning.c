@@ -291,13 +291,65 @@ static double split_out_bytes(const gemm_problem *pb, int64_t S) {
   return (S > 1 ? (double)S : 1.0) * 4.0 * pb->batch * pb->m * pb->n;
 }
 
-/* What a split adds after the GEMM kernel: the combine kernel reads the partials and writes the
- * result at the bandwidth, and its launch (SPLITK_LAUNCH_US); 0 unsplit. */
-static double split_combine_cycles(const target_info *t, const gemm_problem *pb, int64_t S) {
+/* The split-K forms' fixed cost and the switch between them. The last-work-group reduction
+ * needs a zeroed workspace region (its arrival counters) that the client keeps zero; a client
+ * that cannot (libtosac-miir: MIOpen hands out uninitialised workspace) turns it off. */
+static _Thread_local bool thread_no_fixup;
+bool cg_tuning_allow_fixup(bool allow) {
+  bool was = !thread_no_fixup;
+  thread_no_fixup = !allow;
+  return was;
+}
+
+/* TOSAC_SPLIT_K_FORM: "combine" or "lastwg" forces that form of every split, else -1 (the
+ * estimate decides). */
+static int forced_form(void) {
+  const char *e = getenv("TOSAC_SPLIT_K_FORM");
+  if (!e)
+    return -1;
+  return strcmp(e, "combine") == 0 ? SPLITK_COMBINE : strcmp(e, "lastwg") == 0 ? SPLITK_LASTWG : -1;
+}
+
+/* The combine kernel reads the partials and writes the result at the bandwidth, after its launch
+ * (SPLITK_LAUNCH_US). */
+static double combine_cycles(const target_info *t, const gemm_problem *pb, int64_t S) {
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  return S > 1 ? (split_out_bytes(pb, S) + split_out_bytes(pb, 1)) / bpc +
-                     SPLITK_LAUNCH_US * t->clock_mhz
-               : 0;
+  return (split_out_bytes(pb, S) + split_out_bytes(pb, 1)) / bpc + SPLITK_LAUNCH_US * t->clock_mhz;
+}
+
+/* The last work-group of each tile reduces in the GEMM kernel: a release fence and the counter's
+ * atomic round trip (two memory latencies), then only `tiles` work-groups read the partials
+ * (each thread S loads of 16 bytes in flight, 4 bytes where result rows are not whole 16-byte
+ * vectors) and write the result, so Little's law with their bytes in flight bounds it, where the
+ * combine kernel's grid fills the machine. */
+static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                            int64_t S) {
+  int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
+  double threads = (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
+  double lat = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  double vec = pb->n % 4 == 0 && P->bn % 4 == 0 ? 16.0 : 4.0; /* kernel_gemm.c emit_fixup */
+  return 2 * lat + cg_tune_memory_cycles(t, split_out_bytes(pb, S) + split_out_bytes(pb, 1),
+                                         (double)tiles * threads * vec * (double)S);
+}
+
+cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                                   int64_t S) {
+  int f = forced_form();
+  if (S < 2 || thread_no_fixup || P->kwaves) /* the skinny kernel has no tile to reduce */
+    return SPLITK_COMBINE;
+  if (f >= 0)
+    return (cg_splitk_form)f;
+  return lastwg_cycles(t, pb, P, S) < combine_cycles(t, pb, S) ? SPLITK_LASTWG : SPLITK_COMBINE;
+}
+
+/* What a split adds after the partials are written: the cheaper of the combine kernel and the
+ * last-work-group reduction (cg_tune_splitk_form); 0 unsplit. */
+static double split_combine_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                                   int64_t S) {
+  if (S < 2)
+    return 0;
+  return cg_tune_splitk_form(t, pb, P, S) == SPLITK_LASTWG ? lastwg_cycles(t, pb, P, S)
+                                                           : combine_cycles(t, pb, S);
 }
 
 /* Estimated cycles of the GEMM with tile P split S ways over K; *at_floor (if given): whether
@@ -322,7 +374,7 @@ static double est_split(const target_info *t, const gemm_problem *pb, const gemm
     *at_floor = mem > c;
   /* ties at the floor go to the shorter issue time (a twentieth of it is added) */
   double e = (c > mem ? c : mem) + 0.05 * c;
-  return e + split_combine_cycles(t, pb, S);
+  return e + split_combine_cycles(t, pb, P, S);
 }
 
 static double est_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -580,7 +632,7 @@ static double rdna_est(const target_info *t, const gemm_problem *pb, const gemm_
    * work-groups */
   double mem = cg_tune_memory_cycles(t, operand_bytes(pb) + split_out_bytes(pb, S),
                                      tile_inflight(t, pb, P, mm, tiles * S, 1));
-  return (c > mem ? c : mem) + split_combine_cycles(t, pb, S);
+  return (c > mem ? c : mem) + split_combine_cycles(t, pb, P, S);
 }
 
 static double rdna_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -994,12 +1046,14 @@ static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuri
   return true;
 }
 
-int cg_tune_splitk(const target_info *t, const op *anchor) {
+int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form) {
   gemm_problem pb;
   gemm_params P;
   gemm_mma mm;
   const char *src;
   char err[256];
+  if (form)
+    *form = SPLITK_COMBINE;
   /* the partials workspace holds f32 or i32 sums: i64 accumulators stay in one kernel */
   if (cg_gemm_problem(t, anchor, &pb) && pb.acc64)
     return 0;
@@ -1042,7 +1096,12 @@ int cg_tune_splitk(const target_info *t, const op *anchor) {
   /* whole K tiles per split: `steps` tiles each, the last split takes the rest */
   int64_t steps = (nk + want - 1) / want;
   int64_t s = (nk + steps - 1) / steps;
-  return s >= 2 ? (int)s : 0;
+  if (s < 2)
+    return 0;
+  if (form && cg_gemm_problem(t, anchor, &pb) &&
+      cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err))
+    *form = cg_tune_splitk_form(t, &pb, &P, s);
+  return (int)s;
 }
 
 /* ---------------------------------------------------------------- GEMM tiles and the database */

@@ -469,6 +469,12 @@ const isa_opdef isa_ops_salu[] = {
     {"global_inv", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
     {"buffer_gl1_inv", s_nothing, 0, 0, 0},
     {"buffer_wbinvl1_vol", s_nothing, 0, 0, 0},
+    /* gfx940's L2 write-back and cache invalidation of agent-scope release / acquire fences
+     * (the split-K last-work-group reduction's): memory is one coherent array here, and the
+     * waits before them already completed the wave's stores */
+    {"buffer_wbl2", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
+    {"buffer_inv", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
+    {"global_wb", s_nothing, 0, 0, ISA_TEXT_OPERANDS},
     {"s_clause", s_nothing, 0, 0, 0},
     {"s_code_end", s_nothing, 0, 0, 0},
     {"s_setprio", s_nothing, 0, 0, 0},

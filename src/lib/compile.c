@@ -429,6 +429,9 @@ static void compile_plans(tosac_result *r, const tosac_options *o, double *t0,
   part_set_init_mode(o->init == TOSAC_INIT_KERNEL ? PART_INIT_KERNEL : PART_INIT_MEMSET);
   part_set_workspace_expansions(!o->no_workspace_expansions);
   cg_tuning_set(o->perf_config, db); /* the split-K cost model sees the same tiles */
+  /* variants and entries share one workspace in the host code: their zeroed regions would
+   * overlap each other's intermediates, so only a single graph reduces in the last work-group */
+  cg_tuning_allow_fixup(!o->no_zeroed_workspace && r->nvariants == 1);
   diag_sink d;
   diag_init(&d, r->diag_mem);
   d.record = record_diag, d.record_ctx = r;

@@ -29,6 +29,7 @@ struct tosac_options {
   tosac_emit emit;
   tosac_init_mode init;
   bool no_workspace_expansions;
+  bool no_zeroed_workspace; /* tosac_options_set_zeroed_workspace(o, 0) */
   uint64_t cache_max_size;
   FILE *messages;
   int ntargets;

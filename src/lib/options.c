@@ -155,6 +155,13 @@ tosac_status tosac_options_set_workspace_expansions(tosac_options *o, int on) {
   return accept(o);
 }
 
+tosac_status tosac_options_set_zeroed_workspace(tosac_options *o, int available) {
+  if (available != 0 && available != 1)
+    return refuse(o, "invalid zeroed workspace setting '%d' (use 0 or 1)", available);
+  o->no_zeroed_workspace = !available;
+  return accept(o);
+}
+
 tosac_status tosac_options_set_perf_config(tosac_options *o, const char *config) {
   return set_string(o, &o->perf_config, config && *config ? config : NULL);
 }

@@ -140,6 +140,7 @@ static miir_compiled *compile(const miir_problem *key, char *err, size_t n) {
   tosac_options *o = tosac_options_create();
   bool ok = tosac_options_add_targets(o, key->target) == TOSAC_OK &&
             tosac_options_set_init_mode(o, TOSAC_INIT_KERNEL) == TOSAC_OK &&
+            tosac_options_set_zeroed_workspace(o, 0) == TOSAC_OK && /* MIOpen's is uninitialised */
             tosac_options_set_embed_ir(o, 1) == TOSAC_OK &&
             tosac_options_set_jobs(o, 1) == TOSAC_OK &&
             /* MIOpen's forward and backward-data invokers pass no workspace (docs/miopen.md

@@ -50,13 +50,25 @@ static bool take_over(placed *live, int nlive, int j, part_buffer *b, int i, int
  * sorted by offset finds it in one sweep. Cost: O(buffers x most allocations live at once).
  * inplace_of[i] >= 0: buffer i takes that buffer's offset (it dies where i is first written). */
 int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first,
-                             const int *live_last, const int *inplace_of) {
+                             const int *live_last, const int *inplace_of, int64_t *zeroed_bytes) {
   placed *live = calloc((size_t)nbufs + 1, sizeof *live); /* sorted by offset */
   first_key *order = malloc(sizeof *order * (size_t)(nbufs + 1));
   int nlive = 0, norder = 0;
   int64_t total = 0;
+  /* The zeroed region first (split-K arrival counters): each buffer its own bytes, never shared,
+   * so every kernel leaves its counters zero for the next run (docs/manifest.md). */
+  int64_t zeroed = 0;
   for (int i = 0; i < nbufs; i++)
-    if (bufs[i].kind == BUF_INTERMEDIATE || bufs[i].kind == BUF_WORKSPACE)
+    if (bufs[i].kind == BUF_WORKSPACE && bufs[i].zeroed) {
+      bufs[i].inplace = 0;
+      bufs[i].offset = align_up(zeroed, bufs[i].align);
+      zeroed = bufs[i].offset + (bufs[i].bytes > 0 ? bufs[i].bytes : 1);
+    }
+  zeroed = align_up(zeroed, 256);
+  if (zeroed_bytes)
+    *zeroed_bytes = zeroed;
+  for (int i = 0; i < nbufs; i++)
+    if ((bufs[i].kind == BUF_INTERMEDIATE || bufs[i].kind == BUF_WORKSPACE) && !bufs[i].zeroed)
       order[norder++] = (first_key){live_first[i], i};
   if (norder > 1)
     qsort(order, (size_t)norder, sizeof *order, cmp_first);
@@ -76,7 +88,7 @@ int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first
       continue;
     /* Every aligned offset below `off` overlaps some allocation; the sweep stops at the first
      * allocation that starts at or past off + size (all later ones start later still). */
-    int64_t off = 0;
+    int64_t off = zeroed;
     int at = 0;
     for (; at < nlive && live[at].offset < off + size; at++)
       if (live[at].end > off)
@@ -96,5 +108,5 @@ int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first
   }
   free(order);
   free(live);
-  return total;
+  return total > zeroed ? total : zeroed;
 }

@@ -219,11 +219,20 @@ static int *append_after(arena *a, partition_plan *p, launch_node x, int **list,
   return *list;
 }
 
+/* A region's plan. Regions share workspace past the parent's (both branches of an if start at
+ * the same offset), so a region keeps no zeroed bytes: its splits take the combine kernel. */
+static partition_plan *region_plan(arena *a, const graph *g, const target_request *t, diag_sink *d) {
+  bool allowed = cg_tuning_allow_fixup(false);
+  partition_plan *sp = part_plan(a, g, t, d);
+  cg_tuning_allow_fixup(allowed);
+  return sp;
+}
+
 static bool expand_if(arena *a, partition_plan *p, int at, diag_sink *d) {
   launch_node n = p->nodes[at];
   int64_t base = align_up(p->workspace_bytes, 256), end = base;
   for (int r = 0; r < 2; r++) { /* only one branch runs: both start at base */
-    partition_plan *sp = part_plan(a, op_regions(n.ctl)[r], p->target, d);
+    partition_plan *sp = region_plan(a, op_regions(n.ctl)[r], p->target, d);
     if (!sp)
       return false;
     region_merge m = {.in_map = n.io_bufs + 1, .out_map = n.io_bufs + n.nin_bufs, .base = base};
@@ -244,7 +253,7 @@ static bool expand_while(arena *a, partition_plan *p, int at, diag_sink *d) {
   int *fresh = arena_alloc(a, sizeof(int) * (size_t)(nc + 2));
   int64_t base = align_up(p->workspace_bytes, 256);
   for (int r = 0; r < 2; r++) { /* cond then body, one after the other in the workspace */
-    partition_plan *sp = part_plan(a, op_regions(n.ctl)[r], p->target, d);
+    partition_plan *sp = region_plan(a, op_regions(n.ctl)[r], p->target, d);
     if (!sp)
       return false;
     region_merge m = {.in_map = in_map, .fresh = fresh, .base = base};

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_SPLITKV, EX_IM2COL, EX_PHASES } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_FIXUP, EX_SPLITKV, EX_IM2COL, EX_PHASES } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
@@ -58,8 +58,9 @@ static expansion choose_any(const target_info *t, const part_kernel *k, int *spl
     *split = plain && !part_has_operand_views(k) && !part_has_output_view(k) ? (int)cg_tune_im2col(t, k->anchor) : 0;
     if (*split > 0)
       return EX_IM2COL;
-    *split = plain ? cg_tune_splitk(t, k->anchor) : 0;
-    return *split >= 2 ? EX_SPLITK : EX_NONE;
+    cg_splitk_form form = SPLITK_COMBINE;
+    *split = plain ? cg_tune_splitk(t, k->anchor, &form) : 0;
+    return *split < 2 ? EX_NONE : form == SPLITK_LASTWG ? EX_FIXUP : EX_SPLITK;
   }
   if (k->family == KF_ATTENTION) {
     *split = part_attention_split_choose(k, t->cus);
@@ -252,6 +253,15 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       renumber(&nk[m], m, "_im2col");
       renumber(&nk[m + 1], m + 1, "_cols");
       m += 2;
+      continue;
+    }
+    if (how[i] == EX_FIXUP) {
+      int64_t tiles, ksteps, klen;
+      if (!cg_gemm_shape(p->target->info, k.anchor, &tiles, &ksteps, &klen))
+        tiles = 1;
+      part_splitk_fixup_kernel(a, p, &bcap, &k, split[i], tiles, &nk[m]);
+      renumber(&nk[m], m, "_splitk");
+      m++;
       continue;
     }
     if (how[i] == EX_SPLITK) {

@@ -54,9 +54,10 @@ bool part_gemm_grouping_disabled(void);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's
- * offset (part_inplace_pairs). Returns the workspace size. */
+ * offset (part_inplace_pairs). Zeroed buffers come first, each its own bytes (*zeroed_bytes:
+ * that region, a multiple of 256). Returns the workspace size. */
 int64_t part_place_workspace(part_buffer *bufs, int nbufs, const int *live_first,
-                             const int *live_last, const int *inplace_of);
+                             const int *live_last, const int *inplace_of, int64_t *zeroed_bytes);
 
 /* inplace.c: for every intermediate a kernel writes, the input buffer dying at that kernel
  * whose bytes it may overwrite element for element (inplace_of[buf], -1 none);
@@ -75,6 +76,11 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d);
  * writing a new workspace buffer of partials, and the combine. */
 void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
                          part_kernel *part, part_kernel *comb);
+/* The one kernel replacing GEMM kernel k split `split` ways with the last-work-group reduction
+ * (KR_FIXUP): k's outputs, then the partials workspace and `tiles` i32 arrival counters in the
+ * zeroed workspace region. */
+void part_splitk_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                              int64_t tiles, part_kernel *fix);
 /* Is v read by an op of k other than as the anchor's A or B operand (bias, epilogue inputs)? */
 bool part_read_by_epilogue(const part_kernel *k, const value *v);
 

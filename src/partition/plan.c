@@ -774,7 +774,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   liveness(p, first, last);
   int *inplace_of = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   part_inplace_pairs(g, p, first, last, inplace_of);
-  p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last, inplace_of);
+  p->workspace_bytes = part_place_workspace(p->buffers, p->nbuffers, first, last, inplace_of, &p->workspace_zeroed);
   part_mark_aliasing(p, inplace_of);
   p->weights_bytes = place_constants(p, g);
   build_edges(&b);

@@ -1,9 +1,11 @@
 /* splitk.c: split-K for GEMMs whose output tiles cannot fill the GPU (a 64x64 output with a
- * long K is one work-group on a 104-CU gfx90a). The GEMM becomes two kernels: the GEMM kernel
- * with one more grid dimension over S chunks of K, each writing its f32 (i32 for i8) partial
- * tile into a workspace [S, <result shape>], then a combine kernel that adds the S partials in
- * order (deterministic, unlike atomics) and applies the bias and the fused epilogue once. The
- * split factor is the tuning layer's (codegen/tuning.c, cg_tune_splitk). */
+ * long K is one work-group on a 104-CU gfx90a). The GEMM kernel gets one more grid dimension
+ * over S chunks of K, each writing its f32 (i32 for i8) partial tile into a workspace
+ * [S, <result shape>]. Then either a combine kernel adds the S partials in order (deterministic,
+ * unlike atomics) and applies the bias and the fused epilogue once, or (KR_FIXUP) the same
+ * kernel does: the last work-group of each tile to arrive, counted in a zeroed workspace
+ * counter per tile, adds them in order and runs the epilogue. The split factor and the form are
+ * the tuning layer's (codegen/tuning.c, cg_tune_splitk). */
 #include "partition.h"
 
 #include <stdlib.h>
@@ -28,6 +30,43 @@ static bool read_by_gemm(const part_kernel *k, const value *v) {
         return true;
   }
   return false;
+}
+
+/* A workspace buffer of type t named name_k<id> (zeroed: in the zeroed region). */
+static int add_workspace(arena *a, partition_plan *p, int *bcap, const char *name, int id,
+                         const tensor_type *t, bool zeroed, const value **out) {
+  value *v = arena_alloc(a, sizeof *v);
+  v->id = -1;
+  v->name = name_intern(a, arena_printf(a, "%s_k%d", name, id));
+  v->type = type_intern(a, t);
+  part_buffer wb = {.id = p->nbuffers, .kind = BUF_WORKSPACE, .v = v, .index = -1,
+                    .bytes = tensor_bytes(v->type), .align = zeroed ? 4 : 256, .zeroed = zeroed};
+  ARENA_PUSH(a, p->buffers, p->nbuffers, *bcap, wb);
+  *out = v;
+  return wb.id;
+}
+
+void part_splitk_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                              int64_t tiles, part_kernel *fix) {
+  const op *o = k->anchor;
+  const tensor_type *rt = o->results[0]->type;
+  tensor_type pt = *rt;
+  pt.rank = rt->rank + 1;
+  pt.dims[0] = split;
+  memcpy(&pt.dims[1], rt->dims, sizeof(int64_t) * (size_t)rt->rank);
+  pt.elem = elem_type_is_float(o->operands[0]->type->elem) ? ET_F32 : ET_I32;
+  tensor_type ct = {.rank = 1, .dims = {tiles}, .elem = ET_I32};
+  *fix = *k;
+  fix->role = KR_FIXUP;
+  fix->split_count = split;
+  fix->out_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nout + 2));
+  fix->out_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nout + 2));
+  memcpy(fix->out_bufs, k->out_bufs, sizeof(int) * (size_t)k->nout);
+  memcpy(fix->out_vals, k->out_vals, sizeof(value *) * (size_t)k->nout);
+  fix->out_bufs[k->nout] = add_workspace(a, p, bcap, "splitk_partials", k->id, &pt, false, &fix->out_vals[k->nout]);
+  fix->out_bufs[k->nout + 1] =
+      add_workspace(a, p, bcap, "splitk_counters", k->id, &ct, true, &fix->out_vals[k->nout + 1]);
+  fix->nout = k->nout + 2;
 }
 
 void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,

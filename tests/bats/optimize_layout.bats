@@ -260,6 +260,13 @@ print(" ".join("%s=%s/%d" % tuple(o) for o in out))' "$1"
   TOSAC_SPLIT_K=0 "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --emit=partitions > r18s.txt
   run launches_transposes r18s.txt
   assert_output "gfx908=23/0 gfx90a=23/0 gfx942=23/0 gfx950=23/0 gfx1030=23/0 gfx1100=23/0 gfx1200=23/0"
+  # split-K kept, every split reduced by its last work-group (no combine kernels): 23 launches,
+  # the arrival counters in the workspace's zeroed region
+  TOSAC_SPLIT_K_FORM=lastwg "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --emit=partitions > r18w.txt
+  run launches_transposes r18w.txt
+  assert_output "gfx908=23/0 gfx90a=23/0 gfx942=23/0 gfx950=23/0 gfx1030=23/0 gfx1100=23/0 gfx1200=23/0"
+  run grep -c '^  kernel [0-9]* tosac_k[0-9]*_.*_splitk over' r18w.txt
+  assert_output 59
   # the ResNet-50 stem: the convolution reading both arguments, then batch norm and ReLU on the
   # NCHW result (its transpose as an index map)
   "$TOSAC" "$DATA/rocmlir_resnet50_part_0.mlir" --emit=partitions > r50.txt

@@ -362,6 +362,10 @@ static bool parse_target(const cJSON *o, const hr_manifest *m, hr_target *t, cha
       !get_int(ws, "bytes", 0, INT64_MAX, &t->workspace_bytes))
     return fail(err, errsize, "a target lacks target_id, bundle_entry_id, workspace, buffers, "
                               "kernels, launches or order");
+  t->workspace_zeroed = 0;
+  if (get(ws, "zeroed_bytes") &&
+      (!get_int(ws, "zeroed_bytes", 0, t->workspace_bytes, &t->workspace_zeroed)))
+    return fail(err, errsize, "workspace.zeroed_bytes is not a count within workspace.bytes");
   t->nbuffers = cJSON_GetArraySize(bufs);
   t->buffers = calloc(t->nbuffers ? (size_t)t->nbuffers : 1, sizeof(hr_buffer));
   for (int i = 0; i < t->nbuffers; i++) {

@@ -65,6 +65,7 @@ typedef struct hr_launch {
 typedef struct hr_target {
   char target_id[96], bundle_entry_id[192];
   int64_t workspace_bytes;
+  int64_t workspace_zeroed; /* its first bytes, zeroed once at allocation (docs/manifest.md) */
   hr_buffer *buffers;
   int nbuffers;
   hr_kernel *kernels;

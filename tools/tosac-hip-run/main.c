@@ -383,6 +383,9 @@ int main(int argc, char **argv) {
   if (t->workspace_bytes) {
     void *p;
     HIP_CHECK(hipMalloc(&p, (size_t)t->workspace_bytes)); /* >= 256-byte aligned */
+    /* the zeroed region (split-K arrival counters): zero once, every run leaves it zero */
+    if (t->workspace_zeroed)
+      HIP_CHECK(hipMemset(p, 0, (size_t)t->workspace_zeroed));
     ws = (uint64_t)(uintptr_t)p;
   }
   if (m.weights_bytes) {

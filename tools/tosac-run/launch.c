@@ -158,6 +158,9 @@ static void device_setup(device *dev, const run_manifest *m, const run_target *t
       poison(p, (size_t)buf->bytes, buf->type.elem);
     dev->addrs[b] = (uint64_t)(uintptr_t)p;
   }
+  /* the zeroed region (split-K arrival counters): zero once, as a client allocates it */
+  if (dev->workspace)
+    memset(dev->workspace, 0, (size_t)t->workspace_zeroed);
 }
 
 static void device_free(device *dev, const run_manifest *m) {
@@ -360,6 +363,13 @@ bool run_execute(const run_manifest *m, const run_target *t, const uint8_t *code
   run_ctx c = {mod, t, &dev, cond, cap, verbose, err, errsize};
   bool ok = run_list(&c, t->order, t->norder);
   free(cond);
+  /* the next run of the same workspace needs the zeroed region zero again (docs/manifest.md) */
+  for (int64_t i = 0; ok && i < t->workspace_zeroed; i++)
+    if (dev.workspace[i]) {
+      snprintf(err, errsize, "the launches left byte %" PRId64 " of the zeroed workspace region (%" PRId64
+               " bytes) non-zero", i, t->workspace_zeroed);
+      ok = false;
+    }
   for (int i = 0; ok && i < m->noutputs; i++) {
     run_value v;
     run_value_init(&v, &m->outputs[i]);

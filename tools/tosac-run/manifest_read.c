@@ -497,6 +497,10 @@ static bool read_target(reader *r, const cJSON *tj, const char *prefix, int ti,
     return false;
   if (t->workspace_align & (t->workspace_align - 1))
     return fail(r, "alignment", "%" PRId64 " is not a power of two", t->workspace_align);
+  t->workspace_zeroed = 0;
+  const cJSON *z = cJSON_GetObjectItemCaseSensitive(ws, "zeroed_bytes");
+  if (z && !as_int(r, z, "zeroed_bytes", 0, t->workspace_bytes, &t->workspace_zeroed))
+    return false;
   return read_buffers(r, tj, tw, m, t) && read_kernels(r, tj, tw, t) &&
          read_launches(r, tj, tw, t);
 }

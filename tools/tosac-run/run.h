@@ -133,6 +133,7 @@ typedef struct run_target {
   int wavefront_size;
   int64_t lds_limit;
   int64_t workspace_bytes, workspace_align;
+  int64_t workspace_zeroed; /* its first bytes, zeroed at allocation and left zero by a run */
   run_buffer *buffers;
   int nbuffers;
   run_kernel *kernels;
