@@ -349,6 +349,7 @@ typedef struct target_info {
   /* machine-code emulator (src/emu, ISA.md §1.3, §3.9) */
   bool packed_workitem_ids; /* work-item ids packed 10:10:10 in v0 (gfx90a, gfx942, gfx950, gfx11+) */
   bool store_counter;       /* stores counted apart from loads (vscnt on gfx10/11, storecnt gfx12) */
+  int lgkm_max;             /* largest lgkmcnt (4 bits on gfx9, 6 on gfx10+); vmcnt is 63 on all */
 } target_info;
 
 extern const target_info target_table[];

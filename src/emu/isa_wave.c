@@ -199,6 +199,8 @@ bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t
 }
 
 /* ---------------------------------------------------------------- the wait scoreboard */
+static void retire(isa_wave *w, int counter, int keep);
+
 void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, int n) {
   if (w->npend == w->cappend) {
     w->cappend = w->cappend ? 2 * w->cappend : 16;
@@ -206,6 +208,11 @@ void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, i
   }
   w->pend[w->npend++] =
       (isa_pending){++w->seq, (uint8_t)counter, (uint8_t)kind, (uint16_t)reg, (uint16_t)n, in->pc};
+  /* A counter never exceeds its width: the wave stalls at issue until the oldest operation
+   * completes, and SIInsertWaitcnts relies on that (no wait for a load more than the maximum
+   * operations back). */
+  int max = counter == CNT_LGKM ? w->g->m->info->lgkm_max : counter == CNT_EXP ? 7 : 63;
+  retire(w, counter, max);
 }
 
 /* kind: the register kind of the operations counted (gfx12 splits lgkmcnt into kmcnt for scalar

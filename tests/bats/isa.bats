@@ -403,6 +403,7 @@ M
   rm "$T/ops.txt"
   "$BIN/tosac-run" "$T/g.hipfb" --target=gfx90a --input="1x128x768xf32=0.5" --output=
   [ ! -e "$T/ops.txt" ]
+}
 
 @test "hazards: an MFMA result read too early, or a VALU result fed to an MFMA too early, is reported (gfx90a, gfx942)" {
   assemble "$DATA/mfma_gfx90a.s" gfx90a "$T/m.co"
@@ -522,6 +523,7 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   run "$ISA" "$T/cut.co" gfx90a basic 64
   assert_failure 1
   assert_output "error: ELF section headers lie outside the file"
+}
 
 @test "agent-scope release/acquire cache ops (gfx942 buffer_wbl2 sc1, buffer_inv sc1): the last of 3 work-groups sums and resets the counter" {
   assemble "$DATA/lastwg_gfx942.s" gfx942 "$T/lw.co"
@@ -532,4 +534,18 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   assert_line "out[3] = 102"
   assert_line "out[4] = 303"
   assert_line "out[5] = 5"
+}
+
+@test "vmcnt saturates at 63: a load 64 loads back has completed (no wait needed), one 63 back has not" {
+  for n in 63 62; do
+    loads=$(for i in $(seq $n); do printf '  global_load_dword v7, v1, s[2:3]\\n'; done)
+    sed "s|^  s_waitcnt vmcnt(0)|$loads|" "$DATA/basic_gfx90a.s" > "$T/sat$n.s"
+    assemble "$T/sat$n.s" gfx90a "$T/sat$n.co"
+  done
+  run "$ISA" "$T/sat63.co" gfx90a basic 64
+  assert_success
+  assert_line "out[17] = $(basic_word 17)"
+  run "$ISA" "$T/sat62.co" gfx90a basic 64
+  assert_failure 1
+  assert_output --regexp '\(v_mul_lo_u32\): missing s_waitcnt: v2 is still being written by the load at 0x1310$'
 }
