@@ -30,13 +30,20 @@ typedef struct emu_launch {
   const char *kernel;      /* function name (manifest "name") */
   uint32_t block[3];       /* work-items per group */
   uint32_t grid[3];        /* work-groups per dimension */
-  const uint8_t *kernarg;  /* kernarg segment laid out as the manifest's args say */
+  const uint8_t *kernarg;  /* kernarg segment laid out as the manifest's args say, allocated
+                            * emu_kernarg_alloc_size(kernarg_size) bytes with the tail zeroed */
   size_t kernarg_size;
   int64_t lds_bytes;       /* static LDS of the kernel */
   const emu_buffer *buffers; /* every buffer the launch may touch */
   int nbuffers;
   uint64_t max_steps;      /* machine code: instructions one wave may execute, 0 = no limit (fuzzing) */
 } emu_launch;
+
+/* The bytes a client allocates for a kernarg segment of `size` bytes; machine code may read all
+ * of them. LLVM reads kernel arguments with scalar loads of a power-of-two count of dwords (7
+ * pointers: two s_load_dwordx8, 64 bytes), as the runtime's kernarg pool allows: ROCm hands
+ * out kernarg segments in 64-byte aligned chunks. */
+static inline size_t emu_kernarg_alloc_size(size_t size) { return (size + 63) / 64 * 64 + 64 * !size; }
 
 typedef struct emu_module emu_module;
 

@@ -140,7 +140,8 @@ void *isa_mem(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, boo
     }
   }
   const range ro[] = {
-      {(uint64_t)(uintptr_t)l->kernarg, (uint64_t)(uintptr_t)l->kernarg + l->kernarg_size, false},
+      {(uint64_t)(uintptr_t)l->kernarg, (uint64_t)(uintptr_t)l->kernarg + emu_kernarg_alloc_size(l->kernarg_size),
+       false},
       {g->dispatch_ptr, g->dispatch_ptr + 64, false},
       {g->queue_ptr, g->queue_ptr + 256, false},
       {(uint64_t)(uintptr_t)g->m->image, (uint64_t)(uintptr_t)g->m->image + g->m->image_size, false},

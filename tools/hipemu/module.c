@@ -288,8 +288,8 @@ static hipError_t launch(hipFunction_t f, const uint32_t grid[3], const uint32_t
                    grid[1], grid[2], block[0], block[1], block[2], f->meta.max_flat_wg);
   size_t size = (size_t)(f->meta.kernarg_size > f->explicit_end ? f->meta.kernarg_size
                                                                  : f->explicit_end);
-  uint8_t *ka = aligned_alloc(16, (size + 16) / 16 * 16);
-  memset(ka, 0, (size + 16) / 16 * 16);
+  uint8_t *ka = aligned_alloc(64, emu_kernarg_alloc_size(size));
+  memset(ka, 0, emu_kernarg_alloc_size(size));
   hipError_t e = build_kernarg(f, params, extra, ka);
   if (e != hipSuccess) {
     free(ka);

@@ -203,8 +203,9 @@ static bool copy_source_written(const device *dev, const run_launch *l, const ui
 
 static bool run_kernel_launch(emu_module *mod, const run_kernel *k, const device *dev,
                               int naddrs, char *err, size_t errsize) {
-  size_t size = ((size_t)k->kernarg_size + 15) / 16 * 16;
-  uint8_t *kernarg = aligned_alloc(16, size ? size : 16);
+  size_t size = emu_kernarg_alloc_size((size_t)k->kernarg_size);
+  uint8_t *kernarg = aligned_alloc(64, size);
+  memset(kernarg, 0, size);
   bool ok = run_build_kernarg(k, dev->addrs, naddrs, kernarg, err, errsize);
   if (ok) {
     emu_launch l = {
