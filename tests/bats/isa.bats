@@ -288,6 +288,17 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   done
 }
 
+@test "a buffer offset is voffset + the offset field without wrapping: a negative voffset brought back into range reads zero" {
+  assemble "$DATA/bufwrap_gfx90a.s" gfx90a "$T/w.co"
+  run "$ISA" "$T/w.co" gfx90a bufwrap 128 64
+  assert_success
+  for i in 0 15 16 17 49 50 63; do
+    w=0
+    ((i >= 16 && i < 50)) && w=$i
+    assert_line "out[$((64 + i))] = $w"
+  done
+}
+
 @test "planted fault: a V# whose dword 3 disables the range check (OOB_SELECT 2) reads outside the buffer" {
   # the dwordx2 load moved to offset 448 + 4i: past num_records, so it reads zeros...
   sed 's/offen offset:4$/offen offset:448/' "$DATA/buffer_gfx1100.s" > "$T/far.s"
