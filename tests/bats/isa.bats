@@ -414,6 +414,7 @@ M
   rm "$T/ops.txt"
   "$BIN/tosac-run" "$T/g.hipfb" --target=gfx90a --input="1x128x768xf32=0.5" --output=
   [ ! -e "$T/ops.txt" ]
+}
 
 @test "hazards: an MFMA result read too early, or a VALU result fed to an MFMA too early, is reported (gfx90a, gfx942)" {
   assemble "$DATA/mfma_gfx90a.s" gfx90a "$T/m.co"
