@@ -199,6 +199,13 @@ bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t
 }
 
 /* ---------------------------------------------------------------- the wait scoreboard */
+static void retire(isa_wave *w, int counter, int keep);
+
+/* vmcnt (loadcnt) and vscnt are 6-bit counters on every target: a wave issues no 64th vector
+ * memory operation before its oldest completed, so a wait for a register loaded more than 63
+ * operations ago is implied (LLVM's waitcnt insertion relies on it). */
+enum { VM_COUNT_MAX = 63 };
+
 void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, int n) {
   if (w->npend == w->cappend) {
     w->cappend = w->cappend ? 2 * w->cappend : 16;
@@ -206,6 +213,8 @@ void isa_pend(isa_wave *w, const isa_inst *in, int counter, int kind, int reg, i
   }
   w->pend[w->npend++] =
       (isa_pending){++w->seq, (uint8_t)counter, (uint8_t)kind, (uint16_t)reg, (uint16_t)n, in->pc};
+  if (counter == CNT_VM || counter == CNT_VS)
+    retire(w, counter, VM_COUNT_MAX);
 }
 
 /* kind: the register kind of the operations counted (gfx12 splits lgkmcnt into kmcnt for scalar
