@@ -317,6 +317,17 @@ static LLVMValueRef run_row(cg_builder *cb, const gemm_conv *c, LLVMValueRef k0,
   return ku;
 }
 
+/* A buffer offset LLVM keeps whole. Instruction selection moves a constant addend of a buffer
+ * offset into the instruction's offset field, and the hardware adds the two without wrapping
+ * (a sum past 2^32 is out of range). A row origin above or left of the image (padding) is
+ * negative, so the rest of an in-range tap's offset can be too, and the tap would read zeros:
+ * umin with bit 31 hides the addend and keeps every value (one with bit 31 set stays past
+ * num_records). */
+static LLVMValueRef buffer_offset_whole(cg_builder *cb, LLVMValueRef bytes) {
+  LLVMValueRef args[2] = {bytes, k32(cb, INT32_MIN)};
+  return cg_intrinsic(cb, "llvm.umin", &cb->i32, 1, args, 2);
+}
+
 LLVMValueRef gemm_conv_run_bytes(cg_builder *cb, const gemm_conv *c, const gemm_conv_slot *s, LLVMValueRef k0,
                                  int es) {
   LLVMBuilderRef b = cb->b;
@@ -325,7 +336,7 @@ LLVMValueRef gemm_conv_run_bytes(cg_builder *cb, const gemm_conv *c, const gemm_
   /* bit ku of the rows outside, moved to bit 31: a shift right, then one shift-or */
   LLVMValueRef out = mask_shift(cb, c, LLVMBuildNot(b, s->mask, ""), ku, c->run_rows - 1);
   out = LLVMBuildShl(b, LLVMBuildTrunc(b, out, cb->i32, ""), k32(cb, 31), "");
-  return LLVMBuildOr(b, bytes, out, "");
+  return buffer_offset_whole(cb, LLVMBuildOr(b, bytes, out, ""));
 }
 
 LLVMValueRef gemm_conv_run_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_slot *s, LLVMValueRef k0,
@@ -381,7 +392,7 @@ LLVMValueRef gemm_conv_a_tile_bytes(cg_builder *cb, const gemm_conv_row *row, co
   LLVMTypeRef mt = LLVMTypeOf(row->taps_in);
   LLVMValueRef out = LLVMBuildLShr(b, LLVMBuildNot(b, row->taps_in, ""), LLVMBuildIntCast2(b, t->tap, mt, 0, ""), "");
   out = LLVMBuildShl(b, LLVMBuildTrunc(b, out, cb->i32, ""), k32(cb, 31), "");
-  return LLVMBuildOr(b, bytes, out, "");
+  return buffer_offset_whole(cb, LLVMBuildOr(b, bytes, out, ""));
 }
 
 /* k -> (per-dim tap index, input channel). */
