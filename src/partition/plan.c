@@ -857,6 +857,14 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   if (!part_expand(a, g, p, d)) /* large reductions: fill + atomic, or partial + combine */
     return NULL;
   part_link_conditions(p); /* expand renumbered the nodes */
+  for (int i = 0; i < p->nkernels; i++) { /* split-K partials, im2col: workspace, not the slice */
+    part_kernel *k = &p->kernels[i];
+    bool stores = false;
+    for (int j = 0; j < k->nout; j++)
+      stores |= k->slot.v && k->out_vals[j] == k->slot.v;
+    if (!stores)
+      k->slot = (part_slot){0};
+  }
 
   int *first = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   int *last = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
