@@ -507,6 +507,17 @@ typedef enum kernel_role {
                    out_vals[nout - 1], zeroed workspace) adds them and runs the epilogue */
 } kernel_role;
 
+/* A kernel result stored as its slice of a larger buffer (partition/plan.c "concatenation in
+ * place"): the result of a tosa.concat whose operands are the results of kernels that only the
+ * concat reads. Row-major element lin of v lands at
+ * (lin / block) * dst_block + start + lin % block. */
+typedef struct part_slot {
+  const value *v;    /* the value stored so; NULL: none */
+  int64_t block;     /* elements of v per index of the dims before the axis */
+  int64_t dst_block; /* elements of the concat's result per index of those dims */
+  int64_t start;     /* element offset of v's first element */
+} part_slot;
+
 typedef struct part_kernel {
   int id;
   char name[64]; /* symbol: "tosac_k0_add" */
@@ -532,6 +543,7 @@ typedef struct part_kernel {
   int64_t fill_offset; /* KF_FILL: byte offset in out_bufs[0]; iter is [elements] of the fill
                           type; the pattern follows from ops (the op whose output it initialises) */
   uint64_t fill_bits;  /* KF_FILL: the element's bit pattern */
+  part_slot slot;          /* an output stored into a concat's buffer; slot.v NULL: none */
   const op **gemm_anchors; /* a grouped GEMM (partition/group.c): the matmuls sharing A, one
                               slice of the grid each; anchor is the first; NULL otherwise */
   int ngemm;

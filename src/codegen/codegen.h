@@ -131,6 +131,9 @@ LLVMValueRef cg_load_elem(cg_builder *cb, elem_type t, LLVMValueRef base, LLVMVa
  * NULL (diagnosed) when v is neither. */
 LLVMValueRef cg_ew_operand(cg_builder *cb, const part_kernel *k, const value *v, int rank,
                            LLVMValueRef const *coords, LLVMTypeRef it);
+/* The element offset at which k stores element `at` (row-major) of output v: `at` itself, or
+ * its place in the concat's buffer when v is k's slot (part_slot). */
+LLVMValueRef cg_slot_offset(cg_builder *cb, const part_kernel *k, const value *v, LLVMValueRef at);
 /* Apply the elementwise ops after k->anchor to the anchor result `anchor_val` of the element at
  * coords/linear (broadcast operands read from buffers or folded constants) and store every
  * k->out_vals there. false (diagnosed, cb->failed) on error. */

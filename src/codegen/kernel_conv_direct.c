@@ -108,6 +108,20 @@ LLVMValueRef cg_ew_operand(cg_builder *cb, const part_kernel *k, const value *v,
   return cg_load_elem(cb, v->type->elem, ptr, broadcast_offset(cb, v->type, rank, coords, it));
 }
 
+LLVMValueRef cg_slot_offset(cg_builder *cb, const part_kernel *k, const value *v, LLVMValueRef at) {
+  const part_slot *s = &k->slot;
+  if (!s->v || s->v != v)
+    return at;
+  LLVMTypeRef it = LLVMTypeOf(at);
+  LLVMValueRef start = LLVMConstInt(it, (unsigned long long)s->start, 0);
+  if (s->block >= tensor_numel(v->type)) /* one contiguous run */
+    return LLVMBuildAdd(cb->b, at, start, "");
+  LLVMValueRef blk = LLVMConstInt(it, (unsigned long long)s->block, 0);
+  LLVMValueRef outer = LLVMBuildUDiv(cb->b, at, blk, ""), in = LLVMBuildURem(cb->b, at, blk, "");
+  LLVMValueRef base = LLVMBuildMul(cb->b, outer, LLVMConstInt(it, (unsigned long long)s->dst_block, 0), "");
+  return LLVMBuildAdd(cb->b, LLVMBuildAdd(cb->b, base, start, ""), in, "");
+}
+
 bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLVMValueRef anchor_val,
                        LLVMValueRef const *coords, LLVMValueRef linear, LLVMTypeRef it) {
   LLVMValueRef *cur = calloc((size_t)g->nvalues, sizeof(LLVMValueRef));
@@ -165,6 +179,7 @@ bool cg_epilogue_store(cg_builder *cb, const graph *g, const part_kernel *k, LLV
         step *= v->type->dims[i];
       }
     }
+    at = cg_slot_offset(cb, k, v, at);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(cb->b, mt, LLVMGetParam(cb->fn, (unsigned)(k->nin + o)), &at, 1, "");
     cg_store(cb, x, p, (unsigned)elem_type_bytes(v->type->elem));
   }

@@ -1090,6 +1090,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
       y = LLVMBuildZExt(b, y, cb->i8, "");
     LLVMTypeRef mt = cg_mem_type(cb, et);
     LLVMValueRef at = v->def && part_is_output_view(K->k, v->def) ? out_view_offset(K, v->def, m, n) : lin;
+    at = cg_slot_offset(cb, K->k, v, at);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, LLVMGetParam(cb->fn, (unsigned)(K->k->nin + o)), &at, 1, "");
     cg_store(cb, y, p, (unsigned)elem_type_bytes(et));
   }

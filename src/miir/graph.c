@@ -350,10 +350,11 @@ static gv drop_dim(gb *b, const gv *x, char l, const char *rename) {
   return reshape(b, x, 4, s4, l4);
 }
 
-/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). When the
- * layout already has `want`'s order around g (NHWC data, KYXC filters), each group is sliced in
- * place; otherwise one transpose brings the tensor to g-major `want` order first and the groups
- * are contiguous slices of it (one transpose instead of one per group). */
+/* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). When a
+ * dimension follows g, g merges into it (a reshape) and each group is a slice of the merged
+ * dimension, transposed to `want`: a slice and a transpose the convolution reads through
+ * strides (docs/partitioning.md "Operand views"). Otherwise one transpose brings the tensor to
+ * g-major `want` order first and the groups are contiguous slices of it. */
 static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
   int gd = (int)(strchr(x->letters, 'g') - x->letters);
   int64_t groups = x->shape[gd];
@@ -364,6 +365,18 @@ static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
       l4[j++] = x->letters[i];
   l4[j] = 0;
   memcpy(g5 + 1, want, 5);
+  if (groups > 1 && gd < 4) { /* g merged into the next dimension: each group a slice of it */
+    int64_t s4[4], len = x->shape[gd + 1];
+    for (int i = 0, q = 0; i < 5; i++)
+      if (i != gd)
+        s4[q++] = x->shape[i] * (i == gd + 1 ? groups : 1);
+    gv m = reshape(b, x, 4, s4, l4);
+    for (int64_t gi = 0; gi < groups; gi++) {
+      gv sl = crop(b, &m, gd, gi * len, len);
+      out[gi] = transpose(b, &sl, want);
+    }
+    return (int)groups;
+  }
   gv t = groups == 1 || !strcmp(l4, want) ? *x : transpose(b, x, g5);
   gd = (int)(strchr(t.letters, 'g') - t.letters);
   for (int64_t gi = 0; gi < groups; gi++) {
@@ -374,20 +387,14 @@ static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
   return (int)groups;
 }
 
-/* The groups' 4-D results joined into the 5-D tensor of `layout`: concatenated along g where
- * the layout already has the results' order around g, else concatenated g-major and
- * transposed once. */
+/* The groups' 4-D results joined into the 5-D tensor of `layout`: each transposed to the
+ * layout's order (an output view of its convolution), given its size-1 g (a reshape) and
+ * concatenated along g, which the convolutions write in place (docs/partitioning.md
+ * "Concatenation in place"). */
 static gv join_groups(gb *b, gv *parts, int groups, const char *layout) {
-  char l4[8];
-  int j = 0;
-  for (int i = 0; i < 5; i++)
-    if (layout[i] != 'g')
-      l4[j++] = layout[i];
-  l4[j] = 0;
-  char order[8] = "g"; /* the concatenation's layout */
-  memcpy(order + 1, parts[0].letters, 5);
-  if (groups == 1 || !strcmp(parts[0].letters, l4))
-    memcpy(order, layout, 6);
+  char order[8]; /* the concatenation's layout: each part transposed to it (an output view of
+                    its convolution), so the concatenation is in place */
+  memcpy(order, layout, 6);
   int gd = (int)(strchr(order, 'g') - order);
   char without_g[8];
   for (int i = 0, q = 0; i < 6; i++)

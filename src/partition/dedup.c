@@ -107,6 +107,9 @@ static char *spec_of(const part_kernel *k) {
   fprintf(f, "family %d role %d split %d phase %d alias %d ngemm %d iter ", (int)k->family,
           (int)k->role, k->split_count, k->phase, (int)k->args_alias, k->ngemm);
   put_type(f, &k->iter);
+  if (k->slot.v)
+    fprintf(f, " slot %lld %lld %lld", (long long)k->slot.block, (long long)k->slot.dst_block,
+            (long long)k->slot.start);
   for (int i = 0; i < k->nin; i++) {
     fputs("\nin ", f);
     if (k->in_vals && k->in_vals[i])

@@ -50,7 +50,8 @@ static expansion choose_any(const target_info *t, const part_kernel *k, int *spl
   *split = 0;
   if (k->family == KF_GEMM) {
     bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm;
-    *split = plain ? phase_kernels(t, k, empty, fill) : 0;
+    /* a phase's zero fill would cover the whole concatenation (part_slot) */
+    *split = plain && !k->slot.v ? phase_kernels(t, k, empty, fill) : 0;
     if (*split > 0)
       return EX_PHASES;
     /* im2col + GEMM (split: the padded K of its workspace matrix), else perhaps split-K */

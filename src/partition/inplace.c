@@ -149,7 +149,7 @@ void part_inplace_pairs(const graph *g, const partition_plan *p, const int *firs
       int o = k->out_bufs[j];
       const value *ov = k->out_vals[j];
       if (p->buffers[o].kind != BUF_INTERMEDIATE || first[o] != pos || inplace_of[o] >= 0 ||
-          ov->id < 0 || !same_space(ov->type, &k->iter))
+          ov->id < 0 || !same_space(ov->type, &k->iter) || k->slot.v == ov)
         continue;
       for (int i = 0; i < k->nin && inplace_of[o] < 0; i++) {
         int c = k->in_bufs[i];

@@ -655,6 +655,74 @@ static void add_control(plan_builder *b, const op *o, int *cap) {
   n->cond = -1;
 }
 
+/* ---------------------------------------------------------------- concatenation in place */
+
+/* Is v the one value a GEMM-family kernel (a convolution or matmul with its elementwise
+ * epilogue; no output view, no grouped GEMM, no attention) computes for other kernels? */
+static bool slot_producer(const plan_builder *b, const int *group_of, const char *grouped,
+                          const value *v) {
+  const op *d = v->def;
+  if (!d || v->is_arg || op_table[d->kind].family == FAM_CONST || group_of[d->id] < 0 ||
+      grouped[group_of[d->id]])
+    return false;
+  const op *c = d->kind == OP_TRANSPOSE ? d->operands[0]->def : NULL; /* an output view's anchor */
+  if (d->kind == OP_TRANSPOSE &&
+      (!c || op_table[c->kind].family != FAM_MATMUL || group_of[c->id] != group_of[d->id]))
+    return false;
+  int grp = group_of[d->id], anchors = 0;
+  for (int i = b->group_start[grp]; i < b->group_start[grp + 1]; i++) {
+    const op *o = b->g->ops[b->group_pos[i]];
+    int fam = op_table[o->kind].family;
+    if (fam == FAM_MATMUL)
+      anchors++;
+    else if (fam != FAM_ELEMENTWISE && fam != FAM_CONST && o->kind != OP_TRANSPOSE && o->kind != OP_SLICE)
+      return false;
+    for (int r = 0; r < o->nresults; r++)
+      if (o->results[r] != v && escapes(b, o->results[r], grp))
+        return false;
+  }
+  return anchors == 1;
+}
+
+/* A tosa.concat alone in its group whose every operand (or the value a view of it reshapes) is
+ * the one result of a GEMM-family kernel that nothing else reads: those kernels store into
+ * their slices of the concat's buffer (part_slot) and the concat launches nothing. Marks
+ * in_place[concat op id], binds the operands' buffers to the concat's, fills slots[value id]. */
+static void plan_concat(plan_builder *b, const int *group_of, const char *grouped, const op *c,
+                        char *in_place, part_slot *slots) {
+  int grp = group_of[c->id];
+  if (c->nresults != 1 || grp < 0 || b->group_start[grp + 1] - b->group_start[grp] != 1)
+    return;
+  const tensor_type *rt = c->results[0]->type;
+  int64_t axis = op_attr_int(c, "axis", -1);
+  if (axis < 0 || axis >= rt->rank || rt->elem == ET_INDEX || rt->elem == ET_I1 ||
+      elem_type_bytes(rt->elem) < 1)
+    return;
+  int64_t inner = 1;
+  for (int d = (int)axis + 1; d < rt->rank; d++)
+    inner *= rt->dims[d];
+  for (int j = 0; j < c->noperands; j++) {
+    const value *u = c->operands[j], *v = part_view_root(u);
+    if (b->readers[u->id] != grp || b->readers[v->id] != grp || b->buf_of_value[v->id] >= 0 ||
+        u->type->rank != rt->rank || !slot_producer(b, group_of, grouped, v))
+      return;
+    for (int i = 0; i < j; i++)
+      if (part_view_root(c->operands[i]) == v)
+        return;
+  }
+  int buf = b->buf_of_value[c->results[0]->id];
+  if (buf < 0)
+    buf = b->buf_of_value[c->results[0]->id] = add_buffer(b, BUF_INTERMEDIATE, c->results[0], -1);
+  int64_t at = 0;
+  for (int j = 0; j < c->noperands; j++) {
+    const value *u = c->operands[j], *v = part_view_root(u);
+    b->buf_of_value[v->id] = buf;
+    slots[v->id] = (part_slot){v, u->type->dims[axis] * inner, rt->dims[axis] * inner, at * inner};
+    at += u->type->dims[axis];
+  }
+  in_place[c->id] = 1;
+}
+
 static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const target_request *t,
                                   diag_sink *d) {
   part_explicit_captures(a, (graph *)g); /* control regions read only their arguments */
@@ -689,6 +757,13 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
   b.readers = summarise_readers(tmp, g, group_of);
   bucket_groups(&b, group_of, ngroups);
+  char *in_place = arena_alloc(tmp, (size_t)g->nops + 1);
+  part_slot *slots = arena_alloc(tmp, sizeof *slots * (size_t)(g->nvalues + 1));
+  memset(in_place, 0, (size_t)g->nops + 1);
+  memset(slots, 0, sizeof *slots * (size_t)(g->nvalues + 1));
+  for (int i = 0; i < g->nops && !part_fusion_disabled(); i++)
+    if (g->ops[i]->kind == OP_CONCAT)
+      plan_concat(&b, group_of, grouped, g->ops[i], in_place, slots);
   part_marks_init(&b.inputs, 64);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
   int node_cap = 0;
@@ -697,6 +772,11 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     k->id = p->nkernels++;
     collect_ops(&b, grp, k);
     const op *ctl = k->nops ? part_control_op(k->ops, k->nops) : NULL;
+    if (k->nops == 1 && in_place[k->ops[0]->id]) { /* its producers wrote it (plan_concat) */
+      *k = (part_kernel){0};
+      p->nkernels--;
+      continue;
+    }
     if (ctl) { /* a control node, not a kernel (control.c) */
       add_control(&b, ctl, &node_cap);
       *k = (part_kernel){0};
@@ -720,6 +800,15 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     else if (k->family == KF_REDUCTION && rownorm_group(k))
       k->family = KF_ROWNORM;
     k->iter = k->anchor ? *k->anchor->results[0]->type : *k->out_vals[0]->type;
+    if (k->nout && slots[k->out_vals[0]->id].v) {
+      if (k->family != KF_GEMM || k->nout != 1) {
+        diag_error(d, k->out_vals[0]->loc, "internal error: kernel '%s' cannot store into a concatenation",
+                   k->name);
+        part_marks_free(&b.inputs);
+        return NULL;
+      }
+      k->slot = slots[k->out_vals[0]->id];
+    }
     kernel_name(k);
     if (att)
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
@@ -768,6 +857,14 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   if (!part_expand(a, g, p, d)) /* large reductions: fill + atomic, or partial + combine */
     return NULL;
   part_link_conditions(p); /* expand renumbered the nodes */
+  for (int i = 0; i < p->nkernels; i++) { /* split-K partials, im2col: workspace, not the slice */
+    part_kernel *k = &p->kernels[i];
+    bool stores = false;
+    for (int j = 0; j < k->nout; j++)
+      stores |= k->slot.v && k->out_vals[j] == k->slot.v;
+    if (!stores)
+      k->slot = (part_slot){0};
+  }
 
   int *first = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
   int *last = arena_alloc(a, sizeof(int) * (size_t)(p->nbuffers + 1));
@@ -829,6 +926,9 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
     fprintf(out, "; writes");
     for (int j = 0; j < k->nout; j++)
       fprintf(out, " b%d", k->out_bufs[j]);
+    if (k->slot.v) /* concatenation in place (plan_concat) */
+      fprintf(out, " (slice of the concatenation: %lld of every %lld elements from element %lld)",
+              (long long)k->slot.block, (long long)k->slot.dst_block, (long long)k->slot.start);
     fputc('\n', out);
   }
   for (int i = 0; i < p->nnodes; i++) {

@@ -105,9 +105,9 @@ random_convs() {
   conv 10 gfx942 conv2d fp8 nchw 1 2 8 8 9 11 3 3 1 1 1 fp32
   assert_line "kernels 2 workspace 6400" # the conv reads the f8 input and filter through strides; the output transpose
   conv 11 gfx942 conv2d bfp8 nchw 2 2 8 8 9 11 3 3 2 1 1 fp16
-  assert_line "kernels 10 workspace 3840"
+  assert_line "kernels 2 workspace 0" # a convolution per group (operand views, concatenation in place)
   conv 12 gfx942 conv2d fp8 nhwc 2 1 4 6 7 9 3 3 1 2 2 fp32
-  assert_line "kernels 7 workspace 2560" # two slices per group, a conv per group, the concatenation
+  assert_line "kernels 2 workspace 0" # a conv per group, reading its slices and writing its slice through strides
   conv 13 gfx942 conv2d fp8 nchw 4 1 4 8 7 9 3 3 1 1 1 fp32 # depthwise, multiplier 2
   run "$CLIENT" --create "$(opts conv2d gfx90a fp8 nhwc 1 1 4 4 5 5 3 3 1 1 1 fp32)"
   assert_output --partial "NULL: tosac: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none"
@@ -130,7 +130,7 @@ random_convs() {
   conv 19 gfx90a conv2d_bwd_data fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
   conv 20 gfx1030 conv2d_bwd_data fp32 nhwc 4 1 4 4 7 6 5 5 2 1 2
   conv 21 gfx90a conv2d_bwd_data fp32 nhwc 4 1 4 8 7 6 3 3 2 1 1
-  assert_line "kernels 14 workspace 2560"
+  assert_line "kernels 4 workspace 0" # per group the filter flipped and the convolution, in place
 }
 
 # miopen_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded random problems run exactly as
@@ -365,17 +365,17 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
 }
 
 @test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
-  run "$CLIENT" --threads 4 "${BASE/conv2d/conv2d_bwd_data} --groupsize 2" # NCHW backward data, 2 groups: 10 kernels
+  run "$CLIENT" --threads 4 "${BASE/conv2d/conv2d_bwd_data} --groupsize 2" # NCHW backward data, 2 groups: 2 kernels
   assert_success
-  assert_output "threads 4 kernels 10 identical"
+  assert_output "threads 4 kernels 2 identical"
 }
 
 @test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
-  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 10"
-  assert_line "kernels 10 workspace 1536"
-  assert_line "bin 1: --kernel_id 10: the problem has 10 kernels"
+  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 2"
+  assert_line "kernels 2 workspace 0"
+  assert_line "bin 1: --kernel_id 2: the problem has 2 kernels"
   assert_line "dims 1 global 0 local 0"
-  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 9"
+  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 1"
   assert_line "bin 0"
   assert_line --regexp "^dims 0 global [0-9]+ local [0-9]+$"
 }
@@ -416,4 +416,28 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   create "$BASE --kernel_id 0 --perf_config v2:128,128,8,64,64,4,1,1,1"
   assert_line "tuning 3"
   assert_line "bin 0"
+}
+
+# grouped_convs SEED ARCH OP TYPE COUNT: COUNT seeded grouped problems (2-3 groups of 2-4 input
+# and output channels each, so not depthwise; 3x3 filters, stride 1-2, padding, odd sizes, both
+# layouts) run as MIOpen runs them: no workspace
+grouped_convs() {
+  RANDOM=$1
+  local arch=$2 op=$3 ty=$4 i
+  for ((i = 0; i < $5; i++)); do
+    local y=3 s=$((RANDOM % 2 + 1)) g=$((RANDOM % 2 + 2)) lay=(nchw nhwc)
+    local p=$((RANDOM % (y / 2 + 1))) h=$((y + 2 + RANDOM % 7)) w=$((y + 1 + RANDOM % 8))
+    conv $((i + 1)) "$arch" "$op" "$ty" "${lay[$((RANDOM % 2))]}" $g $((RANDOM % 2 + 1)) \
+      $((g * (RANDOM % 3 + 2))) $((g * (RANDOM % 3 + 2))) $h $w $y $y $s 1 $p
+    assert_line "kernels $g workspace 0" # one convolution per group, nothing else
+  done
+}
+
+@test "grouped forward and backward data need no workspace (per-group slices read and results written in place), MIOpen's way on gfx90a, gfx1100, gfx1030" {
+  for t in gfx90a gfx1100 gfx1030; do
+    grouped_convs 41 $t conv2d fp32 2
+    grouped_convs 42 $t conv2d fp16 2
+    grouped_convs 43 $t conv2d_bwd_data fp32 2
+    grouped_convs 45 $t conv2d_bwd_data fp16 2
+  done
 }
