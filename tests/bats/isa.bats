@@ -403,6 +403,7 @@ M
   rm "$T/ops.txt"
   "$BIN/tosac-run" "$T/g.hipfb" --target=gfx90a --input="1x128x768xf32=0.5" --output=
   [ ! -e "$T/ops.txt" ]
+}
 
 @test "hazards: an MFMA result read too early, or a VALU result fed to an MFMA too early, is reported (gfx90a, gfx942)" {
   assemble "$DATA/mfma_gfx90a.s" gfx90a "$T/m.co"
@@ -522,6 +523,7 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   run "$ISA" "$T/cut.co" gfx90a basic 64
   assert_failure 1
   assert_output "error: ELF section headers lie outside the file"
+}
 
 @test "agent-scope release/acquire cache ops (gfx942 buffer_wbl2 sc1, buffer_inv sc1): the last of 3 work-groups sums and resets the counter" {
   assemble "$DATA/lastwg_gfx942.s" gfx942 "$T/lw.co"
