@@ -1,6 +1,6 @@
 /* isa_exec_scratch.c: private (scratch) memory. Every lane of a wave owns the kernel
  * descriptor's private segment (plus a dynamic stack when the descriptor says it uses one);
- * the emulator stores it lane by lane and checks each access against that size. Three ways
+ * the emulator stores it lane by lane and checks each access against that size. Two ways
  * reach it (docs/emulator.md, "Scratch"):
  * - scratch_* instructions (gfx9.4 architected flat scratch, gfx10.3, gfx11, gfx12): the
  *   address (VGPR and/or SGPR offset plus the instruction offset) is the lane's private byte

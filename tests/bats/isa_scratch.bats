@@ -2,7 +2,7 @@
 # isa_scratch.bats: private (scratch) memory in the machine-code emulator (src/emu/isa_exec_scratch.c,
 # docs/emulator.md "Scratch"). Hand-written kernels assembled with llvm-mc-22 run through test-isa
 # with exact memory words: the private segment buffer V# and wave offset SGPR (gfx90a), scratch_*
-# with architected flat scratch (gfx942, gfx1100); accesses outside the private segment are
+# with architected flat scratch (gfx942, gfx1100) and with flat scratch init (gfx90a); accesses outside the private segment are
 # errors naming kernel, wave, lane and instruction; tosac's attention kernel that spills to
 # scratch on gfx1030 runs as machine code and matches the oracle.
 
@@ -37,7 +37,7 @@ expected() { # n
   assert_output "$(expected 128)"
 }
 
-@test "scratch_* with architected flat scratch: gfx942 (wave64) and gfx1100 (two wave32 waves), off and SGPR+VGPR addresses" {
+@test "scratch_*: architected flat scratch on gfx942 (wave64) and gfx1100 (two wave32 waves), flat scratch init on gfx90a; off, VGPR, SGPR and SGPR+VGPR addresses" {
   assemble "$DATA/scratch_gfx942.s" gfx942 "$T/a.co"
   run "$ISA" "$T/a.co" gfx942 scratch_arch 128 128
   assert_success
@@ -46,6 +46,11 @@ expected() { # n
   run "$ISA" "$T/f.co" gfx1100 scratch_flat 64 64
   assert_success
   assert_output "$(expected 64)"
+  # gfx90a without architected flat scratch: flat scratch init and the wave offset into FLAT_SCRATCH
+  assemble "$DATA/scratch_flat_gfx90a.s" gfx90a "$T/i.co"
+  run "$ISA" "$T/i.co" gfx90a scratch_fsi 128 128
+  assert_success
+  assert_output "$(expected 128)"
 }
 
 @test "planted faults: a private access past the private segment, and a wave that does not add its wave offset" {
