@@ -77,7 +77,7 @@ void isa_load_lane(isa_wave *w, const isa_inst *in, int l, const uint8_t *const 
   r[0] = x;
 }
 
-int isa_load_regs(const isa_inst *in) { return in->def->arg >= 4 ? in->def->arg / 4 : 1; }
+static int load_regs(const isa_inst *in) { return in->def->arg >= 4 ? in->def->arg / 4 : 1; }
 
 static void global_load(isa_wave *w, const isa_inst *in) {
   const isa_opnd *va = &in->o[1], *sa = &in->o[2];
@@ -91,7 +91,7 @@ static void global_load(isa_wave *w, const isa_inst *in) {
     const uint8_t *dw[4] = {p, p + 4, p + 8, p + 12};
     isa_load_lane(w, in, l, dw);
   }
-  isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, isa_load_regs(in));
+  isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
 }
 
 /* Lane l's store data (sub-dword stores take the low bytes, or the high half for d16_hi). */
@@ -101,8 +101,15 @@ uint32_t isa_store_word(const isa_wave *w, const isa_inst *in, const isa_opnd *d
 }
 
 /* Stores hold no registers but count: vmcnt on gfx9, vscnt where stores have their counter. */
-void isa_pend_store(isa_wave *w, const isa_inst *in) {
+static void pend_store(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, w->g->m->info->store_counter ? CNT_VS : CNT_VM, OK_NONE, 0, 0);
+}
+
+void isa_pend_vmem(isa_wave *w, const isa_inst *in, bool store) {
+  if (store)
+    pend_store(w, in);
+  else
+    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
 }
 
 static void global_store(isa_wave *w, const isa_inst *in) {
@@ -121,7 +128,7 @@ static void global_store(isa_wave *w, const isa_inst *in) {
       return;
     memcpy(p, x, (size_t)size);
   }
-  isa_pend_store(w, in);
+  pend_store(w, in);
 }
 
 /* ---------------------------------------------------------------- buffer (MUBUF) */
@@ -211,10 +218,7 @@ static void buffer_access(isa_wave *w, const isa_inst *in, bool store) {
     if (!store)
       isa_load_lane(w, in, l, dw);
   }
-  if (store)
-    isa_pend_store(w, in);
-  else
-    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, isa_load_regs(in));
+  isa_pend_vmem(w, in, store);
 }
 static void buffer_load(isa_wave *w, const isa_inst *in) { buffer_access(w, in, false); }
 static void buffer_store(isa_wave *w, const isa_inst *in) { buffer_access(w, in, true); }
@@ -274,7 +278,7 @@ static void global_atomic(isa_wave *w, const isa_inst *in) {
   if (ret)
     isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, 1);
   else
-    isa_pend_store(w, in);
+    pend_store(w, in);
 }
 
 /* buffer_atomic_*: vdata (also the destination with IF_RETURN), vaddr, srsrc, soffset; an
@@ -305,7 +309,7 @@ static void buffer_atomic(isa_wave *w, const isa_inst *in) {
   if (ret)
     isa_pend(w, in, CNT_VM, OK_VGPR, data->reg, 1);
   else
-    isa_pend_store(w, in);
+    pend_store(w, in);
 }
 
 bool isa_is_vector_load(const isa_inst *in) {

@@ -76,10 +76,7 @@ static void scratch_access(isa_wave *w, const isa_inst *in, bool store) {
     if (!private_lane(w, in, scratch_offset(w, in, va, sa, l), store, data, l))
       return;
   }
-  if (store)
-    isa_pend_store(w, in);
-  else
-    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, isa_load_regs(in));
+  isa_pend_vmem(w, in, store);
 }
 static void scratch_load(isa_wave *w, const isa_inst *in) { scratch_access(w, in, false); }
 static void scratch_store(isa_wave *w, const isa_inst *in) { scratch_access(w, in, true); }
@@ -111,10 +108,7 @@ bool isa_scratch_buffer(isa_wave *w, const isa_inst *in, bool store) {
     if (!private_lane(w, in, off, store, &in->o[0], l))
       return true;
   }
-  if (store)
-    isa_pend_store(w, in);
-  else
-    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, isa_load_regs(in));
+  isa_pend_vmem(w, in, store);
   return true;
 }
 

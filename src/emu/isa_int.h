@@ -333,12 +333,11 @@ bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t
 /* Kinds of vector-memory access (isa_opdef.arg2; arg is the size in bytes). */
 enum { G_LOAD, G_LOAD_SIGNED, G_LOAD_D16, G_LOAD_D16_HI, G_LOAD_D16_S, G_LOAD_D16_HI_S, G_STORE, G_STORE_D16_HI };
 /* isa_exec_mem.c, shared with isa_exec_scratch.c: lane l's loaded bytes (dw: one pointer per
- * dword, NULL reads zero) into the destination; the registers a load writes; dword i of lane
- * l's store data; a store on the wait counters. */
+ * dword, NULL reads zero) into the destination; dword i of lane l's store data; a vector-memory
+ * load or store (o[0] the load's destination) on the wait counters. */
 void isa_load_lane(isa_wave *w, const isa_inst *in, int l, const uint8_t *const *dw);
-int isa_load_regs(const isa_inst *in);
 uint32_t isa_store_word(const isa_wave *w, const isa_inst *in, const isa_opnd *data, int l, int i);
-void isa_pend_store(isa_wave *w, const isa_inst *in);
+void isa_pend_vmem(isa_wave *w, const isa_inst *in, bool store);
 
 /* isa_exec_scratch.c: private memory. The private segment buffer V# and flat scratch init
  * point at ISA_SCRATCH_BASE (never a host address: above the 47-bit user space); a dynamic call
