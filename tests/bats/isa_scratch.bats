@@ -2,7 +2,7 @@
 # isa_scratch.bats: private (scratch) memory in the machine-code emulator (src/emu/isa_exec_scratch.c,
 # docs/emulator.md "Scratch"). Hand-written kernels assembled with llvm-mc-22 run through test-isa
 # with exact memory words: the private segment buffer V# and wave offset SGPR (gfx90a), scratch_*
-# with architected flat scratch (gfx942, gfx1100) and with flat scratch init (gfx90a); accesses outside the private segment are
+# with architected flat scratch (gfx942, gfx1100, gfx1200) and with flat scratch init (gfx90a); accesses outside the private segment are
 # errors naming kernel, wave, lane and instruction; tosac's attention kernel that spills to
 # scratch on gfx1030 runs as machine code and matches the oracle.
 
@@ -37,13 +37,17 @@ expected() { # n
   assert_output "$(expected 128)"
 }
 
-@test "scratch_*: architected flat scratch on gfx942 (wave64) and gfx1100 (two wave32 waves), flat scratch init on gfx90a; off, VGPR, SGPR and SGPR+VGPR addresses" {
+@test "scratch_*: architected flat scratch on gfx942 (wave64), gfx1100 and gfx1200 (two wave32 waves), flat scratch init on gfx90a; off, VGPR, SGPR and SGPR+VGPR addresses" {
   assemble "$DATA/scratch_gfx942.s" gfx942 "$T/a.co"
   run "$ISA" "$T/a.co" gfx942 scratch_arch 128 128
   assert_success
   assert_output "$(expected 128)"
   assemble "$DATA/scratch_gfx1100.s" gfx1100 "$T/f.co"
   run "$ISA" "$T/f.co" gfx1100 scratch_flat 64 64
+  assert_success
+  assert_output "$(expected 64)"
+  assemble "$DATA/scratch_gfx1200.s" gfx1200 "$T/g.co"
+  run "$ISA" "$T/g.co" gfx1200 scratch_g12 64 64
   assert_success
   assert_output "$(expected 64)"
   # gfx90a without architected flat scratch: flat scratch init and the wave offset into FLAT_SCRATCH
