@@ -29,7 +29,7 @@ static int cmp_def(const void *a, const void *b) {
   return strcmp((*(const isa_opdef *const *)a)->name, (*(const isa_opdef *const *)b)->name);
 }
 static void build_index(void) {
-  const isa_opdef *tables[] = {isa_ops_salu, isa_ops_valu, isa_ops_mem, isa_ops_lds, isa_ops_matrix};
+  const isa_opdef *tables[] = {isa_ops_salu, isa_ops_valu, isa_ops_mem, isa_ops_lds, isa_ops_matrix, isa_ops_scratch};
   enum { NTABLES = sizeof tables / sizeof tables[0] };
   int n = 0;
   for (int t = 0; t < NTABLES; t++)

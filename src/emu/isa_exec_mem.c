@@ -43,9 +43,6 @@ static void s_buffer_load(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_SGPR, d->reg, n);
 }
 
-/* Kinds of global access (arg2); arg is the size in bytes. */
-enum { G_LOAD, G_LOAD_SIGNED, G_LOAD_D16, G_LOAD_D16_HI, G_LOAD_D16_S, G_LOAD_D16_HI_S, G_STORE, G_STORE_D16_HI };
-
 /* Address of lane l: a 64-bit VGPR address with `off`, else an SGPR base plus a 32-bit VGPR offset. */
 static inline uint64_t global_addr(const isa_wave *w, const isa_inst *in, const isa_opnd *va, const isa_opnd *sa,
                                    int l) {
@@ -56,7 +53,7 @@ static inline uint64_t global_addr(const isa_wave *w, const isa_inst *in, const 
 
 /* Lane l's loaded bytes into the destination registers (sub-dword kinds as the opcode says);
  * a NULL dword reads as zero (an out-of-range buffer access). */
-static void load_lane(isa_wave *w, const isa_inst *in, int l, const uint8_t *const *dw) {
+void isa_load_lane(isa_wave *w, const isa_inst *in, int l, const uint8_t *const *dw) {
   int size = in->def->arg, kind = in->def->arg2;
   uint32_t *r = &w->v[in->o[0].reg * ISA_LANES + l];
   if (size >= 4) {
@@ -92,13 +89,13 @@ static void global_load(isa_wave *w, const isa_inst *in) {
     if (!p)
       return;
     const uint8_t *dw[4] = {p, p + 4, p + 8, p + 12};
-    load_lane(w, in, l, dw);
+    isa_load_lane(w, in, l, dw);
   }
   isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
 }
 
 /* Lane l's store data (sub-dword stores take the low bytes, or the high half for d16_hi). */
-static uint32_t store_word(const isa_wave *w, const isa_inst *in, const isa_opnd *data, int l, int i) {
+uint32_t isa_store_word(const isa_wave *w, const isa_inst *in, const isa_opnd *data, int l, int i) {
   uint32_t x = w->v[(data->reg + i) * ISA_LANES + l];
   return in->def->arg2 == G_STORE_D16_HI ? x >> 16 : x;
 }
@@ -106,6 +103,13 @@ static uint32_t store_word(const isa_wave *w, const isa_inst *in, const isa_opnd
 /* Stores hold no registers but count: vmcnt on gfx9, vscnt where stores have their counter. */
 static void pend_store(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, w->g->m->info->store_counter ? CNT_VS : CNT_VM, OK_NONE, 0, 0);
+}
+
+void isa_pend_vmem(isa_wave *w, const isa_inst *in, bool store) {
+  if (store)
+    pend_store(w, in);
+  else
+    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
 }
 
 static void global_store(isa_wave *w, const isa_inst *in) {
@@ -119,7 +123,7 @@ static void global_store(isa_wave *w, const isa_inst *in) {
       return;
     uint32_t x[4];
     for (int i = 0; i < (size + 3) / 4; i++)
-      x[i] = store_word(w, in, data, l, i);
+      x[i] = isa_store_word(w, in, data, l, i);
     if (!isa_global_written(w, in, addr, (uint64_t)size, x, l))
       return;
     memcpy(p, x, (size_t)size);
@@ -184,6 +188,8 @@ static uint64_t buffer_soffset(const isa_wave *w, const isa_inst *in) {
  * (ISA.md §4.3), sub-dword ones as one piece: a load's out-of-range dword reads zero, a store's is
  * dropped. */
 static void buffer_access(isa_wave *w, const isa_inst *in, bool store) {
+  if (isa_scratch_buffer(w, in, store))
+    return;
   vsharp v;
   if (!vsharp_read(w, in, &in->o[2], &v))
     return;
@@ -203,19 +209,16 @@ static void buffer_access(isa_wave *w, const isa_inst *in, bool store) {
         return;
       dw[i] = p;
       if (store) {
-        uint32_t x = store_word(w, in, &in->o[0], l, i);
+        uint32_t x = isa_store_word(w, in, &in->o[0], l, i);
         if (!isa_global_written(w, in, (uint64_t)(uintptr_t)p, (uint64_t)chunk, &x, l))
           return;
         memcpy(p, &x, (size_t)chunk);
       }
     }
     if (!store)
-      load_lane(w, in, l, dw);
+      isa_load_lane(w, in, l, dw);
   }
-  if (store)
-    pend_store(w, in);
-  else
-    isa_pend(w, in, CNT_VM, OK_VGPR, in->o[0].reg, load_regs(in));
+  isa_pend_vmem(w, in, store);
 }
 static void buffer_load(isa_wave *w, const isa_inst *in) { buffer_access(w, in, false); }
 static void buffer_store(isa_wave *w, const isa_inst *in) { buffer_access(w, in, true); }
@@ -309,7 +312,9 @@ static void buffer_atomic(isa_wave *w, const isa_inst *in) {
     pend_store(w, in);
 }
 
-bool isa_is_vector_load(const isa_inst *in) { return in->fn == global_load || in->fn == buffer_load; }
+bool isa_is_vector_load(const isa_inst *in) {
+  return in->fn == global_load || in->fn == buffer_load || isa_is_scratch_load(in);
+}
 
 const isa_opdef isa_ops_mem[] = {
     {"s_load_dword", s_load, 0, 1, 0},

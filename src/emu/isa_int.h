@@ -142,7 +142,8 @@ bool isa_hazard_step(isa_wave *w, const isa_inst *in);
 void isa_hazard_free(isa_wave *w);
 
 /* The opcode tables of each executor file, NULL-name terminated. */
-extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[], isa_ops_matrix[];
+extern const isa_opdef isa_ops_salu[], isa_ops_valu[], isa_ops_mem[], isa_ops_lds[], isa_ops_matrix[],
+    isa_ops_scratch[];
 /* isa_exec_matrix.c: MFMA and WMMA (v_mfma_*, v_wmma_*) share one opdef; the decoder asks
  * isa_matrix_resolve for the intrinsic of the mnemonic on the processor (the target's matrix
  * table), false + message if the emulator does not know it. */
@@ -200,6 +201,8 @@ struct isa_wave {
   uint32_t mode; /* MODE register: round [3:0], denorm [7:4] */
   struct isa_hz_wave *hz; /* wait-state clock and last writers (isa_hazard.c) */
   uint64_t steps;         /* instructions executed in this work-group (emu_launch.max_steps) */
+  uint8_t *priv;          /* private memory: priv_limit bytes per lane, lane after lane */
+  uint32_t priv_limit;
 };
 
 /* Who wrote each global dword in this launch, per launch buffer (allocated on the first store,
@@ -327,6 +330,27 @@ bool isa_written_shadow(isa_wave *w, const isa_inst *in, const emu_buffer *b, ui
  * (and a fault) when another work-group of the launch wrote one of these bytes with a different
  * value (a cross-work-group write race; rewriting the same value is not one). */
 bool isa_global_written(isa_wave *w, const isa_inst *in, uint64_t addr, uint64_t size, const void *data, int lane);
+/* Kinds of vector-memory access (isa_opdef.arg2; arg is the size in bytes). */
+enum { G_LOAD, G_LOAD_SIGNED, G_LOAD_D16, G_LOAD_D16_HI, G_LOAD_D16_S, G_LOAD_D16_HI_S, G_STORE, G_STORE_D16_HI };
+/* isa_exec_mem.c, shared with isa_exec_scratch.c: lane l's loaded bytes (dw: one pointer per
+ * dword, NULL reads zero) into the destination; dword i of lane l's store data; a vector-memory
+ * load or store (o[0] the load's destination) on the wait counters. */
+void isa_load_lane(isa_wave *w, const isa_inst *in, int l, const uint8_t *const *dw);
+uint32_t isa_store_word(const isa_wave *w, const isa_inst *in, const isa_opnd *data, int l, int i);
+void isa_pend_vmem(isa_wave *w, const isa_inst *in, bool store);
+
+/* isa_exec_scratch.c: private memory. The private segment buffer V# and flat scratch init
+ * point at ISA_SCRATCH_BASE (never a host address: above the 47-bit user space); a dynamic call
+ * stack gets ISA_DYNAMIC_STACK_BYTES per lane beyond the fixed private segment. */
+#define ISA_SCRATCH_BASE 0xfffe00000000ull
+enum { ISA_DYNAMIC_STACK_BYTES = 16384 };
+uint32_t isa_private_limit(const isa_kernel *k);
+/* The scratch wave offset SGPR of wave w: its slice's byte offset from ISA_SCRATCH_BASE. */
+uint32_t isa_scratch_wave_offset(const isa_wave *w);
+/* buffer_* whose V# is the private segment buffer: executes it and returns true; false for
+ * any other buffer. */
+bool isa_scratch_buffer(isa_wave *w, const isa_inst *in, bool store);
+bool isa_is_scratch_load(const isa_inst *in);
 /* A vector-memory load (its o[0] is the destination). */
 bool isa_is_vector_load(const isa_inst *in);
 /* Record an outstanding load writing registers [reg, reg + n) of kind, counted by counter. */

@@ -306,6 +306,8 @@ typedef struct isa_worker {
   int nwaves, cap;
   uint32_t *vfile;
   size_t vfile_size;
+  uint8_t *priv; /* private memory of the group's waves */
+  size_t priv_size;
 } isa_worker;
 
 static void init_wave(isa_wave *w, isa_group *g, int id, const uint32_t block[3]) {
@@ -320,8 +322,12 @@ static void init_wave(isa_wave *w, isa_group *g, int id, const uint32_t block[3]
   /* User SGPRs, packed in this order as the enable bits say (ISA.md §1.2). */
   int s = 0;
   uint16_t p = k->code_props;
-  if (p & 1)
-    s += 4; /* private segment buffer: no scratch in this emulator (refused at launch) */
+  if (p & 1) { /* private segment buffer V# (isa_exec_scratch.c): swizzled, 4-byte elements */
+    uint64_t b = ISA_SCRATCH_BASE;
+    w->s[s] = (uint32_t)b, w->s[s + 1] = (uint32_t)(b >> 32) | 1u << 31;
+    w->s[s + 2] = 0xffffffffu, w->s[s + 3] = 1u << 23 | 3u << 21 | 1u << 19;
+    s += 4;
+  }
   if (p & 2) {
     w->s[s] = (uint32_t)g->dispatch_ptr, w->s[s + 1] = (uint32_t)(g->dispatch_ptr >> 32);
     s += 2;
@@ -337,8 +343,12 @@ static void init_wave(isa_wave *w, isa_group *g, int id, const uint32_t block[3]
   }
   if (p & 16)
     s += 2; /* dispatch id 0 */
-  if (p & 32)
-    s += 2; /* flat scratch init */
+  if (p & 32) { /* flat scratch init: the scratch base (the wave adds its offset) */
+    w->s[s] = (uint32_t)ISA_SCRATCH_BASE, w->s[s + 1] = (uint32_t)(ISA_SCRATCH_BASE >> 32);
+    s += 2;
+  }
+  if (p & 64)
+    w->s[s++] = k->private_segment_size;
   int preload = k->kernarg_preload & 0x7f, preload_off = k->kernarg_preload >> 7;
   for (int i = 0; i < preload && s < 16; i++, s++)
     if ((size_t)(preload_off + i) * 4 + 4 <= l->kernarg_size)
@@ -352,6 +362,10 @@ static void init_wave(isa_wave *w, isa_group *g, int id, const uint32_t block[3]
     int nw = (int)((block[0] * block[1] * block[2] + (uint32_t)w->lanes - 1) / (uint32_t)w->lanes);
     w->s[sys++] = (id == 0 ? 1u << 31 : 0) | (uint32_t)nw;
   }
+  /* The scratch wave offset SGPR comes last; architected flat scratch (neither private
+   * segment buffer nor flat scratch init may be enabled there) has none. */
+  if ((k->rsrc2 & 1) && (p & (1 | 32)))
+    w->s[sys++] = isa_scratch_wave_offset(w);
   /* Architected work-group ids (gfx12): TTMP9 = x, TTMP7 = y | z << 16. */
   w->s[ISA_TTMP + 9] = g->id[0];
   w->s[ISA_TTMP + 7] = g->id[1] | g->id[2] << 16;
@@ -431,6 +445,15 @@ static bool run_group(isa_worker *wk, isa_group *g, const uint32_t block[3]) {
     wk->vfile_size = per * (size_t)nw * 2;
     wk->vfile = malloc(wk->vfile_size * sizeof *wk->vfile);
   }
+  uint32_t priv_limit = isa_private_limit(k);
+  size_t priv_wave = (size_t)priv_limit * (size_t)k->wave_size;
+  if (priv_wave * (size_t)nw > wk->priv_size) {
+    free(wk->priv);
+    wk->priv_size = priv_wave * (size_t)nw;
+    wk->priv = malloc(wk->priv_size);
+  }
+  if (priv_wave) /* zeroed: runs do not depend on what an earlier group left */
+    memset(wk->priv, 0, priv_wave * (size_t)nw);
   bool agpr_file = g->m->info->agpr_file && k->nagpr;
   memset(wk->vfile, 0, per * (size_t)nw * (agpr_file ? 2 : 1) * sizeof *wk->vfile);
   for (int i = 0; i < nw; i++) {
@@ -438,6 +461,8 @@ static bool run_group(isa_worker *wk, isa_group *g, const uint32_t block[3]) {
     w->v = wk->vfile + per * (size_t)i;
     w->a = agpr_file ? wk->vfile + per * (size_t)(nw + i) : NULL;
     w->nv = nv;
+    w->priv = priv_wave ? wk->priv + priv_wave * (size_t)i : NULL;
+    w->priv_limit = priv_limit;
     init_wave(w, g, i, block);
     w->steps = 0;
     isa_hazard_start(w);
@@ -517,6 +542,7 @@ static void *worker_main(void *arg) {
   }
   free(wk.waves);
   free(wk.vfile);
+  free(wk.priv);
   free(lds);
   free(owner);
   return NULL;
@@ -543,11 +569,6 @@ bool isa_run(const isa_module *m, const emu_launch *l, int threads, char *err, s
   const isa_kernel *k = isa_kernel_named(m, l->kernel);
   if (!k) {
     snprintf(err, errsize, "kernel %s is not in the code object for %s", l->kernel, m->target.processor);
-    return false;
-  }
-  if (k->private_segment_size || (k->rsrc2 & 1)) {
-    snprintf(err, errsize, "kernel %s uses scratch memory, which the machine-code emulator does not support yet",
-             k->name);
     return false;
   }
   if (l->kernarg_size < k->kernarg_size) {
