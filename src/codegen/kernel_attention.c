@@ -438,6 +438,8 @@ static void add_problem(att *A, cg_kernel_info *info);
 /* The final accumulators o_p[0..nb) before the store guards (gemm_mma_keep). */
 static void keep_accumulators(cg_builder *cb, const gemm_mma *mm, LLVMTypeRef o_t, LLVMValueRef o_p,
                               int nb) {
+  if (!mm->row || mm->row->layout == MATRIX_MFMA) /* no IR at all where gemm_mma_keep has none */
+    return;
   LLVMTypeRef acc_t = LLVMGetElementType(o_t);
   for (int n = 0; n < nb; n++) {
     LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)n, 0)};
