@@ -70,6 +70,9 @@ LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm);
 /* D = A*B + C for one step; a/b hold kl elements each as <kl x mem type> (bf16 as i16). */
 LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, LLVMValueRef b,
                            LLVMValueRef c);
+/* Keep the matrix steps that produced acc[0..n) where they are (before the epilogue's guards:
+ * a matrix instruction runs with every lane on); WMMA only (gemm_mma.c says why). */
+void gemm_mma_keep(cg_builder *cb, const gemm_mma *mm, LLVMValueRef *acc, int n);
 
 /* One slot of the main loop's schedule (MFMA only; sched.group.barrier, GEMM.md §1.6): nwrite
  * LDS writes, nvmem global loads and nread LDS reads, then nmma MFMAs. A sequence of slots is the

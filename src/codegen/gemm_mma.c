@@ -309,6 +309,24 @@ LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, L
   return cg_intrinsic(cb, mm->row->intrinsic, ot, 2, args, 3);
 }
 
+/* LLVM 22's machine sinking moves a gfx11 WMMA whose result only a guarded store reads into
+ * that store's divergent branch (its machine instruction is not marked convergent there; LLVM
+ * #178314), where it runs with lanes off in EXEC and its result is undefined. An empty volatile
+ * asm reading each final accumulator here, before the guards, keeps the WMMA in the block that
+ * computed it: the data are masked, never the lanes. (llvm.fake.use would not do: inlining drops
+ * it, and libtosac-miir inlines every kernel into MIOpen's entry.) MFMA's machine instructions
+ * are convergent, and their accumulators may live in AGPRs, which a "v" operand would copy. */
+void gemm_mma_keep(cg_builder *cb, const gemm_mma *mm, LLVMValueRef *acc, int n) {
+  if (!mm->row || mm->row->layout == MATRIX_MFMA)
+    return;
+  for (int i = 0; i < n; i++) {
+    LLVMTypeRef at = LLVMTypeOf(acc[i]);
+    LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(cb->ctx), &at, 1, 0);
+    LLVMValueRef keep = LLVMGetInlineAsm(ft, "", 0, "v", 1, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(cb->b, ft, keep, &acc[i], 1, "");
+  }
+}
+
 /* sched.group.barrier masks (AMDGPUUsage) */
 enum { SG_MFMA = 0x8, SG_VMEM_READ = 0x20, SG_DS_READ = 0x100, SG_DS_WRITE = 0x200 };
 

@@ -435,6 +435,19 @@ static bool mma_choice(att *A, gemm_mma *mm) {
 
 static void add_problem(att *A, cg_kernel_info *info);
 
+/* The final accumulators o_p[0..nb) before the store guards (gemm_mma_keep). */
+static void keep_accumulators(cg_builder *cb, const gemm_mma *mm, LLVMTypeRef o_t, LLVMValueRef o_p,
+                              int nb) {
+  if (!mm->row || mm->row->layout == MATRIX_MFMA) /* no IR at all where gemm_mma_keep has none */
+    return;
+  LLVMTypeRef acc_t = LLVMGetElementType(o_t);
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {LLVMConstInt(cb->i32, 0, 0), LLVMConstInt(cb->i32, (unsigned long long)n, 0)};
+    LLVMValueRef o = cg_load(cb, acc_t, LLVMBuildInBoundsGEP2(cb->b, o_t, o_p, idx, 2, ""), 16);
+    gemm_mma_keep(cb, mm, &o, 1);
+  }
+}
+
 static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
@@ -523,6 +536,7 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   cg_barrier(cb); /* everyone is done with the tiles and P before they are overwritten */
   cg_loop_end(cb, &tiles, MT);
 
+  keep_accumulators(cb, &M->mm, o_t, o_p, nb);
   const value *from = result_value(A), *out = k->out_vals[0];
   LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
@@ -1148,6 +1162,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef l = fl_column(F, cg_load(cb, cb->f32, l_p, 4), false);
   if (!l)
     return false;
+  keep_accumulators(cb, mm, o_t, o_p, nb);
   LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "store");
   LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "exit");
   LLVMBuildCondBr(bl, live, store, exit);

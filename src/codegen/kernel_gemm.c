@@ -1386,6 +1386,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     kloop_mfma(K, kbeg, count, acc);
   else
     kloop_simple(K, kbeg, count, av, bv, acc);
+  gemm_mma_keep(cb, &K->mm, acc, (P->wm / K->mm.m) * (P->wn / K->mm.n));
   bool ok = !cb->failed && emit_epilogue(K, acc);
   if (ok && K->k->role == KR_FIXUP)
     ok = emit_fixup(K, gid);

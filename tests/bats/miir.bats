@@ -301,6 +301,30 @@ groups_of() {
   random_convs 43 gfx1030 conv2d_bwd_data fp32 3
 }
 
+# small_phase_convs SEED ARCH COUNT: COUNT seeded random small per-phase backward-data problems
+# (fp16, 1x1 or 3x3 filters, stride 2-3, 1-4 channels each side: a single K tile, so the WMMA
+# and the guarded stores of the output phase's partial tile share one block)
+small_phase_convs() {
+  RANDOM=$1
+  local arch=$2 i lay=(nchw nhwc)
+  for ((i = 0; i < $3; i++)); do
+    local y=$((RANDOM % 2 * 2 + 1)) s=$((RANDOM % 2 + 2))
+    local p=$((RANDOM % ((y - 1) / 2 + 1)))
+    conv $((i + 1)) "$arch" conv2d_bwd_data fp16 "${lay[$((RANDOM % 2))]}" 1 $((RANDOM % 2 + 1)) \
+      $((RANDOM % 4 + 1)) $((RANDOM % 4 + 1)) $((y + 1 + RANDOM % 7)) $((y + RANDOM % 4)) $y $y $s 1 $p
+  done
+}
+
+@test "per-phase backward data as machine code: every WMMA runs with all lanes on (gfx1100, gfx1200)" {
+  # LLVM 22 sank gfx11's WMMA into the epilogue's store guard of a one-K-tile phase kernel; the
+  # emulator refuses a matrix instruction with lanes off in EXEC
+  export TOSAC_CONV_PHASES=1 TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa
+  conv 1 gfx1100 conv2d_bwd_data fp16 nhwc 1 2 3 2 7 1 1 1 2 1 0
+  assert_line "kernels 2 workspace 0" # zero-init, the GEMM of phase (0,0)
+  small_phase_convs 51 gfx1100 6
+  small_phase_convs 52 gfx1200 4
+}
+
 @test "backward weight: seeded random problems on gfx90a, gfx1100, gfx1030" {
   random_convs 31 gfx90a conv2d_bwd_weight fp32 3
   random_convs 32 gfx1100 conv2d_bwd_weight fp16 2
