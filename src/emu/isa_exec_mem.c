@@ -21,6 +21,22 @@ static void s_load(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_SGPR, d->reg, n);
 }
 
+/* gfx12's sub-dword scalar loads (s_load_u8/i8/u16/i16): one byte or half-word at a byte
+ * address, zero- or sign-extended into one SGPR; arg: bytes, arg2: 1 when signed. */
+static void s_load_sub(isa_wave *w, const isa_inst *in) {
+  int size = in->def->arg;
+  uint64_t base = isa_rd64(w, &in->o[1], 0) & 0xffffffffffffull;
+  uint64_t off = in->nops > 2 ? (in->o[2].kind == OK_IMM ? in->o[2].imm : isa_rd(w, &in->o[2], 0)) : 0;
+  const uint8_t *p = isa_mem(w, in, base + off + (uint64_t)in->offset, (uint64_t)size, false, 0);
+  if (!p)
+    return;
+  uint32_t v = size == 1 ? p[0] : (uint32_t)p[0] | (uint32_t)p[1] << 8;
+  if (in->def->arg2)
+    v = size == 1 ? (uint32_t)(int32_t)(int8_t)v : (uint32_t)(int32_t)(int16_t)v;
+  isa_wr_sgpr(w, in->o[0].reg, v);
+  isa_pend(w, in, CNT_LGKM, OK_SGPR, in->o[0].reg, 1);
+}
+
 /* s_buffer_load_dword*: sdst, a V# in four SGPRs, offset; reads past num_records return 0. */
 static void s_buffer_load(isa_wave *w, const isa_inst *in) {
   const isa_opnd *d = &in->o[0];
@@ -327,6 +343,10 @@ const isa_opdef isa_ops_mem[] = {
     {"s_load_b128", s_load, 0, 4, 0},
     {"s_load_b256", s_load, 0, 8, 0},
     {"s_load_b512", s_load, 0, 16, 0},
+    {"s_load_u8", s_load_sub, 0, 1, 0},
+    {"s_load_i8", s_load_sub, 0, 1, 1},
+    {"s_load_u16", s_load_sub, 0, 2, 0},
+    {"s_load_i16", s_load_sub, 0, 2, 1},
     {"s_buffer_load_dword", s_buffer_load, 0, 1, 0},
     {"s_buffer_load_dwordx2", s_buffer_load, 0, 2, 0},
     {"s_buffer_load_dwordx4", s_buffer_load, 0, 4, 0},

@@ -175,6 +175,8 @@ OP_F32(v_mad_f32, 3, a *b + c)
 OP_F32(v_min3_f32, 3, fminf(fminf(a, b), c))
 OP_F32(v_max3_f32, 3, fmaxf(fmaxf(a, b), c))
 OP_F32(v_med3_f32, 3, med3f(a, b, c))
+OP_F32(v_minmax_f32, 3, fmaxf(fminf(a, b), c)) /* gfx11+: the min of S0, S1, then the max with S2 */
+OP_F32(v_maxmin_f32, 3, fminf(fmaxf(a, b), c))
 OP_F32(v_exp_f32, 1, exp2f(a))
 OP_F32(v_log_f32, 1, log2f(a))
 OP_F32(v_rcp_f32, 1, 1.0f / a)
@@ -386,6 +388,8 @@ OP_F16(v_min_f16, 2, fmin(a, b))
 OP_F16(v_max_f16, 2, fmax(a, b))
 OP_F16(v_fma_f16, 3, fma(a, b, c))
 OP_F16(v_med3_f16, 3, med3d(a, b, c))
+OP_F16(v_minmax_f16, 3, fmax(fmin(a, b), c))
+OP_F16(v_maxmin_f16, 3, fmin(fmax(a, b), c))
 OP_F16(v_exp_f16, 1, exp2(a))
 OP_F16(v_log_f16, 1, log2(a))
 OP_F16(v_rcp_f16, 1, 1.0 / a)
@@ -1217,6 +1221,14 @@ const isa_opdef isa_ops_valu[] = {
     {"v_fma_f16", v_fma_f16, 0, 0, 0},
     {"v_fmac_f16", v_fmac_f16, 0, 0, 0},
     {"v_med3_f16", v_med3_f16, 0, 0, 0},
+    {"v_minmax_f16", v_minmax_f16, 0, 0, 0},
+    {"v_maxmin_f16", v_maxmin_f16, 0, 0, 0},
+    {"v_minmax_num_f16", v_minmax_f16, 0, 0, 0},
+    {"v_maxmin_num_f16", v_maxmin_f16, 0, 0, 0},
+    {"v_minmax_f32", v_minmax_f32, 0, 0, 0},
+    {"v_maxmin_f32", v_maxmin_f32, 0, 0, 0},
+    {"v_minmax_num_f32", v_minmax_f32, 0, 0, 0},
+    {"v_maxmin_num_f32", v_maxmin_f32, 0, 0, 0},
     {"v_exp_f16", v_exp_f16, 0, 0, 0},
     {"v_log_f16", v_log_f16, 0, 0, 0},
     {"v_rcp_f16", v_rcp_f16, 0, 0, 0},

@@ -758,12 +758,17 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   b.readers = summarise_readers(tmp, g, group_of);
   bucket_groups(&b, group_of, ngroups);
   char *in_place = arena_alloc(tmp, (size_t)g->nops + 1);
-  part_slot *slots = arena_alloc(tmp, sizeof *slots * (size_t)(g->nvalues + 1));
   memset(in_place, 0, (size_t)g->nops + 1);
-  memset(slots, 0, sizeof *slots * (size_t)(g->nvalues + 1));
+  /* one slot per value only when there is a concatenation: a million-op graph has none */
+  part_slot *slots = NULL;
   for (int i = 0; i < g->nops && !part_fusion_disabled(); i++)
-    if (g->ops[i]->kind == OP_CONCAT)
+    if (g->ops[i]->kind == OP_CONCAT) {
+      if (!slots) {
+        slots = arena_alloc(tmp, sizeof *slots * (size_t)(g->nvalues + 1));
+        memset(slots, 0, sizeof *slots * (size_t)(g->nvalues + 1));
+      }
       plan_concat(&b, group_of, grouped, g->ops[i], in_place, slots);
+    }
   part_marks_init(&b.inputs, 64);
   p->kernels = arena_alloc(a, sizeof(part_kernel) * (size_t)(ngroups + 1));
   int node_cap = 0;
@@ -800,7 +805,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     else if (k->family == KF_REDUCTION && rownorm_group(k))
       k->family = KF_ROWNORM;
     k->iter = k->anchor ? *k->anchor->results[0]->type : *k->out_vals[0]->type;
-    if (k->nout && slots[k->out_vals[0]->id].v) {
+    if (k->nout && slots && slots[k->out_vals[0]->id].v) {
       if (k->family != KF_GEMM || k->nout != 1) {
         diag_error(d, k->out_vals[0]->loc, "internal error: kernel '%s' cannot store into a concatenation",
                    k->name);
