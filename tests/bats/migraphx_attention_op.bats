@@ -7,18 +7,7 @@
 
 load lib/migraphx
 
-setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  ROOT="$BATS_TEST_DIRNAME/../.."
-  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
-  TOSAC="$BIN/tosac"
-  DATA="$ROOT/tests/data/migraphx"
-  PY=/usr/bin/python3
-  CHECK=($PY "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
-  ALL7=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
-  cd "$BATS_TEST_TMPDIR"
-}
+setup() { migraphx_setup; }
 
 @test "migraphx.attention compiles for all seven targets into a verified bundle" {
   run "$TOSAC" "$DATA/attention_op.mlir" --offload-arch=$ALL7 -o a.hipfb
