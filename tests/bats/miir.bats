@@ -462,6 +462,6 @@ grouped_convs() {
     grouped_convs 41 $t conv2d fp32 2
     grouped_convs 42 $t conv2d fp16 2
     grouped_convs 43 $t conv2d_bwd_data fp32 2
-    grouped_convs 45 $t conv2d_bwd_data fp16 2
+    grouped_convs 44 $t conv2d_bwd_data fp16 2
   done
 }
