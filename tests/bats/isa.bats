@@ -572,3 +572,13 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   assert_line "out[4] = 303"
   assert_line "out[5] = 5"
 }
+
+@test "gfx11 v_minmax (the min, then the max) and v_maxmin (the max, then the min), f32 and true16 f16" {
+  assemble "$DATA/minmax_gfx1100.s" gfx1100 "$T/mm.co"
+  run "$ISA" "$T/mm.co" gfx1100 minmax 32
+  assert_success
+  for i in 0 4 5 6 19 20 21 31; do
+    c=$((i < 5 ? 5 : i > 20 ? 20 : i))
+    assert_line "out[$i] = $((c | c << 8 | c << 16 | c << 24))"
+  done
+}
