@@ -372,6 +372,25 @@ typedef struct target_matrix {
 extern const target_matrix target_matrix_table[];
 extern const int target_matrix_count;
 
+/* Block-scaled matrix instructions (gfx950 v_mfma_scale_*_f8f6f4): D[m][n] += sum over k of
+ * A[m][k] * 2^(sa - 127) * B[k][n] * 2^(sb - 127), one E8M0 scale byte per lane for A and for B,
+ * each covering the `block` consecutive K values that lane holds. A target has the instruction
+ * iff it has a row here. `mnemonic_unscaled` is the form LLVM selects when both scale operands
+ * are the constant 0 (scales taken as 1.0). Formats: the intrinsic's cbsz (A) and blgp (B),
+ * 4 = E2M1 (fp4); `cycles_f4` is the cost with fp4 A and B. Semantics and lane layout:
+ * docs/emulator.md, "Block-scaled MFMA". */
+typedef struct target_scaled_matrix {
+  const char *target;
+  int m, n, k, block;
+  const char *intrinsic; /* LLVM name without overload suffix */
+  const char *mnemonic, *mnemonic_unscaled;
+  int cycles_f4;
+} target_scaled_matrix;
+extern const target_scaled_matrix target_scaled_matrix_table[];
+extern const int target_scaled_matrix_count;
+/* The row of `processor` whose mnemonic (scaled or unscaled form) is `mnemonic`, or NULL. */
+const target_scaled_matrix *target_scaled_matrix_by_mnemonic(const char *processor, const char *mnemonic);
+
 /* Dot-product instructions of the GEMM FMA path (no matrix instruction for the type): `k`
  * products of `in` elements summed into an f32 (i32 for i8) accumulator in one VALU instruction
  * (LLVM 22: llvm.amdgcn.fdot2 v_dot2(c)_f32_f16, fdot2.f32.bf16, sdot4 v_dot4(c)_i32_i8 /

@@ -158,6 +158,27 @@ const target_matrix target_matrix_table[] = {
 #undef WMMA
 const int target_matrix_count = (int)(sizeof target_matrix_table / sizeof target_matrix_table[0]);
 
+/* gfx950 only (CDNA4 ISA guide §7.1.5, §7.2.1; IntrinsicsAMDGPU.td; llc-22 selects the
+ * unscaled mnemonic for constant-zero scales) */
+const target_scaled_matrix target_scaled_matrix_table[] = {
+    {"gfx950", 16, 16, 128, 32, "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4",
+     "v_mfma_scale_f32_16x16x128_f8f6f4", "v_mfma_f32_16x16x128_f8f6f4", 16},
+    {"gfx950", 32, 32, 64, 32, "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4",
+     "v_mfma_scale_f32_32x32x64_f8f6f4", "v_mfma_f32_32x32x64_f8f6f4", 32},
+};
+const int target_scaled_matrix_count =
+    (int)(sizeof target_scaled_matrix_table / sizeof target_scaled_matrix_table[0]);
+
+const target_scaled_matrix *target_scaled_matrix_by_mnemonic(const char *processor, const char *mnemonic) {
+  for (int i = 0; i < target_scaled_matrix_count; i++) {
+    const target_scaled_matrix *t = &target_scaled_matrix_table[i];
+    if (!strcmp(t->target, processor) &&
+        (!strcmp(t->mnemonic, mnemonic) || !strcmp(t->mnemonic_unscaled, mnemonic)))
+      return t;
+  }
+  return NULL;
+}
+
 /* f16 and i8 dots exist on every table target; the bf16 dot only on gfx950, gfx11 and gfx12
  * (llc-22 aborts on the others) */
 #define DOT(tg, t, intr, k) {tg, t, "llvm.amdgcn." intr, k}

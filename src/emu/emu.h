@@ -72,7 +72,10 @@ bool emu_has_kernel(const emu_module *m, const char *name);
  * intrinsic name without the overload suffix, e.g. "llvm.amdgcn.mfma.f32.32x32x8f16" or
  * "llvm.amdgcn.wmma.f32.16x16x16.f16". Operands are per lane: a[l], b[l], c[l] point at lane l's
  * register values (as the IR passes them: vector elements packed in memory), d[l] receives the
- * result. cbsz/abid/blgp are the MFMA modifiers (0 for WMMA); for WMMA, opsel/clamp go in abid. */
+ * result. cbsz/abid/blgp are the MFMA modifiers (0 for WMMA); for WMMA, opsel/clamp go in abid.
+ * Block-scaled MFMA (llvm.amdgcn.mfma.scale.*): cbsz/blgp are the A/B formats, scale_a[l] and
+ * scale_b[l] lane l's 32-bit scale sources, opsel_a/opsel_b which of their bytes is the E8M0
+ * scale; NULL scales are the unscaled form (every scale 1.0). */
 typedef struct emu_matrix_call {
   const char *intrinsic;
   const char *processor; /* layouts differ between gfx1100 and gfx1200 */
@@ -82,6 +85,8 @@ typedef struct emu_matrix_call {
   const void *const *c;
   void *const *d;
   int cbsz, abid, blgp;
+  const uint32_t *scale_a, *scale_b;
+  int opsel_a, opsel_b;
 } emu_matrix_call;
 
 /* true if the intrinsic (for that processor) is emulated. */

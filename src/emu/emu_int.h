@@ -29,6 +29,10 @@ enum {
   EMU_WOP_MATRIX = 1000,
 };
 
+/* emu_rt_matrix's scale-mode argument: a block-scaled MFMA with its scales, the A scale byte in
+ * bits 1:0, the B scale byte in bits 3:2. */
+#define EMU_SCALED 16
+
 /* Kinds of checked memory access (the check calls' last argument). */
 enum { EMU_ACC_LOAD, EMU_ACC_STORE, EMU_ACC_ATOMIC };
 

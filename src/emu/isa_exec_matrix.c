@@ -26,6 +26,14 @@ static void v_matrix(isa_wave *w, const isa_inst *in) {
     isa_fault(w, in, "operand widths %d/%d/%d/%d do not fit the emulator", nd, na, nb, c->n);
     return;
   }
+  /* block-scaled MFMA: sources 4 and 5 are the A and B scales, {op_sel_hi[i], op_sel[i]} picks
+   * the byte of source i (CDNA4 ISA guide §7.2.1) */
+  bool scaled = in->nops == 6 && !strncmp(in->mnemonic, "v_mfma_scale_", 13);
+  uint32_t sa[ISA_LANES], sb[ISA_LANES];
+  if (scaled && (in->o[4].kind == OK_IMM || in->o[5].kind == OK_IMM)) {
+    isa_fault(w, in, "a block scale given as an inline constant is not modelled");
+    return;
+  }
   uint32_t ab[ISA_LANES][2][MX_AB_REGS], cd[ISA_LANES][2][MX_CD_REGS];
   const void *pa[ISA_LANES], *pb[ISA_LANES], *pc[ISA_LANES];
   void *pd[ISA_LANES];
@@ -34,6 +42,8 @@ static void v_matrix(isa_wave *w, const isa_inst *in) {
     gather(w, b, nb, l, ab[l][1]);
     gather(w, c, nd, l, cd[l][0]);
     pa[l] = ab[l][0], pb[l] = ab[l][1], pc[l] = cd[l][0], pd[l] = cd[l][1];
+    if (scaled)
+      sa[l] = isa_reg32(w, &in->o[4], 0, l), sb[l] = isa_reg32(w, &in->o[5], 0, l);
   }
   /* WMMA: signedness of integer A/B is neg_lo[0]/[1] (the IR path's cbsz/blgp), f16 outputs on
    * RDNA3 select a half with op_sel[2], integer outputs clamp (abid). */
@@ -49,6 +59,10 @@ static void v_matrix(isa_wave *w, const isa_inst *in) {
       .cbsz = wmma ? in->neg_lo & 1 : in->cbsz,
       .abid = wmma ? (strstr(in->intrinsic, ".iu") ? (in->flags & IF_CLAMP) != 0 : in->op_sel >> 2 & 1) : in->abid,
       .blgp = wmma ? in->neg_lo >> 1 & 1 : in->blgp,
+      .scale_a = scaled ? sa : NULL,
+      .scale_b = scaled ? sb : NULL,
+      .opsel_a = (in->op_sel & 1) | (in->op_sel_hi & 1) << 1,
+      .opsel_b = (in->op_sel >> 1 & 1) | (in->op_sel_hi >> 1 & 1) << 1,
   };
   char msg[256];
   if (!emu_matrix_exec(&call, msg, sizeof msg)) {
@@ -73,6 +87,11 @@ bool isa_matrix_resolve(const char *processor, const char *kernel, isa_inst *in,
       in->intrinsic = t->intrinsic;
       return true;
     }
+  }
+  const target_scaled_matrix *s = target_scaled_matrix_by_mnemonic(processor, in->mnemonic);
+  if (s && emu_matrix_supported(s->intrinsic, processor)) {
+    in->intrinsic = s->intrinsic;
+    return true;
   }
   snprintf(err, errsize, "kernel %s: instruction %s is not implemented by the emulator", kernel, in->mnemonic);
   return false;

@@ -119,6 +119,9 @@ static isa_hz_inst classify(const isa_module *m, const isa_inst *in) {
         h.xdl = t->in != ET_F32;
       }
     }
+    const target_scaled_matrix *s = target_scaled_matrix_by_mnemonic(m->target.processor, mn);
+    if (s)
+      h.passes = (uint8_t)(s->cycles_f4 / 4), h.xdl = true;
   } else if (prefix(mn, "v_accvgpr_read"))
     h.kind = HZ_ACC_READ;
   else if (prefix(mn, "v_accvgpr_write"))

@@ -12,7 +12,7 @@ enum { P908 = 1, P90A = 2, P942 = 4, P950 = 8, P11 = 16, P12 = 32 };
 #define CDNA_ALL (P908 | P90A | P942 | P950)
 
 typedef enum {
-  T_F32, T_XF32, T_F64, T_F16, T_BF16, T_I8, T_IU8, T_IU4, T_FP8, T_BF8, T_I32
+  T_F32, T_XF32, T_F64, T_F16, T_BF16, T_I8, T_IU8, T_IU4, T_FP8, T_BF8, T_I32, T_FP4
 } mx_type;
 
 /* How elements map to (lane, element-in-lane). Each kind is one closed form below. */
@@ -29,12 +29,13 @@ typedef struct mx_instr {
   mx_layout layout;
   int m, n, k, blocks;
   mx_type a, b, cd;
+  bool scaled; /* gfx950 block-scaled f8f6f4: one E8M0 scale per lane for A and for B */
 } mx_instr;
 
 /* One row per instruction; the layout follows from (layout, m, n, k, blocks, types). */
 static const mx_instr mx_table[] = {
 #define MF(name, procs, m, n, k, blk, a, b, cd) \
-  {"llvm.amdgcn.mfma." name, procs, L_MFMA, m, n, k, blk, a, b, cd},
+  {"llvm.amdgcn.mfma." name, procs, L_MFMA, m, n, k, blk, a, b, cd, false},
   /* f32 */
   MF("f32.32x32x1f32", CDNA_ALL, 32, 32, 1, 2, T_F32, T_F32, T_F32)
   MF("f32.16x16x1f32", CDNA_ALL, 16, 16, 1, 4, T_F32, T_F32, T_F32)
@@ -86,13 +87,18 @@ static const mx_instr mx_table[] = {
   MF("i32.16x16x64.i8", P950, 16, 16, 64, 1, T_I8, T_I8, T_I32)
   MF("i32.32x32x32.i8", P950, 32, 32, 32, 1, T_I8, T_I8, T_I32)
 #undef MF
+  /* gfx950 block-scaled f8f6f4 with fp4 (E2M1) A and B, the only formats whose lane layout is
+   * confirmed (docs/emulator.md): lane L holds row/column L % M and the 32 consecutive K values
+   * 32 * (L / M) + 0..31 in 4 VGPRs, low nibble first; C/D as every f32 MFMA. */
+  {"llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4", P950, L_MFMA, 16, 16, 128, 1, T_FP4, T_FP4, T_F32, true},
+  {"llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4", P950, L_MFMA, 32, 32, 64, 1, T_FP4, T_FP4, T_F32, true},
   /* f64 */
   {"llvm.amdgcn.mfma.f64.16x16x4f64", P90A | P942 | P950, L_MFMA_F64, 16, 16, 4, 1, T_F64, T_F64,
-   T_F64},
+   T_F64, false},
   {"llvm.amdgcn.mfma.f64.4x4x4f64", P90A | P942 | P950, L_MFMA_F64, 4, 4, 4, 4, T_F64, T_F64,
-   T_F64},
+   T_F64, false},
 #define WM(name, procs, lay, k, a, b, cd) \
-  {"llvm.amdgcn.wmma." name, procs, lay, 16, 16, k, 1, a, b, cd},
+  {"llvm.amdgcn.wmma." name, procs, lay, 16, 16, k, 1, a, b, cd, false},
   /* RDNA3 */
   WM("f32.16x16x16.f16", P11, L_WMMA11, 16, T_F16, T_F16, T_F32)
   WM("f32.16x16x16.bf16", P11, L_WMMA11, 16, T_BF16, T_BF16, T_F32)
@@ -174,7 +180,7 @@ static int mx_bits(mx_type t) {
   case T_F64: return 64;
   case T_F32: case T_XF32: case T_I32: return 32;
   case T_F16: case T_BF16: return 16;
-  case T_IU4: return 4;
+  case T_IU4: case T_FP4: return 4;
   default: return 8;
   }
 }
@@ -268,6 +274,16 @@ static float mx_xf32(float f) {
   return mx_f32(x & ~0x1fffu);
 }
 
+/* OCP MX E2M1: bias 1, subnormal 0.5 at exponent 0, no Inf or NaN. */
+static double mx_fp4_to(uint32_t b) {
+  int e = (b >> 1) & 3, m = b & 1;
+  double v = e ? ldexp(2 + m, e - 2) : 0.5 * m;
+  return (b & 8) ? -v : v;
+}
+
+/* E8M0 scale byte: 2^(s - 127), 0xFF NaN (OCP MX v1.0). */
+static double mx_e8m0_to(uint32_t s) { return s == 255 ? NAN : ldexp(1.0, (int)s - 127); }
+
 static double mx_value(uint64_t raw, mx_type t, bool fnuz, bool is_signed) {
   switch (t) {
   case T_F32: return mx_f32((uint32_t)raw);
@@ -281,6 +297,7 @@ static double mx_value(uint64_t raw, mx_type t, bool fnuz, bool is_signed) {
   case T_I32: return (int32_t)raw;
   case T_FP8: return fnuz ? mx_fp8_to((uint32_t)raw, 3, 8, true) : mx_fp8_to((uint32_t)raw, 3, 7, false);
   case T_BF8: return fnuz ? mx_fp8_to((uint32_t)raw, 2, 16, true) : mx_fp8_to((uint32_t)raw, 2, 15, false);
+  case T_FP4: return mx_fp4_to((uint32_t)raw);
   }
   return 0;
 }
@@ -445,6 +462,20 @@ static bool mx_check_mods(const mx_instr *in, unsigned fam, const emu_matrix_cal
       return mx_fail(err, errsize, "%s: opsel/clamp (abid) %d not allowed", nm, c->abid);
     return true;
   }
+  if (in->scaled) {
+    /* cbsz/blgp are the A/B formats (0 E4M3, 1 E5M2, 2 E2M3, 3 E3M2, 4 E2M1) */
+    if (c->cbsz != 4 || c->blgp != 4) {
+      if (err && errsize)
+        snprintf(err, errsize,
+                 "%s: formats A %d / B %d: only fp4 (E2M1, format 4) operands are emulated (the lane "
+                 "layout of the fp8/fp6 formats is not confirmed)",
+                 nm, c->cbsz, c->blgp);
+      return false;
+    }
+    if (c->opsel_a < 0 || c->opsel_a > 3 || c->opsel_b < 0 || c->opsel_b > 3)
+      return mx_fail(err, errsize, "%s: scale byte select %d out of range", nm, c->opsel_a | c->opsel_b);
+    return true;
+  }
   int lg = 0;
   while ((1 << lg) < in->blocks) lg++;
   if (in->layout == L_MFMA_F64) {
@@ -477,6 +508,20 @@ mx_dots(const float *a, const float *bt, float *acc, int M, int N, int K) {
       const float *ar = a + i * K, *bc = bt + j * K;
       for (int k = 0; k < K; k++)
         s = fmaf(ar[k], bc[k], s);
+      acc[i * N + j] = s;
+    }
+}
+
+/* The scaled form: operands already carry their scales (doubles: 6 x 2^127 is no f32); each
+ * product is exact, each addition rounds to f32 (RNE, the mode the instruction forces), in K order
+ * like mx_dots. */
+static void mx_dots_scaled(const double *a, const double *bt, float *acc, int M, int N, int K) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float s = acc[i * N + j];
+      const double *ar = a + i * K, *bc = bt + j * K;
+      for (int k = 0; k < K; k++)
+        s = (float)((double)s + ar[k] * bc[k]);
       acc[i * N + j] = s;
     }
 }
@@ -569,7 +614,7 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   bool sgn_a = wmma && iu ? call->cbsz : true, sgn_b = wmma && iu ? call->blgp : true;
   int opsel = wmma && !iu ? call->abid : 0, clamp = wmma && iu ? call->abid : 0;
   bool f64neg = in->layout == L_MFMA_F64;
-  int blgp = mfma && !f64neg ? call->blgp : 0;
+  int blgp = mfma && !f64neg && !in->scaled ? call->blgp : 0;
   bool half_out = in->layout == L_WMMA11 && cbits == 16;
 
   /* RDNA3 replicates A and B over 16-lane groups: the replicas must agree. */
@@ -580,6 +625,8 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   for (int l = 0; l < wave; l++) {
     const void *la = call->a[l], *lb = call->b[mx_blgp_lane(blgp, l)];
     const int16_t *ma = &map->a[l * per_ab], *mb = &map->b[l * per_ab];
+    double sca = call->scale_a ? mx_e8m0_to(call->scale_a[l] >> 8 * call->opsel_a & 0xff) : 1;
+    double scb = call->scale_b ? mx_e8m0_to(call->scale_b[l] >> 8 * call->opsel_b & 0xff) : 1;
     for (int e = 0; e < per_ab; e++) {
       uint64_t va = mx_load(la, e, abits), vb = mx_load(lb, e, bbits);
       int ia = ma[e], ib = mb[e];
@@ -592,6 +639,11 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
                            "needs identical 16-lane groups)", in->intrinsic, l);
         mm->raw_a[ia] = va, mm->seta[ia] = true;
         mm->raw_b[ib] = vb, mm->setb[ib] = true;
+      }
+      if (in->scaled) {
+        mm->a.d[ia] = mx_value(va, in->a, false, true) * sca;
+        mm->b.d[ib] = mx_value(vb, in->b, false, true) * scb;
+        continue;
       }
       mx_decode(mm, true, ia, va, in->a, in->cd, fnuz, sgn_a);
       mx_decode(mm, false, ib, vb, in->b, in->cd, fnuz, sgn_b);
@@ -635,7 +687,10 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
         mm->d[ic] = out;
       }
     if (in->cd != T_F64 && in->cd != T_I32) {
-      mx_dots(&mm->a.f[ab * M * K], &mm->b.f[b * N * K], &mm->acc[b * M * N], M, N, K);
+      if (in->scaled)
+        mx_dots_scaled(&mm->a.d[ab * M * K], &mm->b.d[b * N * K], &mm->acc[b * M * N], M, N, K);
+      else
+        mx_dots(&mm->a.f[ab * M * K], &mm->b.f[b * N * K], &mm->acc[b * M * N], M, N, K);
       for (int ic = b * M * N; ic < (b + 1) * M * N; ic++)
         mm->d[ic] = in->cd == T_F32   ? mx_f32_bits(mm->acc[ic])
                    : in->cd == T_F16 ? mx_f16_from(mm->acc[ic])

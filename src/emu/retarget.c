@@ -677,10 +677,13 @@ static int matrix_kind(rt *r, const char *name) {
 
 /* MFMA: (A, B, C, cbsz, abid, blgp). WMMA: the non-i1 operands are A, B, C in order; a single
  * i1 (opsel or clamp) goes in abid; the integer forms' (sign A, sign B, clamp) go in
- * (cbsz, blgp, abid). */
+ * (cbsz, blgp, abid). Block-scaled MFMA: (A, B, C, format A, format B, opsel A, scale A, opsel B,
+ * scale B): the formats go in (cbsz, blgp), the scales (per-lane values) and
+ * EMU_SCALED | opsel A | opsel B << 2 in the last three arguments; both scales the constant 0 is
+ * the unscaled instruction (what llc-22 selects for it). */
 static void rewrite_matrix(rt *r, LLVMValueRef call, const char *name) {
-  LLVMTypeRef params[8] = {r->i32, r->ptr, r->ptr, r->ptr, r->ptr, r->i32, r->i32, r->i32};
-  LLVMValueRef fn = declare(r, "emu_rt_matrix", r->vd, params, 8, NULL);
+  LLVMTypeRef params[11] = {r->i32, r->ptr, r->ptr, r->ptr, r->ptr, r->i32, r->i32, r->i32, r->i32, r->i32, r->i32};
+  LLVMValueRef fn = declare(r, "emu_rt_matrix", r->vd, params, 11, NULL);
   int n = LLVMGetNumArgOperands(call);
   LLVMValueRef vec[3] = {0}, ints[8];
   int nv = 0, ni = 0;
@@ -700,7 +703,17 @@ static void rewrite_matrix(rt *r, LLVMValueRef call, const char *name) {
     iv[i] = !LLVMIsAConstantInt(ints[i]) ? 0
             : LLVMTypeOf(ints[i]) == r->i1 ? (long long)LLVMConstIntGetZExtValue(ints[i])
                                            : LLVMConstIntGetSExtValue(ints[i]);
-  if (mfma) {
+  bool scale = !strncmp(name, "llvm.amdgcn.mfma.scale.", 23) && ni == 6;
+  LLVMValueRef zero = LLVMConstInt(r->i32, 0, 0), scale_a = zero, scale_b = zero;
+  int scale_mode = 0;
+  if (scale) {
+    cbsz = (int)iv[0], blgp = (int)iv[1];
+    scale_a = ints[3], scale_b = ints[5];
+    bool unscaled = LLVMIsAConstantInt(scale_a) && LLVMIsAConstantInt(scale_b) && !LLVMConstIntGetZExtValue(scale_a) &&
+                    !LLVMConstIntGetZExtValue(scale_b);
+    if (!unscaled)
+      scale_mode = EMU_SCALED | ((int)iv[2] & 3) | ((int)iv[4] & 3) << 2;
+  } else if (mfma) {
     cbsz = (int)iv[0], abid = (int)iv[1], blgp = (int)iv[2];
   } else if (ni == 1) {
     abid = (int)iv[0];
@@ -709,10 +722,11 @@ static void rewrite_matrix(rt *r, LLVMValueRef call, const char *name) {
   }
   LLVMValueRef d = slot(r, call, LLVMTypeOf(call));
   LLVMValueRef a = spill(r, call, vec[0]), bb = spill(r, call, vec[1]), c = spill(r, call, vec[2]);
-  LLVMValueRef args[8] = {LLVMConstInt(r->i32, (unsigned)matrix_kind(r, name), 0), d, a, bb, c,
-                          LLVMConstInt(r->i32, (unsigned)cbsz, 0), LLVMConstInt(r->i32, (unsigned)abid, 0),
-                          LLVMConstInt(r->i32, (unsigned)blgp, 0)};
-  call_rt(r, fn, args, 8);
+  LLVMValueRef args[11] = {LLVMConstInt(r->i32, (unsigned)matrix_kind(r, name), 0), d, a, bb, c,
+                           LLVMConstInt(r->i32, (unsigned)cbsz, 0), LLVMConstInt(r->i32, (unsigned)abid, 0),
+                           LLVMConstInt(r->i32, (unsigned)blgp, 0), LLVMConstInt(r->i32, (unsigned)scale_mode, 0),
+                           scale_a, scale_b};
+  call_rt(r, fn, args, 11);
   replace(call, LLVMBuildLoad2(r->b, LLVMTypeOf(call), d, ""));
 }
 

@@ -37,6 +37,8 @@ typedef struct lane_op {
   int64_t a[4];
   const void *ma, *mb, *mc; /* matrix operands */
   int cbsz, abid, blgp;
+  int scale_mode;                /* EMU_SCALED | opsel bytes, 0: no block scales */
+  uint32_t scale_a, scale_b;
 } lane_op;
 
 typedef struct item {
@@ -139,13 +141,14 @@ static void rt_wave(int32_t kind, void *dst, const void *src, const void *old, i
 }
 
 static void rt_matrix(int32_t kind, void *d, const void *a, const void *b, const void *c, int32_t cbsz,
-                      int32_t abid, int32_t blgp) {
+                      int32_t abid, int32_t blgp, int32_t scale_mode, uint32_t scale_a, uint32_t scale_b) {
   exec *ex = tls;
   lane_op *op = &ex->cur->op;
   op->kind = kind;
   op->dst = d;
   op->ma = a, op->mb = b, op->mc = c;
   op->cbsz = cbsz, op->abid = abid, op->blgp = blgp;
+  op->scale_mode = scale_mode, op->scale_a = scale_a, op->scale_b = scale_b;
   ex->cur->state = ST_WAVE;
   yield(ex);
 }
@@ -388,13 +391,18 @@ static bool wave_exec(exec *ex, int lo, int n) {
     }
     const void *a[EMU_MAX_WAVE], *b[EMU_MAX_WAVE], *c[EMU_MAX_WAVE];
     void *d[EMU_MAX_WAVE];
+    uint32_t sa[EMU_MAX_WAVE], sb[EMU_MAX_WAVE];
     for (int i = 0; i < n; i++) {
       a[i] = it[lo + i].op.ma, b[i] = it[lo + i].op.mb, c[i] = it[lo + i].op.mc;
       d[i] = it[lo + i].op.dst;
+      sa[i] = it[lo + i].op.scale_a, sb[i] = it[lo + i].op.scale_b;
     }
+    bool scaled = first->scale_mode & EMU_SCALED;
     emu_matrix_call call = {.intrinsic = emu_wop_name(kind, ex->info), .processor = ex->t->processor,
                             .wave_size = ws, .a = a, .b = b, .c = c, .d = d, .cbsz = first->cbsz,
-                            .abid = first->abid, .blgp = first->blgp};
+                            .abid = first->abid, .blgp = first->blgp, .scale_a = scaled ? sa : NULL,
+                            .scale_b = scaled ? sb : NULL, .opsel_a = first->scale_mode & 3,
+                            .opsel_b = first->scale_mode >> 2 & 3};
     char msg[512];
     if (!emu_matrix_exec(&call, msg, sizeof msg)) {
       fail_at(ex, &it[lo], "%s", msg);

@@ -68,6 +68,13 @@ setup() {
   assert_line "ok - mfma-gfx90a"
 }
 
+@test "gfx950 block-scaled MFMA (fp4 A and B) in IR mode: scaled, unscaled (constant-zero scales), fp8 refused" {
+  run "$T" mfma-scale-gfx950
+  assert_success
+  assert_line "ok - mfma-scale-gfx950"
+  assert_line "message: kernel mfma_scale: work-item (0,0,0) of work-group (0,0,0): llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4: formats A 0 / B 0: only fp4 (E2M1, format 4) operands are emulated (the lane layout of the fp8/fp6 formats is not confirmed)"
+}
+
 @test "the whole program reports its summary" {
   run "$T" add-gfx90a unsupported
   assert_success

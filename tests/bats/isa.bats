@@ -582,3 +582,51 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
     assert_line "out[$i] = $((c | c << 8 | c << 16 | c << 24))"
   done
 }
+
+# the word out[i] of a kernel that stores v_cvt_i32_f32 results, as test-isa prints it
+u32() { echo $((($1 + 4294967296) % 4294967296)); }
+
+@test "gfx950 block-scaled MFMA with fp4 A and B: lane layout, scale byte select, C/D layout (16x16x128, 32x32x64)" {
+  assemble "$DATA/mfma_scale_gfx950.s" gfx950 "$T/s.co"
+  # mfma16: D[i][j] = A(i) * (48 * 2^(j%4) - 240), A(i) = 1 for even rows and 3 for odd ones;
+  # lane L's register r is D[4 (L/16) + r][L % 16]
+  run "$ISA" "$T/s.co" gfx950 mfma16 256
+  assert_success
+  f16=(-192 -144 -48 144)
+  for L in 0 1 2 3 17 30 63; do
+    for r in 0 1 2 3; do
+      assert_line "out[$((4 * L + r))] = $(u32 $(((r % 2 ? 3 : 1) * ${f16[L % 4]})))"
+    done
+  done
+  # mfma32: D[i][j] = A(i) * (j % 2 ? 32 : -128); lane L's register r is row 8 (r/4) + 4 (L/32) + r % 4
+  run "$ISA" "$T/s.co" gfx950 mfma32 1024
+  assert_success
+  for L in 0 1 31 32 33 63; do
+    for r in 0 1 5 15; do
+      assert_line "out[$((16 * L + r))] = $(u32 $(((r % 2 ? 3 : 1) * (L % 2 ? 32 : -128))))"
+    done
+  done
+  # planted faults: the A scale read from byte 0 (0x00, 2^-127) instead of byte 1 makes every
+  # product vanish; an fp8 A format is refused (its lane layout is not confirmed)
+  sed 's/op_sel:\[1,0,0\] op_sel_hi:\[0,1,0\]/op_sel_hi:[0,1,0]/' "$DATA/mfma_scale_gfx950.s" > "$T/byte0.s"
+  assemble "$T/byte0.s" gfx950 "$T/byte0.co"
+  run "$ISA" "$T/byte0.co" gfx950 mfma16 256
+  assert_success
+  assert_line "out[0] = 0"
+  assert_line "out[255] = 0"
+  sed 's/\(v_mfma_scale_f32_16x16x128_f8f6f4 v\[20:23\]\), v\[4:7\]\(.*\)cbsz:4/\1, v[24:31]\2cbsz:0/' \
+    "$DATA/mfma_scale_gfx950.s" > "$T/fp8.s"
+  assemble "$T/fp8.s" gfx950 "$T/fp8.co"
+  run "$ISA" "$T/fp8.co" gfx950 mfma16 256
+  assert_failure 1
+  assert_output --partial "(v_mfma_scale_f32_16x16x128_f8f6f4): llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4: formats A 0 / B 4: only fp4 (E2M1, format 4) operands are emulated"
+}
+
+@test "gfx950 block-scaled MFMA as llc-22 compiles it (its wait states, an inline-constant C) matches the layout's reference" {
+  llc-22 -O2 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj "$DATA/mfma_scale_llc.ll" -o "$T/l.o"
+  ld.lld-22 -shared "$T/l.o" -o "$T/l.co"
+  llvm-objdump-22 -d --mcpu=gfx950 "$T/l.co" | grep -q "v_mfma_scale_f32_16x16x128_f8f6f4 .* op_sel:\[1,0,0\] op_sel_hi:\[1,0,0\] cbsz:4 blgp:4"
+  run "$ISA" "$T/l.co" gfx950 mfma_llc 1024
+  assert_success
+  diff <(echo "$output" | head -256) <($PY "$DATA/mfma_scale_llc.py")
+}

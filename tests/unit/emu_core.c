@@ -10,6 +10,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -610,6 +611,96 @@ static void test_mfma(void) {
   emu_free(m);
 }
 
+/* gfx950's block-scaled 16x16x128 MFMA with fp4 A and B through the IR path: lane l holds row
+ * (column) l % 16 and K = 32 * (l / 16) + 0..31, two per byte low nibble first; its E8M0 scale is
+ * byte `opsel` of its scale word. The reference below builds the matrices from that layout alone
+ * (docs/emulator.md). `scales` "%sa, %sb" loads them; "0, 0" (constants) is the unscaled form;
+ * fmt picks the formats. Returns the emulator's message, "" on success. */
+static const char *mfma_scale_run(const char *scales, int fmt, int *bad) {
+  static char ir[4096], err[1024];
+  snprintf(ir, sizeof ir,
+           "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+           "declare <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32>, <4 x i32>,"
+           " <4 x float>, i32, i32, i32, i32, i32, i32)\n"
+           "define amdgpu_kernel void @mfma_scale(ptr addrspace(1) noalias %%a, ptr addrspace(1) noalias %%b,"
+           " ptr addrspace(1) noalias %%s, ptr addrspace(1) noalias %%d) #0 {\n"
+           "  %%l = call i32 @llvm.amdgcn.workitem.id.x()\n"
+           "  %%l64 = zext i32 %%l to i64\n"
+           "  %%pa = getelementptr <4 x i32>, ptr addrspace(1) %%a, i64 %%l64\n"
+           "  %%pb = getelementptr <4 x i32>, ptr addrspace(1) %%b, i64 %%l64\n"
+           "  %%ps = getelementptr <2 x i32>, ptr addrspace(1) %%s, i64 %%l64\n"
+           "  %%pd = getelementptr <4 x float>, ptr addrspace(1) %%d, i64 %%l64\n"
+           "  %%va = load <4 x i32>, ptr addrspace(1) %%pa, align 16\n"
+           "  %%vb = load <4 x i32>, ptr addrspace(1) %%pb, align 16\n"
+           "  %%vs = load <2 x i32>, ptr addrspace(1) %%ps, align 8\n"
+           "  %%sa = extractelement <2 x i32> %%vs, i32 0\n"
+           "  %%sb = extractelement <2 x i32> %%vs, i32 1\n"
+           "  %%vc = load <4 x float>, ptr addrspace(1) %%pd, align 16\n"
+           "  %%r = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %%va,"
+           " <4 x i32> %%vb, <4 x float> %%vc, i32 %d, i32 %d, i32 1, i32 %.*s, i32 2, i32 %s)\n"
+           "  store <4 x float> %%r, ptr addrspace(1) %%pd, align 16\n"
+           "  ret void\n"
+           "}\n"
+           "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"64,64\" }\n",
+           fmt, fmt, (int)strcspn(scales, ","), scales, strchr(scales, ',') + 2);
+  emu_module *m = load(ir, "gfx950", err, sizeof err);
+  if (!m)
+    return err;
+  bool unscaled = scales[0] == '0';
+  uint8_t *a = dev_alloc(64 * 16), *b = dev_alloc(64 * 16);
+  uint32_t *sc = dev_alloc(64 * 8);
+  float *d = dev_alloc(64 * 4 * 4);
+  unsigned x = 12345;
+  for (int i = 0; i < 64 * 16; i++) {
+    x = x * 1103515245u + 12345u;
+    a[i] = (uint8_t)(x >> 16);
+    x = x * 1103515245u + 12345u;
+    b[i] = (uint8_t)(x >> 16);
+  }
+  for (int l = 0; l < 64; l++) {
+    /* byte 1 of A's word, byte 2 of B's (opsel 1, 2); the other bytes NaN */
+    sc[2 * l] = 0xffff00ffu | (uint32_t)(120 + (7 * l) % 16) << 8;
+    sc[2 * l + 1] = 0xff00ffffu | (uint32_t)(124 + (5 * l) % 8) << 16;
+    for (int r = 0; r < 4; r++)
+      d[4 * l + r] = (float)(4 * l + r) / 8;
+  }
+  static const double e2m1[16] = {0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6};
+  double want[16][16];
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 16; j++) {
+      want[i][j] = d[4 * (j + 16 * (i / 4)) + i % 4];
+      for (int k = 0; k < 128; k++) {
+        int la = i + 16 * (k / 32), lb = j + 16 * (k / 32), n = k % 32;
+        double va = e2m1[a[16 * la + n / 2] >> 4 * (n % 2) & 15], vb = e2m1[b[16 * lb + n / 2] >> 4 * (n % 2) & 15];
+        if (!unscaled)
+          va = ldexp(va, (int)(sc[2 * la] >> 8 & 255) - 127), vb = ldexp(vb, (int)(sc[2 * lb + 1] >> 16 & 255) - 127);
+        want[i][j] += va * vb;
+      }
+    }
+  void *bufs[4] = {a, b, sc, d};
+  size_t sizes[4] = {1024, 1024, 512, 1024};
+  bool ok = run(m, "mfma_scale", 64, 1, 0, bufs, sizes, 4, NULL, 0, err, sizeof err);
+  *bad = 0;
+  for (int l = 0; ok && l < 64; l++)
+    for (int r = 0; r < 4; r++) {
+      double w = want[4 * (l / 16) + r][l % 16];
+      *bad += !(fabs(d[4 * l + r] - w) <= 1e-6 * fabs(w) + 1e-30);
+    }
+  free(a), free(b), free(sc), free(d);
+  emu_free(m);
+  return ok ? "" : err;
+}
+
+static void test_mfma_scale(void) {
+  int bad;
+  const char *e = mfma_scale_run("%sa, %sb", 4, &bad);
+  check(!*e && bad == 0, "scaled fp4: %s, %d wrong results", e, bad);
+  e = mfma_scale_run("0, 0", 4, &bad);
+  check(!*e && bad == 0, "unscaled fp4: %s, %d wrong results", e, bad);
+  e = mfma_scale_run("%sa, %sb", 0, &bad);
+  printf("message: %s\n", e);
+}
+
 static void bench(void) {
   char err[1024];
   emu_module *m = load(ADD_IR, "gfx90a", err, sizeof err);
@@ -641,6 +732,7 @@ typedef struct test {
 
 static void unsupported(const char *cpu) { (void)cpu, test_unsupported(); }
 static void mfma(const char *cpu) { (void)cpu, test_mfma(); }
+static void mfma_scale(const char *cpu) { (void)cpu, test_mfma_scale(); }
 
 static const test tests[] = {
     {"add-gfx90a", test_add, "gfx90a"},   {"add-gfx1100", test_add, "gfx1100"},
@@ -648,6 +740,7 @@ static const test tests[] = {
     {"waves-gfx90a", test_waves, "gfx90a"}, {"waves-gfx1100", test_waves, "gfx1100"},
     {"dpp-gfx90a", test_dpp, "gfx90a"},   {"permlanex16-gfx1100", test_permlane, "gfx1100"},
     {"unsupported", unsupported, NULL},   {"mfma-gfx90a", mfma, NULL},
+    {"mfma-scale-gfx950", mfma_scale, NULL},
 };
 
 int main(int argc, char **argv) {

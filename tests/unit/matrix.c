@@ -301,7 +301,7 @@ static int run_case(const tcase *tc, const table *ovA, const table *ovD) {
   for (int l = 0; l < MAXLANE; l++)
     pa[l] = g_regs[0][l], pb[l] = g_regs[1][l], pc[l] = g_regs[2][l], pd[l] = g_regs[3][l];
   emu_matrix_call call = {tc->intrinsic, tc->proc, tc->wave, pa, pb, pc, pd,
-                          tc->cbsz, tc->abid, tc->blgp};
+                          tc->cbsz, tc->abid, tc->blgp, NULL, NULL, 0, 0};
   char err[256] = "";
   if (!emu_matrix_supported(tc->intrinsic, tc->proc)) {
     printf("FAIL %s %s: not supported\n", tc->proc, tc->mnemonic);
@@ -516,7 +516,7 @@ static int refusals(void) {
   const void *p[64];
   void *q[64];
   for (int l = 0; l < 64; l++) p[l] = regs[l], q[l] = regs[l];
-  emu_matrix_call c = {"llvm.amdgcn.mfma.f32.32x32x8f16", "gfx942", 64, p, p, p, q, 0, 0, 1};
+  emu_matrix_call c = {"llvm.amdgcn.mfma.f32.32x32x8f16", "gfx942", 64, p, p, p, q, 0, 0, 1, NULL, NULL, 0, 0};
   char err[256] = "";
   if (emu_matrix_exec(&c, err, sizeof err) || !strstr(err, "blgp")) {
     printf("FAIL blgp on gfx942 32x32x8f16 accepted (%s)\n", err);
@@ -525,7 +525,7 @@ static int refusals(void) {
   /* RDNA3 reads A from both half-waves: lanes 16-31 must replicate lanes 0-15 */
   memset(regs, 0, sizeof regs);
   regs[17][3] = 0x3c00; /* lane 17 (row 1) k = 6 is 1.0, lane 1 still 0 */
-  emu_matrix_call w = {"llvm.amdgcn.wmma.f32.16x16x16.f16", "gfx1100", 32, p, p, p, q, 0, 0, 0};
+  emu_matrix_call w = {"llvm.amdgcn.wmma.f32.16x16x16.f16", "gfx1100", 32, p, p, p, q, 0, 0, 0, NULL, NULL, 0, 0};
   if (emu_matrix_exec(&w, err, sizeof err) || !strstr(err, "lane 17 holds a different A value")) {
     printf("FAIL unreplicated RDNA3 A operand accepted (%s)\n", err);
     bad++;
