@@ -68,7 +68,7 @@ setup() {
   assert_line "ok - mfma-gfx90a"
 }
 
-@test "gfx950 block-scaled MFMA (fp4 A and B) in IR mode: scaled, unscaled (constant-zero scales), fp8 refused" {
+@test "gfx950 block-scaled MFMA (fp4 A and B, 16x16x128 and 32x32x64) in IR mode: scaled, unscaled (constant-zero scales), fp8 refused" {
   run "$T" mfma-scale-gfx950
   assert_success
   assert_line "ok - mfma-scale-gfx950"

@@ -611,17 +611,20 @@ static void test_mfma(void) {
   emu_free(m);
 }
 
-/* gfx950's block-scaled 16x16x128 MFMA with fp4 A and B through the IR path: lane l holds row
- * (column) l % 16 and K = 32 * (l / 16) + 0..31, two per byte low nibble first; its E8M0 scale is
- * byte `opsel` of its scale word. The reference below builds the matrices from that layout alone
- * (docs/emulator.md). `scales` "%sa, %sb" loads them; "0, 0" (constants) is the unscaled form;
- * fmt picks the formats. Returns the emulator's message, "" on success. */
-static const char *mfma_scale_run(const char *scales, int fmt, int *bad) {
+/* gfx950's block-scaled MFMA with fp4 A and B through the IR path, M = N = 16 (16x16x128) or 32
+ * (32x32x64): lane l holds row (column) l % M and K = 32 * (l / M) + 0..31, two per byte low
+ * nibble first; its E8M0 scale is byte `opsel` of its scale word; register r of D is row
+ * 4 (l / 16) + r (16x16) or 8 (r / 4) + 4 (l / 32) + r % 4 (32x32), column l % M. The reference
+ * builds the matrices from that layout alone (docs/emulator.md). `scales` "%sa, %sb" loads them;
+ * "0, 0" (constants) is the unscaled form; fmt picks the formats. Returns the emulator's message,
+ * "" on success. */
+static const char *mfma_scale_run(int M, const char *scales, int fmt, int *bad) {
   static char ir[4096], err[1024];
+  int K = 2048 / M, R = M * M / 64; /* K and the D registers per lane */
   snprintf(ir, sizeof ir,
            "declare i32 @llvm.amdgcn.workitem.id.x()\n"
-           "declare <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32>, <4 x i32>,"
-           " <4 x float>, i32, i32, i32, i32, i32, i32)\n"
+           "declare <%d x float> @llvm.amdgcn.mfma.scale.f32.%dx%dx%d.f8f6f4.v4i32.v4i32(<4 x i32>, <4 x i32>,"
+           " <%d x float>, i32, i32, i32, i32, i32, i32)\n"
            "define amdgpu_kernel void @mfma_scale(ptr addrspace(1) noalias %%a, ptr addrspace(1) noalias %%b,"
            " ptr addrspace(1) noalias %%s, ptr addrspace(1) noalias %%d) #0 {\n"
            "  %%l = call i32 @llvm.amdgcn.workitem.id.x()\n"
@@ -629,27 +632,28 @@ static const char *mfma_scale_run(const char *scales, int fmt, int *bad) {
            "  %%pa = getelementptr <4 x i32>, ptr addrspace(1) %%a, i64 %%l64\n"
            "  %%pb = getelementptr <4 x i32>, ptr addrspace(1) %%b, i64 %%l64\n"
            "  %%ps = getelementptr <2 x i32>, ptr addrspace(1) %%s, i64 %%l64\n"
-           "  %%pd = getelementptr <4 x float>, ptr addrspace(1) %%d, i64 %%l64\n"
+           "  %%pd = getelementptr <%d x float>, ptr addrspace(1) %%d, i64 %%l64\n"
            "  %%va = load <4 x i32>, ptr addrspace(1) %%pa, align 16\n"
            "  %%vb = load <4 x i32>, ptr addrspace(1) %%pb, align 16\n"
            "  %%vs = load <2 x i32>, ptr addrspace(1) %%ps, align 8\n"
            "  %%sa = extractelement <2 x i32> %%vs, i32 0\n"
            "  %%sb = extractelement <2 x i32> %%vs, i32 1\n"
-           "  %%vc = load <4 x float>, ptr addrspace(1) %%pd, align 16\n"
-           "  %%r = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32(<4 x i32> %%va,"
-           " <4 x i32> %%vb, <4 x float> %%vc, i32 %d, i32 %d, i32 1, i32 %.*s, i32 2, i32 %s)\n"
-           "  store <4 x float> %%r, ptr addrspace(1) %%pd, align 16\n"
+           "  %%vc = load <%d x float>, ptr addrspace(1) %%pd, align 16\n"
+           "  %%r = call <%d x float> @llvm.amdgcn.mfma.scale.f32.%dx%dx%d.f8f6f4.v4i32.v4i32(<4 x i32> %%va,"
+           " <4 x i32> %%vb, <%d x float> %%vc, i32 %d, i32 %d, i32 1, i32 %.*s, i32 2, i32 %s)\n"
+           "  store <%d x float> %%r, ptr addrspace(1) %%pd, align 16\n"
            "  ret void\n"
            "}\n"
            "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"64,64\" }\n",
-           fmt, fmt, (int)strcspn(scales, ","), scales, strchr(scales, ',') + 2);
+           R, M, M, K, R, R, R, R, M, M, K, R, fmt, fmt, (int)strcspn(scales, ","), scales, strchr(scales, ',') + 2,
+           R);
   emu_module *m = load(ir, "gfx950", err, sizeof err);
   if (!m)
     return err;
   bool unscaled = scales[0] == '0';
   uint8_t *a = dev_alloc(64 * 16), *b = dev_alloc(64 * 16);
   uint32_t *sc = dev_alloc(64 * 8);
-  float *d = dev_alloc(64 * 4 * 4);
+  float *d = dev_alloc(64 * (size_t)R * 4);
   unsigned x = 12345;
   for (int i = 0; i < 64 * 16; i++) {
     x = x * 1103515245u + 12345u;
@@ -661,30 +665,31 @@ static const char *mfma_scale_run(const char *scales, int fmt, int *bad) {
     /* byte 1 of A's word, byte 2 of B's (opsel 1, 2); the other bytes NaN */
     sc[2 * l] = 0xffff00ffu | (uint32_t)(120 + (7 * l) % 16) << 8;
     sc[2 * l + 1] = 0xff00ffffu | (uint32_t)(124 + (5 * l) % 8) << 16;
-    for (int r = 0; r < 4; r++)
-      d[4 * l + r] = (float)(4 * l + r) / 8;
+    for (int r = 0; r < R; r++)
+      d[R * l + r] = (float)(R * l + r) / 8;
   }
   static const double e2m1[16] = {0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6};
-  double want[16][16];
-  for (int i = 0; i < 16; i++)
-    for (int j = 0; j < 16; j++) {
-      want[i][j] = d[4 * (j + 16 * (i / 4)) + i % 4];
-      for (int k = 0; k < 128; k++) {
-        int la = i + 16 * (k / 32), lb = j + 16 * (k / 32), n = k % 32;
+  static double want[32][32];
+  for (int l = 0; l < 64; l++) /* C, placed by the D layout */
+    for (int r = 0; r < R; r++)
+      want[M == 16 ? 4 * (l / 16) + r : 8 * (r / 4) + 4 * (l / 32) + r % 4][l % M] = d[R * l + r];
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < M; j++)
+      for (int k = 0; k < K; k++) {
+        int la = i + M * (k / 32), lb = j + M * (k / 32), n = k % 32;
         double va = e2m1[a[16 * la + n / 2] >> 4 * (n % 2) & 15], vb = e2m1[b[16 * lb + n / 2] >> 4 * (n % 2) & 15];
         if (!unscaled)
           va = ldexp(va, (int)(sc[2 * la] >> 8 & 255) - 127), vb = ldexp(vb, (int)(sc[2 * lb + 1] >> 16 & 255) - 127);
         want[i][j] += va * vb;
       }
-    }
   void *bufs[4] = {a, b, sc, d};
-  size_t sizes[4] = {1024, 1024, 512, 1024};
+  size_t sizes[4] = {1024, 1024, 512, 64 * (size_t)R * 4};
   bool ok = run(m, "mfma_scale", 64, 1, 0, bufs, sizes, 4, NULL, 0, err, sizeof err);
   *bad = 0;
   for (int l = 0; ok && l < 64; l++)
-    for (int r = 0; r < 4; r++) {
-      double w = want[4 * (l / 16) + r][l % 16];
-      *bad += !(fabs(d[4 * l + r] - w) <= 1e-6 * fabs(w) + 1e-30);
+    for (int r = 0; r < R; r++) {
+      double w = want[M == 16 ? 4 * (l / 16) + r : 8 * (r / 4) + 4 * (l / 32) + r % 4][l % M];
+      *bad += !(fabs(d[R * l + r] - w) <= 1e-6 * fabs(w) + 1e-30);
     }
   free(a), free(b), free(sc), free(d);
   emu_free(m);
@@ -693,12 +698,13 @@ static const char *mfma_scale_run(const char *scales, int fmt, int *bad) {
 
 static void test_mfma_scale(void) {
   int bad;
-  const char *e = mfma_scale_run("%sa, %sb", 4, &bad);
-  check(!*e && bad == 0, "scaled fp4: %s, %d wrong results", e, bad);
-  e = mfma_scale_run("0, 0", 4, &bad);
-  check(!*e && bad == 0, "unscaled fp4: %s, %d wrong results", e, bad);
-  e = mfma_scale_run("%sa, %sb", 0, &bad);
-  printf("message: %s\n", e);
+  for (int M = 16; M <= 32; M += 16) {
+    const char *e = mfma_scale_run(M, "%sa, %sb", 4, &bad);
+    check(!*e && bad == 0, "scaled fp4 %dx%d: %s, %d wrong results", M, M, e, bad);
+    e = mfma_scale_run(M, "0, 0", 4, &bad);
+    check(!*e && bad == 0, "unscaled fp4 %dx%d: %s, %d wrong results", M, M, e, bad);
+  }
+  printf("message: %s\n", mfma_scale_run(16, "%sa, %sb", 0, &bad));
 }
 
 static void bench(void) {
