@@ -173,6 +173,7 @@ static value *reshape_to(xd_op *x, value *v, const tensor_type *t) {
 /* The destination with the source written at off (sizes: the source's dims), one dimension at a
  * time: dst[:o] ++ insert(dst[o:o+n], src) ++ dst[o+n:] along each dimension in turn. */
 static value *insert(xd_op *x, value *dst, value *src, const int64_t *off, int d) {
+  if (!dst || !src) return NULL; /* a slice or the source's reshape failed and said why */
   const tensor_type *t = dst->type;
   if (d == t->rank) return src;
   int64_t o = off[d], n = src->type->dims[d], start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
