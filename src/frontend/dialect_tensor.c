@@ -72,8 +72,18 @@ static bool custom_syntax(xd_op *x) {
     }
     return xd_parse_tail(x);
   }
+  if (!strcmp(op, "from_elements") || !strcmp(op, "splat")) {
+    if (!xd_parse_operands(x)) return false;
+    if (x->m.p->tok.kind == T_LBRACKET)
+      return fe_error(p, fe_loc(p, p->tok), "tensor.splat with dynamic sizes is not supported (give a static tensor type)");
+    return xd_parse_tail(x);
+  }
   if (!operand(x)) return false;
-  if (!strcmp(op, "extract_slice")) {
+  if (!strcmp(op, "extract")) { /* %t[%i, %j] : T */
+    if (!fe_expect(p, T_LBRACKET, "before the indices") || !xd_parse_operands(x) ||
+        !fe_expect(p, T_RBRACKET, "after the indices"))
+      return false;
+  } else if (!strcmp(op, "extract_slice")) {
     if (!slice_lists(x)) return false;
   } else if (!strcmp(op, "insert_slice")) {
     if (!fe_tok_is(p, "into")) return fe_error(p, fe_loc(p, p->tok), "expected 'into' after the source");
@@ -170,41 +180,102 @@ static value *reshape_to(xd_op *x, value *v, const tensor_type *t) {
   return fe_mgx_reshape(&x->m, v, t->dims, t->rank);
 }
 
-/* The destination with the source written at off (sizes: the source's dims), one dimension at a
- * time: dst[:o] ++ insert(dst[o:o+n], src) ++ dst[o+n:] along each dimension in turn. */
-static value *insert(xd_op *x, value *dst, value *src, const int64_t *off, int d) {
-  const tensor_type *t = dst->type;
-  if (d == t->rank) return src;
-  int64_t o = off[d], n = src->type->dims[d], start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
-  memcpy(size, t->dims, sizeof size);
-  value *parts[3];
-  int np = 0;
-  if (o > 0) {
-    size[d] = o;
-    parts[np++] = fe_mgx_slice(&x->m, dst, start, size);
-  }
-  start[d] = o, size[d] = n;
-  value *mid = insert(x, fe_mgx_slice(&x->m, dst, start, size), src, off, d + 1);
-  parts[np++] = mid;
-  if (o + n < t->dims[d]) {
-    start[d] = o + n, size[d] = t->dims[d] - o - n;
-    parts[np++] = fe_mgx_slice(&x->m, dst, start, size);
-  }
-  if (np == 1) return mid;
-  for (int i = 0; i < np; i++)
-    if (!parts[i]) return NULL;
-  op *c = fe_op_new(x->m.p, OP_CONCAT, x->m.loc, parts, np);
-  fe_set_int(x->m.p, c, "axis", d, ET_I32);
-  x->m.last = fe_op_finish(x->m.p, x->m.fs, c, t, arena_printf(x->m.p->a, "%s_%d", x->m.res, ++x->m.ntmp));
+static value *pad_high(xd_op *x, value *v, int d, int64_t n) {
+  if (!v || n == 0) return v;
+  int64_t pad[XD_LIST] = {0};
+  pad[2 * d + 1] = n;
+  op *o = fe_op_new(x->m.p, OP_PAD, x->m.loc, &v, 1);
+  fe_set_ints(x->m.p, o, "padding", pad, 2 * v->type->rank);
+  if (elem_type_is_float(v->type->elem)) fe_set_float(x->m.p, o, "pad_const", 0, v->type->elem);
+  else fe_set_int(x->m.p, o, "pad_const", 0, v->type->elem);
+  tensor_type t = *v->type;
+  t.dims[d] += n;
+  x->m.last = fe_op_finish(x->m.p, x->m.fs, o, &t, arena_printf(x->m.p->a, "%s_%d", x->m.res, ++x->m.ntmp));
   return x->m.last;
 }
 
-static bool unit_strides(xd_op *x, int rank) {
-  int64_t st[XD_LIST];
-  if (!xd_ints(x, "static_strides", st, rank, NULL)) return false;
-  for (int i = 0; i < rank; i++)
-    if (st[i] != 1) return xd_error(x, "with stride %lld is not supported (strides 1 only)", (long long)st[i]);
-  return true;
+/* v's dims with dimension d split into [n, s] (split) or those two merged back. */
+static value *split_dim(xd_op *x, value *v, int d, int64_t n, int64_t s) {
+  if (!v) return NULL;
+  int64_t dims[TOSAC_MAX_RANK];
+  int r = v->type->rank;
+  for (int i = 0, k = 0; i < r; i++) {
+    if (i == d) dims[k++] = n, dims[k++] = s;
+    else dims[k++] = v->type->dims[i];
+  }
+  return fe_mgx_reshape(&x->m, v, dims, r + 1);
+}
+
+static value *merge_dim(xd_op *x, value *v, int d) {
+  if (!v) return NULL;
+  int64_t dims[TOSAC_MAX_RANK];
+  int r = v->type->rank;
+  for (int i = 0, k = 0; i < r; i++) {
+    if (i == d + 1) dims[k - 1] *= v->type->dims[i];
+    else dims[k++] = v->type->dims[i];
+  }
+  return fe_mgx_reshape(&x->m, v, dims, r - 1);
+}
+
+/* Columns [c, c + w) of v split at dimension d into [n, s]. */
+static value *columns(xd_op *x, value *g, int d, int64_t c, int64_t w) {
+  if (!g) return NULL;
+  int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
+  memcpy(size, g->type->dims, sizeof size);
+  start[d + 1] = c, size[d + 1] = w;
+  return fe_mgx_slice(&x->m, g, start, size);
+}
+
+/* Dimension d of v (its elements from 0, n of them every s) with strides > 1: v padded to n * s,
+ * split into [n, s], column 0 taken (views: no copy unless the padding needs one). */
+static value *take_strided(xd_op *x, value *v, int d, int64_t n, int64_t s) {
+  value *g = split_dim(x, pad_high(x, v, d, n * s - v->type->dims[d]), d, n, s);
+  return merge_dim(x, columns(x, g, d, 0, 1), d);
+}
+
+static value *slice_dim(xd_op *x, value *v, int d, int64_t o, int64_t n) {
+  if (!v) return NULL;
+  int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
+  memcpy(size, v->type->dims, sizeof size);
+  start[d] = o, size[d] = n;
+  return fe_mgx_slice(&x->m, v, start, size);
+}
+
+static value *concat(xd_op *x, value **parts, int np, int d) {
+  if (np == 1) return parts[0];
+  for (int i = 0; i < np; i++)
+    if (!parts[i]) return NULL;
+  tensor_type t = *parts[0]->type;
+  for (int i = 1; i < np; i++) t.dims[d] += parts[i]->type->dims[d];
+  op *c = fe_op_new(x->m.p, OP_CONCAT, x->m.loc, parts, np);
+  fe_set_int(x->m.p, c, "axis", d, ET_I32);
+  x->m.last = fe_op_finish(x->m.p, x->m.fs, c, &t, arena_printf(x->m.p->a, "%s_%d", x->m.res, ++x->m.ntmp));
+  return x->m.last;
+}
+
+/* The destination with the source written at off every st (sizes: the source's dims), one
+ * dimension at a time: dst[:o] ++ insert(dst[o:o+e], src) ++ dst[o+e:] along each dimension in
+ * turn, where a strided dimension's middle is split into [n, s] and its column 0 replaced. */
+static value *insert(xd_op *x, value *dst, value *src, const int64_t *off, const int64_t *st, int d) {
+  if (!dst || !src) return NULL;
+  const tensor_type *t = dst->type;
+  if (d == t->rank) return src;
+  int64_t o = off[d], n = src->type->dims[d], s = n > 1 ? st[d] : 1;
+  int64_t e = s == 1 ? n : (n * s < t->dims[d] - o ? n * s : t->dims[d] - o);
+  value *parts[3], *mid = slice_dim(x, dst, d, o, e);
+  int np = 0;
+  if (o > 0) parts[np++] = slice_dim(x, dst, d, 0, o);
+  if (s == 1) {
+    mid = insert(x, mid, src, off, st, d + 1);
+  } else {
+    value *g = split_dim(x, pad_high(x, mid, d, n * s - e), d, n, s);
+    value *col = insert(x, merge_dim(x, columns(x, g, d, 0, 1), d), src, off, st, d + 1);
+    value *cols[2] = {split_dim(x, col, d, n, 1), columns(x, g, d, 1, s - 1)};
+    mid = slice_dim(x, merge_dim(x, concat(x, cols, 2, d + 1), d), d, 0, e);
+  }
+  parts[np++] = mid;
+  if (o + e < t->dims[d]) parts[np++] = slice_dim(x, dst, d, o + e, t->dims[d] - o - e);
+  return concat(x, parts, np, d);
 }
 
 static value *l_slice(xd_op *x, bool ins) {
@@ -212,22 +283,34 @@ static value *l_slice(xd_op *x, bool ins) {
   value *src = xd_operand(x, 0), *dst = ins ? xd_operand(x, 1) : src;
   if (!src || !dst) return NULL;
   int r = dst->type->rank;
-  int64_t off[XD_LIST], size[XD_LIST];
-  if (!xd_ints(x, "static_offsets", off, r, NULL) || !xd_ints(x, "static_sizes", size, r, NULL) || !unit_strides(x, r))
+  int64_t off[XD_LIST], size[XD_LIST], st[XD_LIST];
+  if (!xd_ints(x, "static_offsets", off, r, NULL) || !xd_ints(x, "static_sizes", size, r, NULL) ||
+      !xd_ints(x, "static_strides", st, r, NULL))
     return NULL;
-  for (int i = 0; i < r; i++)
-    if (off[i] < 0 || size[i] < 0 || off[i] + size[i] > dst->type->dims[i])
-      return xd_error(x, "dimension %d: offset %lld and size %lld are outside 0..%lld", i, (long long)off[i],
-                      (long long)size[i], (long long)dst->type->dims[i]),
+  bool strided = false;
+  for (int i = 0; i < r; i++) {
+    if (st[i] < 1) return xd_error(x, "with stride %lld is not supported (strides are positive)", (long long)st[i]), NULL;
+    int64_t span = size[i] > 0 ? (size[i] - 1) * st[i] + 1 : 0;
+    if (off[i] < 0 || size[i] < 0 || off[i] + span > dst->type->dims[i])
+      return xd_error(x, "dimension %d: offset %lld, size %lld and stride %lld are outside 0..%lld", i,
+                      (long long)off[i], (long long)size[i], (long long)st[i], (long long)dst->type->dims[i]),
              NULL;
-  if (!ins) {
-    tensor_type full = {.elem = src->type->elem, .rank = r};
-    memcpy(full.dims, size, sizeof(int64_t) * (size_t)r);
-    return reshape_to(x, fe_mgx_slice(&x->m, src, off, size), x->has_out ? &x->out_t : &full);
+    strided |= st[i] > 1 && size[i] > 1;
   }
+  if (strided && r == TOSAC_MAX_RANK)
+    return xd_error(x, "with strides on a rank-%d tensor is not supported (at most rank %d)", r, TOSAC_MAX_RANK - 1),
+           NULL;
   tensor_type full = {.elem = src->type->elem, .rank = r};
   memcpy(full.dims, size, sizeof(int64_t) * (size_t)r);
-  return insert(x, dst, reshape_to(x, src, &full), off, 0);
+  if (ins) return insert(x, dst, reshape_to(x, src, &full), off, st, 0);
+  int64_t ext[XD_LIST];
+  for (int i = 0; i < r; i++) /* the span of the elements taken, up to n * s where it fits */
+    ext[i] = st[i] == 1 || size[i] <= 1 ? size[i] : size[i] * st[i] < src->type->dims[i] - off[i] ? size[i] * st[i]
+                                                                                                    : src->type->dims[i] - off[i];
+  value *v = fe_mgx_slice(&x->m, src, off, ext);
+  for (int i = 0; i < r; i++)
+    if (ext[i] != size[i]) v = take_strided(x, v, i, size[i], st[i]);
+  return reshape_to(x, v, x->has_out ? &x->out_t : &full);
 }
 
 static value *l_pad(xd_op *x, double v) {
@@ -258,18 +341,101 @@ static value *l_concat(xd_op *x) {
   if (x->nin == 0) return xd_error(x, "needs operands"), NULL;
   for (int i = 0; i < x->nin; i++)
     if (!xd_operand(x, i)) return NULL;
-  op *o = fe_op_new(x->m.p, OP_CONCAT, x->m.loc, x->in, x->nin);
-  fe_set_int(x->m.p, o, "axis", d->i, ET_I32);
-  tensor_type t = *x->in[0]->type;
-  if (d->i < 0 || d->i >= t.rank) return xd_error(x, "dim %lld is outside the rank %d", (long long)d->i, t.rank), NULL;
-  for (int i = 1; i < x->nin; i++) t.dims[d->i] += x->in[i]->type->dims[d->i];
-  x->m.last = fe_op_finish(x->m.p, x->m.fs, o, &t, arena_printf(x->m.p->a, "%s_%d", x->m.res, ++x->m.ntmp));
-  return x->m.last;
+  if (d->i < 0 || d->i >= x->in[0]->type->rank)
+    return xd_error(x, "dim %lld is outside the rank %d", (long long)d->i, x->in[0]->type->rank), NULL;
+  return concat(x, x->in, x->nin, (int)d->i);
+}
+
+/* One element of a constant as a scalar constant of its type. */
+static value *const_element(xd_op *x, const dense_data *c, int64_t i) {
+  tensor_type t = {.elem = c->type.elem};
+  elem_type et = t.elem == ET_INDEX ? ET_I32 : t.elem;
+  size_t nb = (size_t)elem_type_bytes(et);
+  uint64_t bits = elem_type_is_float(et) ? fe_float_bits(fe_dense_float(c, i), et) : (uint64_t)fe_dense_int(c, i);
+  uint8_t *b = arena_alloc(x->m.p->a, nb);
+  for (size_t k = 0; k < nb; k++) b[k] = (uint8_t)(bits >> (8 * k));
+  dense_data *d = arena_alloc(x->m.p->a, sizeof *d);
+  t.elem = et;
+  *d = (dense_data){.type = t, .bytes = b, .nbytes = nb, .splat = true};
+  return xd_new_scalar(x, d);
+}
+
+/* tensor.extract %t[%i, ...] at constant indices: an element of a constant is a scalar constant;
+ * of a computed tensor, a one-element slice reshaped to rank 0 (a scalar in the graph). */
+static value *l_extract(xd_op *x) {
+  if (x->nin == 0) return xd_error(x, "needs a tensor operand"), NULL;
+  value *t = xd_operand(x, 0);
+  if (!t) return NULL;
+  int r = t->type->rank;
+  if (x->nin != 1 + r) return xd_error(x, "takes %d indices for a rank-%d tensor, found %d", r, r, x->nin - 1), NULL;
+  int64_t idx[TOSAC_MAX_RANK], lin = 0, ones[TOSAC_MAX_RANK];
+  for (int i = 0; i < r; i++) {
+    const value *v = x->in[1 + i];
+    if (!v || v->id == -1) return NULL;
+    if (v->id != FE_SCALAR_ID || (!elem_type_is_int(v->type->elem) && v->type->elem != ET_INDEX))
+      return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[1 + i]), "'tensor.extract' index '%.*s' is not a constant: "
+                      "tosac reads tensor.extract at constant indices (arith.constant N : index)",
+                      x->in_tok[1 + i].n, x->in_tok[1 + i].p),
+             NULL;
+    idx[i] = fe_dense_int(op_attrs(v->def)[0].dense, 0);
+    ones[i] = 1;
+    if (idx[i] < 0 || idx[i] >= t->type->dims[i])
+      return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[1 + i]), "'tensor.extract' index %lld is outside 0..%lld of "
+                      "dimension %d", (long long)idx[i], (long long)t->type->dims[i] - 1, i),
+             NULL;
+    lin = lin * t->type->dims[i] + idx[i];
+  }
+  x->out_t = (tensor_type){.elem = t->type->elem};
+  x->scalar_out = true;
+  const dense_data *c = xd_const_of(t);
+  if (c) return const_element(x, c, c->splat ? 0 : lin);
+  return fe_mgx_reshape(&x->m, fe_mgx_slice(&x->m, t, idx, ones), ones, 0);
+}
+
+/* tensor.from_elements / tensor.splat of scalars some of which are computed (of constants only
+ * the parser folds them, scalar.c; the generic form comes here either way). */
+static value *l_build(xd_op *x, bool splat) {
+  const tensor_type *t = &x->out_t;
+  int64_t numel = tensor_numel(t);
+  if (x->nin == 0) return xd_error(x, "needs operands"), NULL;
+  if (splat ? x->nin != 1 : numel != x->nin)
+    return xd_error(x, "has %d operand%s for %lld element%s", x->nin, x->nin == 1 ? "" : "s", (long long)(splat ? 1 : numel),
+                    (splat ? 1 : numel) == 1 ? "" : "s"),
+           NULL;
+  bool constant = true;
+  for (int i = 0; i < x->nin; i++) {
+    const value *v = x->in[i];
+    if (!v || v->id == -1) return NULL;
+    elem_type et = v->type->elem == ET_INDEX ? ET_I32 : v->type->elem;
+    if (v->type->rank != 0 || et != t->elem) {
+      char s1[160];
+      return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "'%s' operand '%.*s' is %s, but the result's elements are "
+                      "%s (it takes scalars)", x->m.opname, x->in_tok[i].n, x->in_tok[i].p,
+                      fe_type_str(v->type, s1, sizeof s1), elem_type_name(t->elem)),
+             NULL;
+    }
+    constant &= v->id == FE_SCALAR_ID;
+  }
+  value *parts[XD_MAX_IN];
+  for (int i = 0; i < x->nin; i++) {
+    value *v = x->in[i];
+    parts[i] = v->id == FE_SCALAR_ID ? xd_scalar_tensor(x, v, 1) : xd_reshape_ones(x, v, 1);
+  }
+  if (splat) return fe_mgx_broadcast(&x->m, xd_reshape_ones(x, parts[0], t->rank), t);
+  if (constant) { /* one dense constant */
+    size_t eb = (size_t)elem_type_bytes(t->elem);
+    uint8_t *b = arena_alloc(x->m.p->a, eb * (size_t)numel);
+    for (int i = 0; i < x->nin; i++) memcpy(b + eb * (size_t)i, xd_const_of(parts[i])->bytes, eb);
+    dense_data *d = arena_alloc(x->m.p->a, sizeof *d);
+    *d = (dense_data){.type = *t, .bytes = b, .nbytes = eb * (size_t)numel, .splat = numel == 1};
+    return xd_const(x, d);
+  }
+  return reshape_to(x, concat(x, parts, x->nin, 0), t);
 }
 
 value *xd_tensor_op(xd_op *x, bool *known) {
   static const char *const ops[] = {"extract_slice", "insert_slice", "expand_shape", "collapse_shape", "empty",
-                                    "cast", "concat", "pad", "reshape", "bitcast"};
+                                    "cast", "concat", "pad", "reshape", "bitcast", "extract", "from_elements", "splat"};
   bool found = false;
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) found |= !strcmp(ops[i], x->op);
   if (!found) return *known = false, NULL;
@@ -302,13 +468,12 @@ value *xd_tensor_op(xd_op *x, bool *known) {
   if (!strcmp(op, "concat")) return l_concat(x);
   if (!strcmp(op, "extract_slice")) return l_slice(x, false);
   if (!strcmp(op, "insert_slice")) return l_slice(x, true);
+  if (!strcmp(op, "extract")) return l_extract(x);
+  if (!strcmp(op, "from_elements") || !strcmp(op, "splat")) return l_build(x, !strcmp(op, "splat"));
   if (!count(x, strcmp(op, "reshape") ? 1 : 2)) return NULL;
   value *a = xd_operand(x, 0);
   if (!a) return NULL;
-  if (!strcmp(op, "bitcast") && a->type->elem != x->out_t.elem)
-    return xd_error(x, "from %s to %s is not supported (only to the same element type)", elem_type_name(a->type->elem),
-                    elem_type_name(x->out_t.elem)),
-           NULL;
+  if (!strcmp(op, "bitcast")) a = xd_bitcast(x, a, x->out_t.elem);
   return reshape_to(x, a, &x->out_t); /* expand_shape, collapse_shape, reshape, cast, bitcast */
 }
 
