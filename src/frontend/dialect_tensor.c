@@ -180,65 +180,25 @@ static value *reshape_to(xd_op *x, value *v, const tensor_type *t) {
   return fe_mgx_reshape(&x->m, v, t->dims, t->rank);
 }
 
-static value *pad_high(xd_op *x, value *v, int d, int64_t n) {
-  if (!v || n == 0) return v;
+/* v padded with zeros: lo[i] before and hi[i] after dimension i (none: v). */
+static value *pad_zeros(xd_op *x, value *v, const int64_t *lo, const int64_t *hi) {
+  if (!v) return NULL;
+  int r = v->type->rank;
   int64_t pad[XD_LIST] = {0};
-  pad[2 * d + 1] = n;
-  op *o = fe_op_new(x->m.p, OP_PAD, x->m.loc, &v, 1);
-  fe_set_ints(x->m.p, o, "padding", pad, 2 * v->type->rank);
-  if (elem_type_is_float(v->type->elem)) fe_set_float(x->m.p, o, "pad_const", 0, v->type->elem);
-  else fe_set_int(x->m.p, o, "pad_const", 0, v->type->elem);
   tensor_type t = *v->type;
-  t.dims[d] += n;
+  bool any = false;
+  for (int i = 0; i < r; i++) {
+    pad[2 * i] = lo[i], pad[2 * i + 1] = hi[i];
+    t.dims[i] += lo[i] + hi[i];
+    any |= lo[i] > 0 || hi[i] > 0;
+  }
+  if (!any) return v;
+  op *o = fe_op_new(x->m.p, OP_PAD, x->m.loc, &v, 1);
+  fe_set_ints(x->m.p, o, "padding", pad, 2 * r);
+  if (elem_type_is_float(t.elem)) fe_set_float(x->m.p, o, "pad_const", 0, t.elem);
+  else fe_set_int(x->m.p, o, "pad_const", 0, t.elem);
   x->m.last = fe_op_finish(x->m.p, x->m.fs, o, &t, arena_printf(x->m.p->a, "%s_%d", x->m.res, ++x->m.ntmp));
   return x->m.last;
-}
-
-/* v's dims with dimension d split into [n, s] (split) or those two merged back. */
-static value *split_dim(xd_op *x, value *v, int d, int64_t n, int64_t s) {
-  if (!v) return NULL;
-  int64_t dims[TOSAC_MAX_RANK];
-  int r = v->type->rank;
-  for (int i = 0, k = 0; i < r; i++) {
-    if (i == d) dims[k++] = n, dims[k++] = s;
-    else dims[k++] = v->type->dims[i];
-  }
-  return fe_mgx_reshape(&x->m, v, dims, r + 1);
-}
-
-static value *merge_dim(xd_op *x, value *v, int d) {
-  if (!v) return NULL;
-  int64_t dims[TOSAC_MAX_RANK];
-  int r = v->type->rank;
-  for (int i = 0, k = 0; i < r; i++) {
-    if (i == d + 1) dims[k - 1] *= v->type->dims[i];
-    else dims[k++] = v->type->dims[i];
-  }
-  return fe_mgx_reshape(&x->m, v, dims, r - 1);
-}
-
-/* Columns [c, c + w) of v split at dimension d into [n, s]. */
-static value *columns(xd_op *x, value *g, int d, int64_t c, int64_t w) {
-  if (!g) return NULL;
-  int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
-  memcpy(size, g->type->dims, sizeof size);
-  start[d + 1] = c, size[d + 1] = w;
-  return fe_mgx_slice(&x->m, g, start, size);
-}
-
-/* Dimension d of v (its elements from 0, n of them every s) with strides > 1: v padded to n * s,
- * split into [n, s], column 0 taken (views: no copy unless the padding needs one). */
-static value *take_strided(xd_op *x, value *v, int d, int64_t n, int64_t s) {
-  value *g = split_dim(x, pad_high(x, v, d, n * s - v->type->dims[d]), d, n, s);
-  return merge_dim(x, columns(x, g, d, 0, 1), d);
-}
-
-static value *slice_dim(xd_op *x, value *v, int d, int64_t o, int64_t n) {
-  if (!v) return NULL;
-  int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
-  memcpy(size, v->type->dims, sizeof size);
-  start[d] = o, size[d] = n;
-  return fe_mgx_slice(&x->m, v, start, size);
 }
 
 static value *concat(xd_op *x, value **parts, int np, int d) {
@@ -253,29 +213,88 @@ static value *concat(xd_op *x, value **parts, int np, int d) {
   return x->m.last;
 }
 
-/* The destination with the source written at off every st (sizes: the source's dims), one
- * dimension at a time: dst[:o] ++ insert(dst[o:o+e], src) ++ dst[o+e:] along each dimension in
- * turn, where a strided dimension's middle is split into [n, s] and its column 0 replaced. */
-static value *insert(xd_op *x, value *dst, value *src, const int64_t *off, const int64_t *st, int d) {
+/* The destination with the source written at off (sizes: the source's dims), one dimension at a
+ * time: dst[:o] ++ insert(dst[o:o+n], src) ++ dst[o+n:] along each dimension in turn. */
+static value *insert(xd_op *x, value *dst, value *src, const int64_t *off, int d) {
   if (!dst || !src) return NULL;
   const tensor_type *t = dst->type;
   if (d == t->rank) return src;
-  int64_t o = off[d], n = src->type->dims[d], s = n > 1 ? st[d] : 1;
-  int64_t e = s == 1 ? n : (n * s < t->dims[d] - o ? n * s : t->dims[d] - o);
-  value *parts[3], *mid = slice_dim(x, dst, d, o, e);
+  int64_t o = off[d], n = src->type->dims[d], start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
+  memcpy(size, t->dims, sizeof size);
+  value *parts[3];
   int np = 0;
-  if (o > 0) parts[np++] = slice_dim(x, dst, d, 0, o);
-  if (s == 1) {
-    mid = insert(x, mid, src, off, st, d + 1);
-  } else {
-    value *g = split_dim(x, pad_high(x, mid, d, n * s - e), d, n, s);
-    value *col = insert(x, merge_dim(x, columns(x, g, d, 0, 1), d), src, off, st, d + 1);
-    value *cols[2] = {split_dim(x, col, d, n, 1), columns(x, g, d, 1, s - 1)};
-    mid = slice_dim(x, merge_dim(x, concat(x, cols, 2, d + 1), d), d, 0, e);
+  if (o > 0) {
+    size[d] = o;
+    parts[np++] = fe_mgx_slice(&x->m, dst, start, size);
   }
-  parts[np++] = mid;
-  if (o + e < t->dims[d]) parts[np++] = slice_dim(x, dst, d, o + e, t->dims[d] - o - e);
+  start[d] = o, size[d] = n;
+  parts[np++] = insert(x, fe_mgx_slice(&x->m, dst, start, size), src, off, d + 1);
+  if (o + n < t->dims[d]) {
+    start[d] = o + n, size[d] = t->dims[d] - o - n;
+    parts[np++] = fe_mgx_slice(&x->m, dst, start, size);
+  }
   return concat(x, parts, np, d);
+}
+
+/* A strided slice (off, size, st) of a tensor of type t as a unit-stride one of it split: each
+ * dimension with a stride s > 1 (and more than one element taken) padded (hi) to a multiple of s
+ * and reshaped into [rows, s], so that its elements off + k*s are rows off/s.. of column off%s.
+ * The split shape goes to dims, the slice in it to so/ss; its rank is returned (0 after an
+ * error). */
+static int split_strided(xd_op *x, const tensor_type *t, const int64_t *off, const int64_t *size, const int64_t *st,
+                         int64_t *hi, int64_t *dims, int64_t *so, int64_t *ss) {
+  int r = t->rank, k = 0;
+  for (int i = 0; i < r; i++) k += st[i] > 1 && size[i] > 1 ? 2 : 1;
+  if (k > TOSAC_MAX_RANK)
+    return xd_error(x, "with %d strided dimensions on a rank-%d tensor is not supported (at most rank %d once each "
+                    "strided dimension is split in two)", k - r, r, TOSAC_MAX_RANK),
+           0;
+  k = 0;
+  for (int i = 0; i < r; i++) {
+    bool strided = st[i] > 1 && size[i] > 1;
+    hi[i] = strided ? (st[i] - t->dims[i] % st[i]) % st[i] : 0;
+    if (strided) {
+      dims[k] = (t->dims[i] + hi[i]) / st[i], so[k] = off[i] / st[i], ss[k++] = size[i];
+      dims[k] = st[i], so[k] = off[i] % st[i], ss[k++] = 1;
+    } else {
+      dims[k] = t->dims[i], so[k] = off[i], ss[k++] = size[i];
+    }
+  }
+  return k;
+}
+
+/* Strided insert_slice: the source spread over the destination's shape (zeros between, a pad
+ * in the split shape) and a select by the constant mask of the positions it writes. */
+static value *insert_strided(xd_op *x, value *dst, value *src, const int64_t *off, const int64_t *size,
+                             const int64_t *st) {
+  const tensor_type *t = dst->type;
+  int r = t->rank;
+  int64_t hi[XD_LIST], dims[XD_LIST], so[XD_LIST], ss[XD_LIST], lo2[XD_LIST], hi2[XD_LIST], padded[XD_LIST];
+  int64_t zero[XD_LIST] = {0};
+  int k = split_strided(x, t, off, size, st, hi, dims, so, ss);
+  if (!k) return NULL;
+  for (int i = 0; i < k; i++) lo2[i] = so[i], hi2[i] = dims[i] - so[i] - ss[i];
+  for (int i = 0; i < r; i++) padded[i] = t->dims[i] + hi[i];
+  tensor_type part = {.elem = src->type->elem, .rank = k};
+  memcpy(part.dims, ss, sizeof(int64_t) * (size_t)k);
+  value *spread = pad_zeros(x, reshape_to(x, src, &part), lo2, hi2);
+  spread = fe_mgx_slice(&x->m, fe_mgx_reshape(&x->m, spread, padded, r), zero, t->dims);
+  int64_t numel = tensor_numel(t), idx[TOSAC_MAX_RANK] = {0};
+  uint8_t *m = arena_alloc(x->m.p->a, (size_t)numel);
+  for (int64_t e = 0; e < numel; e++) { /* element e is written when each index is off + j*st, j < size */
+    bool in = true;
+    for (int i = 0; i < r && in; i++) {
+      int64_t j = idx[i] - off[i];
+      in = j >= 0 && j % st[i] == 0 && j / st[i] < size[i];
+    }
+    m[e] = in;
+    for (int i = r - 1; i >= 0 && ++idx[i] == t->dims[i]; i--) idx[i] = 0;
+  }
+  dense_data *d = arena_alloc(x->m.p->a, sizeof *d);
+  *d = (dense_data){.type = *t, .bytes = m, .nbytes = (size_t)numel};
+  d->type.elem = ET_I1;
+  value *in[3] = {xd_const(x, d), spread, dst};
+  return xd_mk(x, OP_SELECT, in, 3, t);
 }
 
 static value *l_slice(xd_op *x, bool ins) {
@@ -289,7 +308,8 @@ static value *l_slice(xd_op *x, bool ins) {
     return NULL;
   bool strided = false;
   for (int i = 0; i < r; i++) {
-    if (st[i] < 1) return xd_error(x, "with stride %lld is not supported (strides are positive)", (long long)st[i]), NULL;
+    if (st[i] < 1)
+      return xd_error(x, "with stride %lld is not supported (strides are positive)", (long long)st[i]), NULL;
     int64_t span = size[i] > 0 ? (size[i] - 1) * st[i] + 1 : 0;
     if (off[i] < 0 || size[i] < 0 || off[i] + span > dst->type->dims[i])
       return xd_error(x, "dimension %d: offset %lld, size %lld and stride %lld are outside 0..%lld", i,
@@ -297,20 +317,15 @@ static value *l_slice(xd_op *x, bool ins) {
              NULL;
     strided |= st[i] > 1 && size[i] > 1;
   }
-  if (strided && r == TOSAC_MAX_RANK)
-    return xd_error(x, "with strides on a rank-%d tensor is not supported (at most rank %d)", r, TOSAC_MAX_RANK - 1),
-           NULL;
   tensor_type full = {.elem = src->type->elem, .rank = r};
   memcpy(full.dims, size, sizeof(int64_t) * (size_t)r);
-  if (ins) return insert(x, dst, reshape_to(x, src, &full), off, st, 0);
-  int64_t ext[XD_LIST];
-  for (int i = 0; i < r; i++) /* the span of the elements taken, up to n * s where it fits */
-    ext[i] = st[i] == 1 || size[i] <= 1 ? size[i] : size[i] * st[i] < src->type->dims[i] - off[i] ? size[i] * st[i]
-                                                                                                    : src->type->dims[i] - off[i];
-  value *v = fe_mgx_slice(&x->m, src, off, ext);
-  for (int i = 0; i < r; i++)
-    if (ext[i] != size[i]) v = take_strided(x, v, i, size[i], st[i]);
-  return reshape_to(x, v, x->has_out ? &x->out_t : &full);
+  if (ins && !strided) return insert(x, dst, reshape_to(x, src, &full), off, 0);
+  if (ins) return insert_strided(x, dst, reshape_to(x, src, &full), off, size, st);
+  int64_t hi[XD_LIST], dims[XD_LIST], so[XD_LIST], ss[XD_LIST], zero[XD_LIST] = {0};
+  int k = split_strided(x, src->type, off, size, st, hi, dims, so, ss);
+  if (!k) return NULL;
+  value *g = fe_mgx_reshape(&x->m, pad_zeros(x, src, zero, hi), dims, k);
+  return reshape_to(x, fe_mgx_slice(&x->m, g, so, ss), x->has_out ? &x->out_t : &full);
 }
 
 static value *l_pad(xd_op *x, double v) {
