@@ -137,8 +137,9 @@ value *xd_new_scalar(xd_op *x, dense_data *d) {
   *v = (value){.id = FE_SCALAR_ID, .type = type_intern(p->a, &d->type), .loc = x->m.loc};
   v->def = arena_alloc(p->a, sizeof *v->def);
   *v->def = (op){.kind = OP_ARITH_CONST, .loc = x->m.loc};
-  attr a = {.name = "value", .kind = ATTR_DENSE, .dense = d, .loc = x->m.loc, .type_elem = d->type.elem};
-  op_set_attrs(p->a, v->def, &a, 1);
+  attr *a = arena_alloc(p->a, sizeof *a); /* the op keeps the pointer */
+  *a = (attr){.name = "value", .kind = ATTR_DENSE, .dense = d, .loc = x->m.loc, .type_elem = d->type.elem};
+  op_set_attrs(p->a, v->def, a, 1);
   return v;
 }
 
