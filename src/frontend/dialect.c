@@ -328,8 +328,8 @@ static bool read_op(fe_parser *p, fe_scope *fs, xd_body *b, const fe_token *resu
     if (!known)
       fe_error(p, x.m.loc, "operation '%s' is not supported: of the %s dialect tosac reads %s (docs/ops.md, "
                "\"Exporters' dialects\")", x.m.opname, x.dialect,
-               !strcmp(x.dialect, "tensor")   ? "extract_slice, insert_slice, expand_shape, collapse_shape, empty, cast, "
-                                                "concat, pad, reshape, bitcast, splat, from_elements"
+               !strcmp(x.dialect, "tensor")   ? "extract_slice, insert_slice, extract, expand_shape, collapse_shape, "
+                                                "empty, cast, concat, pad, reshape, bitcast, splat, from_elements"
                : !strcmp(x.dialect, "linalg") ? "matmul, batch_matmul, matmul_transpose_a/b, batch_matmul_transpose_a/b, "
                                                 "fill, softmax, transpose, broadcast, reduce, map, elementwise, generic, "
                                                 "index, yield"
