@@ -1,7 +1,7 @@
 /* dialect_arith.c: arith and math ops on tensors (and on the scalars of linalg bodies, which stand
- * for tensors over the iteration space) as the TOSA elementwise ops they compute, so they fuse
- * as TOSA's do. fastmath flags are read and do not change the result (tosac's elementwise code
- * is the same with or without them). */
+ * for tensors over the iteration space, and on scalars outside them, which are rank-0 tensors)
+ * as the TOSA elementwise ops they compute, so they fuse as TOSA's do. fastmath flags are read and
+ * do not change the result (tosac's elementwise code is the same with or without them). */
 #include "frontend/dialect.h"
 
 #include <string.h>
@@ -83,7 +83,8 @@ static const pred *find_pred(xd_op *x, bool fl) {
   if (x->generic) xd_error(x, "predicate %lld is not supported", a && a->kind == ATTR_INT ? (long long)a->i : -1LL);
   else
     fe_error(x->m.p, fe_loc(x->m.p, x->word), "'%s' predicate '%.*s' is not supported (tosac reads %s)", x->m.opname,
-             x->word.n, x->word.p, fl ? "false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true" : "eq ne slt sle sgt sge");
+             x->word.n, x->word.p,
+             fl ? "false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true" : "eq ne slt sle sgt sge");
   return NULL;
 }
 
@@ -212,7 +213,8 @@ static value *lower(xd_op *x, const arith_def *d) {
     if (a[0]->type->elem != ET_I1) return xd_error(x, "condition must be i1"), NULL;
     if (!tensor_broadcast_shape(a[1]->type, a[2]->type, &t)) return xd_error(x, "operands do not have one shape"), NULL;
     if (a[0]->type->rank == 0 && t.rank > 0) a[0] = xd_reshape_ones(x, a[0], t.rank); /* one i1 picks whole tensors */
-    if (!a[0] || !tensor_broadcast_shape(&t, a[0]->type, &t)) return xd_error(x, "operands do not have one shape"), NULL;
+    if (!a[0] || !tensor_broadcast_shape(&t, a[0]->type, &t))
+      return xd_error(x, "operands do not have one shape"), NULL;
     t.elem = a[1]->type->elem;
     return xd_mk(x, OP_SELECT, a, 3, &t);
   }

@@ -1,8 +1,11 @@
 /* dialect_tensor.c: tensor ops on static shapes as TOSA data movement: extract_slice is
- * tosa.slice (+ reshape when it drops dimensions), insert_slice is slices of the destination
- * concatenated around the source, expand_shape / collapse_shape / reshape / cast are
- * tosa.reshape (or nothing), concat is tosa.concat, pad is tosa.pad with the yielded constant,
- * empty is a zero constant (its contents are undefined; every use overwrites or ignores them). */
+ * tosa.slice (+ reshape when it drops dimensions; strides > 1 slice a view in which each strided
+ * dimension is split into [rows, stride]), insert_slice is slices of the destination
+ * concatenated around the source (strided: the source spread by a pad and selected in),
+ * expand_shape / collapse_shape / reshape / cast are tosa.reshape (or nothing), concat is
+ * tosa.concat, pad is tosa.pad with the yielded constant, empty is a zero constant (its contents
+ * are undefined; every use overwrites or ignores them), extract is a scalar (a constant's element,
+ * or a one-element slice), from_elements / splat of computed scalars are concat / broadcast. */
 #include "frontend/dialect.h"
 
 #include <stdlib.h>
@@ -75,7 +78,8 @@ static bool custom_syntax(xd_op *x) {
   if (!strcmp(op, "from_elements") || !strcmp(op, "splat")) {
     if (!xd_parse_operands(x)) return false;
     if (x->m.p->tok.kind == T_LBRACKET)
-      return fe_error(p, fe_loc(p, p->tok), "tensor.splat with dynamic sizes is not supported (give a static tensor type)");
+      return fe_error(p, fe_loc(p, p->tok),
+                      "tensor.splat with dynamic sizes is not supported (give a static tensor type)");
     return xd_parse_tail(x);
   }
   if (!operand(x)) return false;
@@ -414,8 +418,8 @@ static value *l_build(xd_op *x, bool splat) {
   int64_t numel = tensor_numel(t);
   if (x->nin == 0) return xd_error(x, "needs operands"), NULL;
   if (splat ? x->nin != 1 : numel != x->nin)
-    return xd_error(x, "has %d operand%s for %lld element%s", x->nin, x->nin == 1 ? "" : "s", (long long)(splat ? 1 : numel),
-                    (splat ? 1 : numel) == 1 ? "" : "s"),
+    return xd_error(x, "has %d operand%s for %lld element%s", x->nin, x->nin == 1 ? "" : "s",
+                    (long long)(splat ? 1 : numel), (splat ? 1 : numel) == 1 ? "" : "s"),
            NULL;
   bool constant = true;
   for (int i = 0; i < x->nin; i++) {
@@ -431,20 +435,20 @@ static value *l_build(xd_op *x, bool splat) {
     }
     constant &= v->id == FE_SCALAR_ID;
   }
+  if (constant) { /* one dense constant */
+    size_t eb = (size_t)elem_type_bytes(t->elem);
+    uint8_t *b = arena_alloc(x->m.p->a, eb * (size_t)x->nin);
+    for (int i = 0; i < x->nin; i++) memcpy(b + eb * (size_t)i, op_attrs(x->in[i]->def)[0].dense->bytes, eb);
+    dense_data *d = arena_alloc(x->m.p->a, sizeof *d);
+    *d = (dense_data){.type = *t, .bytes = b, .nbytes = eb * (size_t)x->nin, .splat = splat || numel == 1};
+    return xd_const(x, d);
+  }
   value *parts[XD_MAX_IN];
   for (int i = 0; i < x->nin; i++) {
     value *v = x->in[i];
     parts[i] = v->id == FE_SCALAR_ID ? xd_scalar_tensor(x, v, 1) : xd_reshape_ones(x, v, 1);
   }
   if (splat) return fe_mgx_broadcast(&x->m, xd_reshape_ones(x, parts[0], t->rank), t);
-  if (constant) { /* one dense constant */
-    size_t eb = (size_t)elem_type_bytes(t->elem);
-    uint8_t *b = arena_alloc(x->m.p->a, eb * (size_t)numel);
-    for (int i = 0; i < x->nin; i++) memcpy(b + eb * (size_t)i, xd_const_of(parts[i])->bytes, eb);
-    dense_data *d = arena_alloc(x->m.p->a, sizeof *d);
-    *d = (dense_data){.type = *t, .bytes = b, .nbytes = eb * (size_t)numel, .splat = numel == 1};
-    return xd_const(x, d);
-  }
   return reshape_to(x, concat(x, parts, x->nin, 0), t);
 }
 

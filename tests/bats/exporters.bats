@@ -127,7 +127,7 @@ func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
 }
 G
   run kernels sp.mlir gfx90a
-  assert_output "3 slice elementwise elementwise"
+  assert_output "3 data elementwise elementwise"
   oracle sp.mlir --seed=4
   # tensor.extract of a constant is a constant, and so is a bitcast of one (1.5f = 0x3fc00000)
   cat > c.mlir <<'G'
@@ -145,6 +145,12 @@ G
   assert_success
   assert_line --partial '"tosa.const"() <{values = dense<2.50000000e+00> : tensor<2x3xf32>}>'
   assert_line --partial '"tosa.const"() <{values = dense<[1069547520, 1075838976]> : tensor<2xi32>}>'
+  # the generic form of from_elements / splat of constants folds the same way
+  mlir-opt-22 --mlir-print-op-generic c.mlir > cg.mlir
+  grep -q '"tensor.splat"' cg.mlir
+  run "$TOSAC" cg.mlir --emit=tosa -O0 -o -
+  assert_success
+  assert_line --partial '"tosa.const"() <{values = dense<2.50000000e+00> : tensor<2x3xf32>}>'
 }
 
 @test "strided extract_slice / insert_slice: 7 targets, oracle; a stride that divides its dimension is one slice kernel" {
@@ -156,7 +162,7 @@ func.func @main(%a: tensor<8x12xf32>) -> tensor<3x4xf32> {
 }
 G
   run kernels st.mlir gfx90a
-  assert_output "1 slice"
+  assert_output "1 data"
   oracle st.mlir --seed=2
 }
 
