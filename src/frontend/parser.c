@@ -581,7 +581,7 @@ static bool builds_from_computed(fe_parser *p, fn_state *fs) {
   lx.d = &quiet;
   for (fe_token t = fe_lex(&lx); t.kind == T_VALUE; t = fe_lex(&lx)) {
     const value *v = vt_find(fs, t.p + 1, t.n - 1);
-    if (v && v->id >= 0) return true;
+    if (v && v->id >= 0 && v->type->rank == 0) return true; /* a tensor is refused below, as upstream does */
     if (fe_lex(&lx).kind != T_COMMA) break;
   }
   return false;
