@@ -94,23 +94,77 @@ value *xd_splat(xd_op *x, const tensor_type *t, double v) {
 }
 
 value *xd_scalar_tensor(xd_op *x, value *s, int rank) {
+  const dense_data *c = op_attrs(s->def)[0].dense;
+  tensor_type t = {.elem = c->type.elem, .rank = rank};
+  for (int i = 0; i < rank; i++) t.dims[i] = 1;
+  if (t.elem == ET_INDEX) { /* index is i32 in the graph */
+    t.elem = ET_I32;
+    return xd_splat(x, &t, (double)fe_dense_int(c, 0));
+  }
   dense_data *dd = arena_alloc(x->m.p->a, sizeof *dd);
-  *dd = *op_attrs(s->def)[0].dense;
-  dd->type.rank = rank;
-  for (int i = 0; i < rank; i++) dd->type.dims[i] = 1;
+  *dd = *c;
+  dd->type = t;
   dd->splat = true;
   return xd_const(x, dd);
+}
+
+value *xd_reshape_ones(xd_op *x, value *v, int rank) {
+  int64_t ones[TOSAC_MAX_RANK];
+  for (int i = 0; i < TOSAC_MAX_RANK; i++) ones[i] = 1;
+  return v ? fe_mgx_reshape(&x->m, v, ones, rank) : NULL;
 }
 
 value *xd_operand(xd_op *x, int i) {
   value *v = x->in[i];
   if (!v || v->id == -1) return NULL;
+  if (x->body) {
+    if (v->id == FE_SCALAR_ID) return xd_scalar_tensor(x, v, x->body->space.rank);
+    if (v->type->rank == 0 && x->body->space.rank > 0) /* a scalar computed outside the body */
+      return xd_reshape_ones(x, v, x->body->space.rank);
+    return v;
+  }
   if (v->id != FE_SCALAR_ID) return v;
-  if (x->body) return xd_scalar_tensor(x, v, x->body->space.rank);
-  fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "'%s' on the scalar '%.*s' is not supported: tosac computes on "
-           "tensors (scalars are read by tensor.from_elements, tensor.splat, linalg.fill and in linalg bodies)",
-           x->m.opname, x->in_tok[i].n, x->in_tok[i].p);
+  if (!strcmp(x->dialect, "arith") || !strcmp(x->dialect, "math")) return xd_scalar_tensor(x, v, 0);
+  fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "'%s' on the scalar '%.*s' is not supported: it takes a tensor "
+           "(scalars are read by arith and math ops, tensor.from_elements, tensor.splat, linalg.fill and in linalg "
+           "bodies)", x->m.opname, x->in_tok[i].n, x->in_tok[i].p);
   return NULL;
+}
+
+value *xd_new_scalar(xd_op *x, dense_data *d) {
+  fe_parser *p = x->m.p;
+  value *v = arena_alloc(p->a, sizeof *v);
+  *v = (value){.id = FE_SCALAR_ID, .type = type_intern(p->a, &d->type), .loc = x->m.loc};
+  v->def = arena_alloc(p->a, sizeof *v->def);
+  *v->def = (op){.kind = OP_ARITH_CONST, .loc = x->m.loc};
+  attr *a = arena_alloc(p->a, sizeof *a); /* the op keeps the pointer */
+  *a = (attr){.name = "value", .kind = ATTR_DENSE, .dense = d, .loc = x->m.loc, .type_elem = d->type.elem};
+  op_set_attrs(p->a, v->def, a, 1);
+  return v;
+}
+
+const dense_data *xd_const_of(const value *v) {
+  if (!v || v->id < 0 || !v->def || (v->def->kind != OP_CONST && v->def->kind != OP_ARITH_CONST)) return NULL;
+  const attr *a = op_attr(v->def, "values");
+  if (!a) a = op_attr(v->def, "value");
+  return a && a->kind == ATTR_DENSE ? a->dense : NULL;
+}
+
+value *xd_bitcast(xd_op *x, value *a, elem_type to) {
+  if (!a) return NULL;
+  elem_type from = a->type->elem;
+  if (to == from) return a;
+  if (elem_type_bits(to) != elem_type_bits(from))
+    return xd_error(x, "from %s to %s: the widths differ", elem_type_name(from), elem_type_name(to)), NULL;
+  const dense_data *c = xd_const_of(a);
+  if (!c)
+    return xd_error(x, "from %s to %s of a computed tensor is not supported (tosac has no op that reinterprets bits; "
+                    "a constant's bits are read)", elem_type_name(from), elem_type_name(to)),
+           NULL;
+  dense_data *d = arena_alloc(x->m.p->a, sizeof *d);
+  *d = *c;
+  d->type.elem = to;
+  return xd_const(x, d);
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -274,8 +328,8 @@ static bool read_op(fe_parser *p, fe_scope *fs, xd_body *b, const fe_token *resu
     if (!known)
       fe_error(p, x.m.loc, "operation '%s' is not supported: of the %s dialect tosac reads %s (docs/ops.md, "
                "\"Exporters' dialects\")", x.m.opname, x.dialect,
-               !strcmp(x.dialect, "tensor")   ? "extract_slice, insert_slice, expand_shape, collapse_shape, empty, cast, "
-                                                "concat, pad, reshape, bitcast, splat, from_elements"
+               !strcmp(x.dialect, "tensor")   ? "extract_slice, insert_slice, extract, expand_shape, collapse_shape, "
+                                                "empty, cast, concat, pad, reshape, bitcast, splat, from_elements"
                : !strcmp(x.dialect, "linalg") ? "matmul, batch_matmul, matmul_transpose_a/b, batch_matmul_transpose_a/b, "
                                                 "fill, softmax, transpose, broadcast, reduce, map, elementwise, generic, "
                                                 "index, yield"

@@ -53,9 +53,20 @@ value *xd_splat(xd_op *x, const tensor_type *t, double v);
 value *xd_const(xd_op *x, dense_data *d);
 /* A scalar constant (FE_SCALAR_ID) as a tensor of rank `rank` and all dimensions 1. */
 value *xd_scalar_tensor(xd_op *x, value *s, int rank);
-/* Operand i as a tensor: a scalar constant read in a linalg body becomes one of the iteration
- * space's rank; elsewhere a scalar is refused. NULL after an error. */
+/* Operand i as a tensor. A scalar is a tensor with one element: in a linalg body one of the
+ * iteration space's rank (a scalar constant, or one computed outside the body), in arith and math
+ * ops outside bodies one of rank 0; tensor and linalg ops refuse a scalar. NULL after an error. */
 value *xd_operand(xd_op *x, int i);
+/* v reshaped to rank `rank`, every dimension 1 (v has one element). */
+value *xd_reshape_ones(xd_op *x, value *v, int rank);
+/* A scalar constant (FE_SCALAR_ID, outside the graph) holding d (rank 0), as arith.constant
+ * 0.5 : f32 defines one. */
+value *xd_new_scalar(xd_op *x, dense_data *d);
+/* The dense constant v is (a tosa.const or arith.constant in the graph), or NULL. */
+const dense_data *xd_const_of(const value *v);
+/* bitcast to a type of the same width: a constant's bytes read as `to`; tosac has no op that
+ * reinterprets a computed tensor's bits (refused). */
+value *xd_bitcast(xd_op *x, value *a, elem_type to);
 const attr *xd_attr(const xd_op *x, const char *name);
 /* An integer list attribute of exactly n entries (n < 0: any count, *count set). */
 bool xd_ints(xd_op *x, const char *name, int64_t *out, int n, int *count);

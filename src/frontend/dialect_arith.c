@@ -1,7 +1,7 @@
 /* dialect_arith.c: arith and math ops on tensors (and on the scalars of linalg bodies, which stand
- * for tensors over the iteration space) as the TOSA elementwise ops they compute, so they fuse
- * as TOSA's do. fastmath flags are read and do not change the result (tosac's elementwise code
- * is the same with or without them). */
+ * for tensors over the iteration space, and on scalars outside them, which are rank-0 tensors)
+ * as the TOSA elementwise ops they compute, so they fuse as TOSA's do. fastmath flags are read and
+ * do not change the result (tosac's elementwise code is the same with or without them). */
 #include "frontend/dialect.h"
 
 #include <string.h>
@@ -31,7 +31,8 @@ static const arith_def defs[] = {
     {"arith.extf", A_CAST, OP_CAST, OP_COUNT},      {"arith.truncf", A_CAST, OP_CAST, OP_COUNT},
     {"arith.sitofp", A_CAST, OP_CAST, OP_COUNT},    {"arith.fptosi", A_CAST, OP_CAST, OP_COUNT},
     {"arith.extsi", A_CAST, OP_CAST, OP_COUNT},     {"arith.trunci", A_CAST, OP_CAST, OP_COUNT},
-    {"arith.extui", A_CAST, OP_CAST, OP_COUNT},     {"arith.index_cast", A_INDEX_CAST, OP_CAST, OP_COUNT},
+    {"arith.extui", A_CAST, OP_CAST, OP_COUNT},     {"arith.uitofp", A_CAST, OP_CAST, OP_COUNT},
+    {"arith.index_cast", A_INDEX_CAST, OP_CAST, OP_COUNT},
     {"arith.bitcast", A_BITCAST, OP_COUNT, OP_COUNT}, {"arith.constant", A_CONST, OP_COUNT, OP_COUNT},
     {"math.absf", A_UN, OP_ABS, OP_COUNT},          {"math.absi", A_UN, OP_ABS, OP_COUNT},
     {"math.exp", A_UN, OP_EXP, OP_COUNT},           {"math.log", A_UN, OP_LOG, OP_COUNT},
@@ -43,26 +44,31 @@ static const arith_def defs[] = {
 };
 
 /* cmpf / cmpi predicates: the TOSA comparison, whether the operands swap, whether it is negated.
- * Ordered and unordered forms are one here (tosac's comparisons on NaN follow TOSA). `value` is
- * the predicate's number in the generic form. */
+ * TOSA's float comparisons are ordered (false on NaN), so an unordered predicate is the negation
+ * of the opposite ordered one (ugt = !ole); `one` is a > b or b > a, `ord` is a == a and b == b.
+ * `value` is the predicate's number in the generic form. */
+enum { P_CMP, P_ONE, P_ORD, P_FALSE };
 typedef struct pred {
   const char *name;
   int value;
   op_kind kind;
   bool swap, negate;
+  int how;
 } pred;
 static const pred fpreds[] = {
-    {"oeq", 1, OP_EQUAL, false, false},         {"ogt", 2, OP_GREATER, false, false},
-    {"oge", 3, OP_GREATER_EQUAL, false, false}, {"olt", 4, OP_GREATER, true, false},
-    {"ole", 5, OP_GREATER_EQUAL, true, false},  {"one", 6, OP_EQUAL, false, true},
-    {"ueq", 8, OP_EQUAL, false, false},         {"ugt", 9, OP_GREATER, false, false},
-    {"uge", 10, OP_GREATER_EQUAL, false, false}, {"ult", 11, OP_GREATER, true, false},
-    {"ule", 12, OP_GREATER_EQUAL, true, false}, {"une", 13, OP_EQUAL, false, true},
+    {"false", 0, OP_COUNT, false, false, P_FALSE},       {"oeq", 1, OP_EQUAL, false, false, P_CMP},
+    {"ogt", 2, OP_GREATER, false, false, P_CMP},         {"oge", 3, OP_GREATER_EQUAL, false, false, P_CMP},
+    {"olt", 4, OP_GREATER, true, false, P_CMP},          {"ole", 5, OP_GREATER_EQUAL, true, false, P_CMP},
+    {"one", 6, OP_COUNT, false, false, P_ONE},           {"ord", 7, OP_COUNT, false, false, P_ORD},
+    {"ueq", 8, OP_COUNT, false, true, P_ONE},            {"ugt", 9, OP_GREATER_EQUAL, true, true, P_CMP},
+    {"uge", 10, OP_GREATER, true, true, P_CMP},          {"ult", 11, OP_GREATER_EQUAL, false, true, P_CMP},
+    {"ule", 12, OP_GREATER, false, true, P_CMP},         {"une", 13, OP_EQUAL, false, true, P_CMP},
+    {"uno", 14, OP_COUNT, false, true, P_ORD},           {"true", 15, OP_COUNT, false, true, P_FALSE},
 };
 static const pred ipreds[] = {
-    {"eq", 0, OP_EQUAL, false, false},          {"ne", 1, OP_EQUAL, false, true},
-    {"slt", 2, OP_GREATER, true, false},        {"sle", 3, OP_GREATER_EQUAL, true, false},
-    {"sgt", 4, OP_GREATER, false, false},       {"sge", 5, OP_GREATER_EQUAL, false, false},
+    {"eq", 0, OP_EQUAL, false, false, P_CMP},   {"ne", 1, OP_EQUAL, false, true, P_CMP},
+    {"slt", 2, OP_GREATER, true, false, P_CMP}, {"sle", 3, OP_GREATER_EQUAL, true, false, P_CMP},
+    {"sgt", 4, OP_GREATER, false, false, P_CMP}, {"sge", 5, OP_GREATER_EQUAL, false, false, P_CMP},
 };
 
 static const pred *find_pred(xd_op *x, bool fl) {
@@ -77,7 +83,8 @@ static const pred *find_pred(xd_op *x, bool fl) {
   if (x->generic) xd_error(x, "predicate %lld is not supported", a && a->kind == ATTR_INT ? (long long)a->i : -1LL);
   else
     fe_error(x->m.p, fe_loc(x->m.p, x->word), "'%s' predicate '%.*s' is not supported (tosac reads %s)", x->m.opname,
-             x->word.n, x->word.p, fl ? "oeq ogt oge olt ole one ueq ugt uge ult ule une" : "eq ne slt sle sgt sge");
+             x->word.n, x->word.p,
+             fl ? "false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true" : "eq ne slt sle sgt sge");
   return NULL;
 }
 
@@ -124,8 +131,10 @@ static bool check_operands(xd_op *x, int first) {
   for (int i = first; i < x->nin && x->nint > 0; i++) {
     const tensor_type *t = x->nint == x->nin ? &x->in_t[i] : &x->in_t[x->nint - 1];
     const value *v = x->in[i];
-    if (!v || v->id < 0) continue;
-    bool same = x->body ? v->type->elem == t->elem : tensor_type_equal(v->type, t);
+    if (!v || v->id == -1) continue;
+    tensor_type vt = *v->type;
+    if (vt.elem == ET_INDEX) vt.elem = ET_I32; /* an index constant: i32 in the graph */
+    bool same = x->body ? vt.elem == t->elem : tensor_type_equal(&vt, t);
     if (!same)
       return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "operand %d of '%s' is declared as %s, but '%.*s' has "
                       "type %s", i, x->m.opname, x->body ? elem_type_name(t->elem) : fe_type_str(t, s1, sizeof s1),
@@ -134,10 +143,29 @@ static bool check_operands(xd_op *x, int first) {
   return true;
 }
 
+/* extui / uitofp: the integer read as unsigned. i1 casts give 0 or 1 already; i8 and i16 are
+ * sign-extended to i32 and masked to their width (then converted); a ui32 does not fit tosac's
+ * i32 arithmetic. */
+static value *zero_extend(xd_op *x, value *a, elem_type to) {
+  elem_type from = a->type->elem;
+  if (from == ET_I1) return xd_cast(x, a, to);
+  if (from != ET_I8 && from != ET_I16)
+    return xd_error(x, "of %s is not supported (tosac reads unsigned i1, i8 and i16; its integers are signed i32)",
+                    elem_type_name(from)),
+           NULL;
+  if (elem_type_is_int(to) && elem_type_bits(to) <= elem_type_bits(from))
+    return xd_error(x, "from %s to %s does not widen", elem_type_name(from), elem_type_name(to)), NULL;
+  value *w = xd_cast(x, a, ET_I32);
+  tensor_type mt = {.elem = ET_I32, .rank = a->type->rank};
+  for (int i = 0; i < mt.rank; i++) mt.dims[i] = 1;
+  value *u = xd_binary(x, OP_BITWISE_AND, w, xd_splat(x, &mt, from == ET_I8 ? 0xff : 0xffff));
+  return xd_cast(x, u, to);
+}
+
 static value *lower(xd_op *x, const arith_def *d) {
   int want = d->how == A_SELECT ? 3 : d->how == A_BIN || d->how == A_DIV || d->how == A_CMPF || d->how == A_CMPI ? 2 : 1;
   if (x->nin != want) return xd_error(x, "expects %d operand%s, found %d", want, want == 1 ? "" : "s", x->nin), NULL;
-  if (!check_operands(x, d->how == A_SELECT && x->nint == 2 ? 1 : 0)) return NULL;
+  if (!check_operands(x, d->how == A_SELECT ? 1 : 0)) return NULL;
   value *a[3] = {NULL};
   for (int i = 0; i < want; i++)
     if (!(a[i] = xd_operand(x, i))) return NULL;
@@ -165,28 +193,38 @@ static value *lower(xd_op *x, const arith_def *d) {
   case A_CMPI: {
     const pred *pr = find_pred(x, d->how == A_CMPF);
     if (!pr) return NULL;
-    value *c = pr->swap ? xd_binary(x, pr->kind, a[1], a[0]) : xd_binary(x, pr->kind, a[0], a[1]);
+    value *c = NULL;
+    if (pr->how == P_CMP) {
+      c = pr->swap ? xd_binary(x, pr->kind, a[1], a[0]) : xd_binary(x, pr->kind, a[0], a[1]);
+    } else if (pr->how == P_ONE) {
+      c = xd_binary(x, OP_LOGICAL_OR, xd_binary(x, OP_GREATER, a[0], a[1]), xd_binary(x, OP_GREATER, a[1], a[0]));
+    } else if (pr->how == P_ORD) {
+      c = xd_binary(x, OP_LOGICAL_AND, xd_binary(x, OP_EQUAL, a[0], a[0]), xd_binary(x, OP_EQUAL, a[1], a[1]));
+    } else { /* false, true: the comparison's shape */
+      tensor_type t;
+      if (!tensor_broadcast_shape(a[0]->type, a[1]->type, &t)) return xd_binary(x, OP_EQUAL, a[0], a[1]);
+      t.elem = ET_I1;
+      c = xd_splat(x, &t, 0);
+    }
     return pr->negate ? xd_unary(x, OP_LOGICAL_NOT, c) : c;
   }
   case A_SELECT: {
     tensor_type t;
-    if (!tensor_broadcast_shape(a[1]->type, a[2]->type, &t) || !tensor_broadcast_shape(&t, a[0]->type, &t))
+    if (a[0]->type->elem != ET_I1) return xd_error(x, "condition must be i1"), NULL;
+    if (!tensor_broadcast_shape(a[1]->type, a[2]->type, &t)) return xd_error(x, "operands do not have one shape"), NULL;
+    if (a[0]->type->rank == 0 && t.rank > 0) a[0] = xd_reshape_ones(x, a[0], t.rank); /* one i1 picks whole tensors */
+    if (!a[0] || !tensor_broadcast_shape(&t, a[0]->type, &t))
       return xd_error(x, "operands do not have one shape"), NULL;
     t.elem = a[1]->type->elem;
     return xd_mk(x, OP_SELECT, a, 3, &t);
   }
   case A_INDEX_CAST: /* index is i32 in the graph: casts between index, i32 and narrower integers */
   case A_CAST:
-    if (!strcmp(x->op, "extui") && et != ET_I1)
-      return xd_error(x, "of %s is not supported (tosac's casts sign-extend; extui of i1 is read)", elem_type_name(et)), NULL;
     if (x->out_t.elem == ET_I64 || et == ET_I64)
       return xd_error(x, "to or from i64 is not supported (tosac computes integers up to i32)"), NULL;
+    if (!strcmp(x->op, "extui") || !strcmp(x->op, "uitofp")) return zero_extend(x, a[0], x->out_t.elem);
     return xd_cast(x, a[0], x->out_t.elem);
-  case A_BITCAST:
-    if (x->out_t.elem == et) return a[0];
-    return xd_error(x, "from %s to %s is not supported (only to the same type)", elem_type_name(et),
-                    elem_type_name(x->out_t.elem)),
-           NULL;
+  case A_BITCAST: return xd_bitcast(x, a[0], x->out_t.elem);
   }
   return NULL;
 }

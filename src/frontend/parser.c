@@ -572,6 +572,21 @@ static bool generic_scalar(fe_parser *p, op_syntax *s) {
   return true;
 }
 
+/* Whether tensor.from_elements / tensor.splat (the current token) reads a scalar computed in the
+ * graph: dialect_tensor.c then builds the tensor from it; of constants only it folds into a
+ * constant here (scalar.c). A look ahead over the operand names on a copy of the lexer. */
+static bool builds_from_computed(fe_parser *p, fn_state *fs) {
+  diag_sink quiet = {.errors = 1 << 20, .max_errors = 1}; /* a bad token is reported when it is read */
+  fe_lexer lx = p->lx;
+  lx.d = &quiet;
+  for (fe_token t = fe_lex(&lx); t.kind == T_VALUE; t = fe_lex(&lx)) {
+    const value *v = vt_find(fs, t.p + 1, t.n - 1);
+    if (v && v->id >= 0 && v->type->rank == 0) return true; /* a tensor is refused below, as upstream does */
+    if (fe_lex(&lx).kind != T_COMMA) break;
+  }
+  return false;
+}
+
 /* Everything after the op name: operands, properties, attributes, `: type`, loc. */
 static bool parse_op_syntax(fe_parser *p, fn_state *fs, op_syntax *s, op_kind kind) {
   bool generic = s->name.kind == T_STRING;
@@ -789,7 +804,8 @@ static bool parse_op(fe_parser *p, fn_state *fs, bool *done) {
   }
   op_kind kind = op_lookup(nm, (size_t)nlen);
   if (s.name.kind == T_IDENT && ((nlen == 20 && !memcmp(nm, "tensor.from_elements", 20)) ||
-                                 (nlen == 12 && !memcmp(nm, "tensor.splat", 12)))) {
+                                 (nlen == 12 && !memcmp(nm, "tensor.splat", 12))) &&
+      !builds_from_computed(p, fs)) {
     kind = OP_ARITH_CONST; /* of scalars: folded into a constant (scalar.c) */
     s.build = nlen == 20 ? 1 : 2;
   }

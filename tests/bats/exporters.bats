@@ -112,29 +112,107 @@ kernels() {
   oracle mixed.mlir --seed=2
 }
 
+@test "scalars outside linalg bodies (tensor.extract, scalar arith/math, splat/from_elements of computed scalars): 7 targets, oracle" {
+  family scalar 1 2 3
+  # a splat of a computed scalar is a broadcast its consumer's kernel reads (no copy of the splat)
+  cat > sp.mlir <<'G'
+func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %i = arith.constant 1 : index
+  %j = arith.constant 5 : index
+  %s = tensor.extract %a[%i, %j] : tensor<4x8xf32>
+  %e = math.exp %s : f32
+  %sp = tensor.splat %e : tensor<4x8xf32>
+  %r = arith.mulf %b, %sp : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+G
+  run kernels sp.mlir gfx90a
+  assert_output "3 data elementwise elementwise"
+  oracle sp.mlir --seed=4
+  # tensor.extract of a constant is a constant, and so is a bitcast of one (1.5f = 0x3fc00000)
+  cat > c.mlir <<'G'
+func.func @main() -> (tensor<2x3xf32>, tensor<2xi32>) {
+  %c = arith.constant dense<[1.5, 2.5]> : tensor<2xf32>
+  %k = arith.constant 1 : index
+  %s = tensor.extract %c[%k] : tensor<2xf32>
+  %t = tensor.splat %s : tensor<2x3xf32>
+  %b = tensor.bitcast %c : tensor<2xf32> to tensor<2xi32>
+  return %t, %b : tensor<2x3xf32>, tensor<2xi32>
+}
+G
+  mlir-opt-22 c.mlir > /dev/null
+  run "$TOSAC" c.mlir --emit=tosa -O0 -o -
+  assert_success
+  assert_line --partial '"tosa.const"() <{values = dense<2.50000000e+00> : tensor<2x3xf32>}>'
+  assert_line --partial '"tosa.const"() <{values = dense<[1069547520, 1075838976]> : tensor<2xi32>}>'
+  # the generic form of from_elements / splat of constants folds the same way
+  mlir-opt-22 --mlir-print-op-generic c.mlir > cg.mlir
+  grep -q '"tensor.splat"' cg.mlir
+  run "$TOSAC" cg.mlir --emit=tosa -O0 -o -
+  assert_success
+  assert_line --partial '"tosa.const"() <{values = dense<2.50000000e+00> : tensor<2x3xf32>}>'
+}
+
+@test "strided extract_slice / insert_slice: 7 targets, oracle; a stride that divides its dimension is one slice kernel" {
+  family strided 1 2 3
+  cat > st.mlir <<'G'
+func.func @main(%a: tensor<8x12xf32>) -> tensor<3x4xf32> {
+  %s = tensor.extract_slice %a[2, 1] [3, 4] [2, 3] : tensor<8x12xf32> to tensor<3x4xf32>
+  return %s : tensor<3x4xf32>
+}
+G
+  run kernels st.mlir gfx90a
+  assert_output "1 data"
+  oracle st.mlir --seed=2
+}
+
+@test "cmpf's 16 predicates on NaNs (unordered = not the opposite ordered one), extui / uitofp of i8 and i16, bitcast of a constant: 7 targets, oracle" {
+  family nan 1 2 3
+}
+
+@test "the scalar, strided and nan families as mlir-opt-22 --mlir-print-op-generic prints them: oracle" {
+  for f in scalar strided nan; do
+    "${GEN[@]}" "$f" 4 | mlir-opt-22 --mlir-print-op-generic > "g$f.mlir"
+    ! grep -q '^ *%[^ ]* = [a-z]' "g$f.mlir" # no op left in its custom form
+    oracle "g$f.mlir" --seed=4
+  done
+}
+
 @test "bad input: the op and the subset tosac reads, at the op; exit 1, nothing written" {
   cat > bad.mlir <<'G'
-func.func @main(%a: tensor<4x6xf32>) -> tensor<2x3xf32> {
+func.func @main(%a: tensor<4x6xf32>, %q: tensor<4x6xi32>) -> tensor<4x6xf32> {
   %i = arith.constant 0 : index
-  %s = tensor.extract_slice %a[0, 0] [2, 3] [2, 1] : tensor<4x6xf32> to tensor<2x3xf32>
-  %e = tensor.extract %a[%i, %i] : tensor<4x6xf32>
-  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1)[s0] -> (d0, s0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<2x3xf32>) outs(%s : tensor<2x3xf32>) {
+  %j = arith.addi %i, %i : index
+  %s = tensor.extract_slice %a[0, 0] [2, 3] [2, 0] : tensor<4x6xf32> to tensor<2x3xf32>
+  %e = tensor.extract %a[%j, %i] : tensor<4x6xf32>
+  %b = arith.bitcast %a : tensor<4x6xf32> to tensor<4x6xi32>
+  %u = arith.uitofp %q : tensor<4x6xi32> to tensor<4x6xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1)[s0] -> (d0, s0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x6xf32>) outs(%a : tensor<4x6xf32>) {
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
-  } -> tensor<2x3xf32>
-  %c = linalg.conv_2d_nhwc_hwcf ins(%a, %a : tensor<4x6xf32>, tensor<4x6xf32>) outs(%s : tensor<2x3xf32>) -> tensor<2x3xf32>
+  } -> tensor<4x6xf32>
+  %c = linalg.conv_2d_nhwc_hwcf ins(%a, %a : tensor<4x6xf32>, tensor<4x6xf32>) outs(%a : tensor<4x6xf32>) -> tensor<4x6xf32>
   %h = arith.constant 2.0 : f32
-  %k = arith.mulf %h, %h : f32
-  return %s : tensor<2x3xf32>
+  %k = linalg.transpose ins(%h : f32) outs(%a : tensor<4x6xf32>) permutation = [1, 0]
+  %t = tensor.bitcast %a : tensor<4x6xf32> to tensor<4x6xi16>
+  %x = tensor.extract %a[%i] : tensor<4x6xf32>
+  %z = arith.constant 7 : index
+  %y = tensor.extract %a[%i, %z] : tensor<4x6xf32>
+  return %a : tensor<4x6xf32>
 }
 G
   run "$TOSAC" bad.mlir -o bad.hipfb
   assert_failure 1
-  assert_line --index 0 "bad.mlir:3:8: error: 'tensor.extract_slice' with stride 2 is not supported (strides 1 only)"
-  assert_line "bad.mlir:4:8: error: operation 'tensor.extract' is not supported: of the tensor dialect tosac reads extract_slice, insert_slice, expand_shape, collapse_shape, empty, cast, concat, pad, reshape, bitcast, splat, from_elements (docs/ops.md, \"Exporters' dialects\")"
-  assert_line "bad.mlir:5:8: error: 'linalg.generic' has an affine map with symbols (tosac reads projected permutations)"
-  assert_line "bad.mlir:9:8: error: operation 'linalg.conv_2d_nhwc_hwcf' is not supported: of the linalg dialect tosac reads matmul, batch_matmul, matmul_transpose_a/b, batch_matmul_transpose_a/b, fill, softmax, transpose, broadcast, reduce, map, elementwise, generic, index, yield (docs/ops.md, \"Exporters' dialects\")"
-  assert_line "bad.mlir:11:19: error: 'arith.mulf' on the scalar '%h' is not supported: tosac computes on tensors (scalars are read by tensor.from_elements, tensor.splat, linalg.fill and in linalg bodies)"
+  assert_line --index 0 "bad.mlir:4:8: error: 'tensor.extract_slice' with stride 0 is not supported (strides are positive)"
+  assert_line "bad.mlir:5:26: error: 'tensor.extract' index '%j' is not a constant: tosac reads tensor.extract at constant indices (arith.constant N : index)"
+  assert_line "bad.mlir:6:8: error: 'arith.bitcast' from f32 to i32 of a computed tensor is not supported (tosac has no op that reinterprets bits; a constant's bits are read)"
+  assert_line "bad.mlir:7:8: error: 'arith.uitofp' of i32 is not supported (tosac reads unsigned i1, i8 and i16; its integers are signed i32)"
+  assert_line "bad.mlir:8:8: error: 'linalg.generic' has an affine map with symbols (tosac reads projected permutations)"
+  assert_line "bad.mlir:12:8: error: operation 'linalg.conv_2d_nhwc_hwcf' is not supported: of the linalg dialect tosac reads matmul, batch_matmul, matmul_transpose_a/b, batch_matmul_transpose_a/b, fill, softmax, transpose, broadcast, reduce, map, elementwise, generic, index, yield (docs/ops.md, \"Exporters' dialects\")"
+  assert_line "bad.mlir:14:29: error: 'linalg.transpose' on the scalar '%h' is not supported: it takes a tensor (scalars are read by arith and math ops, tensor.from_elements, tensor.splat, linalg.fill and in linalg bodies)"
+  assert_line "bad.mlir:15:8: error: 'tensor.bitcast' from f32 to i16: the widths differ"
+  assert_line "bad.mlir:16:8: error: 'tensor.extract' takes 2 indices for a rank-2 tensor, found 1"
+  assert_line "bad.mlir:18:30: error: 'tensor.extract' index 7 is outside 0..5 of dimension 1"
   [ ! -e bad.hipfb ] && [ ! -e bad.json ]
 }
 

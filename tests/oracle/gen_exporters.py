@@ -9,6 +9,12 @@ FAMILY:
   linalg   matmul (plain, indexing_maps transposing A or B), batch_matmul, fill, softmax, transpose,
            broadcast, map, reduce, elementwise, generic (bias + GELU, a reduction with linalg.index)
   generic  the whole module in the generic op form with a dense_resource blob
+  scalar   scalars outside linalg bodies: tensor.extract (of a computed tensor and of a constant),
+           arith / math on scalars, tensor.splat / from_elements of computed scalars, arith.select
+           on a scalar condition, linalg.fill and a linalg body reading a computed scalar
+  strided  extract_slice / insert_slice with strides > 1 (offsets, sizes and strides drawn)
+  nan      every cmpf predicate on operands with NaNs (log and sqrt of negative inputs),
+           extui / uitofp of i8 and i16, arith.bitcast of a constant
 """
 import sys
 
@@ -176,7 +182,94 @@ def generic(g):
         '{-#', '  dialect_resources: {', '    builtin: {', '      weights: "%s"' % blob, '    }', '  }', '#-}', ''])
 
 
-FAMILIES = {"tensor": tensor, "arith": arith, "linalg": linalg, "generic": generic}
+def scalar(g):
+    m, n = g.dim(2, 9), g.dim(2, 17)
+    T = t([m, n])
+    a, b = g.arg([m, n]), g.arg([m, n])
+    i0, i1 = g.op("arith.constant %d : index" % g.dim(0, m - 1)), g.op("arith.constant %d : index" % g.dim(0, n - 1))
+    j1 = g.op("arith.constant %d : index" % g.dim(0, n - 1))
+    s0 = g.op("tensor.extract %s[%s, %s] : %s" % (a, i0, i1, T))
+    row = g.op("math.tanh %s : %s" % (b, T))
+    s1 = g.op("tensor.extract %s[%s, %s] : %s" % (row, i0, j1, T))
+    w = g.rng.uniform(-2, 2, 4)
+    cst = g.op("arith.constant dense<[%s]> : tensor<4xf32>" % ", ".join("%.4f" % v for v in w))
+    k = g.op("arith.constant %d : index" % g.dim(0, 3))
+    s2 = g.op("tensor.extract %s[%s] : tensor<4xf32>" % (cst, k))
+    h = g.op("arith.constant %.3f : f32" % float(g.rng.uniform(0.25, 2)))
+    x = g.op("arith.mulf %s, %s fastmath<fast> : f32" % (s0, h))
+    x = g.op("arith.addf %s, %s : f32" % (x, s2))
+    e = g.op("math.exp %s : f32" % g.op("arith.subf %s, %s : f32" % (x, s1)))
+    q = g.op("arith.divf %s, %s : f32" % (e, g.op("arith.addf %s, %s : f32" % (g.op("math.absf %s : f32" % s1), h))))
+    sp = g.op("tensor.splat %s : %s" % (q, T))
+    out0 = g.op("arith.mulf %s, %s : %s" % (a, sp, T))
+    fe = g.op("tensor.from_elements %s, %s, %s, %s : %s" % (s0, h, q, s2, t([2, 2])))
+    c = g.op("arith.cmpf ogt, %s, %s : f32" % (s0, s1))
+    sel = g.op("arith.select %s, %s, %s : %s" % (c, a, row, T))
+    mx = g.op("arith.select %s, %s, %s : f32" % (c, s0, s1))
+    ii = g.op("arith.fptosi %s : f32 to i32" % g.op("math.floor %s : f32" % g.op("arith.mulf %s, %s : f32" % (mx, h))))
+    fi = g.op("tensor.from_elements %s : %s" % (ii, t([1], "i32")))
+    em = g.op("tensor.empty() : %s" % T)
+    fill = g.op("linalg.fill ins(%s : f32) outs(%s : %s) -> %s" % (e, em, T, T))
+    gen = g.op("linalg.generic {indexing_maps = [%s, %s], iterator_types = [\"parallel\", \"parallel\"]} ins(%s : %s) "
+               "outs(%s : %s) {\n  ^bb0(%%in: f32, %%out: f32):\n    %%0 = arith.mulf %%in, %s : f32\n"
+               "    %%1 = arith.addf %%0, %s : f32\n    linalg.yield %%1 : f32\n  } -> %s"
+               % (GELU_MAP, GELU_MAP, fill, T, em, T, q, s1, T))
+    return g.func([(out0, T), (fe, t([2, 2])), (sel, T), (fi, t([1], "i32")), (gen, T)])
+
+
+def strided(g):
+    dims = [g.dim(3, 12), g.dim(3, 12), g.dim(2, 6)]
+    T = t(dims)
+    a = g.arg(dims)
+    res = []
+    for _ in range(2):
+        st = [int(g.rng.integers(1, 4)) for _ in dims]
+        st[int(g.rng.integers(0, 3))] = int(g.rng.integers(2, 5))
+        off, size = [], []
+        for d, s in zip(dims, st):
+            s = min(s, d - 1)
+            size.append(int(g.rng.integers(1, (d - 1) // s + 2)))
+            off.append(int(g.rng.integers(0, d - (size[-1] - 1) * s)))
+        st = [min(s, d - 1) for s, d in zip(st, dims)]
+        S = t(size)
+        x = g.op("tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (a, ", ".join(map(str, off)), ", ".join(map(str, size)),
+                                                                     ", ".join(map(str, st)), T, S))
+        y = g.op("math.exp %s : %s" % (x, S))
+        z = g.op("tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s"
+                 % (y, a, ", ".join(map(str, off)), ", ".join(map(str, size)), ", ".join(map(str, st)), S, T))
+        res += [(x, S), (z, T)]
+    r2 = [dims[0], dims[1] * dims[2]]
+    flat = g.op("tensor.collapse_shape %s [[0], [1, 2]] : %s into %s" % (a, T, t(r2)))
+    s1 = g.dim(2, 3)
+    n1 = (r2[1] - 1) // s1 + 1
+    row = g.op("tensor.extract_slice %s[1, 0] [1, %d] [1, %d] : %s to %s" % (flat, n1, s1, t(r2), t([n1])))
+    res.append((row, t([n1])))
+    return g.func(res)
+
+
+def nan(g):
+    d = [g.dim(2, 7), g.dim(2, 33)]
+    T, TB = t(d), t(d, "i1")
+    a, b = g.arg(d), g.arg(d)
+    q, w = g.arg(d, "i8"), g.arg(d, "i16")
+    n = g.op("math.log %s : %s" % (a, T))
+    m = g.op("math.sqrt %s : %s" % (b, T))
+    res = []
+    for p in ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]:
+        x, y = [(n, m), (m, n), (n, n), (n, a)][g.rng.integers(0, 4)]
+        res.append((g.op("arith.cmpf %s, %s, %s : %s" % (p, x, y, T)), TB))
+    res.append((g.op("arith.extui %s : %s to %s" % (q, t(d, "i8"), t(d, "i32"))), t(d, "i32")))
+    res.append((g.op("arith.extui %s : %s to %s" % (q, t(d, "i8"), t(d, "i16"))), t(d, "i16")))
+    res.append((g.op("arith.extui %s : %s to %s" % (w, t(d, "i16"), t(d, "i32"))), t(d, "i32")))
+    res.append((g.op("arith.uitofp %s : %s to %s" % (q, t(d, "i8"), T)), T))
+    res.append((g.op("arith.uitofp %s : %s to %s" % (w, t(d, "i16"), T)), T))
+    c = g.op("arith.constant dense<[%s]> : tensor<4xf32>" % ", ".join("%.4f" % v for v in g.rng.uniform(-8, 8, 4)))
+    res.append((g.op("arith.bitcast %s : tensor<4xf32> to tensor<4xi32>" % c), t([4], "i32")))
+    return g.func(res)
+
+
+FAMILIES = {"tensor": tensor, "arith": arith, "linalg": linalg, "generic": generic, "scalar": scalar, "strided": strided,
+            "nan": nan}
 
 if __name__ == "__main__":
     sys.stdout.write(FAMILIES[sys.argv[1]](G(int(sys.argv[2]))))
