@@ -350,6 +350,12 @@ typedef struct target_info {
   bool packed_workitem_ids; /* work-item ids packed 10:10:10 in v0 (gfx90a, gfx942, gfx950, gfx11+) */
   bool store_counter;       /* stores counted apart from loads (vscnt on gfx10/11, storecnt gfx12) */
   int lgkm_max;             /* largest lgkmcnt (4 bits on gfx9, 6 on gfx10+); vmcnt is 63 on all */
+  /* split-K's choice of form (tuning.c, docs/partitioning.md "Choosing the split and its form") */
+  int coherent_cache_mib; /* the cache where one work-group's stores meet another CU's loads after
+                           * an agent-scope release/acquire: the L2 (gfx908, gfx90a, RDNA), the
+                           * Infinity Cache where each XCD has its own L2 (gfx942, gfx950) */
+  int cache_latency_ns;   /* load latency of a hit in that cache */
+  int launch_ns;          /* what one more dependent kernel launch costs, its wave start included */
 } target_info;
 
 extern const target_info target_table[];
