@@ -779,9 +779,11 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty);
  * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
 int64_t cg_attention_chunk(int64_t L, int split);
 /* codegen/kernel_gemm.c: work-group tiles of a GEMM's output (batch x M tiles x N tiles), K
- * steps with the chosen tile on t, and K; false when the op has no GEMM kernel. */
-bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
-                   int64_t *k);
+ * steps with the chosen tile on t, and K; false when the op has no GEMM kernel. kernel (may be
+ * NULL: the anchor alone) adds its operand views, which change the problem and so the tile the
+ * emitter picks (a split-K counter per tile of that tile). */
+bool cg_gemm_shape(const target_info *t, const op *anchor, const part_kernel *kernel, int64_t *tiles,
+                   int64_t *ksteps, int64_t *k);
 bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
                 diag_sink *d);
 /* codegen/schedule.c: compile plans[0..n) (one per target) on up to `jobs` threads, the kernels

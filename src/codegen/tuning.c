@@ -1080,7 +1080,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form)
     return (int64_t)s * bytes > SPLITK_MAX_WORKSPACE ? 0 : s;
   }
   int64_t tiles, nk, klen;
-  if (!cg_gemm_shape(t, anchor, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
+  if (!cg_gemm_shape(t, anchor, NULL, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
     return 0;
   int forced = forced_split();
   int64_t want;
