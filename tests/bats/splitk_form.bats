@@ -75,11 +75,16 @@ print(" ".join("%s=%d" % tuple(o) for o in out))'
   assert_output "gfx908=9 gfx90a=9 gfx942=16 gfx950=12 gfx1030=12 gfx1100=11 gfx1200=4"
   # the manifest: every split kernel says lastwg, its counters in the zeroed region
   "$TOSAC" "$DATA/rocmlir_resnet18.mlir" --offload-arch=gfx90a,gfx1100,gfx1030 -o r18.hipfb
-  run bash -c "$(declare -f forms); forms r18.json | awk '{n = 0; for (i = 4; i <= NF; i++) if (\$i ~ /^s[0-9]+:/) { n++; if (\$i !~ /:lastwg\$/) print \"not lastwg:\", \$1, \$i } print \$1, \$2, n, \$NF > 0 }'"
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("r18.json"))["targets"]:
+    split = [k for k in t["kernels"] if k["tuning"].get("split_k", 1) > 1]
+    forms = sorted(set(k["tuning"].get("split_k_form", "combine") for k in split))
+    print(t["processor"], len(t["launches"]), len(split), " ".join(forms), t["workspace"].get("zeroed_bytes", 0) > 0)'
   assert_success
-  assert_output "gfx90a 23 9 1
-gfx1100 23 11 1
-gfx1030 23 12 1"
+  assert_output "gfx90a 23 9 lastwg True
+gfx1100 23 11 lastwg True
+gfx1030 23 12 lastwg True"
 }
 
 @test "the 7x7x512 3x3 convolution (49x512x4608): one kernel, split K reduced by its last work-group, on gfx90a, gfx1100 and gfx1030" {
