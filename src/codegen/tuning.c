@@ -205,18 +205,23 @@ double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, do
   return iters * (iter > floor ? iter : floor);
 }
 
+/* Little's law at latency lat_ns, at most the memory bandwidth (a cache's reads too: the table
+ * has no cache bandwidth, and a cache delivers at least that much). */
+static double little_cycles(const target_info *t, double bytes, double inflight, double lat_ns) {
+  double lat = lat_ns * t->clock_mhz / 1e3, bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double w = inflight > 0 && inflight < bytes ? inflight : bytes, rate = w / lat;
+  if (rate > bpc)
+    rate = bpc;
+  return rate > 0 ? bytes / rate : 0;
+}
+
 /* Little's law, the one memory bound of every kernel model (the skinny kernel's gemv_time, the
  * tile estimate below, tosac-bundle quality's scores and its ceiling): the memory system delivers
  * at most (bytes in flight) / latency, never more than the bandwidth, and a kernel has no more in
  * flight than the bytes it moves, so it takes one latency (mem_latency_ns) at least. inflight <= 0:
  * unknown, taken as all of them. */
 double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight) {
-  double lat = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
-  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  double w = inflight > 0 && inflight < bytes ? inflight : bytes, rate = w / lat;
-  if (rate > bpc)
-    rate = bpc;
-  return rate > 0 ? bytes / rate : 0;
+  return little_cycles(t, bytes, inflight, t->mem_latency_ns);
 }
 
 /* Bytes a tile kernel keeps in flight: per resident work-group the staging loads of `ktiles` K
@@ -311,16 +316,6 @@ static int forced_form(void) {
 static double partials_latency_ns(const target_info *t, const gemm_problem *pb, int64_t S) {
   double cache = (double)t->coherent_cache_mib * (1 << 20);
   return split_out_bytes(pb, S) <= cache ? t->cache_latency_ns : t->mem_latency_ns;
-}
-
-/* Little's law at latency lat_ns (cg_tune_memory_cycles' rule), at most the memory bandwidth:
- * no cache bandwidth is in the table, and a cache delivers at least that much. */
-static double little_cycles(const target_info *t, double bytes, double inflight, double lat_ns) {
-  double lat = lat_ns * t->clock_mhz / 1e3, bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  double w = inflight > 0 && inflight < bytes ? inflight : bytes, rate = w / lat;
-  if (rate > bpc)
-    rate = bpc;
-  return rate > 0 ? bytes / rate : 0;
 }
 
 /* The combine kernel: a second, dependent launch (launch_ns: its dispatch and wave start), then
