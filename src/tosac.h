@@ -350,6 +350,12 @@ typedef struct target_info {
   bool packed_workitem_ids; /* work-item ids packed 10:10:10 in v0 (gfx90a, gfx942, gfx950, gfx11+) */
   bool store_counter;       /* stores counted apart from loads (vscnt on gfx10/11, storecnt gfx12) */
   int lgkm_max;             /* largest lgkmcnt (4 bits on gfx9, 6 on gfx10+); vmcnt is 63 on all */
+  /* split-K's choice of form (tuning.c, docs/partitioning.md "Choosing the split and its form") */
+  int coherent_cache_mib; /* the cache where one work-group's stores meet another CU's loads after
+                           * an agent-scope release/acquire: the L2 (gfx908, gfx90a, RDNA), the
+                           * Infinity Cache where each XCD has its own L2 (gfx942, gfx950) */
+  int cache_latency_ns;   /* load latency of a hit in that cache */
+  int launch_ns;          /* what one more dependent kernel launch costs, its wave start included */
 } target_info;
 
 extern const target_info target_table[];
@@ -792,9 +798,11 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty);
  * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
 int64_t cg_attention_chunk(int64_t L, int split);
 /* codegen/kernel_gemm.c: work-group tiles of a GEMM's output (batch x M tiles x N tiles), K
- * steps with the chosen tile on t, and K; false when the op has no GEMM kernel. */
-bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
-                   int64_t *k);
+ * steps with the chosen tile on t, and K; false when the op has no GEMM kernel. kernel (may be
+ * NULL: the anchor alone) adds its operand views, which change the problem and so the tile the
+ * emitter picks (a split-K counter per tile of that tile). */
+bool cg_gemm_shape(const target_info *t, const op *anchor, const part_kernel *kernel, int64_t *tiles,
+                   int64_t *ksteps, int64_t *k);
 bool cg_compile(const graph *g, const partition_plan *p, const cg_options *opt, cg_result *out,
                 diag_sink *d);
 /* codegen/schedule.c: compile plans[0..n) (one per target) on up to `jobs` threads, the kernels

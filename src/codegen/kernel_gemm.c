@@ -1608,9 +1608,9 @@ bool cg_gemm_problem(const target_info *t, const op *anchor, gemm_problem *pb) {
   return true;
 }
 
-bool cg_gemm_shape(const target_info *t, const op *anchor, int64_t *tiles, int64_t *ksteps,
-                   int64_t *k) {
-  gk K = {.anchor = anchor, .t = t};
+bool cg_gemm_shape(const target_info *t, const op *anchor, const part_kernel *kernel, int64_t *tiles,
+                   int64_t *ksteps, int64_t *k) {
+  gk K = {.anchor = anchor, .t = t, .k = kernel};
   gemm_params P;
   gemm_mma mm;
   char err[256];

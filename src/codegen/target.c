@@ -13,22 +13,44 @@
  * issue of f32 FMAs (gfx11, gfx12), packed work-item ids in v0, stores counted apart from loads
  * (vscnt), the largest lgkmcnt. Boards:
  * MI100, MI210, MI300X, MI355X, RX 6900 XT, RX 7900 XTX (AMDGPU.md §4.2) and RX 9070 XT (vendor
- * figures, unverified). */
+ * figures, unverified).
+ * Then split-K's three (docs/partitioning.md "Choosing the split and its form"):
+ * - the coherent cache, MiB: ROCm's GPU specifications table (rocm.docs.amd.com, reference/
+ *   gpu-specs): L2 8 MiB on MI100 and MI210; MI300X and MI355X 4 MiB of L2 per XCD over a 256 MiB
+ *   Infinity Cache (L3). Each XCD's L2 is its own: LLVM's GFX942 memory model (AMDGPUUsage) writes
+ *   it back at an agent-scope release (buffer_wbl2) and invalidates at the acquire, so partials of
+ *   work-groups on different XCDs meet in the Infinity Cache. RX 6900 XT 4, RX 7900 XTX 6, RX
+ *   9070 XT 8 MiB of L2: AMD's product figures (the same table's Radeon rows);
+ * - its hit latency: 150 ns, chips-and-cheese's vector-access Infinity Cache latency of the RX
+ *   7900 XTX in its high power state ("Latency Testing is Hard (RDNA 3 Power Saving)", 150.3 ns).
+ *   No other target's figure was found: the others take the same 150 ns, derived from it. For the
+ *   RDNA and gfx908/gfx90a L2 (on the shader die, before the Infinity Cache) it is an upper bound;
+ * - a dependent launch, ns: 3800, measured on a Radeon PRO W7900 (gfx1100) as the GPU time per
+ *   kernel of 941 serialised one- to 128-work-group HIP dispatches (3.865, 3.845 us;
+ *   ROCm/rocm-systems issue 10834; 0.88 us through Vulkan). No measurement of the other targets
+ *   was found: they take gfx1100's, derived from it. */
 const target_info target_table[] = {
     {"gfx908", "CDNA1", 64, 65536, 512, true, true, true, false, true, 0x30,
-     120, 4, 1502, 1229, 4, 10, 128, true, 256, 0x00020000, 700, true, false, false, false, 15},
+     120, 4, 1502, 1229, 4, 10, 128, true, 256, 0x00020000, 700, true, false, false, false, 15,
+     8, 150, 3800},
     {"gfx90a", "CDNA2", 64, 65536, 512, true, true, true, false, true, 0x3f,
-     104, 4, 1700, 1638, 8, 8, 128, true, 0, 0x00020000, 700, false, false, true, false, 15},
+     104, 4, 1700, 1638, 8, 8, 128, true, 0, 0x00020000, 700, false, false, true, false, 15,
+     8, 150, 3800},
     {"gfx942", "CDNA3", 64, 65536, 512, true, true, true, false, true, 0x4c,
-     304, 4, 2100, 5300, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15},
+     304, 4, 2100, 5300, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
+     256, 150, 3800},
     {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f,
-     256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15},
+     256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
+     256, 150, 3800},
     {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36,
-     80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false, false, true, 63},
+     80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false, false, true, 63,
+     4, 150, 3800},
     {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41,
-     96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63},
+     96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
+     6, 150, 3800},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
-     64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63},
+     64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
+     8, 150, 3800},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 

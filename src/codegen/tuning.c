@@ -205,18 +205,23 @@ double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, do
   return iters * (iter > floor ? iter : floor);
 }
 
+/* Little's law at latency lat_ns, at most the memory bandwidth (a cache's reads too: the table
+ * has no cache bandwidth, and a cache delivers at least that much). */
+static double little_cycles(const target_info *t, double bytes, double inflight, double lat_ns) {
+  double lat = lat_ns * t->clock_mhz / 1e3, bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
+  double w = inflight > 0 && inflight < bytes ? inflight : bytes, rate = w / lat;
+  if (rate > bpc)
+    rate = bpc;
+  return rate > 0 ? bytes / rate : 0;
+}
+
 /* Little's law, the one memory bound of every kernel model (the skinny kernel's gemv_time, the
  * tile estimate below, tosac-bundle quality's scores and its ceiling): the memory system delivers
  * at most (bytes in flight) / latency, never more than the bandwidth, and a kernel has no more in
  * flight than the bytes it moves, so it takes one latency (mem_latency_ns) at least. inflight <= 0:
  * unknown, taken as all of them. */
 double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight) {
-  double lat = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
-  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  double w = inflight > 0 && inflight < bytes ? inflight : bytes, rate = w / lat;
-  if (rate > bpc)
-    rate = bpc;
-  return rate > 0 ? bytes / rate : 0;
+  return little_cycles(t, bytes, inflight, t->mem_latency_ns);
 }
 
 /* Bytes a tile kernel keeps in flight: per resident work-group the staging loads of `ktiles` K
@@ -264,11 +269,6 @@ static double tile_cycles(const target_info *t, const gemm_problem *pb, const ge
   return mma > issue ? mma : issue;
 }
 
-/* A combine launch and its wave start, in microseconds (not in the quality model; keeps split-K
- * for where it pays clearly). Assumed; it was 5 while the estimate ran 2-3x above the model's
- * times, and now that it is close, 5 would keep nearly every split away (ResNet-18's
- * 196x256x1152 on gfx90a: 56 % at S 8, 30 % unsplit). */
-#define SPLITK_LAUNCH_US 1.0
 /* Each split runs at least this many K tiles: its prologue and partial store stay small. */
 #define SPLITK_MIN_TILES 4
 /* The partials may take at most this much workspace. */
@@ -310,26 +310,37 @@ static int forced_form(void) {
   return strcmp(e, "combine") == 0 ? SPLITK_COMBINE : strcmp(e, "lastwg") == 0 ? SPLITK_LASTWG : -1;
 }
 
-/* The combine kernel reads the partials and writes the result at the bandwidth, after its launch
- * (SPLITK_LAUNCH_US). */
-static double combine_cycles(const target_info *t, const gemm_problem *pb, int64_t S) {
-  double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
-  return (split_out_bytes(pb, S) + split_out_bytes(pb, 1)) / bpc + SPLITK_LAUNCH_US * t->clock_mhz;
+/* Where the partials of a split are read from: the coherent cache (target table) while the
+ * partials written by this dispatch fit in it, else memory. Either form reads them there right
+ * after the GEMM's work-groups wrote them; its latency (ns) is returned. */
+static double partials_latency_ns(const target_info *t, const gemm_problem *pb, int64_t S) {
+  double cache = (double)t->coherent_cache_mib * (1 << 20);
+  return split_out_bytes(pb, S) <= cache ? t->cache_latency_ns : t->mem_latency_ns;
 }
 
-/* The last work-group of each tile reduces in the GEMM kernel: a release fence and the counter's
- * atomic round trip (two memory latencies), then only `tiles` work-groups read the partials
- * (each thread S loads of 16 bytes in flight, 4 bytes where result rows are not whole 16-byte
- * vectors) and write the result, so Little's law with their bytes in flight bounds it, where the
- * combine kernel's grid fills the machine. */
+/* The combine kernel: a second, dependent launch (launch_ns: its dispatch and wave start), then
+ * a grid that fills the machine reads the S partials and writes the result at the bandwidth. */
+static double combine_cycles(const target_info *t, const gemm_problem *pb, int64_t S) {
+  double bytes = split_out_bytes(pb, S) + split_out_bytes(pb, 1);
+  return (double)t->launch_ns * t->clock_mhz / 1e3 +
+         little_cycles(t, bytes, 0, partials_latency_ns(t, pb, S));
+}
+
+/* The last work-group of each tile reduces in the GEMM kernel: its release fence (its partial
+ * reaching the coherent cache) and the counter's atomic, which runs there, are two cache
+ * latencies; then only `tiles` work-groups read the partials (each thread S loads of 16 bytes in
+ * flight, 4 bytes where result rows are not whole 16-byte vectors) and write the result, so
+ * Little's law with their bytes in flight bounds it, where the combine kernel's grid fills the
+ * machine. */
 static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                             int64_t S) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
   double threads = (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
-  double lat = (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  double lat_ns = partials_latency_ns(t, pb, S);
   double vec = pb->n % 4 == 0 && P->bn % 4 == 0 ? 16.0 : 4.0; /* kernel_gemm.c emit_fixup */
-  return 2 * lat + cg_tune_memory_cycles(t, split_out_bytes(pb, S) + split_out_bytes(pb, 1),
-                                         (double)tiles * threads * vec * (double)S);
+  return 2 * (double)t->cache_latency_ns * t->clock_mhz / 1e3 +
+         little_cycles(t, split_out_bytes(pb, S) + split_out_bytes(pb, 1),
+                       (double)tiles * threads * vec * (double)S, lat_ns);
 }
 
 cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -1064,7 +1075,7 @@ int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form)
     return (int64_t)s * bytes > SPLITK_MAX_WORKSPACE ? 0 : s;
   }
   int64_t tiles, nk, klen;
-  if (!cg_gemm_shape(t, anchor, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
+  if (!cg_gemm_shape(t, anchor, NULL, &tiles, &nk, &klen) || tiles < 1 || nk < 2)
     return 0;
   int forced = forced_split();
   int64_t want;
@@ -1296,7 +1307,7 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
 #define IM2COL_K_BYTES 64
 /* The workspace matrix stays below 2^31 bytes (buffer offsets) and this bound. */
 #define IM2COL_MAX_WORKSPACE ((int64_t)256 << 20)
-/* The second launch (assumed, as SPLITK_LAUNCH_US). */
+/* The second launch (assumed; split-K's choice uses the target table's launch_ns). */
 #define IM2COL_LAUNCH_US 1.0
 /* The implicit GEMM's per-element gather is a chain per element (tap, multiply-high per dim, mask,
  * load, LDS write) that the issue estimate counts but whose latencies it does not see: llvm-mca's

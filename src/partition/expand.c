@@ -258,7 +258,7 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
     }
     if (how[i] == EX_FIXUP) {
       int64_t tiles, ksteps, klen;
-      if (!cg_gemm_shape(p->target->info, k.anchor, &tiles, &ksteps, &klen))
+      if (!cg_gemm_shape(p->target->info, k.anchor, &k, &tiles, &ksteps, &klen))
         tiles = 1;
       part_splitk_fixup_kernel(a, p, &bcap, &k, split[i], tiles, &nk[m]);
       renumber(&nk[m], m, "_splitk");

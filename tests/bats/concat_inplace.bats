@@ -69,13 +69,13 @@ gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_concat.py" "$1" "$2" > "$1$2.ml
 @test "split over K (combine and last-work-group forms) and im2col: the kernel that stores the result stores its slice" {
   gen conv_c 1
   gen mm_n 2
-  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 run "$TOSAC" conv_c1.mlir --offload-arch=gfx90a --emit=partitions
+  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run "$TOSAC" conv_c1.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 4 kernels, 4 launches, workspace 5120 bytes" # two partials, two combines
   assert_line "    reads b6 b3; writes b1 (slice of the concatenation: 4 of every 12 elements from element 0)"
   assert_line "    reads b0 b2; writes b6" # the partials go to the workspace
   TOSAC_IM2COL=1 run "$TOSAC" conv_c1.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "    reads b7 b5; writes b1 (slice of the concatenation: 8 of every 12 elements from element 4)"
-  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 run "${CHECK[@]}" conv_c1.mlir mm_n2.mlir
+  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run "${CHECK[@]}" conv_c1.mlir mm_n2.mlir
   assert_success
   assert_output --partial "PASSED: 2 graph(s)"
   TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=lastwg run "${CHECK[@]}" conv_c1.mlir mm_n2.mlir

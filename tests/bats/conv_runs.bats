@@ -202,10 +202,10 @@ EOF2
     assert_output --partial "PASSED: 1 graph(s)"
   done
   stem s64.mlir f32 2 64 "3, 2, 3, 2"
-  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 "$TOSAC" s64.mlir --offload-arch=gfx90a -o sk.hipfb
+  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine "$TOSAC" s64.mlir --offload-arch=gfx90a -o sk.hipfb
   run grep -c '"name": "tosac_k[01]_conv2d_clamp_\(splitk\|combine\)"' sk.json
   assert_output 2
-  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 run /usr/bin/python3 "$ROOT/tests/oracle/check.py" s64.mlir --targets=gfx908,gfx90a --atol 1e-4
+  TOSAC_IM2COL=0 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run /usr/bin/python3 "$ROOT/tests/oracle/check.py" s64.mlir --targets=gfx908,gfx90a --atol 1e-4
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }

@@ -82,14 +82,14 @@ tosac_k1_conv2d: tosa.slice tosa.conv2d | b1 b6 b7"
   gen conv 2
   gen chain 2
   gen slice 1
-  TOSAC_SPLIT_K=3 run plan chain2.mlir --offload-arch=gfx90a
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run plan chain2.mlir --offload-arch=gfx90a
   assert_output "tosac_k0_conv2d_clamp_splitk: tosa.transpose tosa.slice tosa.conv2d | b0 b2
 tosac_k1_conv2d_clamp_combine: tosa.conv2d tosa.clamp | b4 b3"
-  TOSAC_SPLIT_K=3 run plan conv2.mlir --offload-arch=gfx90a
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run plan conv2.mlir --offload-arch=gfx90a
   assert_output "tosac_k0_conv2d_splitk: tosa.transpose tosa.transpose tosa.conv2d | b0 b1
 tosac_k1_conv2d_combine: tosa.conv2d tosa.transpose | b5 b3
 tosac_k2_clamp: tosa.clamp | b4"
-  TOSAC_SPLIT_K=3 run "${CHECK[@]}" chain2.mlir slice1.mlir conv2.mlir
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run "${CHECK[@]}" chain2.mlir slice1.mlir conv2.mlir
   assert_success
   assert_output --partial "PASSED: 3 graph(s)"
 }

@@ -114,13 +114,13 @@ print(g.dtype, g.shape, np.array_equal(g.view(np.uint16), r.view(np.uint16)), fl
 
 @test "f8 conv2d with K = 360: split-K and the 32x32 MFMA match the oracle" {
   local d; d=$(gen conv2d f8E4M3FNUZ 40)
-  TOSAC_SPLIT_K=3 run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx942 -o "$d/s.hipfb" --manifest="$d/s.json"
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx942 -o "$d/s.hipfb" --manifest="$d/s.json"
   assert_success
   run /usr/bin/python3 -c "
 import json; ks = json.load(open('$d/s.json'))['targets'][0]['kernels']
 print(' '.join('%s %s %s' % (k['name'], k.get('matrix_instruction'), k['tuning']['split_k']) for k in ks))"
   assert_output "tosac_k0_conv2d_splitk v_mfma_f32_16x16x32_fp8_fp8 3 tosac_k1_conv2d_combine None 3"
-  TOSAC_SPLIT_K=3 run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$d/g.mlir" --targets=gfx942 $(ins "$d")
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine run /usr/bin/python3 "$ROOT/tests/oracle/check.py" "$d/g.mlir" --targets=gfx942 $(ins "$d")
   assert_success
   assert_output --partial "1 results match"
   d=$(gen conv2d f8E5M2 40)

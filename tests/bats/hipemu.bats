@@ -166,7 +166,7 @@ func.func @main(%a: tensor<1x32x4096xf32>, %b: tensor<1x4096x48xf32>) -> tensor<
   return %r : tensor<1x32x48xf32>
 }
 EOF
-  TOSAC_SPLIT_K=3 "$BIN/tosac" s1.mlir --embed-ir --offload-arch=gfx90a,gfx1030 -o s1.hipfb
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine "$BIN/tosac" s1.mlir --embed-ir --offload-arch=gfx90a,gfx1030 -o s1.hipfb
   run /usr/bin/python3 -c "
 import json
 print([t['kernels'][0]['tuning']['split_k'] for t in json.load(open('s1.json'))['targets']])"

@@ -178,7 +178,7 @@ func.func @main(%a: tensor<1x32x4096xf32>, %b: tensor<1x4096x48xf32>) -> tensor<
   return %r : tensor<1x32x48xf32>
 }
 EOF
-  TOSAC_SPLIT_K=3 "$BIN/tosac" s1.mlir --emit=host --embed-ir --offload-arch=gfx90a,gfx1030 \
+  TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=combine "$BIN/tosac" s1.mlir --emit=host --embed-ir --offload-arch=gfx90a,gfx1030 \
     --prefix=s1 -o s1_host.c 2>/dev/null
   run grep -A3 '^static hipError_t s1_gfx90a_p0' s1_host.c
   assert_line --index 1 --regexp '^  S1_TRY\(s1_launch\(c, s, 0\)\); /\* tosac_k0_matmul'

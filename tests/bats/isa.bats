@@ -492,7 +492,7 @@ func.func @main(%a: tensor<1x64x4096xf32>, %b: tensor<1x4096x64xf32>) -> tensor<
 }
 EOF2
   # split-K: launch 0 writes 4 partial products to the workspace, launch 1 adds them up
-  TOSAC_SPLIT_K=4 "$TOSAC" "$T/sk.mlir" --offload-arch=gfx90a -o "$T/sk.hipfb"
+  TOSAC_SPLIT_K=4 TOSAC_SPLIT_K_FORM=combine "$TOSAC" "$T/sk.mlir" --offload-arch=gfx90a -o "$T/sk.hipfb"
   run "$RUN" "$T/sk.hipfb" --exec=isa --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5 --print_max_element_count=2
   assert_success
   assert_line "1x64x64xf32=[[2048 2048...]]"

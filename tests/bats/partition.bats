@@ -468,12 +468,12 @@ func.func @main(%x: tensor<1x8x4096xf32>, %w: tensor<1x4096x8xf32>, %y: tensor<1
   return %e, %r : tensor<1x1x8xf32>, tensor<1x1x48xf32>
 }
 M
-  TOSAC_SPLIT_K=4 run "$TOSAC" order.mlir --offload-arch=gfx90a --emit=partitions
+  TOSAC_SPLIT_K=4 TOSAC_SPLIT_K_FORM=combine run "$TOSAC" order.mlir --offload-arch=gfx90a --emit=partitions
   assert_success
   assert_line --index 0 "target gfx90a: 6 kernels, 6 launches, workspace 7424 bytes"
   assert_line "  buffer 5 intermediate tensor<1x32x48xf32> 6144 bytes at workspace+0"
   assert_line "  buffer 8 workspace tensor<4x1x8x8xf32> 1024 bytes at workspace+6144"
-  TOSAC_SPLIT_K=4 run "${CHECK[@]}" order.mlir --targets gfx90a,gfx1030
+  TOSAC_SPLIT_K=4 TOSAC_SPLIT_K_FORM=combine run "${CHECK[@]}" order.mlir --targets gfx90a,gfx1030
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }
@@ -489,7 +489,7 @@ func.func @main(%a: tensor<1x32x4096xf32>, %b: tensor<1x4096x48xf32>, %c: tensor
   return %m, %e : tensor<1x32x48xf32>, tensor<6xf32>
 }
 M
-  TOSAC_SPLIT_K=4 run "$TOSAC" sk.mlir --offload-arch=gfx90a --emit=dot
+  TOSAC_SPLIT_K=4 TOSAC_SPLIT_K_FORM=combine run "$TOSAC" sk.mlir --offload-arch=gfx90a --emit=dot
   assert_success
   assert_line "    label=\"kernel 0: tosac_k0_matmul_splitk\";"
   assert_line "    label=\"kernel 1: tosac_k1_matmul_combine\";"
@@ -503,7 +503,7 @@ M
   run awk '/ -> / { s = $1; d = $3; sub(/[;\[].*/, "", d); if (s == d) print "self-edge: " $0 }' <<<"$output"
   assert_output ""
   # the reshape is a view node fed by its root, not an undeclared constant
-  TOSAC_SPLIT_K=4 run "$TOSAC" sk.mlir --offload-arch=gfx90a --emit=dot
+  TOSAC_SPLIT_K=4 TOSAC_SPLIT_K_FORM=combine run "$TOSAC" sk.mlir --offload-arch=gfx90a --emit=dot
   assert_line "  view1 [shape=box, style=dashed, label=\"tosa.reshape\\nview of input %c\\ntensor<6xf32>\"];"
   assert_line "  arg2 -> view1 [style=dashed];"
   assert_line "  view1 -> k2_op2;"

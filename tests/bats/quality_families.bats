@@ -53,7 +53,7 @@ EOF2
   "$TOSAC" attbf.mlir --offload-arch=gfx942,gfx950 -o attbf.hipfb
   "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx942,gfx1100,gfx1030 -o sample.hipfb
   # (-fno-fold-constants: the tile of a constant stays a data kernel instead of a constant)
-  TOSAC_IM2COL=1 "$TOSAC" fam.mlir --offload-arch=gfx942,gfx1100,gfx1030 -fno-fold-constants -o fam.hipfb
+  TOSAC_IM2COL=1 TOSAC_SPLIT_K_FORM=combine "$TOSAC" fam.mlir --offload-arch=gfx942,gfx1100,gfx1030 -fno-fold-constants -o fam.hipfb
   "$TOSAC" red.mlir --offload-arch=gfx942,gfx1030 -o red.hipfb
   "$TOSAC" red.mlir --offload-arch=gfx942 --init=kernel -o redk.hipfb
 }

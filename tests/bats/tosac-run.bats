@@ -221,7 +221,7 @@ func.func @main(%a: tensor<1x64x4096xf32>, %b: tensor<1x4096x64xf32>) -> tensor<
 }
 EOF
   # split-K: launch 1 (combine) reads the workspace launch 0 writes, after [0]
-  TOSAC_SPLIT_K=4 "$TOSAC" "$W/sk.mlir" --embed-ir --offload-arch=gfx90a -o "$W/sk.hipfb"
+  TOSAC_SPLIT_K=4 TOSAC_SPLIT_K_FORM=combine "$TOSAC" "$W/sk.mlir" --embed-ir --offload-arch=gfx90a -o "$W/sk.hipfb"
   run "$RUN" "$W/sk.hipfb" --input=1x64x4096xf32=1 --input=1x4096x64xf32=0.5 --print_max_element_count=2
   assert_success
   assert_line "1x64x64xf32=[[2048 2048...]]"
