@@ -213,15 +213,20 @@ static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const in
   return r;
 }
 
-/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. */
+/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. dil: NULL, or tosac's
+ * `dilation` extension (the kernel taps dil apart; out_pad may then crop a whole tap's span). */
 static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
-                           const int64_t stride[2], const char *letters) {
+                           const int64_t stride[2], const int64_t *dil, const char *letters) {
   gv r = conv_result(b, x, w, letters);
   for (int d = 0; d < 2; d++)
-    r.shape[1 + d] =
-        (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] + w->shape[1 + d];
+    r.shape[1 + d] = (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] +
+                     (w->shape[1 + d] - 1) * (dil ? dil[d] : 1) + 1;
   char attrs[256];
-  snprintf(attrs, sizeof attrs,
+  int n = 0;
+  if (dil)
+    n = snprintf(attrs, sizeof attrs, "dilation = array<i64: %lld, %lld>, ", (long long)dil[0],
+                 (long long)dil[1]);
+  snprintf(attrs + n, sizeof attrs - (size_t)n,
            "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: %lld, %lld>",
            (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
            (long long)out_pad[3], (long long)stride[0], (long long)stride[1]);
@@ -468,17 +473,19 @@ static gv bwd_data_upsampled(gb *b, const miir_problem *p, const gv *dy, const g
                    : conv2d(b, &u, &wf, pad, one, dil, "nhwc");
 }
 
-/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
+/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c]: a transposed convolution; dilation, or
+ * padding that crops a tap's whole span, take tosac's `dilation` extension (TOSA has neither),
+ * which indexes dy through the stride and dilation in the kernel (no upsampled copy). */
 static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
+  int64_t span_h = (p->y - 1) * p->dil_h + 1, span_w = (p->x - 1) * p->dil_w + 1;
   int64_t otop = -p->pad_t, oleft = -p->pad_l;
-  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
-  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
-  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
-  if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
-    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
-    return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
-  }
-  return bwd_data_upsampled(b, p, dy, w, 1, false);
+  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - span_h + p->pad_t;
+  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - span_w + p->pad_l;
+  bool tosa_fits = -otop < span_h && -obot < span_h && -oleft < span_w && -oright < span_w;
+  int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
+  int64_t dil[2] = {p->dil_h, p->dil_w};
+  bool plain = p->dil_h == 1 && p->dil_w == 1 && tosa_fits;
+  return transpose_conv2d(b, dy, w, out_pad, stride, plain ? NULL : dil, "nhwc");
 }
 
 /* x [c,hi,wi,n], dy [k,ho,wo,n] -> dw [c,y,x,k] */
