@@ -355,6 +355,21 @@ static gv drop_dim(gb *b, const gv *x, char l, const char *rename) {
   return reshape(b, x, 4, s4, l4);
 }
 
+/* Does bringing x to the order `want` move only its size-1 dimensions (the non-unit ones keep
+ * their order)? */
+static bool moves_unit_dims_only(const gv *x, const char *want) {
+  int last = -1;
+  for (int i = 0; i < x->rank; i++) {
+    int d = (int)(strchr(x->letters, want[i]) - x->letters);
+    if (x->shape[d] == 1)
+      continue;
+    if (d < last)
+      return false;
+    last = d;
+  }
+  return true;
+}
+
 /* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). When a
  * dimension follows g, g merges into it (a reshape) and each group is a slice of the merged
  * dimension, transposed to `want`: a slice and a transpose the convolution reads through
@@ -376,6 +391,15 @@ static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
       if (i != gd)
         s4[q++] = x->shape[i] * (i == gd + 1 ? groups : 1);
     gv m = reshape(b, x, 4, s4, l4);
+    if (moves_unit_dims_only(&m, want)) {
+      /* a transpose of unit dimensions is a reshape, and a slice read through a reshape is no
+       * operand view: transpose the whole tensor first (an alias of it), then slice it */
+      gv t = transpose(b, &m, want);
+      int md = (int)(strchr(want, x->letters[gd + 1]) - want);
+      for (int64_t gi = 0; gi < groups; gi++)
+        out[gi] = crop(b, &t, md, gi * len, len);
+      return (int)groups;
+    }
     for (int64_t gi = 0; gi < groups; gi++) {
       gv sl = crop(b, &m, gd, gi * len, len);
       out[gi] = transpose(b, &sl, want);
