@@ -538,6 +538,29 @@ int miir_result_slot(const miir_problem *p) {
                                   : MIIR_SLOT_FILTER;
 }
 
+/* A depthwise result r [n,h,w,(g m)] as the 5-D tensor of `layout`. Where the layout has g
+ * right before m (NGKHW, NHWGK) it is r transposed to the layout's order with g and m merged
+ * (an output view of the convolution) and reshaped; else reshaped and transposed. */
+static gv depthwise_result(gb *b, const gv *r, const char *layout, int64_t m) {
+  const char *gk = strchr(layout, 'g');
+  char mc = gk && gk[1] ? gk[1] : 0, l4[8];
+  if (mc != 'k' && mc != 'c') {
+    int64_t s5[6] = {r->shape[0], r->shape[1], r->shape[2], r->shape[3] / m, m};
+    return reshape(b, r, 5, s5, "nhwgk"); /* the caller transposes it to the layout */
+  }
+  for (int i = 0, q = 0; i < 5; i++)
+    if (layout[i] != 'g')
+      l4[q++] = layout[i];
+  l4[4] = 0;
+  gv named = *r;
+  snprintf(named.letters, sizeof named.letters, "nhw%c", mc);
+  gv t = transpose(b, &named, l4);
+  int64_t s5[6]; /* t's merged dimension splits into g and m */
+  for (int i = 0, q = 0; i < 5; i++)
+    s5[i] = layout[i] == 'g' ? r->shape[3] / m : layout[i] == mc ? m : t.shape[q], q += layout[i] != 'g';
+  return reshape(b, &t, 5, s5, layout);
+}
+
 /* Forward with one input channel per group (depthwise, channel multiplier K/G): one
  * depthwise_conv2d instead of a convolution per group. x [n,g,1,h,w] (any order), w
  * [g,m,1,y,x] -> y [n,g,m,ho,wo]. */
@@ -553,8 +576,7 @@ static gv forward_depthwise(gb *b, const miir_problem *p, const gv *x5, const gv
   int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
           dil[2] = {p->dil_h, p->dil_w};
   gv r = depthwise_conv2d(b, &xc, &w, pad, stride, dil);
-  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, p->k / p->groups};
-  return reshape(b, &r, 5, s5, "nhwgk");
+  return depthwise_result(b, &r, p->out_layout, p->k / p->groups);
 }
 
 /* Backward data of a depthwise problem with multiplier 1 (K = C = G): dy [n,g,1,ho,wo], w
