@@ -135,7 +135,7 @@ random_convs() {
 
 # miopen_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded random problems run exactly as
 # MIOpen runs them (no workspace for forward and backward data): filter 1/3/7, stride 1-3,
-# dilation 1-2 (backward data 1), padding, odd sizes, NCHW or NHWC; groups 1-2 for backward
+# dilation 1-2, padding, odd sizes, NCHW or NHWC; groups 1-2 for backward
 # weight (MIOpen passes its workspace there). Each must answer workspace 0 where MIOpen gives none.
 miopen_convs() {
   RANDOM=$1
@@ -144,7 +144,6 @@ miopen_convs() {
     local f=$((RANDOM % 3)) fs=(1 3 7) lay=(nchw nhwc)
     local y=${fs[$f]} s=$((RANDOM % 3 + 1)) d=$((RANDOM % 2 + 1)) g=1
     [ "$op" = conv2d_bwd_weight ] && g=$((RANDOM % 2 + 1))
-    [ "$op" = conv2d_bwd_data ] && d=1
     [ "$y" = 1 ] && d=1
     local p=$((RANDOM % ((y - 1) * d / 2 + 1)))
     local h=$(((y - 1) * d + 2 + RANDOM % 7)) w=$(((y - 1) * d + 1 + RANDOM % 8))
