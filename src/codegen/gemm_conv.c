@@ -17,6 +17,15 @@ bool gemm_conv_is(const op *o) {
   return cg_op_is(o, "tosa.conv2d") || cg_op_is(o, "tosa.conv3d") || cg_op_is(o, "tosa.transpose_conv2d");
 }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
 bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize) {
   const tensor_type *a = o->operands[0]->type, *w = o->operands[1]->type, *r = o->results[0]->type;
   memset(c, 0, sizeof *c);
@@ -33,14 +42,16 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
   for (int d = 0; d < ns; d++) {
     c->in[d] = a->dims[1 + d], c->out[d] = r->dims[1 + d], c->ker[d] = w->dims[1 + d];
     c->stride[d] = ints_at(o, "stride", d, 1);
-    c->dil[d] = c->transpose ? 1 : ints_at(o, "dilation", d, 1);
+    c->dil[d] = ints_at(o, "dilation", d, 1);
     c->pad[d] = ints_at(o, c->transpose ? "out_pad" : "pad", 2 * d, 0);
     if (c->stride[d] < 1 || c->dil[d] < 1) {
       snprintf(err, errsize, "%s: stride and dilation must be positive", op_table[o->kind].name);
       return false;
     }
     if (c->transpose) {
-      c->taps[d] = (c->ker[d] + c->stride[d] - 1) / c->stride[d];
+      int64_t g = gcd64(c->stride[d], c->dil[d]);
+      c->tstep[d] = c->stride[d] / g, c->istep[d] = c->dil[d] / g;
+      c->taps[d] = (c->ker[d] + c->tstep[d] - 1) / c->tstep[d];
       c->q[d] = (c->out[d] + c->stride[d] - 1) / c->stride[d];
       c->phases *= (int)c->stride[d];
     } else {
@@ -57,15 +68,6 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
   /* transposed weights are gathered tap by tap: only runs of IC are contiguous */
   pb->a_contig = c->ic, pb->b_contig = c->transpose ? c->ic : pb->k, pb->b_kcontig = true;
   return true;
-}
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
-  while (b) {
-    int64_t t = a % b;
-    a = b, b = t;
-  }
-  return a;
 }
 
 /* The contiguous, aligned run of k elements a view keeps of `run` (channels innermost): the
@@ -131,18 +133,30 @@ int64_t gemm_conv_k(const gemm_conv *c) {
   return k;
 }
 
-/* The first kernel tap of output phase p of transpose dim d: (p - out_pad) mod stride. */
+/* The first kernel tap of output phase p of transpose dim d, the least r with r * dil = p -
+ * out_pad (mod stride) ((p - out_pad) mod stride without dilation); ker[d] when the phase has
+ * none. */
 static int64_t phase_tap0(const gemm_conv *c, int d, int64_t p) {
-  int64_t s = c->stride[d], r = (p - c->pad[d]) % s;
-  return r < 0 ? r + s : r;
+  int64_t s = c->stride[d];
+  for (int64_t r = 0; r < c->tstep[d] && r < c->ker[d]; r++)
+    if ((p - c->pad[d] - r * c->dil[d]) % s == 0)
+      return r;
+  return c->ker[d];
+}
+
+/* The input position of row q = 0, tap j = 0 of output phase p of transpose dim d (first tap
+ * r): the whole number (p - out_pad - r * dil) / stride. */
+static int64_t phase_origin(const gemm_conv *c, int d, int64_t p, int64_t r) {
+  int64_t u = p - c->pad[d] - r * c->dil[d], s = c->stride[d];
+  return (u - ((u % s) + s) % s) / s;
 }
 
 int64_t gemm_conv_phase_taps(const gemm_conv *c, int phase, int64_t taps[3]) {
   int64_t all = 1, rest = phase;
   for (int d = c->ns - 1; d >= 0; d--) {
-    int64_t s = c->stride[d], r = phase_tap0(c, d, d ? rest % s : rest);
+    int64_t s = c->stride[d], r = phase_tap0(c, d, d ? rest % s : rest), ts = c->tstep[d];
     rest /= s;
-    taps[d] = r < c->ker[d] ? (c->ker[d] - r + s - 1) / s : 0;
+    taps[d] = r < c->ker[d] ? (c->ker[d] - r + ts - 1) / ts : 0;
     all *= taps[d];
   }
   return all;
@@ -165,6 +179,16 @@ void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase
     int64_t s = c->stride[d];
     ph->p[d] = d ? LLVMBuildURem(b, rest, k32(cb, s), "phase") : rest;
     rest = LLVMBuildUDiv(b, rest, k32(cb, s), "");
+    if (c->dil[d] > 1) { /* the phases' first taps and origins as constants, selected by p */
+      ph->r[d] = ph->off[d] = k32(cb, 0);
+      for (int64_t p = 0; p < s; p++) {
+        int64_t r = phase_tap0(c, d, p);
+        LLVMValueRef is = LLVMBuildICmp(b, LLVMIntEQ, ph->p[d], k32(cb, p), "");
+        ph->r[d] = LLVMBuildSelect(b, is, k32(cb, r), ph->r[d], "tap0");
+        ph->off[d] = LLVMBuildSelect(b, is, k32(cb, phase_origin(c, d, p, r)), ph->off[d], "off");
+      }
+      continue;
+    }
     /* u = p - out_pad + bias >= 0 with bias a multiple of s: r = u mod s is the first tap whose
      * input row is a whole number, off = (p - out_pad - r) / s the input row of q = 0 */
     int64_t bias = s * ((c->pad[d] < 0 ? -c->pad[d] : c->pad[d]) / s + 1);
@@ -179,9 +203,9 @@ LLVMValueRef gemm_conv_k_tiles(cg_builder *cb, const gemm_conv *c, const gemm_co
   int64_t row = c->ic; /* K elements per tap of dim 0 */
   for (int d = 1; d < c->ns; d++)
     row *= c->taps[d];
-  /* taps of dim 0 in this phase: ceil((ker - r) / stride), >= 0 because r < stride */
-  LLVMValueRef n0 = LLVMBuildUDiv(b, LLVMBuildSub(b, k32(cb, c->ker[0] + c->stride[0] - 1), ph->r[0], ""),
-                                  k32(cb, c->stride[0]), "taps0");
+  /* taps of dim 0 in this phase: ceil((ker - r) / tstep), >= 0 because r < tstep or r = ker */
+  LLVMValueRef n0 = LLVMBuildUDiv(b, LLVMBuildSub(b, k32(cb, c->ker[0] + c->tstep[0] - 1), ph->r[0], ""),
+                                  k32(cb, c->tstep[0]), "taps0");
   return LLVMBuildUDiv(b, LLVMBuildAdd(b, LLVMBuildMul(b, n0, k32(cb, row), ""), k32(cb, bk - 1), ""),
                        k32(cb, bk), "ktiles");
 }
@@ -409,8 +433,9 @@ static LLVMValueRef split_k(cg_builder *cb, const gemm_conv *c, LLVMValueRef k, 
 static LLVMValueRef kernel_tap(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, int d,
                                LLVMValueRef t, LLVMValueRef *ok) {
   LLVMBuilderRef b = cb->b;
-  LLVMValueRef kt = LLVMBuildAdd(b, ph->r[d], LLVMBuildMul(b, t, k32(cb, c->stride[d]), ""), "");
-  if (c->ker[d] % c->stride[d]) /* else every phase has all taps[d] taps */
+  LLVMValueRef kt = LLVMBuildAdd(b, ph->r[d], LLVMBuildMul(b, t, k32(cb, c->tstep[d]), ""), "");
+  /* else every phase has all taps[d] taps (with dilation some phases have none) */
+  if (c->ker[d] % c->tstep[d] || c->istep[d] != c->dil[d])
     *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULT, kt, k32(cb, c->ker[d]), ""), "");
   return kt;
 }
@@ -425,7 +450,8 @@ LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
     LLVMValueRef pos;
     if (c->transpose) {
       kernel_tap(cb, c, ph, d, t[d], ok);
-      pos = LLVMBuildSub(b, row->pos0[d], t[d], ""); /* taps walk the input backwards */
+      /* taps walk the input backwards, istep positions apart */
+      pos = LLVMBuildSub(b, row->pos0[d], LLVMBuildMul(b, t[d], k32(cb, c->istep[d]), ""), "");
     } else {
       pos = LLVMBuildAdd(b, row->pos0[d], LLVMBuildMul(b, t[d], k32(cb, c->dil[d]), ""), "");
     }

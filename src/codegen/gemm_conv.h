@@ -9,16 +9,21 @@
 /* Geometry of an NHWC/NDHWC convolution seen as C[m][n] = sum_k A(m,k) B(k,n) with
  * m = (batch, output position), n = output channel, k = (kernel tap, input channel).
  * transpose_conv2d is decomposed by output phase: outputs with (oy mod sy, ox mod sx) =
- * (py, px) form a stride-1 convolution over the input with the taps ky = ry + j*sy (ry =
- * (py - out_pad_top) mod sy) read backwards (iy = qy + off_y - j). All phases run in one kernel
- * (the phase is the slowest grid index) over the same padded K = taps[0]*taps[1]*IC; a tap past
- * the kernel (ry + j*sy >= KH) is masked to zero in both operands (docs/gemm.md). */
+ * (py, px) form a stride-1 convolution over the input with the taps ky = ry + j*ty read
+ * backwards (iy = qy + off_y - j*ey). Without dilation ty = sy, ey = 1 and ry = (py -
+ * out_pad_top) mod sy; with tosac's dilation dy (an extension attribute: backward data of a
+ * dilated convolution) the taps of a phase solve ky*dy = py - out_pad_top (mod sy): with g =
+ * gcd(sy, dy), ty = sy/g, ey = dy/g, and a phase g does not divide has no tap. All phases run in
+ * one kernel (the phase is the slowest grid index) over the same padded K = taps[0]*taps[1]*IC; a
+ * tap past the kernel (ry + j*ty >= KH) is masked to zero in both operands (docs/gemm.md). */
 typedef struct gemm_conv {
   int ns;                   /* spatial dims: 2 or 3 */
   bool transpose;           /* transpose_conv2d */
   int64_t batch, ic, oc;
   int64_t in[3], out[3], ker[3], stride[3], dil[3];
   int64_t pad[3];           /* conv: padding before; transpose: out_pad before */
+  int64_t tstep[3], istep[3]; /* transpose: kernel taps between a phase's taps (ty), input
+                               * positions between them (ey) */
   int64_t taps[3];          /* taps per dim walked by k: ker (conv), ceil(ker/stride) (transpose) */
   int64_t q[3];             /* GEMM rows per dim: out (conv), ceil(out/stride) (transpose) */
   int phases;               /* 1, or sy*sx for transpose_conv2d (1 with one_phase) */

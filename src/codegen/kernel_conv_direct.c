@@ -281,6 +281,8 @@ typedef struct cv {
   int64_t izp, wzp;
   LLVMValueRef in, w, bias; /* pointers */
   LLVMTypeRef acc_ty;
+  part_strided xv, wv; /* element steps of input (n, h, w, c) and weights (ky, kx, c, m): row-major,
+                          or an operand view's (partition/views.c) */
 } cv;
 
 static LLVMValueRef ic(cv *C, int64_t v) { return LLVMConstInt(C->it, (unsigned long long)v, 1); }
@@ -337,13 +339,13 @@ static LLVMValueRef in_range(cv *C, LLVMValueRef v, int64_t n) {
   return LLVMBuildICmp(C->cb->b, LLVMIntULT, v, ic(C, n), ""); /* negative wraps to huge */
 }
 
-/* Offset of input element (n, pos[0..ns), c) in NHWC / NDHWC. */
-static LLVMValueRef input_offset(cv *C, LLVMValueRef n, LLVMValueRef *pos, LLVMValueRef c, int64_t ch) {
+/* Offset of element idx[0..rank) of an operand read through steps v. */
+static LLVMValueRef strided_offset(cv *C, const part_strided *v, LLVMValueRef *idx, int rank) {
   LLVMBuilderRef b = C->cb->b;
-  LLVMValueRef off = n;
-  for (int s = 0; s < C->ns; s++)
-    off = LLVMBuildAdd(b, LLVMBuildMul(b, off, ic(C, C->in_sp[s]), ""), pos[s], "");
-  return LLVMBuildAdd(b, LLVMBuildMul(b, off, ic(C, ch), ""), c, "");
+  LLVMValueRef off = ic(C, v->offset);
+  for (int d = 0; d < rank; d++)
+    off = LLVMBuildAdd(b, off, LLVMBuildMul(b, idx[d], ic(C, v->stride[d]), ""), "");
+  return off;
 }
 
 /* Depthwise: out[n, y, x, c*M + m] = sum_{ky,kx} in[n, iy, ix, c] * w[ky, kx, c, m], then + bias
@@ -363,13 +365,10 @@ static LLVMValueRef emit_depthwise(cv *C, LLVMValueRef *oc) {
                           "");
     inb = and3(b, inb, in_range(C, pos[s], C->in_sp[s]));
   }
-  LLVMValueRef off = LLVMBuildSelect(b, inb, input_offset(C, n, pos, c, C->IC), ic(C, 0), "");
+  LLVMValueRef xi[4] = {n, pos[0], pos[1], c}, wi[4] = {L[0].iv, L[1].iv, c, m};
+  LLVMValueRef off = LLVMBuildSelect(b, inb, strided_offset(C, &C->xv, xi, 4), ic(C, C->xv.offset), "");
   LLVMValueRef x = cg_load_elem(cb, C->in_t, C->in, off);
-  LLVMValueRef woff = LLVMBuildAdd(b, LLVMBuildMul(b, L[0].iv, ic(C, C->ker[1]), ""), L[1].iv, "");
-  woff = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, woff, ic(C, C->IC), ""), c, ""),
-                                      ic(C, C->M), ""),
-                      m, "");
-  LLVMValueRef w = cg_load_elem(cb, C->w_t, C->w, woff);
+  LLVMValueRef w = cg_load_elem(cb, C->w_t, C->w, strided_offset(C, &C->wv, wi, 4));
   acc = LLVMBuildSelect(b, inb, mac(C, L[1].acc, x, w), L[1].acc, "");
   acc = loop_close(cb, &L[1], C->ker[1], acc);
   acc = loop_close(cb, &L[0], C->ker[0], acc);
@@ -432,8 +431,12 @@ bool cg_emit_conv_direct(cg_builder *cb, const graph *g, const partition_plan *p
   LLVMBasicBlockRef exit = cg_anchor_kernel_begin(cb, k, CV_BLOCK, C.it, coords, &linear, info);
   if (!exit)
     return false;
-  C.in = cg_operand_ptr(cb, k, C.o->operands[0]);
-  C.w = cg_operand_ptr(cb, k, C.o->operands[1]);
+  /* the input and weights read through their operand views' strides (NCHW data, a filter
+   * transposed to [KH, KW, C, M]) */
+  part_operand_strides(k, C.o->operands[0], &C.xv);
+  part_operand_strides(k, C.o->operands[1], &C.wv);
+  C.in = cg_operand_ptr(cb, k, C.xv.src);
+  C.w = cg_operand_ptr(cb, k, C.wv.src);
   C.bias = cg_operand_ptr(cb, k, C.o->operands[2]);
   if (!C.in || !C.w || !C.bias)
     return false;

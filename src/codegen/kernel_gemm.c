@@ -1437,6 +1437,19 @@ static bool emit_grouped(gk *K, LLVMValueRef gid, int64_t groups) {
   return ok;
 }
 
+/* The K elements the phases of a transposed convolution in one grid iterate, summed: each runs
+ * its own tap rows (gemm_conv_k_tiles) in whole tiles of bk. */
+static int64_t phases_k(const gemm_conv *c, int bk) {
+  int64_t sum = 0, taps[3], row = c->ic;
+  for (int d = 1; d < c->ns; d++)
+    row *= c->taps[d];
+  for (int p = 0; p < c->phases; p++) {
+    gemm_conv_phase_taps(c, p, taps);
+    sum += (taps[0] * row + bk - 1) / bk * bk;
+  }
+  return sum;
+}
+
 static bool emit_body(gk *K, cg_kernel_info *info) {
   cg_builder *cb = K->cb;
   const gemm_params *P = &K->P;
@@ -1488,6 +1501,17 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   if (K->cv.runs && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"conv_k\":%lld}",
              (long long)gemm_conv_k(&K->cv));
+  tl = strlen(info->tuning);
+  /* the phases in the grid: each runs its own number of K tiles (phases_k: their sum) over the
+   * convolution's K spread across them (conv_k); the report's flops and iterations need both */
+  if (K->kind == GK_CONV && K->cv.transpose && K->cv.phases > 1 && tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"phases\":%d,\"phases_k\":%lld,\"conv_k\":%lld}",
+             K->cv.phases, (long long)phases_k(&K->cv, P->bk), (long long)gemm_conv_k(&K->cv));
+  tl = strlen(info->tuning);
+  /* one output phase of a transposed convolution: its stores are the problem's M x N alone
+   * (tosac-bundle quality charges those bytes, not the whole result buffer) */
+  if (K->kind == GK_CONV && K->cv.one_phase && tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"phase\":%d}", K->cv.phase);
   tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d%s}", split,

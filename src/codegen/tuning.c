@@ -1413,38 +1413,39 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
     return 0;
   /* Both forms as the same per-phase GEMM problems (M the phase's rows, its share of the
    * result): the single kernel runs each phase over its y taps with every x tap (masked past the
-   * kernel) and writes a phase no tap reaches as zeros; per phase, each kernel runs its exact
+   * kernel; a phase without y taps only writes its zeros); per phase, each kernel runs its exact
    * taps, one launch each, and a zero fill of the whole result runs first when some phase has
-   * no tap. */
+   * no tap. A per-phase kernel reads all of the input and the filter and writes its share of the
+   * result, and is never faster than moving those bytes: tosac-bundle quality's model, which
+   * charges every kernel its buffers once (the phase's pixels of the result) and overlaps that
+   * traffic with the matrix work. */
   double bpu = (double)t->mem_gbps * 1e3; /* bytes per microsecond */
   double share = (double)tensor_bytes(anchor->results[0]->type) / c.phases / bpu;
+  double reads = (double)(tensor_bytes(anchor->operands[0]->type) + tensor_bytes(anchor->operands[1]->type)) / bpu;
   double one = 0, per = 0;
   int64_t taps[3];
   int kernels = 0;
   for (int p = 0; p < c.phases; p++) {
     int64_t n = gemm_conv_phase_taps(&c, p, taps);
-    if (!n) {
-      *empty_mask |= 1ull << p;
-      one += share;
-      continue;
-    }
-    if (force == 1)
-      continue;
     gemm_problem exact = pb, padded = pb;
     exact.k = n * c.ic, padded.k = taps[0] * c.taps[1] * c.ic;
-    double e = gemm_est_us(t, &exact), q = gemm_est_us(t, &padded);
-    if (e <= 0 || q <= 0)
+    double q = padded.k ? gemm_est_us(t, &padded) : share;
+    if (!n)
+      *empty_mask |= 1ull << p;
+    if (q <= 0)
       return 0;
-    per += e, one += q, kernels++;
+    one += q;
+    if (!n || force == 1)
+      continue;
+    double e = gemm_est_us(t, &exact);
+    if (e <= 0)
+      return 0;
+    per += e > reads + share ? e : reads + share, kernels++;
   }
   if (force == 1)
     return c.phases;
   if (*empty_mask)
     per += share * c.phases + PHASE_LAUNCH_US;
-  /* Every phase's rows read (nearly) all of the input through their taps: the single kernel
-   * reads it once over its grid, each per-phase kernel once more (tosac-bundle quality's model
-   * counts each kernel's buffers once); the per-phase problems above carry one read each, the
-   * re-reads of the extra kernels are not hidden behind the other kernels' issue time. */
-  per += (kernels - 1) * ((double)tensor_bytes(anchor->operands[0]->type) / bpu + PHASE_LAUNCH_US);
+  per += (kernels - 1) * PHASE_LAUNCH_US;
   return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
 }

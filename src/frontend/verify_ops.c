@@ -266,21 +266,30 @@ static bool v_conv(fe_parser *p, fe_opctx *c) {
   return fe_check_result(p, c, &r);
 }
 
+/* tosac's extension `dilation` (backward data of a dilated convolution, docs/miopen.md): the
+ * kernel taps dilation apart, and out_pad free to crop the whole span of a tap (padding of the
+ * filter's size or more) as long as an output remains. */
 static bool v_transpose_conv(fe_parser *p, fe_opctx *c) {
   if (!need_rank(p, c, 0, 4, "input") || !need_rank(p, c, 1, 4, "weight") || !gemm_types(p, c, "weight")) return false;
   if (!need_len(p, c, "out_pad", 4) || !need_len(p, c, "stride", 2) || !need_min(p, c, "stride", 1)) return false;
+  const attr *da = op_attr(c->o, "dilation");
+  if (da && (!need_len(p, c, "dilation", 2) || !need_min(p, c, "dilation", 1))) return false;
   const tensor_type *x = in_type(c, 0), *w = in_type(c, 1);
   const int64_t *op_ = ints_attr(c, "out_pad")->ints, *st = ints_attr(c, "stride")->ints;
+  const int64_t *dil = da ? ints_attr(c, "dilation")->ints : (const int64_t[]){1, 1};
   if (w->dims[3] != x->dims[3])
     return fe_error(p, c->operand_locs[1], "'tosa.transpose_conv2d' weight has %lld input channels, the input %lld",
                     (long long)w->dims[3], (long long)x->dims[3]);
   if (!check_bias(p, c, w->dims[0])) return false;
   tensor_type r = {.elem = c->declared.elem, .rank = 4, .dims = {x->dims[0], 0, 0, w->dims[0]}};
   for (int i = 0; i < 2; i++) {
-    int64_t kk = w->dims[1 + i];
-    if (op_[2 * i] <= -kk || op_[2 * i + 1] <= -kk)
-      return fe_error(p, op_attr(c->o, "out_pad")->loc, "'tosa.transpose_conv2d' out_pad must be greater than -kernel");
+    int64_t kk = (w->dims[1 + i] - 1) * dil[i] + 1;
     r.dims[1 + i] = (x->dims[1 + i] - 1) * st[i] + op_[2 * i] + op_[2 * i + 1] + kk;
+    if (!da && (op_[2 * i] <= -kk || op_[2 * i + 1] <= -kk))
+      return fe_error(p, op_attr(c->o, "out_pad")->loc, "'tosa.transpose_conv2d' out_pad must be greater than -kernel");
+    if (r.dims[1 + i] < 1)
+      return fe_error(p, op_attr(c->o, "out_pad")->loc,
+                      "'tosa.transpose_conv2d' out_pad leaves no output in spatial dimension %d", i);
   }
   return fe_check_result(p, c, &r);
 }

@@ -213,15 +213,20 @@ static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const in
   return r;
 }
 
-/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. */
+/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. dil: NULL, or tosac's
+ * `dilation` extension (the kernel taps dil apart; out_pad may then crop a whole tap's span). */
 static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
-                           const int64_t stride[2], const char *letters) {
+                           const int64_t stride[2], const int64_t *dil, const char *letters) {
   gv r = conv_result(b, x, w, letters);
   for (int d = 0; d < 2; d++)
-    r.shape[1 + d] =
-        (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] + w->shape[1 + d];
+    r.shape[1 + d] = (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] +
+                     (w->shape[1 + d] - 1) * (dil ? dil[d] : 1) + 1;
   char attrs[256];
-  snprintf(attrs, sizeof attrs,
+  int n = 0;
+  if (dil)
+    n = snprintf(attrs, sizeof attrs, "dilation = array<i64: %lld, %lld>, ", (long long)dil[0],
+                 (long long)dil[1]);
+  snprintf(attrs + n, sizeof attrs - (size_t)n,
            "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: %lld, %lld>",
            (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
            (long long)out_pad[3], (long long)stride[0], (long long)stride[1]);
@@ -350,6 +355,21 @@ static gv drop_dim(gb *b, const gv *x, char l, const char *rename) {
   return reshape(b, x, 4, s4, l4);
 }
 
+/* Does bringing x to the order `want` move only its size-1 dimensions (the non-unit ones keep
+ * their order)? */
+static bool moves_unit_dims_only(const gv *x, const char *want) {
+  int last = -1;
+  for (int i = 0; i < x->rank; i++) {
+    int d = (int)(strchr(x->letters, want[i]) - x->letters);
+    if (x->shape[d] == 1)
+      continue;
+    if (d < last)
+      return false;
+    last = d;
+  }
+  return true;
+}
+
 /* Per-group 4-D views of a 5-D argument, dimensions in the order `want` (4 letters). When a
  * dimension follows g, g merges into it (a reshape) and each group is a slice of the merged
  * dimension, transposed to `want`: a slice and a transpose the convolution reads through
@@ -371,6 +391,15 @@ static int split_groups(gb *b, const gv *x, const char *want, gv *out) {
       if (i != gd)
         s4[q++] = x->shape[i] * (i == gd + 1 ? groups : 1);
     gv m = reshape(b, x, 4, s4, l4);
+    if (moves_unit_dims_only(&m, want)) {
+      /* a transpose of unit dimensions is a reshape, and a slice read through a reshape is no
+       * operand view: transpose the whole tensor first (an alias of it), then slice it */
+      gv t = transpose(b, &m, want);
+      int md = (int)(strchr(want, x->letters[gd + 1]) - want);
+      for (int64_t gi = 0; gi < groups; gi++)
+        out[gi] = crop(b, &t, md, gi * len, len);
+      return (int)groups;
+    }
     for (int64_t gi = 0; gi < groups; gi++) {
       gv sl = crop(b, &m, gd, gi * len, len);
       out[gi] = transpose(b, &sl, want);
@@ -468,17 +497,19 @@ static gv bwd_data_upsampled(gb *b, const miir_problem *p, const gv *dy, const g
                    : conv2d(b, &u, &wf, pad, one, dil, "nhwc");
 }
 
-/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
+/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c]: a transposed convolution; dilation, or
+ * padding that crops a tap's whole span, take tosac's `dilation` extension (TOSA has neither),
+ * which indexes dy through the stride and dilation in the kernel (no upsampled copy). */
 static gv bwd_data_group(gb *b, const miir_problem *p, const gv *dy, const gv *w) {
+  int64_t span_h = (p->y - 1) * p->dil_h + 1, span_w = (p->x - 1) * p->dil_w + 1;
   int64_t otop = -p->pad_t, oleft = -p->pad_l;
-  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - p->y + p->pad_t;
-  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - p->x + p->pad_l;
-  bool tconv_fits = -otop < p->y && -obot < p->y && -oleft < p->x && -oright < p->x;
-  if (p->dil_h == 1 && p->dil_w == 1 && tconv_fits) {
-    int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
-    return transpose_conv2d(b, dy, w, out_pad, stride, "nhwc");
-  }
-  return bwd_data_upsampled(b, p, dy, w, 1, false);
+  int64_t obot = p->hi - (p->ho - 1) * p->stride_h - span_h + p->pad_t;
+  int64_t oright = p->wi - (p->wo - 1) * p->stride_w - span_w + p->pad_l;
+  bool tosa_fits = -otop < span_h && -obot < span_h && -oleft < span_w && -oright < span_w;
+  int64_t out_pad[4] = {otop, obot, oleft, oright}, stride[2] = {p->stride_h, p->stride_w};
+  int64_t dil[2] = {p->dil_h, p->dil_w};
+  bool plain = p->dil_h == 1 && p->dil_w == 1 && tosa_fits;
+  return transpose_conv2d(b, dy, w, out_pad, stride, plain ? NULL : dil, "nhwc");
 }
 
 /* x [c,hi,wi,n], dy [k,ho,wo,n] -> dw [c,y,x,k] */
@@ -507,6 +538,29 @@ int miir_result_slot(const miir_problem *p) {
                                   : MIIR_SLOT_FILTER;
 }
 
+/* A depthwise result r [n,h,w,(g m)] as the 5-D tensor of `layout`. Where the layout has g
+ * right before m (NGKHW, NHWGK) it is r transposed to the layout's order with g and m merged
+ * (an output view of the convolution) and reshaped; else reshaped and transposed. */
+static gv depthwise_result(gb *b, const gv *r, const char *layout, int64_t m) {
+  const char *gk = strchr(layout, 'g');
+  char mc = gk && gk[1] ? gk[1] : 0, l4[8];
+  if (mc != 'k' && mc != 'c') {
+    int64_t s5[6] = {r->shape[0], r->shape[1], r->shape[2], r->shape[3] / m, m};
+    return reshape(b, r, 5, s5, "nhwgk"); /* the caller transposes it to the layout */
+  }
+  for (int i = 0, q = 0; i < 5; i++)
+    if (layout[i] != 'g')
+      l4[q++] = layout[i];
+  l4[4] = 0;
+  gv named = *r;
+  snprintf(named.letters, sizeof named.letters, "nhw%c", mc);
+  gv t = transpose(b, &named, l4);
+  int64_t s5[6]; /* t's merged dimension splits into g and m */
+  for (int i = 0, q = 0; i < 5; i++)
+    s5[i] = layout[i] == 'g' ? r->shape[3] / m : layout[i] == mc ? m : t.shape[q], q += layout[i] != 'g';
+  return reshape(b, &t, 5, s5, layout);
+}
+
 /* Forward with one input channel per group (depthwise, channel multiplier K/G): one
  * depthwise_conv2d instead of a convolution per group. x [n,g,1,h,w] (any order), w
  * [g,m,1,y,x] -> y [n,g,m,ho,wo]. */
@@ -522,8 +576,7 @@ static gv forward_depthwise(gb *b, const miir_problem *p, const gv *x5, const gv
   int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
           dil[2] = {p->dil_h, p->dil_w};
   gv r = depthwise_conv2d(b, &xc, &w, pad, stride, dil);
-  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, p->k / p->groups};
-  return reshape(b, &r, 5, s5, "nhwgk");
+  return depthwise_result(b, &r, p->out_layout, p->k / p->groups);
 }
 
 /* Backward data of a depthwise problem with multiplier 1 (K = C = G): dy [n,g,1,ho,wo], w

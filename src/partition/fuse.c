@@ -686,7 +686,7 @@ static bool index_map(fuse_state *s, const char *live, const op *o) {
 /* Does convolution u read v once, as its input or its weights (the operands its kernel reads
  * through strides, views.c)? */
 static bool reads_through_strides(const op *u, const value *v) {
-  if (u->kind != OP_CONV2D && u->kind != OP_CONV3D && u->kind != OP_TRANSPOSE_CONV2D)
+  if (u->kind != OP_CONV2D && u->kind != OP_CONV3D && u->kind != OP_TRANSPOSE_CONV2D && u->kind != OP_DEPTHWISE_CONV2D)
     return false;
   int n = 0;
   bool ab = true;
@@ -726,7 +726,9 @@ static bool output_view(fuse_state *s, const char *live, const op *o) {
       o->results[0]->type->elem == ET_INDEX || (s->flags[o->id] & F_OPV))
     return false;
   const op *c = o->operands[0]->def;
-  if (!c || (c->kind != OP_CONV2D && c->kind != OP_CONV3D && c->kind != OP_TRANSPOSE_CONV2D) ||
+  if (!c ||
+      (c->kind != OP_CONV2D && c->kind != OP_CONV3D && c->kind != OP_TRANSPOSE_CONV2D &&
+       c->kind != OP_DEPTHWISE_CONV2D) ||
       c->results[0] != o->operands[0] ||
       (s->flags[c->id] & F_RESULT))
     return false;

@@ -101,6 +101,27 @@ M
   expect_error e.mlir 2 26 "'tosa.conv2d' weight has 5 input channels, the input 4"
 }
 
+@test "transpose_conv2d with tosac's dilation extension: the dilated span sets the output, out_pad may crop a tap's whole span; errors" {
+  cat > d.mlir <<'M'
+func.func @main(%x: tensor<1x5x4x8xf32>, %w: tensor<4x3x3x8xf32>, %b: tensor<4xf32>, %y: tensor<1x4x4x8xf32>) -> (tensor<1x15x13x4xf32>, tensor<1x2x2x4xf32>) {
+  %0 = "tosa.transpose_conv2d"(%x, %w, %b) {dilation = [2, 2], out_pad = [-2, 0, -2, 1], stride = [3, 3]} : (tensor<1x5x4x8xf32>, tensor<4x3x3x8xf32>, tensor<4xf32>) -> tensor<1x15x13x4xf32>
+  %1 = "tosa.transpose_conv2d"(%y, %w, %b) {dilation = [1, 1], out_pad = [-3, -1, -3, -1], stride = [1, 1]} : (tensor<1x4x4x8xf32>, tensor<4x3x3x8xf32>, tensor<4xf32>) -> tensor<1x2x2x4xf32>
+  return %0, %1 : tensor<1x15x13x4xf32>, tensor<1x2x2x4xf32>
+}
+M
+  run "$TOSAC" --syntax-only d.mlir
+  assert_success
+  # without the attribute TOSA's rule holds: out_pad > -kernel
+  sed 's/{dilation = \[1, 1\], /{/' d.mlir > e.mlir
+  expect_error e.mlir 3 45 "'tosa.transpose_conv2d' out_pad must be greater than -kernel"
+  sed 's/dilation = \[2, 2\]/dilation = [0, 2]/' d.mlir > e.mlir
+  expect_error e.mlir 2 45 "'tosa.transpose_conv2d' dilation[0] must be at least 1, found 0"
+  sed 's/dilation = \[2, 2\]/dilation = [2]/' d.mlir > e.mlir
+  expect_error e.mlir 2 45 "'tosa.transpose_conv2d' dilation must have 2 elements, found 1"
+  sed 's/-3, -1, -3, -1/-3, -3, -3, -1/' d.mlir > e.mlir
+  expect_error e.mlir 3 64 "'tosa.transpose_conv2d' out_pad leaves no output in spatial dimension 0"
+}
+
 @test "error: zero point that is not a constant" {
   cat > e.mlir <<'M'
 func.func @main(%a: tensor<1x2x3xi8>, %b: tensor<1x3x4xi8>, %z: tensor<1xi8>) -> tensor<1x2x4xi32> {

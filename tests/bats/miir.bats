@@ -116,9 +116,9 @@ random_convs() {
 @test "forward depthwise (one input channel per group, multiplier 1 and 2) is one depthwise_conv2d, not a kernel per group" {
   local REQUESTED=1
   conv 14 gfx1100 conv2d fp16 nhwc 8 2 8 16 9 11 3 3 2 2 1
-  assert_line "kernels 2 workspace 512" # the filter to YXCM, the depthwise convolution
+  assert_line "kernels 1 workspace 0" # the filter read as YXCM through strides
   conv 15 gfx90a conv2d fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
-  assert_line "kernels 4 workspace 13312"
+  assert_line "kernels 1 workspace 0" # NCHW x read and y written through strides
   conv 16 gfx1030 conv2d fp32 nchw 4 1 4 12 7 6 5 5 2 1 2
   conv 17 gfx90a conv2d i8 nhwc 6 2 6 12 9 11 3 3 1 1 1 i32
 }
@@ -130,12 +130,12 @@ random_convs() {
   conv 19 gfx90a conv2d_bwd_data fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
   conv 20 gfx1030 conv2d_bwd_data fp32 nhwc 4 1 4 4 7 6 5 5 2 1 2
   conv 21 gfx90a conv2d_bwd_data fp32 nhwc 4 1 4 8 7 6 3 3 2 1 1
-  assert_line "kernels 4 workspace 0" # per group the filter flipped and the convolution, in place
+  assert_line "kernels 4 workspace 0" # a transposed convolution per group, in place
 }
 
 # miopen_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded random problems run exactly as
 # MIOpen runs them (no workspace for forward and backward data): filter 1/3/7, stride 1-3,
-# dilation 1-2 (backward data 1), padding, odd sizes, NCHW or NHWC; groups 1-2 for backward
+# dilation 1-2, padding, odd sizes, NCHW or NHWC; groups 1-2 for backward
 # weight (MIOpen passes its workspace there). Each must answer workspace 0 where MIOpen gives none.
 miopen_convs() {
   RANDOM=$1
@@ -144,7 +144,6 @@ miopen_convs() {
     local f=$((RANDOM % 3)) fs=(1 3 7) lay=(nchw nhwc)
     local y=${fs[$f]} s=$((RANDOM % 3 + 1)) d=$((RANDOM % 2 + 1)) g=1
     [ "$op" = conv2d_bwd_weight ] && g=$((RANDOM % 2 + 1))
-    [ "$op" = conv2d_bwd_data ] && d=1
     [ "$y" = 1 ] && d=1
     local p=$((RANDOM % ((y - 1) * d / 2 + 1)))
     local h=$(((y - 1) * d + 2 + RANDOM % 7)) w=$(((y - 1) * d + 1 + RANDOM % 8))
@@ -203,15 +202,70 @@ miopen_target() {
   random_convs 23 gfx1030 conv2d_bwd_data fp32 3
 }
 
-@test "backward data: stride 2 with a 1x1 filter (pixels no tap reaches are zeros), dilation 2 (upsampled path)" {
+@test "backward data: stride 2 with a 1x1 filter (pixels no tap reaches are zeros); dilation 2 and padding past the filter are one transposed convolution without workspace" {
   conv 3 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 8 9 11 1 1 2 1 0
-  assert_line "kernels 1 workspace 0" # the filter read as CYXK through strides
-  REQUESTED=1 conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
-  assert_line "kernels 6 workspace 5120"
-  # MIOpen's invoker passes no workspace: the client refuses the dilated problem
-  run "$CLIENT" 4 "$(opts conv2d_bwd_data gfx1100 fp16 nchw 1 1 4 8 13 11 3 3 3 2 2)"
+  assert_line "kernels 1 workspace 0" # one kernel over the phases (a zero-init costs more here), the filter read as CYXK
+  # stride 3, dilation 2: the phases' taps solve 2*ky = p + pad (mod 3); dy read in place
+  conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
+  assert_line "kernels 1 workspace 0"
+  # stride 2, dilation 2: odd phases have no tap (zero-init + the GEMMs of the even ones)
+  conv 5 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 6 11 9 3 3 2 2 1
+  assert_line "kernels 2 workspace 0"
+  # padding 3 with a 3x3 filter (out_pad past -kernel, tosac's extension), dilation 1
+  conv 6 gfx1030 conv2d_bwd_data fp32 nchw 1 1 3 5 8 9 3 3 1 1 3
+  assert_line "kernels 1 workspace 0"
+  # what still needs a workspace (depthwise backward data: dy upsampled): MIOpen's invoker passes
+  # none, the client refuses it
+  run "$CLIENT" 18 "$(opts conv2d_bwd_data gfx1100 fp16 nhwc 8 2 8 8 9 11 3 3 2 2 1)"
   assert_failure 3
-  assert_line "MIOpen passes no workspace for backward data; the problem needs 5120 bytes"
+  assert_line "MIOpen passes no workspace for backward data; the problem needs 3072 bytes"
+}
+
+# null_workspace_convs SEED ARCH COUNT: COUNT seeded random backward-data problems that once
+# needed a workspace and now run with none, as MIOpen runs them: strides 1-3, dilation 1-2,
+# padding up to past the filter's reach, groups 1-2 (2-3 channels per group on both sides; NCHW
+# 1x1 grouped filters included), NCHW/NHWC, the type rotating fp32/fp16/bf16; then a depthwise
+# forward problem (multiplier 1-2)
+null_workspace_convs() {
+  RANDOM=$1
+  local arch=$2 i types=(fp32 fp16 bf16) lay=(nchw nhwc) fs=(1 3 5)
+  for ((i = 0; i < $3; i++)); do
+    local y=${fs[$((RANDOM % 3))]} s=$((RANDOM % 3 + 1)) d=$((RANDOM % 2 + 1)) g=$((RANDOM % 2 + 1))
+    [ "$y" = 1 ] && d=1
+    local p=$((RANDOM % ((y - 1) * d + 2))) ty=${types[$((i % 3))]} l=${lay[$((RANDOM % 2))]}
+    local h=$(((y - 1) * d + 2 + RANDOM % 6)) w=$(((y - 1) * d + 1 + RANDOM % 7))
+    local n=$((RANDOM % 2 + 1)) c=$((g * (RANDOM % 3 + 1))) k=$((g * (RANDOM % 4 + 1)))
+    [ $g = 2 ] && c=$((g * (RANDOM % 2 + 2))) k=$((g * (RANDOM % 2 + 2)))
+    conv $((i + 1)) "$arch" conv2d_bwd_data $ty $l $g $n $c $k $h $w $y $y $s $d $p
+    assert_line --regexp "^kernels [0-9]+ workspace 0$"
+    local m=$((RANDOM % 2 + 1)) dg=$((RANDOM % 3 + 2))
+    conv $((i + 1)) "$arch" conv2d $ty $l $dg $n $dg $((dg * m)) $h $w 3 3 $s $d $((RANDOM % 2))
+    assert_line "kernels 1 workspace 0" # depthwise: input and filter read in place, y written in place
+  done
+}
+
+@test "no workspace (MIOpen's NULL): dilated / padded backward data, grouped NCHW 1x1, depthwise forward on gfx90a, gfx1100, gfx1030 as machine code" {
+  export TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa
+  null_workspace_convs 61 gfx90a 4
+  null_workspace_convs 62 gfx1100 4
+  null_workspace_convs 63 gfx1030 4
+}
+
+@test "no workspace (MIOpen's NULL): dilated / padded backward data, grouped NCHW 1x1, depthwise forward on gfx90a, gfx1100, gfx1030 through the kernel IR" {
+  export TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir
+  null_workspace_convs 61 gfx90a 4
+  null_workspace_convs 62 gfx1100 4
+  null_workspace_convs 63 gfx1030 4
+}
+
+@test "dilated backward data per output phase (TOSAC_CONV_PHASES=1) and over the phases in one kernel (=0) agree with the reference" {
+  for f in 0 1; do
+    TOSAC_CONV_PHASES=$f conv 7 gfx90a conv2d_bwd_data fp16 nhwc 1 2 4 6 13 11 3 3 3 2 2
+    TOSAC_CONV_PHASES=$f conv 8 gfx1100 conv2d_bwd_data fp32 nchw 1 1 4 6 12 11 3 3 2 2 5
+    TOSAC_CONV_PHASES=$f conv 9 gfx1030 conv2d_bwd_data bf16 nhwc 2 1 4 6 11 10 3 3 3 2 1
+  done
+  TOSAC_CONV_PHASES=1 conv 7 gfx90a conv2d_bwd_data fp16 nhwc 1 2 4 6 13 11 3 3 3 2 2
+  assert_line "kernels 9 workspace 0" # every phase of stride 3 has a tap (gcd(3, 2) = 1)
 }
 
 # partitions OPTIONS ARCH: the kernels of the problem's compile ("name over type" per kernel)
@@ -223,31 +277,31 @@ partitions() {
 }
 
 @test "backward data stride > 1: one GEMM per output phase where the estimate prefers it, zero-init only when a phase has no tap (ResNet-50, NHWC fp16, batch 32)" {
-  # 3x3 stride 2, 256 -> 256 at 28x28: every phase has taps (4, 2, 2, 1) and the exact taps pay
-  # for the launches and dy's re-reads: four GEMMs reading the KYXC filter as CYXK through
-  # strides, no zero-init
-  local s3="fp16 nhwc 1 32 256 256 28 28 3 3 2 1 1"
-  for t in gfx90a gfx1100 gfx1030; do
-    run partitions "$(opts conv2d_bwd_data $t $s3)" $t
-    assert_output "tosac_k0_transpose_conv2d_phase0 tensor<32x28x28x256xf16>
-tosac_k1_transpose_conv2d_phase1 tensor<32x28x28x256xf16>
-tosac_k2_transpose_conv2d_phase2 tensor<32x28x28x256xf16>
-tosac_k3_transpose_conv2d_phase3 tensor<32x28x28x256xf16>"
+  # 3x3 stride 2, 256 -> 256 at 28x28 (and 512 -> 512 at 14x14, 128 -> 128 at 56x56): every
+  # phase has taps (4, 2, 2, 1); the exact taps pay for the launches and dy's re-reads (which
+  # overlap the matrix work): four GEMMs reading the KYXC filter as CYXK through strides, no
+  # zero-init. tosac-bundle quality agrees (gfx90a 28x28: 46.2 us against 66.3 for one kernel)
+  for l in "256 256 28 28" "512 512 14 14" "128 128 56 56"; do
+    local s3="fp16 nhwc 1 32 $l 3 3 2 1 1" c=${l%% *} h=$(echo $l | cut -d' ' -f3)
+    for t in gfx90a gfx1100 gfx1030; do
+      run partitions "$(opts conv2d_bwd_data $t $s3)" $t
+      assert_output "tosac_k0_transpose_conv2d_phase0 tensor<32x${h}x${h}x${c}xf16>
+tosac_k1_transpose_conv2d_phase1 tensor<32x${h}x${h}x${c}xf16>
+tosac_k2_transpose_conv2d_phase2 tensor<32x${h}x${h}x${c}xf16>
+tosac_k3_transpose_conv2d_phase3 tensor<32x${h}x${h}x${c}xf16>"
+    done
   done
-  # 128 -> 128 at 56x56: each per-phase kernel would read all of dy (6.4 MB) again: one kernel
-  local s4="fp16 nhwc 1 32 128 128 56 56 3 3 2 1 1"
-  for t in gfx90a gfx1100 gfx1030; do
-    run partitions "$(opts conv2d_bwd_data $t $s4)" $t
-    assert_output "tosac_k0_transpose_conv2d tensor<32x56x56x128xf16>"
-  done
-  # 1x1 stride 2, 256 -> 512: only phase (0,0) has a tap; a zero-init of all dx costs more than
-  # the one kernel writing the other phases' zeros itself
+  # 1x1 stride 2, 256 -> 512: only phase (0,0) has a tap; the one kernel would still run the
+  # masked K tiles of phase (0,1) and (1,0) would not: zero-init + the GEMM of phase (0,0)
   local s2="fp16 nhwc 1 32 256 512 56 56 1 1 2 1 0"
-  run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $s2) --kernel_id 0"
-  assert_line "kernels 1 workspace 0"
-  TOSAC_CONV_PHASES=1 run partitions "$(opts conv2d_bwd_data gfx1030 $s2)" gfx1030
-  assert_output "tosac_k0_transpose_conv2d_init tensor<25690112xf16>
+  for t in gfx90a gfx1100 gfx1030; do
+    run partitions "$(opts conv2d_bwd_data $t $s2)" $t
+    assert_output "tosac_k0_transpose_conv2d_init tensor<25690112xf16>
 tosac_k1_transpose_conv2d_phase0 tensor<32x56x56x256xf16>"
+  done
+  # with TOSAC_CONV_PHASES=0: one kernel writing the other phases' zeros itself
+  TOSAC_CONV_PHASES=0 run "$CLIENT" --create "$(opts conv2d_bwd_data gfx90a $s2) --kernel_id 0"
+  assert_line "kernels 1 workspace 0"
 }
 
 # groups_of OP ARCH SPEC...: the kernel group of a problem, tosac's kernel names without their
@@ -272,9 +326,9 @@ groups_of() {
     # NCHW: dy and the filter read through strides, dx written through the transpose
     run groups_of conv2d_bwd_data $t fp16 nchw $l3
     assert_output "transpose_conv2d "
-    # stride 2, 1x1: one kernel over the phases (three of four write zeros)
+    # stride 2, 1x1: zero-init, the GEMM of the one phase with a tap
     run groups_of conv2d_bwd_data $t fp16 nhwc $l1s2
-    assert_output "transpose_conv2d "
+    assert_output "transpose_conv2d_init transpose_conv2d_phase0 "
     # f16 filter: split-K into f32 partials, the combine converts to f16
     run groups_of conv2d_bwd_weight $t fp16 nhwc $l3
     # x and dy read as CHWN / KHWN through strides; the combine writes KYXC through the transpose

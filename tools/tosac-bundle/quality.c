@@ -512,17 +512,34 @@ const char *tb_jstr(const cJSON *o, const char *k) {
   return cJSON_IsString(x) ? x->valuestring : "";
 }
 
-/* Bytes of the buffers a kernel reads and writes (each once: the memory roofline's traffic). */
+/* The elements a GEMM kernel of one output phase of a transposed convolution (tuning "phase")
+ * stores: its problem's batch x M x N, the phase's pixels; -1 for any other kernel. */
+static double phase_elements(const cJSON *k) {
+  const cJSON *tun = cJSON_GetObjectItemCaseSensitive(k, "tuning");
+  long long batch, m, n;
+  if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(tun, "phase")) ||
+      sscanf(tb_jstr(tun, "problem"), "%*[^:]:%lldx%lldx%lld", &batch, &m, &n) != 3)
+    return -1;
+  return (double)batch * (double)m * (double)n;
+}
+
+/* Bytes of the buffers a kernel reads and writes (each once: the memory roofline's traffic). A
+ * per-phase kernel of a transposed convolution writes only its phase's pixels (whole runs of
+ * channels), not its whole result buffer: it is charged those. */
 double tb_kernel_bytes(const cJSON *target, const cJSON *k) {
   const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(target, "buffers"), *a;
-  double sum = 0;
+  double sum = 0, written = phase_elements(k);
   cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(k, "args")) {
     int id = tb_jint(a, "buffer", -1);
+    bool writes = !strcmp(tb_jstr(a, "access"), "write_only");
     const cJSON *b;
     cJSON_ArrayForEach(b, bufs) if (tb_jint(b, "id", -2) == id) {
       const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(b, "bytes");
-      if (cJSON_IsNumber(bytes))
-        sum += bytes->valuedouble;
+      if (!cJSON_IsNumber(bytes))
+        continue;
+      const char *et = tb_jstr(b, "element_type");
+      double part = written * elem_type_bytes(elem_type_parse(et, strlen(et)));
+      sum += writes && written >= 0 && part < bytes->valuedouble ? part : bytes->valuedouble;
     }
   }
   return sum;
@@ -553,6 +570,15 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
              &d->k, d->type) != 6)
     return false;
   d->k_useful = tb_jint(tuning, "conv_k", 0) > 0 ? tb_jint(tuning, "conv_k", 0) : d->k;
+  /* a transposed convolution with its output phases in the grid: the problem is one phase's;
+   * the grid runs every phase (batch x phases), each over its own K tiles (phases_k in all),
+   * the convolution's K (conv_k) spread across them */
+  int phases = tb_jint(tuning, "phases", 1);
+  if (phases > 1) {
+    d->batch *= phases;
+    d->k = (tb_jint(tuning, "phases_k", (int)(d->k * phases)) + phases - 1) / phases;
+    d->k_useful = (d->k_useful + phases - 1) / phases;
+  }
   d->bm = tb_jint(tuning, "bm", 1), d->bn = tb_jint(tuning, "bn", 1), d->bk = tb_jint(tuning, "bk", 1);
   d->wm = tb_jint(tuning, "wm", 1), d->wn = tb_jint(tuning, "wn", 1);
   d->waves = tb_jint(tuning, "waves", 1), d->split = tb_jint(tuning, "split_k", 1);
