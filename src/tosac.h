@@ -547,6 +547,12 @@ typedef struct part_kernel {
   const op **gemm_anchors; /* a grouped GEMM (partition/group.c): the matmuls sharing A, one
                               slice of the grid each; anchor is the first; NULL otherwise */
   int ngemm;
+  bool causal; /* KF_ATTENTION: a constant causal mask (partition/attention.c):
+                  key j of query i is masked for j > i + causal_offset, so the
+                  key loop of a query block stops at its last query's last
+                  unmasked key */
+  int64_t
+      causal_offset; /* L - S for a KV cache longer than the queries; >= 0 */
 } part_kernel;
 
 /* Operand views (partition/views.c, docs/partitioning.md "Operand views"): a tosa.transpose or

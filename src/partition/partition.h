@@ -31,6 +31,10 @@ int part_fuse(arena *a, const graph *g, int *group_of);
 int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
                         const char *is_result, int *att);
 bool part_attention_disabled(void);
+/* Is attention kernel k's score chain masked causally by a constant
+ * (docs/partitioning.md "Causal masks")? *offset: the o of "key j of query i is
+ * masked for j > i + o". */
+bool part_attention_causal(const part_kernel *k, int64_t *offset);
 /* Split-KV for decode-time attention (attention.c): the number of key chunks for attention
  * kernel k on a target with `cus` compute units (0: no split; TOSAC_SPLIT_KV=P forces P; chunks
  * of cg_attention_chunk keys), and the partial + combine kernels replacing k (a new workspace
