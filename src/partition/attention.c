@@ -16,6 +16,7 @@
 #include "frontend/frontend.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,17 +402,15 @@ bool part_attention_causal(const part_kernel *k, int64_t *offset) {
   return true;
 }
 
-/* ---------------------------------------------------------------- split-KV (1:many)
- * Decode-time attention (few query rows, a long KV sequence) gives the attention kernel too
- * few work-groups: B * ceil(S / 16) of them, each walking all L keys. Split-KV cuts the keys
- * into P chunks: a partial kernel (P times the work-groups) writes each chunk's unnormalised
- * output row, its running max m and sum l into a workspace [P, B, S, Dv + 2] (f32), and a
- * combine kernel merges the chunks: M = max m_p, l = sum l_p e^(m_p - M),
- * o = sum o_p e^(m_p - M) / l, stored through the output's index map. */
-#define SPLITKV_GROUP_SHARE 4     /* split when the work-groups fill at most 1/4 of the CUs */
-#define SPLITKV_MIN_KEYS 1024     /* and the sequence is at least this long */
-#define SPLITKV_CHUNK_MIN 256     /* keys per chunk, at least */
-
+/* ---------------------------------------------------------------- split-KV
+ * (1:many) Decode-time attention (few query rows, a long KV sequence) gives the
+ * attention kernel too few work-groups: B * ceil(S / 16) of them, each walking
+ * all L keys. Split-KV cuts the keys into P chunks: a partial kernel (P times
+ * the work-groups) writes each chunk's unnormalised output row, its running max
+ * m and sum l into a workspace [P, B, S, Dv + 2] (f32), and a combine kernel
+ * merges the chunks: M = max m_p, l = sum l_p e^(m_p - M), o = sum o_p e^(m_p -
+ * M) / l, stored through the output's index map. P comes from the tuning
+ * layer's estimate (cg_tune_splitkv). */
 static const op *first_matmul(const part_kernel *k) {
   for (int i = 0; i < k->nops; i++)
     if (k->ops[i]->kind == OP_MATMUL)
@@ -419,29 +418,44 @@ static const op *first_matmul(const part_kernel *k) {
   return NULL;
 }
 
-int part_attention_split_choose(const part_kernel *k, int cus) {
+int part_attention_split_choose(const part_kernel *k, const target_info *t) {
   const op *mm1 = first_matmul(k);
   if (k->family != KF_ATTENTION || k->role != KR_PLAIN || !mm1)
     return 0;
-  int64_t B = mm1->operands[0]->type->dims[0], S = mm1->operands[0]->type->dims[1];
-  int64_t L = mm1->operands[1]->type->dims[2];
-  int64_t groups = B * ((S + 15) / 16);
+  const tensor_type *q = mm1->operands[0]->type;
+  int64_t L = mm1->operands[1]->type->dims[2],
+          Dv = k->anchor->operands[1]->type->dims[2];
   const char *e = getenv("TOSAC_SPLIT_KV");
-  int64_t want;
-  if (e && *e) { /* forced, like TOSAC_SPLIT_K: 0 or 1 never splits */
+  int64_t want; /* forced, like TOSAC_SPLIT_K: 0 or 1 never splits */
+  if (e && *e)
     want = strtol(e, NULL, 10);
-  } else {
-    if (groups * SPLITKV_GROUP_SHARE > cus || L < SPLITKV_MIN_KEYS)
-      return 0;
-    want = cus / groups;
-    if (want > L / SPLITKV_CHUNK_MIN)
-      want = L / SPLITKV_CHUNK_MIN;
-  }
+  else
+    want = cg_tune_splitkv(t, q->dims[0], q->dims[1], L, q->dims[2], Dv,
+                           elem_type_bytes(q->elem), NULL);
   if (want < 2)
     return 0;
   int64_t chunk = cg_attention_chunk(L, (int)want);
   int64_t p = (L + chunk - 1) / chunk;
   return p >= 2 ? (int)p : 0;
+}
+
+void part_attention_print_split(FILE *out, const part_kernel *k,
+                                const target_info *t) {
+  const op *mm1 = first_matmul(k);
+  if (k->family != KF_ATTENTION || k->role != KR_PARTIAL || !mm1)
+    return;
+  const tensor_type *q = mm1->operands[0]->type;
+  int64_t L = mm1->operands[1]->type->dims[2],
+          Dv = k->anchor->operands[1]->type->dims[2];
+  int eb = elem_type_bytes(q->elem);
+  double at, one;
+  cg_tune_splitkv_at(t, q->dims[0], q->dims[1], L, q->dims[2], Dv, eb,
+                     k->split_count, &at);
+  cg_tune_splitkv_at(t, q->dims[0], q->dims[1], L, q->dims[2], Dv, eb, 1, &one);
+  fprintf(out,
+          "    split-KV estimate: %d chunks %.2f us with the combine, one "
+          "kernel %.2f us\n",
+          k->split_count, at, one);
 }
 
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,

@@ -939,6 +939,7 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
       fprintf(out, " (slice of the concatenation: %lld of every %lld elements from element %lld)",
               (long long)k->slot.block, (long long)k->slot.dst_block, (long long)k->slot.start);
     fputc('\n', out);
+    part_attention_print_split(out, k, p->target->info);
   }
   for (int i = 0; i < p->nnodes; i++) {
     const launch_node *n = &p->nodes[i];
