@@ -572,6 +572,12 @@ typedef struct part_kernel {
   const op **gemm_anchors; /* a grouped GEMM (partition/group.c): the matmuls sharing A, one
                               slice of the grid each; anchor is the first; NULL otherwise */
   int ngemm;
+  bool causal; /* KF_ATTENTION: a constant causal mask (partition/attention.c):
+                  key j of query i is masked for j > i + causal_offset, so the
+                  key loop of a query block stops at its last query's last
+                  unmasked key */
+  int64_t
+      causal_offset; /* L - S for a KV cache longer than the queries; >= 0 */
 } part_kernel;
 
 /* Operand views (partition/views.c, docs/partitioning.md "Operand views"): a tosa.transpose or
@@ -794,6 +800,15 @@ int64_t cg_tune_im2col(const target_info *t, const op *anchor);
  * grid, whichever the estimate prefers (TOSAC_CONV_PHASES=1/0 forces it): the phase count sy*sx
  * (at most 64) for per-phase kernels, else 0; *empty: bit p set when no tap reaches phase p. */
 int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty);
+/* Split-KV attention (docs/partitioning.md "Split-KV for decode"): the chunk
+ * count P the estimate picks for B (batch x heads) entries of S queries over L
+ * keys, head sizes D and Dv, elements of eb bytes (1: no split); *est_us (if
+ * given): the estimate at that P. */
+int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
+                    int64_t D, int64_t Dv, int eb, double *est_us);
+/* The same estimate at a given P. */
+void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
+                        int64_t D, int64_t Dv, int eb, int P, double *est_us);
 /* codegen/kernel_attention.c: keys per chunk when a split-KV attention cuts L keys into `split`
  * chunks (whole 64-key tiles; the last chunk may be shorter), for partition/attention.c. */
 int64_t cg_attention_chunk(int64_t L, int split);

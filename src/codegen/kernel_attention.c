@@ -266,6 +266,30 @@ static double score_scale(att *A) {
   return scale;
 }
 
+/* ---------------------------------------------------------------- causal block
+ * bound With a constant causal mask (part_kernel.causal, partition/attention.c)
+ * every key past i_last + offset, i_last the block's last query row, is masked
+ * for all the block's rows: the key loop ends there. The end is kept at or
+ * after kstart (a split-KV chunk wholly past it runs no block and stores m =
+ * -inf, l = 0, which the combine weighs 0). */
+static LLVMValueRef causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend,
+                               LLVMValueRef row0, int rows) {
+  if (!A->k->causal)
+    return kend;
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef past =
+      LLVMBuildAdd(bl, row0, ic(A, rows), ""); /* one past the block's rows */
+  past =
+      LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, past, ic(A, A->S), ""),
+                      past, ic(A, A->S), "");
+  LLVMValueRef c =
+      LLVMBuildAdd(bl, past, ic(A, A->k->causal_offset), "causal_end");
+  kend = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, c, kend, ""), c,
+                         kend, "");
+  return LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, kstart, ""),
+                         kstart, kend, "kend_causal");
+}
+
 /* Online softmax over the keys of one staged tile (count n, uniform), for this work-item's
  * row: m, l and acc[Dv] live in allocas that mem2reg turns into registers. */
 static bool walk_tile(att *A, LLVMValueRef const *q, LLVMValueRef n, LLVMValueRef b, LLVMValueRef row,
@@ -492,7 +516,8 @@ static bool emit_mma(att *A, att_mma *M, cg_kernel_info *info) {
   LLVMPositionBuilderAtEnd(bl, go);
   gemm_lane la = gemm_mma_lane(cb, &M->mm, lane, false), lb = gemm_mma_lane(cb, &M->mm, lane, true);
 
-  cg_loop tiles = cg_loop_begin(cb, ic(A, 0), ic(A, A->L), "tiles");
+  LLVMValueRef kend = causal_end(A, ic(A, 0), ic(A, A->L), row0, MT);
+  cg_loop tiles = cg_loop_begin(cb, ic(A, 0), kend, "tiles");
   /* K tile as [key][d] (K^T[b, d, key]), V tile as [key][d] */
   stage_rows(A, M, M->ks, A->kt, true, lane_it, b, tiles.iv, A->L, A->D, true);
   stage_rows(A, M, M->vs, A->v, false, lane_it, b, tiles.iv, A->L, A->Dv, true);
@@ -1104,6 +1129,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef kstart = LLVMBuildMul(bl, part, ic(A, chunk), "kstart");
   LLVMValueRef kend = LLVMBuildAdd(bl, kstart, ic(A, chunk), "");
   kend = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, ic(A, A->L), ""), kend, ic(A, A->L), "kend");
+  kend =
+      causal_end(A, kstart, kend,
+                 LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(A, row_blocks), ""),
+                              ic(A, rows), ""),
+                 rows);
   /* Q as B fragments: column q, k = s·K + 4g-ish lane offset + e */
   LLVMValueRef qf[64];
   LLVMValueRef kofs = LLVMBuildMul(bl, F->g, i32c(A, kl), "");
@@ -1259,7 +1289,11 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   LLVMValueRef kend = LLVMBuildAdd(bl, kstart, ic(&A, chunk), "");
   kend = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, ic(&A, A.L), ""), kend, ic(&A, A.L), "kend");
   LLVMValueRef b = LLVMBuildSDiv(bl, gid, ic(&A, row_blocks), "b");
-  LLVMValueRef row = LLVMBuildAdd(bl, LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(&A, row_blocks), ""), ic(&A, ATT_ROWS), ""), tid, "row");
+  LLVMValueRef row0 =
+      LLVMBuildMul(bl, LLVMBuildSRem(bl, gid, ic(&A, row_blocks), ""),
+                   ic(&A, ATT_ROWS), "row0");
+  LLVMValueRef row = LLVMBuildAdd(bl, row0, tid, "row");
+  kend = causal_end(&A, kstart, kend, row0, ATT_ROWS);
   LLVMValueRef live = LLVMBuildICmp(bl, LLVMIntSLT, row, ic(&A, A.S), "live");
   LLVMValueRef rc = LLVMBuildSelect(bl, live, row, ic(&A, A.S - 1), "row_c");
   /* this row of Q, in registers */

@@ -6,6 +6,7 @@
 #include "gemm.h"
 #include "gemm_conv.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1448,4 +1449,81 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
     per += share * c.phases + PHASE_LAUNCH_US;
   per += (kernels - 1) * PHASE_LAUNCH_US;
   return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
+}
+
+/* ---------------------------------------------------------------- split-KV
+ * attention A decode step's attention (few query rows, a long KV cache) has B *
+ * ceil(S / 16) work-groups, each walking all L keys: too few to keep the memory
+ * system busy, and each one's keys one after the other. P chunks of keys
+ * (cg_attention_chunk: whole 64-key tiles) make P times the work-groups, each
+ * walking L / P keys, and add the partials' round trip and a combine launch.
+ * Per P the estimate is the larger of
+ * - the K/V bytes (and the partials written) at the rate Little's law allows
+ * with the resident work-groups' loads in flight: the flash kernel (MFMA
+ * targets) keeps about two 64-key blocks of K and V per work-group in flight,
+ * the portable kernel (the others) one 32-key tile;
+ * - the issue time: the waves in rounds over the SIMDs, each walking its chunk
+ * at the kernel's instructions per key (flash, per wave of 16 queries: 6 + (D +
+ * Dv) / 20, 801 per 64-key block for head size 64 on gfx942 by tosac-bundle
+ * quality; portable: the D + Dv multiply-adds, their LDS reads and about 10
+ * more per key); plus, when split, the combine: the partials read and the
+ * result written (one memory latency at least) and a launch. P is the smallest
+ * with the least estimate, kept only when it gains SPLITKV_MIN_GAIN over one
+ * kernel (the constants are assumed, and a split costs a launch and workspace).
+ */
+#define SPLITKV_LAUNCH_US 1.0
+#define SPLITKV_MIN_GAIN 0.2
+#define SPLITKV_MAX_SPLIT                                                      \
+  256 /* the combine kernel merges at most this many chunks */
+#define SPLITKV_WGS_PER_CU                                                     \
+  2 /* resident per CU: the flash kernel's 32 KiB of LDS, two of them */
+
+static double splitkv_cycles(const target_info *t, int64_t B, int64_t S,
+                             int64_t L, int64_t D, int64_t Dv, int eb,
+                             int64_t P) {
+  bool flash = t->has_mfma;
+  int64_t G = B * ((S + 15) / 16), chunk = cg_attention_chunk(L, (int)P);
+  double wide = (double)(D + Dv), wgs = (double)G * P;
+  double waves_per_wg =
+      flash ? 1 : ceil(64.0 / t->wave_size); /* the portable kernel: 64 rows */
+  double kv = (double)G * L * wide * eb,
+         parts = P > 1 ? (double)P * B * S * (Dv + 2) * 4.0 : 0;
+  double resident = fmin(wgs, (double)t->cus * SPLITKV_WGS_PER_CU);
+  double inflight = resident * (flash ? 128.0 : 32.0) * wide * eb;
+  double mem = cg_tune_memory_cycles(t, kv + parts, inflight);
+  double lanes = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+  double insn = t->wave_size / lanes < 1 ? 1 : t->wave_size / lanes;
+  double per_key = flash ? 6 + wide / 20 : 1.25 * wide + 10;
+  double simds = (double)t->cus * t->simds_per_cu;
+  double issue =
+      ceil(wgs * waves_per_wg / simds) * (double)chunk * per_key * insn;
+  double total = fmax(mem, issue);
+  if (P > 1)
+    total += cg_tune_memory_cycles(t, parts + (double)B * S * Dv * eb, 0) +
+             SPLITKV_LAUNCH_US * t->clock_mhz;
+  return total;
+}
+
+void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
+                        int64_t D, int64_t Dv, int eb, int P, double *est_us) {
+  *est_us = splitkv_cycles(t, B, S, L, D, Dv, eb, P) / t->clock_mhz;
+}
+
+int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
+                    int64_t D, int64_t Dv, int eb, double *est_us) {
+  double one = splitkv_cycles(t, B, S, L, D, Dv, eb, 1), best = one;
+  int pick = 1;
+  for (int64_t p = 2; p <= SPLITKV_MAX_SPLIT && (p - 1) * 64 < L; p++) {
+    int64_t chunk = cg_attention_chunk(L, (int)p);
+    if ((L + chunk - 1) / chunk != p)
+      continue; /* the same chunks as a smaller P */
+    double c = splitkv_cycles(t, B, S, L, D, Dv, eb, p);
+    if (c < best)
+      best = c, pick = (int)p;
+  }
+  if (best > one * (1 - SPLITKV_MIN_GAIN))
+    best = one, pick = 1;
+  if (est_us)
+    *est_us = best / t->clock_mhz;
+  return pick;
 }

@@ -13,6 +13,10 @@
  * else leaves the ops to the ordinary kernels. */
 #include "partition.h"
 
+#include "frontend/frontend.h"
+
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,17 +233,184 @@ int part_attention_find(const graph *g, const char *live, const int *use_start, 
   return n;
 }
 
-/* ---------------------------------------------------------------- split-KV (1:many)
- * Decode-time attention (few query rows, a long KV sequence) gives the attention kernel too
- * few work-groups: B * ceil(S / 16) of them, each walking all L keys. Split-KV cuts the keys
- * into P chunks: a partial kernel (P times the work-groups) writes each chunk's unnormalised
- * output row, its running max m and sum l into a workspace [P, B, S, Dv + 2] (f32), and a
- * combine kernel merges the chunks: M = max m_p, l = sum l_p e^(m_p - M),
- * o = sum o_p e^(m_p - M) / l, stored through the output's index map. */
-#define SPLITKV_GROUP_SHARE 4     /* split when the work-groups fill at most 1/4 of the CUs */
-#define SPLITKV_MIN_KEYS 1024     /* and the sequence is at least this long */
-#define SPLITKV_CHUNK_MIN 256     /* keys per chunk, at least */
+/* ---------------------------------------------------------------- causal masks
+ * A score op that masks with a constant whose masked keys of query i are
+ * exactly the keys j > i + o (o >= 0, the same for every batch entry) makes the
+ * kernel causal: a query block needs no key past its last query's i + o,
+ * because every later key is masked for all its rows. "Masked" means a
+ * probability that is exactly 0 in f32 whatever the scores: an additive value
+ * at or below CAUSAL_MASKED (-inf, torch's finfo.min, -1e9, BERT's -10000), or
+ * a select taking a splat at or below it; the ops after the mask must keep it
+ * there (casts, adds and subtractions of other values, minimum, multiplies by
+ * positive splats that leave it below CAUSAL_ZERO_EXP, whose exp underflows to
+ * 0 against the row's maximum). */
+#define CAUSAL_MASKED (-1e4)
+#define CAUSAL_ZERO_EXP (-200.0)
 
+/* The data of a constant (through views: reshapes and unit-dim transposes keep
+ * the row-major order), else NULL. */
+static const dense_data *const_data(const value *v) {
+  const value *r = part_view_root(v);
+  const attr *a = r->def && op_table[r->def->kind].family == FAM_CONST
+                      ? op_attr(r->def, "values")
+                      : NULL;
+  return a && a->kind == ATTR_DENSE ? a->dense : NULL;
+}
+
+/* A splat constant's value, else NAN. */
+static double splat_value(const value *v) {
+  const dense_data *d = const_data(v);
+  return d && (d->splat || tensor_numel(&d->type) == 1) ? fe_dense_float(d, 0)
+                                                        : NAN;
+}
+
+/* The largest (sign 1) or smallest (sign -1) element of a constant; +inf when v
+ * is none. */
+static double const_extreme(const value *v, double sign) {
+  const dense_data *d = const_data(v);
+  if (!d || !elem_type_is_float(d->type.elem))
+    return INFINITY;
+  double best = -INFINITY;
+  for (int64_t e = 0, n = d->splat ? 1 : tensor_numel(&d->type); e < n; e++)
+    best = fmax(best, sign * fe_dense_float(d, e));
+  return best;
+}
+
+/* The constant data of v when v is [1 or B, S, L] like the scores. */
+static const dense_data *mask_data(const value *v, int64_t B, int64_t S,
+                                   int64_t L) {
+  const tensor_type *t = v->type;
+  if (t->rank != 3 || (t->dims[0] != 1 && t->dims[0] != B) || t->dims[1] != S ||
+      t->dims[2] != L)
+    return NULL;
+  const dense_data *d = const_data(v);
+  return d && !d->splat && tensor_numel(&d->type) == tensor_numel(t) ? d : NULL;
+}
+
+/* Is the element at i masked: a value at or below the threshold (additive
+ * masks), or a keep flag that is false (keep_is != flag, select masks)? */
+static bool masked_at(const dense_data *d, int64_t i, int keep_is) {
+  if (keep_is >= 0)
+    return (fe_dense_int(d, i) != 0) != keep_is;
+  return fe_dense_float(d, i) <= CAUSAL_MASKED;
+}
+
+/* The offset o when d masks exactly the keys j > i + o of every query i (o >=
+ * 0, at least one key masked), else -1. */
+static int64_t causal_offset(const dense_data *d, int64_t nb, int64_t S,
+                             int64_t L, int keep_is) {
+  int64_t o = 0;
+  while (o < L && !masked_at(d, o, keep_is))
+    o++;
+  o--; /* row 0 keeps keys 0..o */
+  if (o < 0 || o + 1 >= L)
+    return -1;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t i = 0; i < S; i++)
+      for (int64_t j = 0; j < L; j++)
+        if (masked_at(d, (b * S + i) * L + j, keep_is) != (j > i + o))
+          return -1;
+  return o;
+}
+
+bool part_attention_causal(const part_kernel *k, int64_t *offset) {
+  const op *mm1 = NULL;
+  for (int i = 0; i < k->nops && !mm1; i++)
+    if (k->ops[i]->kind == OP_MATMUL)
+      mm1 = k->ops[i];
+  if (k->family != KF_ATTENTION || !mm1)
+    return false;
+  int64_t B = mm1->operands[0]->type->dims[0],
+          S = mm1->operands[0]->type->dims[1];
+  int64_t L = mm1->operands[1]->type->dims[2];
+  const value *cur = mm1->results[0];
+  int64_t off = -1;
+  double below = 0; /* after the mask: the most a masked score can be, over the
+                       mask's value */
+  for (int i = 0; i < k->nops; i++) {
+    const op *o = k->ops[i];
+    if (o->kind == OP_REDUCE_MAX)
+      break;
+    if (op_table[o->kind].family != FAM_ELEMENTWISE || o->id < mm1->id)
+      continue; /* constants, absorbed transposes */
+    int at = o->operands[0] == cur                       ? 0
+             : o->operands[1] == cur                     ? 1
+             : o->noperands > 2 && o->operands[2] == cur ? 2
+                                                         : -1;
+    if (at < 0)
+      return false;
+    const value *x = o->operands[at == 0 ? 1 : 0];
+    switch (o->kind) {
+    case OP_CAST:
+      break;
+    case OP_ADD: {
+      const dense_data *d = off < 0 ? mask_data(x, B, S, L) : NULL;
+      int64_t c = d ? causal_offset(d, x->type->dims[0], S, L, -1) : -1;
+      if (c >= 0) {
+        double worst = -INFINITY;
+        for (int64_t e = 0; e < tensor_numel(x->type); e++) {
+          double f = fe_dense_float(d, e);
+          if (f <= CAUSAL_MASKED && f > worst)
+            worst = f;
+        }
+        off = c, below = worst;
+      } else if (off >= 0 && below > -INFINITY) {
+        below += const_extreme(
+            x, 1); /* an input (+inf: unknown) can lift a finite mask */
+      }
+      break;
+    }
+    case OP_SUB: /* s - x; x - s turns a masked score into a large one */
+      if (at != 0)
+        return false;
+      below += off >= 0 && below > -INFINITY ? const_extreme(x, -1) : 0;
+      break;
+    case OP_MINIMUM:
+      break;
+    case OP_MUL: {
+      double f = splat_value(x);
+      if (!(f > 0) || isinf(f))
+        return false;
+      below *= f;
+      break;
+    }
+    case OP_SELECT: { /* select(keep, s, fill) or select(drop, fill, s) */
+      if (at == 0)
+        return false;
+      double fill = splat_value(o->operands[at == 1 ? 2 : 1]);
+      if (!(fill <= CAUSAL_MASKED))
+        return false; /* a select that replaces masked scores by finite ones
+                         unmasks them */
+      const dense_data *d = off < 0 ? mask_data(o->operands[0], B, S, L) : NULL;
+      int64_t c =
+          d ? causal_offset(d, o->operands[0]->type->dims[0], S, L, at == 1)
+            : -1;
+      if (c >= 0)
+        off = c, below = fill;
+      else if (off >= 0)
+        below = fmax(below, fill);
+      break;
+    }
+    default:
+      return false; /* maximum and others can lift a masked score */
+    }
+    cur = o->results[0];
+  }
+  if (off < 0 || !(below <= CAUSAL_ZERO_EXP))
+    return false;
+  *offset = off;
+  return true;
+}
+
+/* ---------------------------------------------------------------- split-KV
+ * (1:many) Decode-time attention (few query rows, a long KV sequence) gives the
+ * attention kernel too few work-groups: B * ceil(S / 16) of them, each walking
+ * all L keys. Split-KV cuts the keys into P chunks: a partial kernel (P times
+ * the work-groups) writes each chunk's unnormalised output row, its running max
+ * m and sum l into a workspace [P, B, S, Dv + 2] (f32), and a combine kernel
+ * merges the chunks: M = max m_p, l = sum l_p e^(m_p - M), o = sum o_p e^(m_p -
+ * M) / l, stored through the output's index map. P comes from the tuning
+ * layer's estimate (cg_tune_splitkv). */
 static const op *first_matmul(const part_kernel *k) {
   for (int i = 0; i < k->nops; i++)
     if (k->ops[i]->kind == OP_MATMUL)
@@ -247,29 +418,44 @@ static const op *first_matmul(const part_kernel *k) {
   return NULL;
 }
 
-int part_attention_split_choose(const part_kernel *k, int cus) {
+int part_attention_split_choose(const part_kernel *k, const target_info *t) {
   const op *mm1 = first_matmul(k);
   if (k->family != KF_ATTENTION || k->role != KR_PLAIN || !mm1)
     return 0;
-  int64_t B = mm1->operands[0]->type->dims[0], S = mm1->operands[0]->type->dims[1];
-  int64_t L = mm1->operands[1]->type->dims[2];
-  int64_t groups = B * ((S + 15) / 16);
+  const tensor_type *q = mm1->operands[0]->type;
+  int64_t L = mm1->operands[1]->type->dims[2],
+          Dv = k->anchor->operands[1]->type->dims[2];
   const char *e = getenv("TOSAC_SPLIT_KV");
-  int64_t want;
-  if (e && *e) { /* forced, like TOSAC_SPLIT_K: 0 or 1 never splits */
+  int64_t want; /* forced, like TOSAC_SPLIT_K: 0 or 1 never splits */
+  if (e && *e)
     want = strtol(e, NULL, 10);
-  } else {
-    if (groups * SPLITKV_GROUP_SHARE > cus || L < SPLITKV_MIN_KEYS)
-      return 0;
-    want = cus / groups;
-    if (want > L / SPLITKV_CHUNK_MIN)
-      want = L / SPLITKV_CHUNK_MIN;
-  }
+  else
+    want = cg_tune_splitkv(t, q->dims[0], q->dims[1], L, q->dims[2], Dv,
+                           elem_type_bytes(q->elem), NULL);
   if (want < 2)
     return 0;
   int64_t chunk = cg_attention_chunk(L, (int)want);
   int64_t p = (L + chunk - 1) / chunk;
   return p >= 2 ? (int)p : 0;
+}
+
+void part_attention_print_split(FILE *out, const part_kernel *k,
+                                const target_info *t) {
+  const op *mm1 = first_matmul(k);
+  if (k->family != KF_ATTENTION || k->role != KR_PARTIAL || !mm1)
+    return;
+  const tensor_type *q = mm1->operands[0]->type;
+  int64_t L = mm1->operands[1]->type->dims[2],
+          Dv = k->anchor->operands[1]->type->dims[2];
+  int eb = elem_type_bytes(q->elem);
+  double at, one;
+  cg_tune_splitkv_at(t, q->dims[0], q->dims[1], L, q->dims[2], Dv, eb,
+                     k->split_count, &at);
+  cg_tune_splitkv_at(t, q->dims[0], q->dims[1], L, q->dims[2], Dv, eb, 1, &one);
+  fprintf(out,
+          "    split-KV estimate: %d chunks %.2f us with the combine, one "
+          "kernel %.2f us\n",
+          k->split_count, at, one);
 }
 
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,

@@ -104,8 +104,12 @@ static char *spec_of(const part_kernel *k) {
   FILE *f = open_memstream(&text, &len);
   origin_map m;
   origin_build(&m, k);
-  fprintf(f, "family %d role %d split %d phase %d alias %d ngemm %d iter ", (int)k->family,
-          (int)k->role, k->split_count, k->phase, (int)k->args_alias, k->ngemm);
+  fprintf(
+      f,
+      "family %d role %d split %d phase %d alias %d ngemm %d causal %lld iter ",
+      (int)k->family, (int)k->role, k->split_count, k->phase,
+      (int)k->args_alias, k->ngemm,
+      k->causal ? (long long)k->causal_offset : -1ll);
   put_type(f, &k->iter);
   if (k->slot.v)
     fprintf(f, " slot %lld %lld %lld", (long long)k->slot.block, (long long)k->slot.dst_block,

@@ -64,7 +64,7 @@ static expansion choose_any(const target_info *t, const part_kernel *k, int *spl
     return *split < 2 ? EX_NONE : form == SPLITK_LASTWG ? EX_FIXUP : EX_SPLITK;
   }
   if (k->family == KF_ATTENTION) {
-    *split = part_attention_split_choose(k, t->cus);
+    *split = part_attention_split_choose(k, t);
     return *split >= 2 ? EX_SPLITKV : EX_NONE;
   }
   if (k->family != KF_REDUCTION)

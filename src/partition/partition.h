@@ -31,11 +31,20 @@ int part_fuse(arena *a, const graph *g, int *group_of);
 int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
                         const char *is_result, int *att);
 bool part_attention_disabled(void);
-/* Split-KV for decode-time attention (attention.c): the number of key chunks for attention
- * kernel k on a target with `cus` compute units (0: no split; TOSAC_SPLIT_KV=P forces P; chunks
- * of cg_attention_chunk keys), and the partial + combine kernels replacing k (a new workspace
- * buffer [P, B, S, Dv + 2] f32). */
-int part_attention_split_choose(const part_kernel *k, int cus);
+/* Is attention kernel k's score chain masked causally by a constant
+ * (docs/partitioning.md "Causal masks")? *offset: the o of "key j of query i is
+ * masked for j > i + o". */
+bool part_attention_causal(const part_kernel *k, int64_t *offset);
+/* Split-KV for decode-time attention (attention.c): the number of key chunks
+ * for attention kernel k on target t by the estimate (cg_tune_splitkv; 0: no
+ * split; TOSAC_SPLIT_KV=P forces P; chunks of cg_attention_chunk keys), and the
+ * partial + combine kernels replacing k (a new workspace buffer [P, B, S, Dv +
+ * 2] f32). */
+int part_attention_split_choose(const part_kernel *k, const target_info *t);
+/* --emit=partitions: the split-KV estimate of a partial attention kernel on t.
+ */
+void part_attention_print_split(FILE *out, const part_kernel *k,
+                                const target_info *t);
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
                                   int split, part_kernel *part, part_kernel *comb);
 /* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis

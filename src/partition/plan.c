@@ -800,9 +800,10 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     const op *att = grouped[grp] ? NULL : attention_anchor(k);
     if (grouped[grp])
       group_anchors(a, k);
-    if (att)
+    if (att) {
       k->anchor = att, k->family = KF_ATTENTION;
-    else if (k->family == KF_REDUCTION && rownorm_group(k))
+      k->causal = part_attention_causal(k, &k->causal_offset);
+    } else if (k->family == KF_REDUCTION && rownorm_group(k))
       k->family = KF_ROWNORM;
     k->iter = k->anchor ? *k->anchor->results[0]->type : *k->out_vals[0]->type;
     if (k->nout && slots && slots[k->out_vals[0]->id].v) {
@@ -931,10 +932,14 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
     fprintf(out, "; writes");
     for (int j = 0; j < k->nout; j++)
       fprintf(out, " b%d", k->out_bufs[j]);
+    if (k->causal && k->role != KR_COMBINE)
+      fprintf(out, "; causal mask, key j of query i masked for j > i + %lld",
+              (long long)k->causal_offset);
     if (k->slot.v) /* concatenation in place (plan_concat) */
       fprintf(out, " (slice of the concatenation: %lld of every %lld elements from element %lld)",
               (long long)k->slot.block, (long long)k->slot.dst_block, (long long)k->slot.start);
     fputc('\n', out);
+    part_attention_print_split(out, k, p->target->info);
   }
   for (int i = 0; i < p->nnodes; i++) {
     const launch_node *n = &p->nodes[i];

@@ -3,7 +3,8 @@
 
   gen_transformer.py bert|gpt [--layers=N] [--seq=S] [--hidden=H] [--heads=NH] [--ffn=F]
                      [--batch=B] [--dtype=f32|f16|bf16] [--syntax=1.0|old] [--seed=N]
-                     [--weights=hex|args] [--causal] [--mask] > graph.mlir
+                     [--weights=hex|args] [--causal] [--near-causal] [--mask]
+                     [--decode=L] > graph.mlir
 
 bert: post-LN encoder layers as torch-mlir/TF emit them: Q/K/V projections (matmul + bias on a
 [1, B*S, H] view), heads split by reshape + transpose ([B, NH, S, D] folded to [B*NH, S, D], K
@@ -280,9 +281,14 @@ class Gen:
         return self.add(x, self.linear(self.mul(g, self.linear(n, self.o.ffn)), self.o.hidden))
 
     def causal_mask(self):
+        """-10000 above the diagonal; with --decode=L the S new tokens are the last of the L
+        (query i sees keys up to i + L - S); --near-causal unmasks one key of query 0."""
         s = self.o.seq
-        m = np.triu(np.full((s, s), -10000.0, dtype=np.float32), 1)
-        return self.const((1, s, s), m)
+        L = self.o.decode or s
+        m = np.triu(np.full((s, L), -10000.0, dtype=np.float32), 1 + L - s)
+        if self.o.near_causal:
+            m[0, L - 1] = 0.0
+        return self.const((1, s, L), m)
 
     def padding_mask(self):
         """An additive [B*NH, 1, S] mask input: 0 or -10000 per key (per batch, repeated per head)."""
@@ -294,7 +300,7 @@ class Gen:
         mask = None
         if o.decode:
             self.kv = self.reshape(self.arg((o.batch, o.decode, o.hidden)), (1, o.batch * o.decode, o.hidden))
-        elif o.model == "gpt" or o.causal:
+        if o.causal or o.near_causal or (o.model == "gpt" and not o.decode):
             mask = self.causal_mask()
         elif o.mask:
             mask = self.padding_mask()
@@ -333,9 +339,12 @@ def parse(argv):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--weights", default="hex", choices=["hex", "args"])
     ap.add_argument("--causal", action="store_true", help="bert: causal mask instead of none")
+    ap.add_argument("--near-causal", action="store_true",
+                    help="the causal mask with one element above the diagonal unmasked")
     ap.add_argument("--mask", action="store_true", help="bert: additive padding mask input")
     ap.add_argument("--decode", type=int, default=0,
-                    help="L: keys and values from a second input [B, L, H] (a decode step, no mask)")
+                    help="L: keys and values from a second input [B, L, H] (a decode step; no mask "
+                    "unless --causal)")
     o = ap.parse_args(argv)
     if o.ffn == 0:
         o.ffn = 4 * o.hidden

@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""One attention with a constant mask, as exporters write a causal one.
+
+  gen_masked_attention.py HEADS S L D [--form=add|neginf|select] [--dtype=f32|f16|bf16]
+                          [--near] [--reshape] > graph.mlir
+
+Q [HEADS, S, D], K [HEADS, L, D] (transposed by tosa.transpose), V [HEADS, L, D]; scores * 1/sqrt(D),
+then the mask: query i sees keys j <= i + L - S (the last S of L tokens, a KV cache longer than
+the queries). --form=add adds -10000 above that diagonal, neginf adds -inf, select is
+torch's masked_fill (select(keep, s, -inf) with an i1 constant). --near unmasks one key
+(query 0, key L - 1): no longer causal. --reshape writes the mask as a [S, L] constant reshaped to
+[1, S, L]. The softmax is spelled out (reduce_max, sub, exp, reduce_sum, reciprocal, mul).
+"""
+import argparse
+
+import numpy as np
+
+ap = argparse.ArgumentParser()
+ap.add_argument("h", type=int)
+ap.add_argument("s", type=int)
+ap.add_argument("l", type=int)
+ap.add_argument("d", type=int)
+ap.add_argument("--form", default="add", choices=["add", "neginf", "select"])
+ap.add_argument("--dtype", default="f32", choices=["f32", "f16", "bf16"])
+ap.add_argument("--near", action="store_true")
+ap.add_argument("--reshape", action="store_true")
+o = ap.parse_args()
+h, s, L, d, t = o.h, o.s, o.l, o.d, o.dtype
+
+
+def T(*dims, e=None):
+    return "tensor<%sx%s>" % ("x".join(str(x) for x in dims), e or t)
+
+
+def hexdata(a):
+    a = np.asarray(a, np.float32)
+    if t == "f16":
+        b = a.astype(np.float16).tobytes()
+    elif t == "bf16":
+        b = (a.view(np.uint32) >> 16).astype(np.uint16).tobytes()
+    else:
+        b = a.tobytes()
+    return 'dense<"0x%s">' % b.hex().upper()
+
+
+masked = np.triu(np.ones((s, L), bool), 1 + L - s)
+if o.near:
+    masked[0, L - 1] = False
+q, kt, k, sc, row = T(h, s, d), T(h, d, L), T(h, L, d), T(h, s, L), T(h, s, 1)
+mshape = (s, L) if o.reshape else (1, s, L)
+lines = []
+if o.form == "select":
+    keep = "[%s]" % ", ".join("[%s]" % ", ".join("false" if x else "true" for x in r) for r in masked)
+    mt = T(*mshape, e="i1")
+    lines.append(f'  %mask = "tosa.const"() <{{values = dense<{keep if o.reshape else "[" + keep + "]"}> : {mt}}}> : () -> {mt}')
+else:
+    fill = -np.inf if o.form == "neginf" else -10000.0
+    mt = T(*mshape)
+    lines.append(f'  %mask = "tosa.const"() <{{values = {hexdata(np.where(masked, fill, 0.0))} : {mt}}}> : () -> {mt}')
+m3 = T(1, s, L, e="i1" if o.form == "select" else None)
+if o.reshape:
+    lines.append(f"  %mshape = tosa.const_shape {{values = dense<[1, {s}, {L}]> : tensor<3xindex>}} : () -> !tosa.shape<3>")
+    lines.append(f"  %m3 = tosa.reshape %mask, %mshape : ({mt}, !tosa.shape<3>) -> {m3}")
+else:
+    lines.append(f"  %m3 = tosa.identity %mask : ({mt}) -> {m3}")
+if o.form == "select":
+    lines.append(f'  %ninf = "tosa.const"() <{{values = {hexdata([[[-np.inf]]])} : {T(1, 1, 1)}}}> : () -> {T(1, 1, 1)}')
+    lines.append(f"  %sm = tosa.select %m3, %ss, %ninf : ({m3}, {sc}, {T(1, 1, 1)}) -> {sc}")
+else:
+    lines.append(f"  %sm = tosa.add %ss, %m3 : ({sc}, {m3}) -> {sc}")
+err = {"f32": 1e-4, "f16": 4e-2, "bf16": 2.5e-1}[t]
+print(f"""// oracle: arg 0 -1 1
+// oracle: arg 1 -1 1
+// oracle: arg 2 -1 1
+// oracle: result 0 err {err}
+func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {q} {{
+  %sh = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %zp = "tosa.const"() <{{values = dense<0.0> : {T(1)}}}> : () -> {T(1)}
+  %scale = "tosa.const"() <{{values = {hexdata([[[1.0 / d ** 0.5]]])} : {T(1, 1, 1)}}}> : () -> {T(1, 1, 1)}
+  %kt = tosa.transpose %k {{perms = array<i32: 0, 2, 1>}} : ({k}) -> {kt}
+  %s = tosa.matmul %q, %kt, %zp, %zp : ({q}, {kt}, {T(1)}, {T(1)}) -> {sc}
+  %ss = tosa.mul %s, %scale, %sh : ({sc}, {T(1, 1, 1)}, tensor<1xi8>) -> {sc}
+""" + "\n".join(lines) + f"""
+  %m = tosa.reduce_max %sm {{axis = 2 : i32}} : ({sc}) -> {row}
+  %dd = tosa.sub %sm, %m : ({sc}, {row}) -> {sc}
+  %e = tosa.exp %dd : ({sc}) -> {sc}
+  %sum = tosa.reduce_sum %e {{axis = 2 : i32}} : ({sc}) -> {row}
+  %r = tosa.reciprocal %sum : ({row}) -> {row}
+  %p = tosa.mul %e, %r, %sh : ({sc}, {row}, tensor<1xi8>) -> {sc}
+  %o = tosa.matmul %p, %v, %zp, %zp : ({sc}, {k}, {T(1)}, {T(1)}) -> {q}
+  return %o : {q}
+}}""")
