@@ -1224,11 +1224,17 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   }
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
   LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
-  cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
-  if (!fl_block(F, pairs.iv, false, zero, clamp) ||
-      !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, clamp))
-    return false;
-  cg_loop_end(cb, &pairs, 2 * F->nk);
+  /* no pair loop where none can run (short sequences) */
+  bool paired = chunk / F->nk >= 2 && (clamp || A->L / F->nk >= 5);
+  if (paired) {
+    cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
+    if (!fl_block(F, pairs.iv, false, zero, clamp) ||
+        !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, clamp))
+      return false;
+    cg_loop_end(cb, &pairs, 2 * F->nk);
+  } else {
+    kpair = kstart;
+  }
   cg_loop tiles = cg_loop_begin(cb, kpair, kfull, "blocks");
   if (!fl_block(F, tiles.iv, false, NULL, true))
     return false;

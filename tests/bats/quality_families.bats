@@ -75,7 +75,7 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
   assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.0 +2 +361 +217\.34 +21% mma +valu$'
   run "$Q" quality sample.hipfb --no-mca
   assert_success
-  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* issue +61\.5 +9 +120 +0\.70 +0% mem +lat$'
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* issue +62\.1 +9 +119 +0\.70 +0% mem +lat$'
   assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +3\.1 +2 +96 +4\.25 +0% mem +lat$'
   assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +2\.9 +2 +125 +4\.25 +0% mem +lat$'
 }
