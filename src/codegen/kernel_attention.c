@@ -694,6 +694,7 @@ typedef struct flash {
   LLVMValueRef s_p, m_p, l_p, o_p, par_p;
   LLVMValueRef held_p; /* the next blocks' K and V chunks, loaded one iteration ahead */
   LLVMValueRef krs, vrs; /* buffer resources of K and V (16-byte loads), made at first use */
+  int64_t kstride, vstride; /* fl_row_stride of K and V: 0 when a load's key must be clamped */
   bool folded;  /* the score ops are a positive scale, folded into `scale` */
   double scale; /* log2 e, times the graph's scale when folded */
 } flash;
@@ -730,13 +731,49 @@ static int fl_vector(flash *F, const value *v, int rdim, int cdim) {
   return vec;
 }
 
-/* The `vec` elements of operand v at row `row` (clamped below `rows`), columns [c0, c0 + vec). */
+/* Elements between consecutive rows of operand v (rows along `rdim`) when its offsets are
+ * row-affine, off(b, r, c) = off(b, 0, c) + r·stride (checked on constant coordinates at the
+ * corners and a few rows, like fl_vector), and its loads are 16-byte buffer loads; else 0. */
+static int64_t fl_row_stride(flash *F, const value *v, int rdim, int cdim, int vec) {
+  att *A = F->A;
+  const value *in = NULL;
+  LLVMValueRef zero[3] = {ic(A, 0), ic(A, 0), ic(A, 0)};
+  read_offset(A, v, zero, &in);
+  if (vec * fl_bytes(F) != 16 || !A->cb->target->info->buffer_dword3 ||
+      tensor_numel(in->type) * fl_bytes(F) >= ((int64_t)1 << 31))
+    return 0;
+  int64_t rows = v->type->dims[rdim], width = v->type->dims[cdim], stride = 0, base = 0;
+  int64_t bs[2] = {0, A->B - 1}, cs[2] = {0, width - 1}, rs[5] = {0, 1, 2, rows / 2, rows - 1};
+  for (int bi = 0; bi < 2; bi++)
+    for (int ci = 0; ci < 2; ci++)
+      for (int ri = 0; ri < 5; ri++) {
+        LLVMValueRef co[3];
+        co[0] = ic(A, bs[bi]), co[rdim] = ic(A, rs[ri]), co[cdim] = ic(A, cs[ci]);
+        LLVMValueRef off = read_offset(A, v, co, &in);
+        if (!LLVMIsAConstantInt(off))
+          return 0;
+        int64_t o = LLVMConstIntGetSExtValue(off);
+        if (ri == 0)
+          base = o;
+        else if (ri == 1)
+          stride = o - base;
+        else if (o != base + rs[ri] * stride)
+          return 0;
+      }
+  return stride > 0 ? stride : 0;
+}
+
+/* The `vec` elements of operand v at row `row` (clamped below `rows`), columns [c0, c0 + vec).
+ * srow non-NULL: row srow + row, unclamped, with srow uniform (the buffer load's scalar offset;
+ * only when fl_row_stride found the rows affine). */
 static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMValueRef bidx, LLVMValueRef row,
-                            LLVMValueRef c0, int vec) {
+                            LLVMValueRef c0, int vec, LLVMValueRef srow) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
-  int64_t rows = v->type->dims[rdim];
-  LLVMValueRef rc = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, row, ic(A, rows), ""), row, ic(A, rows - 1), "");
+  int64_t rows = v->type->dims[rdim], stride = srow ? (v == A->kt ? F->kstride : F->vstride) : 0;
+  if (srow && !stride) /* not row-affine: the whole row, clamped */
+    row = LLVMBuildAdd(bl, srow, row, ""), srow = NULL;
+  LLVMValueRef rc = srow ? row : LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, row, ic(A, rows), ""), row, ic(A, rows - 1), "");
   LLVMValueRef co[3];
   co[0] = bidx, co[rdim] = rc, co[cdim] = c0;
   const value *in;
@@ -757,7 +794,11 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
       *rs = cg_intrinsic(A->cb, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
     }
     LLVMValueRef vo = LLVMBuildMul(bl, LLVMBuildTrunc(bl, off, A->cb->i32, ""), i32c(A, fl_bytes(F)), "");
-    LLVMValueRef args[4] = {*rs, vo, i32c(A, 0), i32c(A, 0)};
+    LLVMValueRef so = i32c(A, 0);
+    if (srow) {
+      so = LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""), i32c(A, stride * fl_bytes(F)), "");
+    }
+    LLVMValueRef args[4] = {*rs, vo, so, i32c(A, 0)};
     LLVMTypeRef lt = LLVMVectorType(A->cb->i32, 4);
     LLVMValueRef x = *rs ? cg_intrinsic(A->cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4) : NULL;
     if (x)
@@ -780,7 +821,8 @@ static int fl_chunks(flash *F, int64_t width, int vec) {
   return (int)((n + wg - 1) / wg);
 }
 
-static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef tk, LLVMValueRef tv) {
+/* clamp false: the rows are below L (the loads' scalar offsets carry the block's key). */
+static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef tk, LLVMValueRef tv, bool clamp) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int64_t wg = 64 * F->waves;
@@ -799,10 +841,10 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
         c = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, c, ic(A, total), ""), c, ic(A, total - 1), "");
       LLVMValueRef j = LLVMBuildSDiv(bl, c, ic(A, width / vec), "");
       LLVMValueRef d0 = LLVMBuildMul(bl, LLVMBuildSRem(bl, c, ic(A, width / vec), ""), ic(A, vec), "");
-      LLVMValueRef key = LLVMBuildAdd(bl, t0, j, "");
+      LLVMValueRef key = clamp ? LLVMBuildAdd(bl, t0, j, "") : j, srow = clamp ? NULL : t0;
       LLVMValueRef x = !bidx ? NULL
-                       : is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec)
-                              : fl_load(F, A->v, 1, 2, bidx, key, d0, vec);
+                       : is_k ? fl_load(F, A->kt, 2, 1, bidx, key, d0, vec, srow)
+                              : fl_load(F, A->v, 1, 2, bidx, key, d0, vec, srow);
       /* rows past L read row L - 1 (fl_load clamps): finite whenever the row L - 1 the
        * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
       LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
@@ -873,13 +915,22 @@ static LLVMValueRef fl_xor(flash *F, LLVMValueRef x, LLVMValueRef addr) {
   return r ? LLVMBuildBitCast(A->b, r, A->cb->f32, "") : NULL;
 }
 
+/* max(x, y) for operands that are never NaN (scores, or -inf for masked keys): no quieting of
+ * the inputs (a v_max_f32 x, x, x each) before the max. */
+static LLVMValueRef fl_max(att *A, LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef r = call2(A, "llvm.maxnum", x, y);
+  if (r)
+    LLVMSetFastMathFlags(r, LLVMFastMathNoNaNs);
+  return r;
+}
+
 /* x over the four lanes of this lane's column (lanes col, col + 16, col + 32, col + 48). */
 static LLVMValueRef fl_column(flash *F, LLVMValueRef x, bool max) {
   for (int i = 0; i < 2 && x; i++) {
     LLVMValueRef y = fl_xor(F, x, i ? F->x32 : F->x16);
     if (!y)
       return NULL;
-    x = max ? call2(F->A, "llvm.maxnum", x, y) : LLVMBuildFAdd(F->A->b, x, y, "");
+    x = max ? fl_max(F->A, x, y) : LLVMBuildFAdd(F->A->b, x, y, "");
   }
   return x;
 }
@@ -926,6 +977,7 @@ static bool flash_choice(att *A, flash *F) {
     return false;
   F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
+  F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
   return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
@@ -987,8 +1039,10 @@ static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf
 }
 
 /* One block of keys at t0 (iteration t): V_t is in V buffer t % 2, K_t+1 in K buffer
- * (t + 1) % 2, S_t in registers; keys from F->kend on are masked when `masked`. */
-static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
+ * (t + 1) % 2, S_t in registers; keys from F->kend on are masked when `masked`. par: t % 2 as
+ * a constant (the unrolled loop: the buffers' LDS offsets become immediates), or NULL (from
+ * F->par_p, which the block advances). clamp false: the loads' keys are below L. */
+static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, bool clamp) {
   att *A = F->A;
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
@@ -996,20 +1050,26 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, npe = F->nk / 4;
   LLVMValueRef one = i32c(A, 1);
   fl_stage st;
-  LLVMValueRef par = cg_load(cb, cb->i32, F->par_p, 4), other = LLVMBuildSub(bl, one, par, "");
+  bool carried = !par;
+  if (carried)
+    par = cg_load(cb, cb->i32, F->par_p, 4);
+  LLVMValueRef other = LLVMBuildSub(bl, one, par, "");
   /* K_t+2 and V_t+1, loaded during the previous iteration, go to the buffers that K_t and
    * V_t-1 left (every wave passed the last barrier); the loads of K_t+3 and V_t+2 then have a
    * whole iteration before they are needed, so no wait for global memory falls in the loop */
   fl_stage held;
-  fl_stage_load(F, &held, NULL, t0, t0); /* the chunks' LDS places only */
+  fl_stage_load(F, &held, NULL, t0, t0, true); /* the chunks' LDS places only */
   fl_hold(F, &held, false);
   fl_stage_store(F, &held, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
   /* no LDS write below and no global load above this point: the loads then reuse the held
    * registers (no copies on the back edge); arithmetic, MFMA and LDS reads move freely */
   LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
-  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""));
+  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""), clamp);
   fl_hold(F, &st, true);
+  /* the loads stay at the block's start: a whole block passes before their data is written */
+  LLVMValueRef late = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x100 | 0x200 | 0x400);
+  cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &late, 1);
   LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t); /* MFMA work beside this block's softmax */
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
   LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, F->nk * A->Dv), "");
@@ -1032,14 +1092,16 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
           return false;
       }
       x[4 * j + e] = masked ? LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "") : v;
-      mloc = call2(A, "llvm.maxnum", mloc, x[4 * j + e]);
+      mloc = fl_max(A, mloc, x[4 * j + e]);
     }
   }
   LLVMValueRef mcol = fl_column(F, mloc, true);
   if (!mcol)
     return false;
-  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = call2(A, "llvm.maxnum", mo, LLVMBuildFMul(bl, mcol, c, ""));
-  LLVMValueRef ms = finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
+  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = fl_max(A, mo, LLVMBuildFMul(bl, mcol, c, ""));
+  /* with only a scale as score ops every block has a finite score (the partial one too), so
+   * the max is finite from the first block on */
+  LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
   if (!alpha)
     return false;
   /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
@@ -1079,7 +1141,10 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked) {
     cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
   }
   cg_store(cb, s_next, F->s_p, 16);
-  cg_store(cb, other, F->par_p, 4);
+  if (carried)
+    cg_store(cb, other, F->par_p, 4);
+  LLVMValueRef none = i32c(A, 0);
+  cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &none, 1);
   cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
   return true;
 }
@@ -1156,11 +1221,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef s_p = LLVMBuildAlloca(bl, s_t, "s");
   LLVMValueRef zero = i32c(A, 0), one = i32c(A, 1);
   fl_stage st;
-  fl_stage_load(F, &st, b, kstart, kstart);
+  fl_stage_load(F, &st, b, kstart, kstart, true);
   fl_stage_store(F, &st, zero, zero);
-  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), NULL);
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), NULL, true);
   fl_stage_store(F, &st, one, zero);
-  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, 2 * F->nk), ""), LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""));
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, 2 * F->nk), ""), LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), true);
   LLVMTypeRef held_e[2 * FL_MAX_CHUNKS];
   for (int i = 0; i < st.nk + st.nv; i++)
     held_e[i] = LLVMTypeOf(i < st.nk ? st.k[i] : st.v[i - st.nk]);
@@ -1173,18 +1238,42 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
 
   F->b = b, F->qc = qc, F->kend = kend, F->qf = qf, F->acc_t = acc_t, F->o_t = o_t, F->s_t = s_t;
   F->s_p = s_p, F->m_p = m_p, F->l_p = l_p, F->o_p = o_p, F->par_p = par_p;
-  /* full blocks without the key bound, then the last partial block with it */
+  /* full blocks without the key bound, then the last partial block with it. The full blocks
+   * go in pairs first (parity 0 then 1: constant LDS offsets, and the scores alternate between
+   * two sets of registers instead of being copied on the back edge), while the pair's loads
+   * (keys up to t0 + 5·nk) stay below L without clamping; the rest one block at a time. */
   LLVMValueRef span = LLVMBuildSub(bl, kend, kstart, "");
-  LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, LLVMBuildSDiv(bl, span, ic(A, F->nk), ""), ic(A, F->nk), ""), "kfull");
-  cg_loop tiles = cg_loop_begin(cb, kstart, kfull, "blocks");
-  if (!fl_block(F, tiles.iv, false))
+  LLVMValueRef nfull = LLVMBuildSDiv(bl, span, ic(A, F->nk), "");
+  LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, nfull, ic(A, F->nk), ""), "kfull");
+  bool clamp = !F->kstride || !F->vstride;
+  LLVMValueRef npair = nfull;
+  if (!clamp) {
+    LLVMValueRef room = LLVMBuildSub(bl, LLVMBuildSDiv(bl, LLVMBuildSub(bl, ic(A, A->L), kstart, ""), ic(A, F->nk), ""), ic(A, 3), "");
+    npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, room, nfull, ""), room, nfull, "");
+    npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, npair, ic(A, 0), ""), ic(A, 0), npair, "");
+  }
+  npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
+  LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
+  /* no pair loop where none can run (short sequences) */
+  bool paired = chunk / F->nk >= 2 && (clamp || A->L / F->nk >= 5);
+  if (paired) {
+    cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
+    if (!fl_block(F, pairs.iv, false, zero, clamp) ||
+        !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, clamp))
+      return false;
+    cg_loop_end(cb, &pairs, 2 * F->nk);
+  } else {
+    kpair = kstart;
+  }
+  cg_loop tiles = cg_loop_begin(cb, kpair, kfull, "blocks");
+  if (!fl_block(F, tiles.iv, false, NULL, true))
     return false;
   cg_loop_end(cb, &tiles, F->nk);
   LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "tail");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "tail_done");
   LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""), tail, done);
   LLVMPositionBuilderAtEnd(bl, tail);
-  if (!fl_block(F, kfull, true))
+  if (!fl_block(F, kfull, true, NULL, true))
     return false;
   LLVMBuildBr(bl, done);
   LLVMPositionBuilderAtEnd(bl, done);

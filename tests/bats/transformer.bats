@@ -129,6 +129,19 @@ for t in json.load(open("b200.json"))["targets"]:
   assert_failure
 }
 
+@test "flash attention: 450 and 391 keys run the unrolled block pairs, the single blocks and the partial tail (masked, f16 and bf16)" {
+  # docs/kernels-attention.md: 64-key blocks go in pairs while the pair's loads stay below L
+  # (unclamped, scalar offsets), then one at a time with clamped loads, then the partial block
+  "${GEN[@]}" bert --seq=450 --hidden=128 --heads=2 --mask --dtype=f16 --seed=21 > b450.mlir
+  "${GEN[@]}" gpt --seq=391 --hidden=64 --heads=1 --dtype=bf16 --seed=22 > g391.mlir
+  run "${CHECK[@]}" b450.mlir --targets=gfx942,gfx950,gfx1100,gfx1030
+  assert_success
+  assert_equal "$(echo "$output" | grep -c '^ok ')" 4
+  run "${CHECK[@]}" g391.mlir --targets=gfx90a,gfx950
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
 @test "flash attention: a pure score scale folds into the exponent (no f16 score ops); f16 output within 1e-3 of a float64 softmax" {
   # the f16 graph's softmax (gen_attention.py) is f16 throughout, so the oracle differs from any
   # f32 softmax by its own rounding; the kernel is checked against float64 instead
