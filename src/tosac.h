@@ -350,6 +350,8 @@ typedef struct target_info {
   bool packed_workitem_ids; /* work-item ids packed 10:10:10 in v0 (gfx90a, gfx942, gfx950, gfx11+) */
   bool store_counter;       /* stores counted apart from loads (vscnt on gfx10/11, storecnt gfx12) */
   int lgkm_max;             /* largest lgkmcnt (4 bits on gfx9, 6 on gfx10+); vmcnt is 63 on all */
+  bool literal_64bit;       /* a 64-bit encoding may carry a literal dword (gfx950, gfx10+); the
+                             * longest instruction of gfx908..gfx942 is 8 bytes */
 } target_info;
 
 extern const target_info target_table[];

@@ -126,6 +126,10 @@ bool isa_code_read(const uint8_t *elf, size_t size, isa_module *m, char *err, si
 
 /* isa_decode.c: decode every kernel's .text with LLVM's disassembler. */
 bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
+/* isa_disasm.c: LLVMDisasmInstruction on context dc for the instruction at code offset off of k,
+ * guarded against the encodings LLVM 22 crashes on: its length, or 0 with err set. */
+size_t isa_disasm(void *dc, const isa_module *m, const isa_kernel *k, uint64_t off, char *text, size_t textsize,
+                  char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
 /* Index of the first source operand of a mnemonic (without encoding suffix): the operands
  * before it are destinations (carry forms and div_scale have two). */

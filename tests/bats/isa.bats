@@ -562,6 +562,35 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   assert_output "error: ELF section headers lie outside the file"
 }
 
+@test "encodings LLVM 22's disassembler crashes on (a literal it cannot read) are refused with an error" {
+  # A literal source in a 64-bit encoding: gfx908..gfx942 instructions are at most 8 bytes long.
+  sed 's/^  s_mov_b32 s4, -1$/  s_mov_b32 s4, -1\n  .long 0xd2000001, 0x04910eff/' "$DATA/basic_gfx90a.s" > "$T/vop3.s"
+  assemble "$T/vop3.s" gfx90a "$T/vop3.co"
+  run "$ISA" "$T/vop3.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: instruction at 0x131c asks for a literal constant in its src0 field, which gfx90a cannot encode"
+  sed 's/^  s_mov_b32 s4, -1$/  s_mov_b32 s4, -1\n  .long 0xe0501000, 0xff010201/' "$DATA/basic_gfx90a.s" > "$T/mubuf.s"
+  assemble "$T/mubuf.s" gfx90a "$T/mubuf.co"
+  run "$ISA" "$T/mubuf.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: instruction at 0x131c asks for a literal constant in its soffset field, which gfx90a cannot encode"
+  # the code object fuzz-isa found (tests/fuzz/regress/isa/): a buffer load's soffset on gfx942
+  run "$ISA" "$ROOT/tests/fuzz/regress/isa/disasm-literal-soffset.co" gfx942 tosac_k0_matmul 64
+  assert_failure 1
+  assert_output "error: kernel tosac_k0_matmul: instruction at 0x199c asks for a literal constant in its soffset field, which gfx942 cannot encode"
+  # A literal cut off by the end of the kernel's code (SOP1 on gfx90a, VOP3 on gfx1100).
+  sed 's/^  s_endpgm$/  .long 0xbe8400ff/' "$DATA/basic_gfx90a.s" > "$T/cut.s"
+  assemble "$T/cut.s" gfx90a "$T/cut.co"
+  run "$ISA" "$T/cut.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: the instruction at 0x1370 (8 bytes) runs past the end of the kernel's code"
+  sed 's/^  s_endpgm$/  .long 0xd5030000, 0x000200ff/' "$DATA/basic_gfx1100.s" > "$T/cut11.s"
+  assemble "$T/cut11.s" gfx1100 "$T/cut11.co"
+  run "$ISA" "$T/cut11.co" gfx1100 basic 32
+  assert_failure 1
+  assert_output "error: kernel basic: the instruction at 0x1370 (12 bytes) runs past the end of the kernel's code"
+}
+
 @test "agent-scope release/acquire cache ops (gfx942 buffer_wbl2 sc1, buffer_inv sc1): the last of 3 work-groups sums and resets the counter" {
   assemble "$DATA/lastwg_gfx942.s" gfx942 "$T/lw.co"
   run "$ISA" "$T/lw.co" gfx942 lastwg 8 64 3
