@@ -398,6 +398,31 @@ vmcnt_kernel() { # loads out
   assert_line "out[31] = 31"
 }
 
+@test "gfx12 sub-dword scalar loads: s_load_u8/i8/u16/i16 zero- or sign-extend, immediate, SGPR and negative offsets" {
+  assemble "$DATA/sload_gfx1200.s" gfx1200 "$T/sl.co"
+  run "$ISA" "$T/sl.co" gfx1200 sload 14
+  assert_success
+  # the pattern bytes e3 f2 81 80 | 02 7e 01 7f
+  assert_line "out[0] = $((0x8081f2e3))"
+  assert_line "out[1] = $((0x7f017e02))"
+  # u8 and i8 of byte 0 (0xe3); i8 of byte 5 (0x7e, positive)
+  assert_line "out[2] = $((0xe3))"
+  assert_line "out[3] = $((0xffffffe3))"
+  assert_line "out[4] = $((0x7e))"
+  # byte 3 through s14 = 2 plus offset:1: 0x80 zero- and sign-extended
+  assert_line "out[5] = $((0x80))"
+  assert_line "out[6] = $((0xffffff80))"
+  # half-word at 2 (0x8081) and at 6 (0x7f01), u16 and i16
+  assert_line "out[7] = $((0x8081))"
+  assert_line "out[8] = $((0xffff8081))"
+  assert_line "out[9] = $((0x7f01))"
+  assert_line "out[10] = $((0x7f01))"
+  # base out + 4 with offsets -4 (i16 of bytes e3 f2) and -1 (u8 of byte 3)
+  assert_line "out[11] = $((0xfffff2e3))"
+  assert_line "out[12] = $((0x80))"
+  assert_line "out[13] = 13"
+}
+
 @test "the f32 division sequence by a denominator near the top of the range (tanh of +-44.2: 2 / (1 + e^88.4)) is not NaN" {
   cat > "$T/tanh.mlir" <<'M'
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
