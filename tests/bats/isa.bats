@@ -5,28 +5,12 @@
 # elementwise graphs run as machine code (tosac-run --exec=isa, bundles without embedded IR) on
 # gfx90a, gfx1030 and gfx1100 against the MLIR CPU oracle.
 
-bats_load_library bats-support
-bats_load_library bats-assert
+load lib/isa
 
 TARGETS=gfx90a,gfx1030,gfx1100
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
-  BIN="$ROOT/$TOSAC_BUILD/bin"
-  [[ "$TOSAC_BUILD" = /* ]] && BIN="$TOSAC_BUILD/bin"
-  ISA="$BIN/test-isa"
-  [ -x "$ISA" ] || fail "test-isa not built: run make first"
-  DATA="$ROOT/tests/data/isa"
-  PY=/usr/bin/python3
-  CHECK="$ROOT/tests/oracle/check.py"
-  T="$BATS_TEST_TMPDIR"
-}
-
-# assemble SOURCE.s for CPU into a linked code object OUT.co
-assemble() { # source cpu out
-  llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu="$2" -filetype=obj "$1" -o "$3.o"
-  ld.lld-22 -shared "$3.o" -o "$3"
+  isa_setup
 }
 
 # the word basic.s computes for element i

@@ -6,23 +6,10 @@
 # errors naming kernel, wave, lane and instruction; tosac's attention kernel that spills to
 # scratch on gfx1030 runs as machine code and matches the oracle.
 
-bats_load_library bats-support
-bats_load_library bats-assert
+load lib/isa
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
-  BIN="$ROOT/$TOSAC_BUILD/bin"
-  [[ "$TOSAC_BUILD" = /* ]] && BIN="$TOSAC_BUILD/bin"
-  ISA="$BIN/test-isa"
-  [ -x "$ISA" ] || fail "test-isa not built: run make first"
-  DATA="$ROOT/tests/data/isa"
-  T="$BATS_TEST_TMPDIR"
-}
-
-assemble() { # source cpu out
-  llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu="$2" -filetype=obj "$1" -o "$3.o"
-  ld.lld-22 -shared "$3.o" -o "$3"
+  isa_setup
 }
 
 # every word of the output: out[i] = i + 1000 * (i % 4)
