@@ -347,8 +347,9 @@ void isa_pend_vmem(isa_wave *w, const isa_inst *in, bool store);
  * point at ISA_SCRATCH_BASE (never a host address: above the 47-bit user space); a dynamic call
  * stack gets ISA_DYNAMIC_STACK_BYTES per lane beyond the fixed private segment. */
 #define ISA_SCRATCH_BASE 0xfffe00000000ull
-enum { ISA_DYNAMIC_STACK_BYTES = 16384 };
-uint32_t isa_private_limit(const isa_kernel *k);
+enum { ISA_DYNAMIC_STACK_BYTES = 16384, ISA_MAX_WAVE_PRIVATE = 8 << 20 };
+/* A lane's private bytes (the load refuses more than ISA_MAX_WAVE_PRIVATE per wave). */
+uint64_t isa_private_limit(const isa_kernel *k);
 /* The scratch wave offset SGPR of wave w: its slice's byte offset from ISA_SCRATCH_BASE. */
 uint32_t isa_scratch_wave_offset(const isa_wave *w);
 /* buffer_* whose V# is the private segment buffer: executes it and returns true; false for
