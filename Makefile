@@ -233,6 +233,7 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 # are compiled with coverage; code generation they pull in comes uninstrumented from libtosac.a.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj isa
+FUZZ_TIMEOUT ?= 10  # seconds of wall time per input; raise it on a loaded machine (fuzz-isa's matrix inputs)
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) src/optimize/eval.c \
@@ -270,7 +271,7 @@ fuzz: fuzz-build $(BUILD)/fuzz/verify.hipfb
 	  seeds=tests/fuzz/seeds/$$t; \
 	  mkdir -p $(BUILD)/fuzz/$$t/corpus; echo "== fuzz-$$t ($(FUZZ_SECONDS) s)"; \
 	  (cd $(BUILD)/fuzz/$$t && TOSAC_FUZZ_BUNDLE=$(abspath $(BUILD))/fuzz/verify.hipfb \
-	    $(abspath $(BUILD))/bin/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    $(abspath $(BUILD))/bin/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=$(FUZZ_TIMEOUT) \
 	    -rss_limit_mb=2048 -print_final_stats=1 corpus $(abspath $$seeds) \
 	    $$(ls -d $(abspath tests/fuzz/regress)/$$t 2>/dev/null)) || exit 1; \
 	done
