@@ -233,7 +233,8 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 # are compiled with coverage; code generation they pull in comes uninstrumented from libtosac.a.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj isa
-FUZZ_TIMEOUT ?= 10  # seconds of wall time per input; raise it on a loaded machine (fuzz-isa's matrix inputs)
+# FUZZ_TIMEOUT: wall seconds per input; raise it on a loaded machine (fuzz-isa's matrix inputs).
+FUZZ_TIMEOUT ?= 10
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) src/optimize/eval.c \
