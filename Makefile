@@ -130,9 +130,19 @@ NUMERIC_SUITES := oracle elementwise_ops data_movement reduction pool gemm gemm_
   control fft_control dynamic host_dynamic transformer models optimize_fold optimize_layout \
   partition weights conformance upstream_tosa migraphx migraphx_ops2 exporters miir gfx908_loop \
   hipemu host python ir_smoke isa isa_gemm
+# make check-isa is the seven-target sweep: every graph the suites check through
+# tests/oracle/check.py runs on all seven default targets (TOSAC_SWEEP_TARGETS replaces the
+# test's own list), and it ends with the graphs matched and the distinct opcodes executed per
+# target (tests/oracle/sweep_summary.py over $(BUILD)/isa-sweep.log and isa-sweep-opcodes.txt).
+SWEEP_TARGETS := gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
 check-isa: deps
 	$(MAKE) -j2 all
-	TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa TOSAC_BUILD=$(BUILD) tests/run-tests $(NUMERIC_SUITES:%=tests/bats/%.bats)
+	rm -f $(BUILD)/isa-sweep.log $(BUILD)/isa-sweep-opcodes.txt
+	TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa TOSAC_BUILD=$(BUILD) TOSAC_SWEEP_TARGETS=$(SWEEP_TARGETS) \
+	  TOSAC_SWEEP_LOG=$(abspath $(BUILD))/isa-sweep.log \
+	  TOSAC_ISA_OPCODES=$(abspath $(BUILD))/isa-sweep-opcodes.txt \
+	  tests/run-tests $(NUMERIC_SUITES:%=tests/bats/%.bats); s=$$?; \
+	  /usr/bin/python3 tests/oracle/sweep_summary.py $(BUILD)/isa-sweep.log $(BUILD)/isa-sweep-opcodes.txt; exit $$s
 check-ir: deps
 	$(MAKE) -j2 all
 	TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir TOSAC_BUILD=$(BUILD) tests/run-tests $(NUMERIC_SUITES:%=tests/bats/%.bats)
@@ -223,6 +233,8 @@ install: $(BUILD)/bin/tosac $(BUILD)/bin/tosac-run $(BUILD)/bin/tosac-bundle $(B
 # are compiled with coverage; code generation they pull in comes uninstrumented from libtosac.a.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= parser partitions bundle manifest verify weights npy values codeobj isa
+# FUZZ_TIMEOUT: wall seconds per input; raise it on a loaded machine (fuzz-isa's matrix inputs).
+FUZZ_TIMEOUT ?= 10
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_GNU_SOURCE -Isrc $(LLVM_CFLAGS) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_LIBSRC  := $(sort $(wildcard src/frontend/*.c src/support/*.c src/partition/*.c src/bundle/*.c)) src/optimize/eval.c \
@@ -260,7 +272,7 @@ fuzz: fuzz-build $(BUILD)/fuzz/verify.hipfb
 	  seeds=tests/fuzz/seeds/$$t; \
 	  mkdir -p $(BUILD)/fuzz/$$t/corpus; echo "== fuzz-$$t ($(FUZZ_SECONDS) s)"; \
 	  (cd $(BUILD)/fuzz/$$t && TOSAC_FUZZ_BUNDLE=$(abspath $(BUILD))/fuzz/verify.hipfb \
-	    $(abspath $(BUILD))/bin/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    $(abspath $(BUILD))/bin/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=$(FUZZ_TIMEOUT) \
 	    -rss_limit_mb=2048 -print_final_stats=1 corpus $(abspath $$seeds) \
 	    $$(ls -d $(abspath tests/fuzz/regress)/$$t 2>/dev/null)) || exit 1; \
 	done

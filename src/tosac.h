@@ -356,6 +356,8 @@ typedef struct target_info {
                            * Infinity Cache where each XCD has its own L2 (gfx942, gfx950) */
   int cache_latency_ns;   /* load latency of a hit in that cache */
   int launch_ns;          /* what one more dependent kernel launch costs, its wave start included */
+  bool literal_64bit;       /* a 64-bit encoding may carry a literal dword (gfx950, gfx10+); the
+                             * longest instruction of gfx908..gfx942 is 8 bytes */
 } target_info;
 
 extern const target_info target_table[];

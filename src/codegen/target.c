@@ -11,7 +11,7 @@
  * HBM 700, GDDR 500, no measurement here), s_barrier drains memory (no back-off barrier: LLVM's
  * SIInsertWaitcnts waits for every load before it; gfx90a and later and RDNA back off), VOPD dual
  * issue of f32 FMAs (gfx11, gfx12), packed work-item ids in v0, stores counted apart from loads
- * (vscnt), the largest lgkmcnt. Boards:
+ * (vscnt), the largest lgkmcnt, literal dwords after 64-bit encodings. Boards:
  * MI100, MI210, MI300X, MI355X, RX 6900 XT, RX 7900 XTX (AMDGPU.md §4.2) and RX 9070 XT (vendor
  * figures, unverified).
  * Then split-K's three (docs/partitioning.md "Choosing the split and its form"):
@@ -32,25 +32,25 @@
 const target_info target_table[] = {
     {"gfx908", "CDNA1", 64, 65536, 512, true, true, true, false, true, 0x30,
      120, 4, 1502, 1229, 4, 10, 128, true, 256, 0x00020000, 700, true, false, false, false, 15,
-     8, 150, 3800},
+     8, 150, 3800, false},
     {"gfx90a", "CDNA2", 64, 65536, 512, true, true, true, false, true, 0x3f,
      104, 4, 1700, 1638, 8, 8, 128, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     8, 150, 3800},
+     8, 150, 3800, false},
     {"gfx942", "CDNA3", 64, 65536, 512, true, true, true, false, true, 0x4c,
      304, 4, 2100, 5300, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     256, 150, 3800},
+     256, 150, 3800, false},
     {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f,
      256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     256, 150, 3800},
+     256, 150, 3800, true},
     {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36,
      80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false, false, true, 63,
-     4, 150, 3800},
+     4, 150, 3800, true},
     {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41,
      96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     6, 150, 3800},
+     6, 150, 3800, true},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
      64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     8, 150, 3800},
+     8, 150, 3800, true},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 

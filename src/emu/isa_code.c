@@ -114,6 +114,13 @@ static bool read_descriptor(isa_module *m, isa_kernel *k, uint64_t kd, char *err
   if (m->info->wave_size == 64 && nsgpr > 112)
     return fail(err, errsize, "kernel %s: the descriptor allocates %d SGPRs, more than %s has (112)", k->name, nsgpr,
                 m->target.processor);
+  /* COMPUTE_TMPRING_SIZE.WAVESIZE addresses at most 8 MiB of scratch per wave (gfx9 to gfx11). */
+  uint64_t wave_private = isa_private_limit(k) * (uint64_t)k->wave_size;
+  if (wave_private > ISA_MAX_WAVE_PRIVATE)
+    return fail(err, errsize,
+                "kernel %s: the descriptor asks for %u private bytes per work-item, %llu per wave, more than the %u "
+                "a wave's scratch can hold",
+                k->name, k->private_segment_size, (unsigned long long)wave_private, (unsigned)ISA_MAX_WAVE_PRIVATE);
   if (k->group_segment_size > m->target.lds_limit)
     return fail(err, errsize, "kernel %s: the descriptor asks for %u bytes of LDS, more than %s has (%lld)", k->name,
                 k->group_segment_size, m->target.processor, (long long)m->target.lds_limit);

@@ -681,14 +681,10 @@ bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize) 
   uint64_t off = 0;
   while (ok && off < k->code_size) {
     char text[512] = "";
-    uint8_t *bytes = m->image + k->entry + off;
-    size_t len = LLVMDisasmInstruction(dc, bytes, k->code_size - off, k->entry + off, text, sizeof text);
+    size_t len = isa_disasm(dc, m, k, off, text, sizeof text, err, errsize);
     isa_inst *in = &k->insts[k->ninsts];
     in->pc = (uint32_t)(k->entry + off);
     if (len == 0) {
-      /* Padding after the last instruction (s_code_end) is fine; elsewhere it is an error. */
-      snprintf(err, errsize, "kernel %s: invalid instruction encoding at 0x%llx", k->name,
-               (unsigned long long)(k->entry + off));
       ok = false;
       break;
     }

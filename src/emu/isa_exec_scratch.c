@@ -17,13 +17,13 @@
 #include <string.h>
 
 /* Per-lane limit: the fixed private segment, plus the stack a dynamic call stack may grow. */
-uint32_t isa_private_limit(const isa_kernel *k) {
-  return k->private_segment_size + (k->code_props >> 11 & 1 ? ISA_DYNAMIC_STACK_BYTES : 0);
+uint64_t isa_private_limit(const isa_kernel *k) {
+  return (uint64_t)k->private_segment_size + (k->code_props >> 11 & 1 ? ISA_DYNAMIC_STACK_BYTES : 0);
 }
 
 /* Bytes of one wave's slice of the scratch backing memory the wave offset SGPR counts in. */
 static uint64_t wave_slice(const isa_wave *w) {
-  return ((uint64_t)isa_private_limit(w->g->k) + 3) / 4 * 4 * (uint64_t)w->lanes;
+  return (isa_private_limit(w->g->k) + 3) / 4 * 4 * (uint64_t)w->lanes;
 }
 
 uint32_t isa_scratch_wave_offset(const isa_wave *w) { return (uint32_t)(wave_slice(w) * (uint64_t)w->id); }

@@ -126,6 +126,10 @@ bool isa_code_read(const uint8_t *elf, size_t size, isa_module *m, char *err, si
 
 /* isa_decode.c: decode every kernel's .text with LLVM's disassembler. */
 bool isa_decode_kernel(isa_module *m, isa_kernel *k, char *err, size_t errsize);
+/* isa_disasm.c: LLVMDisasmInstruction on context dc for the instruction at code offset off of k,
+ * guarded against the encodings LLVM 22 crashes on: its length, or 0 with err set. */
+size_t isa_disasm(void *dc, const isa_module *m, const isa_kernel *k, uint64_t off, char *text, size_t textsize,
+                  char *err, size_t errsize);
 const isa_opdef *isa_find_op(const char *name);
 /* Index of the first source operand of a mnemonic (without encoding suffix): the operands
  * before it are destinations (carry forms and div_scale have two). */
@@ -343,8 +347,9 @@ void isa_pend_vmem(isa_wave *w, const isa_inst *in, bool store);
  * point at ISA_SCRATCH_BASE (never a host address: above the 47-bit user space); a dynamic call
  * stack gets ISA_DYNAMIC_STACK_BYTES per lane beyond the fixed private segment. */
 #define ISA_SCRATCH_BASE 0xfffe00000000ull
-enum { ISA_DYNAMIC_STACK_BYTES = 16384 };
-uint32_t isa_private_limit(const isa_kernel *k);
+enum { ISA_DYNAMIC_STACK_BYTES = 16384, ISA_MAX_WAVE_PRIVATE = 8 << 20 };
+/* A lane's private bytes (the load refuses more than ISA_MAX_WAVE_PRIVATE per wave). */
+uint64_t isa_private_limit(const isa_kernel *k);
 /* The scratch wave offset SGPR of wave w: its slice's byte offset from ISA_SCRATCH_BASE. */
 uint32_t isa_scratch_wave_offset(const isa_wave *w);
 /* buffer_* whose V# is the private segment buffer: executes it and returns true; false for

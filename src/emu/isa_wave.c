@@ -445,7 +445,7 @@ static bool run_group(isa_worker *wk, isa_group *g, const uint32_t block[3]) {
     wk->vfile_size = per * (size_t)nw * 2;
     wk->vfile = malloc(wk->vfile_size * sizeof *wk->vfile);
   }
-  uint32_t priv_limit = isa_private_limit(k);
+  uint32_t priv_limit = (uint32_t)isa_private_limit(k); /* at most 256 KiB: isa_code.c */
   size_t priv_wave = (size_t)priv_limit * (size_t)k->wave_size;
   if (priv_wave * (size_t)nw > wk->priv_size) {
     free(wk->priv);

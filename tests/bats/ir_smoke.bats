@@ -4,25 +4,21 @@
 # few graphs through tests/oracle/check.py --exec=ir on an MFMA (gfx90a), a WMMA (gfx1100) and the
 # FMA target (gfx1030), and the IR and the machine code giving the same bits.
 
-bats_load_library bats-support
-bats_load_library bats-assert
+load lib/isa
 
 TARGETS=gfx90a,gfx1100,gfx1030
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
-  BIN="$ROOT/$TOSAC_BUILD/bin"
-  [[ "$TOSAC_BUILD" = /* ]] && BIN="$TOSAC_BUILD/bin"
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
-  cd "$BATS_TEST_TMPDIR"
+  isa_setup
+  ORACLE=($PY "$CHECK" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
+  cd "$T"
 }
 
 load lib/matmul
 
 # check.py --exec=ir passes on every target
 oracle_ir() { # graph [check.py options]
-  run "${CHECK[@]}" "$@" --targets=$TARGETS --exec=ir
+  run "${ORACLE[@]}" "$@" --targets=$TARGETS --exec=ir
   assert_success
   local t
   for t in ${TARGETS//,/ }; do
@@ -50,7 +46,7 @@ func.func @main(%x: tensor<2x3x6x4xf32>, %w: tensor<1x4x8xf32>) -> (tensor<2x2x3
 }
 M
   "$BIN/tosac" g.mlir --embed-ir --offload-arch=$TARGETS -o g.hipfb
-  /usr/bin/python3 -c "
+  $PY -c "
 import numpy as np
 r = np.random.default_rng(5)
 np.save('x.npy', (r.random((2, 3, 6, 4)) * 2 - 1).astype(np.float32))
@@ -63,6 +59,6 @@ np.save('w.npy', (r.random((1, 4, 8)) * 200 - 100).astype(np.float32))"
     cmp t_ir.npy t_isa.npy
   done
   # large tanh arguments were drawn: the results are +-1, not NaN
-  run /usr/bin/python3 -c "import numpy as np; t = np.load('t_isa.npy'); print(np.isnan(t).sum(), (np.abs(t) == 1).sum() > 0)"
+  run $PY -c "import numpy as np; t = np.load('t_isa.npy'); print(np.isnan(t).sum(), (np.abs(t) == 1).sum() > 0)"
   assert_output "0 True"
 }

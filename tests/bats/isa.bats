@@ -5,28 +5,12 @@
 # elementwise graphs run as machine code (tosac-run --exec=isa, bundles without embedded IR) on
 # gfx90a, gfx1030 and gfx1100 against the MLIR CPU oracle.
 
-bats_load_library bats-support
-bats_load_library bats-assert
+load lib/isa
 
 TARGETS=gfx90a,gfx1030,gfx1100
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
-  BIN="$ROOT/$TOSAC_BUILD/bin"
-  [[ "$TOSAC_BUILD" = /* ]] && BIN="$TOSAC_BUILD/bin"
-  ISA="$BIN/test-isa"
-  [ -x "$ISA" ] || fail "test-isa not built: run make first"
-  DATA="$ROOT/tests/data/isa"
-  PY=/usr/bin/python3
-  CHECK="$ROOT/tests/oracle/check.py"
-  T="$BATS_TEST_TMPDIR"
-}
-
-# assemble SOURCE.s for CPU into a linked code object OUT.co
-assemble() { # source cpu out
-  llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu="$2" -filetype=obj "$1" -o "$3.o"
-  ld.lld-22 -shared "$3.o" -o "$3"
+  isa_setup
 }
 
 # the word basic.s computes for element i
@@ -398,6 +382,31 @@ vmcnt_kernel() { # loads out
   assert_line "out[31] = 31"
 }
 
+@test "gfx12 sub-dword scalar loads: s_load_u8/i8/u16/i16 zero- or sign-extend, immediate, SGPR and negative offsets" {
+  assemble "$DATA/sload_gfx1200.s" gfx1200 "$T/sl.co"
+  run "$ISA" "$T/sl.co" gfx1200 sload 14
+  assert_success
+  # the pattern bytes e3 f2 81 80 | 02 7e 01 7f
+  assert_line "out[0] = $((0x8081f2e3))"
+  assert_line "out[1] = $((0x7f017e02))"
+  # u8 and i8 of byte 0 (0xe3); i8 of byte 5 (0x7e, positive)
+  assert_line "out[2] = $((0xe3))"
+  assert_line "out[3] = $((0xffffffe3))"
+  assert_line "out[4] = $((0x7e))"
+  # byte 3 through s14 = 2 plus offset:1: 0x80 zero- and sign-extended
+  assert_line "out[5] = $((0x80))"
+  assert_line "out[6] = $((0xffffff80))"
+  # half-word at 2 (0x8081) and at 6 (0x7f01), u16 and i16
+  assert_line "out[7] = $((0x8081))"
+  assert_line "out[8] = $((0xffff8081))"
+  assert_line "out[9] = $((0x7f01))"
+  assert_line "out[10] = $((0x7f01))"
+  # base out + 4 with offsets -4 (i16 of bytes e3 f2) and -1 (u8 of byte 3)
+  assert_line "out[11] = $((0xfffff2e3))"
+  assert_line "out[12] = $((0x80))"
+  assert_line "out[13] = 13"
+}
+
 @test "the f32 division sequence by a denominator near the top of the range (tanh of +-44.2: 2 / (1 + e^88.4)) is not NaN" {
   cat > "$T/tanh.mlir" <<'M'
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
@@ -560,6 +569,35 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   run "$ISA" "$T/cut.co" gfx90a basic 64
   assert_failure 1
   assert_output "error: ELF section headers lie outside the file"
+}
+
+@test "encodings LLVM 22's disassembler crashes on (a literal it cannot read) are refused with an error" {
+  # A literal source in a 64-bit encoding: gfx908..gfx942 instructions are at most 8 bytes long.
+  sed 's/^  s_mov_b32 s4, -1$/  s_mov_b32 s4, -1\n  .long 0xd2000001, 0x04910eff/' "$DATA/basic_gfx90a.s" > "$T/vop3.s"
+  assemble "$T/vop3.s" gfx90a "$T/vop3.co"
+  run "$ISA" "$T/vop3.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: instruction at 0x131c asks for a literal constant in its src0 field, which gfx90a cannot encode"
+  sed 's/^  s_mov_b32 s4, -1$/  s_mov_b32 s4, -1\n  .long 0xe0501000, 0xff010201/' "$DATA/basic_gfx90a.s" > "$T/mubuf.s"
+  assemble "$T/mubuf.s" gfx90a "$T/mubuf.co"
+  run "$ISA" "$T/mubuf.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: instruction at 0x131c asks for a literal constant in its soffset field, which gfx90a cannot encode"
+  # the code object fuzz-isa found (tests/fuzz/regress/isa/): a buffer load's soffset on gfx942
+  run "$ISA" "$ROOT/tests/fuzz/regress/isa/disasm-literal-soffset.co" gfx942 tosac_k0_matmul 64
+  assert_failure 1
+  assert_output "error: kernel tosac_k0_matmul: instruction at 0x199c asks for a literal constant in its soffset field, which gfx942 cannot encode"
+  # A literal cut off by the end of the kernel's code (SOP1 on gfx90a, VOP3 on gfx1100).
+  sed 's/^  s_endpgm$/  .long 0xbe8400ff/' "$DATA/basic_gfx90a.s" > "$T/cut.s"
+  assemble "$T/cut.s" gfx90a "$T/cut.co"
+  run "$ISA" "$T/cut.co" gfx90a basic 64
+  assert_failure 1
+  assert_output "error: kernel basic: the instruction at 0x1370 (8 bytes) runs past the end of the kernel's code"
+  sed 's/^  s_endpgm$/  .long 0xd5030000, 0x000200ff/' "$DATA/basic_gfx1100.s" > "$T/cut11.s"
+  assemble "$T/cut11.s" gfx1100 "$T/cut11.co"
+  run "$ISA" "$T/cut11.co" gfx1100 basic 32
+  assert_failure 1
+  assert_output "error: kernel basic: the instruction at 0x1370 (12 bytes) runs past the end of the kernel's code"
 }
 
 @test "agent-scope release/acquire cache ops (gfx942 buffer_wbl2 sc1, buffer_inv sc1): the last of 3 work-groups sums and resets the counter" {

@@ -6,23 +6,10 @@
 # errors naming kernel, wave, lane and instruction; tosac's attention kernel that spills to
 # scratch on gfx1030 runs as machine code and matches the oracle.
 
-bats_load_library bats-support
-bats_load_library bats-assert
+load lib/isa
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
-  BIN="$ROOT/$TOSAC_BUILD/bin"
-  [[ "$TOSAC_BUILD" = /* ]] && BIN="$TOSAC_BUILD/bin"
-  ISA="$BIN/test-isa"
-  [ -x "$ISA" ] || fail "test-isa not built: run make first"
-  DATA="$ROOT/tests/data/isa"
-  T="$BATS_TEST_TMPDIR"
-}
-
-assemble() { # source cpu out
-  llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu="$2" -filetype=obj "$1" -o "$3.o"
-  ld.lld-22 -shared "$3.o" -o "$3"
+  isa_setup
 }
 
 # every word of the output: out[i] = i + 1000 * (i % 4)
@@ -76,6 +63,23 @@ expected() { # n
   run "$ISA" "$T/oob11.co" gfx1100 scratch_flat 64 64
   assert_failure
   assert_output "error: kernel scratch_flat, work-group (0,0,0), wave 0, instruction at 0x1358 (scratch_load_b32): lane 0 reads 4 private bytes at offset 32, outside its private segment of 32 bytes"
+}
+
+@test "a descriptor asking for more private memory than a wave's scratch holds (8 MiB) is a load error" {
+  assemble "$DATA/scratch_gfx90a.s" gfx90a "$T/s.co"
+  # 131072 bytes per work-item of a wave64: 8 MiB, the most; one byte more is refused
+  $PY "$DATA/kdpatch.py" "$T/s.co" scratch_buf 4 0xffffffff 131072 "$T/max.co"
+  run "$ISA" "$T/max.co" gfx90a scratch_buf 128 128
+  assert_success
+  assert_output "$(expected 128)"
+  $PY "$DATA/kdpatch.py" "$T/s.co" scratch_buf 4 0xffffffff 131073 "$T/big.co"
+  run "$ISA" "$T/big.co" gfx90a scratch_buf 128 128
+  assert_failure 1
+  assert_output "error: kernel scratch_buf: the descriptor asks for 131073 private bytes per work-item, 8388672 per wave, more than the 8388608 a wave's scratch can hold"
+  # the code object fuzz-isa found (tests/fuzz/regress/isa/): 1.8 GB per work-item
+  run "$ISA" "$ROOT/tests/fuzz/regress/isa/private-segment-huge.co" gfx1100 tosac_k1_reduce_sum 64
+  assert_failure 1
+  assert_output "error: kernel tosac_k1_reduce_sum: the descriptor asks for 1836539766 private bytes per work-item, 58769272512 per wave, more than the 8388608 a wave's scratch can hold"
 }
 
 @test "the FMA attention kernel (564 private bytes per lane on gfx1030) runs as machine code and matches the oracle" {

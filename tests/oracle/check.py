@@ -37,6 +37,10 @@ import oracle  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 DEFAULT_TARGETS = "gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200"
+# make check-isa's sweep: TOSAC_SWEEP_TARGETS replaces every --targets list (not that of a
+# --corrupt self-test), TOSAC_SWEEP_LOG collects one "TARGET ok|fail LABEL" line per target run.
+SWEEP_TARGETS = os.environ.get("TOSAC_SWEEP_TARGETS", "")
+SWEEP_LOG = os.environ.get("TOSAC_SWEEP_LOG", "")
 DEFAULT_RANGE = {"f32": (-4.0, 4.0), "f16": (-4.0, 4.0), "bf16": (-4.0, 4.0), "f64": (-4.0, 4.0),
                  "i32": (-1000, 1000), "i16": (-1000, 1000), "i8": (-128, 127), "i64": (-1000, 1000),
                  "ui8": (0, 255), "ui16": (0, 65535),
@@ -164,6 +168,12 @@ def run_cmd(cmd, timeout=900):
     return p.returncode, p.stdout, p.stderr
 
 
+def sweep_record(target, ok, label):
+    if SWEEP_LOG:
+        with open(SWEEP_LOG, "a") as f:
+            f.write("%s %s %s\n" % (target.split(":")[0], "ok" if ok else "fail", label))
+
+
 def check(text, label, o, log):
     """Run one graph through everything; True if all targets match."""
     ranges, errs = annotations(text)
@@ -219,6 +229,8 @@ def check(text, label, o, log):
         rc, out, err = run_cmd(cmd)
         if rc != 0:
             log("FAIL %s: tosac exited %d: %s\n  %s" % (label, rc, " ".join(cmd), err.strip()[-3000:]))
+            for t in o.targets.split(","):
+                sweep_record(t, False, label)
             return False
         ok = True
         for t in o.targets.split(","):
@@ -231,15 +243,19 @@ def check(text, label, o, log):
             if rc != 0:
                 log("FAIL %s [%s]: tosac-run exited %d\n  %s\n  %s" % (label, t, rc, " ".join(cmd),
                                                                       err.strip()[-3000:]))
+                sweep_record(t, False, label)
                 ok = False
                 continue
             try:
                 gots = [np.load(p) for p in outs]
             except OSError as e:
                 log("FAIL %s [%s]: cannot read an output: %s" % (label, t, e))
+                sweep_record(t, False, label)
                 ok = False
                 continue
-            ok &= report(label, t, refs, gots, results, errs, log)
+            matched = report(label, t, refs, gots, results, errs, log)
+            sweep_record(t, matched, label)
+            ok &= matched
         return ok
     finally:
         if o.keep:
@@ -294,6 +310,11 @@ def main(argv):
     EXTRA_ATOL, EXTRA_RTOL = o.atol, o.rtol
     if not o.graphs and not o.gen:
         ap.error("give graph files or --gen=SEEDS")
+    global SWEEP_LOG
+    if o.corrupt:  # a self-test that must fail is no verdict on the emulator
+        SWEEP_LOG = ""
+    elif SWEEP_TARGETS:
+        o.targets = SWEEP_TARGETS
 
     def log(s):
         print(s, flush=True)
