@@ -323,8 +323,11 @@ static value *l_slice(xd_op *x, bool ins) {
   }
   tensor_type full = {.elem = src->type->elem, .rank = r};
   memcpy(full.dims, size, sizeof(int64_t) * (size_t)r);
-  if (ins && !strided) return insert(x, dst, reshape_to(x, src, &full), off, 0);
-  if (ins) return insert_strided(x, dst, reshape_to(x, src, &full), off, size, st);
+  if (ins) {
+    value *part = reshape_to(x, src, &full); /* NULL: the sizes disagree with the source, said */
+    if (!part) return NULL;
+    return strided ? insert_strided(x, dst, part, off, size, st) : insert(x, dst, part, off, 0);
+  }
   int64_t hi[XD_LIST], dims[XD_LIST], so[XD_LIST], ss[XD_LIST], zero[XD_LIST] = {0};
   int k = split_strided(x, src->type, off, size, st, hi, dims, so, ss);
   if (!k) return NULL;
