@@ -76,8 +76,8 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
   run "$Q" quality sample.hipfb --no-mca
   assert_success
   assert_line --regexp '^gfx942 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* issue +62\.1 +9 +119 +0\.70 +0% mem +lat$'
-  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +3\.1 +2 +96 +4\.25 +0% mem +lat$'
-  assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +2\.9 +2 +125 +4\.25 +0% mem +lat$'
+  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +3\.0 +2 +99 +4\.25 +0% mem +lat$'
+  assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +2x8x8x16x16 +f32 .* fma +3\.0 +2 +123 +4\.25 +0% mem +lat$'
 }
 
 # the llvm-mca matrix share of the attention row of target $2 in bundle $1, within [$3, $4]
