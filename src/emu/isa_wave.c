@@ -501,6 +501,7 @@ typedef struct launch_ctx {
   atomic_ullong next;
   atomic_bool failed;
   pthread_mutex_t lock;
+  uint64_t fail_group; /* the lowest failing work-group so far: its error is the one reported */
   char *err;
   size_t errsize;
 } launch_ctx;
@@ -528,9 +529,13 @@ static void *worker_main(void *arg) {
       memset(owner, 0, sizeof *owner * ((lds_size + 3) / 4));
     }
     if (!run_group(&wk, &g, l->block)) {
+      /* Work-groups are handed out in order, so every lower one is already running and finishes:
+       * keeping the lowest failure makes the report independent of thread timing. */
       pthread_mutex_lock(&c->lock);
-      if (!atomic_load(&c->failed))
+      if (!atomic_load(&c->failed) || gi < c->fail_group) {
+        c->fail_group = gi;
         snprintf(c->err, c->errsize, "%s", err);
+      }
       atomic_store(&c->failed, true);
       pthread_mutex_unlock(&c->lock);
       break;

@@ -38,7 +38,8 @@ import oracle  # noqa: E402
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 DEFAULT_TARGETS = "gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200"
 # make check-isa's sweep: TOSAC_SWEEP_TARGETS replaces every --targets list (not that of a
-# --corrupt self-test), TOSAC_SWEEP_LOG collects one "TARGET ok|fail LABEL" line per target run.
+# --corrupt self-test, nor one whose options only some targets accept: --own-targets or a
+# --perf-config), TOSAC_SWEEP_LOG collects one "TARGET ok|fail LABEL" line per target run.
 SWEEP_TARGETS = os.environ.get("TOSAC_SWEEP_TARGETS", "")
 SWEEP_LOG = os.environ.get("TOSAC_SWEEP_LOG", "")
 DEFAULT_RANGE = {"f32": (-4.0, 4.0), "f16": (-4.0, 4.0), "bf16": (-4.0, 4.0), "f64": (-4.0, 4.0),
@@ -294,6 +295,8 @@ def main(argv):
     ap.add_argument("--tosac-arg", action="append",
                     help="extra tosac option, repeatable (e.g. --tosac-arg=--specialize=x:0=1,4)")
     ap.add_argument("--tosac", default=None)
+    ap.add_argument("--own-targets", action="store_true",
+                    help="the compile options hold only on --targets (a --perf-config): the sweep keeps them")
     ap.add_argument("--tosac-run", default=None)
     ap.add_argument("--exec", dest="exec_mode", choices=["ir", "isa"], default=os.environ.get("TOSAC_EXEC") or "isa",
                     help="tosac-run --exec: run the machine code (default; env TOSAC_EXEC) or the embedded IR")
@@ -313,7 +316,8 @@ def main(argv):
     global SWEEP_LOG
     if o.corrupt:  # a self-test that must fail is no verdict on the emulator
         SWEEP_LOG = ""
-    elif SWEEP_TARGETS:
+    elif SWEEP_TARGETS and not o.own_targets and \
+            not any(a.startswith("--perf-config") for a in (o.tosac_arg or [])):
         o.targets = SWEEP_TARGETS
 
     def log(s):
