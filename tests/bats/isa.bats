@@ -382,9 +382,9 @@ vmcnt_kernel() { # loads out
   assert_line "out[31] = 31"
 }
 
-@test "gfx12 sub-dword scalar loads: s_load_u8/i8/u16/i16 zero- or sign-extend, immediate, SGPR and negative offsets" {
+@test "gfx12 scalar loads: s_load_u8/i8/u16/i16 zero- or sign-extend, immediate, SGPR and negative offsets; s_load_b96" {
   assemble "$DATA/sload_gfx1200.s" gfx1200 "$T/sl.co"
-  run "$ISA" "$T/sl.co" gfx1200 sload 14
+  run "$ISA" "$T/sl.co" gfx1200 sload 17
   assert_success
   # the pattern bytes e3 f2 81 80 | 02 7e 01 7f
   assert_line "out[0] = $((0x8081f2e3))"
@@ -404,7 +404,11 @@ vmcnt_kernel() { # loads out
   # base out + 4 with offsets -4 (i16 of bytes e3 f2) and -1 (u8 of byte 3)
   assert_line "out[11] = $((0xfffff2e3))"
   assert_line "out[12] = $((0x80))"
-  assert_line "out[13] = 13"
+  # three dwords: the two pattern words and out[2]'s initial 2
+  assert_line "out[13] = $((0x8081f2e3))"
+  assert_line "out[14] = $((0x7f017e02))"
+  assert_line "out[15] = 2"
+  assert_line "out[16] = 16"
 }
 
 @test "the f32 division sequence by a denominator near the top of the range (tanh of +-44.2: 2 / (1 + e^88.4)) is not NaN" {

@@ -2,7 +2,8 @@
 // out[0] = 0x8081f2e3 and out[1] = 0x7f017e02 (bytes e3 f2 81 80 02 7e 01 7f), waits for the
 // stores, then loads bytes and half-words with s_load_u8/i8/u16/i16 through an immediate
 // offset, an SGPR offset plus an immediate, and a negative immediate from a base 4 bytes on,
-// and stores each SGPR to out[2 + k].
+// and stores each SGPR to out[2 + k]; then the three-dword s_load_b96 of out[0..2] (out[2] still
+// holds the harness's initial 2) to out[13..15].
 .amdgcn_target "amdgcn-amd-amdhsa--gfx1200"
 .macro out k, r
   v_mov_b32 v2, \r
@@ -33,6 +34,7 @@ sload:
   s_load_i16 s28, s[2:3], 0x6
   s_load_i16 s29, s[4:5], -4
   s_load_u8 s30, s[4:5], -1
+  s_load_b96 s[36:38], s[2:3], 0x0
   s_wait_kmcnt 0
   out 2, s20
   out 3, s21
@@ -45,6 +47,9 @@ sload:
   out 10, s28
   out 11, s29
   out 12, s30
+  out 13, s36
+  out 14, s37
+  out 15, s38
   s_endpgm
 .size sload, .-sload
 .rodata
@@ -52,6 +57,6 @@ sload:
 .amdhsa_kernel sload
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_next_free_vgpr 8
-  .amdhsa_next_free_sgpr 32
+  .amdhsa_next_free_sgpr 40
   .amdhsa_wavefront_size32 1
 .end_amdhsa_kernel
