@@ -9,15 +9,10 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/setup
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  BUILD="${TOSAC_BUILD:-build}"
-  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-  TOSAC="$BUILD/bin/tosac"
-  export TOSAC_BUILD="$BUILD"
-  unset TOSAC_TUNING_DB TOSAC_SPLIT_K
-  cd "$BATS_TEST_TMPDIR"
+  tosac_setup
 }
 
 # sweep DTYPE ATOL SEED... [conv3d]: each seed's graph (its shape printed) on gfx90a, gfx1100,

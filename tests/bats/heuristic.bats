@@ -4,16 +4,10 @@
 # shows it, and the kernels it now picks against the MLIR oracle on MFMA, WMMA and FMA targets.
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/setup
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  BUILD="${TOSAC_BUILD:-build}"
-  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-  TOSAC="$BUILD/bin/tosac"
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
-  export TOSAC_BUILD="$BUILD"
-  unset TOSAC_TUNING_DB TOSAC_SPLIT_K
-  cd "$BATS_TEST_TMPDIR"
+  tosac_setup
 }
 
 load lib/matmul

@@ -9,15 +9,10 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/setup
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  BUILD="${TOSAC_BUILD:-build}"
-  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-  TOSAC="$BUILD/bin/tosac"
-  export TOSAC_BUILD="$BUILD"
-  unset TOSAC_TUNING_DB TOSAC_SPLIT_K TOSAC_IM2COL
-  cd "$BATS_TEST_TMPDIR"
+  tosac_setup
 }
 
 # stem FILE TYPE: ResNet's stem, 1x224x224x3 by 64x7x7x3, stride 2, pad 3, then a relu

@@ -9,32 +9,13 @@
 # 1/8: every partial sum is exact, so any split gives the oracle's values.
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/setup
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  BUILD="${TOSAC_BUILD:-build}"
-  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-  TOSAC="$BUILD/bin/tosac"
-  DATA=/work/shared/testdata
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
-  export TOSAC_BUILD="$BUILD"
-  unset TOSAC_SPLIT_K TOSAC_SPLIT_K_FORM TOSAC_TUNING_DB
-  cd "$BATS_TEST_TMPDIR"
+  tosac_setup
 }
 
 load lib/matmul
-
-# conv7 FILE TYPE: ResNet-18's last 3x3 convolution, 7x7x512 -> 512, pad 1 (GEMM 49x512x4608)
-conv7() {
-  local x="tensor<1x7x7x512x$2>" w="tensor<512x3x3x512x$2>" b="tensor<512x$2>" z="tensor<1x$2>"
-  cat > "$1" <<EOF
-func.func @main(%x: $x, %w: $w, %b: $b) -> $x {
-  %z = "tosa.const"() <{values = dense<0.0> : $z}> : () -> $z
-  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : ($x, $w, $b, $z, $z) -> $x
-  return %0 : $x
-}
-EOF
-}
 
 # forms MANIFEST: per target the launches, the kernels, each split kernel's split and form, and
 # the workspace's zeroed bytes

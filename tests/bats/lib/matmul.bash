@@ -24,3 +24,15 @@ import sys, numpy as np
 r = np.random.default_rng(int(sys.argv[3]))
 np.save(sys.argv[1], (r.integers(-16, 17, [int(d) for d in sys.argv[4:]]) / 8).astype(sys.argv[2]))" "$@"
 }
+
+# conv7 FILE TYPE: ResNet-18's last 3x3 convolution, 7x7x512 -> 512, pad 1 (GEMM 49x512x4608)
+conv7() {
+  local x="tensor<1x7x7x512x$2>" w="tensor<512x3x3x512x$2>" b="tensor<512x$2>" z="tensor<1x$2>"
+  cat > "$1" <<EOF
+func.func @main(%x: $x, %w: $w, %b: $b) -> $x {
+  %z = "tosa.const"() <{values = dense<0.0> : $z}> : () -> $z
+  %0 = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : ($x, $w, $b, $z, $z) -> $x
+  return %0 : $x
+}
+EOF
+}
