@@ -90,7 +90,9 @@ PY
   assert_line "c4 gfx1200 32x64x32/32x16 s2"
   oracle d1.mlir
   oracle d3.mlir
-  oracle c4.mlir 2e-4
+  # K = 2304 products of inputs in [-4, 4]: partial sums reach a few hundred, so another f32
+  # summation order (a split, the MFMA's on the sweep's CDNA targets) moves a result by a few 1e-4
+  oracle c4.mlir 5e-4
 }
 
 @test "the main loop of a 3x3 f32 conv: buffer loads and no selects on gfx1030/gfx1100/gfx1200, >= 80 % of the FMAs dual-issued on gfx1100/gfx1200" {

@@ -37,9 +37,9 @@ import oracle  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 DEFAULT_TARGETS = "gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200"
-# make check-isa's sweep: TOSAC_SWEEP_TARGETS replaces every --targets list (not that of a
-# --corrupt self-test, nor one whose options only some targets accept: --own-targets or a
-# --perf-config), TOSAC_SWEEP_LOG collects one "TARGET ok|fail LABEL" line per target run.
+# make check-isa's sweep: TOSAC_SWEEP_TARGETS adds its targets to every --targets list (not to
+# that of a --corrupt self-test); an added target that refuses the graph is dropped and recorded
+# as refused. TOSAC_SWEEP_LOG collects one "TARGET ok|fail|refused LABEL" line per target.
 SWEEP_TARGETS = os.environ.get("TOSAC_SWEEP_TARGETS", "")
 SWEEP_LOG = os.environ.get("TOSAC_SWEEP_LOG", "")
 DEFAULT_RANGE = {"f32": (-4.0, 4.0), "f16": (-4.0, 4.0), "bf16": (-4.0, 4.0), "f64": (-4.0, 4.0),
@@ -172,7 +172,28 @@ def run_cmd(cmd, timeout=900):
 def sweep_record(target, ok, label):
     if SWEEP_LOG:
         with open(SWEEP_LOG, "a") as f:
-            f.write("%s %s %s\n" % (target.split(":")[0], "ok" if ok else "fail", label))
+            verdict = "refused" if ok is None else "ok" if ok else "fail"
+            f.write("%s %s %s\n" % (target.split(":")[0], verdict, label))
+
+
+def with_targets(cmd, targets):
+    return [("--offload-arch=" + ",".join(targets)) if a.startswith("--offload-arch=") else a for a in cmd]
+
+
+def sweep_targets(o, cmd, label, log):
+    """The sweep's targets for a graph the whole list does not compile for: the test's own targets
+    (which must compile) and every added target that compiles it alone. An added target that
+    refuses the graph (an fp8 type without an fp8 instruction, say) is recorded as refused."""
+    keep = [t for t in o.targets.split(",") if t not in o.sweep_extra]
+    for t in o.sweep_extra:
+        rc, _, err = run_cmd(with_targets(cmd, [t]))
+        if rc == 0:
+            keep.append(t)
+        else:
+            first = next((line for line in err.splitlines() if "error:" in line), err.strip()[:200])
+            log("sweep: %s refuses %s: %s" % (t, label, first.split("error:", 1)[-1].strip()))
+            sweep_record(t, None, label)
+    return keep
 
 
 def check(text, label, o, log):
@@ -228,13 +249,17 @@ def check(text, label, o, log):
         cmd = [tool("tosac", o.tosac), gpath] + embed + ["--offload-arch=" + o.targets, "-o", bundle] + \
             (o.tosac_arg or [])
         rc, out, err = run_cmd(cmd)
+        targets = o.targets.split(",")
+        if rc != 0 and o.sweep_extra:
+            targets = sweep_targets(o, cmd, label, log)
+            rc, out, err = run_cmd(with_targets(cmd, targets))
         if rc != 0:
             log("FAIL %s: tosac exited %d: %s\n  %s" % (label, rc, " ".join(cmd), err.strip()[-3000:]))
-            for t in o.targets.split(","):
+            for t in targets:
                 sweep_record(t, False, label)
             return False
         ok = True
-        for t in o.targets.split(","):
+        for t in targets:
             outs = [os.path.join(tmp, "%s-out%d.npy" % (t.replace(":", "_"), k)) for k in range(len(results))]
             cmd = [tool("tosac-run", o.tosac_run), bundle, "--target=" + t, "--exec=" + o.exec_mode] + ins + \
                 ["--output=@" + p for p in outs]
@@ -295,8 +320,6 @@ def main(argv):
     ap.add_argument("--tosac-arg", action="append",
                     help="extra tosac option, repeatable (e.g. --tosac-arg=--specialize=x:0=1,4)")
     ap.add_argument("--tosac", default=None)
-    ap.add_argument("--own-targets", action="store_true",
-                    help="the compile options hold only on --targets (a --perf-config): the sweep keeps them")
     ap.add_argument("--tosac-run", default=None)
     ap.add_argument("--exec", dest="exec_mode", choices=["ir", "isa"], default=os.environ.get("TOSAC_EXEC") or "isa",
                     help="tosac-run --exec: run the machine code (default; env TOSAC_EXEC) or the embedded IR")
@@ -316,9 +339,11 @@ def main(argv):
     global SWEEP_LOG
     if o.corrupt:  # a self-test that must fail is no verdict on the emulator
         SWEEP_LOG = ""
-    elif SWEEP_TARGETS and not o.own_targets and \
-            not any(a.startswith("--perf-config") for a in (o.tosac_arg or [])):
-        o.targets = SWEEP_TARGETS
+    o.sweep_extra = []
+    if SWEEP_TARGETS and not o.corrupt:
+        own = o.targets.split(",")
+        o.sweep_extra = [t for t in SWEEP_TARGETS.split(",") if t not in own]
+        o.targets = ",".join(own + o.sweep_extra)
 
     def log(s):
         print(s, flush=True)

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """sweep_summary.py SWEEP_LOG [OPCODES_FILE]: make check-isa's per-target figures. SWEEP_LOG holds
-check.py's "TARGET ok|fail LABEL" lines (TOSAC_SWEEP_LOG), OPCODES_FILE the emulator's
+check.py's "TARGET ok|fail|refused LABEL" lines (TOSAC_SWEEP_LOG), OPCODES_FILE the emulator's
 "PROCESSOR MNEMONIC" lines (TOSAC_ISA_OPCODES). Prints one line per target: graphs checked,
-matched, failed, distinct opcodes executed."""
+matched, failed, refused by the compiler for that target (a type or option the target lacks),
+distinct opcodes executed."""
 import collections
 import sys
 
@@ -29,8 +30,8 @@ def main(argv):
     order = "gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200".split()
     for t in sorted(set(runs) | set(ops), key=lambda t: (order.index(t) if t in order else len(order), t)):
         c = runs[t]
-        print("%-8s %5d checked, %5d match, %4d fail, %4d distinct opcodes" %
-              (t, c["ok"] + c["fail"], c["ok"], c["fail"], len(ops[t])))
+        print("%-8s %5d checked, %5d match, %4d fail, %4d refused, %4d distinct opcodes" %
+              (t, c["ok"] + c["fail"], c["ok"], c["fail"], c["refused"], len(ops[t])))
     return 0
 
 
