@@ -267,9 +267,9 @@ null_workspace_convs() {
 # without workspace
 one_channel_convs() {
   RANDOM=$1
-  local arch=$2 i types=(fp32 fp16) lay=(nchw nhwc) fs=(1 3 5)
+  local arch=$2 i types=(fp32 fp16) lay=(nchw nhwc) fs=(1 3 3 5)
   for ((i = 0; i < $3; i++)); do
-    local y=${fs[$((RANDOM % 3))]} s=$((RANDOM % 2 + 1)) d=$((RANDOM % 2 + 1)) g=$((RANDOM % 4 + 2))
+    local y=${fs[$((RANDOM % 4))]} s=$((RANDOM % 2 + 1)) d=$((RANDOM % 2 + 1)) g=$((RANDOM % 4 + 2))
     [ "$y" = 1 ] && d=1
     local p=$((RANDOM % ((y - 1) * d + 2))) m=$((RANDOM % 2 + 1)) c k
     local h=$(((y - 1) * d + 2 + RANDOM % 6)) w=$(((y - 1) * d + 1 + RANDOM % 7))
@@ -282,16 +282,16 @@ one_channel_convs() {
 
 @test "no workspace (MIOpen's NULL): backward data with one channel per group (depthwise, one dy channel per group) on gfx90a, gfx1100, gfx1030 as machine code" {
   export TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa
-  one_channel_convs 71 gfx90a 6
-  one_channel_convs 72 gfx1100 6
-  one_channel_convs 73 gfx1030 6
+  one_channel_convs 81 gfx90a 6
+  one_channel_convs 82 gfx1100 6
+  one_channel_convs 83 gfx1030 6
 }
 
 @test "no workspace (MIOpen's NULL): backward data with one channel per group (depthwise, one dy channel per group) on gfx90a, gfx1100, gfx1030 through the kernel IR" {
   export TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir
-  one_channel_convs 71 gfx90a 6
-  one_channel_convs 72 gfx1100 6
-  one_channel_convs 73 gfx1030 6
+  one_channel_convs 81 gfx90a 6
+  one_channel_convs 82 gfx1100 6
+  one_channel_convs 83 gfx1030 6
 }
 
 @test "dilated backward data per output phase (TOSAC_CONV_PHASES=1) and over the phases in one kernel (=0) agree with the reference" {
