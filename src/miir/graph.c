@@ -484,6 +484,20 @@ int miir_result_slot(const miir_problem *p) {
 static gv depthwise_result(gb *b, const gv *r, const char *layout, int64_t m, char chan) {
   const char *gk = strchr(layout, 'g');
   char mc = gk && gk[1] ? gk[1] : 0, l4[8];
+  if (mc != chan && m == 1) { /* m a unit dimension: r (NHWG) transposed to the layout's order
+                                 without it (an output view), then given it (a reshape) */
+    for (int i = 0, q = 0; i < 5; i++)
+      if (layout[i] != chan)
+        l4[q++] = layout[i];
+    l4[4] = 0;
+    gv named = *r;
+    snprintf(named.letters, sizeof named.letters, "nhwg");
+    gv t = transpose(b, &named, l4);
+    int64_t s5[6];
+    for (int i = 0, q = 0; i < 5; i++)
+      s5[i] = layout[i] == chan ? 1 : t.shape[q++];
+    return reshape(b, &t, 5, s5, layout);
+  }
   if (mc != chan) {
     int64_t s5[6] = {r->shape[0], r->shape[1], r->shape[2], r->shape[3] / m, m};
     char l5[8] = {'n', 'h', 'w', 'g', chan, 0};

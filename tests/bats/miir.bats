@@ -138,6 +138,13 @@ random_convs() {
   assert_line "kernels 1 workspace 0" # the same with a 1x1 filter, stride 2
   run partitions "$(opts conv2d_bwd_data gfx90a fp16 nchw 32 2 32 32 14 14 3 3 1 1 1)" gfx90a
   assert_output "tosac_k0_depthwise_conv2d tensor<2x14x14x32xf16>"
+  # rocMLIR's spelling with the channel before g (NCGHW): the unit channel is dropped on the way
+  # in and out, dx still written in place
+  local odd="--operation conv2d_bwd_data --arch gfx90a --groupsize 4 --batchsize 2 --in_channels 4 --out_channels 4 --in_h 7 --in_w 6 --fil_h 3 --fil_w 3 --padding_h 1 --padding_w 1 --conv_stride_h 2 --conv_stride_w 2 --dilation_w 2"
+  TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" 3 "$odd --fil_layout GCNHW --in_layout NCGHW --out_layout NCGHW"
+  assert_success
+  assert_line "kernels 1 workspace 0"
+  assert_line OK
 }
 
 # miopen_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded random problems run exactly as
