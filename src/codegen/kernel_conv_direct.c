@@ -1,5 +1,5 @@
-/* kernel_conv_direct.c: the direct depthwise_conv2d kernel (one work-item per output element
- * looping over the filter window with bounds-checked reads; a depthwise convolution sums over
+/* kernel_conv_direct.c: the direct depthwise_conv2d kernel, plain or transposed (one work-item
+ * per output element looping over the filter window with bounds-checked reads; a depthwise convolution sums over
  * taps only, never over channels, so there is no matrix for a matrix instruction: conv2d,
  * conv3d and transpose_conv2d are implicit GEMMs in kernel_gemm.c), plus the shared helpers
  * every anchor kernel uses for its operands and fused elementwise epilogue. */
@@ -275,8 +275,9 @@ typedef struct cv {
   const op *o;
   LLVMTypeRef it;
   int ns;                                 /* spatial dims: 2 */
-  int64_t in_sp[3], out_sp[3], ker[3], stride[3], dil[3], pad[3]; /* pad: before */
+  int64_t in_sp[3], out_sp[3], ker[3], stride[3], dil[3], pad[3]; /* pad: before (-out_pad) */
   int64_t IC, OC, M;
+  bool transposed; /* `out_pad` in place of `pad`: the transposed depthwise convolution */
   elem_type in_t, w_t, bias_t, out_t, acc_t;
   int64_t izp, wzp;
   LLVMValueRef in, w, bias; /* pointers */
@@ -375,11 +376,56 @@ static LLVMValueRef emit_depthwise(cv *C, LLVMValueRef *oc) {
   return finish(C, acc, och);
 }
 
+/* Transposed (tosac's extension, verify_ops.c): out[n, y, x, oc] = sum over the taps with
+ * y = iy * stride + ky * dil - pad (the scatter of backward data read as a gather: iy = (y + pad
+ * - ky * dil) / stride where that divides and lands in the input) of in[n, iy, ix, ic] * w[ky,
+ * kx, c, m]: with C*M input channels oc = c sums ic = c*M + m over m; with C, oc = c*M + m reads
+ * ic = c alone. */
+static LLVMValueRef emit_depthwise_transposed(cv *C, LLVMValueRef *oc) {
+  cg_builder *cb = C->cb;
+  LLVMBuilderRef b = cb->b;
+  bool sum_m = C->M > 1 && C->IC == C->OC * C->M; /* IC = C*M, OC = C */
+  LLVMValueRef n = oc[0], c = sum_m ? oc[3] : LLVMBuildUDiv(b, oc[3], ic(C, C->M), "");
+  cv_loop L[3];
+  LLVMValueRef pos[2], inb = NULL, m;
+  if (sum_m) {
+    loop_open(cb, &L[0], C->it, LLVMConstNull(C->acc_ty));
+    m = L[0].iv;
+  } else {
+    L[0].acc = LLVMConstNull(C->acc_ty);
+    m = LLVMBuildURem(b, oc[3], ic(C, C->M), "");
+  }
+  for (int s = 0; s < 2; s++) {
+    loop_open(cb, &L[1 + s], C->it, L[s].acc);
+    LLVMValueRef t = LLVMBuildSub(b, LLVMBuildAdd(b, oc[1 + s], ic(C, C->pad[s]), ""),
+                                  LLVMBuildMul(b, L[1 + s].iv, ic(C, C->dil[s]), ""), "");
+    inb = and3(b, inb, LLVMBuildICmp(b, LLVMIntSGE, t, ic(C, 0), ""));
+    if (C->stride[s] > 1) {
+      inb = and3(b, inb, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildURem(b, t, ic(C, C->stride[s]), ""), ic(C, 0), ""));
+      t = LLVMBuildUDiv(b, t, ic(C, C->stride[s]), "");
+    }
+    pos[s] = t;
+    inb = and3(b, inb, in_range(C, t, C->in_sp[s]));
+  }
+  LLVMValueRef ich = sum_m ? LLVMBuildAdd(b, LLVMBuildMul(b, c, ic(C, C->M), ""), m, "") : c;
+  LLVMValueRef xi[4] = {n, pos[0], pos[1], ich}, wi[4] = {L[1].iv, L[2].iv, c, m};
+  LLVMValueRef off = LLVMBuildSelect(b, inb, strided_offset(C, &C->xv, xi, 4), ic(C, C->xv.offset), "");
+  LLVMValueRef x = cg_load_elem(cb, C->in_t, C->in, off);
+  LLVMValueRef w = cg_load_elem(cb, C->w_t, C->w, strided_offset(C, &C->wv, wi, 4));
+  LLVMValueRef acc = LLVMBuildSelect(b, inb, mac(C, L[2].acc, x, w), L[2].acc, "");
+  acc = loop_close(cb, &L[2], C->ker[1], acc);
+  acc = loop_close(cb, &L[1], C->ker[0], acc);
+  if (sum_m)
+    acc = loop_close(cb, &L[0], C->M, acc);
+  return finish(C, acc, oc[3]);
+}
+
 static bool describe(cv *C) {
   const op *o = C->o;
   cg_builder *cb = C->cb;
   const tensor_type *in = o->operands[0]->type, *w = o->operands[1]->type, *out = o->results[0]->type;
   C->ns = 2;
+  C->transposed = op_attr(o, "out_pad") != NULL;
   if (o->noperands < 3 || in->rank != C->ns + 2 || w->rank != C->ns + 2 || out->rank != C->ns + 2) {
     diag_error(cb->diag, o->loc, "%s: unexpected operand shapes for the convolution kernel",
                op_table[o->kind].name);
@@ -393,7 +439,7 @@ static bool describe(cv *C) {
     C->out_sp[s] = out->dims[1 + s];
     C->stride[s] = attr_at(o, "stride", s, 1);
     C->dil[s] = attr_at(o, "dilation", s, 1);
-    C->pad[s] = attr_at(o, "pad", 2 * s, 0);
+    C->pad[s] = C->transposed ? -attr_at(o, "out_pad", 2 * s, 0) : attr_at(o, "pad", 2 * s, 0);
     C->ker[s] = w->dims[s]; /* [KH, KW, C, M] */
   }
   C->M = w->dims[3];
@@ -440,7 +486,7 @@ bool cg_emit_conv_direct(cg_builder *cb, const graph *g, const partition_plan *p
   C.bias = cg_operand_ptr(cb, k, C.o->operands[2]);
   if (!C.in || !C.w || !C.bias)
     return false;
-  LLVMValueRef acc = emit_depthwise(&C, coords);
+  LLVMValueRef acc = C.transposed ? emit_depthwise_transposed(&C, coords) : emit_depthwise(&C, coords);
   if (!cg_epilogue_store(cb, g, k, acc, coords, linear, C.it))
     return false;
   LLVMBuildBr(cb->b, exit);

@@ -249,6 +249,8 @@ static bool canon_conv(fe_parser *p, fe_opctx *c) {
     if (!need_ints(p, c, "out_pad", 4) || !need_ints(p, c, "stride", 2)) return false;
     return true;
   }
+  if (o->kind == OP_DEPTHWISE_CONV2D && fe_find_attr(o, "out_pad")) /* transposed (verify_ops.c) */
+    return need_ints(p, c, "out_pad", 4) && need_ints(p, c, "stride", 2) && need_ints(p, c, "dilation", 2);
   attr *pad = need_ints(p, c, "pad", 2 * nsp), *stride = need_ints(p, c, "stride", nsp);
   attr *dil = need_ints(p, c, "dilation", nsp);
   if (!pad || !stride || !dil) return false;

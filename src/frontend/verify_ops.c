@@ -232,8 +232,40 @@ static bool conv_out(fe_parser *p, const fe_opctx *c, int i, int64_t in, int64_t
   return true;
 }
 
+/* tosac's extension: a depthwise_conv2d with `out_pad` in place of `pad` is a transposed
+ * depthwise convolution (backward data of a grouped layer with one channel per group on one
+ * side, docs/miopen.md), with tosac's transpose_conv2d geometry: input element x[iy, ix, .]
+ * reaches out[iy * stride + ky * dilation + out_pad_top, ...] through tap (ky, kx). Weight
+ * [KH, KW, C, M]; the input has C*M channels and the result C (the transpose of depthwise_conv2d:
+ * result channel c sums input channels c*M + m), or the input C and the result C*M (result
+ * channel c*M + m from input channel c). */
+static bool v_depthwise_transposed(fe_parser *p, fe_opctx *c) {
+  if (!need_rank(p, c, 0, 4, "input") || !need_rank(p, c, 1, 4, "weight") || !gemm_types(p, c, "weight")) return false;
+  if (!need_len(p, c, "out_pad", 4) || !need_len(p, c, "stride", 2) || !need_len(p, c, "dilation", 2)) return false;
+  if (!need_min(p, c, "stride", 1) || !need_min(p, c, "dilation", 1)) return false;
+  const tensor_type *x = in_type(c, 0), *w = in_type(c, 1);
+  const int64_t *op_ = ints_attr(c, "out_pad")->ints, *st = ints_attr(c, "stride")->ints;
+  const int64_t *dil = ints_attr(c, "dilation")->ints;
+  int64_t cm = w->dims[2] * w->dims[3];
+  if (x->dims[3] != cm && x->dims[3] != w->dims[2])
+    return fe_error(p, c->operand_locs[1], "'tosa.depthwise_conv2d' (transposed) weight has %lld x %lld channels, the input %lld",
+                    (long long)w->dims[2], (long long)w->dims[3], (long long)x->dims[3]);
+  int64_t oc = x->dims[3] == cm ? w->dims[2] : cm;
+  if (!check_bias(p, c, oc)) return false;
+  if (!zp_zero_unless_i8(p, c, "input_zp", x->elem) || !zp_zero_unless_i8(p, c, "weight_zp", w->elem)) return false;
+  tensor_type r = {.elem = c->declared.elem, .rank = 4, .dims = {x->dims[0], 0, 0, oc}};
+  for (int i = 0; i < 2; i++) {
+    r.dims[1 + i] = (x->dims[1 + i] - 1) * st[i] + op_[2 * i] + op_[2 * i + 1] + (w->dims[i] - 1) * dil[i] + 1;
+    if (r.dims[1 + i] < 1)
+      return fe_error(p, op_attr(c->o, "out_pad")->loc,
+                      "'tosa.depthwise_conv2d' out_pad leaves no output in spatial dimension %d", i);
+  }
+  return fe_check_result(p, c, &r);
+}
+
 static bool v_conv(fe_parser *p, fe_opctx *c) {
   op_kind k = c->o->kind;
+  if (k == OP_DEPTHWISE_CONV2D && op_attr(c->o, "out_pad")) return v_depthwise_transposed(p, c);
   int nsp = k == OP_CONV3D ? 3 : 2;
   if (!need_rank(p, c, 0, nsp + 2, "input") || !need_rank(p, c, 1, nsp + 2, "weight")) return false;
   if (!gemm_types(p, c, "weight")) return false;

@@ -1,17 +1,18 @@
 /* graph.c: a miir_problem as a TOSA function (docs/miopen.md "The graphs").
  *
- * Every tensor is 5-D in MIOpen's layout (the group dimension included, size 1
- * without groups). Each group's 4-D slice is brought to TOSA's layouts (NHWC
- * data, OHWI filters) by transposes, convolved, and the groups' results are
- * concatenated and transposed back: forward          conv2d(x[n,h,w,c],
- * w[k,y,x,c]) -> y[n,h,w,k] backward data    transpose_conv2d(dy[n,h,w,k],
- * w[c,y,x,k]) -> dx[n,h,w,c] (dilation 1); with dilation: dy upsampled by the
- * stride (zeros between), conv2d with the filter flipped, dilated, stride 1
- *   backward weight  conv2d(x[c,h,w,n], dy[k,h,w,n]) with stride and dilation
- * swapped -> dw[c,y,x,k]: the batch is the reduction channel TOSA wants an
- * exact output size, (in + pads - span) divisible by the stride; MIOpen's sizes
- * round down, so the trailing padding shrinks by the remainder (rows no output
- * reads), and where it would go negative the input is cropped instead. */
+ * Every tensor is 5-D in MIOpen's layout (the group dimension included, size 1 without groups).
+ * Each group's 4-D slice is brought to TOSA's layouts (NHWC data, OHWI filters) by transposes,
+ * convolved, and the groups' results are concatenated and transposed back:
+ *   forward          conv2d(x[n,h,w,c], w[k,y,x,c]) -> y[n,h,w,k]
+ *   backward data    transpose_conv2d(dy[n,h,w,k], w[c,y,x,k]) -> dx[n,h,w,c] (tosac's dilation
+ *                    extension where dilated or padded past the filter)
+ *   backward weight  conv2d(x[c,h,w,n], dy[k,h,w,n]) with stride and dilation swapped
+ *                    -> dw[c,y,x,k]: the batch is the reduction channel
+ * One channel per group on one side takes one depthwise_conv2d for all groups instead (forward
+ * with one input channel per group; backward data the transposed form, tosac's extension).
+ * TOSA wants an exact output size, (in + pads - span) divisible by the stride; MIOpen's sizes
+ * round down, so the trailing padding shrinks by the remainder (rows no output reads), and where
+ * it would go negative the input is cropped instead. */
 #include "miir.h"
 
 #include <stdio.h>
@@ -121,15 +122,6 @@ static gv crop_hw(gb *b, const gv *x, int64_t keep_h, int64_t keep_w) {
   memcpy(size, x->shape, sizeof size);
   size[1] = keep_h, size[2] = keep_w;
   return slice(b, x, start, size);
-}
-
-static gv reverse(gb *b, const gv *x, int axis) {
-  gv r = new_value(b, x);
-  char a[128];
-  tensor_type(a, sizeof a, x);
-  fprintf(b->f, "  %%v%d = tosa.reverse %%v%d {axis = %d : i32} : (%s) -> %s\n", r.id, x->id, axis,
-          a, a);
-  return r;
 }
 
 static gv cast(gb *b, const gv *x, const char *et) {
@@ -247,30 +239,6 @@ static gv depthwise_conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4]
   conv_attrs(attrs, sizeof attrs, pad, stride, dil);
   conv_op(b, "tosa.depthwise_conv2d", x, w, &r, attrs);
   return r;
-}
-
-/* Zeros between x's rows and columns (dims 1 and 2 of [n,h,w,c]): h*sh x w*sw,
- * x at multiples. */
-static gv upsample(gb *b, const gv *x, int64_t sh, int64_t sw) {
-  if (sh == 1 && sw == 1)
-    return *x;
-  int64_t s6[6] = {x->shape[0], x->shape[1], 1, x->shape[2], 1, x->shape[3]};
-  gv r6 = reshape(b, x, 6, s6, "nhawbc");
-  gv p = new_value(b, &r6);
-  p.shape[2] = sh, p.shape[4] = sw;
-  int64_t pads[12] = {0, 0, 0, 0, 0, sh - 1, 0, 0, 0, sw - 1, 0, 0};
-  int pid = b->next++;
-  shape_const(b, pid, pads, 12);
-  int pv = zero_const(b, x->et);
-  char a[128], o[128];
-  tensor_type(a, sizeof a, &r6);
-  tensor_type(o, sizeof o, &p);
-  fprintf(b->f,
-          "  %%v%d = tosa.pad %%v%d, %%s%d, %%v%d : (%s, !tosa.shape<12>, "
-          "tensor<1x%s>) -> %s\n",
-          p.id, r6.id, pid, pv, a, x->et, o);
-  int64_t s4[4] = {x->shape[0], x->shape[1] * sh, x->shape[2] * sw, x->shape[3]};
-  return reshape(b, &p, 4, s4, x->letters);
 }
 
 /* Fit one spatial dimension to TOSA's exact output rule: returns the trailing
@@ -468,35 +436,6 @@ static gv forward_group(gb *b, const miir_problem *p, const gv *x, const gv *w) 
   return conv2d(b, &xc, w, pad, stride, dil, "nhwk");
 }
 
-/* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c] */
-/* The stride-1 convolution backward data becomes with dilation: dy upsampled by the stride,
- * cropped and padded so the output is hi x wi, convolved with the filter flipped (w's spatial
- * axes at `axis`, `axis` + 1). depthwise: w is [y,x,c,1] and the op depthwise_conv2d. */
-static gv bwd_data_upsampled(gb *b, const miir_problem *p, const gv *dy, const gv *w, int axis,
-                             bool depthwise) {
-  gv u = upsample(b, dy, p->stride_h, p->stride_w);
-  gv wf = reverse(b, w, axis);
-  wf = reverse(b, &wf, axis + 1);
-  /* leading pad (Y-1)*dil - pad (a crop when negative), trailing pad so the output is hi */
-  int64_t lead[2] = {(p->y - 1) * p->dil_h - p->pad_t, (p->x - 1) * p->dil_w - p->pad_l};
-  int64_t out[2] = {p->hi, p->wi}, fil[2] = {p->y, p->x}, dil[2] = {p->dil_h, p->dil_w};
-  int64_t pad[4];
-  for (int d = 0; d < 2; d++) {
-    int64_t from = lead[d] < 0 ? -lead[d] : 0;
-    int64_t len = u.shape[1 + d] - from;
-    /* needed extent: out + (fil-1)*dil positions of padded input */
-    int64_t need = out[d] + (fil[d] - 1) * dil[d];
-    int64_t lo = lead[d] < 0 ? 0 : lead[d];
-    if (lo + len > need)
-      len = need - lo;
-    u = crop(b, &u, 1 + d, from, len);
-    pad[2 * d] = lo, pad[2 * d + 1] = need - lo - len;
-  }
-  int64_t one[2] = {1, 1};
-  return depthwise ? depthwise_conv2d(b, &u, &wf, pad, one, dil)
-                   : conv2d(b, &u, &wf, pad, one, dil, "nhwc");
-}
-
 /* dy [n,ho,wo,k], w [c,y,x,k] -> dx [n,hi,wi,c]: a transposed convolution; dilation, or
  * padding that crops a tap's whole span, take tosac's `dilation` extension (TOSA has neither),
  * which indexes dy through the stride and dilation in the kernel (no upsampled copy). */
@@ -538,15 +477,31 @@ int miir_result_slot(const miir_problem *p) {
                                   : MIIR_SLOT_FILTER;
 }
 
-/* A depthwise result r [n,h,w,(g m)] as the 5-D tensor of `layout`. Where the layout has g
- * right before m (NGKHW, NHWGK) it is r transposed to the layout's order with g and m merged
- * (an output view of the convolution) and reshaped; else reshaped and transposed. */
-static gv depthwise_result(gb *b, const gv *r, const char *layout, int64_t m) {
+/* A depthwise result r [n,h,w,(g m)] as the 5-D tensor of `layout`, whose channel letter (m's)
+ * is `chan`. Where the layout has g right before m (NGKHW, NHWGK) it is r transposed to the
+ * layout's order with g and m merged (an output view of the convolution) and reshaped; else
+ * reshaped and transposed. */
+static gv depthwise_result(gb *b, const gv *r, const char *layout, int64_t m, char chan) {
   const char *gk = strchr(layout, 'g');
   char mc = gk && gk[1] ? gk[1] : 0, l4[8];
-  if (mc != 'k' && mc != 'c') {
+  if (mc != chan && m == 1) { /* m a unit dimension: r (NHWG) transposed to the layout's order
+                                 without it (an output view), then given it (a reshape) */
+    for (int i = 0, q = 0; i < 5; i++)
+      if (layout[i] != chan)
+        l4[q++] = layout[i];
+    l4[4] = 0;
+    gv named = *r;
+    snprintf(named.letters, sizeof named.letters, "nhwg");
+    gv t = transpose(b, &named, l4);
+    int64_t s5[6];
+    for (int i = 0, q = 0; i < 5; i++)
+      s5[i] = layout[i] == chan ? 1 : t.shape[q++];
+    return reshape(b, &t, 5, s5, layout);
+  }
+  if (mc != chan) {
     int64_t s5[6] = {r->shape[0], r->shape[1], r->shape[2], r->shape[3] / m, m};
-    return reshape(b, r, 5, s5, "nhwgk"); /* the caller transposes it to the layout */
+    char l5[8] = {'n', 'h', 'w', 'g', chan, 0};
+    return reshape(b, r, 5, s5, l5); /* the caller transposes it to the layout */
   }
   for (int i = 0, q = 0; i < 5; i++)
     if (layout[i] != 'g')
@@ -576,20 +531,62 @@ static gv forward_depthwise(gb *b, const miir_problem *p, const gv *x5, const gv
   int64_t pad[4] = {p->pad_t, pb, p->pad_l, pr}, stride[2] = {p->stride_h, p->stride_w},
           dil[2] = {p->dil_h, p->dil_w};
   gv r = depthwise_conv2d(b, &xc, &w, pad, stride, dil);
-  return depthwise_result(b, &r, p->out_layout, p->k / p->groups);
+  return depthwise_result(b, &r, p->out_layout, p->k / p->groups, 'k');
 }
 
-/* Backward data of a depthwise problem with multiplier 1 (K = C = G): dy [n,g,1,ho,wo], w
- * [g,1,1,y,x] -> dx [n,g,1,hi,wi] by one depthwise convolution of the upsampled dy with the
- * flipped filter. */
+/* Data x5 [n,g,chan,h,w] (any order; m channels per group) as [n,h,w,(g m)]: where g sits right
+ * before chan the two merge (a reshape) and one transpose brings it to NHWC (an operand view);
+ * with m = 1 chan is a unit dimension, dropped; else a transpose (a copy) brings them together. */
+static gv depthwise_data(gb *b, const gv *x5, char chan) {
+  const char *gp = strchr(x5->letters, 'g');
+  gv x;
+  if (gp[1] == chan) {
+    int64_t s4[4];
+    char l4[8];
+    for (int i = 0, q = 0; i < 5; i++) {
+      if (x5->letters[i] == chan)
+        continue;
+      s4[q] = x5->shape[i] * (x5->letters[i] == 'g' ? x5->shape[i + 1] : 1);
+      l4[q++] = x5->letters[i] == 'g' ? 'c' : x5->letters[i];
+    }
+    l4[4] = 0;
+    x = reshape(b, x5, 4, s4, l4);
+  } else if (x5->shape[strchr(x5->letters, chan) - x5->letters] == 1) {
+    x = drop_dim(b, x5, chan, "gc");
+  } else {
+    char l5[8] = {'n', 'g', chan, 'h', 'w', 0};
+    gv t = transpose(b, x5, l5);
+    return depthwise_data(b, &t, chan);
+  }
+  return transpose(b, &x, "nhwc");
+}
+
+/* Backward data with one channel per group on one side, by one transposed depthwise_conv2d
+ * (tosac's extension: `out_pad` in place of `pad`, transpose_conv2d's geometry) with the filter
+ * as [y,x,g,m]. One input channel per group (depthwise, multiplier m = K/G): dy [n,g,m,ho,wo]
+ * -> dx [n,g,1,hi,wi], each dx channel summing its m dy channels; one output channel per group
+ * (m = C/G): dy [n,g,1,ho,wo] -> dx [n,g,m,hi,wi], each dx channel from its group's dy channel.
+ * dy and the filter are read through strides and dx written through them (operand and output
+ * views): no upsampled dy, no flipped filter, no workspace. */
 static gv bwd_data_depthwise(gb *b, const miir_problem *p, const gv *dy5, const gv *w5) {
-  gv dy = drop_dim(b, dy5, 'k', "gc");
-  dy = transpose(b, &dy, "nhwc");
-  gv w = drop_dim(b, w5, 'c', "gc");
+  bool one_in = p->c == p->groups;
+  gv dy = depthwise_data(b, dy5, 'k');
+  gv w = one_in ? drop_dim(b, w5, 'c', "gc") : drop_dim(b, w5, 'k', "gcck");
   w = transpose(b, &w, "yxck");
-  gv r = bwd_data_upsampled(b, p, &dy, &w, 0, true);
-  int64_t s5[6] = {r.shape[0], r.shape[1], r.shape[2], p->groups, 1};
-  return reshape(b, &r, 5, s5, "nhwgc");
+  int64_t span_h = (p->y - 1) * p->dil_h + 1, span_w = (p->x - 1) * p->dil_w + 1;
+  int64_t out_pad[4] = {-p->pad_t, p->hi - (p->ho - 1) * p->stride_h - span_h + p->pad_t, -p->pad_l,
+                        p->wi - (p->wo - 1) * p->stride_w - span_w + p->pad_l};
+  gv r = conv_result(b, &dy, &w, "nhwc");
+  r.shape[1] = p->hi, r.shape[2] = p->wi, r.shape[3] = p->c;
+  char attrs[256];
+  snprintf(attrs, sizeof attrs,
+           "dilation = array<i64: %lld, %lld>, out_pad = array<i64: %lld, %lld, %lld, %lld>, "
+           "stride = array<i64: %lld, %lld>",
+           (long long)p->dil_h, (long long)p->dil_w, (long long)out_pad[0], (long long)out_pad[1],
+           (long long)out_pad[2], (long long)out_pad[3], (long long)p->stride_h,
+           (long long)p->stride_w);
+  conv_op(b, "tosa.depthwise_conv2d", &dy, &w, &r, attrs);
+  return depthwise_result(b, &r, p->in_layout, p->c / p->groups, 'c');
 }
 
 char *miir_graph(const miir_problem *p) {
@@ -615,7 +612,7 @@ char *miir_graph(const miir_problem *p) {
   const char *res_letters;
   /* depthwise_conv2d has no 8-bit float kernel: those take the per-group GEMMs */
   bool depthwise_fwd = p->op == MIIR_FWD && groups > 1 && p->c == groups && strncmp(p->in_type, "f8", 2);
-  bool depthwise_bwd = p->op == MIIR_BWD_DATA && groups > 1 && p->c == groups && p->k == groups;
+  bool depthwise_bwd = p->op == MIIR_BWD_DATA && groups > 1 && (p->c == groups || p->k == groups);
   if (depthwise_fwd || depthwise_bwd) {
     gv r = depthwise_fwd ? forward_depthwise(&b, p, &args[1], &args[0])
                          : bwd_data_depthwise(&b, p, &args[1], &args[0]);

@@ -32,6 +32,8 @@ static bool anchor_of(const op *o, anchor_info *a) {
   case OP_FULLY_CONNECTED:
     break;
   case OP_DEPTHWISE_CONV2D:
+    if (op_attr(o, "out_pad")) /* transposed: the channel is not the weight's C*M */
+      return false;
     a->per_dim0 = false;
     break;
   case OP_MATMUL:

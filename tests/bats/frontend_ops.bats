@@ -122,6 +122,28 @@ M
   expect_error e.mlir 3 64 "'tosa.transpose_conv2d' out_pad leaves no output in spatial dimension 0"
 }
 
+@test "depthwise_conv2d with tosac's out_pad extension (transposed): C*M -> C and C -> C*M channels, the transposed geometry; errors" {
+  cat > d.mlir <<'M'
+func.func @main(%x: tensor<1x5x4x6xf32>, %w: tensor<3x3x2x3xf32>, %b: tensor<1xf32>, %y: tensor<1x4x4x2xf32>) -> (tensor<1x11x9x2xf32>, tensor<1x4x4x6xf32>) {
+  %0 = "tosa.depthwise_conv2d"(%x, %w, %b) {dilation = [2, 2], out_pad = [-1, -1, -1, -1], stride = [2, 2]} : (tensor<1x5x4x6xf32>, tensor<3x3x2x3xf32>, tensor<1xf32>) -> tensor<1x11x9x2xf32>
+  %1 = "tosa.depthwise_conv2d"(%y, %w, %b) {dilation = [1, 1], out_pad = [-1, -1, -1, -1], stride = [1, 1]} : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>, tensor<1xf32>) -> tensor<1x4x4x6xf32>
+  return %0, %1 : tensor<1x11x9x2xf32>, tensor<1x4x4x6xf32>
+}
+M
+  run "$TOSAC" --emit=tosa d.mlir
+  assert_success
+  assert_line --partial '<{acc_type = f32, dilation = array<i64: 2, 2>, out_pad = array<i64: -1, -1, -1, -1>, stride = array<i64: 2, 2>}> : (tensor<1x5x4x6xf32>, tensor<3x3x2x3xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x11x9x2xf32>'
+  # (5 - 1) * 2 - 1 - 1 + (3 - 1) * 2 + 1 = 11 rows: one fewer is the wrong type
+  sed 's/1x11x9x2/1x10x9x2/g' d.mlir > e.mlir
+  expect_error e.mlir 2 8 "'tosa.depthwise_conv2d' result type tensor<1x10x9x2xf32> does not match the inferred type tensor<1x11x9x2xf32>"
+  sed 's/tensor<1x5x4x6xf32>/tensor<1x5x4x5xf32>/g' d.mlir > e.mlir
+  expect_error e.mlir 2 36 "'tosa.depthwise_conv2d' (transposed) weight has 2 x 3 channels, the input 5"
+  sed 's/-1, -1, -1, -1], stride = \[1/-1, -6, -1, -1], stride = [1/' d.mlir > e.mlir
+  expect_error e.mlir 3 64 "'tosa.depthwise_conv2d' out_pad leaves no output in spatial dimension 0"
+  sed 's/dilation = \[2, 2\], //' d.mlir > e.mlir
+  expect_error e.mlir 2 8 "'tosa.depthwise_conv2d' requires the attribute 'dilation'"
+}
+
 @test "error: zero point that is not a constant" {
   cat > e.mlir <<'M'
 func.func @main(%a: tensor<1x2x3xi8>, %b: tensor<1x3x4xi8>, %z: tensor<1xi8>) -> tensor<1x2x4xi32> {

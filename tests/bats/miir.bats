@@ -123,14 +123,28 @@ random_convs() {
   conv 17 gfx90a conv2d i8 nhwc 6 2 6 12 9 11 3 3 1 1 1 i32
 }
 
-@test "backward data of depthwise problems (multiplier 1) is one depthwise_conv2d of the upsampled dy; multiplier 2 takes the per-group path" {
-  local REQUESTED=1
+@test "backward data with one channel per group on one side is one transposed depthwise_conv2d without workspace (depthwise any multiplier; one dy channel per group)" {
   conv 18 gfx1100 conv2d_bwd_data fp16 nhwc 8 2 8 8 9 11 3 3 2 2 1
-  assert_line "kernels 5 workspace 3072"
+  assert_line "kernels 1 workspace 0" # dy and the filter read, dx written through strides
   conv 19 gfx90a conv2d_bwd_data fp32 nchw 8 2 8 8 9 11 3 3 1 1 1
+  assert_line "kernels 1 workspace 0"
   conv 20 gfx1030 conv2d_bwd_data fp32 nhwc 4 1 4 4 7 6 5 5 2 1 2
+  assert_line "kernels 1 workspace 0"
   conv 21 gfx90a conv2d_bwd_data fp32 nhwc 4 1 4 8 7 6 3 3 2 1 1
-  assert_line "kernels 4 workspace 0" # a transposed convolution per group, in place
+  assert_line "kernels 1 workspace 0" # multiplier 2: each dx channel sums its group's two dy channels
+  conv 22 gfx90a conv2d_bwd_data fp32 nchw 2 2 6 2 7 6 3 3 1 1 0
+  assert_line "kernels 1 workspace 0" # 3 -> 1 per group: each dx channel from its group's dy channel
+  conv 23 gfx1100 conv2d_bwd_data fp16 nchw 2 2 6 2 7 6 1 1 2 1 0
+  assert_line "kernels 1 workspace 0" # the same with a 1x1 filter, stride 2
+  run partitions "$(opts conv2d_bwd_data gfx90a fp16 nchw 32 2 32 32 14 14 3 3 1 1 1)" gfx90a
+  assert_output "tosac_k0_depthwise_conv2d tensor<2x14x14x32xf16>"
+  # rocMLIR's spelling with the channel before g (NCGHW): the unit channel is dropped on the way
+  # in and out, dx still written in place
+  local odd="--operation conv2d_bwd_data --arch gfx90a --groupsize 4 --batchsize 2 --in_channels 4 --out_channels 4 --in_h 7 --in_w 6 --fil_h 3 --fil_w 3 --padding_h 1 --padding_w 1 --conv_stride_h 2 --conv_stride_w 2 --dilation_w 2"
+  TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" 3 "$odd --fil_layout GCNHW --in_layout NCGHW --out_layout NCGHW"
+  assert_success
+  assert_line "kernels 1 workspace 0"
+  assert_line OK
 }
 
 # miopen_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded random problems run exactly as
@@ -214,11 +228,6 @@ miopen_target() {
   # padding 3 with a 3x3 filter (out_pad past -kernel, tosac's extension), dilation 1
   conv 6 gfx1030 conv2d_bwd_data fp32 nchw 1 1 3 5 8 9 3 3 1 1 3
   assert_line "kernels 1 workspace 0"
-  # what still needs a workspace (depthwise backward data: dy upsampled): MIOpen's invoker passes
-  # none, the client refuses it
-  run "$CLIENT" 18 "$(opts conv2d_bwd_data gfx1100 fp16 nhwc 8 2 8 8 9 11 3 3 2 2 1)"
-  assert_failure 3
-  assert_line "MIOpen passes no workspace for backward data; the problem needs 3072 bytes"
 }
 
 # null_workspace_convs SEED ARCH COUNT: COUNT seeded random backward-data problems that once
@@ -256,6 +265,40 @@ null_workspace_convs() {
   null_workspace_convs 61 gfx90a 4
   null_workspace_convs 62 gfx1100 4
   null_workspace_convs 63 gfx1030 4
+}
+
+# one_channel_convs SEED ARCH COUNT: COUNT seeded random backward-data problems with one channel
+# per group on one side, run with MIOpen's NULL workspace: depthwise (1 -> m channels per group,
+# m 1-2) or one dy channel per group (2-3 -> 1), 2-5 groups, 1x1/3x3/5x5 filters, stride 1-2,
+# dilation 1-2, padding up to past the filter's reach, NCHW/NHWC, fp32/fp16. Each is one kernel
+# without workspace
+one_channel_convs() {
+  RANDOM=$1
+  local arch=$2 i types=(fp32 fp16) lay=(nchw nhwc) fs=(1 3 3 5)
+  for ((i = 0; i < $3; i++)); do
+    local y=${fs[$((RANDOM % 4))]} s=$((RANDOM % 2 + 1)) d=$((RANDOM % 2 + 1)) g=$((RANDOM % 4 + 2))
+    [ "$y" = 1 ] && d=1
+    local p=$((RANDOM % ((y - 1) * d + 2))) m=$((RANDOM % 2 + 1)) c k
+    local h=$(((y - 1) * d + 2 + RANDOM % 6)) w=$(((y - 1) * d + 1 + RANDOM % 7))
+    if ((RANDOM % 2)); then c=$g k=$((g * m)); else c=$((g * (RANDOM % 2 + 2))) k=$g; fi
+    conv $((i + 1)) "$arch" conv2d_bwd_data ${types[$((i % 2))]} ${lay[$((RANDOM % 2))]} $g \
+      $((RANDOM % 2 + 1)) $c $k $h $w $y $y $s $d $p
+    assert_line "kernels 1 workspace 0"
+  done
+}
+
+@test "no workspace (MIOpen's NULL): backward data with one channel per group (depthwise, one dy channel per group) on gfx90a, gfx1100, gfx1030 as machine code" {
+  export TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa
+  one_channel_convs 81 gfx90a 6
+  one_channel_convs 82 gfx1100 6
+  one_channel_convs 83 gfx1030 6
+}
+
+@test "no workspace (MIOpen's NULL): backward data with one channel per group (depthwise, one dy channel per group) on gfx90a, gfx1100, gfx1030 through the kernel IR" {
+  export TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir
+  one_channel_convs 81 gfx90a 6
+  one_channel_convs 82 gfx1100 6
+  one_channel_convs 83 gfx1030 6
 }
 
 @test "dilated backward data per output phase (TOSAC_CONV_PHASES=1) and over the phases in one kernel (=0) agree with the reference" {
