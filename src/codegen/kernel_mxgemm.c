@@ -1,16 +1,18 @@
-/* kernel_mxgemm.c: a block-scaled (mxfp4) GEMM (partition/mxgemm.c) on the target's block-scaled
- * MFMA (target_scaled_matrix_table, the 16x16 row): the fp4 bytes and E8M0 scale bytes go to the
- * instruction as they are in memory, nothing is decoded (docs/migraphx.md, "MX types and
- * block-scaled GEMMs").
+/* kernel_mxgemm.c: a block-scaled (mxfp4) GEMM (partition/mxgemm.c) on the
+ * target's block-scaled MFMA (target_scaled_matrix_table, the 16x16 row): the
+ * fp4 bytes and E8M0 scale bytes go to the instruction as they are in memory,
+ * nothing is decoded (docs/migraphx.md, "MX types and block-scaled GEMMs").
  *
- * One wave per 16 x 16 output tile of one batch. Lane L holds row (A) / column (B) L % 16 and
- * the 32 consecutive K values of block L / 16 of each 128-K step, 8 nibbles per dword with the
- * lower K in the low nibble, and that block's scale byte (docs/emulator.md, "Block-scaled
- * MFMA"). An operand whose K runs along its packed bytes is one 16-byte load per lane and step;
- * any other affine layout (tosa.matmul's [K][N] B, packed along N) gathers its 32 nibbles one by
- * one. Rows past M / N and blocks past K read the nibble 0 (whose product is 0) with scale
- * 1.0, so every lane is on for the MFMA and K needs only be a multiple of 32. The instruction
- * accumulates in f32; register r of lane L is D[4 (L / 16) + r][L % 16]. */
+ * One wave per 16 x 16 output tile of one batch. Lane L holds row (A) / column
+ * (B) L % 16 and the 32 consecutive K values of block L / 16 of each 128-K
+ * step, 8 nibbles per dword with the lower K in the low nibble, and that
+ * block's scale byte (docs/emulator.md, "Block-scaled MFMA"). An operand whose
+ * K runs along its packed bytes is one 16-byte load per lane and step; any
+ * other affine layout (tosa.matmul's [K][N] B, packed along N) gathers its 32
+ * nibbles one by one. Rows past M / N and blocks past K read the nibble 0
+ * (whose product is 0) with scale 1.0, so every lane is on for the MFMA and K
+ * needs only be a multiple of 32. The instruction accumulates in f32; register
+ * r of lane L is D[4 (L / 16) + r][L % 16]. */
 #include "gemm.h"
 
 #include <stdio.h>
@@ -29,7 +31,8 @@ static LLVMValueRef c64(mxk *X, int64_t v) { return LLVMConstInt(X->cb->i64, (un
 static LLVMValueRef add(mxk *X, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildAdd(X->b, a, b, ""); }
 static LLVMValueRef mulc(mxk *X, LLVMValueRef a, int64_t c) { return LLVMBuildMul(X->b, a, c64(X, c), ""); }
 
-/* The byte at element offset `at` of base, or 0 where !ok (the address clamped to 0). */
+/* The byte at element offset `at` of base, or 0 where !ok (the address clamped
+ * to 0). */
 static LLVMValueRef byte_at(mxk *X, LLVMValueRef base, LLVMValueRef at, LLVMValueRef ok) {
   LLVMValueRef off = LLVMBuildSelect(X->b, ok, at, c64(X, 0), "");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(X->b, X->cb->i8, base, &off, 1, "");
@@ -37,20 +40,21 @@ static LLVMValueRef byte_at(mxk *X, LLVMValueRef base, LLVMValueRef at, LLVMValu
   return LLVMBuildSelect(X->b, ok, v, LLVMConstInt(X->cb->i32, 0, 0), "");
 }
 
-/* Whether operand o's K runs along its bytes from a whole byte: one 16-byte load per block. */
+/* Whether operand o's K runs along its bytes from a whole byte: one 16-byte
+ * load per block. */
 static bool k_contiguous(const part_mx_operand *o) {
   return o->d[2] == 1 && o->d_off % 2 == 0 && o->d[0] % 2 == 0 && o->d[1] % 2 == 0;
 }
 
-/* This lane's 32 nibbles of operand o (as <4 x i32>) and its scale byte (i32) for the block
- * starting at K = kb * 32, in batch `bt`, row `row`; `ok`: the row and the block exist. */
-static void lane_operand(mxk *X, const part_mx_operand *o, LLVMValueRef data, LLVMValueRef scale,
-                         LLVMValueRef bt, LLVMValueRef row, LLVMValueRef kb, LLVMValueRef ok,
-                         LLVMValueRef *vec, LLVMValueRef *sc) {
+/* This lane's 32 nibbles of operand o (as <4 x i32>) and its scale byte (i32)
+ * for the block starting at K = kb * 32, in batch `bt`, row `row`; `ok`: the
+ * row and the block exist. */
+static void lane_operand(mxk *X, const part_mx_operand *o, LLVMValueRef data, LLVMValueRef scale, LLVMValueRef bt,
+                         LLVMValueRef row, LLVMValueRef kb, LLVMValueRef ok, LLVMValueRef *vec, LLVMValueRef *sc) {
   cg_builder *cb = X->cb;
   LLVMBuilderRef b = X->b;
-  LLVMValueRef nib = add(X, add(X, c64(X, o->d_off), mulc(X, bt, o->d[0])),
-                         add(X, mulc(X, row, o->d[1]), mulc(X, kb, 32 * o->d[2])));
+  LLVMValueRef nib =
+      add(X, add(X, c64(X, o->d_off), mulc(X, bt, o->d[0])), add(X, mulc(X, row, o->d[1]), mulc(X, kb, 32 * o->d[2])));
   LLVMTypeRef v4 = LLVMVectorType(cb->i32, 4);
   if (k_contiguous(o)) {
     LLVMValueRef off = LLVMBuildSelect(b, ok, LLVMBuildAShr(b, nib, c64(X, 1), ""), c64(X, 0), "");
@@ -73,14 +77,15 @@ static void lane_operand(mxk *X, const part_mx_operand *o, LLVMValueRef data, LL
       v = LLVMBuildInsertElement(b, v, words[w], LLVMConstInt(cb->i32, (unsigned long long)w, 0), "");
     *vec = v;
   }
-  LLVMValueRef s = add(X, add(X, c64(X, o->s_off), mulc(X, bt, o->s[0])),
-                       add(X, mulc(X, row, o->s[1]), mulc(X, kb, o->s[2])));
+  LLVMValueRef s =
+      add(X, add(X, c64(X, o->s_off), mulc(X, bt, o->s[0])), add(X, mulc(X, row, o->s[1]), mulc(X, kb, o->s[2])));
   LLVMValueRef e = byte_at(X, scale, s, ok);
   *sc = LLVMBuildSelect(b, ok, e, LLVMConstInt(cb->i32, 127, 0), ""); /* 1.0 where no data */
 }
 
-/* The kernel argument holding root's bytes: the kernel reads them through reshapes (views, which
- * move no byte), so the argument may be such a reshape of root. */
+/* The kernel argument holding root's bytes: the kernel reads them through
+ * reshapes (views, which move no byte), so the argument may be such a reshape
+ * of root. */
 static LLVMValueRef root_ptr(cg_builder *cb, const part_kernel *k, const value *root) {
   for (int i = 0; i < k->nin; i++) {
     const value *v = k->in_vals[i];
@@ -131,7 +136,9 @@ bool cg_emit_mxgemm(cg_builder *cb, const graph *g, const partition_plan *p, con
   LLVMValueRef pa = root_ptr(cb, k, mx.a.data), psa = root_ptr(cb, k, mx.a.scale);
   LLVMValueRef pb = root_ptr(cb, k, mx.b.data), psb = root_ptr(cb, k, mx.b.scale);
   if (!pa || !psa || !pb || !psb) {
-    diag_error(cb->diag, k->anchor->loc, "internal error: kernel '%s' does not read the bytes of its fp4 operands",
+    diag_error(cb->diag, k->anchor->loc,
+               "internal error: kernel '%s' does not read the bytes of its fp4 "
+               "operands",
                k->name);
     cb->failed = true;
     return false;
@@ -173,8 +180,10 @@ bool cg_emit_mxgemm(cg_builder *cb, const graph *g, const partition_plan *p, con
   }
   LLVMBuildRetVoid(b);
   snprintf(info->tuning, sizeof info->tuning,
-           "{\"kernel\":\"mxgemm\",\"bm\":%d,\"bn\":%d,\"bk\":%d,\"waves\":1,\"a\":\"%s\",\"b\":\"%s\"}", MX_TILE,
-           MX_TILE, MX_KSTEP, k_contiguous(&mx.a) ? "k16" : "nibbles", k_contiguous(&mx.b) ? "k16" : "nibbles");
+           "{\"kernel\":\"mxgemm\",\"bm\":%d,\"bn\":%d,\"bk\":%d,\"waves\":1,"
+           "\"a\":\"%s\",\"b\":\"%s\"}",
+           MX_TILE, MX_TILE, MX_KSTEP, k_contiguous(&mx.a) ? "k16" : "nibbles",
+           k_contiguous(&mx.b) ? "k16" : "nibbles");
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", row->mnemonic);
   return !cb->failed;
 }

@@ -1,14 +1,16 @@
-/* mxgemm.c: recognises a block-scaled (mxfp4) GEMM in the form the migraphx frontend writes it
- * (frontend/migraphx_mx.c: fp4 and E8M0 bytes decoded by a gather from a table of every
- * encoding's value, each operand times its broadcast scale, cast to bf16, tosa.matmul), so that
- * a target with a block-scaled matrix instruction (target_scaled_matrix_table) computes it from
+/* mxgemm.c: recognises a block-scaled (mxfp4) GEMM in the form the migraphx
+ * frontend writes it (frontend/migraphx_mx.c: fp4 and E8M0 bytes decoded by a
+ * gather from a table of every encoding's value, each operand times its
+ * broadcast scale, cast to bf16, tosa.matmul), so that a target with a
+ * block-scaled matrix instruction (target_scaled_matrix_table) computes it from
  * the bytes themselves (docs/migraphx.md, "MX types and block-scaled GEMMs").
  *
- * The recognition is semantic, not a template: every element of each matmul operand is traced
- * back through the ops to the nibble of an i8 tensor it decodes and the scale byte it is
- * multiplied by, and the match holds only when those positions are affine in the operand's
- * indices (the scale constant over aligned blocks of 32 along K). Every element is checked, so a
- * graph that computes anything else keeps the dequantizing kernels. */
+ * The recognition is semantic, not a template: every element of each matmul
+ * operand is traced back through the ops to the nibble of an i8 tensor it
+ * decodes and the scale byte it is multiplied by, and the match holds only when
+ * those positions are affine in the operand's indices (the scale constant over
+ * aligned blocks of 32 along K). Every element is checked, so a graph that
+ * computes anything else keeps the dequantizing kernels. */
 #include "partition.h"
 
 #include "optimize/eval.h"
@@ -22,9 +24,10 @@
 /* Ops one pattern holds at most. */
 #define MX_MAX_OPS 96
 
-/* What a traced element is: a byte of the root (sign-extended), that byte shifted right by 4, a
- * 4-bit code (nibble), an unsigned byte code, a decoded fp4 value, a decoded E8M0 scale, or the
- * product of an fp4 value and a scale. */
+/* What a traced element is: a byte of the root (sign-extended), that byte
+ * shifted right by 4, a 4-bit code (nibble), an unsigned byte code, a decoded
+ * fp4 value, a decoded E8M0 scale, or the product of an fp4 value and a scale.
+ */
 typedef enum mx_kind { MK_BYTE, MK_HI, MK_NIB, MK_UBYTE, MK_F4, MK_E8, MK_PROD } mx_kind;
 
 typedef struct mx_pos {
@@ -54,14 +57,16 @@ static bool const_all(const value *v, double x) {
   return true;
 }
 
-/* The OCP MX v1.0 values: E2M1 (bias 1, subnormal 0.5 * m, no Inf/NaN) and E8M0 (2^(e-127)). */
+/* The OCP MX v1.0 values: E2M1 (bias 1, subnormal 0.5 * m, no Inf/NaN) and E8M0
+ * (2^(e-127)). */
 static double fp4_value(int e) {
   int exp = (e >> 1) & 3, man = e & 1;
   double v = exp ? ldexp(1.0 + 0.5 * man, exp - 1) : 0.5 * man;
   return e & 8 ? -v : v;
 }
 
-/* table is the [1, 16, 1] fp4 table (fp4 true) or the [1, 256, 1] E8M0 table. */
+/* table is the [1, 16, 1] fp4 table (fp4 true) or the [1, 256, 1] E8M0 table.
+ */
 static bool mx_table(const value *table, bool fp4) {
   const dense_data *d = const_of(table);
   int n = fp4 ? 16 : 256;
@@ -93,7 +98,8 @@ static int64_t ravel(const tensor_type *t, const int64_t *c) {
 
 static bool trace(const value *v, int64_t i, mx_pos *out, int depth);
 
-/* The element of operand j of o read for result element i, broadcast by TOSA's rules. */
+/* The element of operand j of o read for result element i, broadcast by TOSA's
+ * rules. */
 static bool trace_bcast(const op *o, int j, int64_t i, mx_pos *out, int depth) {
   const tensor_type *rt = o->results[0]->type, *ot = o->operands[j]->type;
   int64_t c[TOSAC_MAX_RANK];
@@ -127,8 +133,8 @@ static bool trace_op(const op *o, int64_t i, mx_pos *out, int depth) {
       return false;
     if (out->kind == MK_BYTE)
       return x->type->elem == ET_I8 && o->results[0]->type->elem == ET_I32;
-    /* fp4 times a power of two: exact in bf16 (its subnormals reach 2^-133, the smallest such
-     * product is 2^-128), and the matmul reads the bf16 value */
+    /* fp4 times a power of two: exact in bf16 (its subnormals reach 2^-133, the
+     * smallest such product is 2^-128), and the matmul reads the bf16 value */
     return out->kind == MK_PROD && x->type->elem == ET_F32 && o->results[0]->type->elem == ET_BF16;
   case OP_BITWISE_AND:
     if (!trace(x, i, out, depth + 1))
@@ -172,7 +178,8 @@ static bool trace_op(const op *o, int64_t i, mx_pos *out, int depth) {
       return out->kind = MK_E8, true;
     return false;
   }
-  case OP_ADD: /* a broadcast: x + 0.0 (a scale is positive or NaN, so the sum is x) */
+  case OP_ADD: /* a broadcast: x + 0.0 (a scale is positive or NaN, so the sum
+                  is x) */
     for (int j = 0; j < 2; j++)
       if (const_all(o->operands[1 - j], 0.0))
         return trace_bcast(o, j, i, out, depth) && out->kind == MK_E8;
@@ -197,8 +204,8 @@ static bool trace_op(const op *o, int64_t i, mx_pos *out, int depth) {
   }
 }
 
-/* Element i of v as a position in the bytes it decodes from. An i8 value no op of the pattern
- * computes is a root: bytes in memory. */
+/* Element i of v as a position in the bytes it decodes from. An i8 value no op
+ * of the pattern computes is a root: bytes in memory. */
 static bool trace(const value *v, int64_t i, mx_pos *out, int depth) {
   if (depth > 64)
     return false;
@@ -211,9 +218,10 @@ static bool trace(const value *v, int64_t i, mx_pos *out, int depth) {
   return v->def && v->def->nresults == 1 && trace_op(v->def, i, out, depth);
 }
 
-/* Operand `which` (0: A [B, M, K]; 1: B [B, K, N]) of the matmul as rows r (M of A, N of B) by
- * K: its element (b, r, k) is nibble d_off + b d[0] + r d[1] + k d[2] of `data`, scaled by byte
- * s_off + b s[0] + r s[1] + (k / 32) s[2] of `scale`. Every element is checked. */
+/* Operand `which` (0: A [B, M, K]; 1: B [B, K, N]) of the matmul as rows r (M
+ * of A, N of B) by K: its element (b, r, k) is nibble d_off + b d[0] + r d[1] +
+ * k d[2] of `data`, scaled by byte s_off + b s[0] + r s[1] + (k / 32) s[2] of
+ * `scale`. Every element is checked. */
 static bool match_operand(const op *mm, int which, part_mx_operand *o) {
   const value *v = mm->operands[which];
   const tensor_type *t = v->type;
@@ -227,7 +235,8 @@ static bool match_operand(const op *mm, int which, part_mx_operand *o) {
     return false;
   o->data = p0.root, o->scale = p0.sroot;
   o->d_off = p0.p, o->s_off = p0.s;
-  /* the strides: one step along b and r (data and scale), along k (data), one block (scale) */
+  /* the strides: one step along b and r (data and scale), along k (data), one
+   * block (scale) */
   int64_t extent[3] = {nb, nr, nk};
   for (int a = 0; a < 4; a++) {
     int axis = a < 3 ? a : 2, step = a < 3 ? 1 : 32;
@@ -273,13 +282,15 @@ bool part_mx_match(const op *mm, part_mx_gemm *out) {
   return match_operand(mm, 0, &out->a) && match_operand(mm, 1, &out->b);
 }
 
-/* ---------------------------------------------------------------- the pattern for fuse.c */
+/* ---------------------------------------------------------------- the pattern
+ * for fuse.c */
 typedef struct mx_members {
   const op *ops[MX_MAX_OPS];
   int n;
 } mx_members;
 
-/* The non-constant ops computing v from its roots (i8 values no op of the pattern computes). */
+/* The non-constant ops computing v from its roots (i8 values no op of the
+ * pattern computes). */
 static bool collect(mx_members *m, const value *v) {
   const op *d = v->def;
   if (!d || op_table[d->kind].family == FAM_CONST)
@@ -310,7 +321,8 @@ int part_mx_find(const graph *g, const target_info *t, const char *live, const i
       continue;
     mx_members m = {.n = 0};
     bool ok = collect(&m, o->operands[0]) && collect(&m, o->operands[1]);
-    /* every value the pattern computes is read only inside it and is no graph result */
+    /* every value the pattern computes is read only inside it and is no graph
+     * result */
     for (int j = 0; ok && j < m.n; j++) {
       const value *v = m.ops[j]->results[0];
       ok = pat[m.ops[j]->id] < 0 && !is_result[v->id] && m.ops[j]->nresults == 1;
