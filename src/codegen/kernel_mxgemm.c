@@ -180,10 +180,11 @@ bool cg_emit_mxgemm(cg_builder *cb, const graph *g, const partition_plan *p, con
   }
   LLVMBuildRetVoid(b);
   snprintf(info->tuning, sizeof info->tuning,
-           "{\"kernel\":\"mxgemm\",\"bm\":%d,\"bn\":%d,\"bk\":%d,\"waves\":1,"
-           "\"a\":\"%s\",\"b\":\"%s\"}",
-           MX_TILE, MX_TILE, MX_KSTEP, k_contiguous(&mx.a) ? "k16" : "nibbles",
-           k_contiguous(&mx.b) ? "k16" : "nibbles");
+           "{\"kernel\":\"mxgemm\",\"bm\":%d,\"bn\":%d,\"bk\":%d,\"wm\":%d,\"wn\":%d,\"waves\":1,"
+           "\"mma\":\"%dx%dx%d\",\"a\":\"%s\",\"b\":\"%s\",\"problem\":\"mxgemm:%lldx%lldx%lldx%lld:fp4\"}",
+           MX_TILE, MX_TILE, MX_KSTEP, MX_TILE, MX_TILE, row->m, row->n, row->k,
+           k_contiguous(&mx.a) ? "k16" : "nibbles", k_contiguous(&mx.b) ? "k16" : "nibbles", (long long)mx.batch,
+           (long long)mx.m, (long long)mx.n, (long long)mx.k);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", row->mnemonic);
   return !cb->failed;
 }

@@ -162,6 +162,8 @@ CASES = {
         np.matmul(softmax(np.matmul(*f64(q, k)) * s + b, 3), v) + np.matmul(softmax(np.matmul(*f64(q, k)), 3), v)],
     "mlir_mxfp4_rand": lambda a, b, sa, sb: [
         np.matmul(a * np.repeat(sa[..., 0], 32, axis=2), b * np.repeat(sb[:, :, 0, :], 32, axis=1))],
+    "mlir_mxfp4_rand_bt": lambda a, b, sa, sb: [
+        np.matmul(a * np.repeat(sa[..., 0], 32, axis=2), (b * np.repeat(sb[..., 0], 32, axis=2)).transpose(0, 2, 1))],
     "mlir_mxfp4_dequant": lambda w, s, x: [np.matmul(x.astype(np.float64), (w * np.repeat(s[:, :, 0], 32, axis=1)).T),
                                            w],
     "mlir_mxfp4_dot": lambda a, b, sa, sb, c, a2, b2, sa2, sb2: [
