@@ -309,9 +309,14 @@ static bool collect(mx_members *m, const value *v) {
   return true;
 }
 
+bool part_mx_disabled(void) {
+  const char *e = getenv("TOSAC_NO_MX_GEMM");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
 int part_mx_find(const graph *g, const target_info *t, const char *live, const int *use_start, const int *uses,
                  const char *is_result, int *pat, int first) {
-  if (part_fusion_disabled() || !target_scaled_matrix_find(t->name, 0))
+  if (part_fusion_disabled() || part_mx_disabled() || !target_scaled_matrix_find(t->name, 0))
     return first;
   int n = first;
   for (int i = 0; i < g->nops; i++) {

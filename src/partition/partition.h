@@ -53,6 +53,7 @@ void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const 
 /* mxgemm.c: mark each block-scaled GEMM (part_mx_match) with its decoding ops as pattern
  * first, first + 1, ... in pat when target t has a block-scaled matrix instruction; returns the
  * next pattern number. */
+bool part_mx_disabled(void); /* TOSAC_NO_MX_GEMM=1: every target dequantizes */
 int part_mx_find(const graph *g, const target_info *t, const char *live, const int *use_start, const int *uses,
                  const char *is_result, int *pat, int first);
 int part_rownorm_find(arena *a, const graph *g, const char *live, const int *use_start, const int *uses,

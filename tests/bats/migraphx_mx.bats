@@ -123,6 +123,22 @@ mx_gfx950() {
   assert_line --partial "target gfx950: 3 kernels"
   run "$TOSAC" "$DATA/mxfp4_dot.mlir" --offload-arch=gfx90a --emit=partitions -o -
   refute_output --partial "mxgemm"
+  TOSAC_NO_MX_GEMM=1 run "$TOSAC" "$DATA/mxfp4_dot.mlir" --offload-arch=gfx950 --emit=partitions -o -
+  refute_output --partial "mxgemm"
+  assert_output --partial "_matmul over tensor<1x16x24xf32>"
+}
+
+@test "gfx950: the mxgemm kernel's quality row is a GEMM row of the block-scaled MFMA, and the bundle verifies" {
+  $PY "$ROOT/tests/oracle/mgx_gen_mxfp4.py" 5 --bt --kblocks=12 > q.mlir
+  run "$TOSAC" q.mlir --offload-arch=gfx950 -o q.hipfb
+  assert_success
+  run "$BIN/tosac-bundle" verify q.hipfb --manifest q.json
+  assert_success
+  run "$BIN/tosac-bundle" quality q.hipfb --no-mca --model
+  assert_success
+  assert_line --regexp '^gfx950 +mxgemm:3x17x23x384:fp4 +fp4 +16x16x128/16x16 +v_mfma_scale_f32_16x16x128_f8f6f4 '
+  assert_output --partial "model gfx950: 1 launches"
+  refute_output --partial "unaccounted"
 }
 
 @test "gfx950: scales that vary inside a block of 32 keep the dequantizing kernels, and match" {
