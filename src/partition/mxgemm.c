@@ -19,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Operands larger than this are not traced (the check visits every element). */
-#define MX_MAX_ELEMS ((int64_t)1 << 22)
+/* Operands larger than this are not traced: the check visits every element, about 0.5 us each
+ * (1 s for two operands of this size). */
+#define MX_MAX_ELEMS ((int64_t)1 << 20)
 /* Ops one pattern holds at most. */
 #define MX_MAX_OPS 96
 
@@ -67,7 +68,7 @@ static double fp4_value(int e) {
 
 /* table is the [1, 16, 1] fp4 table (fp4 true) or the [1, 256, 1] E8M0 table.
  */
-static bool mx_table(const value *table, bool fp4) {
+static bool mx_table_check(const value *table, bool fp4) {
   const dense_data *d = const_of(table);
   int n = fp4 ? 16 : 256;
   const tensor_type *t = table->type;
@@ -79,6 +80,25 @@ static bool mx_table(const value *table, bool fp4) {
       return false;
   }
   return true;
+}
+
+/* mx_table_check, remembered for one part_mx_match call (the graph is alive through it): the
+ * trace asks for every element (a GEMM's operands have up to 2^20), and a table check reads 16
+ * or 256 values. Per thread: plans are built in parallel. */
+static _Thread_local struct {
+  const value *v;
+  bool fp4, ok;
+} seen[4];
+static _Thread_local int next;
+
+static bool mx_table(const value *table, bool fp4) {
+  for (int i = 0; i < 4; i++)
+    if (seen[i].v == table && seen[i].fp4 == fp4)
+      return seen[i].ok;
+  bool ok = mx_table_check(table, fp4);
+  seen[next].v = table, seen[next].fp4 = fp4, seen[next].ok = ok;
+  next = (next + 1) % 4;
+  return ok;
 }
 
 static void unravel(const tensor_type *t, int64_t i, int64_t *c) {
@@ -271,6 +291,7 @@ static bool match_operand(const op *mm, int which, part_mx_operand *o) {
 
 bool part_mx_match(const op *mm, part_mx_gemm *out) {
   memset(out, 0, sizeof *out);
+  memset(seen, 0, sizeof seen);
   if (mm->kind != OP_MATMUL || mm->nresults != 1 || mm->results[0]->type->elem != ET_F32)
     return false;
   for (int j = 2; j < mm->noperands; j++)

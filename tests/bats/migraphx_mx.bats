@@ -141,6 +141,15 @@ mx_gfx950() {
   refute_output --partial "unaccounted"
 }
 
+@test "gfx950: operands of up to 2^20 elements are traced (mxgemm), larger ones dequantize" {
+  for s in "1,1024,1024,32 mxgemm" "1,1056,1024,32 matmul"; do
+    $PY "$ROOT/tests/oracle/mgx_gen_mxfp4.py" 1 --bt --shape=${s% *} > big.mlir
+    run "$TOSAC" big.mlir --offload-arch=gfx950 --emit=partitions -o -
+    assert_success
+    assert_line --regexp "^  kernel [0-9]+ tosac_k[0-9]+_${s#* } over tensor<1x${s:2:4}x1024xf32>"
+  done
+}
+
 @test "gfx950: scales that vary inside a block of 32 keep the dequantizing kernels, and match" {
   cat > elem.mlir <<'G'
 func.func @mlir_mxfp4_elem(%a: !migraphx.shaped<1x4x64xf4E2M1FN, 256x64x1>, %b: !migraphx.shaped<1x64x6xf4E2M1FN, 384x6x1>, %sa: !migraphx.shaped<1x4x64xf8E8M0FNU, 256x64x1>, %sb: !migraphx.shaped<1x64x6xf8E8M0FNU, 384x6x1>) -> !migraphx.shaped<1x4x6xf32, 24x6x1> {

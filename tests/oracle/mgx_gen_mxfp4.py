@@ -6,9 +6,9 @@ scaled quant_dot. Its reference is mgx_ref.py's case mlir_mxfp4_rand.
 
 With --bt, B is a [B, N, K] weight read transposed (packed along K, so N may be odd), its scales
 [B, N, K/32, 1] broadcast and transposed with it (case mlir_mxfp4_rand_bt); --kblocks=MAX draws
-K/32 from 1..MAX (default 4).
+K/32 from 1..MAX (default 4); --shape=B,M,N,KBLOCKS fixes the shape instead of drawing it.
 
-    mgx_gen_mxfp4.py SEED [--bt] [--kblocks=MAX] > graph.mlir"""
+    mgx_gen_mxfp4.py SEED [--bt] [--kblocks=MAX] [--shape=B,M,N,KBLOCKS] > graph.mlir"""
 import random
 import sys
 
@@ -20,9 +20,9 @@ def shaped(dims, et):
     return "<%sx%s, %s>" % ("x".join(map(str, dims)), et, "x".join(map(str, strides)))
 
 
-def main(seed, bt=False, kmax=4):
+def main(seed, bt=False, kmax=4, shape=None):
     r = random.Random(seed)
-    b, m, n, kb = r.randint(1, 3), r.randint(1, 40), r.randint(1, 40), r.randint(1, kmax)
+    b, m, n, kb = shape or (r.randint(1, 3), r.randint(1, 40), r.randint(1, 40), r.randint(1, kmax))
     k = 32 * kb
     if not bt:
         n += n % 2  # B's fp4 values pack two per byte along N
@@ -76,4 +76,5 @@ def main(seed, bt=False, kmax=4):
 
 if __name__ == "__main__":
     kmax = next((int(a.split("=")[1]) for a in sys.argv[2:] if a.startswith("--kblocks=")), 4)
-    main(int(sys.argv[1]), "--bt" in sys.argv[2:], kmax)
+    shape = next((tuple(map(int, a.split("=")[1].split(","))) for a in sys.argv[2:] if a.startswith("--shape=")), None)
+    main(int(sys.argv[1]), "--bt" in sys.argv[2:], kmax, shape)
