@@ -398,6 +398,8 @@ extern const target_scaled_matrix target_scaled_matrix_table[];
 extern const int target_scaled_matrix_count;
 /* The row of `processor` whose mnemonic (scaled or unscaled form) is `mnemonic`, or NULL. */
 const target_scaled_matrix *target_scaled_matrix_by_mnemonic(const char *processor, const char *mnemonic);
+/* The row of `processor` with an m x m tile (m 0: its first row), or NULL: no such instruction. */
+const target_scaled_matrix *target_scaled_matrix_find(const char *processor, int m);
 
 /* Dot-product instructions of the GEMM FMA path (no matrix instruction for the type): `k`
  * products of `in` elements summed into an f32 (i32 for i8) accumulator in one VALU instruction
@@ -506,6 +508,9 @@ typedef enum kernel_family {
   KF_ROWNORM,     /* last-axis reductions with the elementwise ops around them (layer norm,
                      RMS norm, softmax; partition/rownorm.c): one work-group per row; anchor
                      is the first reduction */
+  KF_MXGEMM,      /* a block-scaled (mxfp4) matmul with the ops decoding its operands
+                     (partition/mxgemm.c): the target's block-scaled MFMA on the bytes;
+                     anchor is the matmul */
   KF_COUNT
 } kernel_family;
 
@@ -594,6 +599,21 @@ typedef struct part_strided {
   int64_t offset;
   int64_t stride[TOSAC_MAX_RANK];
 } part_strided;
+/* A block-scaled (mxfp4) GEMM (partition/mxgemm.c, docs/migraphx.md): a tosa.matmul whose
+ * operands the graph decodes from fp4 bytes times E8M0 scales (the migraphx frontend's form).
+ * Operand A's element (b, m, k), B's element (b, k, n) as (b, r = n, k), is the fp4 nibble
+ * d_off + b d[0] + r d[1] + k d[2] of `data` (nibble 2i is byte i's low nibble, 2i + 1 its high
+ * one) times 2^(e - 127) for the byte e at s_off + b s[0] + r s[1] + (k / 32) s[2] of `scale`. */
+typedef struct part_mx_operand {
+  const value *data, *scale; /* i8 tensors in memory (kernel inputs) */
+  int64_t d_off, d[3], s_off, s[3];
+} part_mx_operand;
+typedef struct part_mx_gemm {
+  part_mx_operand a, b;
+  int64_t batch, m, n, k;
+} part_mx_gemm;
+/* Is mm such a GEMM (every element traced)? Fills out. */
+bool part_mx_match(const op *mm, part_mx_gemm *out);
 bool part_is_operand_view(const part_kernel *k, const op *o);
 void part_operand_strides(const part_kernel *k, const value *v, part_strided *s);
 /* part_is_output_view: o is a transpose of k's anchor result that k stores its result

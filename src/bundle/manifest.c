@@ -60,7 +60,8 @@ static const char *kernel_family_name(kernel_family f) {
   static const char *const names[KF_COUNT] = {
       [KF_ELEMENTWISE] = "elementwise", [KF_GEMM] = "gemm", [KF_REDUCTION] = "reduction",
       [KF_POOL] = "pool", [KF_DATA] = "data", [KF_FFT] = "fft", [KF_FILL] = "fill",
-      [KF_ATTENTION] = "attention", [KF_ROWNORM] = "rownorm"};
+      [KF_ATTENTION] = "attention", [KF_ROWNORM] = "rownorm",
+      [KF_MXGEMM] = "mxgemm"};
   return (unsigned)f < KF_COUNT && names[f] ? names[f] : "unknown";
 }
 

@@ -104,6 +104,7 @@ bool cg_emit_im2col(cg_builder *cb, const part_kernel *k, cg_kernel_info *info);
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
 CG_EMITTER(cg_emit_attention);    /* kernel_attention.c: fused attention (flash attention) */
 CG_EMITTER(cg_emit_rownorm);      /* kernel_rownorm.c: layer norm, RMS norm, softmax per row */
+CG_EMITTER(cg_emit_mxgemm);       /* kernel_mxgemm.c: mxfp4 GEMM on the block-scaled MFMA */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */
 /* depthwise_conv2d (cg_emit_gemm routes it here): one work-item

@@ -73,6 +73,9 @@ LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, L
 /* Keep the matrix steps that produced acc[0..n) where they are (before the epilogue's guards:
  * a matrix instruction runs with every lane on); WMMA only (gemm_mma.c says why). */
 void gemm_mma_keep(cg_builder *cb, const gemm_mma *mm, LLVMValueRef *acc, int n);
+/* The same for any matrix instruction's results acc[0..n) (VGPRs): gfx950's block-scaled MFMA
+ * is sunk into a guarded store's branch like the WMMA (kernel_mxgemm.c). */
+void gemm_keep_in_block(cg_builder *cb, LLVMValueRef *acc, int n);
 
 /* One slot of the main loop's schedule (MFMA only; sched.group.barrier, GEMM.md §1.6): nwrite
  * LDS writes, nvmem global loads and nread LDS reads, then nmma MFMAs. A sequence of slots is the

@@ -319,6 +319,10 @@ LLVMValueRef gemm_mma_step(cg_builder *cb, const gemm_mma *mm, LLVMValueRef a, L
 void gemm_mma_keep(cg_builder *cb, const gemm_mma *mm, LLVMValueRef *acc, int n) {
   if (!mm->row || mm->row->layout == MATRIX_MFMA)
     return;
+  gemm_keep_in_block(cb, acc, n);
+}
+
+void gemm_keep_in_block(cg_builder *cb, LLVMValueRef *acc, int n) {
   for (int i = 0; i < n; i++) {
     LLVMTypeRef at = LLVMTypeOf(acc[i]);
     LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(cb->ctx), &at, 1, 0);

@@ -160,6 +160,7 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
         [KF_FILL] = {cg_emit_fill, "fill"},
         [KF_ATTENTION] = {cg_emit_attention, "attention"},
         [KF_ROWNORM] = {cg_emit_rownorm, "row normalisation"},
+        [KF_MXGEMM] = {cg_emit_mxgemm, "block-scaled GEMM"},
     };
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {

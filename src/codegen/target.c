@@ -191,6 +191,15 @@ const target_scaled_matrix target_scaled_matrix_table[] = {
 const int target_scaled_matrix_count =
     (int)(sizeof target_scaled_matrix_table / sizeof target_scaled_matrix_table[0]);
 
+const target_scaled_matrix *target_scaled_matrix_find(const char *processor, int m) {
+  for (int i = 0; i < target_scaled_matrix_count; i++) {
+    const target_scaled_matrix *t = &target_scaled_matrix_table[i];
+    if (!strcmp(t->target, processor) && (!m || t->m == m))
+      return t;
+  }
+  return NULL;
+}
+
 const target_scaled_matrix *target_scaled_matrix_by_mnemonic(const char *processor, const char *mnemonic) {
   for (int i = 0; i < target_scaled_matrix_count; i++) {
     const target_scaled_matrix *t = &target_scaled_matrix_table[i];

@@ -836,7 +836,7 @@ static int number_groups(fuse_state *s, int *root_id) {
   return ng;
 }
 
-int part_fuse(arena *keep, const graph *g, int *group_of) {
+int part_fuse(arena *keep, const graph *g, const target_info *t, int *group_of) {
   /* Tables live as long as the phase that reads them, so placement's (edge lists, cycle-query
    * marks), the reader lists, liveness and result flags (before placement, and the readers
    * again for recomputation) and the op lists (recomputation) never coexist: `a` holds what
@@ -857,6 +857,7 @@ int part_fuse(arena *keep, const graph *g, int *group_of) {
     abort();
   int npat = part_attention_find(g, live, s.use_start, s.uses, is_result, s.att);
   npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, is_result, s.att, npat);
+  npat = part_mx_find(g, t, live, s.use_start, s.uses, is_result, s.att, npat);
   if (!npat) { /* no pattern: the table is not read */
     free(s.att);
     s.att = NULL;

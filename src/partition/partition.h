@@ -21,7 +21,7 @@ bool part_marks_add(part_marks *m, int x); /* false when x was there already */
 /* fuse.c: assign every non-constant op to a fusion group; returns the group count.
  * group_of[op->id] is the group index (-1 for constants, views and dead ops), groups numbered in
  * launch order. */
-int part_fuse(arena *a, const graph *g, int *group_of);
+int part_fuse(arena *a, const graph *g, const target_info *t, int *group_of);
 
 /* attention.c: attention chains (matmul, score ops, softmax, matmul) that become one
  * flash-attention kernel. att[op id] = the pattern's number, -1 for other ops; returns the
@@ -50,6 +50,12 @@ void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const 
 /* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis
  * reductions, numbered from `first` in pat[] (ops already in a pattern are skipped); returns
  * the next free number. TOSAC_NO_ROW_FUSION=1 (or TOSAC_NO_FUSION=1) finds none. */
+/* mxgemm.c: mark each block-scaled GEMM (part_mx_match) with its decoding ops as pattern
+ * first, first + 1, ... in pat when target t has a block-scaled matrix instruction; returns the
+ * next pattern number. */
+bool part_mx_disabled(void); /* TOSAC_NO_MX_GEMM=1: every target dequantizes */
+int part_mx_find(const graph *g, const target_info *t, const char *live, const int *use_start, const int *uses,
+                 const char *is_result, int *pat, int first);
 int part_rownorm_find(arena *a, const graph *g, const char *live, const int *use_start, const int *uses,
                       const char *is_result, int *pat, int first);
 bool part_rownorm_disabled(void);

@@ -499,6 +499,18 @@ static void group_anchors(arena *a, part_kernel *k) {
   k->family = KF_GEMM;
 }
 
+/* Only a block-scaled GEMM group (mxgemm.c) puts a gather beside a matmul: its anchor. */
+static const op *mx_anchor(const part_kernel *k) {
+  const op *mm = NULL;
+  bool gather = false;
+  for (int i = 0; i < k->nops; i++) {
+    gather |= k->ops[i]->kind == OP_GATHER;
+    if (k->ops[i]->kind == OP_MATMUL)
+      mm = k->ops[i];
+  }
+  return gather ? mm : NULL;
+}
+
 /* Only a row-wise normalisation group (rownorm.c) puts elementwise ops or a second reduction
  * beside a reduction. */
 static bool rownorm_group(const part_kernel *k) {
@@ -735,7 +747,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
    * million-op graph does not keep them through code generation; it runs before the buffer
    * tables exist, which so do not add to its peak */
   arena *scratch = arena_new();
-  int ngroups = part_fuse(scratch, g, group_of);
+  int ngroups = part_fuse(scratch, g, t->info, group_of);
   arena_free(scratch);
   b.buf_of_value = arena_alloc(tmp, sizeof(int) * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nvalues; i++)
@@ -800,7 +812,10 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     const op *att = grouped[grp] ? NULL : attention_anchor(k);
     if (grouped[grp])
       group_anchors(a, k);
-    if (att) {
+    const op *mx = grouped[grp] || att ? NULL : mx_anchor(k);
+    if (mx) {
+      k->anchor = mx, k->family = KF_MXGEMM;
+    } else if (att) {
       k->anchor = att, k->family = KF_ATTENTION;
       k->causal = part_attention_causal(k, &k->causal_offset);
     } else if (k->family == KF_REDUCTION && rownorm_group(k))
@@ -818,6 +833,8 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     kernel_name(k);
     if (att)
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
+    else if (mx)
+      snprintf(k->name, sizeof k->name, "tosac_k%d_mxgemm", k->id);
     else if (k->ngemm)
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
     else if (k->family == KF_ROWNORM) {

@@ -62,6 +62,113 @@ numeric_mx() {
   done
 }
 
+# mx_gfx950 SEED [GEN OPTIONS]: the seeded random mxfp4 GEMM compiles for gfx950 into one mxgemm
+# kernel whose machine code is the block-scaled MFMA (no other matrix instruction); gfx90a (MFMA),
+# gfx1100 (WMMA) and gfx1030 (FMA) decode to bf16 (a plain matmul kernel). Every target's result,
+# run as machine code and as IR, is within f32 summation's error bound of mgx_ref.py's exact
+# (float64) sum: |got - exact| <= K 2^-24 sum_k |a_k b_k| (the products are exact; only the
+# order and rounding of the f32 sums differ), by sum_check.py.
+mx_gfx950() {
+  local seed=$1 g=m$1
+  shift
+  $PY "$ROOT/tests/oracle/mgx_gen_mxfp4.py" $seed "$@" > $g.mlir
+  local k=$(head -1 $g.mlir | sed 's/.* K=\([0-9]*\).*/\1/')
+  run "$TOSAC" $g.mlir --emit=tosa -o $g.tosa.mlir
+  assert_success
+  mkdir -p $g.ref
+  inputs=$($PY "$ROOT/tests/oracle/mgx_ref.py" $g.mlir $g.tosa.mlir $g.ref --seed=$seed --sum-bound=$k | tr ' ' '\n' | grep -- --input)
+  run "$TOSAC" $g.tosa.mlir --offload-arch=gfx950,gfx90a,gfx1100,gfx1030 --embed-ir -o $g.hipfb
+  assert_success
+  run $PY -c 'import json, sys; t = json.load(open(sys.argv[1]))["targets"][0]; print(t["processor"], " ".join("%s:%s" % (k["family"], k.get("matrix_instruction", "")) for k in t["kernels"]))' $g.json
+  assert_output "gfx950 mxgemm:v_mfma_scale_f32_16x16x128_f8f6f4"
+  run "$BIN/tosac-bundle" extract $g.hipfb hipv4-amdgcn-amd-amdhsa--gfx950 -o $g.co
+  assert_success
+  llvm-objdump-22 -d --mcpu=gfx950 $g.co > $g.dis
+  grep -q "v_mfma_scale_f32_16x16x128_f8f6f4" $g.dis
+  [ "$(grep -c 'v_mfma' $g.dis)" -eq "$(grep -c 'v_mfma_scale_f32_16x16x128_f8f6f4' $g.dis)" ]
+  for t in gfx90a gfx1100 gfx1030; do
+    run "$TOSAC" $g.tosa.mlir --offload-arch=$t --emit=partitions -o -
+    assert_output --partial "_matmul over"
+    refute_output --partial "mxgemm"
+  done
+  for t in gfx950 gfx90a gfx1100 gfx1030; do
+    for mode in isa ir; do
+      run "$BIN/tosac-run" $g.hipfb --target=$t --exec=$mode $inputs --output=@$g.$t.$mode.npy
+      assert_success
+      run $PY "$ROOT/tests/oracle/sum_check.py" $g.$t.$mode.npy $g.ref/exact0.npy $g.ref/bound0.npy
+      assert_success
+      assert_output --partial "ok "
+    done
+  done
+}
+
+@test "gfx950: seeded random mxfp4 GEMMs ([K, N] B packed along N) run on the block-scaled MFMA, both exec modes" {
+  # K of 1..4 blocks of 32 (K = 32, 64, 96: not multiples of 128), then up to 9 blocks (K steps)
+  for seed in 3 11 29; do mx_gfx950 $seed; done
+  mx_gfx950 17 --kblocks=9
+}
+
+@test "gfx950: seeded random mxfp4 GEMMs with a transposed [N, K] B (odd N) run on the block-scaled MFMA, both exec modes" {
+  mx_gfx950 5 --bt --kblocks=12
+  mx_gfx950 8 --bt --kblocks=12
+  mx_gfx950 23 --bt
+}
+
+@test "gfx950: the fixed mxfp4 graph's two scaled dots are mxgemm kernels, the bias add its own kernel" {
+  run "$TOSAC" "$DATA/mxfp4_dot.mlir" --offload-arch=gfx950 --emit=partitions -o -
+  assert_success
+  assert_line "  kernel 0 tosac_k0_mxgemm over tensor<1x16x24xf32>"
+  assert_line "  kernel 1 tosac_k1_mxgemm over tensor<2x8x12xf32>"
+  assert_line "  kernel 2 tosac_k2_add over tensor<16x24xf32>"
+  assert_line --partial "target gfx950: 3 kernels"
+  run "$TOSAC" "$DATA/mxfp4_dot.mlir" --offload-arch=gfx90a --emit=partitions -o -
+  refute_output --partial "mxgemm"
+  TOSAC_NO_MX_GEMM=1 run "$TOSAC" "$DATA/mxfp4_dot.mlir" --offload-arch=gfx950 --emit=partitions -o -
+  refute_output --partial "mxgemm"
+  assert_output --partial "_matmul over tensor<1x16x24xf32>"
+}
+
+@test "gfx950: the mxgemm kernel's quality row is a GEMM row of the block-scaled MFMA, and the bundle verifies" {
+  $PY "$ROOT/tests/oracle/mgx_gen_mxfp4.py" 5 --bt --kblocks=12 > q.mlir
+  run "$TOSAC" q.mlir --offload-arch=gfx950 -o q.hipfb
+  assert_success
+  run "$BIN/tosac-bundle" verify q.hipfb --manifest q.json
+  assert_success
+  run "$BIN/tosac-bundle" quality q.hipfb --no-mca --model
+  assert_success
+  assert_line --regexp '^gfx950 +mxgemm:3x17x23x384:fp4 +fp4 +16x16x128/16x16 +v_mfma_scale_f32_16x16x128_f8f6f4 '
+  assert_output --partial "model gfx950: 1 launches"
+  refute_output --partial "unaccounted"
+}
+
+@test "gfx950: operands of up to 2^20 elements are traced (mxgemm), larger ones dequantize" {
+  for s in "1,1024,1024,32 mxgemm" "1,1056,1024,32 matmul"; do
+    $PY "$ROOT/tests/oracle/mgx_gen_mxfp4.py" 1 --bt --shape=${s% *} > big.mlir
+    run "$TOSAC" big.mlir --offload-arch=gfx950 --emit=partitions -o -
+    assert_success
+    assert_line --regexp "^  kernel [0-9]+ tosac_k[0-9]+_${s#* } over tensor<1x${s:2:4}x1024xf32>"
+  done
+}
+
+@test "gfx950: scales that vary inside a block of 32 keep the dequantizing kernels, and match" {
+  cat > elem.mlir <<'G'
+func.func @mlir_mxfp4_elem(%a: !migraphx.shaped<1x4x64xf4E2M1FN, 256x64x1>, %b: !migraphx.shaped<1x64x6xf4E2M1FN, 384x6x1>, %sa: !migraphx.shaped<1x4x64xf8E8M0FNU, 256x64x1>, %sb: !migraphx.shaped<1x64x6xf8E8M0FNU, 384x6x1>) -> !migraphx.shaped<1x4x6xf32, 24x6x1> {
+  %0 = migraphx.quant_dot %a scaled by %sa, %b scaled by %sb : <1x4x64xf4E2M1FN, 256x64x1> scaled by !migraphx.shaped<1x4x64xf8E8M0FNU, 256x64x1>, <1x64x6xf4E2M1FN, 384x6x1> scaled by !migraphx.shaped<1x64x6xf8E8M0FNU, 384x6x1> -> <1x4x6xf32, 24x6x1>
+  return %0 : !migraphx.shaped<1x4x6xf32, 24x6x1>
+}
+G
+  run "$TOSAC" elem.mlir --emit=tosa -o elem.tosa.mlir
+  assert_success
+  run "$TOSAC" elem.tosa.mlir --offload-arch=gfx950 --emit=partitions -o -
+  assert_output --partial "_matmul over tensor<1x4x6xf32>"
+  refute_output --partial "mxgemm"
+  mkdir -p elem.ref
+  opts=$($PY "$ROOT/tests/oracle/mgx_ref.py" elem.mlir elem.tosa.mlir elem.ref --seed=7)
+  run "${CHECK[@]}" elem.tosa.mlir $opts --targets=gfx950
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
+
 # bad NAME.mlir LINE:COL MESSAGE: exit 1, the diagnostic at the token, no output written.
 bad() {
   run "$TOSAC" "$1" -o out.hipfb

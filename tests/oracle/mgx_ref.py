@@ -2,12 +2,15 @@
 """Reference results for the migraphx test graphs (tests/data/migraphx), computed with numpy from
 MIGraphX's own operator semantics, independently of tosac's lowering to TOSA.
 
-    mgx_ref.py GRAPH.mlir CONVERTED.mlir OUTDIR [--seed=N]
+    mgx_ref.py GRAPH.mlir CONVERTED.mlir OUTDIR [--seed=N] [--sum-bound=K]
 
 GRAPH is the migraphx-dialect graph, CONVERTED its `tosac --emit=tosa` form (only its function
 signature is read: the memory tensor shape of each argument and result). Writes OUTDIR/in<i>.npy
 (memory layout, as the converted function takes them) and OUTDIR/ref<j>.npy, then prints the
-check.py options `--input=@... --expected=@...` on one line.
+check.py options `--input=@... --expected=@...` on one line. With --sum-bound=K (results that are
+sums of K products, such as the mxfp4 GEMMs) also OUTDIR/exact<j>.npy, the float64 result, and
+OUTDIR/bound<j>.npy, K * 2^-24 * the result on the arguments' absolute values: how far any f32
+summation of the exact products, in any order, can be from the exact sum (sum_check.py).
 
 Each argument's memory is viewed through its !migraphx.shaped strides (numpy as_strided), the
 graph is evaluated on the logical views, and each result is written through its strides."""
@@ -162,6 +165,9 @@ CASES = {
         np.matmul(softmax(np.matmul(*f64(q, k)) * s + b, 3), v) + np.matmul(softmax(np.matmul(*f64(q, k)), 3), v)],
     "mlir_mxfp4_rand": lambda a, b, sa, sb: [
         np.matmul(a * np.repeat(sa[..., 0], 32, axis=2), b * np.repeat(sb[:, :, 0, :], 32, axis=1))],
+    "mlir_mxfp4_rand_bt": lambda a, b, sa, sb: [
+        np.matmul(a * np.repeat(sa[..., 0], 32, axis=2), (b * np.repeat(sb[..., 0], 32, axis=2)).transpose(0, 2, 1))],
+    "mlir_mxfp4_elem": lambda a, b, sa, sb: [np.matmul(a * sa, b * sb)],
     "mlir_mxfp4_dequant": lambda w, s, x: [np.matmul(x.astype(np.float64), (w * np.repeat(s[:, :, 0], 32, axis=1)).T),
                                            w],
     "mlir_mxfp4_dot": lambda a, b, sa, sb, c, a2, b2, sa2, sb2: [
@@ -203,6 +209,7 @@ def quant(a, b):
 def main(argv):
     graph, converted, outdir = argv[1:4]
     seed = int(next((a.split("=")[1] for a in argv if a.startswith("--seed=")), 1))
+    kbound = int(next((a.split("=")[1] for a in argv if a.startswith("--sum-bound=")), 0))
     rng = np.random.default_rng(seed)
     name = entry(open(graph).read())[0]
     margs, mres = signature(graph)
@@ -242,6 +249,11 @@ def main(argv):
         out[...] = np.asarray(y).astype(DT[et])
         np.save(f"{outdir}/ref{j}.npy", signless(mem))
         opts.append(f"--expected=@{outdir}/ref{j}.npy")
+    if kbound:  # a K-term sum of products: the exact value and f32 summation's error bound
+        absouts = CASES[name](*[np.abs(x) for x in logical])
+        for j, (y, ya) in enumerate(zip(outs, absouts)):
+            np.save(f"{outdir}/exact{j}.npy", np.asarray(y, dtype=np.float64))
+            np.save(f"{outdir}/bound{j}.npy", kbound * 2.0 ** -24 * np.asarray(ya, dtype=np.float64))
     print(" ".join(opts))
 
 

@@ -554,6 +554,11 @@ double tb_peak_per_cu_clk(const target_info *t, const char *mnemonic, const char
     if (strcmp(x->target, t->name) == 0 && strcmp(x->mnemonic, mnemonic) == 0)
       return 2.0 * x->m * x->n * x->k / x->cycles * t->simds_per_cu;
   }
+  for (int r = 0; r < target_scaled_matrix_count; r++) { /* fp4 operands (kernel_mxgemm.c) */
+    const target_scaled_matrix *x = &target_scaled_matrix_table[r];
+    if (strcmp(x->target, t->name) == 0 && strcmp(x->mnemonic, mnemonic) == 0)
+      return 2.0 * x->m * x->n * x->k / x->cycles_f4 * t->simds_per_cu;
+  }
   elem_type in = elem_type_parse(type, strlen(type));
   for (int i = 0; i < target_dot_count; i++)
     if (strcmp(target_dot_table[i].target, t->name) == 0 && target_dot_table[i].in == in)
