@@ -13,15 +13,16 @@ static value *finish(fe_mgx_ctx *m, op *o, const tensor_type *t) {
   return m->last;
 }
 
-static value *mk(fe_mgx_ctx *m, op_kind k, value *a, value *b, value *c, const tensor_type *t) {
+/* n operands of a, b, c: given, not inferred from which are NULL, since a NULL is an operand whose
+ * construction failed (and reported why), never a missing one. */
+static value *mk(fe_mgx_ctx *m, op_kind k, int n, value *a, value *b, value *c, const tensor_type *t) {
   value *ops[3] = {a, b, c};
-  int n = c ? 3 : b ? 2 : 1;
   for (int i = 0; i < n; i++)
     if (!ops[i]) return NULL;
   return finish(m, fe_op_new(m->p, k, m->loc, ops, n), t);
 }
 
-static value *mk_unary(fe_mgx_ctx *m, op_kind k, value *x) { return x ? mk(m, k, x, NULL, NULL, x->type) : NULL; }
+static value *mk_unary(fe_mgx_ctx *m, op_kind k, value *x) { return x ? mk(m, k, 1, x, NULL, NULL, x->type) : NULL; }
 
 static value *mk_binary(fe_mgx_ctx *m, op_kind k, value *a, value *b) {
   if (!a || !b) return NULL;
@@ -33,14 +34,14 @@ static value *mk_binary(fe_mgx_ctx *m, op_kind k, value *a, value *b) {
     return NULL;
   }
   if (k == OP_GREATER || k == OP_GREATER_EQUAL || k == OP_EQUAL) t.elem = ET_I1;
-  return mk(m, k, a, b, NULL, &t);
+  return mk(m, k, 2, a, b, NULL, &t);
 }
 
 static value *mk_cast(fe_mgx_ctx *m, value *x, elem_type et) {
   if (!x || x->type->elem == et) return x;
   tensor_type t = *x->type;
   t.elem = et;
-  return mk(m, OP_CAST, x, NULL, NULL, &t);
+  return mk(m, OP_CAST, 1, x, NULL, NULL, &t);
 }
 
 value *fe_mgx_cast(fe_mgx_ctx *m, value *x, elem_type et) { return mk_cast(m, x, et); }
@@ -225,7 +226,7 @@ static value *from_bool(fe_mgx_ctx *m, value *c, elem_type et) {
   if (!c || !elem_type_is_float(et)) return mk_cast(m, c, et);
   tensor_type t = *c->type;
   t.elem = et;
-  return mk(m, OP_SELECT, c, splat_like(m, c, et, 1), splat_like(m, c, et, 0), &t);
+  return mk(m, OP_SELECT, 3, c, splat_like(m, c, et, 1), splat_like(m, c, et, 0), &t);
 }
 
 /* convert: tosa.cast, but integers that are unsigned (a ui* operand or the zero_extend form)
@@ -333,7 +334,7 @@ static value *l_where(fe_mgx_ctx *m, int k) {
   (void)k;
   value *c = mk_cast(m, m->in[0], ET_I1);
   if (!c) return NULL;
-  return mk(m, OP_SELECT, c, m->in[1], m->in[2], m->in[1]->type);
+  return mk(m, OP_SELECT, 3, c, m->in[1], m->in[2], m->in[1]->type);
 }
 
 static value *l_literal(fe_mgx_ctx *m, int k) {
@@ -562,7 +563,7 @@ value *fe_mgx_dot(fe_mgx_ctx *m, value *a, value *b, const tensor_type *out) {
            NULL;
   int64_t da[3] = {batch, ta->dims[r - 2], ta->dims[r - 1]}, db[3] = {batch, tb->dims[r - 2], tb->dims[r - 1]};
   tensor_type t = {.elem = out->elem, .rank = 3, .dims = {batch, da[1], db[2]}};
-  value *mm = mk(m, OP_MATMUL, fe_mgx_reshape(m, a, da, 3), fe_mgx_reshape(m, b, db, 3), NULL, &t);
+  value *mm = mk(m, OP_MATMUL, 2, fe_mgx_reshape(m, a, da, 3), fe_mgx_reshape(m, b, db, 3), NULL, &t);
   return fe_mgx_reshape(m, mm, out->dims, out->rank);
 }
 
@@ -708,7 +709,7 @@ static value *l_conv(fe_mgx_ctx *m, int k) {
   if (pointwise(x, w, groups, pd, np, sd, nsp)) { /* one image, 1x1 filter: W[K, C] x X[C, HW] */
     int64_t hw = tensor_numel(x->type) / c, da[3] = {1, oc, c}, db[3] = {1, c, hw};
     tensor_type t = {.elem = out->elem, .rank = 3, .dims = {1, oc, hw}};
-    value *mm = mk(m, OP_MATMUL, fe_mgx_reshape(m, w, da, 3), fe_mgx_reshape(m, x, db, 3), NULL, &t);
+    value *mm = mk(m, OP_MATMUL, 2, fe_mgx_reshape(m, w, da, 3), fe_mgx_reshape(m, x, db, 3), NULL, &t);
     return fe_mgx_reshape(m, mm, out->dims, out->rank);
   }
   int tn = nsp == 1 ? 2 : nsp; /* TOSA spatial dims */
