@@ -5,18 +5,11 @@
 # generator that moves them must update them here and in docs/bench.md.
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/setup
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-  BUILD="${TOSAC_BUILD:-build}"
-  case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-  TOSAC="$BUILD/bin/tosac"
-  BUNDLE="$BUILD/bin/tosac-bundle"
+  tosac_setup
   TUNE="$BUILD/bin/tosac-tune"
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
-  export TOSAC_BUILD="$BUILD"
-  unset TOSAC_TUNING_DB TOSAC_SPLIT_K
-  cd "$BATS_TEST_TMPDIR"
 }
 
 load lib/matmul
