@@ -260,14 +260,17 @@ bool xd_parse_tail(xd_op *x) {
     bool paren = fe_accept(p, T_LPAREN);
     if (!xd_parse_type(x, &x->out_t, &x->scalar_out) || (paren && !fe_expect(p, T_RPAREN, "to close the result types")))
       return false;
+    for (int i = 0; x->nint == x->nin && i < x->nin; i++)
+      if (!xd_check_operand_type(x, i, x->in_t[i].rank == 0)) return false;
   } else {
     for (;;) { /* T [, T ...] [to|into T] */
       if (!push_type(x)) return false;
       if (!fe_accept(p, T_COMMA)) break;
     }
-    if (fe_tok_is(p, "to") || fe_tok_is(p, "into")) {
+    if (fe_tok_is(p, "to") || fe_tok_is(p, "into")) { /* `SRC to|into RESULT`: the source is operand 0 */
       fe_next(p);
       if (!xd_parse_type(x, &x->out_t, &x->scalar_out)) return false;
+      if (x->nin > 0 && !xd_check_operand_type(x, 0, x->in_t[0].rank == 0)) return false;
     } else { /* one type: the result's (and the operands') */
       x->out_t = x->in_t[x->nint - 1];
       x->scalar_out = x->out_t.rank == 0 && x->body;
@@ -276,6 +279,25 @@ bool xd_parse_tail(xd_op *x) {
   x->has_out = true;
   fe_skip_loc(p);
   return true;
+}
+
+/* Operand i's declared type (the one type written for every operand, or its own) against its
+ * value's; `scalar`: declared as a bare element type. Inside a linalg body only element types are
+ * compared. Checked where the type is read, so an error names the mismatch, not a later op's
+ * complaint about the value. */
+bool xd_check_operand_type(xd_op *x, int i, bool scalar) {
+  char s1[160], s2[160];
+  if (x->nint == 0) return true;
+  const tensor_type *t = x->nint == x->nin ? &x->in_t[i] : &x->in_t[x->nint - 1];
+  const value *v = x->in[i];
+  if (!v || v->id == -1) return true;
+  tensor_type vt = *v->type;
+  if (vt.elem == ET_INDEX) vt.elem = ET_I32; /* an index constant: i32 in the graph */
+  bool same = x->body ? vt.elem == t->elem : scalar ? vt.rank == 0 && vt.elem == t->elem : fe_type_matches(t, &vt);
+  if (same) return true;
+  return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "operand %d of '%s' is declared as %s, but '%.*s' has type %s",
+                  i, x->m.opname, x->body || scalar ? elem_type_name(t->elem) : fe_type_str(t, s1, sizeof s1),
+                  x->in_tok[i].n, x->in_tok[i].p, fe_type_str(v->type, s2, sizeof s2));
 }
 
 bool xd_parse_operands(xd_op *x) {

@@ -73,6 +73,7 @@ bool xd_ints(xd_op *x, const char *name, int64_t *out, int n, int *count);
 bool xd_error(xd_op *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* `%a, %b, ...` appended to the operands (none: true) */
 bool xd_parse_operands(xd_op *x);
+bool xd_check_operand_type(xd_op *x, int i, bool scalar);
 /* `[1, 2, 3]` into out (at most max) */
 bool xd_parse_int_list(xd_op *x, int64_t *out, int max, int *n);
 /* Set an integer list attribute (the custom forms store what the generic form writes). */

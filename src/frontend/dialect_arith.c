@@ -125,24 +125,6 @@ static value *body_constant(xd_op *x) {
   return xd_const(x, d);
 }
 
-/* Operand types as declared: every operand has the one type written (or its own). */
-static bool check_operands(xd_op *x, int first) {
-  char s1[160], s2[160];
-  for (int i = first; i < x->nin && x->nint > 0; i++) {
-    const tensor_type *t = x->nint == x->nin ? &x->in_t[i] : &x->in_t[x->nint - 1];
-    const value *v = x->in[i];
-    if (!v || v->id == -1) continue;
-    tensor_type vt = *v->type;
-    if (vt.elem == ET_INDEX) vt.elem = ET_I32; /* an index constant: i32 in the graph */
-    bool same = x->body ? vt.elem == t->elem : tensor_type_equal(&vt, t);
-    if (!same)
-      return fe_error(x->m.p, fe_loc(x->m.p, x->in_tok[i]), "operand %d of '%s' is declared as %s, but '%.*s' has "
-                      "type %s", i, x->m.opname, x->body ? elem_type_name(t->elem) : fe_type_str(t, s1, sizeof s1),
-                      x->in_tok[i].n, x->in_tok[i].p, fe_type_str(v->type, s2, sizeof s2));
-  }
-  return true;
-}
-
 /* extui / uitofp: the integer read as unsigned. i1 casts give 0 or 1 already; i8 and i16 are
  * sign-extended to i32 and masked to their width (then converted); a ui32 does not fit tosac's
  * i32 arithmetic. */
@@ -165,7 +147,8 @@ static value *zero_extend(xd_op *x, value *a, elem_type to) {
 static value *lower(xd_op *x, const arith_def *d) {
   int want = d->how == A_SELECT ? 3 : d->how == A_BIN || d->how == A_DIV || d->how == A_CMPF || d->how == A_CMPI ? 2 : 1;
   if (x->nin != want) return xd_error(x, "expects %d operand%s, found %d", want, want == 1 ? "" : "s", x->nin), NULL;
-  if (!check_operands(x, d->how == A_SELECT ? 1 : 0)) return NULL;
+  for (int i = d->how == A_SELECT ? 1 : 0; i < x->nin; i++)
+    if (!xd_check_operand_type(x, i, false)) return NULL;
   value *a[3] = {NULL};
   for (int i = 0; i < want; i++)
     if (!(a[i] = xd_operand(x, i))) return NULL;

@@ -126,6 +126,8 @@ static bool operand_group(xd_op *x, const char *kw) {
     for (int i = first; i < x->nin; i++) {
       bool sc;
       if (!xd_parse_type(x, &x->in_t[i], &sc)) return false;
+      x->nint = i + 1;
+      if (!xd_check_operand_type(x, i, sc)) return false;
       if (i + 1 < x->nin && !fe_expect(p, T_COMMA, "between the operand types")) return false;
     }
     x->nint = x->nin;

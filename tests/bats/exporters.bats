@@ -216,6 +216,27 @@ G
   [ ! -e bad.hipfb ] && [ ! -e bad.json ]
 }
 
+@test "bad input: a dialect op's declared operand type against its value's type, at the operand; nothing written" {
+  cat > d.mlir <<'G'
+func.func @main(%a: tensor<16x8xf64>, %b: tensor<8x12xf32>, %c: tensor<16x12xf32>, %h: tensor<8x4xf16>) -> tensor<16x12xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x12xf32>) outs(%c : tensor<16x12xf32>) -> tensor<16x12xf32>
+  %1 = tensor.extract_slice %h[0, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf16>
+  %2 = tensor.expand_shape %b [[0], [1, 2]] output_shape [8, 3, 4] : tensor<8x12xf16> into tensor<8x3x4xf16>
+  %3 = "arith.addf"(%c, %b) : (tensor<16x12xf32>, tensor<16x12xf32>) -> tensor<16x12xf32>
+  %4 = linalg.fill ins(%h : f16) outs(%c : tensor<16x12xf32>) -> tensor<16x12xf32>
+  return %0 : tensor<16x12xf32>
+}
+G
+  run "$TOSAC" d.mlir -o d.hipfb
+  assert_failure 1
+  assert_line --index 0 "d.mlir:2:26: error: operand 0 of 'linalg.matmul' is declared as tensor<16x8xf32>, but '%a' has type tensor<16x8xf64>"
+  assert_line "d.mlir:3:29: error: operand 0 of 'tensor.extract_slice' is declared as tensor<8x4xf32>, but '%h' has type tensor<8x4xf16>"
+  assert_line "d.mlir:4:28: error: operand 0 of 'tensor.expand_shape' is declared as tensor<8x12xf16>, but '%b' has type tensor<8x12xf32>"
+  assert_line "d.mlir:5:25: error: operand 1 of 'arith.addf' is declared as tensor<16x12xf32>, but '%b' has type tensor<8x12xf32>"
+  assert_line "d.mlir:6:24: error: operand 0 of 'linalg.fill' is declared as f16, but '%h' has type tensor<8x4xf16>"
+  [ ! -e d.hipfb ] && [ ! -e d.json ]
+}
+
 @test "bad generic form: a block argument's type against function_type, a function without sym_name" {
   cat > g.mlir <<'G'
 "builtin.module"() ({
