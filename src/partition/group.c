@@ -3,7 +3,7 @@
  * constant B, epilogue and outputs (docs/partitioning.md, "Grouped GEMMs"); two GEMMs whose
  * results one epilogue combines (GPT's silu(gate) * up) become one dual-B GEMM, each tile
  * multiplying A by both B operands ("Dual-B GEMMs"). TOSAC_NO_GEMM_GROUPING=1 (or
- * TOSAC_NO_FUSION=1) merges nothing, TOSAC_NO_DUAL_GEMM=1 no dual-B GEMM. */
+ * TOSAC_NO_FUSION=1) merges nothing, TOSAC_DUAL_GEMM=0 no dual-B GEMM. */
 #include "partition.h"
 
 #include <stdlib.h>
@@ -14,10 +14,15 @@ bool part_gemm_grouping_disabled(void) {
   return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled();
 }
 
-bool part_dual_gemm_disabled(void) {
-  const char *e = getenv("TOSAC_NO_DUAL_GEMM");
-  return (e && *e && strcmp(e, "0") != 0) || part_gemm_grouping_disabled();
+/* TOSAC_DUAL_GEMM: unset or empty = where the single GEMM takes the tile kernel, 0 = never,
+ * 1 = also where it takes the skinny kernel (the dual-B tile kernel then replaces two skinny
+ * ones: for the estimate's comparison). */
+static int dual_gemm_switch(void) {
+  const char *e = getenv("TOSAC_DUAL_GEMM");
+  return !e || !*e ? -1 : strcmp(e, "0") != 0;
 }
+
+bool part_dual_gemm_disabled(void) { return dual_gemm_switch() == 0 || part_gemm_grouping_disabled(); }
 
 static bool is_const_value(const value *v) {
   v = part_view_root(v);
@@ -176,7 +181,7 @@ int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngr
                                   &partner);
     /* the skinny kernel (decode, M = 1) streams each B once at the bandwidth: a tile kernel for
      * both would waste its matrix rows (docs/partitioning.md, "Dual-B GEMMs") */
-    if (!mm || cg_tune_gemm_skinny(t, mm))
+    if (!mm || (dual_gemm_switch() < 1 && cg_tune_gemm_skinny(t, mm)))
       continue;
     for (int j = first + 1; j < ngroups; j++) {
       if (grouped[j] || into[j] != j)

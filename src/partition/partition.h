@@ -71,7 +71,7 @@ enum { GROUP_GEMMS = 1, GROUP_DUAL = 2 }; /* grouped[]: a grouped GEMM, a dual-B
  * types, each with an elementwise epilogue, the later one's reading the earlier one's results
  * (GPT's silu(gate) * up), merge into one dual-B GEMM kernel (grouped[] = GROUP_DUAL; after
  * part_group_gemms, never a group it merged); not where t's single GEMM takes the skinny
- * kernel. TOSAC_NO_DUAL_GEMM=1 or TOSAC_NO_GEMM_GROUPING=1: none. */
+ * kernel (TOSAC_DUAL_GEMM=1: there too). TOSAC_DUAL_GEMM=0 or TOSAC_NO_GEMM_GROUPING=1: none. */
 int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped);
 bool part_dual_gemm_disabled(void);
 
