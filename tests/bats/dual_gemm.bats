@@ -5,17 +5,16 @@
 # (tests/oracle/gen_gateup.py) and GPT blocks match the MLIR oracle on MFMA (gfx90a, gfx942),
 # WMMA (gfx1100) and FMA (gfx1030) targets, in machine code and IR execution.
 
+bats_load_library bats-support
+bats_load_library bats-assert
+load lib/setup
+
 setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  ROOT="$BATS_TEST_DIRNAME/../.."
-  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
-  TOSAC="$BIN/tosac"
+  tosac_setup
+  BIN="$BUILD/bin"
   GU=(/usr/bin/python3 "$ROOT/tests/oracle/gen_gateup.py")
   GEN=(/usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py")
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
   THREE=gfx90a,gfx1100,gfx1030
-  cd "$BATS_TEST_TMPDIR"
 }
 
 # the dual kernel of target $2 in manifest $1: its problem key, B operands, written buffers
