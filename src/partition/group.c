@@ -169,26 +169,33 @@ int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngr
   if (part_dual_gemm_disabled() || ngroups < 2)
     return ngroups;
   int *into = malloc(sizeof(int) * ((size_t)ngroups + 1));
-  for (int grp = 0; grp < ngroups; grp++)
-    into[grp] = grp;
+  const op **mm = calloc((size_t)ngroups + 1, sizeof(op *));
   bool any = false, partner;
   int *at;
   const op **members = ops_by_group(g, group_of, ngroups, &at);
+  /* each group's matmul when it is one with an elementwise epilogue: the cheap filter of the
+   * pairs (the same A) before the full test */
+  for (int grp = 0; grp < ngroups; grp++) {
+    into[grp] = grp;
+    for (int i = at[grp]; i < at[grp + 1] && !grouped[grp]; i++)
+      if (members[i]->kind == OP_MATMUL) {
+        mm[grp] = members[i];
+        break;
+      }
+  }
   for (int first = 0; first < ngroups; first++) {
-    const op *mm = grouped[first] || into[first] != first
-                       ? NULL
-                       : pairable(members + at[first], at[first + 1] - at[first], group_of, first, first, -1, true,
-                                  &partner);
-    /* the skinny kernel (decode, M = 1) streams each B once at the bandwidth: a tile kernel for
-     * both would waste its matrix rows (docs/partitioning.md, "Dual-B GEMMs") */
-    if (!mm || (dual_gemm_switch() < 1 && cg_tune_gemm_skinny(t, mm)))
+    if (!mm[first] || into[first] != first ||
+        !pairable(members + at[first], at[first + 1] - at[first], group_of, first, first, -1, true, &partner))
       continue;
     for (int j = first + 1; j < ngroups; j++) {
-      if (grouped[j] || into[j] != j)
+      if (!mm[j] || into[j] != j || part_view_root(mm[j]->operands[0]) != part_view_root(mm[first]->operands[0]) ||
+          !pairable(members + at[j], at[j + 1] - at[j], group_of, j, first, first, true, &partner) || !partner ||
+          !same_problem(mm[first], mm[j]))
         continue;
-      const op *m2 = pairable(members + at[j], at[j + 1] - at[j], group_of, j, first, first, true, &partner);
-      if (!m2 || !partner || !same_problem(mm, m2))
-        continue;
+      /* the skinny kernel (decode, M <= 16) streams each B once at the bandwidth: a tile kernel
+       * for both would waste its matrix rows (docs/partitioning.md, "Dual-B GEMMs") */
+      if (dual_gemm_switch() < 1 && cg_tune_gemm_skinny(t, mm[first]))
+        break;
       into[j] = first, grouped[first] = GROUP_DUAL, any = true;
       break;
     }
@@ -196,6 +203,7 @@ int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngr
   if (any)
     ngroups = relabel(g, group_of, ngroups, into, grouped);
   free(into);
+  free(mm);
   free(members);
   free(at);
   return ngroups;
