@@ -1634,7 +1634,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
     K.anchor2 = k->gemm_anchors[1], K.nbm = 2;
   if (!describe(&K, cb->diag))
     goto out;
-  K.pb.nb = K.nbm;
+  K.pb.nb = K.anchor2 ? 2 : 0; /* 0: one B, as cg_gemm_problem leaves it */
   char warn[600];
   if (!cg_tune_gemm(cb->target->info, &K.pb, cb->perf_config, cb->tuning_db, &K.P, &K.mm,
                     &K.source, warn, sizeof warn, err, sizeof err)) {
@@ -1668,7 +1668,7 @@ bool cg_gemm_kernel_problem(const target_info *t, const part_kernel *k, gemm_pro
   if (!k->anchor || k->role == KR_IM2COL || k->role == KR_COMBINE || !describe(&K, NULL))
     return false;
   *pb = K.pb;
-  pb->nb = k->dual_b ? 2 : 1;
+  pb->nb = k->dual_b ? 2 : 0;
   return true;
 }
 
