@@ -579,6 +579,8 @@ typedef struct part_kernel {
   const op **gemm_anchors; /* a grouped GEMM (partition/group.c): the matmuls sharing A, one
                               slice of the grid each; anchor is the first; NULL otherwise */
   int ngemm;
+  bool dual_b; /* gemm_anchors are the two matmuls of a dual-B GEMM (partition/group.c): one
+                  tile loop over A with both B operands, both results in one epilogue */
   bool causal; /* KF_ATTENTION: a constant causal mask (partition/attention.c):
                   key j of query i is masked for j > i + causal_offset, so the
                   key loop of a query block stops at its last query's last
@@ -811,6 +813,8 @@ typedef enum cg_splitk_form { SPLITK_COMBINE, SPLITK_LASTWG } cg_splitk_form;
 /* Split-K factor (>= 2) for a GEMM anchor on t, or 0: keep one kernel; *form (if given): the
  * form the estimate (or TOSAC_SPLIT_K_FORM) picks for it. */
 int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form);
+/* Whether the GEMM of anchor takes the skinny kernel on t (decode's M = 1; kernel_gemm.c). */
+bool cg_tune_gemm_skinny(const target_info *t, const op *anchor);
 /* Whether the clients of this compile keep a zeroed workspace region (default true): without it
  * every split takes the combine kernel. Per thread, set before part_plan; returns the setting
  * it replaces. */

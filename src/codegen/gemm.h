@@ -102,6 +102,7 @@ typedef struct gemm_params {
   int kwaves;      /* > 0: the skinny-GEMM kernel (kernel_gemv.c) with this many waves over K;
                     * bm = M, bn = columns per work-group, bk = K elements per wave step,
                     * vb = B elements per 16-byte load */
+  int nb;          /* B tiles staged per K step (2: the dual-B GEMM), 0 or 1: one */
 } gemm_params;
 enum { GEMM_KERNEL_ANY, GEMM_KERNEL_TILE, GEMM_KERNEL_GEMV };
 
@@ -116,6 +117,8 @@ typedef struct gemm_problem {
   int64_t k_run;         /* convolution run gather: K is tap rows of k_run elements (a power of
                           * two); bk must be a multiple and va, vb the padded pixel (a_contig) */
   const char *op;        /* "matmul", "fully_connected", "conv2d", ...: part of the key */
+  int nb;                /* B operands sharing A in one tile: 2 for the dual-B GEMM (two
+                          * accumulator sets, two B tiles in LDS; key ":dual"), else 0 or 1 */
 } gemm_problem;
 
 /* Whether problem pb must take the FMA path whatever the target has: non-zero zero points, or
@@ -225,7 +228,8 @@ void gemv_params_json(const gemm_params *P, char *buf, size_t size);
 /* The body of kernel `name` (declared, builder in its entry block) through its last store. */
 bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name);
 
-/* LDS bytes of the two staging buffers (A and B, rows padded by 16 bytes). */
+/* LDS bytes of the two staging buffers (A and B (both B tiles of a dual-B GEMM), rows padded by
+ * 16 bytes). */
 int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm);
 /* Bytes of one operand element in LDS (f32 for a widened bf16). */
 int gemm_lds_elem_bytes(const gemm_mma *mm);

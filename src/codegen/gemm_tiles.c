@@ -27,7 +27,7 @@ int gemm_lds_row_bytes(const gemm_params *p, const gemm_mma *mm) {
 }
 
 int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm) {
-  return 2 * (p->bm + p->bn) * gemm_lds_row_bytes(p, mm);
+  return 2 * (p->bm + p->bn * (p->nb > 1 ? p->nb : 1)) * gemm_lds_row_bytes(p, mm);
 }
 
 typedef struct overrides {
@@ -162,6 +162,29 @@ static void default_tiles(const target_info *t, const gemm_problem *pb, const ge
     out->bk = (int)round_up(round_up(out->bk, pb->k_run), mm->k);
 }
 
+/* Accumulators per lane of p's wave tile, both sets of a dual-B tile. */
+static int lane_accumulators(const gemm_params *p, const gemm_mma *mm) {
+  return (p->wm / mm->m) * (p->wn / mm->n) * mm->nacc * (p->nb > 1 ? p->nb : 1);
+}
+
+/* The dual-B GEMM (pb->nb == 2) keeps two accumulator sets and stages two B tiles. Its tile is
+ * the single GEMM's, then the wave tile's n (then m) halves while both sets hold more than the
+ * single tile's accumulators (at least 64 per lane: 2 waves per SIMD by registers), and bk halves
+ * while the double buffer of A and both B tiles exceeds the LDS. */
+static void fit_dual(const target_info *t, const gemm_problem *pb, const gemm_mma *mm, gemm_params *p) {
+  int budget = lane_accumulators(p, mm);
+  if (budget < 64)
+    budget = 64;
+  p->nb = pb->nb;
+  while (lane_accumulators(p, mm) > budget && p->wn / 2 >= mm->n && (p->wn / 2) % mm->n == 0)
+    p->wn /= 2, p->bn /= 2;
+  while (lane_accumulators(p, mm) > budget && p->wm / 2 >= mm->m && (p->wm / 2) % mm->m == 0)
+    p->wm /= 2, p->bm /= 2;
+  int kmin = 16 / elem_type_bytes(pb->in) > mm->k ? 16 / elem_type_bytes(pb->in) : mm->k;
+  while (gemm_lds_bytes(p, mm) > t->lds_bytes && p->bk / 2 >= kmin && (p->bk / 2) % mm->k == 0)
+    p->bk /= 2;
+}
+
 bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char *perf_config,
                         gemm_params *out, gemm_mma *mm, char *err, size_t errsize) {
   overrides o;
@@ -181,6 +204,9 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   mm->acc64 = pb->acc64;
   if (!mm->row)
     gemm_mma_fma_fit(t, mm, pb->batch, pb->m, pb->n);
+  /* the FMA path's dual-B tile: two micro-tiles of at most 64 accumulators together */
+  if (!mm->row && pb->nb > 1 && mm->tm * mm->tn * pb->nb > 64)
+    gemm_mma_fma_tile(t, mm, mm->tm, mm->tn / pb->nb);
   memset(out, 0, sizeof *out);
   out->shape = o.shape;
   out->fma = !mm->row;
@@ -193,6 +219,8 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   if (o.wn) out->wn = o.wn;
   if (!mm->row && (o.wm || o.wn))
     gemm_mma_fma_divide(t, mm, out->wm, out->wn);
+  if (pb->nb > 1)
+    fit_dual(t, pb, mm, out);
   gemm_mma_set_pack(mm, out->bk);
   out->va = o.va ? o.va : vector_width(pb->in, pb->a_contig, out->bk);
   out->vb = o.vb ? o.vb : vector_width(pb->in, pb->b_contig, pb->b_kcontig ? out->bk : out->bn);

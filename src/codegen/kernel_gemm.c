@@ -44,6 +44,15 @@ typedef struct gk {
   LLVMValueRef split_idx; /* KR_PARTIAL, KR_FIXUP: which chunk of K this work-group sums */
   bool fixing; /* KR_FIXUP's reduction: the epilogue stores the result, not a partial */
   const char *mine; /* grouped GEMM: per k->ops index, in the current GEMM's epilogue; NULL: all */
+  /* dual-B GEMM (part_kernel.dual_b): the second matmul, reading the same A; its B tile is
+   * staged after the first's, its accumulators follow the first's in each wave-tile row
+   * (columns rn1..2rn1-1 of the wave's instruction grid), its result enters the epilogue
+   * beside the first's */
+  const op *anchor2;
+  int nbm;                 /* B operands: 2 for the dual-B GEMM, else 1 */
+  int nb1;                 /* B staging slots per B operand (nb = nb1 * nbm) */
+  LLVMValueRef b2_ptr, b2_rsrc;
+  LLVMValueRef acc2;       /* epilogue_element: the second accumulator of the element */
   /* per-thread staging slots */
   int na, nb;
   int rb; /* k rows of B a thread transposes together (8- and 16-bit n-contiguous B) */
@@ -233,9 +242,10 @@ static void plan_slots(gk *K) {
   }
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
-  K->nb = (b_total + T - 1) / T;
-  K->b_row = calloc((size_t)K->nb, sizeof(LLVMValueRef));
-  K->b_kc = calloc((size_t)K->nb, sizeof(LLVMValueRef));
+  K->nb1 = (b_total + T - 1) / T;
+  K->nb = K->nb1 * K->nbm;
+  K->b_row = calloc((size_t)K->nb1, sizeof(LLVMValueRef));
+  K->b_kc = calloc((size_t)K->nb1, sizeof(LLVMValueRef));
   per_row = kc ? P->bk / P->vb : P->bn / P->vb;
   /* 8-bit n-contiguous B (matmul): a thread loads rb = 2 consecutive k rows of the same n run, so
    * that each n gets one 2-byte LDS write of its k pair instead of two byte writes and their byte
@@ -246,10 +256,10 @@ static void plan_slots(gk *K) {
   /* 16-bit: each n's k pair is one 4-byte write (LLVM pairs them into ds_store_2addr_b32) and
    * one v_perm_b32, instead of two 2-byte writes: 16 -> 12 slots per two loads of 8 */
   bool pairs = K->es == 1 ? K->mm.row != NULL : K->es == 2 && !K->mm.widen;
-  if (!kc && pairs && K->nb % 2 == 0 &&
+  if (!kc && pairs && K->nb1 % 2 == 0 &&
       b_total % (2 * T) == 0 && P->bk % 2 == 0 && P->vb % 2 == 0)
     K->rb = 2;
-  for (int s = 0; s < K->nb; s++) {
+  for (int s = 0; s < K->nb1; s++) {
     LLVMValueRef c = LLVMBuildAdd(b, K->tid, c32(K, (int64_t)(s / K->rb) * T), "");
     LLVMValueRef q = LLVMBuildUDiv(b, c, c32(K, per_row), "");
     if (K->rb > 1)
@@ -333,15 +343,15 @@ static int64_t operand_size(const gk *K, int i) {
 static void make_rsrcs(gk *K) {
   cg_builder *cb = K->cb;
   const target_info *t = cb->target->info;
-  K->a_rsrc = K->b_rsrc = NULL;
+  K->a_rsrc = K->b_rsrc = K->b2_rsrc = NULL;
   if (!t->buffer_dword3 || (K->mm.row && K->mm.row->layout != MATRIX_MFMA) ||
       (!K->mm.row && (K->a_zp || K->b_zp)))
     return;
-  LLVMValueRef *rs[2] = {&K->a_rsrc, &K->b_rsrc}, ptrs[2] = {K->a_ptr, K->b_ptr};
-  for (int i = 0; i < 2; i++) {
-    int64_t bytes = operand_size(K, i);
+  LLVMValueRef *rs[3] = {&K->a_rsrc, &K->b_rsrc, &K->b2_rsrc}, ptrs[3] = {K->a_ptr, K->b_ptr, K->b2_ptr};
+  for (int i = 0; i < 1 + K->nbm; i++) {
+    int64_t bytes = operand_size(K, i ? 1 : 0);
     if (bytes >= ((int64_t)1 << 31))
-      return (void)(K->a_rsrc = K->b_rsrc = NULL);
+      return (void)(K->a_rsrc = K->b_rsrc = K->b2_rsrc = NULL);
     LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(cb->ctx, 8), LLVMTypeOf(ptrs[i])};
     LLVMValueRef args[4] = {ptrs[i], LLVMConstInt(cb->i16, 0, 0), LLVMConstInt(cb->i64, (unsigned long long)bytes, 0),
                             LLVMConstInt(cb->i32, t->buffer_dword3, 0)};
@@ -473,7 +483,13 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
   /* slots past the tile (the thread count does not divide it) are stored to LDS padding; a
    * k row past the tile is clamped into it so that the load stays inside B */
   bool b_spill = (P->bn * P->bk / P->vb) % K->threads && !pb->b_kcontig;
-  for (int s = 0; s < K->nb; s++) {
+  LLVMValueRef b2base = K->b2_ptr ? gep_el(K, K->b2_ptr, LLVMBuildZExt(b, ub, K->cb->i64, "")) : NULL;
+  for (int q = 0; q < K->nb; q++) {
+    /* slot q: slot s of B operand q / nb1 (the dual-B GEMM's second B after the first's) */
+    int s = q % K->nb1;
+    bool second = q >= K->nb1;
+    LLVMValueRef bp = second ? K->b2_ptr : K->b_ptr, bb = second ? b2base : bbase;
+    LLVMValueRef brs = second ? K->b2_rsrc : K->b_rsrc;
     LLVMValueRef kc = b_spill ? clamp_row(K, K->b_kc[s], P->bk) : K->b_kc[s];
     LLVMValueRef k = LLVMBuildAdd(b, k0, kc, "");
     LLVMValueRef ok = k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), "");
@@ -485,7 +501,7 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
       LLVMValueRef n = LLVMBuildAdd(b, K->n0, brow, "");
       off = gemm_conv_b_offset(K->cb, &K->cv, &K->ph, n, k, &ok);
       if (K->cv.runs) {
-        bv[s] = load_pixel(K, K->b_rsrc, K->b_ptr, off, ok, false);
+        bv[q] = load_pixel(K, K->b_rsrc, K->b_ptr, off, ok, false);
         continue;
       }
     } else if (pb->b_kcontig) {
@@ -493,9 +509,9 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
     } else {
       off = LLVMBuildAdd(b, LLVMBuildMul(b, kc, c32(K, pb->n), ""), brow, "");
     }
-    bv[s] = K->b_rsrc ? load_buffer(K, K->b_rsrc, off, ub, ok, P->vb)
-            : b32 && LLVMIsConstant(ok) ? load_chunk(K, K->b_ptr, LLVMBuildNUWAdd(b, ub, off, ""), ok, P->vb, fb)
-                                        : load_chunk(K, bbase, off, ok, P->vb, fb);
+    bv[q] = brs ? load_buffer(K, brs, off, ub, ok, P->vb)
+            : b32 && LLVMIsConstant(ok) ? load_chunk(K, bp, LLVMBuildNUWAdd(b, ub, off, ""), ok, P->vb, fb)
+                                        : load_chunk(K, bb, off, ok, P->vb, fb);
   }
 }
 
@@ -539,10 +555,13 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
     }
     cg_store(K->cb, lds_value(K, av[s]), gep8(K, K->lds, byte), al(P->va * K->les));
   }
-  LLVMValueRef bbase = LLVMBuildAdd(b, base, c32(K, (int64_t)P->bm * K->sa), "");
+  LLVMValueRef bbase0 = LLVMBuildAdd(b, base, c32(K, (int64_t)P->bm * K->sa), "");
   bool kc = K->pb.b_kcontig;
   int b_total = P->bn * P->bk / P->vb;
-  for (int s = s0 > K->na ? s0 - K->na : 0; s < K->nb && K->na + s < s1; s++) {
+  for (int q = s0 > K->na ? s0 - K->na : 0; q < K->nb && K->na + q < s1; q++) {
+    /* slot s of B operand q / nb1: the dual-B GEMM's second B tile follows the first's bn rows */
+    int s = q % K->nb1;
+    LLVMValueRef bbase = q < K->nb1 ? bbase0 : LLVMBuildAdd(b, bbase0, c32(K, (int64_t)P->bn * K->sa), "");
     LLVMValueRef in = NULL;
     if (b_total % K->threads)
       in = LLVMBuildICmp(b, LLVMIntULT, kc ? K->b_row[s] : K->b_kc[s], c32(K, kc ? P->bn : P->bk), "");
@@ -552,14 +571,14 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
                                                               LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
       if (in)
         byte = LLVMBuildSelect(b, in, byte, pad, "");
-      cg_store(K->cb, lds_value(K, bv[s]), gep8(K, K->lds, byte), al(P->vb * K->les));
+      cg_store(K->cb, lds_value(K, bv[q]), gep8(K, K->lds, byte), al(P->vb * K->les));
     } else if (K->rb > 1) { /* rows s, s+1 (k, k+1): one 2-byte write of the k pair per n */
-      if ((s - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
+      if ((q - (s0 > K->na ? s0 - K->na : 0)) % K->rb)
         continue;
       if (K->es == 2) { /* n's pair (k, k+1) as one dword */
         for (int j = 0; j < P->vb; j++) {
           LLVMValueRef mask[2] = {c32(K, j), c32(K, P->vb + j)};
-          LLVMValueRef w = LLVMBuildShuffleVector(b, bv[s], bv[s + 1], LLVMConstVector(mask, 2), "");
+          LLVMValueRef w = LLVMBuildShuffleVector(b, bv[q], bv[q + 1], LLVMConstVector(mask, 2), "");
           LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j), "");
           LLVMValueRef byte = LLVMBuildAdd(b, bbase, LLVMBuildAdd(b, LLVMBuildMul(b, n, c32(K, K->sa), ""),
                                                                   LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
@@ -570,7 +589,7 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
       /* the pairs of n and n+1 in one dword (one v_perm_b32), written as its two halves */
       for (int j = 0; j < P->vb; j += 2) {
         LLVMValueRef mask[4] = {c32(K, j), c32(K, P->vb + j), c32(K, j + 1), c32(K, P->vb + j + 1)};
-        LLVMValueRef w = LLVMBuildShuffleVector(b, bv[s], bv[s + 1], LLVMConstVector(mask, 4), "");
+        LLVMValueRef w = LLVMBuildShuffleVector(b, bv[q], bv[q + 1], LLVMConstVector(mask, 4), "");
         w = LLVMBuildBitCast(b, w, LLVMVectorType(K->cb->i16, 2), "");
         for (int h = 0; h < 2; h++) {
           LLVMValueRef n = LLVMBuildAdd(b, K->b_row[s], c32(K, j + h), "");
@@ -586,7 +605,7 @@ static void store_slots(gk *K, LLVMValueRef buf, LLVMValueRef *av, LLVMValueRef 
                                                                 LLVMBuildMul(b, K->b_kc[s], c32(K, K->les), ""), ""), "");
         if (in)
           byte = LLVMBuildSelect(b, in, byte, pad, "");
-        LLVMValueRef x = LLVMBuildExtractElement(b, bv[s], c32(K, j), "");
+        LLVMValueRef x = LLVMBuildExtractElement(b, bv[q], c32(K, j), "");
         cg_store(K->cb, lds_value(K, x), gep8(K, K->lds, byte), (unsigned)K->les);
       }
     }
@@ -608,6 +627,10 @@ static LLVMValueRef fragment(gk *K, LLVMValueRef bufbase, const gemm_lane *ln, b
   LLVMBuilderRef b = K->cb->b;
   const gemm_mma *mm = &K->mm;
   int64_t region = is_b ? (int64_t)K->P.bm * K->sa : 0;
+  /* B fragment t of the dual-B GEMM's wave tile: fragments [rn1, 2 rn1) read the second B tile */
+  int rn1 = K->P.wn / mm->n;
+  if (is_b && t >= rn1)
+    region += (int64_t)(t / rn1) * K->P.bn * K->sa, t %= rn1;
   LLVMValueRef w0 = is_b ? K->wave_n0 : K->wave_m0;
   int step = is_b ? mm->n : mm->m;
   LLVMValueRef lane = LLVMBuildMul(b, LLVMBuildAdd(b, w0, ln->row, ""), c32(K, K->sa), "");
@@ -658,7 +681,7 @@ static LLVMValueRef pack_part(gk *K, LLVMValueRef v, int p) {
 static void compute_buffer(gk *K, LLVMValueRef buf, LLVMValueRef *acc) {
   LLVMBuilderRef b = K->cb->b;
   const gemm_mma *mm = &K->mm;
-  int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n;
+  int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n * K->nbm;
   LLVMValueRef base = LLVMBuildMul(b, buf, c32(K, K->buf_bytes), "");
   gemm_lane la = gemm_mma_lane(K->cb, mm, K->lane, false), lb = gemm_mma_lane(K->cb, mm, K->lane, true);
   LLVMValueRef *fa = calloc((size_t)rm, sizeof(LLVMValueRef)), *fb = calloc((size_t)rn, sizeof(LLVMValueRef));
@@ -813,7 +836,7 @@ static void kloop_mfma(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValueRe
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
   const gemm_mma *mm = &K->mm;
-  mloop L = {.rm = K->P.wm / mm->m, .rn = K->P.wn / mm->n};
+  mloop L = {.rm = K->P.wm / mm->m, .rn = K->P.wn / mm->n * K->nbm};
   L.nf = L.rm + L.rn, L.G = K->P.bk / (mm->k * mm->pack), L.n = L.rm * L.rn * mm->pack;
   L.c = (L.nf + 2) / 3 < L.n ? (L.nf + 2) / 3 : L.n - 1;
   if (L.c < 1)
@@ -1016,17 +1039,11 @@ static LLVMValueRef out_view_offset(gk *K, const op *t, LLVMValueRef m, LLVMValu
   return off;
 }
 
-/* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n); for a
- * convolution m is the output pixel (gemm_conv_out_pixel). */
-static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
+/* The anchor's result element of accumulator accv at column n: + bias, rounded to the result
+ * type (integers wrapped). */
+static LLVMValueRef anchor_value(gk *K, LLVMValueRef accv, LLVMValueRef n) {
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
-  LLVMValueRef row = m;
-  if (K->kind == GK_MATMUL)
-    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
-  LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
-  if (splits_k(K) && !K->fixing)
-    return store_partial(K, accv, lin);
   LLVMValueRef x = accv;
   if (K->bias_last && (K->out_t == ET_F16 || K->out_t == ET_BF16))
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
@@ -1047,11 +1064,28 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     x = LLVMBuildFPTrunc(b, x, cg_elem_type(cb, K->out_t), "");
   if (K->mm.int_acc)
     x = cg_int_wrap(cb, x, K->out_t);
+  return x;
+}
+
+/* acc (+ bias) -> anchor result -> epilogue ops -> stores, for output (m, n); for a
+ * convolution m is the output pixel (gemm_conv_out_pixel). The dual-B GEMM's second result
+ * (K->acc2) enters beside the first, each op of the epilogue reading either or both. */
+static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef row = m;
+  if (K->kind == GK_MATMUL)
+    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
+  LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
+  if (splits_k(K) && !K->fixing)
+    return store_partial(K, accv, lin);
   memset(cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
-  cur[K->anchor->results[0]->id] = x;
+  if (K->anchor2)
+    cur[K->anchor2->results[0]->id] = anchor_value(K, K->acc2, n);
+  cur[K->anchor->results[0]->id] = anchor_value(K, accv, n);
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
-    if (o == K->anchor || op_table[o->kind].family == FAM_CONST || !in_slice(K, o) ||
+    if (o == K->anchor || o == K->anchor2 || op_table[o->kind].family == FAM_CONST || !in_slice(K, o) ||
         part_is_operand_view(K->k, o))
       continue;
     if (part_is_output_view(K->k, o)) { /* the same element, stored through its strides */
@@ -1101,7 +1135,7 @@ static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
   const gemm_mma *mm = &K->mm;
-  int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n;
+  int rm = K->P.wm / mm->m, rn = K->P.wn / mm->n, row = rn * K->nbm;
   bool guard = K->pb.m % K->P.bm || K->pb.n % K->P.bn || K->cv.transpose;
   LLVMValueRef *cur = calloc((size_t)K->g->nvalues, sizeof(LLVMValueRef));
   bool ok = true;
@@ -1114,7 +1148,8 @@ static bool emit_epilogue(gk *K, LLVMValueRef *acc) {
                                       LLVMBuildAdd(b, r, c32(K, (int64_t)i * mm->m), ""), "");
         LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildAdd(b, K->n0, K->wave_n0, ""),
                                       LLVMBuildAdd(b, c, c32(K, (int64_t)j * mm->n), ""), "");
-        LLVMValueRef x = LLVMBuildExtractElement(b, acc[i * rn + j], c32(K, e), "");
+        LLVMValueRef x = LLVMBuildExtractElement(b, acc[i * row + j], c32(K, e), "");
+        K->acc2 = K->anchor2 ? LLVMBuildExtractElement(b, acc[i * row + rn + j], c32(K, e), "") : NULL;
         LLVMBasicBlockRef next = NULL;
         LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, m, c32(K, K->pb.m), ""),
                                        LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
@@ -1257,7 +1292,7 @@ static void kloop_simple(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValue
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
   const gemm_params *P = &K->P;
-  int nacc = (P->wm / K->mm.m) * (P->wn / K->mm.n);
+  int nacc = (P->wm / K->mm.m) * (P->wn / K->mm.n) * K->nbm;
   LLVMValueRef *phis = calloc((size_t)nacc, sizeof(LLVMValueRef));
   LLVMTypeRef acc_t = gemm_mma_acc_type(cb, &K->mm);
   /* prologue: the first tile into buffer 0 */
@@ -1279,7 +1314,7 @@ static void kloop_simple(gk *K, LLVMValueRef kbeg, LLVMValueRef count, LLVMValue
   load_tile(K, LLVMBuildAdd(b, kbeg, LLVMBuildSelect(b, more, next, kt, ""), ""), av, bv);
   compute_buffer(K, LLVMBuildAnd(b, kt, c32(K, 1), ""), acc);
   store_tile(K, LLVMBuildAnd(b, next, c32(K, 1), ""), av, bv);
-  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n;
+  int rm = P->wm / K->mm.m, rn = P->wn / K->mm.n * K->nbm;
   int kgroups = P->bk / (K->mm.k * K->mm.pack), step = nacc * K->mm.pack;
   gemm_mma_pipeline(cb, &K->mm, K->na + K->nb, kgroups * (rm + rn), kgroups * step,
                     (kgroups - 1) * step + rm + rn - 1, K->na + K->nb * (K->pb.b_kcontig ? 1 : P->vb));
@@ -1342,6 +1377,9 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   } else {
     K->a_ptr = cg_operand_ptr(cb, K->k, K->src[0] ? K->src[0] : K->anchor->operands[0]);
     K->b_ptr = cg_operand_ptr(cb, K->k, K->src[1] ? K->src[1] : K->anchor->operands[1]);
+    K->b2_ptr = K->anchor2 ? cg_operand_ptr(cb, K->k, K->anchor2->operands[1]) : NULL;
+    if (K->anchor2 && !K->b2_ptr)
+      return false;
   }
   bool bias = K->kind != GK_MATMUL && K->k->role != KR_PARTIAL;
   K->bias_ptr = bias ? cg_operand_ptr(cb, K->k, K->anchor->operands[2]) : NULL;
@@ -1379,14 +1417,15 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   make_rsrcs(K);
 
   LLVMValueRef *av = calloc((size_t)K->na, sizeof(LLVMValueRef)), *bv = calloc((size_t)K->nb, sizeof(LLVMValueRef));
-  LLVMValueRef *acc = calloc((size_t)(P->wm / K->mm.m) * (size_t)(P->wn / K->mm.n), sizeof(LLVMValueRef));
+  int nacc = (P->wm / K->mm.m) * (P->wn / K->mm.n) * K->nbm;
+  LLVMValueRef *acc = calloc((size_t)nacc, sizeof(LLVMValueRef));
   /* wave tiles whose accumulators fill gfx908's separate AGPR budget keep the single-tile loop
    * (gemm_mma_pipelined: the pipelined loop's second fragment set spilled there) */
-  if (gemm_mma_pipelined(cb->target->info, &K->mm, P->wm, P->wn))
+  if (gemm_mma_pipelined(cb->target->info, &K->mm, P->wm, P->wn * K->nbm))
     kloop_mfma(K, kbeg, count, acc);
   else
     kloop_simple(K, kbeg, count, av, bv, acc);
-  gemm_mma_keep(cb, &K->mm, acc, (P->wm / K->mm.m) * (P->wn / K->mm.n));
+  gemm_mma_keep(cb, &K->mm, acc, nacc);
   bool ok = !cb->failed && emit_epilogue(K, acc);
   if (ok && K->k->role == KR_FIXUP)
     ok = emit_fixup(K, gid);
@@ -1463,7 +1502,7 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   K->mem = pb->in == ET_BF16 ? cb->i16 : elem_type_is_f8(pb->in) ? cb->i8 : cg_elem_type(cb, pb->in);
   K->les = gemm_lds_elem_bytes(&K->mm);
   K->sa = gemm_lds_row_bytes(P, &K->mm);
-  K->buf_bytes = (P->bm + P->bn) * K->sa;
+  K->buf_bytes = (P->bm + P->bn * K->nbm) * K->sa;
   int64_t groups = grid_groups(K);
   bool partial = splits_k(K);
   int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
@@ -1485,9 +1524,10 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
     free(access);
     return false;
   }
-  bool ok = K->k->ngemm > 1 ? emit_grouped(K, gid, groups) : emit_gemm(K, gid);
+  bool grouped = K->k->ngemm > 1 && !K->anchor2;
+  bool ok = grouped ? emit_grouped(K, gid, groups) : emit_gemm(K, gid);
 
-  groups *= split * (K->k->ngemm > 1 ? K->k->ngemm : 1);
+  groups *= split * (grouped ? K->k->ngemm : 1);
   cg_launch_1d(info, K->k, K->threads, groups, groups * K->threads, 1, access);
   char key[160];
   gemm_problem_key(pb, key, sizeof key);
@@ -1512,6 +1552,10 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
    * (tosac-bundle quality charges those bytes, not the whole result buffer) */
   if (K->kind == GK_CONV && K->cv.one_phase && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"phase\":%d}", K->cv.phase);
+  tl = strlen(info->tuning);
+  /* the dual-B GEMM: two B operands per tile (the report's flops and MFMAs per K step) */
+  if (K->anchor2 && tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"b_operands\":%d}", K->nbm);
   tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d%s}", split,
@@ -1579,15 +1623,18 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   if (k->role == KR_IM2COL)
     return cg_emit_im2col(cb, k, info); /* kernel_im2col.c */
   (void)p;
-  gk K = {.cb = cb, .g = g, .k = k, .anchor = k->anchor};
+  gk K = {.cb = cb, .g = g, .k = k, .anchor = k->anchor, .nbm = 1};
   bool ok = false;
   char err[256];
   if (!K.anchor) {
     diag_error_noloc(cb->diag, "kernel '%s': GEMM kernel without an anchor op", k->name);
     goto out;
   }
+  if (k->dual_b) /* partition/group.c: two matmuls of one A and equal types */
+    K.anchor2 = k->gemm_anchors[1], K.nbm = 2;
   if (!describe(&K, cb->diag))
     goto out;
+  K.pb.nb = K.anchor2 ? 2 : 0; /* 0: one B, as cg_gemm_problem leaves it */
   char warn[600];
   if (!cg_tune_gemm(cb->target->info, &K.pb, cb->perf_config, cb->tuning_db, &K.P, &K.mm,
                     &K.source, warn, sizeof warn, err, sizeof err)) {
@@ -1621,6 +1668,7 @@ bool cg_gemm_kernel_problem(const target_info *t, const part_kernel *k, gemm_pro
   if (!k->anchor || k->role == KR_IM2COL || k->role == KR_COMBINE || !describe(&K, NULL))
     return false;
   *pb = K.pb;
+  pb->nb = k->dual_b ? 2 : 0;
   return true;
 }
 
@@ -1646,4 +1694,13 @@ bool cg_gemm_shape(const target_info *t, const op *anchor, const part_kernel *ke
   *ksteps = (K.pb.k + P.bk - 1) / P.bk;
   *k = K.pb.k;
   return true;
+}
+
+bool cg_tune_gemm_skinny(const target_info *t, const op *anchor) {
+  gk K = {.anchor = anchor, .t = t};
+  gemm_params P;
+  gemm_mma mm;
+  char err[256];
+  return anchor && describe(&K, NULL) &&
+         cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err) && P.kwaves > 0;
 }

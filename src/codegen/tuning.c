@@ -798,13 +798,13 @@ typedef struct heur_memo {
 } heur_memo;
 static heur_memo heur_table[HEUR_MEMO_SLOTS];
 /* heur_same compares every field: a field added to gemm_problem must be added there. */
-_Static_assert(sizeof(gemm_problem) == 80, "gemm_problem changed: update heur_slot and heur_same");
+_Static_assert(sizeof(gemm_problem) == 88, "gemm_problem changed: update heur_slot and heur_same");
 static pthread_mutex_t heur_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t heur_slot(const target_info *t, const gemm_problem *pb) {
   uint64_t h = (uint64_t)(uintptr_t)t;
   int64_t f[] = {pb->batch, pb->m, pb->n, pb->k, pb->in, pb->zero_points, pb->a_contig,
-                 pb->b_contig, pb->b_kcontig, pb->k_run};
+                 pb->b_contig, pb->b_kcontig, pb->k_run, pb->nb};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     h = (h ^ (uint64_t)f[i]) * 0x100000001b3ull;
   for (const char *c = pb->op ? pb->op : ""; *c; c++)
@@ -817,7 +817,7 @@ static bool heur_same(const heur_memo *e, const target_info *t, const gemm_probl
   return e->t == t && q->batch == pb->batch && q->m == pb->m && q->n == pb->n && q->k == pb->k &&
          q->in == pb->in && q->zero_points == pb->zero_points && q->a_contig == pb->a_contig &&
          q->b_contig == pb->b_contig && q->b_kcontig == pb->b_kcontig && q->k_run == pb->k_run &&
-         !strcmp(e->op, pb->op ? pb->op : "");
+         q->nb == pb->nb && !strcmp(e->op, pb->op ? pb->op : "");
 }
 
 bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
@@ -1252,10 +1252,11 @@ static const char *db_find(const cg_tuning_db *db, const char *target, const cha
 }
 
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size) {
-  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s%s", pb->op ? pb->op : "gemm",
+  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s%s%s", pb->op ? pb->op : "gemm",
            (long long)pb->batch, (long long)pb->m, (long long)pb->n, (long long)pb->k,
            elem_type_name(pb->in), (long long)pb->a_contig, (long long)pb->b_contig,
-           pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "", pb->acc64 ? ":acc64" : "");
+           pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "", pb->acc64 ? ":acc64" : "",
+           pb->nb > 1 ? ":dual" : "");
 }
 
 bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,

@@ -106,9 +106,9 @@ static char *spec_of(const part_kernel *k) {
   origin_build(&m, k);
   fprintf(
       f,
-      "family %d role %d split %d phase %d alias %d ngemm %d causal %lld iter ",
+      "family %d role %d split %d phase %d alias %d ngemm %d dual %d causal %lld iter ",
       (int)k->family, (int)k->role, k->split_count, k->phase,
-      (int)k->args_alias, k->ngemm,
+      (int)k->args_alias, k->ngemm, (int)k->dual_b,
       k->causal ? (long long)k->causal_offset : -1ll);
   put_type(f, &k->iter);
   if (k->slot.v)

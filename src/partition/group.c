@@ -1,7 +1,9 @@
-/* group.c: horizontal fusion of GEMMs that read the same A operand (the Q, K and V
- * projections of attention): their fusion groups become one grouped GEMM kernel whose grid
- * covers every GEMM, each with its own constant B, epilogue and outputs (docs/partitioning.md,
- * "Grouped GEMMs"). TOSAC_NO_GEMM_GROUPING=1 (or TOSAC_NO_FUSION=1) groups nothing. */
+/* group.c: horizontal fusion of GEMMs that read the same A operand: the Q, K and V projections
+ * of attention become one grouped GEMM kernel whose grid covers every GEMM, each with its own
+ * constant B, epilogue and outputs (docs/partitioning.md, "Grouped GEMMs"); two GEMMs whose
+ * results one epilogue combines (GPT's silu(gate) * up) become one dual-B GEMM, each tile
+ * multiplying A by both B operands ("Dual-B GEMMs"). TOSAC_NO_GEMM_GROUPING=1 (or
+ * TOSAC_NO_FUSION=1) merges nothing, TOSAC_DUAL_GEMM=0 no dual-B GEMM. */
 #include "partition.h"
 
 #include <stdlib.h>
@@ -12,15 +14,29 @@ bool part_gemm_grouping_disabled(void) {
   return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled();
 }
 
+/* TOSAC_DUAL_GEMM: unset or empty = where the single GEMM takes the tile kernel, 0 = never,
+ * 1 = also where it takes the skinny kernel (the dual-B tile kernel then replaces two skinny
+ * ones: for the estimate's comparison). */
+static int dual_gemm_switch(void) {
+  const char *e = getenv("TOSAC_DUAL_GEMM");
+  return !e || !*e ? -1 : strcmp(e, "0") != 0;
+}
+
+bool part_dual_gemm_disabled(void) { return dual_gemm_switch() == 0 || part_gemm_grouping_disabled(); }
+
 static bool is_const_value(const value *v) {
   v = part_view_root(v);
   return v->def && op_table[v->def->kind].family == FAM_CONST;
 }
 
-/* The matmul of group grp when the group is a plain GEMM with a constant B and an
- * elementwise epilogue on it only (every other op reads an op of the group) whose outside
- * operands come from groups before `before` (or are arguments / constants); else NULL. */
-static const op *groupable(const op *const *ops, int nops, const int *group_of, int grp, int before) {
+/* The matmul of group grp when the group is a plain GEMM with an elementwise epilogue on it
+ * only (every other op reads an op of the group, or of group `partner`, directly) whose outside
+ * operands come from groups before `before` (or are arguments / constants); B is a constant
+ * (any_b: or any value from before `before`); else NULL. *reads_partner: whether an op reads
+ * group partner's (-1: none). */
+static const op *pairable(const op *const *ops, int nops, const int *group_of, int grp, int before, int partner,
+                          bool any_b, bool *reads_partner) {
+  *reads_partner = false;
   const op *mm = NULL;
   for (int i = 0; i < nops; i++) {
     const op *o = ops[i];
@@ -31,7 +47,11 @@ static const op *groupable(const op *const *ops, int nops, const int *group_of, 
       return NULL;
   }
   /* float only: integer GEMMs carry zero points, which the slices would have to share */
-  if (!mm || mm->noperands < 2 || mm->operands[0]->type->rank != 3 || !is_const_value(mm->operands[1]) ||
+  if (!mm || mm->noperands < 2)
+    return NULL;
+  const op *bdef = part_view_root(mm->operands[1])->def;
+  if (mm->operands[0]->type->rank != 3 ||
+      !(is_const_value(mm->operands[1]) || (any_b && (!bdef || group_of[bdef->id] < before))) ||
       !elem_type_is_float(mm->operands[0]->type->elem) || elem_type_is_f8(mm->operands[0]->type->elem))
     return NULL;
   for (int i = 0; i < nops; i++) {
@@ -42,7 +62,8 @@ static const op *groupable(const op *const *ops, int nops, const int *group_of, 
     for (int j = 0; j < o->noperands; j++) {
       /* read directly (not through a view): codegen finds the epilogue by operand edges */
       const op *d = o->operands[j]->def;
-      if (d && group_of[d->id] == grp) {
+      if (d && (group_of[d->id] == grp || (partner >= 0 && group_of[d->id] == partner))) {
+        *reads_partner |= group_of[d->id] == partner;
         inner = true;
         continue;
       }
@@ -54,6 +75,11 @@ static const op *groupable(const op *const *ops, int nops, const int *group_of, 
       return NULL;
   }
   return mm;
+}
+
+static const op *groupable(const op *const *ops, int nops, const int *group_of, int grp, int before) {
+  bool partner;
+  return pairable(ops, nops, group_of, grp, before, -1, false, &partner);
 }
 
 /* The ops of each group in graph order: group grp's are ops[at[grp]] .. ops[at[grp + 1] - 1]
@@ -73,6 +99,24 @@ static const op **ops_by_group(const graph *g, const int *group_of, int ngroups,
   }
   *at_out = at;
   return ops;
+}
+
+/* Group grp becomes group into[grp] (an earlier one, or itself); the numbers are compacted in
+ * launch order, grouped[] moves with them. Returns the new group count. */
+static int relabel(const graph *g, int *group_of, int ngroups, const int *into, char *grouped) {
+  int *num = malloc(sizeof(int) * ((size_t)ngroups + 1)), n = 0;
+  for (int grp = 0; grp < ngroups; grp++)
+    num[grp] = into[grp] == grp ? n++ : -1;
+  char *kept = calloc((size_t)ngroups + 1, 1);
+  for (int grp = 0; grp < ngroups; grp++)
+    kept[num[into[grp]]] |= grouped[grp];
+  for (int i = 0; i < g->nops; i++)
+    if (group_of[g->ops[i]->id] >= 0)
+      group_of[g->ops[i]->id] = num[into[group_of[g->ops[i]->id]]];
+  memcpy(grouped, kept, (size_t)ngroups + 1);
+  free(kept);
+  free(num);
+  return n;
 }
 
 /* Merges groups in place (group_of relabelled, numbers compacted in launch order); returns
@@ -101,24 +145,63 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
           !tensor_type_equal(mm[j]->operands[0]->type, mm[first]->operands[0]->type) ||
           !groupable(members + at[j], at[j + 1] - at[j], group_of, j, first))
         continue;
-      into[j] = first, grouped[first] = 1, any = true;
+      into[j] = first, grouped[first] = GROUP_GEMMS, any = true;
     }
   }
-  if (any) {
-    int *num = malloc(sizeof(int) * ((size_t)ngroups + 1)), n = 0;
-    for (int grp = 0; grp < ngroups; grp++)
-      num[grp] = into[grp] == grp ? n++ : -1;
-    char *kept = calloc((size_t)ngroups + 1, 1);
-    for (int grp = 0; grp < ngroups; grp++)
-      kept[num[into[grp]]] |= grouped[grp];
-    for (int i = 0; i < g->nops; i++)
-      if (group_of[g->ops[i]->id] >= 0)
-        group_of[g->ops[i]->id] = num[into[group_of[g->ops[i]->id]]];
-    memcpy(grouped, kept, (size_t)ngroups + 1);
-    ngroups = n;
-    free(kept);
-    free(num);
+  if (any)
+    ngroups = relabel(g, group_of, ngroups, into, grouped);
+  free(into);
+  free(mm);
+  free(members);
+  free(at);
+  return ngroups;
+}
+
+/* The same A value and the same A, B and result types: one tile loop serves both GEMMs. */
+static bool same_problem(const op *x, const op *y) {
+  return part_view_root(x->operands[0]) == part_view_root(y->operands[0]) &&
+         tensor_type_equal(x->operands[0]->type, y->operands[0]->type) &&
+         tensor_type_equal(x->operands[1]->type, y->operands[1]->type) &&
+         tensor_type_equal(x->results[0]->type, y->results[0]->type);
+}
+
+int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped) {
+  if (part_dual_gemm_disabled() || ngroups < 2)
+    return ngroups;
+  int *into = malloc(sizeof(int) * ((size_t)ngroups + 1));
+  const op **mm = calloc((size_t)ngroups + 1, sizeof(op *));
+  bool any = false, partner;
+  int *at;
+  const op **members = ops_by_group(g, group_of, ngroups, &at);
+  /* each group's matmul when it is one with an elementwise epilogue: the cheap filter of the
+   * pairs (the same A) before the full test */
+  for (int grp = 0; grp < ngroups; grp++) {
+    into[grp] = grp;
+    for (int i = at[grp]; i < at[grp + 1] && !grouped[grp]; i++)
+      if (members[i]->kind == OP_MATMUL) {
+        mm[grp] = members[i];
+        break;
+      }
   }
+  for (int first = 0; first < ngroups; first++) {
+    if (!mm[first] || into[first] != first ||
+        !pairable(members + at[first], at[first + 1] - at[first], group_of, first, first, -1, true, &partner))
+      continue;
+    for (int j = first + 1; j < ngroups; j++) {
+      if (!mm[j] || into[j] != j || part_view_root(mm[j]->operands[0]) != part_view_root(mm[first]->operands[0]) ||
+          !pairable(members + at[j], at[j + 1] - at[j], group_of, j, first, first, true, &partner) || !partner ||
+          !same_problem(mm[first], mm[j]))
+        continue;
+      /* the skinny kernel (decode, M <= 16) streams each B once at the bandwidth: a tile kernel
+       * for both would waste its matrix rows (docs/partitioning.md, "Dual-B GEMMs") */
+      if (dual_gemm_switch() < 1 && cg_tune_gemm_skinny(t, mm[first]))
+        break;
+      into[j] = first, grouped[first] = GROUP_DUAL, any = true;
+      break;
+    }
+  }
+  if (any)
+    ngroups = relabel(g, group_of, ngroups, into, grouped);
   free(into);
   free(mm);
   free(members);

@@ -66,6 +66,14 @@ bool part_rownorm_disabled(void);
  * TOSAC_NO_GEMM_GROUPING=1 (or TOSAC_NO_FUSION=1) merges none. */
 int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped);
 bool part_gemm_grouping_disabled(void);
+enum { GROUP_GEMMS = 1, GROUP_DUAL = 2 }; /* grouped[]: a grouped GEMM, a dual-B GEMM */
+/* group.c: two fusion groups, float matmuls (rank 3) of the same A with equal B and result
+ * types, each with an elementwise epilogue, the later one's reading the earlier one's results
+ * (GPT's silu(gate) * up), merge into one dual-B GEMM kernel (grouped[] = GROUP_DUAL; after
+ * part_group_gemms, never a group it merged); not where t's single GEMM takes the skinny
+ * kernel (TOSAC_DUAL_GEMM=1: there too). TOSAC_DUAL_GEMM=0 or TOSAC_NO_GEMM_GROUPING=1: none. */
+int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped);
+bool part_dual_gemm_disabled(void);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's

@@ -767,6 +767,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
 
   char *grouped = arena_alloc(tmp, (size_t)ngroups + 1);
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
+  ngroups = part_pair_gemms(g, t->info, group_of, ngroups, grouped);
   b.readers = summarise_readers(tmp, g, group_of);
   bucket_groups(&b, group_of, ngroups);
   char *in_place = arena_alloc(tmp, (size_t)g->nops + 1);
@@ -812,6 +813,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     const op *att = grouped[grp] ? NULL : attention_anchor(k);
     if (grouped[grp])
       group_anchors(a, k);
+    k->dual_b = grouped[grp] == GROUP_DUAL;
     const op *mx = grouped[grp] || att ? NULL : mx_anchor(k);
     if (mx) {
       k->anchor = mx, k->family = KF_MXGEMM;
@@ -835,6 +837,8 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
       snprintf(k->name, sizeof k->name, "tosac_k%d_attention", k->id);
     else if (mx)
       snprintf(k->name, sizeof k->name, "tosac_k%d_mxgemm", k->id);
+    else if (k->dual_b)
+      snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_dual", k->id);
     else if (k->ngemm)
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
     else if (k->family == KF_ROWNORM) {

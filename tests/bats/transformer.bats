@@ -203,7 +203,8 @@ for t in ("gfx942", "gfx950"):
   TOSAC_NO_GEMM_GROUPING=1 TOSAC_NO_ROW_FUSION=1 TOSAC_NO_ATTENTION_FUSION=1 run "$TOSAC" bert.mlir --offload-arch=gfx1100 --emit=partitions
   assert_line "target gfx1100: 48 kernels, 48 launches, workspace 5120 bytes"
   # per block: RMS norm, grouped QKV GEMM, attention, out-projection + residual, RMS norm, gate
-  # and up GEMMs (the up GEMM's epilogue multiplies by the gate's output: not groupable), down
+  # and up GEMMs (8 tokens: two skinny kernels, no dual-B GEMM; longer sequences make them one,
+  # dual_gemm.bats), down
   run "$TOSAC" gpt.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 16 kernels, 16 launches, workspace 6144 bytes"
   assert_equal "$(echo "$output" | grep -c '_rownorm over tensor<1x8x32xf32>')" 4

@@ -378,8 +378,8 @@ static void ceiling(const target_info *t, const tb_gemm_desc *d, double t_mma, d
   double ideal = t_mma > t_mem ? t_mma : t_mem, lat = cg_tune_memory_cycles(t, 1, 0);
   double simds = (double)t->cus * t->simds_per_cu, grid = t_mma;
   if (d) {
-    double pieces = (double)d->batch * ceil((double)d->m / CEIL_TILE_MN) *
-                    ceil((double)d->n / CEIL_TILE_MN) * fmax(1, floor((double)d->k_useful / CEIL_TILE_K));
+    double pieces = (double)d->batch * ceil((double)d->m / CEIL_TILE_MN) * ceil((double)d->n * d->nb / CEIL_TILE_MN) *
+                    fmax(1, floor((double)d->k_useful / CEIL_TILE_K));
     grid = t_mma * simds / fmin(simds, pieces);
   }
   double least = fmax(ideal, fmax(lat, grid));
@@ -568,6 +568,7 @@ double tb_peak_per_cu_clk(const target_info *t, const char *mnemonic, const char
 
 bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes, tb_gemm_desc *d) {
   memset(d, 0, sizeof *d);
+  d->nb = 1;
   snprintf(d->problem, sizeof d->problem, "%s", tb_jstr(tuning, "problem"));
   snprintf(d->instr, sizeof d->instr, "%s", instr);
   char opname[32];
@@ -590,6 +591,7 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
   d->gemv = strcmp(tb_jstr(tuning, "kernel"), "gemv") == 0;
   d->im2col = strcmp(tb_jstr(tuning, "kernel"), "im2col") == 0;
   d->kpad = tb_jint(tuning, "kpad", 0), d->vw = tb_jint(tuning, "vector_width", 1);
+  d->nb = tb_jint(tuning, "b_operands", 1) > 1 ? tb_jint(tuning, "b_operands", 1) : 1;
   d->mm_m = d->mm_n = d->mm_k = 1;
   sscanf(tb_jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);
   d->bytes = bytes;
@@ -652,13 +654,13 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   snprintf(out->model, sizeof out->model, "%s", q.model);
   out->loop_len = q.loop_len, out->loop_cycles = q.loop_cycles, out->share = q.share;
   /* roofline: K steps of one loop iteration from its instruction count */
-  double per_tile = fma ? 0 : (double)(d->wm / d->mm_m) * (d->wn / d->mm_n) * (d->bk / d->mm_k);
+  double per_tile = fma ? 0 : (double)(d->wm / d->mm_m) * (d->wn / d->mm_n) * (d->bk / d->mm_k) * d->nb;
   double steps_per_iter = per_tile > 0 && q.loop_mma ? q.loop_mma / per_tile : 1;
   if (q.loop_cycles > 0 && d->m > 0) {
     double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn) * d->split;
     double iters = ceil(ceil((double)d->k / d->bk) / d->split / steps_per_iter);
     double rounds = ceil(tiles * d->waves / ((double)t->cus * t->simds_per_cu));
-    double flops = 2.0 * d->batch * d->m * d->n * d->k_useful;
+    double flops = 2.0 * d->batch * d->m * d->n * d->k_useful * d->nb;
     double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz; /* bytes per clock */
     double t_mma = flops / (tb_peak_per_cu_clk(t, d->instr, d->type) * t->cus), t_mem = d->bytes / bpc;
     /* the loops' issue time, but never faster than moving the buffers once at the rate Little's

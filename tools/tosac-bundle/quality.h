@@ -26,6 +26,8 @@ typedef struct tb_gemm_desc {
                          * rows (m + n) x kpad written, vector_width elements per work-item;
                          * rated by the memory model */
   int kpad, vw;
+  int nb;               /* B operands per tile: 2 for the dual-B GEMM ("b_operands"; flops and
+                         * matrix instructions per K step of both GEMMs), else 1 */
   double bytes;         /* the kernel's buffers, each read or written once */
 } tb_gemm_desc;
 /* From a tuning object (manifest or cg_kernel_info.tuning) and the instruction mnemonic. */
