@@ -828,6 +828,12 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty);
  * given): the estimate at that P. */
 int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
                     int64_t D, int64_t Dv, int eb, double *est_us);
+/* Whether that attention takes the decode kernel (kernel_attention_decode.c): few query rows,
+ * on MFMA targets only where its estimate beats the flash kernel's (TOSAC_ATTENTION_DECODE=0/1
+ * forces it off/on where it fits). */
+#define CG_DECODE_ROWS 4
+bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv,
+                              int eb);
 /* The same estimate at a given P. */
 void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
                         int64_t D, int64_t Dv, int eb, int P, double *est_us);
