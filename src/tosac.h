@@ -834,6 +834,9 @@ int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
 #define CG_DECODE_ROWS 4
 bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv,
                               int eb);
+/* Key passes per loop iteration of the decode kernel over chunks of `chunk` keys, `slots` keys
+ * per pass (1 to 4). */
+int64_t cg_tune_decode_unroll(int64_t chunk, int64_t slots);
 /* The same estimate at a given P. */
 void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
                         int64_t D, int64_t Dv, int eb, int P, double *est_us);

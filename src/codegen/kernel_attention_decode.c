@@ -6,8 +6,8 @@
  * all S rows, and one chunk of keys. Its lanes are spread over keys and the
  * head dimension: G lanes (a power of two) share a key, each holding `vec`
  * elements of the head (one 16-byte load of K and of V per key), so one pass of
- * the work-group covers DEC_LANES / G keys, DEC_UNROLL passes per loop
- * iteration. Per key a lane multiplies its part of K with its part of each Q
+ * the work-group covers DEC_LANES / G keys, `unroll` passes per loop iteration
+ * (as many as the chunk holds, at most 4: the loads in flight per lane). Per key a lane multiplies its part of K with its part of each Q
  * row, the G partial dot products are summed across the lanes (ds_swizzle
  * butterflies), the score ops apply, and each lane keeps a running max, sum and
  * its part of the output row per query row (online softmax, one rescale per
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DEC_LANES = 256, DEC_UNROLL = 2, DEC_MAX_VEC = 8, DEC_MAX_GROUP = 32 };
+enum { DEC_LANES = 256, DEC_MAX_UNROLL = 4, DEC_MAX_VEC = 8, DEC_MAX_GROUP = 32 };
 
 typedef struct dec {
   att *A;
@@ -30,6 +30,7 @@ typedef struct dec {
   int group;       /* G: lanes per key */
   int slots;       /* keys per pass of the work-group */
   int rows;        /* S */
+  int unroll; /* key passes per loop iteration */
   bool kvec, vvec; /* K (V) rows contiguous along the head dim: one vector load
                       per part */
   LLVMValueRef lane, part,
@@ -199,7 +200,7 @@ static LLVMValueRef acc_at(dec *Dc, row_state *rs, int e) {
       2, "");
 }
 
-/* One loop iteration: DEC_UNROLL keys per lane group, from t0 + u * slots +
+/* One loop iteration: `unroll` keys per lane group, from t0 + u * slots +
  * slot. */
 static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
                       LLVMValueRef b, LLVMValueRef t0, LLVMValueRef kend,
@@ -207,11 +208,11 @@ static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
   att *A = Dc->A;
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
-  LLVMValueRef kx[DEC_UNROLL][DEC_MAX_VEC], vx[DEC_UNROLL][DEC_MAX_VEC],
-      key[DEC_UNROLL], valid[DEC_UNROLL];
+  LLVMValueRef kx[Dc->unroll][DEC_MAX_VEC], vx[Dc->unroll][DEC_MAX_VEC],
+      key[Dc->unroll], valid[Dc->unroll];
   LLVMValueRef last = LLVMBuildSub(bl, kend, ix(Dc, 1), "");
   LLVMValueRef slot = LLVMBuildZExt(bl, Dc->slot, A->it, "");
-  for (int u = 0; u < DEC_UNROLL;
+  for (int u = 0; u < Dc->unroll;
        u++) { /* every load first: all of them in flight */
     LLVMValueRef k = LLVMBuildAdd(
         bl, t0, LLVMBuildAdd(bl, slot, ix(Dc, (int64_t)u * Dc->slots), ""),
@@ -222,9 +223,9 @@ static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
     load_part(Dc, A->v, 1, 2, Dc->vvec, b, key[u], dv, vx[u]);
   }
   for (int r = 0; r < Dc->rows; r++) {
-    LLVMValueRef s[DEC_UNROLL];
+    LLVMValueRef s[DEC_MAX_UNROLL];
     LLVMValueRef m = cg_load(cb, cb->f32, st[r].m, 4), mx = m;
-    for (int u = 0; u < DEC_UNROLL; u++) {
+    for (int u = 0; u < Dc->unroll; u++) {
       LLVMValueRef dot = LLVMBuildFMul(bl, q[r][0], kx[u][0], "");
       for (int e = 1; e < Dc->vec; e++)
         dot = LLVMBuildFAdd(bl, dot, LLVMBuildFMul(bl, q[r][e], kx[u][e], ""),
@@ -246,8 +247,8 @@ static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
     LLVMValueRef alpha = fexp(Dc, LLVMBuildFSub(bl, m, ms, ""));
     LLVMValueRef l = LLVMBuildFMul(bl, cg_load(cb, cb->f32, st[r].l, 4), alpha,
                                    ""),
-                 p[DEC_UNROLL];
-    for (int u = 0; u < DEC_UNROLL; u++) {
+                 p[DEC_MAX_UNROLL];
+    for (int u = 0; u < Dc->unroll; u++) {
       if (!(p[u] = fexp(Dc, LLVMBuildFSub(bl, s[u], ms, ""))))
         return false;
       l = LLVMBuildFAdd(bl, l, p[u], "");
@@ -256,7 +257,7 @@ static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
       LLVMValueRef ap = acc_at(Dc, &st[r], e);
       LLVMValueRef a =
           LLVMBuildFMul(bl, cg_load(cb, cb->f32, ap, 4), alpha, "");
-      for (int u = 0; u < DEC_UNROLL; u++)
+      for (int u = 0; u < Dc->unroll; u++)
         a = LLVMBuildFAdd(bl, a, LLVMBuildFMul(bl, p[u], vx[u][e], ""), "");
       cg_store(cb, a, ap, 4);
     }
@@ -277,6 +278,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   dec *Dc = &D;
   D.kvec = D.vec > 1 && contiguous(Dc, A->kt, 2, 1);
   D.vvec = D.vec > 1 && contiguous(Dc, A->v, 1, 2);
+  D.unroll = (int)cg_tune_decode_unroll(chunk, D.slots);
   int ws = cb->target->info->wave_size, waves = DEC_LANES / ws;
   int nargs = k->nin + k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
@@ -340,7 +342,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   cg_loop keys = cg_loop_begin(cb, kstart, kend, "keys");
   if (!iteration(Dc, st, q, b, keys.iv, kend, dk, dv))
     return false;
-  cg_loop_end(cb, &keys, (int64_t)D.slots * DEC_UNROLL);
+  cg_loop_end(cb, &keys, (int64_t)D.slots * D.unroll);
 
   /* merge the key slots of each wave: lanes l and l ^ x (x >= G) hold the same
    * part */
@@ -475,11 +477,11 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
     snprintf(info->tuning, sizeof info->tuning,
              "{\"kernel\":\"decode\",\"block_rows\":%d,\"block_keys\":%d,"
              "\"split_kv\":%d,\"chunk\":%lld}",
-             D.rows, D.slots * DEC_UNROLL, split, (long long)chunk);
+             D.rows, D.slots * D.unroll, split, (long long)chunk);
   else
     snprintf(info->tuning, sizeof info->tuning,
              "{\"kernel\":\"decode\",\"block_rows\":%d,\"block_keys\":%d}",
-             D.rows, D.slots * DEC_UNROLL);
+             D.rows, D.slots * D.unroll);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
   cg_att_add_problem(A, info);
   return !cb->failed;

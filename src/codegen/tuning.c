@@ -1459,7 +1459,7 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
  * Per P the estimate is the larger of
  * - the K/V bytes (and the partials written) at the rate Little's law allows with the resident
  * work-groups' loads in flight: the decode kernel (kernel_attention_decode.c, S <= CG_DECODE_ROWS)
- * one loop iteration's 16-byte K and V loads per lane, DEC_UNROLL keys; the flash kernel (MFMA
+ * one loop iteration's 16-byte K and V loads per lane, up to 4 keys (cg_tune_decode_unroll); the flash kernel (MFMA
  * targets) about two 64-key blocks of K and V per work-group; the portable kernel one 32-key
  * tile;
  * - the issue time: the waves in rounds over the SIMDs, each walking its chunk at the kernel's
@@ -1471,9 +1471,11 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
  * plus, when split, the combine kernel: a dependent launch (the target table's launch_ns), then
  * the partials read and the result written at the rate Little's law allows (one memory latency
  * at least). P is the smallest with the least estimate, kept only when it gains
- * SPLITKV_MIN_GAIN over one kernel (a split costs a launch and workspace).
+ * SPLITKV_MIN_GAIN over one kernel.
  */
-#define SPLITKV_MIN_GAIN 0.2
+/* A split is kept when it gains this share over one kernel: its launch is priced (launch_ns),
+ * the margin keeps near-ties one kernel (no workspace) */
+#define SPLITKV_MIN_GAIN 0.05
 #define SPLITKV_MAX_SPLIT                                                      \
   256 /* the combine kernel merges at most this many chunks */
 #define SPLITKV_WGS_PER_CU                                                     \
@@ -1482,8 +1484,9 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
  * per loop iteration, and work-groups resident per CU (its LDS is a few KiB; its registers,
  * under 64, allow 8 waves per SIMD) */
 #define DECODE_LANES 256
-#define DECODE_UNROLL 2
+#define DECODE_MAX_UNROLL 4
 #define DECODE_WAVES_PER_SIMD 8
+#define DECODE_TIE 0.05
 
 enum { SKV_PORTABLE, SKV_FLASH, SKV_DECODE };
 
@@ -1503,23 +1506,29 @@ static bool decode_shape(const target_info *t, int64_t S, int64_t D, int64_t Dv,
   return n <= 32 && n <= t->wave_size;
 }
 
+int64_t cg_tune_decode_unroll(int64_t chunk, int64_t slots) {
+  int64_t u = chunk / slots;
+  return u < 1 ? 1 : u > DECODE_MAX_UNROLL ? DECODE_MAX_UNROLL : u;
+}
+
 /* The decode kernel's cycles (memory and issue) for one kernel over chunks of `chunk` keys. */
 static double decode_cycles(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv, int eb,
                             int64_t P, double bytes) {
   int vec, g;
   decode_shape(t, S, D, Dv, eb, &vec, &g);
   int64_t chunk = cg_attention_chunk(L, (int)P), slots = DECODE_LANES / g;
+  int64_t unroll = cg_tune_decode_unroll(chunk, slots);
   double wgs = (double)B * P, waves_per_wg = ceil((double)DECODE_LANES / t->wave_size);
   double per_cu = floor((double)DECODE_WAVES_PER_SIMD * t->simds_per_cu / waves_per_wg);
   double resident = fmin(wgs, (double)t->cus * (per_cu < 1 ? 1 : per_cu));
-  double inflight = resident * DECODE_LANES * DECODE_UNROLL * 2.0 * vec * eb;
+  double inflight = resident * DECODE_LANES * unroll * 2.0 * vec * eb;
   double mem = cg_tune_memory_cycles(t, bytes, inflight);
   /* per loop iteration and wave: per key and row the dot's vec multiply-adds, log2 G
    * butterfly steps (exchange and add), the score ops, max, exp and the output's vec
    * multiply-adds; per row the rescale; the loads and the loop's own */
   double lg = log2((double)g);
-  double per_iter = (double)S * (DECODE_UNROLL * (2.0 * vec + 2 * lg + 8) + vec + 8) + 4 * DECODE_UNROLL + 12;
-  double iters = ceil((double)chunk / (slots * DECODE_UNROLL));
+  double per_iter = (double)S * (unroll * (2.0 * vec + 2 * lg + 8) + vec + 8) + 4 * unroll + 12;
+  double iters = ceil((double)chunk / (slots * unroll));
   double lanes = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes < 1 ? 1 : t->wave_size / lanes;
   double simds = (double)t->cus * t->simds_per_cu;
@@ -1588,7 +1597,11 @@ static int splitkv_kind(const target_info *t, int64_t B, int64_t S, int64_t L, i
     return other;
   if (!t->has_mfma || (force && !strcmp(force, "1")))
     return SKV_DECODE;
-  return splitkv_best(t, SKV_DECODE, B, S, L, D, Dv, eb, &pd) <= splitkv_best(t, SKV_FLASH, B, S, L, D, Dv, eb, &pf)
+  /* near-ties go to the decode kernel: the flash estimate's issue term counts each instruction
+   * slot once, where tosac-bundle quality's loop model finds its decode-shaped loop 2x slower
+   * (gfx950, 1 query over 1024 keys: 1.26 us) */
+  return splitkv_best(t, SKV_DECODE, B, S, L, D, Dv, eb, &pd) <=
+                 (1 + DECODE_TIE) * splitkv_best(t, SKV_FLASH, B, S, L, D, Dv, eb, &pf)
              ? SKV_DECODE
              : SKV_FLASH;
 }
