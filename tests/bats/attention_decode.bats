@@ -7,17 +7,16 @@
 # constant causal masks (add, -inf, select; a KV-cache offset), f32, f16 and bf16, and head sizes
 # that do not fill 16-byte loads or a power of two of lanes.
 
+bats_load_library bats-support
+bats_load_library bats-assert
+load lib/setup
+
 setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  ROOT="$BATS_TEST_DIRNAME/../.."
-  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
-  TOSAC="$BIN/tosac"
+  tosac_setup
+  unset TOSAC_SPLIT_KV TOSAC_ATTENTION_DECODE TOSAC_ATTENTION_FMA TOSAC_ATTENTION_LDS
   GEN=(/usr/bin/python3 "$ROOT/tests/oracle/gen_masked_attention.py")
   GENT=(/usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py")
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
   THREE=gfx942,gfx1100,gfx1030
-  cd "$BATS_TEST_TMPDIR"
 }
 
 # odd key counts from a seeded generator: n of them in [lo, hi)
@@ -108,7 +107,7 @@ quality_rows() {
   "${GENT[@]}" gpt --seq=1 --decode=$1 --hidden=768 --heads=12 --dtype=f16 --weights=args > g$1.mlir
   for t in gfx942 gfx950 gfx1100 gfx1030; do
     "$TOSAC" g$1.mlir --offload-arch=$t -o g.$t.hipfb
-    echo "$t P $(attention_kernels g.$t.json | cut -d' ' -f3) $("$BIN/tosac-bundle" quality g.$t.hipfb --no-mca |
+    echo "$t P $(attention_kernels g.$t.json | cut -d' ' -f3) $("$BUNDLE" quality g.$t.hipfb --no-mca |
       awk '$2 == "attention" || $3 ~ /attention_combine/ { printf " %s %s %s", $2, $(NF-3), $(NF-2) }')"
   done > rows.txt
   cat rows.txt
