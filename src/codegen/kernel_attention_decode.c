@@ -7,22 +7,28 @@
  * head dimension: G lanes (a power of two) share a key, each holding `vec`
  * elements of the head (one 16-byte load of K and of V per key), so one pass of
  * the work-group covers DEC_LANES / G keys, `unroll` passes per loop iteration
- * (as many as the chunk holds, at most 4: the loads in flight per lane). Per key a lane multiplies its part of K with its part of each Q
- * row, the G partial dot products are summed across the lanes (ds_swizzle
- * butterflies), the score ops apply, and each lane keeps a running max, sum and
- * its part of the output row per query row (online softmax, one rescale per
- * iteration). No LDS and no barrier in the loop: every load of an iteration is
- * in flight at once. At the end the lanes' partial softmax states merge, first
- * across the key slots of a wave (butterflies again), then across the waves in
- * LDS; the result is stored normalised, or as a split-KV partial (o, m, l) for
- * the combine kernel. docs/kernels-attention.md "Decode variant". */
+ * (as many as the chunk holds, at most 4: the loads in flight per lane). Per
+ * key a lane multiplies its part of K with its part of each Q row, the G
+ * partial dot products are summed across the lanes (ds_swizzle butterflies),
+ * the score ops apply, and each lane keeps a running max, sum and its part of
+ * the output row per query row (online softmax, one rescale per iteration). No
+ * LDS and no barrier in the loop: every load of an iteration is in flight at
+ * once. At the end the lanes' partial softmax states merge, first across the
+ * key slots of a wave (butterflies again), then across the waves in LDS; the
+ * result is stored normalised, or as a split-KV partial (o, m, l) for the
+ * combine kernel. docs/kernels-attention.md "Decode variant". */
 #include "attention.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { DEC_LANES = 256, DEC_MAX_UNROLL = 4, DEC_MAX_VEC = 8, DEC_MAX_GROUP = 32 };
+enum {
+  DEC_LANES = 256,
+  DEC_MAX_UNROLL = 4,
+  DEC_MAX_VEC = 8,
+  DEC_MAX_GROUP = 32
+};
 
 typedef struct dec {
   att *A;
@@ -30,7 +36,7 @@ typedef struct dec {
   int group;       /* G: lanes per key */
   int slots;       /* keys per pass of the work-group */
   int rows;        /* S */
-  int unroll; /* key passes per loop iteration */
+  int unroll;      /* key passes per loop iteration */
   bool kvec, vvec; /* K (V) rows contiguous along the head dim: one vector load
                       per part */
   LLVMValueRef lane, part,
@@ -362,8 +368,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
         return false;
     }
   }
-  /* lanes 0..G-1 of each wave: the wave's state into LDS [waves][rows][Dv + 2]
-   */
+  /* lanes 0..G-1 of each wave: its state into LDS [waves][rows][Dv + 2] */
   LLVMBasicBlockRef body =
       LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_out");
   LLVMBasicBlockRef done =
@@ -380,8 +385,9 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
         LLVMBuildAdd(bl, LLVMBuildMul(bl, wave, i32(Dc, D.rows), ""),
                      i32(Dc, r), ""),
         i32(Dc, w), "");
-    for (int e = 0; e < D.vec;
-         e++) { /* parts past Dv (G rounded up) store nothing */
+    /* lanes past Dv (G rounded up) write the row's m slot with m, the value
+     * stored there below */
+    for (int e = 0; e < D.vec; e++) {
       LLVMValueRef idx = LLVMBuildAdd(
           bl, base,
           LLVMBuildSelect(bl, din, LLVMBuildAdd(bl, d32, i32(Dc, e), ""),
@@ -390,8 +396,8 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
       LLVMValueRef x = LLVMBuildSelect(bl, din, acc[r][e], m[r], "");
       cg_store(cb, x, LLVMBuildInBoundsGEP2(bl, cb->f32, lds, &idx, 1, ""), 4);
     }
-    for (int i = 0; i < 2;
-         i++) { /* every lane of the group holds m and l: the same values */
+    /* every lane of the group holds the same m and l */
+    for (int i = 0; i < 2; i++) {
       LLVMValueRef idx = LLVMBuildAdd(bl, base, i32(Dc, A->Dv + i), "");
       cg_store(cb, i ? l[r] : m[r],
                LLVMBuildInBoundsGEP2(bl, cb->f32, lds, &idx, 1, ""), 4);
