@@ -832,6 +832,15 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty);
  * given): the estimate at that P. */
 int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
                     int64_t D, int64_t Dv, int eb, double *est_us);
+/* Whether that attention takes the decode kernel (kernel_attention_decode.c): few query rows,
+ * on MFMA targets only where its estimate beats the flash kernel's (TOSAC_ATTENTION_DECODE=0/1
+ * forces it off/on where it fits). */
+#define CG_DECODE_ROWS 4
+bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv,
+                              int eb);
+/* Key passes per loop iteration of the decode kernel over chunks of `chunk` keys, `slots` keys
+ * per pass (1 to 4). */
+int64_t cg_tune_decode_unroll(int64_t chunk, int64_t slots);
 /* The same estimate at a given P. */
 void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
                         int64_t D, int64_t Dv, int eb, int P, double *est_us);

@@ -13,6 +13,7 @@
  * That is the portable variant (gfx1030, f32 on gfx11/gfx12); the matrix variants follow it: the
  * LDS one (WMMA, "matrix-instruction variant") and the flash one (16x16 MFMA, "flash variant");
  * docs/kernels-attention.md. */
+#include "attention.h"
 #include "gemm.h"
 
 #include <math.h>
@@ -21,17 +22,6 @@
 
 enum { ATT_ROWS = 64, ATT_KEYS = 32 };
 
-typedef struct att {
-  cg_builder *cb;
-  LLVMBuilderRef b;
-  const graph *g;
-  const part_kernel *k;
-  const op *mm1, *mm2;
-  const value *q, *kt, *v;
-  int64_t B, S, L, D, Dv;
-  LLVMTypeRef it;
-  LLVMValueRef lds_k, lds_v; /* [ATT_KEYS][D], [ATT_KEYS][Dv] f32 */
-} att;
 
 static LLVMValueRef ic(att *A, int64_t x) { return LLVMConstInt(A->it, (unsigned long long)x, 1); }
 static LLVMValueRef f32c(att *A, double x) { return LLVMConstReal(A->cb->f32, x); }
@@ -1344,6 +1334,8 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   bool partial = k->role == KR_PARTIAL;
   int split = partial ? k->split_count : 1;
   int64_t chunk = partial ? cg_attention_chunk(A.L, split) : A.L;
+  if (cg_att_decode_fits(&A))
+    return cg_att_emit_decode(&A, info, partial, split, chunk);
   flash F = {.A = &A};
   if (flash_choice(&A, &F))
     return emit_flash(&A, &F, info, partial, split, chunk);
@@ -1446,3 +1438,20 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   add_problem(&A, info);
   return !cb->failed;
 }
+
+/* ---------------------------------------------------------------- for the variants (attention.h) */
+LLVMValueRef cg_att_read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
+  return read_offset(A, v, coords, in);
+}
+LLVMValueRef cg_att_write_offset(att *A, const value *from, LLVMValueRef const *coords) {
+  return write_offset(A, from, coords);
+}
+const value *cg_att_result(att *A) { return result_value(A); }
+LLVMValueRef cg_att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) {
+  return score_ops(A, dot, coords);
+}
+LLVMValueRef cg_att_finite_max(att *A, LLVMValueRef m) { return finite_max(A, m); }
+LLVMValueRef cg_att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend, LLVMValueRef row0, int rows) {
+  return causal_end(A, kstart, kend, row0, rows);
+}
+void cg_att_add_problem(att *A, cg_kernel_info *info) { add_problem(A, info); }

@@ -1453,77 +1453,174 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
 }
 
 /* ---------------------------------------------------------------- split-KV
- * attention A decode step's attention (few query rows, a long KV cache) has B *
- * ceil(S / 16) work-groups, each walking all L keys: too few to keep the memory
- * system busy, and each one's keys one after the other. P chunks of keys
- * (cg_attention_chunk: whole 64-key tiles) make P times the work-groups, each
- * walking L / P keys, and add the partials' round trip and a combine launch.
+ * attention A decode step's attention (few query rows, a long KV cache) has few work-groups
+ * (one per batch entry and block of rows), each walking all L keys: too few to keep the memory
+ * system busy. P chunks of keys (cg_attention_chunk: whole 64-key tiles) make P times the
+ * work-groups, each walking L / P keys, and add the partials' round trip and a combine kernel.
  * Per P the estimate is the larger of
- * - the K/V bytes (and the partials written) at the rate Little's law allows
- * with the resident work-groups' loads in flight: the flash kernel (MFMA
- * targets) keeps about two 64-key blocks of K and V per work-group in flight,
- * the portable kernel (the others) one 32-key tile;
- * - the issue time: the waves in rounds over the SIMDs, each walking its chunk
- * at the kernel's instructions per key (flash, per wave of 16 queries: 6 + (D +
- * Dv) / 20, 801 per 64-key block for head size 64 on gfx942 by tosac-bundle
- * quality; portable: the D + Dv multiply-adds, their LDS reads and about 10
- * more per key); plus, when split, the combine: the partials read and the
- * result written (one memory latency at least) and a launch. P is the smallest
- * with the least estimate, kept only when it gains SPLITKV_MIN_GAIN over one
- * kernel (the constants are assumed, and a split costs a launch and workspace).
+ * - the K/V bytes (and the partials written) at the rate Little's law allows with the resident
+ * work-groups' loads in flight: the decode kernel (kernel_attention_decode.c, S <= CG_DECODE_ROWS)
+ * one loop iteration's 16-byte K and V loads per lane, up to 4 keys (cg_tune_decode_unroll); the flash kernel (MFMA
+ * targets) about two 64-key blocks of K and V per work-group; the portable kernel one 32-key
+ * tile;
+ * - the issue time: the waves in rounds over the SIMDs, each walking its chunk at the kernel's
+ * instructions per key (decode, per wave: its keys' share of the dot products' and the output's
+ * multiply-adds, the lane butterflies and the softmax of the loop, by tosac-bundle quality's
+ * count of the loop; flash, per wave of 16 queries: 6 + (D + Dv) / 20, 801 per 64-key block for
+ * head size 64 on gfx942 by tosac-bundle quality; portable: the D + Dv multiply-adds, their LDS
+ * reads and about 10 more per key);
+ * plus, when split, the combine kernel: a dependent launch (the target table's launch_ns), then
+ * the partials read and the result written at the rate Little's law allows (one memory latency
+ * at least). P is the smallest with the least estimate, kept only when it gains
+ * SPLITKV_MIN_GAIN over one kernel.
  */
-#define SPLITKV_LAUNCH_US 1.0
-#define SPLITKV_MIN_GAIN 0.2
+/* A split is kept when it gains this share over one kernel: its launch is priced (launch_ns),
+ * the margin keeps near-ties one kernel (no workspace) */
+#define SPLITKV_MIN_GAIN 0.05
 #define SPLITKV_MAX_SPLIT                                                      \
   256 /* the combine kernel merges at most this many chunks */
 #define SPLITKV_WGS_PER_CU                                                     \
   2 /* resident per CU: the flash kernel's 32 KiB of LDS, two of them */
+/* The decode kernel (kernel_attention_decode.c): work-items per work-group, keys per lane group
+ * per loop iteration, and work-groups resident per CU (its LDS is a few KiB; its registers,
+ * under 64, allow 8 waves per SIMD) */
+#define DECODE_LANES 256
+#define DECODE_MAX_UNROLL 4
+#define DECODE_WAVES_PER_SIMD 8
+#define DECODE_TIE 0.05
 
-static double splitkv_cycles(const target_info *t, int64_t B, int64_t S,
-                             int64_t L, int64_t D, int64_t Dv, int eb,
-                             int64_t P) {
-  bool flash = t->has_mfma;
-  int64_t G = B * ((S + 15) / 16), chunk = cg_attention_chunk(L, (int)P);
-  double wide = (double)(D + Dv), wgs = (double)G * P;
-  double waves_per_wg =
-      flash ? 1 : ceil(64.0 / t->wave_size); /* the portable kernel: 64 rows */
-  double kv = (double)G * L * wide * eb,
-         parts = P > 1 ? (double)P * B * S * (Dv + 2) * 4.0 : 0;
-  double resident = fmin(wgs, (double)t->cus * SPLITKV_WGS_PER_CU);
-  double inflight = resident * (flash ? 128.0 : 32.0) * wide * eb;
-  double mem = cg_tune_memory_cycles(t, kv + parts, inflight);
+enum { SKV_PORTABLE, SKV_FLASH, SKV_DECODE };
+
+/* The decode kernel's split of a head row: vec elements per lane (16 bytes where D and Dv
+ * allow), G lanes per key; false when it does not fit (kernel_attention_decode.c, shape). */
+static bool decode_shape(const target_info *t, int64_t S, int64_t D, int64_t Dv, int eb, int *vec, int *g) {
+  if (S > CG_DECODE_ROWS || (eb != 2 && eb != 4))
+    return false;
+  int v = 16 / eb;
+  while (v > 1 && (D % v || Dv % v))
+    v /= 2;
+  int64_t parts = ((D > Dv ? D : Dv) + v - 1) / v;
+  int n = 1;
+  while (n < parts)
+    n *= 2;
+  *vec = v, *g = n;
+  return n <= 32 && n <= t->wave_size;
+}
+
+int64_t cg_tune_decode_unroll(int64_t chunk, int64_t slots) {
+  int64_t u = chunk / slots;
+  return u < 1 ? 1 : u > DECODE_MAX_UNROLL ? DECODE_MAX_UNROLL : u;
+}
+
+/* The decode kernel's cycles (memory and issue) for one kernel over chunks of `chunk` keys. */
+static double decode_cycles(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv, int eb,
+                            int64_t P, double bytes) {
+  int vec, g;
+  decode_shape(t, S, D, Dv, eb, &vec, &g);
+  int64_t chunk = cg_attention_chunk(L, (int)P), slots = DECODE_LANES / g;
+  int64_t unroll = cg_tune_decode_unroll(chunk, slots);
+  double wgs = (double)B * P, waves_per_wg = ceil((double)DECODE_LANES / t->wave_size);
+  double per_cu = floor((double)DECODE_WAVES_PER_SIMD * t->simds_per_cu / waves_per_wg);
+  double resident = fmin(wgs, (double)t->cus * (per_cu < 1 ? 1 : per_cu));
+  double inflight = resident * DECODE_LANES * unroll * 2.0 * vec * eb;
+  double mem = cg_tune_memory_cycles(t, bytes, inflight);
+  /* per loop iteration and wave: per key and row the dot's vec multiply-adds, log2 G
+   * butterfly steps (exchange and add), the score ops, max, exp and the output's vec
+   * multiply-adds; per row the rescale; the loads and the loop's own */
+  double lg = log2((double)g);
+  double per_iter = (double)S * (unroll * (2.0 * vec + 2 * lg + 8) + vec + 8) + 4 * unroll + 12;
+  double iters = ceil((double)chunk / (slots * unroll));
   double lanes = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes < 1 ? 1 : t->wave_size / lanes;
-  double per_key = flash ? 6 + wide / 20 : 1.25 * wide + 10;
   double simds = (double)t->cus * t->simds_per_cu;
-  double issue =
-      ceil(wgs * waves_per_wg / simds) * (double)chunk * per_key * insn;
-  double total = fmax(mem, issue);
+  /* the merge after the loop: butterflies of (m, l, vec outputs) per row and the LDS pass */
+  double tail = (double)S * (log2((double)t->wave_size / g) * (3.0 * vec + 12) + waves_per_wg * 8) + 40;
+  double issue = ceil(wgs * waves_per_wg / simds) * (iters * per_iter + tail) * insn;
+  return fmax(mem, issue);
+}
+
+static double splitkv_cycles(const target_info *t, int kind, int64_t B, int64_t S,
+                             int64_t L, int64_t D, int64_t Dv, int eb,
+                             int64_t P) {
+  bool flash = kind == SKV_FLASH;
+  int64_t G = B * ((S + 15) / 16), chunk = cg_attention_chunk(L, (int)P);
+  double wide = (double)(D + Dv), wgs = (double)G * P;
+  double kv = (double)B * L * wide * eb,
+         parts = P > 1 ? (double)P * B * S * (Dv + 2) * 4.0 : 0;
+  double total;
+  if (kind == SKV_DECODE) {
+    total = decode_cycles(t, B, S, L, D, Dv, eb, P, kv + parts);
+  } else {
+    double waves_per_wg =
+        flash ? 1 : ceil(64.0 / t->wave_size); /* the portable kernel: 64 rows */
+    double resident = fmin(wgs, (double)t->cus * SPLITKV_WGS_PER_CU);
+    double inflight = resident * (flash ? 128.0 : 32.0) * wide * eb;
+    double mem = cg_tune_memory_cycles(t, (double)G * L * wide * eb + parts, inflight);
+    double lanes = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+    double insn = t->wave_size / lanes < 1 ? 1 : t->wave_size / lanes;
+    double per_key = flash ? 6 + wide / 20 : 1.25 * wide + 10;
+    double simds = (double)t->cus * t->simds_per_cu;
+    double issue =
+        ceil(wgs * waves_per_wg / simds) * (double)chunk * per_key * insn;
+    total = fmax(mem, issue);
+  }
   if (P > 1)
     total += cg_tune_memory_cycles(t, parts + (double)B * S * Dv * eb, 0) +
-             SPLITKV_LAUNCH_US * t->clock_mhz;
+             (double)t->launch_ns * t->clock_mhz / 1e3;
   return total;
 }
 
-void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
-                        int64_t D, int64_t Dv, int eb, int P, double *est_us) {
-  *est_us = splitkv_cycles(t, B, S, L, D, Dv, eb, P) / t->clock_mhz;
-}
-
-int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
-                    int64_t D, int64_t Dv, int eb, double *est_us) {
-  double one = splitkv_cycles(t, B, S, L, D, Dv, eb, 1), best = one;
-  int pick = 1;
+/* The least estimate of kernel `kind` over the split counts; *pick: its P. */
+static double splitkv_best(const target_info *t, int kind, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv,
+                           int eb, int *pick) {
+  double one = splitkv_cycles(t, kind, B, S, L, D, Dv, eb, 1), best = one;
+  *pick = 1;
   for (int64_t p = 2; p <= SPLITKV_MAX_SPLIT && (p - 1) * 64 < L; p++) {
     int64_t chunk = cg_attention_chunk(L, (int)p);
     if ((L + chunk - 1) / chunk != p)
       continue; /* the same chunks as a smaller P */
-    double c = splitkv_cycles(t, B, S, L, D, Dv, eb, p);
+    double c = splitkv_cycles(t, kind, B, S, L, D, Dv, eb, p);
     if (c < best)
-      best = c, pick = (int)p;
+      best = c, *pick = (int)p;
   }
   if (best > one * (1 - SPLITKV_MIN_GAIN))
-    best = one, pick = 1;
+    best = one, *pick = 1;
+  return best;
+}
+
+/* The partial kernel for this problem: the decode kernel where it fits, on MFMA targets only
+ * where its estimate beats the flash kernel's. */
+static int splitkv_kind(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv, int eb) {
+  int vec, g, pd, pf;
+  const char *force = getenv("TOSAC_ATTENTION_DECODE");
+  int other = t->has_mfma ? SKV_FLASH : SKV_PORTABLE;
+  if (!decode_shape(t, S, D, Dv, eb, &vec, &g) || (force && !strcmp(force, "0")))
+    return other;
+  if (!t->has_mfma || (force && !strcmp(force, "1")))
+    return SKV_DECODE;
+  /* near-ties go to the decode kernel: the flash estimate's issue term counts each instruction
+   * slot once, where tosac-bundle quality's loop model finds its decode-shaped loop 2x slower
+   * (gfx950, 1 query over 1024 keys: 1.26 us) */
+  return splitkv_best(t, SKV_DECODE, B, S, L, D, Dv, eb, &pd) <=
+                 (1 + DECODE_TIE) * splitkv_best(t, SKV_FLASH, B, S, L, D, Dv, eb, &pf)
+             ? SKV_DECODE
+             : SKV_FLASH;
+}
+
+bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv, int eb) {
+  return splitkv_kind(t, B, S, L, D, Dv, eb) == SKV_DECODE;
+}
+
+void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
+                        int64_t D, int64_t Dv, int eb, int P, double *est_us) {
+  int kind = splitkv_kind(t, B, S, L, D, Dv, eb);
+  *est_us = splitkv_cycles(t, kind, B, S, L, D, Dv, eb, P) / t->clock_mhz;
+}
+
+int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
+                    int64_t D, int64_t Dv, int eb, double *est_us) {
+  int pick;
+  double best = splitkv_best(t, splitkv_kind(t, B, S, L, D, Dv, eb), B, S, L, D, Dv, eb, &pick);
   if (est_us)
     *est_us = best / t->clock_mhz;
   return pick;
