@@ -1206,7 +1206,8 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
    * (v_pk_fma_f32, v_pk_add_f32) where the target has them */
   LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
-  LLVMValueRef nms = LLVMBuildFSub(bl, f32c(A, F->bias), ms, ""), sum2 = LLVMConstNull(v2);
+  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), ms, "") : LLVMBuildFNeg(bl, ms, "");
+  LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
   LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p));
   for (int h = 0; h < 2; h++) {
