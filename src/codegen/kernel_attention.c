@@ -1168,7 +1168,8 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
    * registers (no copies on the back edge); arithmetic, MFMA and LDS reads move freely */
   LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
-  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, F->nk), ""), clamp);
+  LLVMValueRef tk = LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), tv = LLVMBuildAdd(bl, t0, ic(A, F->nk), "");
+  fl_stage_load(F, &st, F->b, tk, tv, clamp);
   fl_hold(F, &st, true);
   /* the loads stay at the block's start: a whole block passes before their data is written */
   LLVMValueRef late = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x100 | 0x200 | 0x400);

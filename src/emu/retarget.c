@@ -768,8 +768,10 @@ static void rewrite_pkrtz(rt *r, LLVMValueRef call) {
   for (unsigned i = 0; i < 2; i++) {
     LLVMValueRef x = LLVMGetOperand(call, i), h = LLVMBuildFPTrunc(b, x, ht, "");
     LLVMValueRef back = LLVMBuildFPExt(b, h, ft, "");
-    LLVMValueRef ax = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, x, r->i32, ""), LLVMConstInt(r->i32, 0x7fffffff, 0), ""), ft, "");
-    LLVMValueRef ab = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, back, r->i32, ""), LLVMConstInt(r->i32, 0x7fffffff, 0), ""), ft, "");
+    LLVMValueRef mag = LLVMConstInt(r->i32, 0x7fffffff, 0);
+    LLVMValueRef ax = LLVMBuildAnd(b, LLVMBuildBitCast(b, x, r->i32, ""), mag, "");
+    LLVMValueRef ab = LLVMBuildAnd(b, LLVMBuildBitCast(b, back, r->i32, ""), mag, "");
+    ax = LLVMBuildBitCast(b, ax, ft, ""), ab = LLVMBuildBitCast(b, ab, ft, "");
     LLVMValueRef hb = LLVMBuildBitCast(b, h, r->i16, "");
     LLVMValueRef down = LLVMBuildSub(b, hb, LLVMConstInt(r->i16, 1, 0), "");
     hb = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, ab, ax, ""), down, hb, "");
