@@ -358,6 +358,8 @@ typedef struct target_info {
   int launch_ns;          /* what one more dependent kernel launch costs, its wave start included */
   bool literal_64bit;       /* a 64-bit encoding may carry a literal dword (gfx950, gfx10+); the
                              * longest instruction of gfx908..gfx942 is 8 bytes */
+  bool cvt_pk_rne;          /* two f32 to packed f16 or bf16, rounded to nearest even, in one
+                             * instruction (v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32: gfx950) */
 } target_info;
 
 extern const target_info target_table[];

@@ -682,11 +682,13 @@ typedef struct flash {
   LLVMValueRef b, qc, kend, *qf;
   LLVMTypeRef acc_t, o_t, s_t;
   LLVMValueRef s_p, m_p, l_p, o_p, par_p;
+  LLVMValueRef p_p, a_p; /* the previous block's P (fragment elements) and rescale factor */
   LLVMValueRef held_p; /* the next blocks' K and V chunks, loaded one iteration ahead */
   LLVMValueRef krs, vrs; /* buffer resources of K and V (16-byte loads), made at first use */
   int64_t kstride, vstride; /* fl_row_stride of K and V: 0 when a load's key must be clamped */
   bool folded;  /* the score ops are a positive scale, folded into `scale` */
   double scale; /* log2 e, times the graph's scale when folded */
+  double bias;  /* added to the exponent: cancels the mean error of truncating P (fl_pack) */
 } flash;
 
 static int fl_bytes(flash *F) { return elem_type_bytes(F->mm.in); }
@@ -898,6 +900,21 @@ static void fl_zero_pad(flash *F) {
   }
 }
 
+/* V buffer 1 is zero (the V of the block before the first, whose P is 0: 0 x NaN is not 0). */
+static void fl_zero_v(flash *F) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int vec = 16 / fl_bytes(F);
+  int64_t n = F->nk * A->Dv / vec, wg = 64 * F->waves;
+  LLVMTypeRef vt = LLVMVectorType(F->ft, (unsigned)vec);
+  for (int64_t i = 0; i * wg < n; i++) {
+    LLVMValueRef c = LLVMBuildAdd(bl, F->flat, i32c(A, i * wg), "");
+    c = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, c, i32c(A, n), ""), c, i32c(A, n - 1), "");
+    LLVMValueRef idx = LLVMBuildAdd(bl, LLVMBuildMul(bl, c, i32c(A, vec), ""), i32c(A, F->nk * A->Dv), "");
+    cg_store(A->cb, LLVMConstNull(vt), at(A, F->ft, F->vb, idx), 16);
+  }
+}
+
 static LLVMValueRef fl_xor(flash *F, LLVMValueRef x, LLVMValueRef addr) {
   att *A = F->A;
   LLVMValueRef args[2] = {addr, LLVMBuildBitCast(A->b, x, A->cb->i32, "")};
@@ -970,6 +987,11 @@ static bool flash_choice(att *A, flash *F) {
   F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
+  /* truncating x to a significand of b bits loses on average u / (4 ln 2) of x relatively
+   * (u = 2^-b, x spread evenly in log scale over its binade); 2^bias = 1 + that makes P's error
+   * zero on average, and the row sum, taken from the same exponentials, carries the same factor */
+  double u = t == ET_F16 ? 0x1p-10 : 0x1p-7;
+  F->bias = t == ET_F32 || ti->cvt_pk_rne ? 0 : log2(1 + u / (4 * 0.6931471805599453));
   return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
 }
 
@@ -1028,45 +1050,123 @@ static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf
   return all;
 }
 
-/* One block of keys at t0 (iteration t): V_t is in V buffer t % 2, K_t+1 in K buffer
- * (t + 1) % 2, S_t in registers; keys from F->kend on are masked when `masked`. par: t % 2 as
- * a constant (the unrolled loop: the buffers' LDS offsets become immediates), or NULL (from
- * F->par_p, which the block advances). clamp false: the loads' keys are below L. */
+/* Two probabilities (f32) as a pair of P's fragment elements. Where the target has no packed
+ * round-to-nearest conversion, P is truncated (f16: v_cvt_pkrtz_f16_f32; bf16: the high
+ * halves of the two f32, one v_perm_b32), one instruction per pair instead of three (f16) or
+ * about eight (bf16); F->bias cancels the truncation's mean error. */
+static LLVMValueRef fl_pack(flash *F, LLVMValueRef e0, LLVMValueRef e1) {
+  att *A = F->A;
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef x = LLVMGetUndef(LLVMVectorType(cb->f32, 2));
+  x = LLVMBuildInsertElement(bl, x, e0, i32c(A, 0), "");
+  x = LLVMBuildInsertElement(bl, x, e1, i32c(A, 1), "");
+  if (F->mm.in == ET_F32)
+    return x;
+  bool f16 = F->mm.in == ET_F16;
+  if (cb->target->info->cvt_pk_rne) {
+    LLVMValueRef r = LLVMBuildFPTrunc(bl, x, LLVMVectorType(f16 ? cb->f16 : cb->bf16, 2), "");
+    return f16 ? r : LLVMBuildBitCast(bl, r, LLVMVectorType(cb->i16, 2), "");
+  }
+  if (f16) {
+    LLVMValueRef args[2] = {e0, e1};
+    return cg_intrinsic(cb, "llvm.amdgcn.cvt.pkrtz", NULL, 0, args, 2);
+  }
+  LLVMValueRef h = LLVMBuildBitCast(bl, x, LLVMVectorType(cb->i16, 4), "");
+  LLVMValueRef hi[2] = {i32c(A, 1), i32c(A, 3)};
+  return LLVMBuildShuffleVector(bl, h, LLVMGetUndef(LLVMTypeOf(h)), LLVMConstVector(hi, 2), "");
+}
+
+/* O = O·alpha + Vᵀ Pᵀ for the block whose V is in buffer `vbuf` (i32), P and alpha from
+ * F->p_p and F->a_p. */
+static void fl_update(flash *F, LLVMValueRef vbuf) {
+  att *A = F->A;
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  int nb = (int)(A->Dv / 16), npe = F->nk / 4;
+  LLVMValueRef vbase = LLVMBuildMul(bl, vbuf, i32c(A, F->nk * A->Dv), "");
+  LLVMValueRef vf[8][FL_MAX_KEYS / 4], p[FL_MAX_KEYS / 4];
+  for (int n = 0; n < nb; n++)
+    fl_v_frags(F, vf[n], vbase, n);
+  LLVMValueRef pv = cg_load(cb, LLVMGetAllocatedType(F->p_p), F->p_p, 16);
+  for (int f = 0; f < npe; f++)
+    p[f] = LLVMBuildExtractElement(bl, pv, i32c(A, f), "");
+  LLVMValueRef alpha = cg_load(cb, cb->f32, F->a_p, 4), asplat = LLVMGetUndef(F->acc_t);
+  for (int e = 0; e < F->mm.nacc; e++)
+    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
+  for (int n = 0; n < nb; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
+    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, "");
+    cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
+  }
+}
+
+static void fl_group(flash *F, int mask, int n) {
+  LLVMValueRef a[3] = {i32c(F->A, mask), i32c(F->A, n), i32c(F->A, 0)};
+  cg_intrinsic(F->A->cb, "llvm.amdgcn.sched.group.barrier", NULL, 0, a, 3);
+}
+
+/* Where the block's matrix pipe time covers its other instructions (per 16-key tile: M MFMAs
+ * of cycles / 4 issue slots each, a wave64 VALU instruction taking 4 cycles, against about 3 VALU
+ * per score and lane, the fragment reads, the staging and the O rescale,
+ * docs/kernels-attention.md), the MFMAs are spread over the block one at a time, each followed
+ * by one VALU and one LDS read instruction: issued back to back after the softmax, they would
+ * stall the issue for their pipe time. Where the other instructions dominate (gfx950's
+ * double-rate MFMAs), the scheduler's own order issues them as early. */
+static void fl_interleave(flash *F) {
+  att *A = F->A;
+  int64_t m = (F->dp + A->Dv) / F->mm.k, pipe = m * F->mm.row->cycles / 4;
+  int64_t other = 12 + (F->dp + A->Dv) / 16 + 2 + A->Dv / 16 + A->Dv / 32;
+  if (pipe < other)
+    return;
+  fl_group(F, 0x100, 2); /* the first fragments */
+  for (int64_t i = 0; i < m * (F->nk / 16); i++) {
+    fl_group(F, 0x8, 1);         /* MFMA */
+    fl_group(F, 0x2 | 0x400, 1); /* VALU, transcendental */
+    fl_group(F, 0x100, 1);       /* LDS read */
+  }
+}
+
+/* One block of keys at t0 (iteration t): K_t+1 and V_t-1 are in buffers (t + 1) % 2, S_t in
+ * registers, P_t-1 and its alpha in F->p_p, F->a_p; keys from F->kend on are masked when
+ * `masked`. par: t % 2 as a constant (the unrolled loop: the buffers' LDS offsets become
+ * immediates), or NULL (from F->par_p, which the block advances). clamp false: the loads' keys
+ * are below L. The block's matrix work, S_t+1 = K_t+1 Qᵀ and O += V_t-1 P_t-1, depends on
+ * nothing of its softmax (of S_t), so the two overlap. */
 static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, bool clamp) {
   att *A = F->A;
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
-  gemm_mma *mm = &F->mm;
-  int nb = (int)(A->Dv / 16), nj = F->nk / 16, npe = F->nk / 4;
+  int nj = F->nk / 16, npe = F->nk / 4;
   LLVMValueRef one = i32c(A, 1);
   fl_stage st;
   bool carried = !par;
   if (carried)
     par = cg_load(cb, cb->i32, F->par_p, 4);
-  LLVMValueRef other = LLVMBuildSub(bl, one, par, "");
-  /* K_t+2 and V_t+1, loaded during the previous iteration, go to the buffers that K_t and
-   * V_t-1 left (every wave passed the last barrier); the loads of K_t+3 and V_t+2 then have a
-   * whole iteration before they are needed, so no wait for global memory falls in the loop */
+  /* par ^ 1, not 1 - par: (1 - par)·size becomes size - par·size, a negative LDS base with the
+   * size in the instruction's offset, which an out-of-range check on the 64-bit sum rejects */
+  LLVMValueRef other = LLVMBuildXor(bl, par, one, "");
+  /* K_t+2 and V_t, loaded during the previous iteration, go to the buffers that K_t and V_t-2
+   * left (every wave passed the last barrier); the loads of K_t+3 and V_t+1 then have a whole
+   * iteration before they are needed, so no wait for global memory falls in the loop */
   fl_stage held;
   fl_stage_load(F, &held, NULL, t0, t0, true); /* the chunks' LDS places only */
   fl_hold(F, &held, false);
-  fl_stage_store(F, &held, par, other); /* K_t+2 where K_t was, V_t+1 beside V_t */
+  fl_stage_store(F, &held, par, par);
   /* no LDS write below and no global load above this point: the loads then reuse the held
    * registers (no copies on the back edge); arithmetic, MFMA and LDS reads move freely */
   LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
-  fl_stage_load(F, &st, F->b, LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), LLVMBuildAdd(bl, t0, ic(A, 2 * F->nk), ""), clamp);
+  LLVMValueRef tk = LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), tv = LLVMBuildAdd(bl, t0, ic(A, F->nk), "");
+  fl_stage_load(F, &st, F->b, tk, tv, clamp);
   fl_hold(F, &st, true);
   /* the loads stay at the block's start: a whole block passes before their data is written */
   LLVMValueRef late = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x100 | 0x200 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &late, 1);
-  LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t); /* MFMA work beside this block's softmax */
+  LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t);
+  fl_update(F, other); /* the previous block's P V */
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
-  LLVMValueRef vbase = LLVMBuildMul(bl, par, i32c(A, F->nk * A->Dv), "");
-  /* V's fragments, read now: their latency passes under the softmax */
-  LLVMValueRef vf[8][FL_MAX_KEYS / 4];
-  for (int n = 0; n < nb; n++)
-    fl_v_frags(F, vf[n], vbase, n);
   /* x: the score before the log2 scale c (the graph's scale too when folded, F->scale); the
    * max is taken on x (c > 0) and scaled once, the exponent is one multiply-add */
   LLVMValueRef x[FL_MAX_KEYS / 4], mloc = f32c(A, -INFINITY), c = f32c(A, F->scale);
@@ -1097,8 +1197,10 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
    * (v_pk_fma_f32, v_pk_add_f32) where the target has them */
   LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
-  LLVMValueRef p[FL_MAX_KEYS / 4], nms = LLVMBuildFNeg(bl, ms, ""), sum2 = LLVMConstNull(v2);
+  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), ms, "") : LLVMBuildFNeg(bl, ms, "");
+  LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
+  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p));
   for (int h = 0; h < 2; h++) {
     c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
     n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
@@ -1107,32 +1209,30 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
     for (int h = 0; h < 2; h++)
       x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
     LLVMValueRef fa[3] = {x2, c2, n2};
-    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3);
+    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3), e[2];
     for (int h = 0; h < 2; h++) {
-      LLVMValueRef e = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
-      if (!e)
+      e[h] = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
+      if (!e[h])
         return false;
-      e2 = LLVMBuildInsertElement(bl, e2, e, i32c(A, h), "");
-      p[f + h] = to_frag(A, &F->mm, e);
+      e2 = LLVMBuildInsertElement(bl, e2, e[h], i32c(A, h), "");
     }
+    LLVMValueRef pk = fl_pack(F, e[0], e[1]);
+    if (!pk)
+      return false;
+    for (int h = 0; h < 2; h++)
+      pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
     sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
   }
   LLVMValueRef sum = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
                                    LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, F->l_p, 4), alpha, ""), sum, ""), F->l_p, 4);
   cg_store(cb, mn, F->m_p, 4);
-  LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
-  for (int e = 0; e < mm->nacc; e++)
-    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
-  for (int n = 0; n < nb; n++) {
-    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
-    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
-    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, "");
-    cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
-  }
+  cg_store(cb, pv, F->p_p, 16);
+  cg_store(cb, alpha, F->a_p, 4);
   cg_store(cb, s_next, F->s_p, 16);
   if (carried)
     cg_store(cb, other, F->par_p, 4);
+  fl_interleave(F);
   LLVMValueRef none = i32c(A, 0);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &none, 1);
   cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
@@ -1211,11 +1311,14 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef s_p = LLVMBuildAlloca(bl, s_t, "s");
   LLVMValueRef zero = i32c(A, 0), one = i32c(A, 1);
   fl_stage st;
-  fl_stage_load(F, &st, b, kstart, kstart, true);
+  /* K_0 and K_1 in LDS, K_2 and V_0 in registers; the first block's P V (of a block -1) is
+   * that of P = 0 and V = 0 in V buffer 1 */
+  fl_stage_load(F, &st, b, kstart, NULL, true);
   fl_stage_store(F, &st, zero, zero);
   fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), NULL, true);
   fl_stage_store(F, &st, one, zero);
-  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, 2 * F->nk), ""), LLVMBuildAdd(bl, kstart, ic(A, F->nk), ""), true);
+  fl_zero_v(F);
+  fl_stage_load(F, &st, b, LLVMBuildAdd(bl, kstart, ic(A, 2 * F->nk), ""), kstart, true);
   LLVMTypeRef held_e[2 * FL_MAX_CHUNKS];
   for (int i = 0; i < st.nk + st.nv; i++)
     held_e[i] = LLVMTypeOf(i < st.nk ? st.k[i] : st.v[i - st.nk]);
@@ -1228,6 +1331,10 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
 
   F->b = b, F->qc = qc, F->kend = kend, F->qf = qf, F->acc_t = acc_t, F->o_t = o_t, F->s_t = s_t;
   F->s_p = s_p, F->m_p = m_p, F->l_p = l_p, F->o_p = o_p, F->par_p = par_p;
+  F->p_p = LLVMBuildAlloca(bl, LLVMVectorType(F->ft, (unsigned)(F->nk / 4)), "p");
+  F->a_p = LLVMBuildAlloca(bl, cb->f32, "alpha");
+  cg_store(cb, LLVMConstNull(LLVMGetAllocatedType(F->p_p)), F->p_p, 16);
+  cg_store(cb, f32c(A, 1), F->a_p, 4);
   /* full blocks without the key bound, then the last partial block with it. The full blocks
    * go in pairs first (parity 0 then 1: constant LDS offsets, and the scores alternate between
    * two sets of registers instead of being copied on the back edge), while the pair's loads
@@ -1267,6 +1374,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     return false;
   LLVMBuildBr(bl, done);
   LLVMPositionBuilderAtEnd(bl, done);
+  /* the last block's P V: its V is in the buffer before the parity's */
+  fl_update(F, LLVMBuildXor(bl, cg_load(cb, cb->i32, par_p, 4), one, ""));
 
   LLVMValueRef l = fl_column(F, cg_load(cb, cb->f32, l_p, 4), false);
   if (!l)

@@ -62,6 +62,12 @@ setup() {
   assert_line "message: kernel module uses llvm.amdgcn.s.getpc, which the emulator does not support"
 }
 
+@test "llvm.amdgcn.cvt.pkrtz rounds toward zero: 70000 to 65504, 1 + 1.5 ulp to 1 + 1 ulp, infinity and NaN kept (gfx90a)" {
+  run "$T" pkrtz-gfx90a
+  assert_success
+  assert_line "ok - pkrtz-gfx90a"
+}
+
 @test "MFMA 32x32x8 f16 as a wave collective" {
   run "$T" mfma-gfx90a
   assert_success

@@ -730,6 +730,54 @@ static void bench(void) {
   emu_free(m);
 }
 
+/* llvm.amdgcn.cvt.pkrtz: two f32 to f16 rounded toward zero, packed (low half the first). */
+static const char *PKRTZ_IR =
+    "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+    "declare <2 x half> @llvm.amdgcn.cvt.pkrtz(float, float)\n"
+    "define amdgpu_kernel void @pkrtz(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b,"
+    " ptr addrspace(1) noalias %c) #0 {\n"
+    "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+    "  %i = zext i32 %tid to i64\n"
+    "  %pa = getelementptr float, ptr addrspace(1) %a, i64 %i\n"
+    "  %pb = getelementptr float, ptr addrspace(1) %b, i64 %i\n"
+    "  %pc = getelementptr i32, ptr addrspace(1) %c, i64 %i\n"
+    "  %x = load float, ptr addrspace(1) %pa, align 4\n"
+    "  %y = load float, ptr addrspace(1) %pb, align 4\n"
+    "  %h = call <2 x half> @llvm.amdgcn.cvt.pkrtz(float %x, float %y)\n"
+    "  %w = bitcast <2 x half> %h to i32\n"
+    "  store i32 %w, ptr addrspace(1) %pc, align 4\n"
+    "  ret void\n"
+    "}\n"
+    "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,64\" }\n";
+
+static void test_pkrtz(const char *cpu) {
+  char err[1024];
+  emu_module *m = load(PKRTZ_IR, cpu, err, sizeof err);
+  check(m != NULL, "emu_load: %s", err);
+  if (!m)
+    return;
+  enum { N = 64, CASES = 6 };
+  /* round to nearest would give 0x3c02, 0x7c00 (70000 overflows), 0x0001 (4e-8), 0x3c00 */
+  const float xa[CASES] = {1.0f, -1.00146484375f, 70000.0f, 4e-8f, 0.99999f, INFINITY};
+  const float xb[CASES] = {1.00146484375f, -70000.0f, 0.0f, NAN, -0.0f, 2.0f};
+  const uint32_t want[CASES] = {0x3c013c00u, 0xfbffbc01u, 0x00007bffu, 0x7e000000u, 0x80003bffu, 0x40007c00u};
+  float *a = dev_alloc(N * 4), *b = dev_alloc(N * 4);
+  uint32_t *c = dev_alloc(N * 4);
+  for (int i = 0; i < N; i++)
+    a[i] = i < CASES ? xa[i] : 1.0f, b[i] = i < CASES ? xb[i] : 1.0f;
+  void *bufs[3] = {a, b, c};
+  size_t sizes[3] = {N * 4, N * 4, N * 4};
+  bool ok = run(m, "pkrtz", N, 1, 0, bufs, sizes, 3, NULL, 0, err, sizeof err);
+  check(ok, "emu_run: %s", err);
+  for (int i = 0; ok && i < CASES; i++) {
+    /* any f16 NaN in the high half of case 3 */
+    bool nan_hi = i == 3 && (c[i] & 0x7c000000u) == 0x7c000000u && (c[i] & 0x03ff0000u) && (c[i] & 0xffffu) == 0;
+    check(c[i] == want[i] || nan_hi, "case %d: 0x%08x, want 0x%08x", i, c[i], want[i]);
+  }
+  free(a), free(b), free(c);
+  emu_free(m);
+}
+
 typedef struct test {
   const char *name;
   void (*fn)(const char *);
@@ -746,7 +794,7 @@ static const test tests[] = {
     {"waves-gfx90a", test_waves, "gfx90a"}, {"waves-gfx1100", test_waves, "gfx1100"},
     {"dpp-gfx90a", test_dpp, "gfx90a"},   {"permlanex16-gfx1100", test_permlane, "gfx1100"},
     {"unsupported", unsupported, NULL},   {"mfma-gfx90a", mfma, NULL},
-    {"mfma-scale-gfx950", mfma_scale, NULL},
+    {"mfma-scale-gfx950", mfma_scale, NULL}, {"pkrtz-gfx90a", test_pkrtz, "gfx90a"},
 };
 
 int main(int argc, char **argv) {
