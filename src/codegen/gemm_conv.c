@@ -46,12 +46,13 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
   c->groups = gemm_conv_groups(o);
   c->batch_grouped = op_attr(o, "batch_groups") != NULL;
   int64_t fg = c->batch_grouped ? 1 : c->groups, bg = c->batch_grouped ? c->groups : 1;
-  if (c->groups < 1 || a->dims[0] % bg || a->dims[ns + 1] % fg || w->dims[0] % c->groups) {
+  /* transposed: the weight is [OC/G, taps.., IC], the transpose of a grouped conv2d's */
+  if (c->groups < 1 || a->dims[0] % bg || a->dims[ns + 1] % fg || (!c->transpose && w->dims[0] % c->groups)) {
     snprintf(err, errsize, "%s: %lld groups do not divide the convolution", op_table[o->kind].name,
              (long long)c->groups);
     return false;
   }
-  c->batch = a->dims[0] / bg, c->ic = a->dims[ns + 1] / fg, c->oc = w->dims[0] / c->groups;
+  c->batch = a->dims[0] / bg, c->ic = a->dims[ns + 1] / fg, c->oc = w->dims[0] / (c->transpose ? 1 : c->groups);
   c->phases = 1;
   int64_t rows = c->batch, taps = 1;
   for (int d = 0; d < ns; d++) {
@@ -500,7 +501,8 @@ LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
 LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
                                 LLVMValueRef n, LLVMValueRef k, LLVMValueRef *ok) {
   LLVMBuilderRef b = cb->b;
-  n = gemm_conv_out_chan(cb, c, ph, n); /* the group's weight rows */
+  if (c->groups > 1 && !c->transpose)
+    n = gemm_conv_out_chan(cb, c, ph, n); /* the group's weight rows */
   if (!c->transpose && c->w_view) { /* weights read through a view: (oc, taps..., ic) */
     LLVMValueRef t[3];
     LLVMValueRef ch = split_k(cb, c, k, t);
@@ -522,7 +524,9 @@ LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
   }
   LLVMValueRef t[3];
   LLVMValueRef ch = split_k(cb, c, k, t);
-  if (c->w_view) { /* weights [OC][ker..][IC] read through the view's strides */
+  if (c->groups > 1) /* the group's input channels of weights [OC/G][ker..][IC] */
+    ch = LLVMBuildAdd(b, ch, LLVMBuildMul(b, ph->group, k32(cb, c->ic), ""), "");
+  if (c->w_view || c->groups > 1) { /* weights [OC][ker..][IC] read through the (view's) strides */
     LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, c->ws[0]), ""), k32(cb, c->woff), "");
     for (int d = 0; d < c->ns; d++)
       off = LLVMBuildAdd(b, off, LLVMBuildMul(b, kernel_tap(cb, c, ph, d, t[d], ok), k32(cb, c->ws[1 + d]), ""), "");

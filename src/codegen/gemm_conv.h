@@ -47,7 +47,8 @@ typedef struct gemm_conv {
   int64_t xs[5], xoff, ws[5], woff;
   bool x_view, w_view;      /* not row-major: no run gather; w_view: B decomposed per element */
   /* tosac's group extensions (docs/graph.md): `groups` G independent convolutions, each over
-   * ic = IC/G input channels and oc = OC/G output channels (weights [OC, taps.., IC/G]);
+   * ic = IC/G input channels and oc = OC/G output channels (weights [OC, taps.., IC/G];
+   * transpose_conv2d [OC/G, taps.., IC], group g reading weight channels g*ic...);
    * `batch_groups` (conv2d) G over batch/G images each, output channel group g reading input
    * images g*batch... (the result [N/G, .., OC]). The GEMM batch is the group: group g reads A
    * from channel g*ic (image g*batch), B from weight row g*oc and writes C's channels g*oc.. */

@@ -4,7 +4,8 @@ oracle runs the plain form, tosac the extension.
 
 gen_grouped_conv.py KIND DTYPE SEED ext|ref -> graph on stdout
   KIND  conv   conv2d with `groups`
-        tconv  transpose_conv2d with `groups` (the oracle needs mlir-opt's decomposition of ref)
+        tconv  transpose_conv2d with `groups`, weight [OC/G, KH, KW, IC] (the oracle runs
+               mlir-opt's decomposition of ref)
         bw     conv2d with `batch_groups` (backward weight of a grouped convolution)
   DTYPE f32 f16 bf16 i8 (i8: i32 result)"""
 import sys
@@ -98,7 +99,8 @@ else:
     out_pad = [ri(-(k - 1), 1) for _ in range(4)]
     out = [(sp[d] - 1) * st[d] + out_pad[2 * d] + out_pad[2 * d + 1] + k for d in range(2)]
     attrs = "out_pad = %s, stride = %s" % (arr(out_pad), arr(st))
-    xs, ws, os_ = [n] + sp + [G * cg], [G * og, k, k, cg], [n] + out + [G * og]
+    # the weight of the transposed form: [OC/G, KH, KW, IC], each group its run of IC
+    xs, ws, os_ = [n] + sp + [G * cg], [og, k, k, G * cg], [n] + out + [G * og]
     ext, per, xd, op = "groups", [n] + sp + [cg], 3, "tosa.transpose_conv2d"
 bs = [G * og]
 print("// oracle: arg 0 -2 2\n// oracle: arg 1 -2 2\n// oracle: arg 2 -2 2" if dt != "i8" else "")
@@ -110,7 +112,7 @@ else:
     parts, pshape = [], os_[:3] + [og]
     for g in range(G):
         xg, xgs = slice_("%x", xs, xd, g * per[xd], per[xd])
-        wg, wgs = slice_("%w", ws, 0, g * og, og)
+        wg, wgs = slice_("%w", ws, 3, g * cg, cg) if kind == "tconv" else slice_("%w", ws, 0, g * og, og)
         bg, bgs = slice_("%b", bs, 0, g * og, og)
         parts.append(conv(op, xg, xgs, wg, wgs, bg, bgs, attrs, pshape))
     r = concat(parts, pshape)
