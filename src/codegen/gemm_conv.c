@@ -26,6 +26,13 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
+int64_t gemm_conv_groups(const op *o) {
+  const attr *a = op_attr(o, "batch_groups");
+  if (!a)
+    a = op_attr(o, "groups");
+  return a && a->kind == ATTR_INT ? a->i : 1;
+}
+
 bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, size_t errsize) {
   const tensor_type *a = o->operands[0]->type, *w = o->operands[1]->type, *r = o->results[0]->type;
   memset(c, 0, sizeof *c);
@@ -36,7 +43,16 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
     snprintf(err, errsize, "%s: unexpected operand ranks for a convolution", op_table[o->kind].name);
     return false;
   }
-  c->batch = a->dims[0], c->ic = a->dims[ns + 1], c->oc = w->dims[0];
+  c->groups = gemm_conv_groups(o);
+  c->batch_grouped = op_attr(o, "batch_groups") != NULL;
+  int64_t fg = c->batch_grouped ? 1 : c->groups, bg = c->batch_grouped ? c->groups : 1;
+  /* transposed: the weight is [OC/G, taps.., IC], the transpose of a grouped conv2d's */
+  if (c->groups < 1 || a->dims[0] % bg || a->dims[ns + 1] % fg || (!c->transpose && w->dims[0] % c->groups)) {
+    snprintf(err, errsize, "%s: %lld groups do not divide the convolution", op_table[o->kind].name,
+             (long long)c->groups);
+    return false;
+  }
+  c->batch = a->dims[0] / bg, c->ic = a->dims[ns + 1] / fg, c->oc = w->dims[0] / (c->transpose ? 1 : c->groups);
   c->phases = 1;
   int64_t rows = c->batch, taps = 1;
   for (int d = 0; d < ns; d++) {
@@ -64,7 +80,7 @@ bool gemm_conv_describe(const op *o, gemm_conv *c, gemm_problem *pb, char *err, 
     c->xs[d] = xstep, c->ws[d] = wstep;
     xstep *= a->dims[d], wstep *= w->dims[d];
   }
-  pb->batch = 1, pb->m = rows, pb->n = c->oc, pb->k = taps * c->ic;
+  pb->batch = c->groups, pb->m = rows, pb->n = c->oc, pb->k = taps * c->ic;
   /* transposed weights are gathered tap by tap: only runs of IC are contiguous */
   pb->a_contig = c->ic, pb->b_contig = c->transpose ? c->ic : pb->k, pb->b_kcontig = true;
   return true;
@@ -117,7 +133,7 @@ bool gemm_conv_runs(gemm_conv *c, const gemm_problem *pb, elem_type et, bool zer
   int es = elem_type_bytes(et);
   int64_t icp = cg_pow2_at_least(c->ic), run = cg_pow2_at_least(c->ker[1] * icp);
   /* zero points: a padded channel would read as the zero point, not 0 */
-  if (c->ns != 2 || c->transpose || c->x_view || c->w_view || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
+  if (c->ns != 2 || c->transpose || c->groups > 1 || c->x_view || c->w_view || zero_points || elem_type_is_f8(et) || c->ic * es >= 16 || icp * es > 16 ||
       c->ker[0] > 32 || (double)(c->ker[0] * run) > RUN_MAX_GROWTH * (double)pb->k)
     return false;
   c->icp = icp, c->run = run;
@@ -169,9 +185,15 @@ void gemm_conv_one_phase(gemm_conv *c, gemm_problem *pb, int phase) {
   c->phases = 1, c->one_phase = true, c->phase = phase;
 }
 
-void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph) {
+void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef batch, gemm_conv_phase *ph) {
   LLVMBuilderRef b = cb->b;
   memset(ph, 0, sizeof *ph);
+  ph->group = k32(cb, 0);
+  LLVMValueRef phase = batch;
+  if (c->groups > 1 && batch) {
+    ph->group = c->phases > 1 ? LLVMBuildUDiv(b, batch, k32(cb, c->phases), "group") : batch;
+    phase = c->phases > 1 ? LLVMBuildURem(b, batch, k32(cb, c->phases), "") : k32(cb, 0);
+  }
   if (!c->transpose)
     return;
   LLVMValueRef rest = c->one_phase ? k32(cb, c->phase) : phase;
@@ -278,6 +300,18 @@ static LLVMValueRef taps_inside(cg_builder *cb, const gemm_conv *c, const gemm_c
   return good;
 }
 
+LLVMValueRef gemm_conv_out_chan(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef n) {
+  if (c->groups < 2)
+    return n;
+  return LLVMBuildAdd(cb->b, n, LLVMBuildMul(cb->b, ph->group, k32(cb, c->oc), ""), "chan");
+}
+
+/* The input element offset of the group's first element: channel g*ic or image g*batch. */
+static LLVMValueRef group_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph) {
+  int64_t step = c->batch_grouped ? c->batch * c->xs[0] : c->ic * c->xs[c->ns + 1];
+  return LLVMBuildMul(cb->b, ph->group, k32(cb, step), "");
+}
+
 void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef m,
                         gemm_conv_row *row) {
   LLVMBuilderRef b = cb->b;
@@ -289,6 +323,8 @@ void gemm_conv_row_init(cg_builder *cb, const gemm_conv *c, const gemm_conv_phas
                                                k32(cb, c->pad[d]), "");
   }
   row->base = LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, c->xs[0]), ""), k32(cb, c->xoff), "");
+  if (c->groups > 1)
+    row->base = LLVMBuildAdd(b, row->base, group_a_offset(cb, c, ph), "");
   row->origin = row->taps_in = NULL;
   if (!c->tile_taps && !c->lane_taps && !c->runs)
     return;
@@ -465,6 +501,8 @@ LLVMValueRef gemm_conv_a_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
 LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph,
                                 LLVMValueRef n, LLVMValueRef k, LLVMValueRef *ok) {
   LLVMBuilderRef b = cb->b;
+  if (c->groups > 1 && !c->transpose)
+    n = gemm_conv_out_chan(cb, c, ph, n); /* the group's weight rows */
   if (!c->transpose && c->w_view) { /* weights read through a view: (oc, taps..., ic) */
     LLVMValueRef t[3];
     LLVMValueRef ch = split_k(cb, c, k, t);
@@ -486,7 +524,9 @@ LLVMValueRef gemm_conv_b_offset(cg_builder *cb, const gemm_conv *c, const gemm_c
   }
   LLVMValueRef t[3];
   LLVMValueRef ch = split_k(cb, c, k, t);
-  if (c->w_view) { /* weights [OC][ker..][IC] read through the view's strides */
+  if (c->groups > 1) /* the group's input channels of weights [OC/G][ker..][IC] */
+    ch = LLVMBuildAdd(b, ch, LLVMBuildMul(b, ph->group, k32(cb, c->ic), ""), "");
+  if (c->w_view || c->groups > 1) { /* weights [OC][ker..][IC] read through the (view's) strides */
     LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, n, k32(cb, c->ws[0]), ""), k32(cb, c->woff), "");
     for (int d = 0; d < c->ns; d++)
       off = LLVMBuildAdd(b, off, LLVMBuildMul(b, kernel_tap(cb, c, ph, d, t[d], ok), k32(cb, c->ws[1 + d]), ""), "");

@@ -46,6 +46,14 @@ typedef struct gemm_conv {
    * (gemm_conv_views); the image and kernel bounds stay in[] and ker[] */
   int64_t xs[5], xoff, ws[5], woff;
   bool x_view, w_view;      /* not row-major: no run gather; w_view: B decomposed per element */
+  /* tosac's group extensions (docs/graph.md): `groups` G independent convolutions, each over
+   * ic = IC/G input channels and oc = OC/G output channels (weights [OC, taps.., IC/G];
+   * transpose_conv2d [OC/G, taps.., IC], group g reading weight channels g*ic...);
+   * `batch_groups` (conv2d) G over batch/G images each, output channel group g reading input
+   * images g*batch... (the result [N/G, .., OC]). The GEMM batch is the group: group g reads A
+   * from channel g*ic (image g*batch), B from weight row g*oc and writes C's channels g*oc.. */
+  int64_t groups;           /* 1 without */
+  bool batch_grouped;       /* batch_groups, else groups */
 } gemm_conv;
 
 /* Is o a convolution this module maps (conv2d, conv3d, transpose_conv2d)? */
@@ -77,13 +85,20 @@ int64_t gemm_conv_phase_taps(const gemm_conv *c, int phase, int64_t taps[3]);
  * taps x IC (no masked slots), its first tap and origin compile-time constants. */
 void gemm_conv_one_phase(gemm_conv *c, gemm_problem *pb, int phase);
 
-/* Per-work-group values of the phase this group computes (transpose only; zero otherwise). */
+/* The G of o's `groups` or `batch_groups` (1 without either). */
+int64_t gemm_conv_groups(const op *o);
+
+/* Per-work-group values of the group and phase this work-group computes: `batch` is the grid's
+ * GEMM-batch index, group x phases + phase (phase fields: transpose only, zero otherwise). */
 typedef struct gemm_conv_phase {
+  LLVMValueRef group;  /* the group (i32; 0 without groups) */
   LLVMValueRef p[3];   /* output phase per dim */
   LLVMValueRef r[3];   /* first kernel tap of the phase */
   LLVMValueRef off[3]; /* input position of q = 0, j = 0 */
 } gemm_conv_phase;
-void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef phase, gemm_conv_phase *ph);
+void gemm_conv_phase_init(cg_builder *cb, const gemm_conv *c, LLVMValueRef batch, gemm_conv_phase *ph);
+/* The output channel of group-local channel n (n + group x oc). */
+LLVMValueRef gemm_conv_out_chan(cg_builder *cb, const gemm_conv *c, const gemm_conv_phase *ph, LLVMValueRef n);
 
 /* K tiles of bk elements this phase needs (transpose): K is ordered (tap_y, tap_x, ic), so a
  * phase with fewer y taps stops early; its missing x taps stay masked inside the tiles. */

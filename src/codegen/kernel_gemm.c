@@ -1039,6 +1039,19 @@ static LLVMValueRef out_view_offset(gk *K, const op *t, LLVMValueRef m, LLVMValu
   return off;
 }
 
+/* The row-major element of output (m, n) in the anchor's result (and the partials); a grouped
+ * convolution's n becomes the result's channel (gemm_conv_out_chan). */
+static LLVMValueRef out_linear(gk *K, LLVMValueRef m, LLVMValueRef *n) {
+  LLVMBuilderRef b = K->cb->b;
+  LLVMValueRef row = m;
+  int64_t width = K->pb.n;
+  if (K->kind == GK_MATMUL)
+    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
+  if (K->kind == GK_CONV && K->cv.groups > 1)
+    *n = gemm_conv_out_chan(K->cb, &K->cv, &K->ph, *n), width *= K->cv.groups;
+  return LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, width), ""), *n, "");
+}
+
 /* The anchor's result element of accumulator accv at column n: + bias, rounded to the result
  * type (integers wrapped). */
 static LLVMValueRef anchor_value(gk *K, LLVMValueRef accv, LLVMValueRef n) {
@@ -1073,10 +1086,7 @@ static LLVMValueRef anchor_value(gk *K, LLVMValueRef accv, LLVMValueRef n) {
 static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValueRef n, LLVMValueRef *cur) {
   cg_builder *cb = K->cb;
   LLVMBuilderRef b = cb->b;
-  LLVMValueRef row = m;
-  if (K->kind == GK_MATMUL)
-    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
-  LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
+  LLVMValueRef lin = out_linear(K, m, &n);
   if (splits_k(K) && !K->fixing)
     return store_partial(K, accv, lin);
   memset(cur, 0, sizeof(LLVMValueRef) * (size_t)K->g->nvalues);
@@ -1234,10 +1244,7 @@ static bool emit_fixup(gk *K, LLVMValueRef tile) {
                                  LLVMBuildICmp(b, LLVMIntULT, n, c32(K, K->pb.n), ""), "");
   LLVMBuildCondBr(b, in, body, next);
   LLVMPositionBuilderAtEnd(b, body);
-  LLVMValueRef row = m;
-  if (K->kind == GK_MATMUL)
-    row = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, K->pb.m), ""), m, "");
-  LLVMValueRef lin = LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(K, K->pb.n), ""), n, "");
+  LLVMValueRef chan = n, lin = out_linear(K, m, &chan);
   int64_t numel = K->pb.batch * K->pb.m * K->pb.n;
   LLVMTypeRef at = K->mm.int_acc ? cb->i32 : cb->f32, vt = v > 1 ? LLVMVectorType(at, (unsigned)v) : at;
   LLVMValueRef parts = partials_arg(K), sum = NULL;

@@ -1366,7 +1366,9 @@ bool cg_tune_runs(const target_info *t, const gemm_problem *plain, const gemm_pr
 int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
   gemm_problem pb, cols;
   int force = forced_im2col();
+  /* the im2col pass gathers one convolution's matrix: a grouped one stays an implicit GEMM */
   if (force == 0 || !anchor || !(cg_op_is(anchor, "tosa.conv2d") || cg_op_is(anchor, "tosa.conv3d")) ||
+      gemm_conv_groups(anchor) > 1 ||
       !cg_gemm_problem(t, anchor, &pb) || pb.zero_points || elem_type_is_f8(pb.in))
     return 0;
   int es = elem_type_bytes(pb.in);

@@ -232,6 +232,37 @@ static bool conv_out(fe_parser *p, const fe_opctx *c, int i, int64_t in, int64_t
   return true;
 }
 
+/* tosac's group extensions (docs/graph.md): `groups` G on conv2d (G convolutions of IC/G input
+ * and OC/G output channels, the weight [OC, KH, KW, IC/G]) and transpose_conv2d (the transpose
+ * of that: weight [OC/G, KH, KW, IC], the result OC = G x the weight's channels), `batch_groups`
+ * G on conv2d (output channel group g convolves input images g*N/G..., the result
+ * [N/G, OH, OW, OC]: backward weight of a grouped convolution). `chans` (what) must divide into
+ * the groups. *fg, *bg: the two G (1 without). */
+static bool conv_groups(fe_parser *p, const fe_opctx *c, int64_t n, int64_t chans, const char *what, int64_t *fg,
+                        int64_t *bg) {
+  const attr *ga = op_attr(c->o, "groups"), *ba = op_attr(c->o, "batch_groups");
+  op_kind k = c->o->kind;
+  *fg = *bg = 1;
+  if (!ga && !ba) return true;
+  if ((k != OP_CONV2D && k != OP_TRANSPOSE_CONV2D) || (ba && k != OP_CONV2D))
+    return fe_error(p, (ba ? ba : ga)->loc, "'%s' takes no %s (tosac's extension of conv2d%s)", op_name(c->o),
+                    ba ? "batch_groups" : "groups", ba ? "" : " and transpose_conv2d");
+  if (ga && ba) return fe_error(p, ba->loc, "'%s' takes groups or batch_groups, not both", op_name(c->o));
+  const attr *a = ga ? ga : ba;
+  const char *name = ga ? "groups" : "batch_groups";
+  if (a->kind != ATTR_INT) return fe_error(p, a->loc, "'%s' %s must be an integer", op_name(c->o), name);
+  if (a->i < 1)
+    return fe_error(p, a->loc, "'%s' %s must be at least 1, found %lld", op_name(c->o), name, (long long)a->i);
+  if (chans % a->i)
+    return fe_error(p, a->loc, "'%s' %lld %s do not divide into %lld %s", op_name(c->o), (long long)chans, what,
+                    (long long)a->i, name);
+  if (ba && n % a->i)
+    return fe_error(p, a->loc, "'%s' batch %lld does not divide into %lld batch_groups", op_name(c->o), (long long)n,
+                    (long long)a->i);
+  *(ga ? fg : bg) = a->i;
+  return true;
+}
+
 /* tosac's extension: a depthwise_conv2d with `out_pad` in place of `pad` is a transposed
  * depthwise convolution (backward data of a grouped layer with one channel per group on one
  * side, docs/miopen.md), with tosac's transpose_conv2d geometry: input element x[iy, ix, .]
@@ -246,7 +277,8 @@ static bool v_depthwise_transposed(fe_parser *p, fe_opctx *c) {
   const tensor_type *x = in_type(c, 0), *w = in_type(c, 1);
   const int64_t *op_ = ints_attr(c, "out_pad")->ints, *st = ints_attr(c, "stride")->ints;
   const int64_t *dil = ints_attr(c, "dilation")->ints;
-  int64_t cm = w->dims[2] * w->dims[3];
+  int64_t cm = w->dims[2] * w->dims[3], fg, bg;
+  if (!conv_groups(p, c, x->dims[0], cm, "channels", &fg, &bg)) return false; /* none: an error if given */
   if (x->dims[3] != cm && x->dims[3] != w->dims[2])
     return fe_error(p, c->operand_locs[1], "'tosa.depthwise_conv2d' (transposed) weight has %lld x %lld channels, the input %lld",
                     (long long)w->dims[2], (long long)w->dims[3], (long long)x->dims[3]);
@@ -284,13 +316,15 @@ static bool v_conv(fe_parser *p, fe_opctx *c) {
     oc = w->dims[0];
     kd = w->dims + 1;
   }
-  if (wic != ic)
-    return fe_error(p, c->operand_locs[1], "'%s' weight has %lld input channels, the input %lld", op_name(c->o),
-                    (long long)wic, (long long)ic);
+  int64_t fg, bg;
+  if (!conv_groups(p, c, x->dims[0], oc, "output channels", &fg, &bg)) return false;
+  if (wic * fg != ic)
+    return fe_error(p, c->operand_locs[1], "'%s' weight has %lld input channels, the input %lld%s", op_name(c->o),
+                    (long long)wic, (long long)ic, fg > 1 ? " (groups: the weight's times the groups)" : "");
   if (!check_bias(p, c, oc)) return false;
   if (!zp_zero_unless_i8(p, c, "input_zp", x->elem) || !zp_zero_unless_i8(p, c, "weight_zp", w->elem)) return false;
   tensor_type r = {.elem = c->declared.elem, .rank = nsp + 2};
-  r.dims[0] = x->dims[0];
+  r.dims[0] = x->dims[0] / bg;
   r.dims[nsp + 1] = oc;
   for (int i = 0; i < nsp; i++)
     if (!conv_out(p, c, i, x->dims[1 + i], pad[2 * i], pad[2 * i + 1], (kd[i] - 1) * dil[i] + 1, st[i], &r.dims[1 + i]))
@@ -309,11 +343,13 @@ static bool v_transpose_conv(fe_parser *p, fe_opctx *c) {
   const tensor_type *x = in_type(c, 0), *w = in_type(c, 1);
   const int64_t *op_ = ints_attr(c, "out_pad")->ints, *st = ints_attr(c, "stride")->ints;
   const int64_t *dil = da ? ints_attr(c, "dilation")->ints : (const int64_t[]){1, 1};
+  int64_t fg, bg;
+  if (!conv_groups(p, c, x->dims[0], x->dims[3], "input channels", &fg, &bg)) return false;
   if (w->dims[3] != x->dims[3])
     return fe_error(p, c->operand_locs[1], "'tosa.transpose_conv2d' weight has %lld input channels, the input %lld",
                     (long long)w->dims[3], (long long)x->dims[3]);
-  if (!check_bias(p, c, w->dims[0])) return false;
-  tensor_type r = {.elem = c->declared.elem, .rank = 4, .dims = {x->dims[0], 0, 0, w->dims[0]}};
+  if (!check_bias(p, c, w->dims[0] * fg)) return false;
+  tensor_type r = {.elem = c->declared.elem, .rank = 4, .dims = {x->dims[0], 0, 0, w->dims[0] * fg}};
   for (int i = 0; i < 2; i++) {
     int64_t kk = (w->dims[1 + i] - 1) * dil[i] + 1;
     r.dims[1 + i] = (x->dims[1 + i] - 1) * st[i] + op_[2 * i] + op_[2 * i + 1] + kk;

@@ -30,6 +30,10 @@ typedef struct gv {
 typedef struct gb {
   FILE *f;
   int next;
+  /* > 1: the convolutions built are one op for all groups, tosac's `groups` (or, with
+   * batch_groups, `batch_groups`) extension (docs/graph.md) */
+  int64_t groups;
+  bool batch_groups;
 } gb;
 
 static void tensor_type(char *buf, size_t n, const gv *v) {
@@ -191,7 +195,18 @@ static void conv_attrs(char *buf, size_t size, const int64_t pad[4], const int64
            (long long)pad[2], (long long)pad[3], (long long)stride[0], (long long)stride[1]);
 }
 
-/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the result). */
+/* The group extension's attribute for the next convolution ("" without groups); its length. */
+static int group_attr(const gb *b, char *buf, size_t size) {
+  buf[0] = 0;
+  if (b->groups < 2)
+    return 0;
+  return snprintf(buf, size, "%s = %lld : i64, ", b->batch_groups ? "batch_groups" : "groups",
+                  (long long)b->groups);
+}
+
+/* conv2d of x [n,h,w,c] with w [o,y,x,c] -> [n,oh,ow,o] (letters given for the result); with
+ * b->groups x [n,h,w,(g c)], w [(g o),y,x,c] -> [n,oh,ow,(g o)], with batch_groups x
+ * [(g n),h,w,c] -> [n,oh,ow,(g o)]. */
 static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const int64_t stride[2],
                  const int64_t dil[2], const char *letters) {
   gv r = conv_result(b, x, w, letters);
@@ -199,13 +214,17 @@ static gv conv2d(gb *b, const gv *x, const gv *w, const int64_t pad[4], const in
     int64_t span = dil[d] * (w->shape[1 + d] - 1) + 1;
     r.shape[1 + d] = (x->shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - span) / stride[d] + 1;
   }
-  char attrs[256];
-  conv_attrs(attrs, sizeof attrs, pad, stride, dil);
+  char attrs[320];
+  int n = group_attr(b, attrs, sizeof attrs);
+  if (b->groups > 1 && b->batch_groups)
+    r.shape[0] /= b->groups;
+  conv_attrs(attrs + n, sizeof attrs - (size_t)n, pad, stride, dil);
   conv_op(b, "tosa.conv2d", x, w, &r, attrs);
   return r;
 }
 
-/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o]. dil: NULL, or tosac's
+/* transpose_conv2d of x [n,ih,iw,ic] with w [o,y,x,ic] -> [n,oh,ow,o] (with b->groups x
+ * [n,ih,iw,(g ic)], w [o,y,x,(g ic)] -> [n,oh,ow,(g o)]). dil: NULL, or tosac's
  * `dilation` extension (the kernel taps dil apart; out_pad may then crop a whole tap's span). */
 static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pad[4],
                            const int64_t stride[2], const int64_t *dil, const char *letters) {
@@ -213,11 +232,13 @@ static gv transpose_conv2d(gb *b, const gv *x, const gv *w, const int64_t out_pa
   for (int d = 0; d < 2; d++)
     r.shape[1 + d] = (x->shape[1 + d] - 1) * stride[d] + out_pad[2 * d] + out_pad[2 * d + 1] +
                      (w->shape[1 + d] - 1) * (dil ? dil[d] : 1) + 1;
-  char attrs[256];
-  int n = 0;
+  char attrs[320];
+  int n = group_attr(b, attrs, sizeof attrs);
+  if (b->groups > 1)
+    r.shape[3] *= b->groups;
   if (dil)
-    n = snprintf(attrs, sizeof attrs, "dilation = array<i64: %lld, %lld>, ", (long long)dil[0],
-                 (long long)dil[1]);
+    n += snprintf(attrs + n, sizeof attrs - (size_t)n, "dilation = array<i64: %lld, %lld>, ",
+                  (long long)dil[0], (long long)dil[1]);
   snprintf(attrs + n, sizeof attrs - (size_t)n,
            "out_pad = array<i64: %lld, %lld, %lld, %lld>, stride = array<i64: %lld, %lld>",
            (long long)out_pad[0], (long long)out_pad[1], (long long)out_pad[2],
@@ -589,10 +610,82 @@ static gv bwd_data_depthwise(gb *b, const miir_problem *p, const gv *dy5, const 
   return depthwise_result(b, &r, p->in_layout, p->c / p->groups, 'c');
 }
 
+/* Does g sit right before `chan` in a 5-letter layout? */
+static bool g_before(const char *layout, char chan) {
+  const char *g = strchr(layout, 'g');
+  return g && g[1] == chan;
+}
+
+/* x5 with g merged into the channel `chan` right after it (a reshape), brought to the order
+ * `want` (4 letters, the merged dimension named chan): an operand view of the convolution. */
+static gv merge_groups(gb *b, const gv *x5, char chan, const char *want) {
+  int64_t s4[4];
+  char l4[8];
+  for (int i = 0, q = 0; i < 5; i++) {
+    if (x5->letters[i] == chan)
+      continue;
+    bool g = x5->letters[i] == 'g';
+    s4[q] = x5->shape[i] * (g ? x5->shape[i + 1] : 1);
+    l4[q++] = g ? chan : x5->letters[i];
+  }
+  l4[4] = 0;
+  gv x = reshape(b, x5, 4, s4, l4);
+  return transpose(b, &x, want);
+}
+
+/* A grouped result r (4 letters, its channel `chan` holding the groups' runs) as the 5-D tensor
+ * of `layout`, g right before chan: r transposed to the layout's order without g (an output view
+ * of the convolution), then g split off (a reshape). */
+static gv unmerge_groups(gb *b, const gv *r, const char *layout, int64_t groups, char chan) {
+  char l4[8];
+  for (int i = 0, q = 0; i < 5; i++)
+    if (layout[i] != 'g')
+      l4[q++] = layout[i];
+  l4[4] = 0;
+  gv t = transpose(b, r, l4);
+  int64_t s5[6];
+  for (int i = 0, q = 0; i < 5; i++)
+    s5[i] = layout[i] == 'g' ? groups : t.shape[q++] / (layout[i] == chan ? groups : 1);
+  return reshape(b, &t, 5, s5, layout);
+}
+
+/* Can the groups be one convolution op (tosac's group extension)? Every tensor's g right before
+ * its split channel (the layouts MIOpen and rocMLIR use, with and without G): each merges with
+ * it by a reshape, no data moves. */
+static bool one_grouped_op(const miir_problem *p) {
+  return p->groups > 1 && g_before(p->in_layout, 'c') && g_before(p->out_layout, 'k') &&
+         g_before(p->fil_layout, 'k');
+}
+
+/* All groups as one convolution: forward conv2d with `groups` (x [n,h,w,(g c)], w
+ * [(g k),y,x,c]), backward data transpose_conv2d with `groups` (dy [n,h,w,(g k)], the filter
+ * as [c,y,x,(g k)]), backward weight conv2d with `batch_groups` (x [(g c),h,w,n], dy
+ * [(g k),h,w,n] -> [c,y,x,(g k)]). The merged tensors are reshapes and transposes the kernel
+ * reads and writes through strides. */
+static gv grouped(gb *b, const miir_problem *p, const gv *a0, const gv *a1, const char *et) {
+  b->groups = p->groups, b->batch_groups = p->op == MIIR_BWD_WEIGHT;
+  gv r;
+  const char *layout;
+  char chan;
+  if (p->op == MIIR_FWD) {
+    gv x = merge_groups(b, a1, 'c', "nhwc"), w = merge_groups(b, a0, 'k', "kyxc");
+    r = forward_group(b, p, &x, &w), layout = p->out_layout, chan = 'k';
+  } else if (p->op == MIIR_BWD_DATA) {
+    gv dy = merge_groups(b, a1, 'k', "nhwk"), w = merge_groups(b, a0, 'k', "cyxk");
+    r = bwd_data_group(b, p, &dy, &w), layout = p->in_layout, chan = 'c';
+  } else {
+    gv x = merge_groups(b, a0, 'c', "chwn"), dy = merge_groups(b, a1, 'k', "khwn");
+    r = bwd_weight_group(b, p, &x, &dy), layout = p->fil_layout, chan = 'k';
+  }
+  b->groups = 1;
+  r = cast(b, &r, et);
+  return unmerge_groups(b, &r, layout, p->groups, chan);
+}
+
 char *miir_graph(const miir_problem *p) {
   char *text = NULL;
   size_t len = 0;
-  gb b = {.f = open_memstream(&text, &len), .next = 2};
+  gb b = {.f = open_memstream(&text, &len), .next = 2, .groups = 1};
   dims d = {p->groups, p->n, p->c / p->groups, p->k / p->groups, p->hi, p->wi, p->ho, p->wo,
             p->y,      p->x};
   gv fil = argument(0, &d, 'f', p->fil_layout, p->fil_type);
@@ -618,6 +711,13 @@ char *miir_graph(const miir_problem *p) {
                          : bwd_data_depthwise(&b, p, &args[1], &args[0]);
     r = cast(&b, &r, res.et);
     r = transpose(&b, &r, depthwise_fwd ? p->out_layout : p->in_layout);
+    fprintf(b.f, "  return %%v%d : %s\n}\n", r.id, tr);
+    free(ga);
+    fclose(b.f);
+    return text;
+  }
+  if (one_grouped_op(p)) {
+    gv r = grouped(&b, p, &args[0], &args[1], res.et);
     fprintf(b.f, "  return %%v%d : %s\n}\n", r.id, tr);
     free(ga);
     fclose(b.f);

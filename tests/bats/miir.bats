@@ -105,9 +105,9 @@ random_convs() {
   conv 10 gfx942 conv2d fp8 nchw 1 2 8 8 9 11 3 3 1 1 1 fp32
   assert_line "kernels 2 workspace 6400" # the conv reads the f8 input and filter through strides; the output transpose
   conv 11 gfx942 conv2d bfp8 nchw 2 2 8 8 9 11 3 3 2 1 1 fp16
-  assert_line "kernels 2 workspace 0" # a convolution per group (operand views, concatenation in place)
+  assert_line "kernels 1 workspace 0" # one grouped convolution (operand and output views)
   conv 12 gfx942 conv2d fp8 nhwc 2 1 4 6 7 9 3 3 1 2 2 fp32
-  assert_line "kernels 2 workspace 0" # a conv per group, reading its slices and writing its slice through strides
+  assert_line "kernels 1 workspace 0" # one grouped convolution reading and writing through strides
   conv 13 gfx942 conv2d fp8 nchw 4 1 4 8 7 9 3 3 1 1 1 fp32 # depthwise, multiplier 2
   run "$CLIENT" --create "$(opts conv2d gfx90a fp8 nhwc 1 1 4 4 5 5 3 3 1 1 1 fp32)"
   assert_output --partial "NULL: tosac: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none"
@@ -488,18 +488,21 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   done
 }
 
+# NCHW fp8 -> fp32 forward on gfx942: the convolution and its output transpose, 2 kernels
+F8="${BASE/gfx90a:sramecc+:xnack-/gfx942} --fil_type fp8 --in_type fp8 --out_type fp32"
+
 @test "four threads lowering every kernel of one problem at once share its compile and get the same code objects" {
-  run "$CLIENT" --threads 4 "${BASE/conv2d/conv2d_bwd_data} --groupsize 2" # NCHW backward data, 2 groups: 2 kernels
+  run "$CLIENT" --threads 4 "$F8"
   assert_success
   assert_output "threads 4 kernels 2 identical"
 }
 
 @test "--kernel_id out of range: the handle answers the count, miirLowerBin and miirGetExecutionDims are MIIR_INVALID_PARAM" {
-  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 2"
-  assert_line "kernels 2 workspace 0"
+  create "$F8 --kernel_id 2"
+  assert_line "kernels 2 workspace 256"
   assert_line "bin 1: --kernel_id 2: the problem has 2 kernels"
   assert_line "dims 1 global 0 local 0"
-  create "${BASE/conv2d/conv2d_bwd_data} --groupsize 2 --kernel_id 1"
+  create "$F8 --kernel_id 1"
   assert_line "bin 0"
   assert_line --regexp "^dims 0 global [0-9]+ local [0-9]+$"
 }
@@ -542,26 +545,95 @@ BASE="--operation conv2d --arch amdgcn-amd-amdhsa:gfx90a:sramecc+:xnack- --fil_l
   assert_line "bin 0"
 }
 
-# grouped_convs SEED ARCH OP TYPE COUNT: COUNT seeded grouped problems (2-3 groups of 2-4 input
-# and output channels each, so not depthwise; 3x3 filters, stride 1-2, padding, odd sizes, both
-# layouts) run as MIOpen runs them: no workspace
+# grouped_convs SEED ARCH OP TYPE COUNT [OUT_TYPE]: COUNT seeded grouped problems (G 2, 3, 4 or
+# 32 with 2-4 input and output channels per group, so not depthwise; 1x1/3x3 filters, stride 1-2,
+# dilation 1-2, padding, odd sizes, NCHW and NHWC) run as MIOpen runs them (no workspace for
+# forward and backward data): all groups are one convolution, so the kernel count does not grow
+# with G (forward and backward data 1; backward weight the ungrouped structure: the GEMM, or
+# split-K GEMM + combine)
 grouped_convs() {
   RANDOM=$1
-  local arch=$2 op=$3 ty=$4 i
+  local arch=$2 op=$3 ty=$4 i gs=(2 3 4 32) fs=(1 3) lay=(nchw nhwc)
   for ((i = 0; i < $5; i++)); do
-    local y=3 s=$((RANDOM % 2 + 1)) g=$((RANDOM % 2 + 2)) lay=(nchw nhwc)
-    local p=$((RANDOM % (y / 2 + 1))) h=$((y + 2 + RANDOM % 7)) w=$((y + 1 + RANDOM % 8))
+    local g=${gs[$((RANDOM % 4))]} y=${fs[$((RANDOM % 2))]} s=$((RANDOM % 2 + 1)) d=$((RANDOM % 2 + 1))
+    [ "$y" = 1 ] && d=1
+    local p=$((RANDOM % ((y - 1) * d / 2 + 2))) h=$(((y - 1) * d + 2 + RANDOM % 6)) w=$(((y - 1) * d + 1 + RANDOM % 7))
+    local cg=$((RANDOM % 3 + 2)) kg=$((RANDOM % 3 + 2))
+    [ "$g" = 32 ] && cg=2 kg=$((RANDOM % 2 + 2))
     conv $((i + 1)) "$arch" "$op" "$ty" "${lay[$((RANDOM % 2))]}" $g $((RANDOM % 2 + 1)) \
-      $((g * (RANDOM % 3 + 2))) $((g * (RANDOM % 3 + 2))) $h $w $y $y $s 1 $p
-    assert_line "kernels $g workspace 0" # one convolution per group, nothing else
+      $((g * cg)) $((g * kg)) $h $w $y $y $s $d $p $6
+    if [ "$op" = conv2d_bwd_weight ]; then
+      assert_line --regexp "^kernels [12] workspace [0-9]+$"
+    else
+      assert_line "kernels 1 workspace 0"
+    fi
   done
 }
 
-@test "grouped forward and backward data need no workspace (per-group slices read and results written in place), MIOpen's way on gfx90a, gfx1100, gfx1030" {
+# grouped_all ARCH SEED: forward fp32/fp16/i8, backward data fp32/fp16, backward weight fp32/fp16
+grouped_all() {
+  grouped_convs $(($2 + 1)) $1 conv2d fp32 2
+  grouped_convs $(($2 + 2)) $1 conv2d fp16 1
+  grouped_convs $(($2 + 3)) $1 conv2d i8 1 i32
+  grouped_convs $(($2 + 4)) $1 conv2d_bwd_data fp32 2
+  grouped_convs $(($2 + 5)) $1 conv2d_bwd_data fp16 1
+  grouped_convs $(($2 + 6)) $1 conv2d_bwd_weight fp32 2
+  grouped_convs $(($2 + 7)) $1 conv2d_bwd_weight fp16 1
+}
+
+@test "grouped problems (G 2-32, not depthwise) are one convolution, no workspace for forward and backward data, MIOpen's way on gfx90a, gfx1100, gfx1030 as machine code" {
+  export TOSAC_EXEC=isa TOSAC_HIPEMU_EXEC=isa
+  grouped_all gfx90a 40
+  grouped_all gfx1100 50
+  grouped_all gfx1030 60
+}
+
+@test "grouped problems (G 2-32, not depthwise) are one convolution, no workspace for forward and backward data, MIOpen's way on gfx90a, gfx1100, gfx1030 through the kernel IR" {
+  export TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir
+  grouped_all gfx90a 40
+  grouped_all gfx1100 50
+  grouped_all gfx1030 60
+}
+
+@test "grouped kernel counts do not grow with G: ResNeXt 3x3 256->256 G=32 and MobileNet's depthwise backward weight (G = C = 512), NHWC and NCHW fp16, batch 32" {
+  local rx="fp16 nhwc 32 32 256 256 56 56 3 3 1 1 1" mb="fp16 nhwc 512 32 512 512 14 14 3 3 1 1 1"
   for t in gfx90a gfx1100 gfx1030; do
-    grouped_convs 41 $t conv2d fp32 2
-    grouped_convs 42 $t conv2d fp16 2
-    grouped_convs 43 $t conv2d_bwd_data fp32 2
-    grouped_convs 44 $t conv2d_bwd_data fp16 2
+    for l in nhwc nchw; do
+      create "$(opts conv2d $t ${rx/nhwc/$l}) --kernel_id 0"
+      assert_line "kernels 1 workspace 0"
+      create "$(opts conv2d_bwd_data $t ${rx/nhwc/$l}) --kernel_id 0"
+      assert_line "kernels 1 workspace 0"
+      create "$(opts conv2d_bwd_weight $t ${rx/nhwc/$l}) --kernel_id 0"
+      assert_line --regexp "^kernels [12] workspace [0-9]+$"
+      create "$(opts conv2d_bwd_weight $t ${mb/nhwc/$l}) --kernel_id 0"
+      assert_line --regexp "^kernels [12] workspace [0-9]+$"
+    done
   done
+  # gfx90a: backward weight splits N x Ho x Wo (f32 partials) and combines into f16, as ungrouped
+  create "$(opts conv2d_bwd_weight gfx90a $rx) --kernel_id 0"
+  assert_line "kernels 2 workspace 958464"
+  create "$(opts conv2d_bwd_weight gfx90a $mb) --kernel_id 0"
+  assert_line "kernels 2 workspace 903168"
+}
+
+@test "grouped problems compile and lower on all seven targets (forward, backward data, backward weight; G 4 and 32)" {
+  for t in gfx908 gfx90a gfx942 gfx950 gfx1030 gfx1100 gfx1200; do
+    for op in conv2d conv2d_bwd_data conv2d_bwd_weight; do
+      local want="^kernels 1 workspace 0$"
+      [ $op = conv2d_bwd_weight ] && want="^kernels [12] workspace [0-9]+$"
+      run "$CLIENT" --lower "$(opts $op $t fp16 nhwc 4 2 8 12 9 11 3 3 2 1 1)"
+      assert_success
+      assert_line --regexp "$want"
+      refute_output --partial "code 0 bytes"
+      run "$CLIENT" --lower "$(opts $op $t bf16 nchw 32 1 64 64 7 7 3 3 1 2 1)"
+      assert_success
+      assert_line --regexp "$want"
+      refute_output --partial "code 0 bytes"
+    done
+  done
+}
+
+@test "a layout whose G is not right before its channel (rocMLIR's spelling) keeps a convolution per group" {
+  create "${BASE/conv2d/conv2d_bwd_data} --in_layout nchwg --out_layout nkhwg --groupsize 2 --kernel_id 0"
+  assert_line --regexp "^kernels [3-9] workspace [0-9]+$"
 }
