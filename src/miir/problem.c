@@ -262,6 +262,10 @@ bool miir_parse(const char *options, miir_problem *p, char *err, size_t n) {
       return miir_fail(err, n, "unknown flag --%s", name);
     if (!eq && (!next_word(&s, value, sizeof value, &too_long) || too_long))
       return miir_fail(err, n, too_long ? "--%s: value too long" : "--%s needs a value", name);
+    /* A repeated flag is refused (as rocMLIR's command-line parser does): which of two values
+     * was meant cannot be known, and taking either silently computes a different problem. */
+    if (flags[f].kind == F_INT ? have_int[flags[f].slot] : have_str[flags[f].slot])
+      return miir_fail(err, n, "--%s is given twice", name);
     if (flags[f].kind == F_INT) {
       if (!parse_int(name, value, &ints[flags[f].slot], err, n))
         return false;

@@ -518,7 +518,7 @@ F8="${BASE/gfx90a:sramecc+:xnack-/gfx942} --fil_type fp8 --in_type fp8 --out_typ
   assert_output "NULL: missing --batchsize"
   create "${BASE/NGCHW/NGCHQ}"
   assert_output --partial "NULL: unsupported input layout 'NGCHQ'"
-  create "$BASE --arch amdgcn-amd-amdhsa:gfx9999"
+  create "${BASE/gfx90a:sramecc+:xnack-/gfx9999}"
   assert_output --partial "NULL: --arch amdgcn-amd-amdhsa:gfx9999: unknown target 'gfx9999'"
   create "$BASE --groupsize 3"
   assert_output "NULL: --groupsize 3 does not divide --in_channels 4 and --out_channels 4"
@@ -528,7 +528,11 @@ F8="${BASE/gfx90a:sramecc+:xnack-/gfx942} --fil_type fp8 --in_type fp8 --out_typ
   assert_output --partial "NULL: unsupported types for conv2d: filter i8, input i8, output i8"
   create "$BASE --in_h"
   assert_output "NULL: --in_h needs a value"
-  create "$BASE --in_w -3"
+  create "$BASE --in_layout NHWGC"
+  assert_output "NULL: --in_layout is given twice"
+  create "$BASE --in_h 5"
+  assert_output "NULL: --in_h is given twice"
+  create "${BASE/--in_w 5/--in_w -3}"
   assert_output "NULL: --in_w: '-3' is not a non-negative integer below 2^31"
 }
 
@@ -634,6 +638,17 @@ grouped_all() {
 }
 
 @test "a layout whose G is not right before its channel (rocMLIR's spelling) keeps a convolution per group" {
-  create "${BASE/conv2d/conv2d_bwd_data} --in_layout nchwg --out_layout nkhwg --groupsize 2 --kernel_id 0"
+  local b=${BASE/conv2d/conv2d_bwd_data}
+  b=${b/--in_layout NGCHW/--in_layout nchwg}
+  create "${b/--out_layout NGCHW/--out_layout nkhwg} --groupsize 2 --kernel_id 0"
   assert_line --regexp "^kernels [3-9] workspace [0-9]+$"
+  # and its numbers, for all three operations (the per-group kernels need their workspace)
+  local op l
+  for op in conv2d conv2d_bwd_data conv2d_bwd_weight; do
+    l=${BASE/conv2d/$op}
+    l=${l/--in_layout NGCHW/--in_layout nchwg}
+    TOSAC_HIPEMU_ARCH=gfx90a run "$CLIENT" --workspace=requested 5 "${l/--out_layout NGCHW/--out_layout nkhwg} --groupsize 2"
+    assert_success
+    assert_line OK
+  done
 }
