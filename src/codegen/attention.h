@@ -20,15 +20,12 @@ typedef struct att {
 } att;
 
 /* kernel_attention.c: the pattern's pieces for the other variants */
-LLVMValueRef att_score_ops(att *A, LLVMValueRef dot,
-                           LLVMValueRef const *coords);
+LLVMValueRef att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords);
 double att_score_scale(att *A);
 LLVMValueRef att_finite_max(att *A, LLVMValueRef m);
-LLVMValueRef att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend,
-                            LLVMValueRef row0, int rows);
+LLVMValueRef att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend, LLVMValueRef row0, int rows);
 LLVMValueRef att_load_operand(att *A, const value *v, LLVMValueRef const *c);
-LLVMValueRef att_write_offset(att *A, const value *from,
-                              LLVMValueRef const *coords);
+LLVMValueRef att_write_offset(att *A, const value *from, LLVMValueRef const *coords);
 const value *att_result_value(att *A);
 LLVMValueRef att_to_frag(att *A, const gemm_mma *mm, LLVMValueRef x);
 LLVMValueRef att_lds_arr(att *A, const char *what, LLVMTypeRef t, int64_t n);
@@ -38,12 +35,10 @@ void att_add_problem(att *A, cg_kernel_info *info);
  * the scalar offset), and one load (srow: the uniform first row, unclamped;
  * *rsrc: the operand's buffer resource, made at the first call) */
 int att_vector(att *A, elem_type t, const value *v, int rdim, int cdim);
-int64_t att_row_stride(att *A, elem_type t, const value *v, int rdim, int cdim,
-                       int vec);
-LLVMValueRef att_load(att *A, const gemm_mma *mm, LLVMTypeRef ft,
-                      LLVMValueRef *rsrc, int64_t stride, const value *v,
-                      int rdim, int cdim, LLVMValueRef bidx, LLVMValueRef row,
-                      LLVMValueRef c0, int vec, LLVMValueRef srow);
+int64_t att_row_stride(att *A, elem_type t, const value *v, int rdim, int cdim, int vec);
+LLVMValueRef att_load(att *A, const gemm_mma *mm, LLVMTypeRef ft, LLVMValueRef *rsrc, int64_t stride, const value *v,
+                      int rdim, int cdim, LLVMValueRef bidx, LLVMValueRef row, LLVMValueRef c0, int vec,
+                      LLVMValueRef srow);
 
 /* attention_wmma.c: the WMMA flash variant (gfx11, gfx12), when it fits the
  * pattern */
