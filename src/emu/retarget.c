@@ -23,6 +23,7 @@ typedef enum {
   R_BUF_RSRC,   /* make.buffer.rsrc: the base pointer itself */
   R_BUF_LOAD,   /* raw.ptr.buffer.load: a checked load at base + voffset + soffset */
   R_DOT,        /* dot products (fdot2, sdot4): inline host arithmetic */
+  R_PKRTZ,      /* cvt.pkrtz: two f32 to f16 rounded toward zero, inline */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -79,6 +80,7 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.fdot2", R_DOT, 0},
     {"llvm.amdgcn.fdot2.f32.bf16", R_DOT, 0},
     {"llvm.amdgcn.sdot4", R_DOT, 1},
+    {"llvm.amdgcn.cvt.pkrtz", R_PKRTZ, 0},
 };
 
 /* Per kernel, recorded with the AMDGPU data layout before anything changes. */
@@ -756,6 +758,27 @@ static void rewrite_dot(rt *r, LLVMValueRef call, bool bytes) {
   replace(call, acc);
 }
 
+/* <2 x half> of two floats rounded toward zero (v_cvt_pkrtz_f16_f32): the host's rounding to
+ * nearest, then one step toward zero where that rounded away from it (a larger magnitude; also
+ * a finite value past the largest half, rounded to inf, becomes the largest half; NaN and inf
+ * stay). */
+static void rewrite_pkrtz(rt *r, LLVMValueRef call) {
+  LLVMBuilderRef b = r->b;
+  LLVMTypeRef ft = LLVMFloatTypeInContext(r->ctx), ht = LLVMHalfTypeInContext(r->ctx);
+  LLVMValueRef res = LLVMGetUndef(LLVMVectorType(ht, 2)), mag = LLVMConstInt(r->i32, 0x7fffffff, 0);
+  for (unsigned i = 0; i < 2; i++) {
+    LLVMValueRef x = LLVMGetOperand(call, i), h = LLVMBuildFPTrunc(b, x, ht, "");
+    LLVMValueRef ax = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, x, r->i32, ""), mag, ""), ft, "");
+    LLVMValueRef back = LLVMBuildFPExt(b, h, ft, "");
+    LLVMValueRef ab = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, back, r->i32, ""), mag, ""), ft, "");
+    LLVMValueRef away = LLVMBuildFCmp(b, LLVMRealOGT, ab, ax, "");
+    LLVMValueRef hb = LLVMBuildBitCast(b, h, r->i16, "");
+    hb = LLVMBuildSelect(b, away, LLVMBuildSub(b, hb, LLVMConstInt(r->i16, 1, 0), ""), hb, "");
+    res = LLVMBuildInsertElement(b, res, LLVMBuildBitCast(b, hb, ht, ""), LLVMConstInt(r->i32, i, 0), "");
+  }
+  replace(call, res);
+}
+
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {
   LLVMPositionBuilderBefore(r->b, call);
   LLVMTypeRef rty = LLVMTypeOf(call);
@@ -831,6 +854,9 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
     break;
   case R_DOT:
     rewrite_dot(r, call, rule->arg == 1);
+    break;
+  case R_PKRTZ:
+    rewrite_pkrtz(r, call);
     break;
   }
 }
