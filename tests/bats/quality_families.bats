@@ -68,10 +68,11 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
   # CDNA3/CDNA4: the flash kernel (MFMA, 64-key blocks double-buffered: 32 KiB of LDS), the
   # issue model; the main loop is a pair of blocks: 34 v_exp per iteration (16 scores per lane
   # of each 64-key block, and alpha), 173 (gfx950: 135) other VALU: about 4 (3) per score (the
-  # scale folded into one packed multiply-add per two scores); gfx1100 WMMA
+  # scale folded into one packed multiply-add per two scores); gfx1100: the WMMA flash kernel (the
+  # static WMMA model; attention_wmma.bats pins gfx1200 and head size 128)
   assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +152 +0 +32768 +2 +0 +359 +1448\.0 +issue +70\.7 +34 +173 +5\.52 +30% mma +mma$'
   assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +148 +0 +32768 +3 +0 +284 +1084\.0 +issue +47\.2 +34 +135 +3\.61 +24% mma +valu$'
-  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* wmma +51\.6 +0 +81 +33\.93 +52% mma +mma$'
+  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* wmma +77\.2 +66 +317 +23\.36 +75% mma +mma$'
   assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.0 +2 +361 +217\.34 +21% mma +valu$'
   run "$Q" quality sample.hipfb --no-mca
   assert_success
