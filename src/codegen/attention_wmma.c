@@ -1,20 +1,17 @@
-/* attention_wmma.c: the flash variant of the attention kernel for WMMA (gfx11,
- * gfx12), docs/kernels-attention.md "The WMMA flash variant".
+/* attention_wmma.c: the flash variant of the attention kernel for WMMA (gfx11, gfx12, wave32),
+ * docs/kernels-attention.md "The WMMA flash variant".
  *
- * AW_WAVES waves (wave32) per work-group, each owning 16 query rows; keys go in
- * blocks of nk that the work-group stages in LDS, double-buffered (the next
- * block's global loads are issued at a block's start and written to the other
- * buffer at its end: one barrier per block). The wave computes Sᵀ = K Qᵀ (K the
- * A operand from LDS, Q the B operand in registers), so a lane's accumulators
- * hold 8 keys of one query (column lane % 16): the row max is a per-lane max
- * and one exchange with the other half-wave per block, the row sum stays per
- * lane until the end, and the rescale factor is one scalar per lane. P,
- * converted in registers, is the B operand of Oᵀ += Vᵀ Pᵀ with k in the
- * accumulators' order (gemm_mma_feed: gfx12's operand halves are its
- * accumulator halves; a gfx11 lane holds all 16 k, so half of them come from
- * the other half-wave by ds_bpermute); V is staged transposed with its keys in
- * that order (gemm_mma_acc_slot), so a lane's Vᵀ fragment is contiguous in LDS.
- */
+ * Up to AW_WAVES waves per work-group, each owning 16 query rows; keys go in blocks of nk that
+ * the work-group stages in LDS, double-buffered (the next block's global loads are issued at a
+ * block's start and written to the other buffer at its end: one barrier per block). The wave
+ * computes Sᵀ = K Qᵀ (K the A operand from LDS, Q the B operand in registers), so a lane's
+ * accumulators hold 8 keys of one query (column lane % 16): the row max is a per-lane max and
+ * one exchange with the other half-wave per block, the row sum stays per lane until the end,
+ * and the rescale factor is one scalar per lane. P, converted in registers, is the B operand of
+ * Oᵀ += Vᵀ Pᵀ with k in the accumulators' order (gemm_mma_feed: gfx12's operand halves are its
+ * accumulator halves; a gfx11 lane holds all 16 k, half of them from the other half-wave by
+ * ds_bpermute); V is staged transposed with its keys in that order (gemm_mma_acc_slot), so a
+ * lane's Vᵀ fragment is contiguous in LDS. */
 #include "attention.h"
 
 #include <math.h>
@@ -183,10 +180,9 @@ static LLVMValueRef frag(aw *F, LLVMValueRef arr, LLVMValueRef idx) {
                  (unsigned)(kl * bytes(F) < 16 ? kl * bytes(F) : 16));
 }
 
-/* The Pᵀ B fragment of 16-key tile j from the lanes' probabilities p[8·j + e]
- * (operand type): element i is accumulator e of this lane or of its column's
- * lane in the other half-wave (gemm_mma_feed), moved in pairs of 16-bit
- * elements. */
+/* The Pᵀ B fragment of 16-key tile j from the lanes' probabilities p[8·j + e] (f32): element i
+ * is accumulator e of this lane or of its column's lane in a half-wave (gemm_mma_feed), converted
+ * and moved in pairs of 16-bit elements. */
 static LLVMValueRef p_frag(aw *F, LLVMValueRef const *p, int j) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
@@ -223,7 +219,7 @@ static bool block(aw *F, LLVMValueRef t0, bool masked, LLVMValueRef par, bool cl
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   gemm_mma *mm = &F->mm;
-  int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
+  int nb = (int)(A->Dv / 16), nj = F->nk / 16;
   bool carried = !par;
   if (carried)
     par = cg_load(cb, cb->i32, F->par_p, 4);
@@ -315,7 +311,6 @@ static bool block(aw *F, LLVMValueRef t0, bool masked, LLVMValueRef par, bool cl
                         o);
     cg_store(cb, o, op, 16);
   }
-  (void)kl;
   stage_store(F, &st, other);
   if (carried)
     cg_store(cb, other, F->par_p, 4);
