@@ -99,8 +99,7 @@ static bool choose(att *A, aw *F) {
   F->kstride = att_row_stride(A, t, A->kt, 2, 1, F->vk), F->vstride = att_row_stride(A, t, A->v, 1, 2, F->vv);
   double scale = att_score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
-  /* short sequences take 32-key blocks (less work past the keys), like the MFMA flash kernel */
-  for (F->nk = A->L < 2 * AW_KEYS ? AW_KEYS / 2 : AW_KEYS; F->nk >= 32; F->nk /= 2)
+  for (F->nk = AW_KEYS; F->nk >= 32; F->nk /= 2)
     if (2 * F->nk * (A->D + A->Dv) * elem_type_bytes(t) <= ti->lds_bytes && chunks(F, A->D, F->vk) <= AW_MAX_CHUNKS &&
         chunks(F, A->Dv, F->vv) <= AW_MAX_CHUNKS)
       return true;

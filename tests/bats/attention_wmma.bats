@@ -86,7 +86,7 @@ for t in ("gfx1100", "gfx1200"):
   "${GENM[@]}" 3 37 37 64 --form=neginf --dtype=f16 > c3.mlir
   "$TOSAC" c3.mlir --offload-arch=gfx1200 -o c3.hipfb
   run variant c3.json
-  assert_output 'gfx1200 v_wmma_f32_16x16x16_f16 48 32'
+  assert_output 'gfx1200 v_wmma_f32_16x16x16_f16 48 64'
 }
 
 @test "causal WMMA flash attention: the first query block runs 3 of the 4 key blocks (the machine-code trace of its first wave)" {
