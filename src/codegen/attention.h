@@ -1,13 +1,12 @@
-/* attention.h: what the attention kernel's variants share (kernel_attention.c
- * owns the pattern's index maps and score ops; kernel_attention_decode.c is the
- * few-query variant). */
+/* attention.h: what the attention kernels' files share (kernel_attention.c owns
+ * the pattern, its index maps and score ops and the portable, LDS matrix and
+ * MFMA flash variants; attention_wmma.c the WMMA flash variant; kernel_attention_decode.c the
+ * few-query variant). Private to src/codegen. */
 #ifndef TOSAC_ATTENTION_H
 #define TOSAC_ATTENTION_H
 
-#include "codegen.h"
+#include "gemm.h"
 
-/* One attention kernel being emitted: the pattern's ops and operands (Q [B, S,
- * D], K^T [B, D, L], V [B, L, Dv]) and the index type of its offsets. */
 typedef struct att {
   cg_builder *cb;
   LLVMBuilderRef b;
@@ -17,39 +16,39 @@ typedef struct att {
   const value *q, *kt, *v;
   int64_t B, S, L, D, Dv;
   LLVMTypeRef it;
-  LLVMValueRef lds_k,
-      lds_v; /* the portable variant's [ATT_KEYS][D], [ATT_KEYS][Dv] f32 */
+  LLVMValueRef lds_k, lds_v; /* [ATT_KEYS][D], [ATT_KEYS][Dv] f32 */
 } att;
 
-/* kernel_attention.c, for the variants */
-/* Offset of element coords (of v's shape) in the kernel input it comes from
- * (*in). */
-LLVMValueRef cg_att_read_offset(att *A, const value *v,
-                                LLVMValueRef const *coords, const value **in);
-/* Offset in the output buffer of element coords of the stored value
- * (cg_att_result). */
-LLVMValueRef cg_att_write_offset(att *A, const value *from,
-                                 LLVMValueRef const *coords);
-/* The value whose elements the kernel stores: the second matmul's result, or
- * its cast. */
-const value *cg_att_result(att *A);
-/* The pattern's score ops applied to the f32 dot product at [b, query, key], as
- * f32; NULL on failure (a diagnostic). */
-LLVMValueRef cg_att_score_ops(att *A, LLVMValueRef dot,
-                              LLVMValueRef const *coords);
-/* -inf as 0, the exponents' reference while every key so far is masked. */
-LLVMValueRef cg_att_finite_max(att *A, LLVMValueRef m);
-/* The key end of rows [row0, row0 + rows) under a constant causal mask (kend
- * otherwise). */
-LLVMValueRef cg_att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend,
-                               LLVMValueRef row0, int rows);
-/* Append the "problem" of the quality report to info->tuning. */
-void cg_att_add_problem(att *A, cg_kernel_info *info);
+/* kernel_attention.c: the pattern's pieces for the other variants */
+/* Offset of element coords (of v's shape) in the kernel input it comes from (*in). */
+LLVMValueRef att_read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in);
+LLVMValueRef att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords);
+double att_score_scale(att *A);
+LLVMValueRef att_finite_max(att *A, LLVMValueRef m);
+LLVMValueRef att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend, LLVMValueRef row0, int rows);
+LLVMValueRef att_load_operand(att *A, const value *v, LLVMValueRef const *c);
+LLVMValueRef att_write_offset(att *A, const value *from, LLVMValueRef const *coords);
+const value *att_result_value(att *A);
+LLVMValueRef att_to_frag(att *A, const gemm_mma *mm, LLVMValueRef x);
+LLVMValueRef att_lds_arr(att *A, const char *what, LLVMTypeRef t, int64_t n);
+void att_add_problem(att *A, cg_kernel_info *info);
+/* The flash variant's global loads of K (rdim 2, cdim 1) and V (rdim 1, cdim
+ * 2): elements per load, the row stride when the rows are affine (the key in
+ * the scalar offset), and one load (srow: the uniform first row, unclamped;
+ * *rsrc: the operand's buffer resource, made at the first call) */
+int att_vector(att *A, elem_type t, const value *v, int rdim, int cdim);
+int64_t att_row_stride(att *A, elem_type t, const value *v, int rdim, int cdim, int vec);
+LLVMValueRef att_load(att *A, const gemm_mma *mm, LLVMTypeRef ft, LLVMValueRef *rsrc, int64_t stride, const value *v,
+                      int rdim, int cdim, LLVMValueRef bidx, LLVMValueRef row, LLVMValueRef c0, int vec,
+                      LLVMValueRef srow);
 
-/* kernel_attention_decode.c: the decode variant, for few query rows (S <=
- * CG_DECODE_ROWS). */
+/* attention_wmma.c: the WMMA flash variant (gfx11, gfx12), when it fits the
+ * pattern */
+bool att_wmma_fits(att *A);
+bool att_wmma_emit(att *A, cg_kernel_info *info);
+
+/* kernel_attention_decode.c: the decode variant, for few query rows (S <= CG_DECODE_ROWS). */
 bool cg_att_decode_fits(att *A);
-bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
-                        int64_t chunk);
+bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split, int64_t chunk);
 
 #endif

@@ -65,6 +65,14 @@ void gemm_mma_set_pack(gemm_mma *mm, int bk);
 /* Row and column (inside the step tile) of accumulator e of this lane. */
 void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int e,
                       LLVMValueRef *row, LLVMValueRef *col);
+/* WMMA, a step's results fed back as a later step's k (attention's P, gemm_mma.c): slot s
+ * (0..15) of k holds accumulator s % nacc of half-wave s / nacc, whose row is
+ * gemm_mma_acc_row(half, e). gemm_mma_feed: element i of a lane's operand is accumulator *e of
+ * the lane of half-wave `return` in the same column, or of the lane itself (-1); gemm_mma_slot:
+ * the slot of accumulator row `row` (i32). */
+int gemm_mma_acc_row(const gemm_mma *mm, int half, int e);
+int gemm_mma_feed(const gemm_mma *mm, int i, int *e);
+LLVMValueRef gemm_mma_acc_slot(cg_builder *cb, const gemm_mma *mm, LLVMValueRef row);
 /* Accumulator vector type and its zero. */
 LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm);
 /* D = A*B + C for one step; a/b hold kl elements each as <kl x mem type> (bf16 as i16). */

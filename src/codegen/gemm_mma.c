@@ -164,6 +164,26 @@ void gemm_mma_acc_pos(cg_builder *cb, const gemm_mma *mm, LLVMValueRef lane, int
   }
 }
 
+int gemm_mma_acc_row(const gemm_mma *mm, int half, int e) {
+  return mm->row->layout == MATRIX_WMMA_GFX11 ? half + 2 * e : 8 * half + e;
+}
+
+/* gfx12: a lane's 8 k of the operand (kofs = 8 * half) are the 8 accumulators of its own half;
+ * gfx11: a lane holds all 16 k (both half-waves hold copies), half of them in the other
+ * half-wave's accumulators */
+int gemm_mma_feed(const gemm_mma *mm, int i, int *e) {
+  *e = i % mm->nacc;
+  return mm->row->layout == MATRIX_WMMA_GFX11 ? i / mm->nacc : -1;
+}
+
+LLVMValueRef gemm_mma_acc_slot(cg_builder *cb, const gemm_mma *mm, LLVMValueRef row) {
+  if (mm->row->layout != MATRIX_WMMA_GFX11)
+    return row;
+  LLVMBuilderRef b = cb->b;
+  LLVMValueRef odd = LLVMBuildAnd(b, row, c32(cb, 1), "");
+  return LLVMBuildAdd(b, LLVMBuildMul(b, odd, c32(cb, mm->nacc), ""), LLVMBuildLShr(b, row, c32(cb, 1), ""), "");
+}
+
 LLVMTypeRef gemm_mma_acc_type(cg_builder *cb, const gemm_mma *mm) {
   return LLVMVectorType(mm->acc64 ? cb->i64 : mm->int_acc ? cb->i32 : cb->f32, (unsigned)mm->nacc);
 }

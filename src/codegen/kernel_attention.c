@@ -22,7 +22,6 @@
 
 enum { ATT_ROWS = 64, ATT_KEYS = 32 };
 
-
 static LLVMValueRef ic(att *A, int64_t x) { return LLVMConstInt(A->it, (unsigned long long)x, 1); }
 static LLVMValueRef f32c(att *A, double x) { return LLVMConstReal(A->cb->f32, x); }
 
@@ -1448,6 +1447,8 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   flash F = {.A = &A};
   if (flash_choice(&A, &F))
     return emit_flash(&A, &F, info, partial, split, chunk);
+  if (!partial && att_wmma_fits(&A))
+    return att_wmma_emit(&A, info);
   att_mma M = {0};
   if (!partial && mma_choice(&A, &M.mm) && !getenv("TOSAC_ATTENTION_FMA"))
     return emit_mma(&A, &M, info); /* split-KV partials take the portable kernel (few rows) */
@@ -1549,18 +1550,41 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
 }
 
 /* ---------------------------------------------------------------- for the variants (attention.h) */
-LLVMValueRef cg_att_read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
+
+LLVMValueRef att_read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
   return read_offset(A, v, coords, in);
 }
-LLVMValueRef cg_att_write_offset(att *A, const value *from, LLVMValueRef const *coords) {
-  return write_offset(A, from, coords);
-}
-const value *cg_att_result(att *A) { return result_value(A); }
-LLVMValueRef cg_att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) {
-  return score_ops(A, dot, coords);
-}
-LLVMValueRef cg_att_finite_max(att *A, LLVMValueRef m) { return finite_max(A, m); }
-LLVMValueRef cg_att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend, LLVMValueRef row0, int rows) {
+
+LLVMValueRef att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) { return score_ops(A, dot, coords); }
+double att_score_scale(att *A) { return score_scale(A); }
+LLVMValueRef att_finite_max(att *A, LLVMValueRef m) { return finite_max(A, m); }
+LLVMValueRef att_causal_end(att *A, LLVMValueRef kstart, LLVMValueRef kend, LLVMValueRef row0, int rows) {
   return causal_end(A, kstart, kend, row0, rows);
 }
-void cg_att_add_problem(att *A, cg_kernel_info *info) { add_problem(A, info); }
+LLVMValueRef att_load_operand(att *A, const value *v, LLVMValueRef const *c) { return load_operand(A, v, c); }
+LLVMValueRef att_write_offset(att *A, const value *from, LLVMValueRef const *coords) {
+  return write_offset(A, from, coords);
+}
+const value *att_result_value(att *A) { return result_value(A); }
+LLVMValueRef att_to_frag(att *A, const gemm_mma *mm, LLVMValueRef x) { return to_frag(A, mm, x); }
+LLVMValueRef att_lds_arr(att *A, const char *what, LLVMTypeRef t, int64_t n) { return lds_arr(A, what, t, n); }
+void att_add_problem(att *A, cg_kernel_info *info) { add_problem(A, info); }
+
+int att_vector(att *A, elem_type t, const value *v, int rdim, int cdim) {
+  flash F = {.A = A, .mm = {.in = t}};
+  return fl_vector(&F, v, rdim, cdim);
+}
+
+int64_t att_row_stride(att *A, elem_type t, const value *v, int rdim, int cdim, int vec) {
+  flash F = {.A = A, .mm = {.in = t}};
+  return fl_row_stride(&F, v, rdim, cdim, vec);
+}
+
+LLVMValueRef att_load(att *A, const gemm_mma *mm, LLVMTypeRef ft, LLVMValueRef *rsrc, int64_t stride, const value *v,
+                      int rdim, int cdim, LLVMValueRef bidx, LLVMValueRef row, LLVMValueRef c0, int vec,
+                      LLVMValueRef srow) {
+  flash F = {.A = A, .mm = *mm, .ft = ft, .kstride = stride, .vstride = stride, .krs = *rsrc, .vrs = *rsrc};
+  LLVMValueRef x = fl_load(&F, v, rdim, cdim, bidx, row, c0, vec, srow);
+  *rsrc = v == A->kt ? F.krs : F.vrs;
+  return x;
+}

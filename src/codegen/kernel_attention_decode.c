@@ -83,7 +83,7 @@ static bool contiguous(dec *Dc, const value *v, int rdim, int cdim) {
         LLVMValueRef co[3];
         co[0] = ix(Dc, bs[bi]), co[rdim] = ix(Dc, rs[ri]), co[cdim] = ix(Dc, c);
         const value *in;
-        LLVMValueRef off = cg_att_read_offset(A, v, co, &in);
+        LLVMValueRef off = att_read_offset(A, v, co, &in);
         if (!LLVMIsAConstantInt(off))
           return false;
         int64_t o = LLVMConstIntGetSExtValue(off);
@@ -160,7 +160,7 @@ static void load_part(dec *Dc, const value *v, int rdim, int cdim, bool whole,
     LLVMValueRef co[3];
     co[0] = b, co[rdim] = key, co[cdim] = LLVMBuildAdd(bl, d0, ix(Dc, e), "");
     const value *in;
-    LLVMValueRef off = cg_att_read_offset(A, v, co, &in);
+    LLVMValueRef off = att_read_offset(A, v, co, &in);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(bl, mt, cg_operand_ptr(cb, A->k, in),
                                            &off, 1, "");
     int n = whole ? Dc->vec : 1;
@@ -180,7 +180,7 @@ static bool merge(dec *Dc, LLVMValueRef *m, LLVMValueRef *l, LLVMValueRef *acc,
                   LLVMValueRef mo, LLVMValueRef lo, LLVMValueRef const *ao,
                   int n) {
   LLVMBuilderRef bl = Dc->A->b;
-  LLVMValueRef mx = fmax2(Dc, *m, mo), ms = cg_att_finite_max(Dc->A, mx);
+  LLVMValueRef mx = fmax2(Dc, *m, mo), ms = att_finite_max(Dc->A, mx);
   LLVMValueRef wa = fexp(Dc, LLVMBuildFSub(bl, *m, ms, "")),
                wb = fexp(Dc, LLVMBuildFSub(bl, mo, ms, ""));
   if (!mx || !wa || !wb)
@@ -243,13 +243,13 @@ static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
         dot = LLVMBuildFAdd(bl, dot, o, "");
       }
       LLVMValueRef co[3] = {b, ix(Dc, r), key[u]};
-      LLVMValueRef sc = cg_att_score_ops(A, dot, co);
+      LLVMValueRef sc = att_score_ops(A, dot, co);
       if (!sc)
         return false;
       s[u] = LLVMBuildSelect(bl, valid[u], sc, f32(Dc, -INFINITY), "");
       mx = fmax2(Dc, mx, s[u]);
     }
-    LLVMValueRef ms = cg_att_finite_max(A, mx);
+    LLVMValueRef ms = att_finite_max(A, mx);
     LLVMValueRef alpha = fexp(Dc, LLVMBuildFSub(bl, m, ms, ""));
     LLVMValueRef l = LLVMBuildFMul(bl, cg_load(cb, cb->f32, st[r].l, 4), alpha,
                                    ""),
@@ -314,7 +314,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   kend =
       LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, kend, ix(Dc, A->L), ""),
                       kend, ix(Dc, A->L), "kend");
-  kend = cg_att_causal_end(A, kstart, kend, ix(Dc, 0), D.rows);
+  kend = att_causal_end(A, kstart, kend, ix(Dc, 0), D.rows);
   /* this lane's head elements: [d0, d0 + vec), clamped into K's and V's rows
    * (lanes past the head compute on the first part with q = 0 and store
    * nothing) */
@@ -332,7 +332,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
     for (int e = 0; e < D.vec; e++) {
       LLVMValueRef co[3] = {b, ix(Dc, r), LLVMBuildAdd(bl, dk, ix(Dc, e), "")};
       const value *in;
-      LLVMValueRef off = cg_att_read_offset(A, A->q, co, &in);
+      LLVMValueRef off = att_read_offset(A, A->q, co, &in);
       LLVMValueRef x =
           cg_load_elem(cb, in->type->elem, cg_operand_ptr(cb, k, in), off);
       x = LLVMTypeOf(x) == cb->f32 ? x : LLVMBuildFPExt(bl, x, cb->f32, "");
@@ -408,7 +408,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   cg_barrier(cb);
 
   /* the waves' states merged per output element (row r, element d) */
-  const value *from = cg_att_result(A), *out = k->out_vals[0];
+  const value *from = att_result_value(A), *out = k->out_vals[0];
   LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
   LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
   LLVMValueRef t = LLVMBuildZExt(bl, tid, A->it, "");
@@ -434,7 +434,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
                     LLVMBuildInBoundsGEP2(bl, cb->f32, lds, &at[2], 1, ""), 4);
     mm = fmax2(Dc, mm, mw[i]);
   }
-  LLVMValueRef ms = cg_att_finite_max(A, mm);
+  LLVMValueRef ms = att_finite_max(A, mm);
   for (int i = 0; i < waves; i++) {
     LLVMValueRef wt = fexp(Dc, LLVMBuildFSub(bl, mw[i], ms, ""));
     if (!wt)
@@ -470,7 +470,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
     LLVMPositionBuilderAtEnd(bl, next);
   } else {
     LLVMValueRef co[3] = {b, r, d};
-    LLVMValueRef off = cg_att_write_offset(A, from, co);
+    LLVMValueRef off = att_write_offset(A, from, co);
     LLVMValueRef x = LLVMBuildFDiv(bl, ov, lv, "");
     LLVMTypeRef et = cg_elem_type(cb, out->type->elem);
     cg_store(cb, et == cb->f32 ? x : LLVMBuildFPTrunc(bl, x, et, ""),
@@ -489,6 +489,6 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
              "{\"kernel\":\"decode\",\"block_rows\":%d,\"block_keys\":%d}",
              D.rows, D.slots * D.unroll);
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
-  cg_att_add_problem(A, info);
+  att_add_problem(A, info);
   return !cb->failed;
 }

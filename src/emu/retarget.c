@@ -23,7 +23,7 @@ typedef enum {
   R_BUF_RSRC,   /* make.buffer.rsrc: the base pointer itself */
   R_BUF_LOAD,   /* raw.ptr.buffer.load: a checked load at base + voffset + soffset */
   R_DOT,        /* dot products (fdot2, sdot4): inline host arithmetic */
-  R_PKRTZ,      /* cvt.pkrtz: two f32 to <2 x half> rounded toward zero, inline */
+  R_PKRTZ,      /* cvt.pkrtz: two f32 to f16 rounded toward zero, inline */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -758,26 +758,25 @@ static void rewrite_dot(rt *r, LLVMValueRef call, bool bytes) {
   replace(call, acc);
 }
 
-/* v_cvt_pkrtz_f16_f32: the host's round-to-nearest conversion, stepped one f16 toward zero
- * where it rounded away from zero (its magnitude above the f32's; infinity becomes 65504, NaN
- * stays NaN, as no comparison holds for it). */
+/* <2 x half> of two floats rounded toward zero (v_cvt_pkrtz_f16_f32): the host's rounding to
+ * nearest, then one step toward zero where that rounded away from it (a larger magnitude; also
+ * a finite value past the largest half, rounded to inf, becomes the largest half; NaN and inf
+ * stay). */
 static void rewrite_pkrtz(rt *r, LLVMValueRef call) {
   LLVMBuilderRef b = r->b;
   LLVMTypeRef ft = LLVMFloatTypeInContext(r->ctx), ht = LLVMHalfTypeInContext(r->ctx);
-  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(ht, 2));
+  LLVMValueRef res = LLVMGetUndef(LLVMVectorType(ht, 2)), mag = LLVMConstInt(r->i32, 0x7fffffff, 0);
   for (unsigned i = 0; i < 2; i++) {
     LLVMValueRef x = LLVMGetOperand(call, i), h = LLVMBuildFPTrunc(b, x, ht, "");
+    LLVMValueRef ax = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, x, r->i32, ""), mag, ""), ft, "");
     LLVMValueRef back = LLVMBuildFPExt(b, h, ft, "");
-    LLVMValueRef mag = LLVMConstInt(r->i32, 0x7fffffff, 0);
-    LLVMValueRef ax = LLVMBuildAnd(b, LLVMBuildBitCast(b, x, r->i32, ""), mag, "");
-    LLVMValueRef ab = LLVMBuildAnd(b, LLVMBuildBitCast(b, back, r->i32, ""), mag, "");
-    ax = LLVMBuildBitCast(b, ax, ft, ""), ab = LLVMBuildBitCast(b, ab, ft, "");
+    LLVMValueRef ab = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, back, r->i32, ""), mag, ""), ft, "");
+    LLVMValueRef away = LLVMBuildFCmp(b, LLVMRealOGT, ab, ax, "");
     LLVMValueRef hb = LLVMBuildBitCast(b, h, r->i16, "");
-    LLVMValueRef down = LLVMBuildSub(b, hb, LLVMConstInt(r->i16, 1, 0), "");
-    hb = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, ab, ax, ""), down, hb, "");
-    v = LLVMBuildInsertElement(b, v, LLVMBuildBitCast(b, hb, ht, ""), LLVMConstInt(r->i32, i, 0), "");
+    hb = LLVMBuildSelect(b, away, LLVMBuildSub(b, hb, LLVMConstInt(r->i16, 1, 0), ""), hb, "");
+    res = LLVMBuildInsertElement(b, res, LLVMBuildBitCast(b, hb, ht, ""), LLVMConstInt(r->i32, i, 0), "");
   }
-  replace(call, v);
+  replace(call, res);
 }
 
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {

@@ -56,6 +56,12 @@ setup() {
   assert_line "message: kernel partial_ballot: work-item (0,0,0) of work-group (0,0,0): wave operation llvm.amdgcn.ballot executed by part of a wave"
 }
 
+@test "cvt.pkrtz rounds two floats to half toward zero in IR mode: past the largest half, subnormals, signs (gfx1100)" {
+  run "$T" pkrtz-gfx1100
+  assert_success
+  assert_line "ok - pkrtz-gfx1100"
+}
+
 @test "an intrinsic without runtime counterpart is refused by name" {
   run "$T" unsupported
   assert_success

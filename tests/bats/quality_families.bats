@@ -71,10 +71,11 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
   # issue model; the main loop is a pair of blocks: 34 v_exp per iteration (16 scores per lane
   # of each 64-key block, and alpha), 152 (gfx950: 135) other VALU: about 3 per score (the
   # scale folded into one packed multiply-add per two scores, one conversion per two
-  # probabilities: gfx942's v_cvt_pkrtz_f16_f32, gfx950's v_cvt_pk_f16_f32); gfx1100 WMMA
+  # probabilities: gfx942's v_cvt_pkrtz_f16_f32, gfx950's v_cvt_pk_f16_f32); gfx1100: the WMMA flash kernel (the
+  # static WMMA model; attention_wmma.bats pins gfx1200 and head size 128)
   assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +174 +0 +32768 +2 +0 +358 +1384\.0 +issue +74\.0 +34 +152 +5\.27 +31% mma +mma$'
   assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +132 +0 +32768 +3 +0 +287 +1092\.0 +issue +46\.9 +34 +135 +3\.64 +23% mma +valu$'
-  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* wmma +51\.6 +0 +81 +33\.93 +52% mma +mma$'
+  assert_line --regexp '^gfx1100 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* wmma +77\.2 +66 +317 +23\.36 +75% mma +mma$'
   assert_line --regexp '^gfx1030 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 .* fma +1\.0 +2 +361 +217\.34 +21% mma +valu$'
   run "$Q" quality sample.hipfb --no-mca
   assert_success

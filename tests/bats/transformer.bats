@@ -117,7 +117,7 @@ for t in json.load(open("b200.json"))["targets"]:
         if k["family"] == "attention":
             print(t["processor"], k["matrix_instruction"], k["tuning"]["block_rows"], k["tuning"]["block_keys"])'
   assert_output "$(printf '%s\n' 'gfx942 v_mfma_f32_16x16x16_f16 64 64' 'gfx950 v_mfma_f32_16x16x32_f16 64 64' \
-    'gfx1100 v_wmma_f32_16x16x16_f16 16 16')"
+    'gfx1100 v_wmma_f32_16x16x16_f16 128 64')"
   run "${CHECK[@]}" g150.mlir b200.mlir --targets=gfx942,gfx950,gfx1100,gfx1030
   assert_success
   assert_equal "$(echo "$output" | grep -c '^ok ')" 8

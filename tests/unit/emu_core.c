@@ -539,6 +539,50 @@ static void test_permlane(const char *cpu) {
   emu_free(m);
 }
 
+/* cvt.pkrtz rounds toward zero: 1 + 0.75 ulp, its negation, a value past the largest half, a
+ * subnormal of 1.68 ulp (rounding to nearest would give 0x3c01, 0xbc01, inf, 0x0002), and values
+ * that stay: 1, 0, -inf, 65504. */
+static void test_pkrtz(const char *cpu) {
+  const char *ir =
+      "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+      "declare <2 x half> @llvm.amdgcn.cvt.pkrtz(float, float)\n"
+      "define amdgpu_kernel void @pkrtz(ptr addrspace(1) noalias %in, ptr addrspace(1) noalias %out) #0 {\n"
+      "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+      "  %t64 = zext i32 %tid to i64\n"
+      "  %i0 = mul i64 %t64, 2\n"
+      "  %i1 = add i64 %i0, 1\n"
+      "  %p0 = getelementptr float, ptr addrspace(1) %in, i64 %i0\n"
+      "  %p1 = getelementptr float, ptr addrspace(1) %in, i64 %i1\n"
+      "  %x = load float, ptr addrspace(1) %p0, align 4\n"
+      "  %y = load float, ptr addrspace(1) %p1, align 4\n"
+      "  %h = call <2 x half> @llvm.amdgcn.cvt.pkrtz(float %x, float %y)\n"
+      "  %v = bitcast <2 x half> %h to i32\n"
+      "  %p = getelementptr i32, ptr addrspace(1) %out, i64 %t64\n"
+      "  store i32 %v, ptr addrspace(1) %p, align 4\n"
+      "  ret void\n"
+      "}\n"
+      "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,256\" }\n";
+  static const float in[8] = {1.000732421875f, -1.000732421875f, 70000.0f, 1e-7f, 1.0f, 0.0f, -INFINITY, 65504.0f};
+  static const uint32_t want[4] = {0xbc003c00u, 0x00017bffu, 0x00003c00u, 0x7bfffc00u};
+  char err[1024];
+  emu_module *m = load(ir, cpu, err, sizeof err);
+  check(m != NULL, "emu_load: %s", err);
+  if (!m)
+    return;
+  float *x = dev_alloc(sizeof in);
+  memcpy(x, in, sizeof in);
+  uint32_t *out = dev_alloc(32 * 4);
+  void *bufs[2] = {x, out};
+  size_t sizes[2] = {sizeof in, 32 * 4};
+  bool ok = run(m, "pkrtz", 4, 1, 0, bufs, sizes, 2, NULL, 0, err, sizeof err);
+  check(ok, "pkrtz: %s", err);
+  for (int i = 0; ok && i < 4; i++)
+    check(out[i] == want[i], "pkrtz lane %d: 0x%08x, want 0x%08x", i, out[i], want[i]);
+  free(x);
+  free(out);
+  emu_free(m);
+}
+
 static void test_unsupported(void) {
   const char *ir = "declare i64 @llvm.amdgcn.s.getpc()\n"
                    "define amdgpu_kernel void @k(ptr addrspace(1) %o) {\n"
@@ -750,7 +794,7 @@ static const char *PKRTZ_IR =
     "}\n"
     "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,64\" }\n";
 
-static void test_pkrtz(const char *cpu) {
+static void test_pkrtz_cases(const char *cpu) {
   char err[1024];
   emu_module *m = load(PKRTZ_IR, cpu, err, sizeof err);
   check(m != NULL, "emu_load: %s", err);
@@ -795,6 +839,7 @@ static const test tests[] = {
     {"dpp-gfx90a", test_dpp, "gfx90a"},   {"permlanex16-gfx1100", test_permlane, "gfx1100"},
     {"unsupported", unsupported, NULL},   {"mfma-gfx90a", mfma, NULL},
     {"mfma-scale-gfx950", mfma_scale, NULL}, {"pkrtz-gfx90a", test_pkrtz, "gfx90a"},
+    {"pkrtz-gfx1100", test_pkrtz_cases, "gfx1100"},
 };
 
 int main(int argc, char **argv) {
