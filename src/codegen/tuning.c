@@ -1621,8 +1621,15 @@ void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
 
 int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
                     int64_t D, int64_t Dv, int eb, double *est_us) {
-  int pick;
-  double best = splitkv_best(t, splitkv_kind(t, B, S, L, D, Dv, eb), B, S, L, D, Dv, eb, &pick);
+  int pick, kind = splitkv_kind(t, B, S, L, D, Dv, eb);
+  if (kind == SKV_PORTABLE && t->has_wmma) {
+    /* Unsplit, the WMMA kernels run this problem; they have no partial form and this estimate
+     * does not model them, and the portable partials are slower than them at any P. */
+    if (est_us)
+      *est_us = splitkv_cycles(t, kind, B, S, L, D, Dv, eb, 1) / t->clock_mhz;
+    return 1;
+  }
+  double best = splitkv_best(t, kind, B, S, L, D, Dv, eb, &pick);
   if (est_us)
     *est_us = best / t->clock_mhz;
   return pick;
