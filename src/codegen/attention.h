@@ -32,6 +32,8 @@ const value *att_result_value(att *A);
 LLVMValueRef att_to_frag(att *A, const gemm_mma *mm, LLVMValueRef x);
 LLVMValueRef att_lds_arr(att *A, const char *what, LLVMTypeRef t, int64_t n);
 void att_add_problem(att *A, cg_kernel_info *info);
+/* A flash kernel's start: its arguments, `groups` work-groups of `wg`, f32 denormals flushed */
+void att_flash_begin(att *A, cg_kernel_info *info, int wg, int64_t groups);
 /* The flash variant's global loads of K (rdim 2, cdim 1) and V (rdim 1, cdim
  * 2): elements per load, the row stride when the rows are affine (the key in
  * the scalar offset), and one load (srow: the uniform first row, unclamped;

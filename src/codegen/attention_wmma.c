@@ -331,18 +331,8 @@ bool att_wmma_emit(att *A, cg_kernel_info *info) {
   int nb = (int)(A->Dv / 16);
   F->ft = mm->in == ET_F16 ? cb->f16 : cb->i16;
   int rows = 16 * F->waves, wg = 32 * F->waves;
-  int nargs = k->nin + k->nout;
-  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
-  for (int i = 0; i < nargs; i++)
-    access[i] = i < k->nin ? "read_only" : "write_only";
-  cg_kernel_begin(cb, k->name, nargs, access, wg);
-  /* f32 denormals flushed: exp2 is the bare v_exp_f32 */
-  const char *dk = "denormal-fp-math-f32", *dv = "preserve-sign,preserve-sign";
-  LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateStringAttribute(cb->ctx, dk, (unsigned)strlen(dk), dv, (unsigned)strlen(dv)));
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = A->B * row_blocks;
-  cg_launch_1d(info, k, wg, groups, groups * wg, 1, access);
-  free(access);
+  att_flash_begin(A, info, wg, groups);
   F->kb = att_lds_arr(A, "k", F->ft, 2 * F->nk * A->D);
   F->vb = att_lds_arr(A, "v", F->ft, 2 * F->nk * A->Dv);
   F->acc_t = gemm_mma_acc_type(cb, mm), F->o_t = LLVMArrayType2(F->acc_t, (uint64_t)nb);

@@ -1238,6 +1238,25 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   return true;
 }
 
+/* The flash kernels' start: the kernel (inputs read-only, outputs write-only) launched as
+ * `groups` work-groups of `wg`, with f32 denormals flushed: exp2 is then the bare v_exp_f32 (P
+ * below 2^-126 weighs nothing against the row's largest, which is 1), without the rescaling of
+ * tiny results. */
+void att_flash_begin(att *A, cg_kernel_info *info, int wg, int64_t groups) {
+  cg_builder *cb = A->cb;
+  const part_kernel *k = A->k;
+  int nargs = k->nin + k->nout;
+  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
+  for (int i = 0; i < nargs; i++)
+    access[i] = i < k->nin ? "read_only" : "write_only";
+  cg_kernel_begin(cb, k->name, nargs, access, wg);
+  const char *dk = "denormal-fp-math-f32", *dv = "preserve-sign,preserve-sign";
+  LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(cb->ctx, dk, (unsigned)strlen(dk), dv, (unsigned)strlen(dv)));
+  cg_launch_1d(info, k, wg, groups, groups * wg, 1, access);
+  free(access);
+}
+
 static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int split, int64_t chunk) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
@@ -1246,19 +1265,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
   F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : cb->f32;
   int rows = 16 * F->waves, wg = 64 * F->waves;
-  int nargs = k->nin + k->nout;
-  const char **access = calloc((size_t)nargs + 1, sizeof(char *));
-  for (int i = 0; i < nargs; i++)
-    access[i] = i < k->nin ? "read_only" : "write_only";
-  cg_kernel_begin(cb, k->name, nargs, access, wg);
-  /* f32 denormals flushed: exp2 is then the bare v_exp_f32 (P below 2^-126 weighs nothing
-   * against the row's largest, which is 1), without the rescaling of tiny results */
-  const char *dk = "denormal-fp-math-f32", *dv = "preserve-sign,preserve-sign";
-  LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateStringAttribute(cb->ctx, dk, (unsigned)strlen(dk), dv, (unsigned)strlen(dv)));
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
-  cg_launch_1d(info, k, wg, groups, groups * wg, 1, access);
-  free(access);
+  att_flash_begin(A, info, wg, groups);
   F->kb = lds_arr(A, "k", F->ft, 2 * F->nk * F->dp);
   F->vb = lds_arr(A, "v", F->ft, 2 * F->nk * A->Dv);
   LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm), o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
