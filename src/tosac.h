@@ -567,6 +567,13 @@ typedef struct part_kernel {
   int *out_bufs;    /* buffer ids written, after the inputs in argument order */
   int nout;
   const value **out_vals;
+  /* Inputs read at an element offset into their buffer (partition/views.c "slice views": a
+   * contiguous tosa.slice launches nothing, its readers read its input's buffer from the slice's
+   * first element): in_vals entries equal to in_off_vals[i] start at in_offs[i] elements. Kept
+   * by value, so the kernels an expansion derives from this one (split-K, im2col) stay right. */
+  const value **in_off_vals;
+  int64_t *in_offs;
+  int nin_offs;
   kernel_role role;  /* KR_PLAIN unless expanded */
   bool args_alias;   /* an output is written in place of an input (inplace.c): the kernel's
                         pointer arguments may alias, so codegen drops noalias */
@@ -619,6 +626,8 @@ typedef struct part_mx_gemm {
 /* Is mm such a GEMM (every element traced)? Fills out. */
 bool part_mx_match(const op *mm, part_mx_gemm *out);
 bool part_is_operand_view(const part_kernel *k, const op *o);
+/* The element offset at which kernel k reads input value v in its buffer (0 for most). */
+int64_t part_input_offset(const part_kernel *k, const value *v);
 void part_operand_strides(const part_kernel *k, const value *v, part_strided *s);
 /* part_is_output_view: o is a transpose of k's anchor result that k stores its result
  * through (the convolution's NHWC result written in the transpose's layout). */

@@ -224,6 +224,33 @@ void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t
   }
 }
 
+bool cg_offset_inputs(cg_builder *cb, const part_kernel *k, const cg_kernel_info *info) {
+  for (int i = 0; i < k->nin; i++) {
+    int64_t off = part_input_offset(k, k->in_vals[i]);
+    if (!off)
+      continue;
+    /* argument i is input i (cg_launch_1d's order); a family with another order cannot take one */
+    if (!cb->fn || i >= info->nargs || info->args[i].buffer != k->in_bufs[i] ||
+        (unsigned)info->nargs != LLVMCountParams(cb->fn)) {
+      diag_error_noloc(cb->diag, "kernel '%s': input %d is read at an offset its arguments do not place",
+                       k->name, i);
+      return false;
+    }
+    LLVMValueRef arg = LLVMGetParam(cb->fn, (unsigned)i);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cb->fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first)
+      LLVMPositionBuilderBefore(cb->b, first);
+    else
+      LLVMPositionBuilderAtEnd(cb->b, entry);
+    LLVMValueRef bytes = LLVMConstInt(cb->i64, (unsigned long long)(off * elem_type_bytes(k->in_vals[i]->type->elem)), 0);
+    LLVMValueRef at = LLVMBuildInBoundsGEP2(cb->b, cb->i8, arg, &bytes, 1, "");
+    LLVMReplaceAllUsesWith(arg, at);
+    LLVMSetOperand(at, 0, arg); /* the one use of the argument left: the offset itself */
+  }
+  return true;
+}
+
 void cg_loop_no_unroll(cg_builder *cb, LLVMValueRef latch_branch) {
   LLVMMetadataRef self = LLVMTemporaryMDNode(cb->ctx, NULL, 0);
   static const char name[] = "llvm.loop.unroll.disable";

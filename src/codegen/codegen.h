@@ -40,6 +40,9 @@ LLVMValueRef cg_kernel_begin(cg_builder *cb, const char *name, int nargs, const 
 /* Launch fields of a 1-D kernel over k's buffers: `groups` work-groups of `block` work-items,
  * and the declared arguments (one pointer per buffer, inputs then outputs, with their access)
  * that the metadata reader later binds to the note's argument list. */
+/* After a kernel's body: its inputs read at an element offset (part_kernel.in_offs, slice
+ * views) get their argument pointer advanced there, at the entry, for every use. */
+bool cg_offset_inputs(cg_builder *cb, const part_kernel *k, const cg_kernel_info *info);
 void cg_launch_1d(cg_kernel_info *info, const part_kernel *k, int block, int64_t groups,
                   int64_t work_items, int vector_width, const char *const *access);
 /* Call an intrinsic after checking the target has it; NULL (and a diagnostic) if not. */

@@ -165,7 +165,8 @@ static bool build_kernels(cg_builder *cb, const graph *g, const partition_plan *
     bool ok = (unsigned)k->family < KF_COUNT && families[k->family].fn;
     if (ok) {
       cb->args_alias = k->args_alias;
-      ok = families[k->family].fn(cb, g, p, k, info) && launch_fits(cb, k, info);
+      ok = families[k->family].fn(cb, g, p, k, info) && launch_fits(cb, k, info) &&
+           (!k->nin_offs || cg_offset_inputs(cb, k, info));
     } else {
       const op *o = k->anchor ? k->anchor : k->ops[0];
       diag_error(cb->diag, o->loc, "no %s kernel generator for '%s' yet",

@@ -932,8 +932,6 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
  * The multiply-adds' issue time bounds it from below. */
 #define GEMV_GROUPS_PER_CU 2
 #define GEMV_MIN_BLOCKS 1
-/* What a second, dependent kernel launch costs (assumed): small GEMMs never split. */
-#define GEMV_LAUNCH_NS 2000.0
 /* Registers besides the accumulators and the block's B (addresses, A, loop state), assumed. */
 #define GEMV_OTHER_VGPRS 32
 /* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
@@ -977,7 +975,7 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
   *doubtful = issue + a_cvt > time || regs > 256 || fit < 1;
   if (issue > time)
     time = issue;
-  return s > 1 ? time + GEMV_LAUNCH_NS : time; /* the combine kernel's launch */
+  return s > 1 ? time + t->launch_ns : time; /* the combine kernel's launch */
 }
 
 /* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
@@ -1025,7 +1023,7 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
   double best;
   bool ib;
   int s = gemv_split_time(t, pb, out, &best, &ib);
-  double kernel = s ? best - GEMV_LAUNCH_NS : best; /* without the combine kernel's launch */
+  double kernel = s ? best - t->launch_ns : best; /* without the combine kernel's launch */
   for (int narrow = 1; narrow <= (pb->b_kcontig ? 1 : 4); narrow *= 2)
     for (int unroll = 1; unroll <= 4; unroll *= 2) {
       gemm_params P = *out;
@@ -1034,7 +1032,7 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
       gemv_shape(t, pb, unroll, narrow, &P);
       double time;
       int ps = gemv_split_time(t, pb, &P, &time, &ib);
-      double pk = ps ? time - GEMV_LAUNCH_NS : time;
+      double pk = ps ? time - t->launch_ns : time;
       /* better with the second launch counted (an assumed cost), not worse without it, and
        * neither issue bound nor short of registers by the estimate */
       if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && !ib && time < best * 0.98 &&

@@ -116,8 +116,10 @@ static char *spec_of(const part_kernel *k) {
             (long long)k->slot.start);
   for (int i = 0; i < k->nin; i++) {
     fputs("\nin ", f);
-    if (k->in_vals && k->in_vals[i])
+    if (k->in_vals && k->in_vals[i]) {
       put_type(f, k->in_vals[i]->type);
+      fprintf(f, " at %lld", (long long)part_input_offset(k, k->in_vals[i])); /* slice views */
+    }
   }
   for (int i = 0; i < k->nops; i++) {
     const op *o = k->ops[i];

@@ -28,7 +28,7 @@ typedef struct edge_list {
 
 /* Bits of fuse_state.flags: facts about an op, then facts about the group an op roots. */
 enum {
-  F_VIEW = 1,    /* part_is_view */
+  F_VIEW = 1,    /* part_is_view, or a slice view (part_slice_views) */
   F_MAP = 2,     /* a transpose read as an index map by elementwise consumers */
   F_LIVE = 4,    /* a graph result depends on it (live_ops) */
   F_RESULT = 8,  /* its first result is a function result */
@@ -599,9 +599,10 @@ static void index_graph(arena *a, arena *keep, fuse_state *s, char **is_result) 
   *is_result = arena_alloc(a, (size_t)g->nvalues + 1);
   for (int r = 0; r < g->nresults; r++)
     (*is_result)[g->results[r]->id] = 1;
+  const bool *sv = part_slice_views(a, g); /* a slice view is placed like a view */
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
-    s->flags[o->id] = (part_is_view(o) ? F_VIEW : 0) |
+    s->flags[o->id] = (part_is_view(o) || (sv && sv[o->id]) ? F_VIEW : 0) |
                       (o->nresults && (*is_result)[o->results[0]->id] ? F_RESULT : 0);
   }
 }
@@ -701,7 +702,7 @@ static bool reads_through_strides(const op *u, const value *v) {
  * kernel, which reads the bytes under it through strides (no copy kernel). */
 static bool operand_view(fuse_state *s, const char *live, const op *o, int depth) {
   if ((o->kind != OP_TRANSPOSE && o->kind != OP_SLICE) || s->nofuse || depth > 4 || o->nresults != 1 ||
-      o->noperands != 1 || part_is_view(o) || o->results[0]->type->elem == ET_INDEX ||
+      o->noperands != 1 || (s->flags[o->id] & F_VIEW) || o->results[0]->type->elem == ET_INDEX ||
       (s->flags[o->id] & F_RESULT))
     return false;
   int v = o->results[0]->id;

@@ -120,9 +120,11 @@ static bool pair_ok(const partition_plan *p, const part_kernel *k, int pos, int 
   for (int j = 0; j < k->nout; j++)
     if (k->out_bufs[j] == c)
       return false;
-  /* element for element: the same number of bytes per element on both sides */
+  /* element for element: the same number of bytes per element on both sides, read from the
+   * buffer's start (a slice view's element lin is another work-item's store) */
   for (int i = 0; i < k->nin; i++)
-    if (k->in_bufs[i] == c && elem_type_bytes(k->in_vals[i]->type->elem) != elem_type_bytes(ov->type->elem))
+    if (k->in_bufs[i] == c && (elem_type_bytes(k->in_vals[i]->type->elem) != elem_type_bytes(ov->type->elem) ||
+                               part_input_offset(k, k->in_vals[i])))
       return false;
   return identity_reads_only(k, c) && depends_on(k, ov, c, dep);
 }

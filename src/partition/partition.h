@@ -134,4 +134,17 @@ bool part_is_view(const op *o);
 const value *part_view_root(const value *v);
 bool part_fusion_disabled(void);
 
+/* Slice views (views.c, docs/partitioning.md "Slice views"): a tosa.slice whose result is one
+ * contiguous run of its input's row-major elements launches nothing; its readers read the
+ * input's buffer from the slice's first element (part_kernel.in_offs).
+ * part_slice_offset: o is such a slice; *offset its first element's index in the input.
+ * part_slice_views: per op id, the slices of g that are views (not a graph result's slice; none
+ * in a graph with control flow); NULL when none. Placement (fuse.c) leaves them unplaced like
+ * views; a slice it placed anyway (a convolution's operand view) is not one.
+ * part_bytes_root: the value owning v's bytes through views and slice views, and v's element
+ * offset in it. */
+bool part_slice_offset(const op *o, int64_t *offset);
+bool *part_slice_views(arena *a, const graph *g);
+const value *part_bytes_root(const bool *slice_views, const value *v, int64_t *offset);
+
 #endif

@@ -19,6 +19,7 @@ typedef struct plan_builder {
   int *group_pos;
   int *op_pos;      /* op id -> index in g->ops; NULL when every op's id is its index */
   part_marks inputs; /* the values a kernel reads so far (collect_io) */
+  bool *slice_views;  /* per op id: a slice view (views.c), NULL when none */
 } plan_builder;
 
 static int add_buffer(plan_builder *b, buffer_kind kind, const value *v, int index) {
@@ -45,7 +46,7 @@ static void summary_add(int *s, int grp) {
     *s = READ_ESCAPES;
 }
 
-static int *summarise_readers(arena *a, const graph *g, const int *group_of) {
+static int *summarise_readers(arena *a, const graph *g, const int *group_of, const bool *slice_views) {
   int *rs = arena_alloc(a, sizeof *rs * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nvalues; i++)
     rs[i] = READ_NONE;
@@ -55,7 +56,7 @@ static int *summarise_readers(arena *a, const graph *g, const int *group_of) {
   for (int i = g->nops - 1; i >= 0; i--) {
     const op *o = g->ops[i];
     if (group_of[o->id] < 0) {
-      if (part_is_view(o) && rs[o->results[0]->id] != READ_NONE)
+      if ((part_is_view(o) || (slice_views && slice_views[o->id])) && rs[o->results[0]->id] != READ_NONE)
         summary_add(&rs[o->operands[0]->id], rs[o->results[0]->id]);
       continue;
     }
@@ -173,7 +174,7 @@ static void collect_ops(plan_builder *b, int grp, part_kernel *k) {
 }
 
 static void collect_io(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
-  int incap = 0, outcap = 0, invcap = 0, outvcap = 0;
+  int incap = 0, outcap = 0, invcap = 0, outvcap = 0, offcap = 0, offvcap = 0;
   part_marks_clear(&b->inputs);
   for (int i = 0; i < k->nops; i++) {
     const op *o = k->ops[i];
@@ -186,7 +187,9 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       if (value_in_group(group_of, v, grp) || value_in_group(group_of, part_view_root(v), grp) ||
           folds(o, v))
         continue;
-      const value *root = part_view_root(v); /* a view reads its root's bytes (views.c) */
+      /* a view reads its root's bytes, a slice view from its first element (views.c) */
+      int64_t off;
+      const value *root = part_bytes_root(b->slice_views, v, &off);
       int buf = b->buf_of_value[root->id];
       if (buf < 0) /* a constant that lives in the weights file */
         buf = b->buf_of_value[root->id] = add_buffer(b, BUF_CONSTANT, root, -1);
@@ -195,6 +198,11 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       ARENA_PUSH(b->a, k->in_bufs, k->nin, incap, buf);
       k->nin--;
       ARENA_PUSH(b->a, k->in_vals, k->nin, invcap, v);
+      if (off) {
+        ARENA_PUSH(b->a, k->in_offs, k->nin_offs, offcap, off);
+        k->nin_offs--;
+        ARENA_PUSH(b->a, k->in_off_vals, k->nin_offs, offvcap, v);
+      }
     }
     for (int r = 0; r < o->nresults; r++) {
       const value *v = o->results[r];
@@ -768,7 +776,10 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   char *grouped = arena_alloc(tmp, (size_t)ngroups + 1);
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
   ngroups = part_pair_gemms(g, t->info, group_of, ngroups, grouped);
-  b.readers = summarise_readers(tmp, g, group_of);
+  b.slice_views = part_slice_views(tmp, g);
+  for (int i = 0; b.slice_views && i < g->nops; i++) /* placed: a convolution's operand view */
+    b.slice_views[g->ops[i]->id] &= group_of[g->ops[i]->id] < 0;
+  b.readers = summarise_readers(tmp, g, group_of, b.slice_views);
   bucket_groups(&b, group_of, ngroups);
   char *in_place = arena_alloc(tmp, (size_t)g->nops + 1);
   memset(in_place, 0, (size_t)g->nops + 1);
@@ -948,8 +959,12 @@ void part_print(FILE *out, const graph *g, const partition_plan *p) {
       fputc('\n', out);
     }
     fprintf(out, "    reads");
-    for (int j = 0; j < k->nin; j++)
+    for (int j = 0; j < k->nin; j++) {
       fprintf(out, " b%d", k->in_bufs[j]);
+      int64_t off = part_input_offset(k, k->in_vals[j]);
+      if (off) /* a slice view (views.c) */
+        fprintf(out, " (from element %lld)", (long long)off);
+    }
     fprintf(out, "; writes");
     for (int j = 0; j < k->nout; j++)
       fprintf(out, " b%d", k->out_bufs[j]);

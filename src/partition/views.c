@@ -137,3 +137,75 @@ bool part_has_output_view(const part_kernel *k) {
       return true;
   return false;
 }
+
+/* ---------------------------------------------------------------- slice views */
+
+bool part_slice_offset(const op *o, int64_t *offset) {
+  if (o->kind != OP_SLICE || o->nresults != 1 || o->noperands != 1)
+    return false;
+  const tensor_type *in = o->operands[0]->type, *out = o->results[0]->type;
+  const attr *st = op_attr(o, "start");
+  /* whole bytes per element: a pointer offset cannot start inside a byte */
+  if (in->elem != out->elem || in->rank != out->rank || in->elem == ET_INDEX || elem_type_bits(in->elem) < 8 ||
+      tensor_numel(out) <= 0 || !st || st->kind != ATTR_INTS || st->n != in->rank)
+    return false;
+  int p = 0; /* the first dim keeping more than one index (the last if none) */
+  while (p < out->rank - 1 && out->dims[p] == 1)
+    p++;
+  for (int d = p + 1; d < out->rank; d++)
+    if (out->dims[d] != in->dims[d])
+      return false;
+  int64_t step = 1, off = 0;
+  for (int d = in->rank - 1; d >= 0; d--) {
+    if (st->ints[d] < 0 || st->ints[d] + out->dims[d] > in->dims[d])
+      return false;
+    off += st->ints[d] * step;
+    step *= in->dims[d];
+  }
+  *offset = off;
+  return true;
+}
+
+bool *part_slice_views(arena *a, const graph *g) {
+  if (part_fusion_disabled())
+    return NULL;
+  bool *sv = NULL;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    int64_t off;
+    if (o->kind == OP_COND_IF || o->kind == OP_WHILE_LOOP)
+      return NULL; /* region buffers are bound by value (control.c): no offsets there */
+    if (!part_slice_offset(o, &off))
+      continue;
+    if (!sv) {
+      sv = arena_alloc(a, (size_t)g->nops + 1);
+      memset(sv, 0, (size_t)g->nops + 1);
+    }
+    sv[o->id] = true;
+  }
+  /* a graph result owns its buffer from its first element: such a slice is copied */
+  for (int r = 0; sv && r < g->nresults; r++) {
+    const value *v = part_view_root(g->results[r]);
+    if (v->def && v->def->kind == OP_SLICE)
+      sv[v->def->id] = false;
+  }
+  return sv;
+}
+
+const value *part_bytes_root(const bool *slice_views, const value *v, int64_t *offset) {
+  *offset = 0;
+  v = part_view_root(v);
+  int64_t off;
+  while (slice_views && v->def && slice_views[v->def->id] && part_slice_offset(v->def, &off)) {
+    *offset += off;
+    v = part_view_root(v->def->operands[0]);
+  }
+  return v;
+}
+
+int64_t part_input_offset(const part_kernel *k, const value *v) {
+  for (int i = 0; i < k->nin_offs; i++)
+    if (k->in_off_vals[i] == v)
+      return k->in_offs[i];
+  return 0;
+}

@@ -1,0 +1,84 @@
+"""Seeded graphs of contiguous slices read in place (slice views: tests/bats/slice_views.bats,
+docs/partitioning.md "Slice views").
+gen_sliceview.py KIND SEED -> graph on stdout (one @main).
+
+KIND:
+  decode  one decode step of attention: a fused QKV projection (matmul + bias) sliced into Q, K
+          and V, K and V appended to KV-cache arguments (tosa.concat, the new caches returned
+          too), softmax(Q K^T / sqrt(d)) V per head, plus Q + V (one kernel reading two slices of
+          one buffer)
+  rows    slices of a [A, B, C] elementwise result: whole rows (contiguous, read in place), a
+          single inner run (contiguous) and a strided box (not contiguous: a copy kernel), each
+          read by an elementwise op
+Shapes and data follow the seed; data are multiples of 1/64."""
+import sys
+import numpy as np
+from tosa_writer import Graph
+
+kind, seed = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(seed * 7919 + sum(map(ord, kind)))
+ri = lambda a, b: int(rng.integers(a, b + 1))
+g = Graph(rng)
+emit, const, arg = g.emit, g.const, g.arg
+shift = []
+
+
+def mul(a, b):
+    if not shift:
+        shift.append(g.scalar(0, "i8"))
+    return emit("tosa.mul", [a, b, shift[0]], a.shape)
+
+
+def reshape(x, shape):
+    return emit("tosa.reshape", [x, g.shape_const(shape)], shape)
+
+
+def matmul(a, b):
+    z = g.scalar("0.000000e+00")
+    return emit("tosa.matmul", [a, b, z, z], (a.shape[0], a.shape[1], b.shape[2]))
+
+
+def reduce(op, x, axis):
+    shape = list(x.shape)
+    shape[axis] = 1
+    return emit(op, [x], shape, "axis = %d : i32" % axis)
+
+
+def concat(xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    return emit("tosa.concat", xs, shape, "axis = %d : i32" % axis)
+
+
+if kind == "decode":
+    nh, d, L = ri(1, 4), int(rng.choice([4, 8, 16])), ri(1, 40)
+    h = nh * d
+    x = arg((1, 1, h))
+    qkv = emit("tosa.add", [matmul(x, const((1, h, 3 * h), 0.25)), const((1, 1, 3 * h))], (1, 1, 3 * h))
+    q = reshape(g.slice(qkv, [0, 0, 0], [1, 1, h]), (nh, 1, d))
+    k = reshape(g.slice(qkv, [0, 0, h], [1, 1, h]), (nh, d, 1))
+    v = reshape(g.slice(qkv, [0, 0, 2 * h], [1, 1, h]), (nh, 1, d))
+    kc = concat([arg((nh, d, L)), k], 2)
+    vc = concat([arg((nh, L, d)), v], 1)
+    scale = emit("tosa.const", [], (1, 1, 1), "values = dense<%s> : tensor<1x1x1xf32>" % repr(1.0 / np.sqrt(d)))
+    s = mul(matmul(q, kc), scale)
+    e = emit("tosa.exp", [emit("tosa.sub", [s, reduce("tosa.reduce_max", s, 2)], s.shape)], s.shape)
+    p = mul(e, emit("tosa.reciprocal", [reduce("tosa.reduce_sum", e, 2)], (nh, 1, 1)))
+    o = reshape(matmul(p, vc), (1, 1, h))
+    both = emit("tosa.add", [q, v], q.shape)
+    g.print("gen_sliceview.py %s %d" % (kind, seed), [o, kc, vc, both], ["1e-4", "0", "0", "0"])
+elif kind == "rows":
+    A, B, C = ri(2, 6), ri(1, 5), ri(1, 40)
+    y = emit("tosa.add", [arg((A, B, C)), const((A, B, C))], (A, B, C))
+    a0 = ri(0, A - 1)
+    n = ri(1, A - a0)
+    rows = g.slice(y, [a0, 0, 0], [n, B, C])
+    b0, c0 = ri(0, B - 1), ri(0, C - 1)
+    run = g.slice(y, [a0, b0, c0], [1, 1, ri(1, C - c0)])
+    box = g.slice(y, [0, 0, c0], [A, B, C - c0]) if c0 else g.slice(y, [0, 0, 0], [A, B, max(1, C - 1)])
+    r1 = emit("tosa.abs", [rows], rows.shape)
+    r2 = emit("tosa.negate", [run, g.scalar("0.000000e+00"), g.scalar("0.000000e+00")], run.shape)
+    r3 = emit("tosa.abs", [box], box.shape)
+    g.print("gen_sliceview.py %s %d" % (kind, seed), [r1, r2, r3], ["0", "0", "0"])
+else:
+    sys.exit("unknown kind " + kind)
