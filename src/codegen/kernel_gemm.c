@@ -1587,21 +1587,41 @@ static bool gemv_store(void *ctx, LLVMValueRef acc, LLVMValueRef batch, LLVMValu
 /* kernel_gemv.c's loop and reduction with this file's epilogue and manifest record. */
 static bool emit_gemv(gk *K, cg_kernel_info *info) {
   cg_builder *cb = K->cb;
-  bool partial = K->k->role == KR_PARTIAL;
+  bool partial = splits_k(K), fixup = K->k->role == KR_FIXUP;
   int split = partial && K->k->split_count > 1 ? K->k->split_count : 1;
   int threads = gemv_threads(cb->target->info, &K->P), nargs = K->k->nin + K->k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
-  for (int i = 0; i < nargs; i++)
-    access[i] = i < K->k->nin ? "read_only" : "write_only";
+  for (int i = 0; i < nargs; i++) /* KR_FIXUP reads back its partials and counters */
+    access[i] = i < K->k->nin ? "read_only" : i >= K->k->nin + graph_outputs(K) ? "read_write" : "write_only";
   cg_kernel_begin(cb, K->k->name, nargs, access, threads);
   set_wg_size(cb, threads);
   K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
   K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
-  K->bias_ptr = K->kind == GK_MATMUL || partial ? NULL : cg_operand_ptr(cb, K->k, K->anchor->operands[2]);
-  bool ok = K->a_ptr && K->b_ptr && (K->bias_ptr || K->kind == GK_MATMUL || partial);
+  bool bias = K->kind != GK_MATMUL && K->k->role != KR_PARTIAL;
+  K->bias_ptr = bias ? cg_operand_ptr(cb, K->k, K->anchor->operands[2]) : NULL;
+  bool ok = K->a_ptr && K->b_ptr && (K->bias_ptr || !bias);
   gemv_kernel G = {.pb = &K->pb, .P = &K->P, .a_zp = K->a_zp, .b_zp = K->b_zp, .split = split,
                    .a_ptr = K->a_ptr, .b_ptr = K->b_ptr, .store = gemv_store, .ctx = K};
   ok = ok && cg_gemv_body(cb, &G, K->k->name) && !cb->failed;
+  if (ok && fixup) {
+    /* the tile of emit_fixup is the work-group's column block (the grid: split slowest, then
+     * batch, then column block); its flag in an LDS word of its own */
+    int64_t groups = gemv_groups(&K->pb, &K->P), ncb = groups / K->pb.batch;
+    LLVMValueRef gid = cg_group_id_x(cb);
+    K->tid = cg_thread_id_x(cb);
+    ok = gid && K->tid;
+    if (ok) {
+      LLVMValueRef tile = LLVMBuildURem(cb->b, gid, c32(K, groups), "tile");
+      K->batch = LLVMBuildUDiv(cb->b, tile, c32(K, ncb), "");
+      K->m0 = c32(K, 0);
+      K->n0 = LLVMBuildMul(cb->b, LLVMBuildURem(cb->b, tile, c32(K, ncb), ""), c32(K, K->P.bn), "");
+      K->threads = threads;
+      char lname[96];
+      snprintf(lname, sizeof lname, "%s.last", K->k->name);
+      K->lds = cg_lds_alloc(cb, lname, cb->i32, 4);
+      ok = emit_fixup(K, tile) && !cb->failed;
+    }
+  }
   if (ok)
     LLVMBuildRetVoid(cb->b);
   int64_t groups = gemv_groups(&K->pb, &K->P) * split;
@@ -1614,7 +1634,8 @@ static bool emit_gemv(gk *K, cg_kernel_info *info) {
            key, K->source, partial ? "" : "}");
   tl = strlen(info->tuning);
   if (partial)
-    snprintf(info->tuning + tl, sizeof info->tuning - tl, ",\"split_k\":%d}", split);
+    snprintf(info->tuning + tl, sizeof info->tuning - tl, ",\"split_k\":%d%s}", split,
+             fixup ? ",\"split_k_form\":\"lastwg\"" : "");
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
   free(access);
   return ok;
@@ -1651,9 +1672,9 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   if (warn[0])
     diag_warning(cb->diag, K.anchor->loc, "%s", warn);
   K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
-  /* a grouped GEMM shares one tile kernel over its slices; the last-work-group reduction
-   * reduces a tile */
-  if (K.P.kwaves && (k->ngemm > 1 || k->role == KR_FIXUP)) {
+  /* a grouped GEMM shares one tile kernel over its slices (the skinny kernel's last-work-group
+   * reduction reduces its column block: emit_gemv) */
+  if (K.P.kwaves && k->ngemm > 1) {
     const char *src = K.source;
     if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=tile", NULL, &K.P, &K.mm, &K.source, NULL, 0,
                       err, sizeof err))

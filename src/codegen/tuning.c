@@ -336,7 +336,8 @@ static double combine_cycles(const target_info *t, const gemm_problem *pb, int64
 static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                             int64_t S) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
-  double threads = (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
+  /* the skinny kernel's tile: a column block, all its waves (kernel_gemm.c emit_gemv) */
+  double threads = P->kwaves ? (double)gemv_threads(t, P) : (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   double lat_ns = partials_latency_ns(t, pb, S);
   double vec = pb->n % 4 == 0 && P->bn % 4 == 0 ? 16.0 : 4.0; /* kernel_gemm.c emit_fixup */
   return 2 * (double)t->cache_latency_ns * t->clock_mhz / 1e3 +
@@ -347,7 +348,7 @@ static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const 
 cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                                    int64_t S) {
   int f = forced_form();
-  if (S < 2 || thread_no_fixup || P->kwaves) /* the skinny kernel has no tile to reduce */
+  if (S < 2 || thread_no_fixup)
     return SPLITK_COMBINE;
   if (f >= 0)
     return (cg_splitk_form)f;
@@ -1071,7 +1072,11 @@ int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form)
       cg_tune_gemm(t, &pb, NULL, NULL, &P, &mm, &src, NULL, 0, err, sizeof err) && P.kwaves) {
     int s = gemv_split(t, &pb, &P);
     int64_t bytes = tensor_numel(anchor->results[0]->type) * 4;
-    return (int64_t)s * bytes > SPLITK_MAX_WORKSPACE ? 0 : s;
+    if ((int64_t)s * bytes > SPLITK_MAX_WORKSPACE)
+      return 0;
+    if (form && s >= 2)
+      *form = cg_tune_splitk_form(t, &pb, &P, s);
+    return s;
   }
   int64_t tiles, nk, klen;
   if (!cg_gemm_shape(t, anchor, NULL, &tiles, &nk, &klen) || tiles < 1 || nk < 2)

@@ -167,16 +167,32 @@ print(body.count('global_load_dwordx4') + 1)" cls.s
   check cls.mlir gfx942,gfx1100,gfx1030 --oracle-via-tosac --atol 1e-4
 }
 
-@test "long K: split-K partials of the skinny kernel + combine, K not a multiple of the block (masked tail)" {
+@test "long K: split-K of the skinny kernel, reduced by the last work-group of each column block (one kernel) or by a combine kernel, K not a multiple of the block (masked tail)" {
   /usr/bin/python3 "$GEN" matmul f16 1 2 6001 96 > sk.mlir
   "$TOSAC" sk.mlir --offload-arch=gfx942,gfx1100 -o sk.hipfb
   run kernels sk.json gfx942
   assert_output --regexp '^gemv 2 512 8 [0-9]+ heuristic$'
   split=$(echo "$output" | cut -d' ' -f5)
   [ "$split" -ge 2 ]
-  run /usr/bin/python3 -c "import json; print([k['name'] for t in json.load(open('sk.json'))['targets'] if t['processor'] == 'gfx942' for k in t['kernels']])"
-  assert_output "['tosac_k0_matmul_splitk', 'tosac_k1_matmul_combine']"
+  names() {
+    /usr/bin/python3 -c "import json; print([(k['name'], k['tuning'].get('split_k_form', '-')) for t in json.load(open('sk.json'))['targets'] if t['processor'] == 'gfx942' for k in t['kernels']])"
+  }
+  run names
+  assert_output "[('tosac_k0_matmul_splitk', 'lastwg')]"
   check sk.mlir gfx942,gfx1100,gfx1030 --atol 1e-3
+  TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir check sk.mlir gfx942 --atol 1e-3
+  TOSAC_SPLIT_K_FORM=combine "$TOSAC" sk.mlir --offload-arch=gfx942 -o sk.hipfb
+  run names
+  assert_output "[('tosac_k0_matmul_splitk', '-'), ('tosac_k1_matmul_combine', '-')]"
+  TOSAC_SPLIT_K_FORM=combine check sk.mlir gfx942 --atol 1e-3
+  # fully_connected: the bias and the ReLU in the last work-group's epilogue, M = 3
+  /usr/bin/python3 "$GEN" fc f16 3 4099 200 relu > fc.mlir
+  "$TOSAC" fc.mlir --offload-arch=gfx942 -o fc.hipfb
+  run kernels fc.json gfx942
+  assert_output --regexp '^gemv 3 [0-9]+ [0-9]+ [0-9]+ heuristic$'
+  [ "$(echo "$output" | cut -d' ' -f5)" -ge 2 ]
+  check fc.mlir gfx942 --oracle-via-tosac --atol 1e-3
+  TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir check fc.mlir gfx942 --oracle-via-tosac --atol 1e-3
 }
 
 @test "selection: the skinny kernel for M <= 16 only; the manifest and the quality report say so" {
