@@ -243,7 +243,8 @@ bool cg_offset_inputs(cg_builder *cb, const part_kernel *k, const cg_kernel_info
       LLVMPositionBuilderBefore(cb->b, first);
     else
       LLVMPositionBuilderAtEnd(cb->b, entry);
-    LLVMValueRef bytes = LLVMConstInt(cb->i64, (unsigned long long)(off * elem_type_bytes(k->in_vals[i]->type->elem)), 0);
+    int64_t byte_off = off * elem_type_bytes(k->in_vals[i]->type->elem);
+    LLVMValueRef bytes = LLVMConstInt(cb->i64, (unsigned long long)byte_off, 0);
     LLVMValueRef at = LLVMBuildInBoundsGEP2(cb->b, cb->i8, arg, &bytes, 1, "");
     LLVMReplaceAllUsesWith(arg, at);
     LLVMSetOperand(at, 0, arg); /* the one use of the argument left: the offset itself */

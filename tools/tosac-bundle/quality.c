@@ -414,6 +414,14 @@ int tb_vmem_load_bytes(const char *s) {
  * allows, min(bandwidth, bytes in flight / memory latency), where the bytes in flight are the
  * resident waves (grid, occupancy) times one iteration's loads (the loop issues all of them
  * before it uses the first). */
+/* The last work-group's reduction of a split-K GEMM (split_k_form lastwg, kernel_gemm.c
+ * emit_fixup) after its own partials: the release fence, the counter's atomic and the loads of
+ * the other partials are each a round trip to the coherent cache. (Reading them and writing the
+ * result, the combine's traffic, is counted with the kernel's.) */
+static double lastwg_latency_cycles(const target_info *t) {
+  return 3.0 * t->cache_latency_ns * t->clock_mhz / 1e3;
+}
+
 static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, const tb_gemm_desc *d,
                        int occupancy, double issue_cycles, tb_score *out) {
   int lane_bytes = 0;
@@ -441,6 +449,8 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
   double inflight = resident * lane_bytes * t->wave_size;
   double t_mem = lane_bytes > 0 ? cg_tune_memory_cycles(t, moved, inflight) : 0;
   double cycles = t_issue > t_mem ? t_issue : t_mem;
+  if (d->lastwg) /* no combine kernel: the last work-group reads the partials, writes C */
+    cycles += lastwg_latency_cycles(t) + (double)(d->split + 1) * d->batch * d->m * d->n * 4 / bpc;
   ceiling(t, d, 0, ideal / bpc, out); /* its roofline is the memory term alone */
   out->loop_cycles = loop;
   out->inflight_kib = resident * lane_bytes * t->wave_size / 1024.0 / t->cus;
@@ -589,6 +599,7 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
   d->wm = tb_jint(tuning, "wm", 1), d->wn = tb_jint(tuning, "wn", 1);
   d->waves = tb_jint(tuning, "waves", 1), d->split = tb_jint(tuning, "split_k", 1);
   d->gemv = strcmp(tb_jstr(tuning, "kernel"), "gemv") == 0;
+  d->lastwg = d->split > 1 && strcmp(tb_jstr(tuning, "split_k_form"), "lastwg") == 0;
   d->im2col = strcmp(tb_jstr(tuning, "kernel"), "im2col") == 0;
   d->kpad = tb_jint(tuning, "kpad", 0), d->vw = tb_jint(tuning, "vector_width", 1);
   d->nb = tb_jint(tuning, "b_operands", 1) > 1 ? tb_jint(tuning, "b_operands", 1) : 1;
@@ -680,7 +691,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
        * partials, writing the result, at the bandwidth) is added to the estimate */
       double out4 = 4.0 * d->batch * d->m * d->n, ws = d->split * out4;
       t_mem = (d->bytes > ws ? d->bytes - ws : 0) / bpc + out4 / bpc;
-      cycles += (ws + out4) / bpc;
+      cycles += (ws + out4) / bpc + (d->lastwg ? lastwg_latency_cycles(t) : 0);
     }
     out->est_us = cycles / t->clock_mhz;
     out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
@@ -737,7 +748,7 @@ static bool report_kernel(const tb_quality_options *o, const target_info *t, con
   }
   c->est_us = sc.est_us;
   c->ideal_us = sc.roofline * sc.est_us;
-  if (d.split > 1 && !d.gemv) { /* the combine kernel has its own row and launch: not twice */
+  if (d.split > 1 && !d.gemv && !d.lastwg) { /* the combine kernel has its own row and launch: not twice */
     double out4 = 4.0 * d.batch * d.m * d.n;
     c->est_us -= (d.split * out4 + out4) / ((double)t->mem_gbps * 1e3);
   }

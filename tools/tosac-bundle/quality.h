@@ -20,6 +20,7 @@ typedef struct tb_gemm_desc {
   long long k_useful;    /* K of the flops: the run gather's "conv_k" (K padded per tap row), else k */
   int bm, bn, bk, wm, wn, waves, split;
   int mm_m, mm_n, mm_k; /* one instruction's tile */
+  bool lastwg;          /* split-K reduced by the last work-group ("split_k_form":"lastwg") */
   bool gemv;            /* the skinny-GEMM kernel ("kernel":"gemv"): bk = K per wave step,
                          * waves split K, rated by the memory model */
   bool im2col;          /* a convolution's im2col pass ("kernel":"im2col"): m x k the conv's GEMM,
