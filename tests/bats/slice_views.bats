@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# Slice views (docs/partitioning.md "Slice views"): a tosa.slice whose result is one contiguous
+# run of its input's row-major elements launches nothing; its readers read the input's buffer
+# from the slice's first element. Seeded graphs (tests/oracle/gen_sliceview.py): a decode step's
+# fused QKV result sliced into Q, K and V (K and V appended to KV-cache arguments by
+# tosa.concat, one kernel reading two slices of one buffer) and row / run / box slices of an
+# elementwise result, against the MLIR oracle on gfx90a (MFMA), gfx1100 (WMMA) and gfx1030 (FMA),
+# as machine code and as IR; the launch counts of a GPT-2-small decode step.
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  ROOT="$BATS_TEST_DIRNAME/../.."
+  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
+  TOSAC="$BIN/tosac"
+  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run"
+         --targets gfx90a,gfx1100,gfx1030)
+  cd "$BATS_TEST_TMPDIR"
+}
+
+gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_sliceview.py" "$1" "$2" > "$1$2.mlir"; }
+
+@test "a decode step's Q, K and V slices of the fused projection launch nothing: the concats and the attention read its buffer at their offsets" {
+  gen decode 1
+  run "$TOSAC" decode1.mlir --offload-arch=gfx90a,gfx1100,gfx1030 --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 5 kernels, 5 launches, workspace 256 bytes"
+  assert_line "target gfx1030: 5 kernels, 5 launches, workspace 256 bytes"
+  refute_output --partial "_slice over"
+  assert_line "    reads b1 b9 (from element 16); writes b4"
+  assert_line "    reads b2 b9 (from element 32); writes b5"
+  assert_line "    reads b9 b4 b5; writes b3"
+  assert_line "    reads b9 b9 (from element 32); writes b6"
+  # TOSAC_NO_FUSION keeps every slice a copy kernel
+  TOSAC_NO_FUSION=1 run "$TOSAC" decode1.mlir --offload-arch=gfx90a --emit=partitions
+  assert_output --partial "_slice over"
+  for s in 2 3 4; do gen decode $s; done
+  run "${CHECK[@]}" decode1.mlir decode2.mlir decode3.mlir decode4.mlir
+  assert_success
+  assert_output --partial "PASSED: 4 graph(s)"
+  TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir run "${CHECK[@]}" decode2.mlir decode3.mlir
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+}
+
+@test "whole rows and inner runs of an elementwise result are read in place; a strided box stays a copy kernel" {
+  gen rows 1
+  run "$TOSAC" rows1.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_line "target gfx90a: 5 kernels, 5 launches, workspace 1024 bytes"
+  assert_line "    reads b5 (from element 75); writes b1"
+  assert_line "    reads b5 (from element 120); writes b2"
+  assert_line --regexp "^  kernel 1 tosac_k1_slice over tensor<2x3x5xf32>$"
+  for s in 2 3 4 5; do gen rows $s; done
+  run "${CHECK[@]}" rows1.mlir rows2.mlir rows3.mlir rows4.mlir rows5.mlir
+  assert_success
+  assert_output --partial "PASSED: 5 graph(s)"
+  TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir run "${CHECK[@]}" rows2.mlir rows3.mlir
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+}
+
+@test "GPT-2-small decode step (12 layers, KV 1024): no slice kernels; split skinny GEMMs reduce in their last work-group on gfx942" {
+  /usr/bin/python3 "$ROOT/tests/bench/gen_model.py" gpt2 --layers 12 --kv 1024 --vocab 50257 --dtype f16 > gpt2.mlir
+  run "$TOSAC" gpt2.mlir --offload-arch=gfx942,gfx1030 --emit=partitions
+  assert_success
+  assert_line --regexp "^target gfx942: 122 kernels, 122 launches, workspace [0-9]+ bytes$"
+  assert_line --regexp "^target gfx1030: 110 kernels, 110 launches, workspace [0-9]+ bytes$"
+  refute_output --partial "_slice over"
+  refute_output --partial "matmul_add_combine"
+  refute_output --partial "matmul_add_add_combine"
+  # per layer: two KV-cache concats reading the fused projection at elements 768 and 1536
+  [ "$(echo "$output" | grep -c ' (from element 768); writes')" -eq 24 ]
+  [ "$(echo "$output" | grep -c ' (from element 1536); writes')" -eq 24 ]
+}
+
+@test "a slice that is a graph result stays a copy kernel" {
+  cat > res.mlir <<'EOF'
+func.func @main(%x: tensor<4x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %y = tosa.abs %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = tosa.const_shape {values = dense<[2, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %z = tosa.const_shape {values = dense<[2, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.slice %y, %s, %z : (tensor<4x8xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<2x8xf32>
+  %n = tosa.negate %r : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %r, %n : tensor<2x8xf32>, tensor<2x8xf32>
+}
+EOF
+  run "$TOSAC" res.mlir --offload-arch=gfx90a --emit=partitions
+  assert_success
+  assert_output --partial "_slice over tensor<2x8xf32>"
+  refute_output --partial "(from element"
+}
