@@ -185,6 +185,13 @@ print(body.count('global_load_dwordx4') + 1)" cls.s
   run names
   assert_output "[('tosac_k0_matmul_splitk', '-'), ('tosac_k1_matmul_combine', '-')]"
   TOSAC_SPLIT_K_FORM=combine check sk.mlir gfx942 --atol 1e-3
+  # batch 2: the column block's tile index counts the batch too
+  /usr/bin/python3 "$GEN" matmul f16 2 3 5001 80 > bm.mlir
+  "$TOSAC" bm.mlir --offload-arch=gfx942 -o bm.hipfb
+  run kernels bm.json gfx942
+  assert_output --regexp '^gemv 3 [0-9]+ [0-9]+ [0-9]+ heuristic$'
+  [ "$(echo "$output" | cut -d' ' -f5)" -ge 2 ]
+  check bm.mlir gfx942 --atol 1e-3
   # fully_connected: the bias and the ReLU in the last work-group's epilogue, M = 3
   /usr/bin/python3 "$GEN" fc f16 3 4099 200 relu > fc.mlir
   "$TOSAC" fc.mlir --offload-arch=gfx942 -o fc.hipfb
