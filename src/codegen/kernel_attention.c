@@ -673,7 +673,9 @@ typedef struct flash {
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
   int nk;                   /* keys per block: FL_MAX_KEYS when the LDS holds them, else FL_KEYS */
-  LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] */
+  bool vtr;                 /* V staged as it is ([keys][Dv]), its Vᵀ fragments read transposed
+                             * (ds_read_b64_tr_b16); else staged transposed ([Dv][keys]) */
+  LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] ([2][nk][Dv] with vtr) */
   LLVMValueRef flat, g, col; /* work-item id, lane / 16, lane % 16 (i32) */
   LLVMValueRef x16, x32;    /* ds_bpermute addresses of lane ^ 16, lane ^ 32 */
   /* the loop's state: batch entry, clamped query, key end, Q fragments, and the allocas of
@@ -838,9 +840,10 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
                               : fl_load(F, A->v, 1, 2, bidx, key, d0, vec, srow);
       /* rows past L read row L - 1 (fl_load clamps): finite whenever the row L - 1 the
        * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
-      LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
-                                                 : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, ""),
-                                        A->cb->i32, "");
+      LLVMValueRef idx = is_k     ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
+                         : F->vtr ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, A->Dv), ""), d0, "")
+                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, "");
+      idx = LLVMBuildTrunc(bl, idx, A->cb->i32, "");
       if (is_k)
         st->k[i] = x, st->kidx[i] = idx;
       else
@@ -868,7 +871,7 @@ static void fl_hold(flash *F, fl_stage *st, bool keep) {
 }
 
 /* Write the staged chunks into buffers kbuf and vbuf (i32 0 or 1): K rows as they are, V
- * transposed. */
+ * transposed unless F->vtr. */
 static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVMValueRef vbuf) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
@@ -877,7 +880,9 @@ static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVM
   LLVMValueRef vofs = LLVMBuildMul(bl, vbuf, i32c(A, F->nk * A->Dv), "");
   for (int i = 0; i < st->nk; i++)
     cg_store(A->cb, st->k[i], at(A, F->ft, F->kb, LLVMBuildAdd(bl, kofs, st->kidx[i], "")), (unsigned)(F->vk * es));
-  for (int i = 0; i < st->nv; i++)
+  for (int i = 0; i < st->nv && F->vtr; i++)
+    cg_store(A->cb, st->v[i], at(A, F->ft, F->vb, LLVMBuildAdd(bl, vofs, st->vidx[i], "")), (unsigned)(F->vv * es));
+  for (int i = 0; i < st->nv && !F->vtr; i++)
     for (int e = 0; e < F->vv; e++) {
       LLVMValueRef x = LLVMBuildExtractElement(bl, st->v[i], i32c(A, e), "");
       LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * F->nk), ""), "");
@@ -983,6 +988,7 @@ static bool flash_choice(att *A, flash *F) {
     return false;
   F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
+  F->vtr = ti->lds_read_tr16 && elem_type_bytes(t) == 2 && F->mm.kl % 4 == 0;
   F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
@@ -994,12 +1000,44 @@ static bool flash_choice(att *A, flash *F) {
   return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
 }
 
+/* fl_v_frags from V staged as it is: a run of 4 keys 16·(f / 4) + 4·g + e of Dv column 16·n +
+ * col is one ds_read_b64_tr_b16, whose 16-lane group g reads the 4 x 16 tile of those keys and
+ * columns (lane col addresses key 16·(f / 4) + 4·g + col / 4, columns 16·n + 4·(col % 4) .. + 3)
+ * and hands lane col its column. */
+static void fl_v_frags_tr(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int kl = F->mm.kl;
+  LLVMValueRef q = LLVMBuildUDiv(bl, F->col, i32c(A, 4), ""), r = LLVMBuildURem(bl, F->col, i32c(A, 4), "");
+  LLVMValueRef key = LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), q, "");
+  LLVMValueRef lane = LLVMBuildAdd(bl, LLVMBuildMul(bl, key, i32c(A, A->Dv), ""), LLVMBuildMul(bl, r, i32c(A, 4), ""), "");
+  lane = LLVMBuildAdd(bl, vbase, lane, "");
+  LLVMTypeRef t4 = LLVMVectorType(F->ft, 4);
+  for (int s = 0; s < F->nk / F->mm.k; s++) {
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
+    for (int f = s * kl; f < (s + 1) * kl; f += 4) {
+      LLVMValueRef idx = LLVMBuildAdd(bl, lane, i32c(A, 16 * (f / 4) * A->Dv + 16 * n), "");
+      LLVMValueRef p = at(A, F->ft, F->vb, idx);
+      LLVMValueRef x = cg_intrinsic(A->cb, "llvm.amdgcn.ds.read.tr16.b64", &t4, 1, &p, 1);
+      if (!x)
+        return;
+      for (int e = 0; e < 4; e++)
+        v = LLVMBuildInsertElement(bl, v, LLVMBuildExtractElement(bl, x, i32c(A, e), ""), i32c(A, f % kl + e), "");
+    }
+    vf[s] = v;
+  }
+}
+
 /* Element f of a lane's P sequence (block f / 4, accumulator f % 4) is key 16·(f / 4) + 4·g +
  * f % 4 of the block: the order of the Pᵀ B fragments, and of the Vᵀ A fragments that match. */
 static void fl_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int kl = F->mm.kl, run = kl < 4 ? kl : 4, runs = kl / run;
+  if (F->vtr) {
+    fl_v_frags_tr(F, vf, vbase, n);
+    return;
+  }
   LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, F->nk), ""), "");
   row = LLVMBuildAdd(bl, row, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), "");
   for (int s = 0; s < F->nk / F->mm.k; s++) {
