@@ -360,6 +360,8 @@ typedef struct target_info {
                              * longest instruction of gfx908..gfx942 is 8 bytes */
   bool cvt_pk_rne;          /* two f32 to packed f16 or bf16, rounded to nearest even, in one
                              * instruction (v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32: gfx950) */
+  bool lds_read_tr16;       /* ds_read_b64_tr_b16: a 16-bit tile read from LDS transposed across
+                             * 16 lanes (llvm.amdgcn.ds.read.tr16.b64: gfx950) */
 } target_info;
 
 extern const target_info target_table[];

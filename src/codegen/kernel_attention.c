@@ -673,7 +673,9 @@ typedef struct flash {
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
   int nk;                   /* keys per block: FL_MAX_KEYS when the LDS holds them, else FL_KEYS */
-  LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] */
+  bool vtr;                 /* V staged as it is ([keys][Dv]), its Vᵀ fragments read transposed
+                             * (ds_read_b64_tr_b16); else staged transposed ([Dv][keys]) */
+  LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] ([2][nk][Dv] with vtr) */
   LLVMValueRef flat, g, col; /* work-item id, lane / 16, lane % 16 (i32) */
   LLVMValueRef x16, x32;    /* ds_bpermute addresses of lane ^ 16, lane ^ 32 */
   /* the loop's state: batch entry, clamped query, key end, Q fragments, and the allocas of
@@ -838,9 +840,10 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
                               : fl_load(F, A->v, 1, 2, bidx, key, d0, vec, srow);
       /* rows past L read row L - 1 (fl_load clamps): finite whenever the row L - 1 the
        * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
-      LLVMValueRef idx = LLVMBuildTrunc(bl, is_k ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
-                                                 : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, ""),
-                                        A->cb->i32, "");
+      LLVMValueRef idx = is_k     ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
+                         : F->vtr ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, A->Dv), ""), d0, "")
+                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, "");
+      idx = LLVMBuildTrunc(bl, idx, A->cb->i32, "");
       if (is_k)
         st->k[i] = x, st->kidx[i] = idx;
       else
@@ -868,7 +871,7 @@ static void fl_hold(flash *F, fl_stage *st, bool keep) {
 }
 
 /* Write the staged chunks into buffers kbuf and vbuf (i32 0 or 1): K rows as they are, V
- * transposed. */
+ * transposed unless F->vtr. */
 static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVMValueRef vbuf) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
@@ -877,7 +880,9 @@ static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVM
   LLVMValueRef vofs = LLVMBuildMul(bl, vbuf, i32c(A, F->nk * A->Dv), "");
   for (int i = 0; i < st->nk; i++)
     cg_store(A->cb, st->k[i], at(A, F->ft, F->kb, LLVMBuildAdd(bl, kofs, st->kidx[i], "")), (unsigned)(F->vk * es));
-  for (int i = 0; i < st->nv; i++)
+  for (int i = 0; i < st->nv && F->vtr; i++)
+    cg_store(A->cb, st->v[i], at(A, F->ft, F->vb, LLVMBuildAdd(bl, vofs, st->vidx[i], "")), (unsigned)(F->vv * es));
+  for (int i = 0; i < st->nv && !F->vtr; i++)
     for (int e = 0; e < F->vv; e++) {
       LLVMValueRef x = LLVMBuildExtractElement(bl, st->v[i], i32c(A, e), "");
       LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * F->nk), ""), "");
@@ -983,6 +988,7 @@ static bool flash_choice(att *A, flash *F) {
     return false;
   F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
+  F->vtr = ti->lds_read_tr16 && elem_type_bytes(t) == 2 && F->mm.kl % 4 == 0;
   F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
@@ -994,12 +1000,44 @@ static bool flash_choice(att *A, flash *F) {
   return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
 }
 
+/* fl_v_frags from V staged as it is: a run of 4 keys 16·(f / 4) + 4·g + e of Dv column 16·n +
+ * col is one ds_read_b64_tr_b16, whose 16-lane group g reads the 4 x 16 tile of those keys and
+ * columns (lane col addresses key 16·(f / 4) + 4·g + col / 4, columns 16·n + 4·(col % 4) .. + 3)
+ * and hands lane col its column. */
+static void fl_v_frags_tr(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int kl = F->mm.kl;
+  LLVMValueRef q = LLVMBuildUDiv(bl, F->col, i32c(A, 4), ""), r = LLVMBuildURem(bl, F->col, i32c(A, 4), "");
+  LLVMValueRef key = LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), q, "");
+  LLVMValueRef lane = LLVMBuildAdd(bl, LLVMBuildMul(bl, key, i32c(A, A->Dv), ""), LLVMBuildMul(bl, r, i32c(A, 4), ""), "");
+  lane = LLVMBuildAdd(bl, vbase, lane, "");
+  LLVMTypeRef t4 = LLVMVectorType(F->ft, 4);
+  for (int s = 0; s < F->nk / F->mm.k; s++) {
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(F->ft, (unsigned)kl));
+    for (int f = s * kl; f < (s + 1) * kl; f += 4) {
+      LLVMValueRef idx = LLVMBuildAdd(bl, lane, i32c(A, 16 * (f / 4) * A->Dv + 16 * n), "");
+      LLVMValueRef p = at(A, F->ft, F->vb, idx);
+      LLVMValueRef x = cg_intrinsic(A->cb, "llvm.amdgcn.ds.read.tr16.b64", &t4, 1, &p, 1);
+      if (!x)
+        return;
+      for (int e = 0; e < 4; e++)
+        v = LLVMBuildInsertElement(bl, v, LLVMBuildExtractElement(bl, x, i32c(A, e), ""), i32c(A, f % kl + e), "");
+    }
+    vf[s] = v;
+  }
+}
+
 /* Element f of a lane's P sequence (block f / 4, accumulator f % 4) is key 16·(f / 4) + 4·g +
  * f % 4 of the block: the order of the Pᵀ B fragments, and of the Vᵀ A fragments that match. */
 static void fl_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
   int kl = F->mm.kl, run = kl < 4 ? kl : 4, runs = kl / run;
+  if (F->vtr) {
+    fl_v_frags_tr(F, vf, vbase, n);
+    return;
+  }
   LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, F->nk), ""), "");
   row = LLVMBuildAdd(bl, row, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), "");
   for (int s = 0; s < F->nk / F->mm.k; s++) {
@@ -1023,29 +1061,43 @@ static LLVMValueRef fl_pv(flash *F, LLVMValueRef o, LLVMValueRef const *p, LLVMV
   return o;
 }
 
-/* Sᵀ of the block whose keys are in K buffer `buf`: 16-key blocks of accumulators. */
-static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf, LLVMTypeRef s_t) {
+enum { FL_MAX_KFRAGS = FL_MAX_KEYS / 16 * 256 / 4 }; /* 16-key blocks x steps (k >= 4, D <= 256) */
+
+/* The K fragment of step kk (columns kk .. kk + k) and 16-key block j of K buffer `buf`. */
+static LLVMValueRef fl_k_frag(flash *F, LLVMValueRef buf, int64_t kk, int j) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
-  gemm_mma *mm = &F->mm;
   LLVMValueRef kbase = LLVMBuildMul(bl, buf, i32c(A, F->nk * F->dp), "");
-  kbase = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, F->g, i32c(A, mm->kl), ""), "");
-  LLVMValueRef all = LLVMGetUndef(s_t), s[FL_MAX_KEYS / 16], row[FL_MAX_KEYS / 16];
-  int nj = F->nk / 16;
-  for (int j = 0; j < nj; j++) {
-    s[j] = LLVMConstNull(gemm_mma_acc_type(A->cb, mm));
-    row[j] = LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), "");
-    row[j] = LLVMBuildAdd(bl, kbase, row[j], "");
-  }
-  /* step-major: consecutive MFMAs are independent (an in-order issue would wait for each
-   * accumulator's previous step) */
-  for (int kk = 0; kk < F->dp; kk += mm->k)
-    for (int j = 0; j < nj; j++) {
-      LLVMValueRef start = LLVMBuildAdd(bl, row[j], i32c(A, kk), "");
-      s[j] = gemm_mma_step(A->cb, mm, fl_frag(F, F->kb, &start, 1, mm->kl), qf[kk / mm->k], s[j]);
-    }
+  kbase = LLVMBuildAdd(bl, kbase, LLVMBuildMul(bl, F->g, i32c(A, F->mm.kl), ""), "");
+  LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * j), ""), i32c(A, F->dp), "");
+  LLVMValueRef start = LLVMBuildAdd(bl, LLVMBuildAdd(bl, kbase, row, ""), i32c(A, kk), "");
+  return fl_frag(F, F->kb, &start, 1, F->mm.kl);
+}
+
+/* The block's K fragments in fl_scores' order (step-major). */
+static void fl_k_frags(flash *F, LLVMValueRef buf, LLVMValueRef *kf) {
+  int i = 0;
+  for (int64_t kk = 0; kk < F->dp; kk += F->mm.k)
+    for (int j = 0; j < F->nk / 16; j++)
+      kf[i++] = fl_k_frag(F, buf, kk, j);
+}
+
+/* Sᵀ of the block whose keys are in K buffer `buf` (its fragments kf when read already, else
+ * read beside their MFMAs): 16-key blocks of accumulators. Step-major: consecutive MFMAs are
+ * independent (an in-order issue would wait for each accumulator's previous step). */
+static LLVMValueRef fl_scores(flash *F, LLVMValueRef const *qf, LLVMValueRef buf, LLVMValueRef const *kf,
+                              LLVMTypeRef s_t) {
+  att *A = F->A;
+  gemm_mma *mm = &F->mm;
+  LLVMValueRef all = LLVMGetUndef(s_t), s[FL_MAX_KEYS / 16];
+  int nj = F->nk / 16, i = 0;
   for (int j = 0; j < nj; j++)
-    all = LLVMBuildInsertValue(bl, all, s[j], (unsigned)j, "");
+    s[j] = LLVMConstNull(gemm_mma_acc_type(A->cb, mm));
+  for (int64_t kk = 0; kk < F->dp; kk += mm->k)
+    for (int j = 0; j < nj; j++, i++)
+      s[j] = gemm_mma_step(A->cb, mm, kf ? kf[i] : fl_k_frag(F, buf, kk, j), qf[kk / mm->k], s[j]);
+  for (int j = 0; j < nj; j++)
+    all = LLVMBuildInsertValue(A->b, all, s[j], (unsigned)j, "");
   return all;
 }
 
@@ -1078,15 +1130,21 @@ static LLVMValueRef fl_pack(flash *F, LLVMValueRef e0, LLVMValueRef e1) {
 
 /* O = O·alpha + Vᵀ Pᵀ for the block whose V is in buffer `vbuf` (i32), P and alpha from
  * F->p_p and F->a_p. */
-static void fl_update(flash *F, LLVMValueRef vbuf) {
+typedef LLVMValueRef fl_vfrags[8][FL_MAX_KEYS / 4];
+
+static void fl_all_v_frags(flash *F, LLVMValueRef vbuf, fl_vfrags vf) {
+  LLVMValueRef vbase = LLVMBuildMul(F->A->b, vbuf, i32c(F->A, F->nk * F->A->Dv), "");
+  for (int n = 0; n < F->A->Dv / 16; n++)
+    fl_v_frags(F, vf[n], vbase, n);
+}
+
+/* O = O·alpha + Vᵀ Pᵀ from the block's V fragments, P and alpha from F->p_p and F->a_p. */
+static void fl_update_of(flash *F, fl_vfrags vf) {
   att *A = F->A;
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   int nb = (int)(A->Dv / 16), npe = F->nk / 4;
-  LLVMValueRef vbase = LLVMBuildMul(bl, vbuf, i32c(A, F->nk * A->Dv), "");
-  LLVMValueRef vf[8][FL_MAX_KEYS / 4], p[FL_MAX_KEYS / 4];
-  for (int n = 0; n < nb; n++)
-    fl_v_frags(F, vf[n], vbase, n);
+  LLVMValueRef p[FL_MAX_KEYS / 4];
   LLVMValueRef pv = cg_load(cb, LLVMGetAllocatedType(F->p_p), F->p_p, 16);
   for (int f = 0; f < npe; f++)
     p[f] = LLVMBuildExtractElement(bl, pv, i32c(A, f), "");
@@ -1101,24 +1159,40 @@ static void fl_update(flash *F, LLVMValueRef vbuf) {
   }
 }
 
+static void fl_update(flash *F, LLVMValueRef vbuf) {
+  fl_vfrags vf;
+  fl_all_v_frags(F, vbuf, vf);
+  fl_update_of(F, vf);
+}
+
 static void fl_group(flash *F, int mask, int n) {
   LLVMValueRef a[3] = {i32c(F->A, mask), i32c(F->A, n), i32c(F->A, 0)};
   cg_intrinsic(F->A->cb, "llvm.amdgcn.sched.group.barrier", NULL, 0, a, 3);
 }
 
-/* Where the block's matrix pipe time covers its other instructions (per 16-key tile: M MFMAs
- * of cycles / 4 issue slots each, a wave64 VALU instruction taking 4 cycles, against about 3 VALU
- * per score and lane, the fragment reads, the staging and the O rescale,
- * docs/kernels-attention.md), the MFMAs are spread over the block one at a time, each followed
- * by one VALU and one LDS read instruction: issued back to back after the softmax, they would
- * stall the issue for their pipe time. Where the other instructions dominate (gfx950's
- * double-rate MFMAs), the scheduler's own order issues them as early. */
-static void fl_interleave(flash *F) {
+/* Whether the block's other instructions outlast its matrix pipe time (per 16-key tile: M MFMAs
+ * of cycles / 4 issue slots each, a wave64 VALU instruction taking 4 cycles, against about 3
+ * VALU per score and lane, the fragment reads, the staging and the O rescale,
+ * docs/kernels-attention.md): gfx950's double-rate MFMAs, not gfx942's or gfx90a's. */
+static bool fl_issue_bound(flash *F) {
   att *A = F->A;
   int64_t m = (F->dp + A->Dv) / F->mm.k, pipe = m * F->mm.row->cycles / 4;
   int64_t other = 12 + (F->dp + A->Dv) / 16 + 2 + A->Dv / 16 + A->Dv / 32;
-  if (pipe < other)
+  return pipe < other;
+}
+
+/* Where the matrix pipe covers the other instructions, the MFMAs are spread over the block one
+ * at a time, each followed by one VALU and one LDS read instruction: issued back to back after
+ * the softmax, they would stall the issue for their pipe time. Where the issue bounds the
+ * block, forcing such groups measured worse: only the K fragment reads go first (the first
+ * MFMAs wait for them once instead of the reads trickling in beside the MFMAs, each with its
+ * own wait), the scheduler orders the rest. */
+static void fl_interleave(flash *F) {
+  int64_t m = (F->dp + F->A->Dv) / F->mm.k;
+  if (fl_issue_bound(F)) {
+    fl_group(F, 0x100, (int)(F->nk / 16 * F->dp / F->mm.k)); /* K fragment reads */
     return;
+  }
   fl_group(F, 0x100, 2); /* the first fragments */
   for (int64_t i = 0; i < m * (F->nk / 16); i++) {
     fl_group(F, 0x8, 1);         /* MFMA */
@@ -1163,8 +1237,19 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* the loads stay at the block's start: a whole block passes before their data is written */
   LLVMValueRef late = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x100 | 0x200 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &late, 1);
-  LLVMValueRef s_next = fl_scores(F, F->qf, other, F->s_t);
-  fl_update(F, other); /* the previous block's P V */
+  /* S_t+1 and the previous block's P V; where the issue bounds the block, every fragment read
+   * comes before the MFMAs (fl_interleave) */
+  LLVMValueRef kf[FL_MAX_KFRAGS], s_next;
+  if (fl_issue_bound(F)) {
+    fl_vfrags vf;
+    fl_k_frags(F, other, kf);
+    fl_all_v_frags(F, other, vf);
+    s_next = fl_scores(F, F->qf, other, kf, F->s_t);
+    fl_update_of(F, vf);
+  } else {
+    s_next = fl_scores(F, F->qf, other, NULL, F->s_t);
+    fl_update(F, other);
+  }
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
   /* x: the score before the log2 scale c (the graph's scale too when folded, F->scale); the
    * max is taken on x (c > 0) and scaled once, the exponent is one multiply-add */
@@ -1333,7 +1418,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   F->held_p = LLVMBuildAlloca(bl, held_t, "held");
   fl_hold(F, &st, true);
   cg_barrier(cb);
-  cg_store(cb, fl_scores(F, qf, zero, s_t), s_p, 16);
+  cg_store(cb, fl_scores(F, qf, zero, NULL, s_t), s_p, 16);
   cg_barrier(cb); /* block 0's keys are read before block 2's overwrite them */
 
   F->b = b, F->qc = qc, F->kend = kend, F->qf = qf, F->acc_t = acc_t, F->o_t = o_t, F->s_t = s_t;

@@ -131,6 +131,43 @@ static void ds_read(isa_wave *w, const isa_inst *in) {
   isa_pend(w, in, CNT_LGKM, OK_VGPR, d->reg, words * n);
 }
 
+/* ds_read_b64_tr_b16 d[2], addr (gfx950): a transposing read in groups of 16 lanes. Lane j of a
+ * group reads the four 16-bit elements at its address: row j / 4, columns 4·(j % 4) .. + 3 of a
+ * 4 x 16 tile; lane i then receives column i of the tile, element e = row e: element j % 4 of
+ * what lane 4·e + i / 4 read. Sources: LLVM's AMDGPU intrinsic llvm.amdgcn.ds.read.tr16.b64
+ * ("each 16-lane row loads a 4x16 tile, with per-lane exchange so each lane gets a column of the
+ * tile", the Mojo ds_read_tr16_b64_row documentation of that intrinsic), and Triton's
+ * chooseDsReadB64TrLayout unit test (mfma16 dot operand, kWidth 8, 16-bit: lane bases
+ * {4,0},{8,0},{0,1},{0,2} for the addresses, registers {1,0},{2,0} within one lane's 8 bytes).
+ * A group that EXEC enables only in part is refused (the hardware's result is undefined). */
+static void ds_read_tr16(isa_wave *w, const isa_inst *in) {
+  uint16_t got[ISA_LANES][4];
+  uint64_t exec = isa_exec(w);
+  for (int g = 0; g < w->lanes; g += 16) {
+    uint64_t m = exec >> g & 0xffffu;
+    if (m && m != 0xffffu) {
+      isa_fault(w, in, "ds_read_b64_tr_b16 with lanes %d..%d only partly active", g, g + 15);
+      return;
+    }
+  }
+  LANES_DS {
+    uint64_t off = isa_reg32(w, &in->o[1], 0, l) + (uint64_t)in->offset;
+    const uint8_t *p = lds_at(w, in, off, 8, NULL, l);
+    if (!p)
+      return;
+    memcpy(got[l], p, 8);
+  }
+  LANES_DS {
+    int g = l & ~15, i = l & 15;
+    uint16_t e4[4];
+    for (int e = 0; e < 4; e++)
+      e4[e] = got[g + 4 * e + i / 4][i % 4];
+    w->v[in->o[0].reg * ISA_LANES + l] = (uint32_t)e4[0] | (uint32_t)e4[1] << 16;
+    w->v[(in->o[0].reg + 1) * ISA_LANES + l] = (uint32_t)e4[2] | (uint32_t)e4[3] << 16;
+  }
+  isa_pend(w, in, CNT_LGKM, OK_VGPR, in->o[0].reg, 2);
+}
+
 /* ds_bpermute_b32 d, addr, data: lane l reads data of lane (addr + offset) / 4 mod wave size
  * (0 from an inactive lane); ds_permute_b32 pushes instead. LDS memory is not touched. */
 static void ds_bpermute(isa_wave *w, const isa_inst *in) {
@@ -233,6 +270,7 @@ const isa_opdef isa_ops_lds[] = {
     {"ds_load_2addr_b64", ds_read, 0, 8, D_TWO},
     {"ds_load_2addr_stride64_b32", ds_read, 0, 4, D_TWO64},
     {"ds_load_2addr_stride64_b64", ds_read, 0, 8, D_TWO64},
+    {"ds_read_b64_tr_b16", ds_read_tr16, 0, 0, 0},
     {"ds_bpermute_b32", ds_bpermute, 0, 0, 0},
     {"ds_swizzle_b32", ds_swizzle, 0, 0, 0},
     {"ds_permute_b32", ds_permute, 0, 0, 0},

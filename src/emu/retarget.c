@@ -59,6 +59,7 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.permlane16", R_WAVE, EMU_WOP_PERMLANE16},
     {"llvm.amdgcn.permlanex16", R_WAVE, EMU_WOP_PERMLANEX16},
     {"llvm.amdgcn.permlane64", R_WAVE, EMU_WOP_PERMLANE64},
+    {"llvm.amdgcn.ds.read.tr16.b64", R_WAVE, EMU_WOP_READ_TR16},
     {"llvm.amdgcn.wavefrontsize", R_WAVESIZE, 0},
     {"llvm.amdgcn.make.buffer.rsrc", R_BUF_RSRC, 0},
     {"llvm.amdgcn.raw.ptr.buffer.load", R_BUF_LOAD, 0},
@@ -652,6 +653,15 @@ static void rewrite_wave(rt *r, LLVMValueRef call, int kind) {
     for (int i = 0; i < 4; i++)
       a[i] = as_i64(r, op[1 + i]);
     break;
+  case EMU_WOP_READ_TR16: { /* the lane's own 8 bytes of LDS; the runtime transposes them */
+    LLVMValueRef host = LLVMBuildAddrSpaceCast(r->b, op[0], r->ptr, "");
+    LLVMValueRef v = LLVMBuildLoad2(r->b, rty, host, "");
+    LLVMSetAlignment(v, 8);
+    add_check(r, v, op[0], size_of(r, rty), EMU_ACC_LOAD);
+    LLVMPositionBuilderBefore(r->b, call); /* add_check moved it before the load */
+    src = spill(r, call, v);
+    break;
+  }
   case EMU_WOP_PERMLANE16:
   case EMU_WOP_PERMLANEX16: /* old, src, sel_lo, sel_hi, fi, bound_ctrl */
     old = spill(r, call, op[0]);

@@ -253,6 +253,7 @@ static const char *const wop_names[EMU_WOP_COUNT] = {
     [EMU_WOP_SWIZZLE] = "llvm.amdgcn.ds.swizzle",        [EMU_WOP_UPDATE_DPP] = "llvm.amdgcn.update.dpp",
     [EMU_WOP_MOV_DPP] = "llvm.amdgcn.mov.dpp",           [EMU_WOP_PERMLANE16] = "llvm.amdgcn.permlane16",
     [EMU_WOP_PERMLANEX16] = "llvm.amdgcn.permlanex16",   [EMU_WOP_PERMLANE64] = "llvm.amdgcn.permlane64",
+    [EMU_WOP_READ_TR16] = "llvm.amdgcn.ds.read.tr16.b64",
 };
 
 const char *emu_wop_name(int kind, const emu_rtinfo *info) {
@@ -383,6 +384,18 @@ static bool wave_exec(exec *ex, int lo, int n) {
   case EMU_WOP_PERMLANE64:
     for (int i = 0; i < n; i++)
       copy_from(it, lo, n, i, ws == 64 ? i ^ 32 : i, bytes);
+    break;
+  case EMU_WOP_READ_TR16: /* ds_read_b64_tr_b16 (isa_exec_lds.c): in 16-lane groups, lane i's
+                           * element e is element i % 4 of what lane 4e + i / 4 read */
+    if (n % 16 || bytes != 8) {
+      fail_at(ex, &it[lo], "%s executed by part of a 16-lane group", emu_wop_name(kind, ex->info));
+      return false;
+    }
+    for (int i = 0; i < n; i++)
+      for (int e = 0; e < 4; e++) {
+        const uint16_t *s = it[lo + (i & ~15) + 4 * e + (i & 15) / 4].op.src;
+        memcpy((uint16_t *)it[lo + i].op.dst + e, s + i % 4, 2);
+      }
     break;
   default: {
     if (kind < EMU_WOP_MATRIX || n != ws) {

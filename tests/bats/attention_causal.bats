@@ -2,7 +2,7 @@
 # Causal masks (docs/partitioning.md "Causal masks"): a constant mask that hides the keys
 # j > i + o of query i is recognised at partition time (additive -10000 or -inf, select with an
 # i1 constant, through a reshape), the attention kernel's key loop of a query block stops at its
-# last query's i + o, and results match the oracle on an MFMA (gfx90a, gfx942), a WMMA (gfx1100)
+# last query's i + o, and results match the oracle on an MFMA (gfx90a, gfx942, gfx950), a WMMA (gfx1100)
 # and the FMA target (gfx1030) in both execution modes; a mask with one element changed is not
 # causal and keeps the whole loop.
 
@@ -55,15 +55,15 @@ causal_line() { "$TOSAC" "$1" --offload-arch=gfx90a --emit=partitions | grep -o 
   assert_output --partial "PASSED: 2 graph(s)"
 }
 
-@test "causal attention at odd lengths (150 queries, 203 keys) matches the oracle: gfx90a, gfx942, gfx1100, gfx1030, both execution modes" {
+@test "causal attention at odd lengths (150 queries, 203 keys) matches the oracle: gfx90a, gfx942, gfx950, gfx1100, gfx1030, both execution modes" {
   "${GEN[@]}" 2 150 203 16 --form=add > c1.mlir
   "${GEN[@]}" 2 150 203 32 --form=select --reshape --dtype=f16 > c2.mlir
   "${GEN[@]}" 3 37 37 64 --form=neginf --dtype=bf16 > c3.mlir
   "${GEN[@]}" 2 150 203 16 --form=neginf --near > n1.mlir
   for mode in isa ir; do
-    TOSAC_EXEC=$mode TOSAC_HIPEMU_EXEC=$mode run "${CHECK[@]}" c1.mlir c2.mlir c3.mlir n1.mlir --targets=gfx90a,gfx942,gfx1100,gfx1030
+    TOSAC_EXEC=$mode TOSAC_HIPEMU_EXEC=$mode run "${CHECK[@]}" c1.mlir c2.mlir c3.mlir n1.mlir --targets=gfx90a,gfx942,gfx950,gfx1100,gfx1030
     assert_success
-    assert_equal "$(echo "$output" | grep -c '^ok ')" 16
+    assert_equal "$(echo "$output" | grep -c '^ok ')" 20
   done
 }
 

@@ -87,6 +87,12 @@ setup() {
   assert_line "message: kernel mfma_scale: work-item (0,0,0) of work-group (0,0,0): llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4: formats A 0 / B 0: only fp4 (E2M1, format 4) operands are emulated (the lane layout of the fp8/fp6 formats is not confirmed)"
 }
 
+@test "gfx950 llvm.amdgcn.ds.read.tr16.b64 in IR mode: lane i of each 16-lane group gets column i of the 4 x 16 tile its group addresses" {
+  run "$T" read-tr16-gfx950
+  assert_success
+  assert_line "ok - read-tr16-gfx950"
+}
+
 @test "the whole program reports its summary" {
   run "$T" add-gfx90a unsupported
   assert_success

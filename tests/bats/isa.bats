@@ -256,6 +256,26 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   done
 }
 
+# element e that lane l of rtr (read_tr_gfx950.s) receives: element l % 4 of what lane
+# 16·(l / 16) + 4e + (l % 16) / 4 addressed (the elements of lane j ^ 5)
+rtr_elem() { echo $((4 * ((($1 & ~15) + 4 * $2 + ($1 & 15) / 4) ^ 5) + $1 % 4)); }
+
+@test "gfx950 ds_read_b64_tr_b16: lane i of each 16-lane group gets column i of the 4 x 16 tile the group's addresses name; a partly active group is refused" {
+  assemble "$DATA/read_tr_gfx950.s" gfx950 "$T/r.co"
+  run "$ISA" "$T/r.co" gfx950 rtr 256 128
+  assert_success
+  assert_line "out[0] = $((20 | 4 << 16))"
+  for l in 0 1 5 15 16 38 63 64 127; do
+    assert_line "out[$((2 * l))] = $(($(rtr_elem $l 0) | $(rtr_elem $l 1) << 16))"
+    assert_line "out[$((2 * l + 1))] = $(($(rtr_elem $l 2) | $(rtr_elem $l 3) << 16))"
+  done
+  sed 's/^  ds_read_b64_tr_b16/  s_mov_b32 exec_lo, 0xff\n&/' "$DATA/read_tr_gfx950.s" > "$T/part.s"
+  assemble "$T/part.s" gfx950 "$T/part.co"
+  run "$ISA" "$T/part.co" gfx950 rtr 256 64
+  assert_failure 1
+  assert_output --regexp '^error: kernel rtr, work-group \(0,0,0\), wave 0, instruction at 0x[0-9a-f]+ \(ds_read_b64_tr_b16\): ds_read_b64_tr_b16 with lanes 0\.\.15 only partly active$'
+}
+
 @test "buffer loads and stores: per-dword range checks, out-of-range reads 0 and stores dropped, soffset in the gfx9 check only" {
   for t in gfx90a gfx1100; do
     assemble "$DATA/buffer_$t.s" $t "$T/b$t.co"

@@ -583,6 +583,60 @@ static void test_pkrtz(const char *cpu) {
   emu_free(m);
 }
 
+/* llvm.amdgcn.ds.read.tr16.b64 (gfx950) in IR mode, as isa.bats runs ds_read_b64_tr_b16: work-item
+ * l of 128 writes the 16-bit elements 4l .. 4l + 3 (value = index) at LDS element 4l, then reads
+ * with the address of l ^ 5; in each 16-lane group lane i's element e is element i % 4 of what
+ * lane 4e + i / 4 addressed. */
+static void test_read_tr16(void) {
+  const char *ir =
+      "@lds = internal addrspace(3) global [512 x i16] undef, align 16\n"
+      "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+      "declare void @llvm.amdgcn.s.barrier()\n"
+      "declare <4 x i16> @llvm.amdgcn.ds.read.tr16.b64.v4i16(ptr addrspace(3))\n"
+      "define amdgpu_kernel void @rtr(ptr addrspace(1) noalias %out) #0 {\n"
+      "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+      "  %b = mul i32 %tid, 4\n"
+      "  %b16 = trunc i32 %b to i16\n"
+      "  %v0 = insertelement <4 x i16> undef, i16 %b16, i32 0\n"
+      "  %e1 = add i16 %b16, 1\n"
+      "  %v1 = insertelement <4 x i16> %v0, i16 %e1, i32 1\n"
+      "  %e2 = add i16 %b16, 2\n"
+      "  %v2 = insertelement <4 x i16> %v1, i16 %e2, i32 2\n"
+      "  %e3 = add i16 %b16, 3\n"
+      "  %v3 = insertelement <4 x i16> %v2, i16 %e3, i32 3\n"
+      "  %pw = getelementptr i16, ptr addrspace(3) @lds, i32 %b\n"
+      "  store <4 x i16> %v3, ptr addrspace(3) %pw, align 8\n"
+      "  call void @llvm.amdgcn.s.barrier()\n"
+      "  %x = xor i32 %tid, 5\n"
+      "  %xb = mul i32 %x, 4\n"
+      "  %pr = getelementptr i16, ptr addrspace(3) @lds, i32 %xb\n"
+      "  %r = call <4 x i16> @llvm.amdgcn.ds.read.tr16.b64.v4i16(ptr addrspace(3) %pr)\n"
+      "  %t64 = zext i32 %tid to i64\n"
+      "  %po = getelementptr <4 x i16>, ptr addrspace(1) %out, i64 %t64\n"
+      "  store <4 x i16> %r, ptr addrspace(1) %po, align 8\n"
+      "  ret void\n"
+      "}\n"
+      "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,256\" }\n";
+  char err[1024];
+  emu_module *m = load(ir, "gfx950", err, sizeof err);
+  check(m != NULL, "emu_load: %s", err);
+  if (!m)
+    return;
+  uint16_t *out = dev_alloc(128 * 8);
+  void *bufs[1] = {out};
+  size_t sizes[1] = {128 * 8};
+  bool ok = run(m, "rtr", 128, 1, 0, bufs, sizes, 1, NULL, 0, err, sizeof err);
+  check(ok, "rtr: %s", err);
+  for (int l = 0; ok && l < 128; l++)
+    for (int e = 0; e < 4; e++) {
+      int want = 4 * (((l & ~15) + 4 * e + (l & 15) / 4) ^ 5) + l % 4;
+      check(out[4 * l + e] == want, "rtr lane %d element %d: %d, want %d", l, e, out[4 * l + e], want);
+    }
+  check(!ok || out[0] == 20, "rtr lane 0: %d, want 20", out[0]);
+  free(out);
+  emu_free(m);
+}
+
 static void test_unsupported(void) {
   const char *ir = "declare i64 @llvm.amdgcn.s.getpc()\n"
                    "define amdgpu_kernel void @k(ptr addrspace(1) %o) {\n"
@@ -831,6 +885,7 @@ typedef struct test {
 static void unsupported(const char *cpu) { (void)cpu, test_unsupported(); }
 static void mfma(const char *cpu) { (void)cpu, test_mfma(); }
 static void mfma_scale(const char *cpu) { (void)cpu, test_mfma_scale(); }
+static void read_tr16(const char *cpu) { (void)cpu, test_read_tr16(); }
 
 static const test tests[] = {
     {"add-gfx90a", test_add, "gfx90a"},   {"add-gfx1100", test_add, "gfx1100"},
@@ -839,7 +894,7 @@ static const test tests[] = {
     {"dpp-gfx90a", test_dpp, "gfx90a"},   {"permlanex16-gfx1100", test_permlane, "gfx1100"},
     {"unsupported", unsupported, NULL},   {"mfma-gfx90a", mfma, NULL},
     {"mfma-scale-gfx950", mfma_scale, NULL}, {"pkrtz-gfx90a", test_pkrtz, "gfx90a"},
-    {"pkrtz-gfx1100", test_pkrtz_cases, "gfx1100"},
+    {"pkrtz-gfx1100", test_pkrtz_cases, "gfx1100"}, {"read-tr16-gfx950", read_tr16, NULL},
 };
 
 int main(int argc, char **argv) {
