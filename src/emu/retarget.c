@@ -24,6 +24,7 @@ typedef enum {
   R_BUF_LOAD,   /* raw.ptr.buffer.load: a checked load at base + voffset + soffset */
   R_DOT,        /* dot products (fdot2, sdot4): inline host arithmetic */
   R_PKRTZ,      /* cvt.pkrtz: two f32 to f16 rounded toward zero, inline */
+  R_PERM,       /* perm: v_perm_b32's byte select, inline */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -81,6 +82,7 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.fdot2.f32.bf16", R_DOT, 0},
     {"llvm.amdgcn.sdot4", R_DOT, 1},
     {"llvm.amdgcn.cvt.pkrtz", R_PKRTZ, 0},
+    {"llvm.amdgcn.perm", R_PERM, 0},
 };
 
 /* Per kernel, recorded with the AMDGPU data layout before anything changes. */
@@ -779,6 +781,34 @@ static void rewrite_pkrtz(rt *r, LLVMValueRef call) {
   replace(call, res);
 }
 
+/* perm(a, b, sel): byte i of the result is selected by byte s of sel: byte s of the 64-bit {a, b}
+ * (b the low word) for s < 8, the sign of 16-bit half s - 8 of {a, b} repeated for s < 12, 0 for
+ * 12 and 0xff above (v_perm_b32). */
+static void rewrite_perm(rt *r, LLVMValueRef call) {
+  LLVMBuilderRef b = r->b;
+  LLVMValueRef hi = LLVMBuildZExt(b, LLVMGetOperand(call, 0), r->i64, "");
+  LLVMValueRef in = LLVMBuildOr(b, LLVMBuildShl(b, hi, LLVMConstInt(r->i64, 32, 0), ""),
+                                LLVMBuildZExt(b, LLVMGetOperand(call, 1), r->i64, ""), "");
+  LLVMValueRef sel = LLVMGetOperand(call, 2), res = LLVMConstInt(r->i32, 0, 0);
+  LLVMValueRef ff = LLVMConstInt(r->i32, 0xff, 0), zero = LLVMConstInt(r->i32, 0, 0);
+  for (unsigned i = 0; i < 4; i++) {
+    LLVMValueRef s = LLVMBuildAnd(b, LLVMBuildLShr(b, sel, LLVMConstInt(r->i32, 8 * i, 0), ""), ff, "");
+    LLVMValueRef s64 = LLVMBuildZExt(b, s, r->i64, "");
+    LLVMValueRef at = LLVMBuildShl(b, LLVMBuildAnd(b, s64, LLVMConstInt(r->i64, 7, 0), ""), LLVMConstInt(r->i64, 3, 0), "");
+    LLVMValueRef pick = LLVMBuildAnd(b, LLVMBuildTrunc(b, LLVMBuildLShr(b, in, at, ""), r->i32, ""), ff, "");
+    /* s in 8..11: bit 16·(s - 8) + 15 of {a, b} */
+    at = LLVMBuildAdd(b, LLVMBuildShl(b, LLVMBuildAnd(b, s64, LLVMConstInt(r->i64, 3, 0), ""), LLVMConstInt(r->i64, 4, 0), ""),
+                      LLVMConstInt(r->i64, 15, 0), "");
+    LLVMValueRef bit = LLVMBuildTrunc(b, LLVMBuildLShr(b, in, at, ""), LLVMInt1TypeInContext(r->ctx), "");
+    LLVMValueRef sign = LLVMBuildSelect(b, bit, ff, zero, "");
+    LLVMValueRef rest = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, LLVMConstInt(r->i32, 12, 0), ""), zero, ff, "");
+    rest = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, LLVMConstInt(r->i32, 12, 0), ""), sign, rest, "");
+    LLVMValueRef byte = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, LLVMConstInt(r->i32, 8, 0), ""), pick, rest, "");
+    res = LLVMBuildOr(b, res, LLVMBuildShl(b, byte, LLVMConstInt(r->i32, 8 * i, 0), ""), "");
+  }
+  replace(call, res);
+}
+
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {
   LLVMPositionBuilderBefore(r->b, call);
   LLVMTypeRef rty = LLVMTypeOf(call);
@@ -857,6 +887,9 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
     break;
   case R_PKRTZ:
     rewrite_pkrtz(r, call);
+    break;
+  case R_PERM:
+    rewrite_perm(r, call);
     break;
   }
 }

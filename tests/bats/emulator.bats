@@ -62,6 +62,12 @@ setup() {
   assert_line "ok - pkrtz-gfx1100"
 }
 
+@test "llvm.amdgcn.perm selects bytes of two words in IR mode: bytes, half signs, 0 and 0xff selectors (gfx942)" {
+  run "$T" perm-gfx942
+  assert_success
+  assert_line "ok - perm-gfx942"
+}
+
 @test "an intrinsic without runtime counterpart is refused by name" {
   run "$T" unsupported
   assert_success
