@@ -360,6 +360,8 @@ typedef struct target_info {
                              * longest instruction of gfx908..gfx942 is 8 bytes */
   bool cvt_pk_rne;          /* two f32 to packed f16 or bf16, rounded to nearest even, in one
                              * instruction (v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32: gfx950) */
+  bool fp8_fnuz;            /* the fp8/bf8 instructions (MFMA operands, v_cvt_pk_fp8_f32) use the
+                             * FNUZ encodings (gfx942), else the OCP ones (AMDGPU.md §3.6) */
 } target_info;
 
 extern const target_info target_table[];

@@ -1,5 +1,6 @@
 /* retarget.c: rewrite an optimised AMDGPU kernel module so the host JIT can run it (TOOLCHAIN §13). */
 #include "emu_int.h"
+#include "tosac.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -25,6 +26,7 @@ typedef enum {
   R_DOT,        /* dot products (fdot2, sdot4): inline host arithmetic */
   R_PKRTZ,      /* cvt.pkrtz: two f32 to f16 rounded toward zero, inline */
   R_PERM,       /* perm: v_perm_b32's byte select, inline */
+  R_CVT_F8,     /* cvt.pk.fp8.f32 / .bf8.f32: emu_rt_cvt_pk_f8 (arg: bf8) */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -83,6 +85,8 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.sdot4", R_DOT, 1},
     {"llvm.amdgcn.cvt.pkrtz", R_PKRTZ, 0},
     {"llvm.amdgcn.perm", R_PERM, 0},
+    {"llvm.amdgcn.cvt.pk.fp8.f32", R_CVT_F8, 0},
+    {"llvm.amdgcn.cvt.pk.bf8.f32", R_CVT_F8, 1},
 };
 
 /* Per kernel, recorded with the AMDGPU data layout before anything changes. */
@@ -809,6 +813,17 @@ static void rewrite_perm(rt *r, LLVMValueRef call) {
   replace(call, res);
 }
 
+/* cvt.pk.{fp8,bf8}.f32(a, b, old, word): the encodings (FNUZ or OCP) are the target's. */
+static void rewrite_cvt_f8(rt *r, LLVMValueRef call, bool bf8) {
+  const target_info *ti = target_lookup(r->t->processor, strlen(r->t->processor));
+  unsigned how = (bf8 ? 2u : 0u) | (ti && ti->fp8_fnuz ? 4u : 0u);
+  LLVMTypeRef ft = LLVMFloatTypeInContext(r->ctx), p[4] = {ft, ft, r->i32, r->i32};
+  LLVMValueRef word = LLVMBuildZExt(r->b, LLVMGetOperand(call, 3), r->i32, "");
+  LLVMValueRef args[4] = {LLVMGetOperand(call, 0), LLVMGetOperand(call, 1), LLVMGetOperand(call, 2),
+                          LLVMBuildOr(r->b, word, LLVMConstInt(r->i32, how, 0), "")};
+  replace(call, call_rt(r, declare(r, "emu_rt_cvt_pk_f8", r->i32, p, 4, "none"), args, 4));
+}
+
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {
   LLVMPositionBuilderBefore(r->b, call);
   LLVMTypeRef rty = LLVMTypeOf(call);
@@ -890,6 +905,9 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
     break;
   case R_PERM:
     rewrite_perm(r, call);
+    break;
+  case R_CVT_F8:
+    rewrite_cvt_f8(r, call, rule->arg == 1);
     break;
   }
 }
