@@ -1,4 +1,5 @@
-"""cvt8_ref.py TARGET: the words cvt8_TARGET.s stores (out[0..127]), one 'out[i] = W' line each.
+"""cvt8_ref.py TARGET ORACLE_DIR: the words cvt8.s (assembled for TARGET) stores (out[0..127]),
+one 'out[i] = W' line each.
 
 The reference rounds with the oracle's decode table only: the nearest finite code (on the
 magnitude; ties to the code with an even mantissa), where the value one unit past the largest

@@ -1,8 +1,9 @@
-// Packed fp8/bf8 conversions of one wave64 on gfx950 (tests/bats/isa.bats): with d = i - 32 as f32,
+// Packed fp8/bf8 conversions of one wave64 on gfx942, and on gfx950 with the target line replaced
+// (tests/bats/isa.bats): with d = i - 32 as f32,
 // x0 = d * 9/128, x1 = d * 9.75, x2 = d * 2^-12, x3 = x1 * 256, out[2i] (two words per lane)
 // becomes fp8(x0) | fp8(x1) << 8 | bf8(x0) << 16 | bf8(x1) << 24 and out[2i + 1]
 // fp8(x2) | fp8(x3) << 8 | bf8(x2) << 16 | bf8(x3) << 24 (the target's encodings).
-.amdgcn_target "amdgcn-amd-amdhsa--gfx950"
+.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 .text
 .globl cvt8
 .p2align 8
