@@ -362,6 +362,8 @@ typedef struct target_info {
                              * instruction (v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32: gfx950) */
   bool lds_read_tr16;       /* ds_read_b64_tr_b16: a 16-bit tile read from LDS transposed across
                              * 16 lanes (llvm.amdgcn.ds.read.tr16.b64: gfx950) */
+  bool fp8_fnuz;            /* the fp8/bf8 instructions (MFMA operands, v_cvt_pk_fp8_f32) use the
+                             * FNUZ encodings (gfx942), else the OCP ones (AMDGPU.md §3.6) */
 } target_info;
 
 extern const target_info target_table[];

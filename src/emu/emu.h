@@ -94,4 +94,8 @@ bool emu_matrix_supported(const char *intrinsic, const char *processor);
 /* Compute D = A x B + C for the whole wave. false + message if unsupported. */
 bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize);
 
+/* f8.c: f32 to an 8-bit float code (E5M2 when bf8, else E4M3; FNUZ or OCP), as the packed fp8
+ * conversion instructions round it. */
+uint32_t emu_f8_from_f32(float x, bool bf8, bool fnuz);
+
 #endif

@@ -438,6 +438,19 @@ OP_U32(v_cvt_f32_ubyte1, UF((float)((a >> 8) & 0xff)))
 OP_U32(v_cvt_f32_ubyte2, UF((float)((a >> 16) & 0xff)))
 OP_U32(v_cvt_f32_ubyte3, UF((float)(a >> 24)))
 OP_U32(v_cvt_pkrtz_f16_f32, UH_rtz(F(a)) | UH_rtz(F(b)) << 16)
+/* v_cvt_pk_{fp8,bf8}_f32 D, S0, S1 op_sel:[0,0,w]: bytes 2w, 2w + 1 of D become S0, S1 as 8-bit
+ * floats (FNUZ or OCP per the target), the other half of D is kept. */
+static void cvt_pk_f8(isa_wave *w, const isa_inst *in, bool bf8) {
+  const int s0 = 1;
+  bool fnuz = w->g->m->info->fp8_fnuz;
+  int sh = in->op_sel & 0xc ? 16 : 0;
+  LANES uint32_t d = isa_rd(w, &in->o[0], l) & ~(0xffffu << sh);
+  uint32_t pk = emu_f8_from_f32(F(A), bf8, fnuz) | emu_f8_from_f32(F(B), bf8, fnuz) << 8;
+  isa_wr(w, &in->o[0], l, d | pk << sh);
+  END
+}
+static void v_cvt_pk_fp8_f32(isa_wave *w, const isa_inst *in) { cvt_pk_f8(w, in, false); }
+static void v_cvt_pk_bf8_f32(isa_wave *w, const isa_inst *in) { cvt_pk_f8(w, in, true); }
 OP_U32(v_cvt_pk_i16_f32, (f2i(F(a), -32768, 32767) & 0xffff) | f2i(F(b), -32768, 32767) << 16)
 OP_U32(v_cvt_pk_u16_f32, (f2i(F(a), 0, 65535) & 0xffff) | f2i(F(b), 0, 65535) << 16)
 static uint32_t bf16_rne(uint32_t u) {
@@ -1262,6 +1275,8 @@ const isa_opdef isa_ops_valu[] = {
     {"v_cvt_f32_ubyte3", v_cvt_f32_ubyte3, 0, 0, 0},
     {"v_cvt_pkrtz_f16_f32", v_cvt_pkrtz_f16_f32, 0, 0, 0},
     {"v_cvt_pk_rtz_f16_f32", v_cvt_pkrtz_f16_f32, 0, 0, 0},
+    {"v_cvt_pk_fp8_f32", v_cvt_pk_fp8_f32, 0, 0, 0},
+    {"v_cvt_pk_bf8_f32", v_cvt_pk_bf8_f32, 0, 0, 0},
     {"v_cvt_pk_i16_f32", v_cvt_pk_i16_f32, 0, 0, 0},
     {"v_cvt_pk_u16_f32", v_cvt_pk_u16_f32, 0, 0, 0},
     {"v_pack_b32_f16", v_pack_b32_f16, 0, 0, 0},

@@ -1,5 +1,6 @@
 /* retarget.c: rewrite an optimised AMDGPU kernel module so the host JIT can run it (TOOLCHAIN §13). */
 #include "emu_int.h"
+#include "tosac.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -24,6 +25,8 @@ typedef enum {
   R_BUF_LOAD,   /* raw.ptr.buffer.load: a checked load at base + voffset + soffset */
   R_DOT,        /* dot products (fdot2, sdot4): inline host arithmetic */
   R_PKRTZ,      /* cvt.pkrtz: two f32 to f16 rounded toward zero, inline */
+  R_PERM,       /* perm: v_perm_b32's byte select, inline */
+  R_CVT_F8,     /* cvt.pk.fp8.f32 / .bf8.f32: emu_rt_cvt_pk_f8 (arg: bf8) */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -82,6 +85,9 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.fdot2.f32.bf16", R_DOT, 0},
     {"llvm.amdgcn.sdot4", R_DOT, 1},
     {"llvm.amdgcn.cvt.pkrtz", R_PKRTZ, 0},
+    {"llvm.amdgcn.perm", R_PERM, 0},
+    {"llvm.amdgcn.cvt.pk.fp8.f32", R_CVT_F8, 0},
+    {"llvm.amdgcn.cvt.pk.bf8.f32", R_CVT_F8, 1},
 };
 
 /* Per kernel, recorded with the AMDGPU data layout before anything changes. */
@@ -789,6 +795,45 @@ static void rewrite_pkrtz(rt *r, LLVMValueRef call) {
   replace(call, res);
 }
 
+/* perm(a, b, sel): byte i of the result is selected by byte s of sel: byte s of the 64-bit {a, b}
+ * (b the low word) for s < 8, the sign of 16-bit half s - 8 of {a, b} repeated for s < 12, 0 for
+ * 12 and 0xff above (v_perm_b32). */
+static void rewrite_perm(rt *r, LLVMValueRef call) {
+  LLVMBuilderRef b = r->b;
+  LLVMValueRef hi = LLVMBuildZExt(b, LLVMGetOperand(call, 0), r->i64, "");
+  LLVMValueRef in = LLVMBuildOr(b, LLVMBuildShl(b, hi, LLVMConstInt(r->i64, 32, 0), ""),
+                                LLVMBuildZExt(b, LLVMGetOperand(call, 1), r->i64, ""), "");
+  LLVMValueRef sel = LLVMGetOperand(call, 2), res = LLVMConstInt(r->i32, 0, 0);
+  LLVMValueRef ff = LLVMConstInt(r->i32, 0xff, 0), zero = LLVMConstInt(r->i32, 0, 0);
+  for (unsigned i = 0; i < 4; i++) {
+    LLVMValueRef s = LLVMBuildAnd(b, LLVMBuildLShr(b, sel, LLVMConstInt(r->i32, 8 * i, 0), ""), ff, "");
+    LLVMValueRef s64 = LLVMBuildZExt(b, s, r->i64, "");
+    LLVMValueRef at = LLVMBuildShl(b, LLVMBuildAnd(b, s64, LLVMConstInt(r->i64, 7, 0), ""), LLVMConstInt(r->i64, 3, 0), "");
+    LLVMValueRef pick = LLVMBuildAnd(b, LLVMBuildTrunc(b, LLVMBuildLShr(b, in, at, ""), r->i32, ""), ff, "");
+    /* s in 8..11: bit 16·(s - 8) + 15 of {a, b} */
+    at = LLVMBuildAdd(b, LLVMBuildShl(b, LLVMBuildAnd(b, s64, LLVMConstInt(r->i64, 3, 0), ""), LLVMConstInt(r->i64, 4, 0), ""),
+                      LLVMConstInt(r->i64, 15, 0), "");
+    LLVMValueRef bit = LLVMBuildTrunc(b, LLVMBuildLShr(b, in, at, ""), LLVMInt1TypeInContext(r->ctx), "");
+    LLVMValueRef sign = LLVMBuildSelect(b, bit, ff, zero, "");
+    LLVMValueRef rest = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, LLVMConstInt(r->i32, 12, 0), ""), zero, ff, "");
+    rest = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, LLVMConstInt(r->i32, 12, 0), ""), sign, rest, "");
+    LLVMValueRef byte = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, LLVMConstInt(r->i32, 8, 0), ""), pick, rest, "");
+    res = LLVMBuildOr(b, res, LLVMBuildShl(b, byte, LLVMConstInt(r->i32, 8 * i, 0), ""), "");
+  }
+  replace(call, res);
+}
+
+/* cvt.pk.{fp8,bf8}.f32(a, b, old, word): the encodings (FNUZ or OCP) are the target's. */
+static void rewrite_cvt_f8(rt *r, LLVMValueRef call, bool bf8) {
+  const target_info *ti = target_lookup(r->t->processor, strlen(r->t->processor));
+  unsigned how = (bf8 ? 2u : 0u) | (ti && ti->fp8_fnuz ? 4u : 0u);
+  LLVMTypeRef ft = LLVMFloatTypeInContext(r->ctx), p[4] = {ft, ft, r->i32, r->i32};
+  LLVMValueRef word = LLVMBuildZExt(r->b, LLVMGetOperand(call, 3), r->i32, "");
+  LLVMValueRef args[4] = {LLVMGetOperand(call, 0), LLVMGetOperand(call, 1), LLVMGetOperand(call, 2),
+                          LLVMBuildOr(r->b, word, LLVMConstInt(r->i32, how, 0), "")};
+  replace(call, call_rt(r, declare(r, "emu_rt_cvt_pk_f8", r->i32, p, 4, "none"), args, 4));
+}
+
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {
   LLVMPositionBuilderBefore(r->b, call);
   LLVMTypeRef rty = LLVMTypeOf(call);
@@ -867,6 +912,12 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
     break;
   case R_PKRTZ:
     rewrite_pkrtz(r, call);
+    break;
+  case R_PERM:
+    rewrite_perm(r, call);
+    break;
+  case R_CVT_F8:
+    rewrite_cvt_f8(r, call, rule->arg == 1);
     break;
   }
 }

@@ -237,11 +237,19 @@ static _Float16 rt_truncdfbf2(double x) {
   return bf16_bits(f32_to_bf16(t));
 }
 
+/* cvt.pk.{fp8,bf8}.f32: how = word (bit 0: the high half of old) | bf8 (bit 1) | FNUZ (bit 2). */
+static uint32_t rt_cvt_pk_f8(float a, float b, uint32_t old, uint32_t how) {
+  bool bf8 = how & 2, fnuz = how & 4;
+  int sh = how & 1 ? 16 : 0;
+  uint32_t pk = emu_f8_from_f32(a, bf8, fnuz) | emu_f8_from_f32(b, bf8, fnuz) << 8;
+  return (old & ~(0xffffu << sh)) | pk << sh;
+}
+
 #define SYM(n) {"emu_rt_" #n, (void *)rt_##n}
 const emu_rt_symbol emu_rt_symbols[] = {
     SYM(workitem_id), SYM(workgroup_id),   SYM(lds_base),    SYM(implicitarg_ptr), SYM(dispatch_ptr),
     SYM(kernarg_ptr), SYM(mbcnt_lo),       SYM(mbcnt_hi),    SYM(barrier),         SYM(wave),
-    SYM(matrix),      SYM(check),          SYM(check_lds),
+    SYM(matrix),      SYM(check),          SYM(check_lds),   SYM(cvt_pk_f8),
     {"__truncsfbf2", (void *)rt_truncsfbf2},    {"__truncdfbf2", (void *)rt_truncdfbf2},
 };
 const int emu_rt_nsymbols = sizeof emu_rt_symbols / sizeof emu_rt_symbols[0];

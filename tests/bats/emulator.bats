@@ -62,6 +62,21 @@ setup() {
   assert_line "ok - pkrtz-gfx1100"
 }
 
+@test "llvm.amdgcn.perm selects bytes of two words in IR mode: bytes, half signs, 0 and 0xff selectors (gfx942)" {
+  run "$T" perm-gfx942
+  assert_success
+  assert_line "ok - perm-gfx942"
+}
+
+@test "llvm.amdgcn.cvt.pk.fp8/bf8.f32 in IR mode: FNUZ codes on gfx942, OCP on gfx950 (ties to even, subnormals, -0, overflow, NaN, word select)" {
+  run "$T" cvt-f8-gfx942
+  assert_success
+  assert_line "ok - cvt-f8-gfx942"
+  run "$T" cvt-f8-gfx950
+  assert_success
+  assert_line "ok - cvt-f8-gfx950"
+}
+
 @test "an intrinsic without runtime counterpart is refused by name" {
   run "$T" unsupported
   assert_success

@@ -876,6 +876,102 @@ static void test_pkrtz_cases(const char *cpu) {
   emu_free(m);
 }
 
+/* llvm.amdgcn.perm(a, b, sel): v_perm_b32's byte select over {a, b}. */
+static const char *PERM_IR =
+    "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+    "declare i32 @llvm.amdgcn.perm(i32, i32, i32)\n"
+    "define amdgpu_kernel void @perm(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b,"
+    " ptr addrspace(1) noalias %s, ptr addrspace(1) noalias %c) #0 {\n"
+    "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+    "  %i = zext i32 %tid to i64\n"
+    "  %pa = getelementptr i32, ptr addrspace(1) %a, i64 %i\n"
+    "  %pb = getelementptr i32, ptr addrspace(1) %b, i64 %i\n"
+    "  %ps = getelementptr i32, ptr addrspace(1) %s, i64 %i\n"
+    "  %pc = getelementptr i32, ptr addrspace(1) %c, i64 %i\n"
+    "  %x = load i32, ptr addrspace(1) %pa, align 4\n"
+    "  %y = load i32, ptr addrspace(1) %pb, align 4\n"
+    "  %z = load i32, ptr addrspace(1) %ps, align 4\n"
+    "  %w = call i32 @llvm.amdgcn.perm(i32 %x, i32 %y, i32 %z)\n"
+    "  store i32 %w, ptr addrspace(1) %pc, align 4\n"
+    "  ret void\n"
+    "}\n"
+    "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,64\" }\n";
+
+/* bytes of {a, b} (b the low word), the signs of its 16-bit halves (selectors 8-11), 0 (12) and
+ * 0xff (13 and above); the first case is the flash kernel's bf16 P: the high halves of two f32 */
+static void test_perm(const char *cpu) {
+  char err[1024];
+  emu_module *m = load(PERM_IR, cpu, err, sizeof err);
+  check(m != NULL, "emu_load: %s", err);
+  if (!m)
+    return;
+  enum { N = 64, CASES = 4 };
+  const uint32_t xa[CASES] = {0x3f801234u, 0x80000000u, 0x11223344u, 0x11223344u};
+  const uint32_t xb[CASES] = {0x40005678u, 0x00008000u, 0x55667788u, 0x55667788u};
+  const uint32_t xs[CASES] = {0x07060302u, 0x0b0a0908u, 0x0c0d0400u, 0xff0e0105u};
+  const uint32_t want[CASES] = {0x3f804000u, 0xff0000ffu, 0x00ff4488u, 0xffff7733u};
+  uint32_t *a = dev_alloc(N * 4), *b = dev_alloc(N * 4), *sel = dev_alloc(N * 4), *c = dev_alloc(N * 4);
+  for (int i = 0; i < N; i++)
+    a[i] = xa[i % CASES], b[i] = xb[i % CASES], sel[i] = xs[i % CASES];
+  void *bufs[4] = {a, b, sel, c};
+  size_t sizes[4] = {N * 4, N * 4, N * 4, N * 4};
+  bool ok = run(m, "perm", N, 1, 0, bufs, sizes, 4, NULL, 0, err, sizeof err);
+  check(ok, "emu_run: %s", err);
+  for (int i = 0; ok && i < N; i++)
+    check(c[i] == want[i % CASES], "lane %d: 0x%08x, want 0x%08x", i, c[i], want[i % CASES]);
+  free(a), free(b), free(sel), free(c);
+  emu_free(m);
+}
+
+/* llvm.amdgcn.cvt.pk.fp8.f32 into the low half, then .bf8.f32 into the high half of the same word. */
+static const char *CVT_F8_IR =
+    "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+    "declare i32 @llvm.amdgcn.cvt.pk.fp8.f32(float, float, i32, i1)\n"
+    "declare i32 @llvm.amdgcn.cvt.pk.bf8.f32(float, float, i32, i1)\n"
+    "define amdgpu_kernel void @cvt8(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b,"
+    " ptr addrspace(1) noalias %c) #0 {\n"
+    "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+    "  %i = zext i32 %tid to i64\n"
+    "  %pa = getelementptr float, ptr addrspace(1) %a, i64 %i\n"
+    "  %pb = getelementptr float, ptr addrspace(1) %b, i64 %i\n"
+    "  %pc = getelementptr i32, ptr addrspace(1) %c, i64 %i\n"
+    "  %x = load float, ptr addrspace(1) %pa, align 4\n"
+    "  %y = load float, ptr addrspace(1) %pb, align 4\n"
+    "  %lo = call i32 @llvm.amdgcn.cvt.pk.fp8.f32(float %x, float %y, i32 0, i1 false)\n"
+    "  %w = call i32 @llvm.amdgcn.cvt.pk.bf8.f32(float %x, float %y, i32 %lo, i1 true)\n"
+    "  store i32 %w, ptr addrspace(1) %pc, align 4\n"
+    "  ret void\n"
+    "}\n"
+    "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,64\" }\n";
+
+/* fp8(x) | fp8(y) << 8 | bf8(x) << 16 | bf8(y) << 24: 1 and -0; ties to even (1.0625, 1.1875);
+ * 300 (past E4M3FNUZ's 240) and NaN; a subnormal tie (1.5 · 2^-10) and -1e6 (overflow) — FNUZ
+ * codes on gfx942, OCP on gfx950 (the same words as tests/data/isa/cvt8_ref.py's rounding) */
+static void test_cvt_f8(const char *cpu) {
+  char err[1024];
+  emu_module *m = load(CVT_F8_IR, cpu, err, sizeof err);
+  check(m != NULL, "emu_load: %s", err);
+  if (!m)
+    return;
+  enum { N = 64, CASES = 4 };
+  const float xa[CASES] = {1.0f, 1.0625f, 300.0f, 0x1.8p-10f}, xb[CASES] = {-0.0f, 1.1875f, NAN, -1e6f};
+  const uint32_t fnuz[CASES] = {0x00400040u, 0x41404240u, 0x80618080u, 0x801a8002u};
+  const uint32_t ocp[CASES] = {0x803c8038u, 0x3d3c3a38u, 0x7f5d7f79u, 0xfc16ff01u};
+  const uint32_t *want = strcmp(cpu, "gfx942") ? ocp : fnuz;
+  float *a = dev_alloc(N * 4), *b = dev_alloc(N * 4);
+  uint32_t *c = dev_alloc(N * 4);
+  for (int i = 0; i < N; i++)
+    a[i] = xa[i % CASES], b[i] = xb[i % CASES];
+  void *bufs[3] = {a, b, c};
+  size_t sizes[3] = {N * 4, N * 4, N * 4};
+  bool ok = run(m, "cvt8", N, 1, 0, bufs, sizes, 3, NULL, 0, err, sizeof err);
+  check(ok, "emu_run: %s", err);
+  for (int i = 0; ok && i < N; i++)
+    check(c[i] == want[i % CASES], "lane %d: 0x%08x, want 0x%08x", i, c[i], want[i % CASES]);
+  free(a), free(b), free(c);
+  emu_free(m);
+}
+
 typedef struct test {
   const char *name;
   void (*fn)(const char *);
@@ -895,6 +991,8 @@ static const test tests[] = {
     {"unsupported", unsupported, NULL},   {"mfma-gfx90a", mfma, NULL},
     {"mfma-scale-gfx950", mfma_scale, NULL}, {"pkrtz-gfx90a", test_pkrtz, "gfx90a"},
     {"pkrtz-gfx1100", test_pkrtz_cases, "gfx1100"}, {"read-tr16-gfx950", read_tr16, NULL},
+    {"perm-gfx942", test_perm, "gfx942"},           {"cvt-f8-gfx942", test_cvt_f8, "gfx942"},
+    {"cvt-f8-gfx950", test_cvt_f8, "gfx950"},
 };
 
 int main(int argc, char **argv) {
