@@ -135,7 +135,8 @@ const value *part_view_root(const value *v);
 bool part_fusion_disabled(void);
 
 /* Slice views (views.c, docs/partitioning.md "Slice views"): a tosa.slice whose result is one
- * contiguous run of its input's row-major elements launches nothing; its readers read the
+ * contiguous run of its input's row-major elements, starting on a 256-byte boundary of it,
+ * launches nothing; its readers read the
  * input's buffer from the slice's first element (part_kernel.in_offs).
  * part_slice_offset: o is such a slice; *offset its first element's index in the input.
  * part_slice_views: per op id, the slices of g that are views (not a graph result's slice; none

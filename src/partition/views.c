@@ -140,6 +140,8 @@ bool part_has_output_view(const part_kernel *k) {
 
 /* ---------------------------------------------------------------- slice views */
 
+#define PART_VIEW_ALIGN 256
+
 bool part_slice_offset(const op *o, int64_t *offset) {
   if (o->kind != OP_SLICE || o->nresults != 1 || o->noperands != 1)
     return false;
@@ -162,6 +164,10 @@ bool part_slice_offset(const op *o, int64_t *offset) {
     off += st->ints[d] * step;
     step *= in->dims[d];
   }
+  /* kernels may assume of an argument the alignment every buffer has (the workspace's 256
+   * bytes, buffers.c): a view starts on such a boundary of its buffer */
+  if (off * elem_type_bytes(in->elem) % PART_VIEW_ALIGN)
+    return false;
   *offset = off;
   return true;
 }
