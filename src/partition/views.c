@@ -183,6 +183,11 @@ bool *part_slice_views(arena *a, const graph *g) {
       return NULL; /* region buffers are bound by value (control.c): no offsets there */
     if (!part_slice_offset(o, &off))
       continue;
+    /* a slice of a transpose stays with its readers, which read both through strides (operand
+     * views, index maps): as a view it would make the transpose a copy kernel of its own */
+    const value *src = part_view_root(o->operands[0]);
+    if (src->def && src->def->kind == OP_TRANSPOSE)
+      continue;
     if (!sv) {
       sv = arena_alloc(a, (size_t)g->nops + 1);
       memset(sv, 0, (size_t)g->nops + 1);
