@@ -7,15 +7,13 @@
 # elementwise result, against the MLIR oracle on gfx90a (MFMA), gfx1100 (WMMA) and gfx1030 (FMA),
 # as machine code and as IR; the launch counts of a GPT-2-small decode step.
 
+bats_load_library bats-support
+bats_load_library bats-assert
+load lib/setup
+
 setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  ROOT="$BATS_TEST_DIRNAME/../.."
-  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
-  TOSAC="$BIN/tosac"
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run"
-         --targets gfx90a,gfx1100,gfx1030)
-  cd "$BATS_TEST_TMPDIR"
+  tosac_setup
+  CHECK+=(--targets gfx90a,gfx1100,gfx1030)
 }
 
 gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_sliceview.py" "$1" "$2" > "$1$2.mlir"; }
