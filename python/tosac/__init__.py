@@ -68,6 +68,7 @@ def _load():
         "tosac_options_set_code_object_version": (c.c_int, [c.c_void_p, c.c_int]),
         "tosac_options_set_init_mode": (c.c_int, [c.c_void_p, c.c_int]),
         "tosac_options_set_zeroed_workspace": (c.c_int, [c.c_void_p, c.c_int]),
+        "tosac_options_set_workspace_expansions": (c.c_int, [c.c_void_p, c.c_int]),
         "tosac_options_set_perf_config": (c.c_int, [c.c_void_p, c.c_char_p]),
         "tosac_options_add_tuning_db": (c.c_int, [c.c_void_p, c.c_char_p]),
         "tosac_options_set_jobs": (c.c_int, [c.c_void_p, c.c_int]),
@@ -129,6 +130,8 @@ def _options(lib, o, targets, opts):
             _set(lib, o, lib.tosac_options_set_embed_ir(o, 1 if value else 0))
         elif key == "zeroed_workspace":
             _set(lib, o, lib.tosac_options_set_zeroed_workspace(o, 1 if value else 0))
+        elif key == "workspace_expansions":
+            _set(lib, o, lib.tosac_options_set_workspace_expansions(o, 1 if value else 0))
         elif key == "init":
             if value not in ("memset", "kernel"):
                 raise UsageError("init must be 'memset' or 'kernel', not %r" % (value,))

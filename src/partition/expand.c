@@ -77,10 +77,12 @@ static expansion choose_any(const target_info *t, const part_kernel *k, int *spl
 }
 
 /* choose_any, without the forms that add workspace buffers when the caller passes none
- * (part_set_workspace_expansions). */
+ * (part_set_workspace_expansions). The last work-group's reduction needs the zeroed region
+ * besides; whether the client keeps one is the split-K choice's (cg_tuning_allow_fixup). */
 static expansion choose(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
   expansion e = choose_any(t, k, split, empty, fill);
-  bool adds_workspace = e == EX_SPLITK || e == EX_SPLITKV || e == EX_IM2COL || e == EX_PARTIAL;
+  bool adds_workspace =
+      e == EX_SPLITK || e == EX_FIXUP || e == EX_SPLITKV || e == EX_IM2COL || e == EX_PARTIAL;
   return adds_workspace && !workspace_expansions ? EX_NONE : e;
 }
 

@@ -189,3 +189,21 @@ PY
   assert_line "True 1 256 ['tosac_k0_matmul_splitk']"
   assert_line "False 2 0 ['tosac_k0_matmul_splitk', 'tosac_k1_matmul_combine']"
 }
+
+@test "libtosac without workspace expansions (tosac_options_set_workspace_expansions 0) splits no K, not even in the last work-group" {
+  matmul s1 f32 1 32 4096 48
+  export TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=lastwg
+  run /usr/bin/python3 - "$ROOT/python" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import tosac
+src = open('s1.mlir').read()
+for zeroed in (True, False):
+    t = tosac.compile(src, ['gfx90a'], workspace_expansions=False,
+                      zeroed_workspace=zeroed).manifest['targets'][0]
+    print(zeroed, t['kernel_count'], t['workspace']['bytes'], [k['name'] for k in t['kernels']])
+PY
+  assert_success
+  assert_line "True 1 0 ['tosac_k0_matmul']"
+  assert_line "False 1 0 ['tosac_k0_matmul']"
+}
