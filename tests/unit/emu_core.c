@@ -828,6 +828,34 @@ static void bench(void) {
   emu_free(m);
 }
 
+/* Runs KERNEL of IR on one work-group of LANES work-items whose arguments are NIN 32-bit input
+ * buffers (work-item i of input j holds ins[j][i % cases]) and one 32-bit output; returns the
+ * output (free it) or NULL after reporting why. */
+enum { LANES = 64 };
+static uint32_t *run_lanes(const char *ir, const char *kernel, const char *cpu, int nin,
+                           const void *const *ins, int cases) {
+  char err[1024];
+  emu_module *m = load(ir, cpu, err, sizeof err);
+  check(m != NULL, "emu_load: %s", err);
+  if (!m)
+    return NULL;
+  void *bufs[8];
+  size_t sizes[8];
+  for (int j = 0; j <= nin; j++) {
+    bufs[j] = dev_alloc(LANES * 4), sizes[j] = LANES * 4;
+    for (int i = 0; j < nin && i < LANES; i++)
+      memcpy((char *)bufs[j] + 4 * i, (const char *)ins[j] + 4 * (i % cases), 4);
+  }
+  bool ok = run(m, kernel, LANES, 1, 0, bufs, sizes, nin + 1, NULL, 0, err, sizeof err);
+  check(ok, "%s: %s", kernel, err);
+  for (int j = 0; j < nin; j++)
+    free(bufs[j]);
+  emu_free(m);
+  if (!ok)
+    free(bufs[nin]);
+  return ok ? bufs[nin] : NULL;
+}
+
 /* llvm.amdgcn.cvt.pkrtz: two f32 to f16 rounded toward zero, packed (low half the first). */
 static const char *PKRTZ_IR =
     "declare i32 @llvm.amdgcn.workitem.id.x()\n"
@@ -849,31 +877,20 @@ static const char *PKRTZ_IR =
     "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,64\" }\n";
 
 static void test_pkrtz_cases(const char *cpu) {
-  char err[1024];
-  emu_module *m = load(PKRTZ_IR, cpu, err, sizeof err);
-  check(m != NULL, "emu_load: %s", err);
-  if (!m)
-    return;
-  enum { N = 64, CASES = 6 };
+  enum { CASES = 6 };
   /* round to nearest would give 0x3c02, 0x7c00 (70000 overflows), 0x0001 (4e-8), 0x3c00 */
   const float xa[CASES] = {1.0f, -1.00146484375f, 70000.0f, 4e-8f, 0.99999f, INFINITY};
   const float xb[CASES] = {1.00146484375f, -70000.0f, 0.0f, NAN, -0.0f, 2.0f};
   const uint32_t want[CASES] = {0x3c013c00u, 0xfbffbc01u, 0x00007bffu, 0x7e000000u, 0x80003bffu, 0x40007c00u};
-  float *a = dev_alloc(N * 4), *b = dev_alloc(N * 4);
-  uint32_t *c = dev_alloc(N * 4);
-  for (int i = 0; i < N; i++)
-    a[i] = i < CASES ? xa[i] : 1.0f, b[i] = i < CASES ? xb[i] : 1.0f;
-  void *bufs[3] = {a, b, c};
-  size_t sizes[3] = {N * 4, N * 4, N * 4};
-  bool ok = run(m, "pkrtz", N, 1, 0, bufs, sizes, 3, NULL, 0, err, sizeof err);
-  check(ok, "emu_run: %s", err);
-  for (int i = 0; ok && i < CASES; i++) {
+  uint32_t *c = run_lanes(PKRTZ_IR, "pkrtz", cpu, 2, (const void *[]){xa, xb}, CASES);
+  for (int i = 0; c && i < LANES; i++) {
+    uint32_t w = want[i % CASES];
     /* any f16 NaN in the high half of case 3 */
-    bool nan_hi = i == 3 && (c[i] & 0x7c000000u) == 0x7c000000u && (c[i] & 0x03ff0000u) && (c[i] & 0xffffu) == 0;
-    check(c[i] == want[i] || nan_hi, "case %d: 0x%08x, want 0x%08x", i, c[i], want[i]);
+    bool nan_hi = i % CASES == 3 && (c[i] & 0x7c000000u) == 0x7c000000u && (c[i] & 0x03ff0000u) &&
+                  (c[i] & 0xffffu) == 0;
+    check(c[i] == w || nan_hi, "lane %d: 0x%08x, want 0x%08x", i, c[i], w);
   }
-  free(a), free(b), free(c);
-  emu_free(m);
+  free(c);
 }
 
 /* llvm.amdgcn.perm(a, b, sel): v_perm_b32's byte select over {a, b}. */
@@ -900,27 +917,15 @@ static const char *PERM_IR =
 /* bytes of {a, b} (b the low word), the signs of its 16-bit halves (selectors 8-11), 0 (12) and
  * 0xff (13 and above); the first case is the flash kernel's bf16 P: the high halves of two f32 */
 static void test_perm(const char *cpu) {
-  char err[1024];
-  emu_module *m = load(PERM_IR, cpu, err, sizeof err);
-  check(m != NULL, "emu_load: %s", err);
-  if (!m)
-    return;
-  enum { N = 64, CASES = 4 };
+  enum { CASES = 4 };
   const uint32_t xa[CASES] = {0x3f801234u, 0x80000000u, 0x11223344u, 0x11223344u};
   const uint32_t xb[CASES] = {0x40005678u, 0x00008000u, 0x55667788u, 0x55667788u};
   const uint32_t xs[CASES] = {0x07060302u, 0x0b0a0908u, 0x0c0d0400u, 0xff0e0105u};
   const uint32_t want[CASES] = {0x3f804000u, 0xff0000ffu, 0x00ff4488u, 0xffff7733u};
-  uint32_t *a = dev_alloc(N * 4), *b = dev_alloc(N * 4), *sel = dev_alloc(N * 4), *c = dev_alloc(N * 4);
-  for (int i = 0; i < N; i++)
-    a[i] = xa[i % CASES], b[i] = xb[i % CASES], sel[i] = xs[i % CASES];
-  void *bufs[4] = {a, b, sel, c};
-  size_t sizes[4] = {N * 4, N * 4, N * 4, N * 4};
-  bool ok = run(m, "perm", N, 1, 0, bufs, sizes, 4, NULL, 0, err, sizeof err);
-  check(ok, "emu_run: %s", err);
-  for (int i = 0; ok && i < N; i++)
+  uint32_t *c = run_lanes(PERM_IR, "perm", cpu, 3, (const void *[]){xa, xb, xs}, CASES);
+  for (int i = 0; c && i < LANES; i++)
     check(c[i] == want[i % CASES], "lane %d: 0x%08x, want 0x%08x", i, c[i], want[i % CASES]);
-  free(a), free(b), free(sel), free(c);
-  emu_free(m);
+  free(c);
 }
 
 /* llvm.amdgcn.cvt.pk.fp8.f32 into the low half, then .bf8.f32 into the high half of the same word. */
@@ -948,28 +953,15 @@ static const char *CVT_F8_IR =
  * 300 (past E4M3FNUZ's 240) and NaN; a subnormal tie (1.5 · 2^-10) and -1e6 (overflow) — FNUZ
  * codes on gfx942, OCP on gfx950 (the same words as tests/data/isa/cvt8_ref.py's rounding) */
 static void test_cvt_f8(const char *cpu) {
-  char err[1024];
-  emu_module *m = load(CVT_F8_IR, cpu, err, sizeof err);
-  check(m != NULL, "emu_load: %s", err);
-  if (!m)
-    return;
-  enum { N = 64, CASES = 4 };
+  enum { CASES = 4 };
   const float xa[CASES] = {1.0f, 1.0625f, 300.0f, 0x1.8p-10f}, xb[CASES] = {-0.0f, 1.1875f, NAN, -1e6f};
   const uint32_t fnuz[CASES] = {0x00400040u, 0x41404240u, 0x80618080u, 0x801a8002u};
   const uint32_t ocp[CASES] = {0x803c8038u, 0x3d3c3a38u, 0x7f5d7f79u, 0xfc16ff01u};
   const uint32_t *want = strcmp(cpu, "gfx942") ? ocp : fnuz;
-  float *a = dev_alloc(N * 4), *b = dev_alloc(N * 4);
-  uint32_t *c = dev_alloc(N * 4);
-  for (int i = 0; i < N; i++)
-    a[i] = xa[i % CASES], b[i] = xb[i % CASES];
-  void *bufs[3] = {a, b, c};
-  size_t sizes[3] = {N * 4, N * 4, N * 4};
-  bool ok = run(m, "cvt8", N, 1, 0, bufs, sizes, 3, NULL, 0, err, sizeof err);
-  check(ok, "emu_run: %s", err);
-  for (int i = 0; ok && i < N; i++)
+  uint32_t *c = run_lanes(CVT_F8_IR, "cvt8", cpu, 2, (const void *[]){xa, xb}, CASES);
+  for (int i = 0; c && i < LANES; i++)
     check(c[i] == want[i % CASES], "lane %d: 0x%08x, want 0x%08x", i, c[i], want[i % CASES]);
-  free(a), free(b), free(c);
-  emu_free(m);
+  free(c);
 }
 
 typedef struct test {
