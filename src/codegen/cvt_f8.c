@@ -68,6 +68,21 @@ static LLVMValueRef hardware_to_f8(cg_builder *cb, LLVMValueRef x, bool bf8) {
     return LLVMBuildTrunc(b, cg_intrinsic(cb, name, NULL, 0, a, 4), cb->i8, "");
   }
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+  if (n % 4 == 0) { /* four lanes per word: the second pair goes into the high half (word_sel) */
+    LLVMValueRef words = LLVMGetUndef(LLVMVectorType(cb->i32, n / 4));
+    for (unsigned i = 0; i < n; i += 4) {
+      LLVMValueRef w = i32z;
+      for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef a[4] = {LLVMBuildExtractElement(b, x, LLVMConstInt(cb->i32, i + 2 * h, 0), ""),
+                             LLVMBuildExtractElement(b, x, LLVMConstInt(cb->i32, i + 2 * h + 1, 0), ""),
+                             w, LLVMConstInt(cb->i1, h, 0)};
+        if (!(w = cg_intrinsic(cb, name, NULL, 0, a, 4)))
+          return NULL;
+      }
+      words = LLVMBuildInsertElement(b, words, w, LLVMConstInt(cb->i32, i / 4, 0), "");
+    }
+    return LLVMBuildBitCast(b, words, LLVMVectorType(cb->i8, n), "");
+  }
   LLVMValueRef r = LLVMGetUndef(LLVMVectorType(cb->i8, n));
   for (unsigned i = 0; i < n; i += 2) {
     LLVMValueRef a[4] = {LLVMBuildExtractElement(b, x, LLVMConstInt(cb->i32, i, 0), ""),

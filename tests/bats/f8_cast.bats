@@ -208,3 +208,13 @@ tosac_k0_cast tosac_k1_matmul_add"
     [ "$(grep -c ': 1 results match' <<< "$output")" -eq 7 ]
   done
 }
+
+@test "cg_f32_to_f8 / cg_f8_to_f32 on vectors (4 lanes per packed word, pairs, a scalar) match the emulator's conversion in both modes (test-cvt_f8)" {
+  local bin="${TOSAC%/tosac}/test-cvt_f8"
+  run "$bin"
+  assert_success
+  assert_line "ok gfx942 f8E4M3FNUZ isa"
+  assert_line "ok gfx950 f8E5M2 ir"
+  assert_line "ok gfx90a f8E4M3FN isa"
+  assert_line "24 passed, 0 failed"
+}
