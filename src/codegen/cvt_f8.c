@@ -6,8 +6,8 @@
  * or 0x80 (FNUZ); -0 stays -0 in OCP and is 0x00 in FNUZ.
  * Targets with v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (target_info.cvt_pk_f8) convert the format
  * those write (FNUZ on gfx942, OCP on gfx950: target_info.fp8_fnuz) with the instruction, which
- * without its clamp bit has exactly these semantics; every other (target, format) pair takes the
- * integer rounding below. */
+ * without its clamp bit has these semantics (the emulators' reading, docs/emulator.md, not
+ * confirmed on hardware); every other (target, format) pair takes the integer rounding below. */
 #include "codegen.h"
 
 #include <math.h>
