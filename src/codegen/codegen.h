@@ -86,7 +86,8 @@ LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *operands);
  * v_cvt_pk_fp8/bf8_f32 two lanes per instruction where the target has it for t: bitcast a
  * <2 x i8> result to i16 for two packed bytes). The same bits on every target. */
 LLVMValueRef cg_f32_to_f8(cg_builder *cb, LLVMValueRef x, elem_type t);
-/* i8 or <N x i8> codes of type t to f32 or <N x f32>, exactly (NaN: a quiet NaN). */
+/* i8 or <N x i8> codes of type t to f32 or <N x f32>, exactly (NaN: a quiet NaN, the OCP
+ * code's sign kept). */
 LLVMValueRef cg_f8_to_f32(cg_builder *cb, LLVMValueRef x, elem_type t);
 /* Does target ti convert f32 to t with the packed instruction (else the integer rounding)? */
 bool cg_f8_hardware(const target_info *ti, elem_type t);

@@ -218,3 +218,24 @@ tosac_k0_cast tosac_k1_matmul_add"
   assert_line "ok gfx90a f8E4M3FN isa"
   assert_line "24 passed, 0 failed"
 }
+
+@test "f8 -> f8 (NaN signs kept), f8 -> i32 and i16 -> f8 casts go through f32 and match the oracle on every target" {
+  local d="$BATS_TEST_TMPDIR"
+  cat > "$d/x8.mlir" <<'MLIR'
+func.func @main(%a: tensor<256xf8E5M2>, %b: tensor<256xf8E4M3FN>, %i: tensor<256xi16>) -> (tensor<256xf8E4M3FN>, tensor<256xf8E5M2FNUZ>, tensor<256xi32>, tensor<256xf8E4M3FNUZ>) {
+  %0 = tosa.cast %a : (tensor<256xf8E5M2>) -> tensor<256xf8E4M3FN>
+  %1 = tosa.cast %b : (tensor<256xf8E4M3FN>) -> tensor<256xf8E5M2FNUZ>
+  %2 = tosa.cast %b : (tensor<256xf8E4M3FN>) -> tensor<256xi32>
+  %3 = tosa.cast %i : (tensor<256xi16>) -> tensor<256xf8E4M3FNUZ>
+  return %0, %1, %2, %3 : tensor<256xf8E4M3FN>, tensor<256xf8E5M2FNUZ>, tensor<256xi32>, tensor<256xf8E4M3FNUZ>
+}
+MLIR
+  # every code of both f8 types; integers -384 .. 381 in steps of 3 (ties, and beyond 240)
+  $PY -c "
+import numpy as np
+np.save('$d/a.npy', np.arange(256, dtype=np.uint8)); np.save('$d/b.npy', np.arange(256, dtype=np.uint8)[::-1].copy())
+np.save('$d/i.npy', (np.arange(-128, 128) * 3).astype(np.int16))"
+  run $PY "$CHECK" "$d/x8.mlir" --targets=$TARGETS --input=@"$d/a.npy" --input=@"$d/b.npy" --input=@"$d/i.npy"
+  assert_success
+  [ "$(grep -c ': 4 results match' <<< "$output")" -eq 7 ]
+}

@@ -281,10 +281,10 @@ def f8_decode(bits, elem):
     v = np.where(b & 0x80, -mag, mag)
     if kind == "fnuz":
         v = np.where(b == 0x80, np.nan, v)
-    elif kind == "fn":
-        v = np.where((b & 0x7F) == 0x7F, np.nan, v)
+    elif kind == "fn":  # OCP NaNs keep their sign (a cast to another format writes it back)
+        v = np.where((b & 0x7F) == 0x7F, np.copysign(np.nan, v), v)
     else:
-        v = np.where(e == (1 << eb) - 1, np.where(m == 0, np.copysign(np.inf, v), np.nan), v)
+        v = np.where(e == (1 << eb) - 1, np.where(m == 0, np.copysign(np.inf, v), np.copysign(np.nan, v)), v)
     return v
 
 
