@@ -37,7 +37,9 @@ enum {
   F_OPV = 64,    /* a transpose or slice a convolution reads through strides (operand_view) */
   F_OUTV = 128,  /* a transpose a convolution writes its result through (output_view); in a
                     group: nothing joins it any more */
-  F_GROUP = F_HAS_MAP | F_ATT,
+  F_F8 = 256,    /* group: converts to or from an 8-bit float, which only elementwise kernels
+                    compile (src/codegen/cvt_f8.c): it is no anchor's epilogue */
+  F_GROUP = F_HAS_MAP | F_ATT | F_F8,
 };
 
 /* A group is named by one of its ops (its union-find root), so the per-group tables are per-op
@@ -49,7 +51,7 @@ typedef struct fuse_state {
                     the groups (no rank: the root is the merge target, which the recomputation
                     pass's visiting order depends on; see ord_of) */
   bool nofuse;   /* TOSAC_NO_FUSION: every op is a kernel of its own */
-  unsigned char *flags;  /* per op: F_* */
+  unsigned short *flags;   /* per op: F_* */
   int *use_start, *uses; /* value id -> reader op ids (CSR) */
   /* per union-find root */
   int *anchor;       /* the group's non-elementwise op: its id + 1, or 0 (anchor_op) */
@@ -104,7 +106,7 @@ static int find(fuse_state *s, int x) {
 
 /* The producer of v's view root (F_VIEW in flags), -1 for an argument: a view's value belongs
  * to it. Walked when asked (views are rare) instead of 4 bytes per value kept. */
-static int view_root_def(const unsigned char *flags, const value *v) {
+static int view_root_def(const unsigned short *flags, const value *v) {
   while (v->def && (flags[v->def->id] & F_VIEW))
     v = v->def->operands[0];
   return v->def ? v->def->id : -1;
@@ -330,7 +332,7 @@ static bool compatible(fuse_state *s, int a, int b) {
   const op *x = anchor_op(s, a), *y = anchor_op(s, b);
   if ((x && y) || ((s->flags[a] | s->flags[b]) & F_ATT) || (s->flags[a] & F_OUTV) || (s->flags[b] & F_OUTV))
     return false;
-  if ((x && (s->flags[b] & F_HAS_MAP)) || (y && (s->flags[a] & F_HAS_MAP)))
+  if ((x && (s->flags[b] & (F_HAS_MAP | F_F8))) || (y && (s->flags[a] & (F_HAS_MAP | F_F8))))
     return false;
   if (s->nops[a] + s->nops[b] > FUSE_MAX_OPS)
     return false;
@@ -400,6 +402,9 @@ static int new_group(fuse_state *s, const op *o) {
   s->anchor[gid] = elementwise || map || (s->flags[gid] & (F_OPV | F_OUTV)) ? 0 : o->id + 1;
   if (map)
     s->flags[gid] |= F_HAS_MAP;
+  for (int j = 0; elementwise && j < o->noperands + o->nresults; j++)
+    if (elem_type_is_f8((j < o->noperands ? o->operands[j] : o->results[j - o->noperands])->type->elem))
+      s->flags[gid] |= F_F8;
   for (int j = 0; j < o->noperands; j++) {
     const value *v = o->operands[j];
     int d = root_def(s, v);
@@ -595,7 +600,7 @@ static char *live_ops(arena *a, const graph *g) {
  * result flags per value (in `a`, read only before placement) into *is_result. */
 static void index_graph(arena *a, arena *keep, fuse_state *s, char **is_result) {
   const graph *g = s->g;
-  s->flags = arena_alloc(keep, (size_t)g->nops + 1);
+  s->flags = arena_alloc(keep, sizeof *s->flags * ((size_t)g->nops + 1));
   *is_result = arena_alloc(a, (size_t)g->nvalues + 1);
   for (int r = 0; r < g->nresults; r++)
     (*is_result)[g->results[r]->id] = 1;
@@ -771,7 +776,7 @@ static int heap_pop(int *h, int *n) {
  * one whose first op comes first. Edges are counted with multiplicity (one per operand read
  * across groups), which leaves the order unchanged and needs no deduplication. */
 static void order_groups(arena *a, const graph *g, int *group_of, int n,
-                         const unsigned char *flags) {
+                         const unsigned short *flags) {
   int *start = arena_alloc(a, sizeof(int) * (size_t)(n + 2));
   int *indeg = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
   int *fill = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
@@ -896,7 +901,7 @@ int part_fuse(arena *keep, const graph *g, const target_info *t, int *group_of) 
   s.stack = zalloc(pa, nw, sizeof(int));
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];
-    unsigned char f = s.flags[o->id];
+    unsigned short f = s.flags[o->id];
     if (op_table[o->kind].family != FAM_CONST && (f & F_LIVE) && !(f & F_VIEW))
       place_op(&s, o);
   }

@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# f8_cast.bats: tosa.cast to and from the 8-bit floats (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ)
+# on every default target against the MLIR oracle, f8 results compared exactly as codes: the
+# packed conversion instruction where the target writes the format (gfx942 FNUZ, gfx950 OCP), the
+# integer rounding elsewhere (src/codegen/cvt_f8.c; semantics in docs/ops.md, "8-bit floats").
+# Data (tests/oracle/gen_f8cast.py): every f8 value, every tie between neighbours and its f32
+# neighbours, f8 and f32 subnormals, the halfway point past the largest finite value and beyond,
+# +-0, +-Inf, NaN of both signs, random values; every code as a cast source.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+TARGETS=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
+
+setup() {
+  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  PY=/usr/bin/python3
+  CHECK="$ROOT/tests/oracle/check.py"
+  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
+  TOSAC="$ROOT/$TOSAC_BUILD/bin/tosac"
+  [[ "$TOSAC_BUILD" = /* ]] && TOSAC="$TOSAC_BUILD/bin/tosac"
+  RUN="${TOSAC%/tosac}/tosac-run"
+  EXEC="${TOSAC_EXEC:-isa}"
+}
+
+# gen ET: the graphs and data of gen_f8cast.py in $BATS_TEST_TMPDIR/ET; prints the directory
+gen() {
+  local d="$BATS_TEST_TMPDIR/$1"
+  mkdir -p "$d"
+  $PY "$ROOT/tests/oracle/gen_f8cast.py" "$1" "$d" >&2
+  echo "$d"
+}
+
+cast_ins() { echo --input=@"$1"/in0.npy --input=@"$1"/in1.npy --input=@"$1"/in2.npy --input=@"$1"/in3.npy; }
+
+# cast_oracle ET: the cast graph on every target, the six results match (three of them f8 codes)
+cast_oracle() {
+  local d t; d=$(gen "$1")
+  run $PY "$CHECK" "$d/cast.mlir" --targets=$TARGETS $(cast_ins "$d")
+  assert_success
+  for t in ${TARGETS//,/ }; do
+    assert_line "ok $d/cast.mlir [$t]: 6 results match"
+  done
+}
+
+@test "f32/f16/bf16 -> f8E4M3FNUZ and back on every target: the oracle's codes exactly" {
+  cast_oracle f8E4M3FNUZ
+}
+
+@test "f32/f16/bf16 -> f8E5M2FNUZ and back on every target: the oracle's codes exactly" {
+  cast_oracle f8E5M2FNUZ
+}
+
+@test "f32/f16/bf16 -> f8E4M3FN and back on every target: the oracle's codes exactly" {
+  cast_oracle f8E4M3FN
+}
+
+@test "f32/f16/bf16 -> f8E5M2 and back on every target: the oracle's codes exactly" {
+  cast_oracle f8E5M2
+}
+
+@test "f8 casts: the corner cases give the codes of docs/ops.md (tosac-run, gfx942 hardware and gfx90a software)" {
+  local d t
+  d="$BATS_TEST_TMPDIR/corner"
+  mkdir -p "$d"
+  cat > "$d/g.mlir" <<'MLIR'
+func.func @main(%x: tensor<12xf32>) -> (tensor<12xf8E4M3FN>, tensor<12xf8E5M2>, tensor<12xf8E4M3FNUZ>, tensor<12xf8E5M2FNUZ>) {
+  %0 = tosa.cast %x : (tensor<12xf32>) -> tensor<12xf8E4M3FN>
+  %1 = tosa.cast %x : (tensor<12xf32>) -> tensor<12xf8E5M2>
+  %2 = tosa.cast %x : (tensor<12xf32>) -> tensor<12xf8E4M3FNUZ>
+  %3 = tosa.cast %x : (tensor<12xf32>) -> tensor<12xf8E5M2FNUZ>
+  return %0, %1, %2, %3 : tensor<12xf8E4M3FN>, tensor<12xf8E5M2>, tensor<12xf8E4M3FNUZ>, tensor<12xf8E5M2FNUZ>
+}
+MLIR
+  # 1, -0, 1.0625 and 1.1875 (E4M3 ties: even 1.0 and 1.25), 448, 464 (E4M3FN: the tie between
+  # its largest 448 and the NaN slot: 448), 465, 57344, 61440 (E5M2: the tie between its largest
+  # 57344 and Inf: Inf), -Inf, NaN, 2^-10 (E4M3FN: the tie between 0 and its smallest subnormal)
+  $PY -c "
+import numpy as np
+np.save('$d/x.npy', np.array([1, -0.0, 1.0625, 1.1875, 448, 464, 465, 57344, 61440, -np.inf, np.nan, 2**-10], np.float32))"
+  for t in gfx942 gfx90a; do
+    run "$TOSAC" "$d/g.mlir" --embed-ir --offload-arch=$t -o "$d/$t.hipfb"
+    assert_success
+    run "$RUN" "$d/$t.hipfb" --target=$t --exec="$EXEC" --input=@"$d/x.npy" --output=@"$d/0.npy" \
+      --output=@"$d/1.npy" --output=@"$d/2.npy" --output=@"$d/3.npy"
+    assert_success
+    run $PY -c "
+import numpy as np
+for k in range(4): print(' '.join('%02x' % c for c in np.load('$d/%d.npy' % k)))"
+    assert_line -n 0 "38 80 38 3a 7e 7e 7f 7f 7f ff 7f 00"
+    assert_line -n 1 "3c 80 3c 3d 5f 5f 5f 7b 7c fc 7f 14"
+    assert_line -n 2 "40 00 40 42 80 80 80 80 80 80 80 01"
+    assert_line -n 3 "40 00 40 41 63 63 63 7f 80 80 80 18"
+  done
+}
+
+@test "f8 -> f32/f16/bf16 is exact: every code decodes to its value bit for bit (NaN to NaN)" {
+  local d t et
+  for et in f8E4M3FN f8E5M2FNUZ; do
+    d=$(gen $et)
+    for t in gfx950 gfx1100; do
+      run "$TOSAC" "$d/cast.mlir" --embed-ir --offload-arch=$t -o "$d/$t.hipfb"
+      assert_success
+      run "$RUN" "$d/$t.hipfb" --target=$t --exec="$EXEC" $(cast_ins "$d") --output= --output= \
+        --output= --output=@"$d/f32.npy" --output=@"$d/f16.npy" --output=@"$d/bf16.npy"
+      assert_success
+      run $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tests/oracle'); import numpy as np, oracle
+c = np.load('$d/in3.npy'); v = oracle.f8_decode(c, '$et')
+f32, f16, bf = np.load('$d/f32.npy'), np.load('$d/f16.npy'), np.load('$d/bf16.npy')
+bf = (bf.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+n = np.isnan(v)
+print(all(np.array_equal(np.isnan(a), n) for a in (f32, f16, bf)),
+      all(np.array_equal(a[~n].astype(np.float64), v[~n]) and
+          np.array_equal(np.signbit(a[~n]), np.signbit(v[~n])) for a in (f32, f16, bf)), int(n.sum()) > 0)"
+      assert_output "True True True"
+    done
+  done
+}
+
+@test "f32 -> f8 -> f32 inside an elementwise chain: one fused kernel, matches the oracle on every target" {
+  local d et
+  for et in f8E4M3FNUZ f8E5M2; do
+    d=$(gen $et)
+    run "$TOSAC" "$d/chain.mlir" --offload-arch=gfx942 -o "$d/c.hipfb" --manifest="$d/c.json"
+    assert_success
+    run $PY -c "
+import json; t = json.load(open('$d/c.json'))['targets'][0]
+print(t['kernel_count'], [[o['op'][5:] for o in k['ops'] if o['op'] != 'tosa.const'] for k in t['kernels']])"
+    assert_output "1 [['mul', 'cast', 'cast', 'add']]"
+    run $PY "$CHECK" "$d/chain.mlir" --targets=$TARGETS --input=@"$d/chain0.npy" --input=@"$d/chain1.npy"
+    assert_success
+    assert_output --partial "PASSED: 1 graph(s)"
+    [ "$(grep -c ': 2 results match' <<< "$output")" -eq 7 ]
+  done
+}
+
+@test "f8 casts: v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 where the target writes the format, integer rounding elsewhere" {
+  local d=$(gen f8E4M3FNUZ) e=$(gen f8E5M2) t
+  # gfx942 writes FNUZ, gfx950 OCP: (target, graph, fp8 count > 0, bf8 count > 0)
+  for t in gfx942:$d:1:0 gfx950:$e:0:1 gfx942:$e:0:0 gfx950:$d:0:0 gfx90a:$d:0:0 gfx1100:$e:0:0; do
+    IFS=: read -r arch dir fp8 bf8 <<< "$t"
+    run "$TOSAC" "$dir/cast.mlir" --offload-arch=$arch --emit=asm -o "$BATS_TEST_TMPDIR/k.s"
+    assert_success
+    [ "$(grep -c 'v_cvt_pk_fp8_f32' "$BATS_TEST_TMPDIR/k.s" | awk '{print ($1 > 0)}')" = "$fp8" ]
+    [ "$(grep -c 'v_cvt_pk_bf8_f32' "$BATS_TEST_TMPDIR/k.s" | awk '{print ($1 > 0)}')" = "$bf8" ]
+  done
+}
+
+@test "f8 casts: a rounding that is not to nearest even (ties away from zero) fails the oracle comparison" {
+  local d; d=$(gen f8E4M3FN)
+  run "$TOSAC" "$d/cast.mlir" --embed-ir --offload-arch=gfx90a -o "$d/b.hipfb"
+  assert_success
+  run "$RUN" "$d/b.hipfb" --target=gfx90a --exec="$EXEC" $(cast_ins "$d") --output=@"$d/got.npy"
+  assert_success
+  # tosac's codes pass; the same codes with every tie moved to the neighbour of larger magnitude
+  # (where nearest even chose the smaller one) differ at those ties only
+  run $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tests/oracle'); import numpy as np, oracle
+x, got, ties = np.load('$d/in0.npy'), np.load('$d/got.npy'), np.load('$d/ties.npy')
+bad = got.copy()
+lower = np.abs(oracle.f8_decode(got[ties], 'f8E4M3FN')) < np.abs(x[ties])
+bad[ties[lower]] += 1
+np.save('$d/bad.npy', bad)
+print(int(lower.sum()))"
+  assert_success
+  local moved=$output
+  [ "$moved" -gt 100 ]
+  run $PY "$CHECK" "$d/cast.mlir" $(cast_ins "$d") --expected=@"$d/got.npy"
+  assert_success
+  assert_output --partial "ok $d/cast.mlir [oracle]: 1 results match"
+  run $PY "$CHECK" "$d/cast.mlir" $(cast_ins "$d") --expected=@"$d/bad.npy"
+  assert_failure
+  assert_output --partial "$moved of 2000 elements differ (exact match required)"
+}
+
+@test "f8 casts next to a matmul: an elementwise kernel of their own (no GEMM epilogue converts f8), oracle on every target" {
+  local d="$BATS_TEST_TMPDIR" g
+  cat > "$d/out.mlir" <<'MLIR'
+func.func @main(%a: tensor<1x32x16xf16>, %b: tensor<1x16x32xf16>) -> tensor<1x32x32xf8E4M3FN> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %m = tosa.matmul %a, %b, %zp, %zp : (tensor<1x32x16xf16>, tensor<1x16x32xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x32x32xf32>
+  %c = tosa.cast %m : (tensor<1x32x32xf32>) -> tensor<1x32x32xf8E4M3FN>
+  return %c : tensor<1x32x32xf8E4M3FN>
+}
+MLIR
+  cat > "$d/bias.mlir" <<'MLIR'
+func.func @main(%a: tensor<1x32x16xf16>, %b: tensor<1x16x32xf16>, %bias: tensor<1x1x32xf8E5M2FNUZ>) -> tensor<1x32x32xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %m = tosa.matmul %a, %b, %zp, %zp : (tensor<1x32x16xf16>, tensor<1x16x32xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x32x32xf32>
+  %c = tosa.cast %bias : (tensor<1x1x32xf8E5M2FNUZ>) -> tensor<1x1x32xf32>
+  %r = tosa.add %m, %c : (tensor<1x32x32xf32>, tensor<1x1x32xf32>) -> tensor<1x32x32xf32>
+  return %r : tensor<1x32x32xf32>
+}
+MLIR
+  run "$TOSAC" "$d/out.mlir" --offload-arch=gfx950 -o "$d/o.hipfb" --manifest="$d/o.json"
+  assert_success
+  run "$TOSAC" "$d/bias.mlir" --offload-arch=gfx942 -o "$d/b.hipfb" --manifest="$d/b.json"
+  assert_success
+  run $PY -c "
+import json
+for f in ('o', 'b'): print(' '.join(k['name'] for k in json.load(open('$d/%s.json' % f))['targets'][0]['kernels']))"
+  assert_output "tosac_k0_matmul tosac_k1_cast
+tosac_k0_cast tosac_k1_matmul_add"
+  for g in out bias; do
+    run $PY "$CHECK" "$d/$g.mlir" --targets=$TARGETS
+    assert_success
+    [ "$(grep -c ': 1 results match' <<< "$output")" -eq 7 ]
+  done
+}
+
+@test "cg_f32_to_f8 / cg_f8_to_f32 on vectors (4 lanes per packed word, pairs, a scalar) match the emulator's conversion in both modes (test-cvt_f8)" {
+  local bin="${TOSAC%/tosac}/test-cvt_f8"
+  run "$bin"
+  assert_success
+  assert_line "ok gfx942 f8E4M3FNUZ isa"
+  assert_line "ok gfx950 f8E5M2 ir"
+  assert_line "ok gfx90a f8E4M3FN isa"
+  assert_line "24 passed, 0 failed"
+}
+
+@test "f8 -> f8 (NaN signs kept), f8 -> i32 and i16 -> f8 casts go through f32 and match the oracle on every target" {
+  local d="$BATS_TEST_TMPDIR"
+  cat > "$d/x8.mlir" <<'MLIR'
+func.func @main(%a: tensor<256xf8E5M2>, %b: tensor<256xf8E4M3FN>, %i: tensor<256xi16>) -> (tensor<256xf8E4M3FN>, tensor<256xf8E5M2FNUZ>, tensor<256xi32>, tensor<256xf8E4M3FNUZ>) {
+  %0 = tosa.cast %a : (tensor<256xf8E5M2>) -> tensor<256xf8E4M3FN>
+  %1 = tosa.cast %b : (tensor<256xf8E4M3FN>) -> tensor<256xf8E5M2FNUZ>
+  %2 = tosa.cast %b : (tensor<256xf8E4M3FN>) -> tensor<256xi32>
+  %3 = tosa.cast %i : (tensor<256xi16>) -> tensor<256xf8E4M3FNUZ>
+  return %0, %1, %2, %3 : tensor<256xf8E4M3FN>, tensor<256xf8E5M2FNUZ>, tensor<256xi32>, tensor<256xf8E4M3FNUZ>
+}
+MLIR
+  # every code of both f8 types; integers -384 .. 381 in steps of 3 (ties, and beyond 240)
+  $PY -c "
+import numpy as np
+np.save('$d/a.npy', np.arange(256, dtype=np.uint8)); np.save('$d/b.npy', np.arange(256, dtype=np.uint8)[::-1].copy())
+np.save('$d/i.npy', (np.arange(-128, 128) * 3).astype(np.int16))"
+  run $PY "$CHECK" "$d/x8.mlir" --targets=$TARGETS --input=@"$d/a.npy" --input=@"$d/b.npy" --input=@"$d/i.npy"
+  assert_success
+  [ "$(grep -c ': 4 results match' <<< "$output")" -eq 7 ]
+}
