@@ -853,6 +853,11 @@ int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
 #define CG_DECODE_ROWS 4
 bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv,
                               int eb);
+/* The same, as the attention kernel decides it (kernel_attention_decode.c): also the element
+ * types of Q, K and V (equal floats) and TOSAC_ATTENTION_FMA / TOSAC_ATTENTION_LDS, which force
+ * other variants. The partitioner asks it before reading a concatenation through (concat views). */
+bool cg_attention_takes_decode(const target_info *t, elem_type q, elem_type k, elem_type v, int64_t B, int64_t S,
+                               int64_t L, int64_t D, int64_t Dv);
 /* Key passes per loop iteration of the decode kernel over chunks of `chunk` keys, `slots` keys
  * per pass (1 to 4). */
 int64_t cg_tune_decode_unroll(int64_t chunk, int64_t slots);

@@ -75,9 +75,14 @@ static bool contiguous(dec *Dc, const value *v, int rdim, int cdim) {
   att *A = Dc->A;
   int64_t width = v->type->dims[cdim], rows = v->type->dims[rdim];
   int64_t bs[3] = {0, A->B > 1 ? 1 : 0, A->B - 1},
-          rs[3] = {0, rows > 1 ? 1 : 0, rows - 1};
+          rs[3 * 16] = {0, rows > 1 ? 1 : 0, rows - 1};
+  /* through a concat view every piece is its own buffer: its first rows and its last */
+  int nr = att_concat_rows(A, v, rdim, rs, 3 * 16);
+  if (nr < 0)
+    return false;
+  nr = nr ? nr : 3;
   for (int bi = 0; bi < 3; bi++)
-    for (int ri = 0; ri < 3; ri++) {
+    for (int ri = 0; ri < nr; ri++) {
       int64_t base = 0;
       for (int64_t c = 0; c < width; c++) {
         LLVMValueRef co[3];
@@ -118,13 +123,22 @@ static bool shape(att *A, dec *Dc) {
   return true;
 }
 
+bool cg_attention_takes_decode(const target_info *t, elem_type q, elem_type k,
+                               elem_type v, int64_t B, int64_t S, int64_t L,
+                               int64_t D, int64_t Dv) {
+  if (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS") ||
+      !float_type(q) || k != q || v != q)
+    return false;
+  return cg_tune_attention_decode(t, B, S, L, D, Dv, elem_type_bytes(q));
+}
+
 bool cg_att_decode_fits(att *A) {
   dec Dc;
-  if (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS") ||
-      !shape(A, &Dc))
+  if (!shape(A, &Dc))
     return false;
-  return cg_tune_attention_decode(A->cb->target->info, A->B, A->S, A->L, A->D,
-                                  A->Dv, elem_type_bytes(A->q->type->elem));
+  return cg_attention_takes_decode(A->cb->target->info, A->q->type->elem,
+                                   A->kt->type->elem, A->v->type->elem, A->B,
+                                   A->S, A->L, A->D, A->Dv);
 }
 
 /* The value of lane ^ m of the wave: ds_swizzle's xor mode inside 32 lanes,
@@ -159,10 +173,7 @@ static void load_part(dec *Dc, const value *v, int rdim, int cdim, bool whole,
   for (int e = 0; e < Dc->vec; e += whole ? Dc->vec : 1) {
     LLVMValueRef co[3];
     co[0] = b, co[rdim] = key, co[cdim] = LLVMBuildAdd(bl, d0, ix(Dc, e), "");
-    const value *in;
-    LLVMValueRef off = att_read_offset(A, v, co, &in);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(bl, mt, cg_operand_ptr(cb, A->k, in),
-                                           &off, 1, "");
+    LLVMValueRef p = att_read_ptr(A, v, co);
     int n = whole ? Dc->vec : 1;
     LLVMValueRef x = cg_load(cb, n > 1 ? LLVMVectorType(mt, (unsigned)n) : mt,
                              p, (unsigned)(n * elem_type_bytes(et)));
@@ -331,10 +342,8 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   for (int r = 0; r < D.rows; r++) {
     for (int e = 0; e < D.vec; e++) {
       LLVMValueRef co[3] = {b, ix(Dc, r), LLVMBuildAdd(bl, dk, ix(Dc, e), "")};
-      const value *in;
-      LLVMValueRef off = att_read_offset(A, A->q, co, &in);
-      LLVMValueRef x =
-          cg_load_elem(cb, in->type->elem, cg_operand_ptr(cb, k, in), off);
+      LLVMValueRef x = cg_load_elem(cb, A->q->type->elem,
+                                    att_read_ptr(A, A->q, co), ix(Dc, 0));
       x = LLVMTypeOf(x) == cb->f32 ? x : LLVMBuildFPExt(bl, x, cb->f32, "");
       q[r][e] = LLVMBuildSelect(bl, kin, x, f32(Dc, 0), "");
     }

@@ -148,4 +148,14 @@ bool part_slice_offset(const op *o, int64_t *offset);
 bool *part_slice_views(arena *a, const graph *g);
 const value *part_bytes_root(const bool *slice_views, const value *v, int64_t *offset);
 
+/* Concat views (views.c, docs/partitioning.md): a tosa.concat alone in its group whose value one
+ * attention kernel taking the decode variant reads (directly or through views; reader[value id]
+ * is the one group reading it outside its own, negative for none, several or a graph result)
+ * launches nothing: that kernel takes the pieces as inputs and selects the piece per key
+ * (kernel_attention.c read_ptr). Returns per op id whether it is such a view, and sets its
+ * group_of to -1; NULL when none (control flow, TOSAC_NO_CONCAT_VIEWS=1, TOSAC_NO_FUSION=1). */
+bool part_concat_views_disabled(void);
+bool *part_concat_views(arena *a, const graph *g, const target_info *t, int *group_of, int ngroups,
+                        const char *grouped, const bool *slice_views, const int *reader);
+
 #endif
