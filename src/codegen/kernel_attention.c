@@ -402,7 +402,8 @@ static bool find_parts(att *A) {
     if (k->ops[i]->kind == OP_MATMUL)
       A->mm1 = k->ops[i];
   A->mm2 = k->anchor;
-  if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != 1)
+  /* KR_FIXUP: the output, then the partials and the counters its last work-groups read */
+  if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != (k->role == KR_FIXUP ? 3 : 1))
     return false;
   A->q = A->mm1->operands[0], A->kt = A->mm1->operands[1], A->v = A->mm2->operands[1];
   A->B = A->q->type->dims[0], A->S = A->q->type->dims[1], A->D = A->q->type->dims[2];
@@ -683,12 +684,14 @@ int64_t cg_attention_chunk(int64_t L, int split) {
 
 /* Split-KV combine: one work-item per output element (b, s, d) merges the chunks' partial
  * rows of the workspace [P, B, S, Dv + 2] (o_p[Dv], m_p, l_p). */
+static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P);
+
 static bool emit_combine(att *A, cg_kernel_info *info) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   const part_kernel *k = A->k;
   int P = k->split_count;
-  int64_t n = A->B * A->S * A->Dv, w = A->Dv + 2;
+  int64_t n = A->B * A->S * A->Dv;
   const char *access[2] = {"read_only", "write_only"};
   cg_kernel_begin(cb, k->name, 2, access, 256);
   cg_launch_1d(info, k, 256, (n + 255) / 256, n, 1, access);
@@ -702,7 +705,25 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, i, ic(A, n), ""), body, exit);
   LLVMPositionBuilderAtEnd(bl, body);
   LLVMValueRef d = LLVMBuildSRem(bl, i, ic(A, A->Dv), "d"), bs = LLVMBuildSDiv(bl, i, ic(A, A->Dv), "");
-  LLVMValueRef ws = LLVMGetParam(cb->fn, 0);
+  if (!combine_store(A, LLVMGetParam(cb->fn, 0), LLVMGetParam(cb->fn, 1), bs, d, P))
+    return false;
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
+  add_problem(A, info);
+  return !cb->failed;
+}
+
+/* Output element d of row bs (batch-and-head entry x S + query row) merged from the P chunks'
+ * partials in ws [P, B, S, Dv + 2] (M = max m_p, l = sum l_p e^(m_p - M), o = sum o_p e^(m_p -
+ * M) / l, chunks in order) and stored through the output index map into dst: the combine
+ * kernel's element, and the decode kernel's last work-group's (att_combine_store). */
+static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  int64_t w = A->Dv + 2;
   LLVMValueRef mp[256], big = f32c(A, -INFINITY);
   for (int c = 0; c < P && c < 256; c++) {
     LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
@@ -727,13 +748,8 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   LLVMValueRef off = write_offset(A, result_value(A), c);
   LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
   cg_store(cb, from_f32(A, LLVMBuildFDiv(bl, o, l, ""), out->type->elem),
-           LLVMBuildInBoundsGEP2(bl, mt, LLVMGetParam(cb->fn, 1), &off, 1, ""), (unsigned)elem_type_bytes(out->type->elem));
-  LLVMBuildBr(bl, exit);
-  LLVMPositionBuilderAtEnd(bl, exit);
-  LLVMBuildRetVoid(bl);
-  snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
-  add_problem(A, info);
-  return !cb->failed;
+           LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""), (unsigned)elem_type_bytes(out->type->elem));
+  return true;
 }
 
 /* ---------------------------------------------------------------- flash variant (MFMA 16 x 16)
@@ -1619,11 +1635,16 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   A.it = cg_anchor_index_type(cb, k);
   if (k->role == KR_COMBINE)
     return emit_combine(&A, info);
-  bool partial = k->role == KR_PARTIAL;
+  bool partial = k->role == KR_PARTIAL || k->role == KR_FIXUP;
   int split = partial ? k->split_count : 1;
   int64_t chunk = partial ? cg_attention_chunk(A.L, split) : A.L;
   if (cg_att_decode_fits(&A))
     return cg_att_emit_decode(&A, info, partial, split, chunk);
+  if (k->role == KR_FIXUP) { /* only the decode kernel merges in its last work-group */
+    diag_error(cb->diag, k->anchor->loc, "internal error: kernel '%s' is no decode attention", k->name);
+    cb->failed = true;
+    return false;
+  }
   flash F = {.A = &A};
   if (flash_choice(&A, &F))
     return emit_flash(&A, &F, info, partial, split, chunk);
@@ -1736,6 +1757,10 @@ LLVMValueRef att_read_offset(att *A, const value *v, LLVMValueRef const *coords,
 }
 
 LLVMValueRef att_read_ptr(att *A, const value *v, LLVMValueRef const *coords) { return read_ptr(A, v, coords, 0); }
+
+bool att_combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P) {
+  return combine_store(A, ws, dst, bs, d, P);
+}
 
 int att_concat_rows(att *A, const value *v, int rdim, int64_t *rows, int cap) {
   bool direct;

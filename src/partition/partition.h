@@ -45,6 +45,15 @@ int part_attention_split_choose(const part_kernel *k, const target_info *t);
  */
 void part_attention_print_split(FILE *out, const part_kernel *k,
                                 const target_info *t);
+/* The last-work-group form of that split (cg_tune_splitkv_lastwg, for the decode kernel only):
+ * whether to take it, and the one KR_FIXUP kernel replacing k (its outputs, the partials and B
+ * zeroed i32 counters, one per batch-and-head entry). */
+bool part_attention_split_lastwg(const part_kernel *k, const target_info *t, int split);
+void part_attention_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                                 part_kernel *fix);
+/* splitk.c: a workspace buffer of type t named name_k<id> (zeroed: in the zeroed region). */
+int part_add_workspace(arena *a, partition_plan *p, int *bcap, const char *name, int id, const tensor_type *t,
+                       bool zeroed, const value **out);
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
                                   int split, part_kernel *part, part_kernel *comb);
 /* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis
