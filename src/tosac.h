@@ -857,6 +857,17 @@ int cg_tune_splitkv(const target_info *t, int64_t B, int64_t S, int64_t L,
 #define CG_DECODE_ROWS 4
 bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv,
                               int eb);
+/* The same, as the attention kernel decides it (kernel_attention_decode.c): also the element
+ * types of Q, K and V (equal floats) and TOSAC_ATTENTION_FMA / TOSAC_ATTENTION_LDS, which force
+ * other variants. The partitioner asks it before reading a concatenation through (concat views). */
+bool cg_attention_takes_decode(const target_info *t, elem_type q, elem_type k, elem_type v, int64_t B, int64_t S,
+                               int64_t L, int64_t D, int64_t Dv);
+/* Whether a split-KV decode attention over P chunks reduces in its last work-group per batch-and-
+ * head entry (KR_FIXUP: no combine kernel; zeroed workspace counters) rather than in a combine
+ * kernel: the decode kernel only, where fixups are allowed (cg_tuning_allow_fixup), by the
+ * estimate (TOSAC_SPLIT_KV_FORM=combine / lastwg forces one). */
+bool cg_tune_splitkv_lastwg(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv, int eb,
+                            int P);
 /* Key passes per loop iteration of the decode kernel over chunks of `chunk` keys, `slots` keys
  * per pass (1 to 4). */
 int64_t cg_tune_decode_unroll(int64_t chunk, int64_t slots);

@@ -22,6 +22,16 @@ typedef struct att {
 /* kernel_attention.c: the pattern's pieces for the other variants */
 /* Offset of element coords (of v's shape) in the kernel input it comes from (*in). */
 LLVMValueRef att_read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in);
+/* Pointer to element coords of v in its kernel input; reads through a concat view (the pieces'
+ * buffers, selected by the index along its axis). */
+LLVMValueRef att_read_ptr(att *A, const value *v, LLVMValueRef const *coords);
+/* Rows (indices along rdim) where v's concat view changes piece, to sample for contiguity: 3 per
+ * piece in rows[0..n), n returned; 0 when v reads no concat view, -1 when it reads one through
+ * other ops or along another dim (then sample no vector loads). */
+int att_concat_rows(att *A, const value *v, int rdim, int64_t *rows, int cap);
+/* Merge output element d of row bs (batch-and-head entry x S + row) from the P split-KV partials
+ * in ws and store it through the output index map into dst (the combine kernel's element). */
+bool att_combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P);
 LLVMValueRef att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords);
 double att_score_scale(att *A);
 LLVMValueRef att_finite_max(att *A, LLVMValueRef m);

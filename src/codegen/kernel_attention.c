@@ -99,12 +99,45 @@ static void forward_link(att *A, const op *o, LLVMValueRef *c) {
   memcpy(c, t, sizeof t);
 }
 
-/* Offset of element c (of v's shape) in the kernel input v comes from; *in: that input. */
+/* A concatenation the kernel reads through (a concat view, docs/partitioning.md): not one of
+ * its ops and not an input; its pieces are the inputs. */
+static bool concat_view(const att *A, const value *v) {
+  return v->def && v->def->kind == OP_CONCAT && !member(A->k, v->def) && !is_input(A->k, v);
+}
+
+/* The piece of concat view o holding index `at` along its axis (a constant); *start: the
+ * piece's first index. */
+static int concat_piece(const op *o, int64_t at, int64_t *start) {
+  int axis = (int)op_attr_int(o, "axis", 0), j = 0;
+  *start = 0;
+  while (j + 1 < o->noperands && at >= *start + o->operands[j]->type->dims[axis])
+    *start += o->operands[j++]->type->dims[axis];
+  return j;
+}
+
+/* Offset of element c (of v's shape) in the kernel input v comes from; *in: that input. Through
+ * a concat view the coordinate along its axis must be a constant (it picks the piece); a
+ * computed one takes read_ptr. */
 static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
   LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
   memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type->rank);
   for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
     const op *o = v->def;
+    if (concat_view(A, v)) {
+      int axis = (int)op_attr_int(o, "axis", 0);
+      int64_t start = 0;
+      int j = 0;
+      if (LLVMIsAConstantInt(c[axis])) {
+        j = concat_piece(o, LLVMConstIntGetSExtValue(c[axis]), &start);
+      } else {
+        diag_error(A->cb->diag, o->loc, "internal error: kernel '%s' reads a concatenation at a computed index",
+                   A->k->name);
+        A->cb->failed = true;
+      }
+      c[axis] = LLVMBuildSub(A->b, c[axis], ic(A, start), "");
+      v = o->operands[j];
+      continue;
+    }
     const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
     if (pm) { /* input[perms[i]] = result[i] */
       for (int i = 0; i < pm->n; i++)
@@ -119,11 +152,61 @@ static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coor
   return linearize(A, c, v->type);
 }
 
+/* Pointer to element c (of v's shape) in the kernel input it comes from. Through a concat view
+ * each piece's element pointer is formed (the index along the axis clamped into the piece) and
+ * the index selects one: the kernel reads the pieces' buffers, never a concatenated copy. */
+static LLVMValueRef read_ptr(att *A, const value *v, LLVMValueRef const *coords, int depth) {
+  LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
+  memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type->rank);
+  for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
+    const op *o = v->def;
+    if (concat_view(A, v) && depth < 4) {
+      int axis = (int)op_attr_int(o, "axis", 0);
+      LLVMValueRef at = c[axis], ptr = NULL;
+      int64_t start = 0;
+      for (int j = 0; j < o->noperands; j++) {
+        int64_t n = o->operands[j]->type->dims[axis];
+        LLVMValueRef x = LLVMBuildSub(A->b, at, ic(A, start), "");
+        x = LLVMBuildSelect(A->b, LLVMBuildICmp(A->b, LLVMIntSLT, x, ic(A, 0), ""), ic(A, 0), x, "");
+        x = LLVMBuildSelect(A->b, LLVMBuildICmp(A->b, LLVMIntSGT, x, ic(A, n - 1), ""), ic(A, n - 1), x, "");
+        c[axis] = x;
+        LLVMValueRef pj = read_ptr(A, o->operands[j], c, depth + 1);
+        ptr = j ? LLVMBuildSelect(A->b, LLVMBuildICmp(A->b, LLVMIntSGE, at, ic(A, start), ""), pj, ptr, "")
+                : pj;
+        start += n;
+      }
+      return ptr;
+    }
+    const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
+    if (pm) {
+      for (int i = 0; i < pm->n; i++)
+        t[pm->ints[i]] = c[i];
+    } else {
+      delinearize(A, linearize(A, c, v->type), o->operands[0]->type, t);
+    }
+    memcpy(c, t, sizeof t);
+    v = o->operands[0];
+  }
+  LLVMValueRef off = linearize(A, c, v->type);
+  return LLVMBuildInBoundsGEP2(A->b, cg_mem_type(A->cb, v->type->elem), cg_operand_ptr(A->cb, A->k, v), &off,
+                               1, "");
+}
+
+/* Does the kernel read v (a pattern operand) through a concat view? *direct: v is the
+ * concatenation itself (no index map between). */
+static const op *reads_concat(const att *A, const value *v, bool *direct) {
+  *direct = concat_view(A, v);
+  for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
+    if (concat_view(A, v))
+      return v->def;
+    v = v->def->operands[0];
+  }
+  return NULL;
+}
+
 /* Load element c of pattern operand v as f32. */
 static LLVMValueRef load_operand(att *A, const value *v, LLVMValueRef const *c) {
-  const value *in;
-  LLVMValueRef off = read_offset(A, v, c, &in);
-  return to_f32(A, cg_load_elem(A->cb, in->type->elem, cg_operand_ptr(A->cb, A->k, in), off));
+  return to_f32(A, cg_load_elem(A->cb, v->type->elem, read_ptr(A, v, c, 0), ic(A, 0)));
 }
 
 /* Offset in the output buffer of element c of `from` (the second matmul's result or its cast),
@@ -319,7 +402,8 @@ static bool find_parts(att *A) {
     if (k->ops[i]->kind == OP_MATMUL)
       A->mm1 = k->ops[i];
   A->mm2 = k->anchor;
-  if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != 1)
+  /* KR_FIXUP: the output, then the partials and the counters its last work-groups read */
+  if (!A->mm1 || !A->mm2 || A->mm1 == A->mm2 || k->nout != (k->role == KR_FIXUP ? 3 : 1))
     return false;
   A->q = A->mm1->operands[0], A->kt = A->mm1->operands[1], A->v = A->mm2->operands[1];
   A->B = A->q->type->dims[0], A->S = A->q->type->dims[1], A->D = A->q->type->dims[2];
@@ -600,12 +684,14 @@ int64_t cg_attention_chunk(int64_t L, int split) {
 
 /* Split-KV combine: one work-item per output element (b, s, d) merges the chunks' partial
  * rows of the workspace [P, B, S, Dv + 2] (o_p[Dv], m_p, l_p). */
+static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P);
+
 static bool emit_combine(att *A, cg_kernel_info *info) {
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   const part_kernel *k = A->k;
   int P = k->split_count;
-  int64_t n = A->B * A->S * A->Dv, w = A->Dv + 2;
+  int64_t n = A->B * A->S * A->Dv;
   const char *access[2] = {"read_only", "write_only"};
   cg_kernel_begin(cb, k->name, 2, access, 256);
   cg_launch_1d(info, k, 256, (n + 255) / 256, n, 1, access);
@@ -619,7 +705,25 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, i, ic(A, n), ""), body, exit);
   LLVMPositionBuilderAtEnd(bl, body);
   LLVMValueRef d = LLVMBuildSRem(bl, i, ic(A, A->Dv), "d"), bs = LLVMBuildSDiv(bl, i, ic(A, A->Dv), "");
-  LLVMValueRef ws = LLVMGetParam(cb->fn, 0);
+  if (!combine_store(A, LLVMGetParam(cb->fn, 0), LLVMGetParam(cb->fn, 1), bs, d, P))
+    return false;
+  LLVMBuildBr(bl, exit);
+  LLVMPositionBuilderAtEnd(bl, exit);
+  LLVMBuildRetVoid(bl);
+  snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
+  add_problem(A, info);
+  return !cb->failed;
+}
+
+/* Output element d of row bs (batch-and-head entry x S + query row) merged from the P chunks'
+ * partials in ws [P, B, S, Dv + 2] (M = max m_p, l = sum l_p e^(m_p - M), o = sum o_p e^(m_p -
+ * M) / l, chunks in order) and stored through the output index map into dst: the combine
+ * kernel's element, and the decode kernel's last work-group's (att_combine_store). */
+static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P) {
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  int64_t w = A->Dv + 2;
   LLVMValueRef mp[256], big = f32c(A, -INFINITY);
   for (int c = 0; c < P && c < 256; c++) {
     LLVMValueRef row = LLVMBuildMul(bl, LLVMBuildAdd(bl, ic(A, (int64_t)c * A->B * A->S), bs, ""), ic(A, w), "");
@@ -644,13 +748,8 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
   LLVMValueRef off = write_offset(A, result_value(A), c);
   LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
   cg_store(cb, from_f32(A, LLVMBuildFDiv(bl, o, l, ""), out->type->elem),
-           LLVMBuildInBoundsGEP2(bl, mt, LLVMGetParam(cb->fn, 1), &off, 1, ""), (unsigned)elem_type_bytes(out->type->elem));
-  LLVMBuildBr(bl, exit);
-  LLVMPositionBuilderAtEnd(bl, exit);
-  LLVMBuildRetVoid(bl);
-  snprintf(info->tuning, sizeof info->tuning, "{\"split_kv\":%d}", P);
-  add_problem(A, info);
-  return !cb->failed;
+           LLVMBuildInBoundsGEP2(bl, mt, dst, &off, 1, ""), (unsigned)elem_type_bytes(out->type->elem));
+  return true;
 }
 
 /* ---------------------------------------------------------------- flash variant (MFMA 16 x 16)
@@ -1536,11 +1635,16 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
   A.it = cg_anchor_index_type(cb, k);
   if (k->role == KR_COMBINE)
     return emit_combine(&A, info);
-  bool partial = k->role == KR_PARTIAL;
+  bool partial = k->role == KR_PARTIAL || k->role == KR_FIXUP;
   int split = partial ? k->split_count : 1;
   int64_t chunk = partial ? cg_attention_chunk(A.L, split) : A.L;
   if (cg_att_decode_fits(&A))
     return cg_att_emit_decode(&A, info, partial, split, chunk);
+  if (k->role == KR_FIXUP) { /* only the decode kernel merges in its last work-group */
+    diag_error(cb->diag, k->anchor->loc, "internal error: kernel '%s' is no decode attention", k->name);
+    cb->failed = true;
+    return false;
+  }
   flash F = {.A = &A};
   if (flash_choice(&A, &F))
     return emit_flash(&A, &F, info, partial, split, chunk);
@@ -1650,6 +1754,29 @@ bool cg_emit_attention(cg_builder *cb, const graph *g, const partition_plan *p, 
 
 LLVMValueRef att_read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
   return read_offset(A, v, coords, in);
+}
+
+LLVMValueRef att_read_ptr(att *A, const value *v, LLVMValueRef const *coords) { return read_ptr(A, v, coords, 0); }
+
+bool att_combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRef bs, LLVMValueRef d, int P) {
+  return combine_store(A, ws, dst, bs, d, P);
+}
+
+int att_concat_rows(att *A, const value *v, int rdim, int64_t *rows, int cap) {
+  bool direct;
+  const op *o = reads_concat(A, v, &direct);
+  if (!o)
+    return 0;
+  if (!direct || (int)op_attr_int(o, "axis", 0) != rdim)
+    return -1;
+  int n = 0;
+  int64_t start = 0;
+  for (int j = 0; j < o->noperands && n + 3 <= cap; j++) {
+    int64_t len = o->operands[j]->type->dims[rdim];
+    rows[n++] = start, rows[n++] = start + (len > 1 ? 1 : 0), rows[n++] = start + len - 1;
+    start += len;
+  }
+  return n;
 }
 
 LLVMValueRef att_score_ops(att *A, LLVMValueRef dot, LLVMValueRef const *coords) { return score_ops(A, dot, coords); }

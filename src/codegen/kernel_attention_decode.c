@@ -75,9 +75,14 @@ static bool contiguous(dec *Dc, const value *v, int rdim, int cdim) {
   att *A = Dc->A;
   int64_t width = v->type->dims[cdim], rows = v->type->dims[rdim];
   int64_t bs[3] = {0, A->B > 1 ? 1 : 0, A->B - 1},
-          rs[3] = {0, rows > 1 ? 1 : 0, rows - 1};
+          rs[3 * 16] = {0, rows > 1 ? 1 : 0, rows - 1};
+  /* through a concat view every piece is its own buffer: its first rows and its last */
+  int nr = att_concat_rows(A, v, rdim, rs, 3 * 16);
+  if (nr < 0)
+    return false;
+  nr = nr ? nr : 3;
   for (int bi = 0; bi < 3; bi++)
-    for (int ri = 0; ri < 3; ri++) {
+    for (int ri = 0; ri < nr; ri++) {
       int64_t base = 0;
       for (int64_t c = 0; c < width; c++) {
         LLVMValueRef co[3];
@@ -118,13 +123,22 @@ static bool shape(att *A, dec *Dc) {
   return true;
 }
 
+bool cg_attention_takes_decode(const target_info *t, elem_type q, elem_type k,
+                               elem_type v, int64_t B, int64_t S, int64_t L,
+                               int64_t D, int64_t Dv) {
+  if (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS") ||
+      !float_type(q) || k != q || v != q)
+    return false;
+  return cg_tune_attention_decode(t, B, S, L, D, Dv, elem_type_bytes(q));
+}
+
 bool cg_att_decode_fits(att *A) {
   dec Dc;
-  if (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS") ||
-      !shape(A, &Dc))
+  if (!shape(A, &Dc))
     return false;
-  return cg_tune_attention_decode(A->cb->target->info, A->B, A->S, A->L, A->D,
-                                  A->Dv, elem_type_bytes(A->q->type->elem));
+  return cg_attention_takes_decode(A->cb->target->info, A->q->type->elem,
+                                   A->kt->type->elem, A->v->type->elem, A->B,
+                                   A->S, A->L, A->D, A->Dv);
 }
 
 /* The value of lane ^ m of the wave: ds_swizzle's xor mode inside 32 lanes,
@@ -159,10 +173,7 @@ static void load_part(dec *Dc, const value *v, int rdim, int cdim, bool whole,
   for (int e = 0; e < Dc->vec; e += whole ? Dc->vec : 1) {
     LLVMValueRef co[3];
     co[0] = b, co[rdim] = key, co[cdim] = LLVMBuildAdd(bl, d0, ix(Dc, e), "");
-    const value *in;
-    LLVMValueRef off = att_read_offset(A, v, co, &in);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(bl, mt, cg_operand_ptr(cb, A->k, in),
-                                           &off, 1, "");
+    LLVMValueRef p = att_read_ptr(A, v, co);
     int n = whole ? Dc->vec : 1;
     LLVMValueRef x = cg_load(cb, n > 1 ? LLVMVectorType(mt, (unsigned)n) : mt,
                              p, (unsigned)(n * elem_type_bytes(et)));
@@ -273,6 +284,73 @@ static bool iteration(dec *Dc, row_state *st, LLVMValueRef (*q)[DEC_MAX_VEC],
   return true;
 }
 
+/* KR_FIXUP, after the work-group stored its chunk's partial rows: it counts itself in at its
+ * batch-and-head entry's counter; the last of the entry's `split` work-groups merges the
+ * partials as the combine kernel does (att_combine_store: the same bits) and puts the counter
+ * back to 0 for the next run. The release fence at agent scope orders each thread's partial
+ * stores before the count (the barrier orders them before thread 0's atomic); the last
+ * work-group acquires before reading the others' partials. Like the split-K GEMM's fixup
+ * (kernel_gemm.c emit_fixup). */
+static bool merge_last(dec *Dc, LLVMValueRef b, LLVMValueRef tid, LLVMValueRef lds,
+                       int split) {
+  att *A = Dc->A;
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  const part_kernel *k = A->k;
+  unsigned agent = LLVMGetSyncScopeID(cb->ctx, "agent", 5);
+  int nargs = k->nin + k->nout;
+  LLVMValueRef parts = LLVMGetParam(cb->fn, (unsigned)(nargs - 2)),
+               counters = LLVMGetParam(cb->fn, (unsigned)(nargs - 1)),
+               out = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  LLVMValueRef slot =
+      LLVMBuildInBoundsGEP2(bl, cb->i32, counters, &b, 1, "counter");
+  LLVMBuildFenceSyncScope(bl, LLVMAtomicOrderingRelease, agent, "");
+  cg_barrier(cb); /* also: every thread is done with the state in LDS */
+  LLVMBasicBlockRef count =
+      LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "count");
+  LLVMBasicBlockRef counted =
+      LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "counted");
+  LLVMBasicBlockRef fix =
+      LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "merge");
+  LLVMBasicBlockRef reset =
+      LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "merge_reset");
+  LLVMBasicBlockRef done =
+      LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "merged");
+  LLVMValueRef first = LLVMBuildICmp(bl, LLVMIntEQ, tid, i32(Dc, 0), "");
+  LLVMBuildCondBr(bl, first, count, counted);
+  LLVMPositionBuilderAtEnd(bl, count);
+  LLVMValueRef old =
+      LLVMBuildAtomicRMWSyncScope(bl, LLVMAtomicRMWBinOpAdd, slot, i32(Dc, 1),
+                                  LLVMAtomicOrderingMonotonic, agent);
+  LLVMValueRef last = LLVMBuildSelect(
+      bl, LLVMBuildICmp(bl, LLVMIntEQ, old, i32(Dc, split - 1), ""),
+      f32(Dc, 1), f32(Dc, 0), "");
+  cg_store(cb, last, lds, 4);
+  LLVMBuildBr(bl, counted);
+  LLVMPositionBuilderAtEnd(bl, counted);
+  cg_barrier(cb);
+  LLVMValueRef flag = cg_load(cb, cb->f32, lds, 4);
+  LLVMBuildCondBr(bl, LLVMBuildFCmp(bl, LLVMRealONE, flag, f32(Dc, 0), ""),
+                  fix, done);
+  LLVMPositionBuilderAtEnd(bl, fix);
+  LLVMBuildFenceSyncScope(bl, LLVMAtomicOrderingAcquire, agent, "");
+  LLVMValueRef t = LLVMBuildZExt(bl, tid, A->it, "");
+  cg_loop elems = cg_loop_begin(cb, t, ix(Dc, Dc->rows * A->Dv), "merge_elems");
+  LLVMValueRef r = LLVMBuildSDiv(bl, elems.iv, ix(Dc, A->Dv), ""),
+               d = LLVMBuildSRem(bl, elems.iv, ix(Dc, A->Dv), "");
+  LLVMValueRef bs =
+      LLVMBuildAdd(bl, LLVMBuildMul(bl, b, ix(Dc, A->S), ""), r, "bs");
+  if (!att_combine_store(A, parts, out, bs, d, split))
+    return false;
+  cg_loop_end(cb, &elems, DEC_LANES);
+  LLVMBuildCondBr(bl, first, reset, done);
+  LLVMPositionBuilderAtEnd(bl, reset);
+  cg_store(cb, i32(Dc, 0), slot, 4);
+  LLVMBuildBr(bl, done);
+  LLVMPositionBuilderAtEnd(bl, done);
+  return true;
+}
+
 bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
                         int64_t chunk) {
   cg_builder *cb = A->cb;
@@ -287,9 +365,11 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   D.unroll = (int)cg_tune_decode_unroll(chunk, D.slots);
   int ws = cb->target->info->wave_size, waves = DEC_LANES / ws;
   int nargs = k->nin + k->nout;
+  /* KR_FIXUP: outputs, then the partials and the counters, which the last work-group reads */
+  bool fixup = k->role == KR_FIXUP;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
   for (int i = 0; i < nargs; i++)
-    access[i] = i < k->nin ? "read_only" : "write_only";
+    access[i] = i < k->nin ? "read_only" : fixup && i >= nargs - 2 ? "read_write" : "write_only";
   cg_kernel_begin(cb, k->name, nargs, access, DEC_LANES);
   cg_launch_1d(info, k, DEC_LANES, split * A->B, split * A->B * DEC_LANES, 1,
                access);
@@ -331,10 +411,8 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   for (int r = 0; r < D.rows; r++) {
     for (int e = 0; e < D.vec; e++) {
       LLVMValueRef co[3] = {b, ix(Dc, r), LLVMBuildAdd(bl, dk, ix(Dc, e), "")};
-      const value *in;
-      LLVMValueRef off = att_read_offset(A, A->q, co, &in);
-      LLVMValueRef x =
-          cg_load_elem(cb, in->type->elem, cg_operand_ptr(cb, k, in), off);
+      LLVMValueRef x = cg_load_elem(cb, A->q->type->elem,
+                                    att_read_ptr(A, A->q, co), ix(Dc, 0));
       x = LLVMTypeOf(x) == cb->f32 ? x : LLVMBuildFPExt(bl, x, cb->f32, "");
       q[r][e] = LLVMBuildSelect(bl, kin, x, f32(Dc, 0), "");
     }
@@ -410,7 +488,7 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
   /* the waves' states merged per output element (row r, element d) */
   const value *from = att_result_value(A), *out = k->out_vals[0];
   LLVMTypeRef mt = cg_mem_type(cb, out->type->elem);
-  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)k->nin);
+  LLVMValueRef dst = LLVMGetParam(cb->fn, (unsigned)(fixup ? nargs - 2 : k->nin));
   LLVMValueRef t = LLVMBuildZExt(bl, tid, A->it, "");
   cg_loop outs = cg_loop_begin(cb, t, ix(Dc, D.rows * A->Dv), "outs");
   LLVMValueRef r = LLVMBuildSDiv(bl, outs.iv, ix(Dc, A->Dv), "r"),
@@ -478,12 +556,15 @@ bool cg_att_emit_decode(att *A, cg_kernel_info *info, bool partial, int split,
              (unsigned)elem_type_bytes(out->type->elem));
   }
   cg_loop_end(cb, &outs, DEC_LANES);
+  if (fixup && !merge_last(Dc, b, tid, lds, split))
+    return false;
   LLVMBuildRetVoid(bl);
   if (partial)
     snprintf(info->tuning, sizeof info->tuning,
              "{\"kernel\":\"decode\",\"block_rows\":%d,\"block_keys\":%d,"
-             "\"split_kv\":%d,\"chunk\":%lld}",
-             D.rows, D.slots * D.unroll, split, (long long)chunk);
+             "\"split_kv\":%d,\"chunk\":%lld%s}",
+             D.rows, D.slots * D.unroll, split, (long long)chunk,
+             fixup ? ",\"split_kv_form\":\"lastwg\"" : "");
   else
     snprintf(info->tuning, sizeof info->tuning,
              "{\"kernel\":\"decode\",\"block_rows\":%d,\"block_keys\":%d}",

@@ -1616,6 +1616,27 @@ bool cg_tune_attention_decode(const target_info *t, int64_t B, int64_t S, int64_
   return splitkv_kind(t, B, S, L, D, Dv, eb) == SKV_DECODE;
 }
 
+/* The split-KV forms after the partials: a combine kernel (a dependent launch, then its bytes:
+ * the partials and the result) or the decode kernel's last work-group per batch-and-head entry
+ * (its release fence and the counter's atomic, two coherent-cache latencies, then the B last
+ * work-groups read the partials with S x Dv of their 256 threads' loads in flight, P each).
+ * Only the decode kernel has the last-work-group form; it needs the zeroed workspace region
+ * (cg_tuning_allow_fixup). TOSAC_SPLIT_KV_FORM=combine / lastwg forces one where allowed. */
+bool cg_tune_splitkv_lastwg(const target_info *t, int64_t B, int64_t S, int64_t L, int64_t D, int64_t Dv, int eb,
+                            int P) {
+  if (P < 2 || thread_no_fixup || splitkv_kind(t, B, S, L, D, Dv, eb) != SKV_DECODE)
+    return false;
+  const char *e = getenv("TOSAC_SPLIT_KV_FORM");
+  if (e && (!strcmp(e, "combine") || !strcmp(e, "lastwg")))
+    return !strcmp(e, "lastwg");
+  double parts = (double)P * B * S * (Dv + 2) * 4.0, out = (double)B * S * Dv * eb;
+  double combine = (double)t->launch_ns * t->clock_mhz / 1e3 + cg_tune_memory_cycles(t, parts + out, 0);
+  double threads = S * Dv < DECODE_LANES ? (double)S * Dv : DECODE_LANES;
+  double lastwg = 2 * (double)t->cache_latency_ns * t->clock_mhz / 1e3 +
+                  little_cycles(t, parts + out, (double)B * threads * P * 12.0, t->cache_latency_ns);
+  return lastwg < combine;
+}
+
 void cg_tune_splitkv_at(const target_info *t, int64_t B, int64_t S, int64_t L,
                         int64_t D, int64_t Dv, int eb, int P, double *est_us) {
   int kind = splitkv_kind(t, B, S, L, D, Dv, eb);

@@ -439,10 +439,43 @@ int part_attention_split_choose(const part_kernel *k, const target_info *t) {
   return p >= 2 ? (int)p : 0;
 }
 
+bool part_attention_split_lastwg(const part_kernel *k, const target_info *t, int split) {
+  const op *mm1 = first_matmul(k);
+  if (k->family != KF_ATTENTION || !mm1 || split < 2)
+    return false;
+  const tensor_type *q = mm1->operands[0]->type, *kt = mm1->operands[1]->type,
+                    *v = k->anchor->operands[1]->type;
+  return cg_attention_takes_decode(t, q->elem, kt->elem, v->elem, q->dims[0], q->dims[1], kt->dims[2],
+                                   q->dims[2], v->dims[2]) &&
+         cg_tune_splitkv_lastwg(t, q->dims[0], q->dims[1], kt->dims[2], q->dims[2], v->dims[2],
+                                elem_type_bytes(q->elem), split);
+}
+
+void part_attention_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                                 part_kernel *fix) {
+  const op *mm1 = first_matmul(k), *mm2 = k->anchor;
+  int64_t B = mm1->operands[0]->type->dims[0];
+  tensor_type pt = {.elem = ET_F32, .rank = 4, .dims = {split, B, mm1->operands[0]->type->dims[1],
+                                                         mm2->operands[1]->type->dims[2] + 2}};
+  tensor_type ct = {.elem = ET_I32, .rank = 1, .dims = {B}};
+  *fix = *k;
+  fix->role = KR_FIXUP;
+  fix->split_count = split;
+  fix->out_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nout + 2));
+  fix->out_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nout + 2));
+  memcpy(fix->out_bufs, k->out_bufs, sizeof(int) * (size_t)k->nout);
+  memcpy(fix->out_vals, k->out_vals, sizeof(value *) * (size_t)k->nout);
+  fix->out_bufs[k->nout] =
+      part_add_workspace(a, p, bcap, "splitkv_partials", k->id, &pt, false, &fix->out_vals[k->nout]);
+  fix->out_bufs[k->nout + 1] =
+      part_add_workspace(a, p, bcap, "splitkv_counters", k->id, &ct, true, &fix->out_vals[k->nout + 1]);
+  fix->nout = k->nout + 2;
+}
+
 void part_attention_print_split(FILE *out, const part_kernel *k,
                                 const target_info *t) {
   const op *mm1 = first_matmul(k);
-  if (k->family != KF_ATTENTION || k->role != KR_PARTIAL || !mm1)
+  if (k->family != KF_ATTENTION || (k->role != KR_PARTIAL && k->role != KR_FIXUP) || !mm1)
     return;
   const tensor_type *q = mm1->operands[0]->type;
   int64_t L = mm1->operands[1]->type->dims[2],
@@ -454,8 +487,9 @@ void part_attention_print_split(FILE *out, const part_kernel *k,
   cg_tune_splitkv_at(t, q->dims[0], q->dims[1], L, q->dims[2], Dv, eb, 1, &one);
   fprintf(out,
           "    split-KV estimate: %d chunks %.2f us with the combine, one "
-          "kernel %.2f us\n",
-          k->split_count, at, one);
+          "kernel %.2f us%s\n",
+          k->split_count, at, one,
+          k->role == KR_FIXUP ? "; merged by the last work-group" : "");
 }
 
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,

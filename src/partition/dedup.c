@@ -87,10 +87,35 @@ static void origin_build(origin_map *m, const part_kernel *k) {
       origin_put(m, k->in_vals[i], -(i + 1), 0);
 }
 
+static void put_operand(FILE *f, const origin_map *m, const value *v);
+
+/* A value the kernel reads through ops outside it (a concat view's concatenation, the views
+ * above it: views.c): those ops, down to the kernel's inputs. */
+static void put_outside(FILE *f, const origin_map *m, const value *v, int depth) {
+  const op *o = v->def;
+  if (!o || depth > 8) {
+    fprintf(f, " ?");
+    return;
+  }
+  fprintf(f, " (%s", op_table[o->kind].name);
+  for (int j = 0; j < o->noperands; j++) {
+    size_t i = ptr_slot(m, o->operands[j]);
+    if (m->keys[i])
+      put_operand(f, m, o->operands[j]);
+    else
+      put_outside(f, m, o->operands[j], depth + 1);
+  }
+  fputs(" ->", f);
+  put_type(f, v->type);
+  for (int j = 0; j < o->nattrs; j++)
+    put_attr(f, &op_attrs(o)[j]);
+  fputc(')', f);
+}
+
 static void put_operand(FILE *f, const origin_map *m, const value *v) {
   size_t i = ptr_slot(m, v);
   if (!m->keys[i])
-    fprintf(f, " ?");
+    put_outside(f, m, v, 0);
   else if (m->codes[i] >= 0)
     fprintf(f, " o%d.%d", m->codes[i], m->results[i]);
   else

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_FIXUP, EX_SPLITKV, EX_IM2COL, EX_PHASES } expansion;
+typedef enum { EX_NONE, EX_ATOMIC, EX_PARTIAL, EX_SPLITK, EX_FIXUP, EX_SPLITKV, EX_KVFIXUP, EX_IM2COL, EX_PHASES } expansion;
 
 /* Per thread: each libtosac compile sets it before part_plan on its own thread. */
 static _Thread_local part_init_mode init_mode = PART_INIT_MEMSET;
@@ -65,7 +65,7 @@ static expansion choose_any(const target_info *t, const part_kernel *k, int *spl
   }
   if (k->family == KF_ATTENTION) {
     *split = part_attention_split_choose(k, t);
-    return *split >= 2 ? EX_SPLITKV : EX_NONE;
+    return *split < 2 ? EX_NONE : part_attention_split_lastwg(k, t, *split) ? EX_KVFIXUP : EX_SPLITKV;
   }
   if (k->family != KF_REDUCTION)
     return EX_NONE;
@@ -77,12 +77,12 @@ static expansion choose_any(const target_info *t, const part_kernel *k, int *spl
 }
 
 /* choose_any, without the forms that add workspace buffers when the caller passes none
- * (part_set_workspace_expansions). The last work-group's reduction needs the zeroed region
- * besides; whether the client keeps one is the split-K choice's (cg_tuning_allow_fixup). */
+ * (part_set_workspace_expansions). The last work-group's reductions need the zeroed region
+ * besides; whether the client keeps one is the split choices' (cg_tuning_allow_fixup). */
 static expansion choose(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
   expansion e = choose_any(t, k, split, empty, fill);
-  bool adds_workspace =
-      e == EX_SPLITK || e == EX_FIXUP || e == EX_SPLITKV || e == EX_IM2COL || e == EX_PARTIAL;
+  bool adds_workspace = e == EX_SPLITK || e == EX_FIXUP || e == EX_SPLITKV || e == EX_KVFIXUP ||
+                        e == EX_IM2COL || e == EX_PARTIAL;
   return adds_workspace && !workspace_expansions ? EX_NONE : e;
 }
 
@@ -249,6 +249,12 @@ bool part_expand(arena *a, const graph *g, partition_plan *p, diag_sink *d) {
       renumber(&nk[m], m, "_splitkv");
       renumber(&nk[m + 1], m + 1, "_combine");
       m += 2;
+      continue;
+    }
+    if (how[i] == EX_KVFIXUP) {
+      part_attention_fixup_kernel(a, p, &bcap, &k, split[i], &nk[m]);
+      renumber(&nk[m], m, "_splitkv");
+      m++;
       continue;
     }
     if (how[i] == EX_IM2COL) {

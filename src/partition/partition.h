@@ -45,6 +45,15 @@ int part_attention_split_choose(const part_kernel *k, const target_info *t);
  */
 void part_attention_print_split(FILE *out, const part_kernel *k,
                                 const target_info *t);
+/* The last-work-group form of that split (cg_tune_splitkv_lastwg, for the decode kernel only):
+ * whether to take it, and the one KR_FIXUP kernel replacing k (its outputs, the partials and B
+ * zeroed i32 counters, one per batch-and-head entry). */
+bool part_attention_split_lastwg(const part_kernel *k, const target_info *t, int split);
+void part_attention_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                                 part_kernel *fix);
+/* splitk.c: a workspace buffer of type t named name_k<id> (zeroed: in the zeroed region). */
+int part_add_workspace(arena *a, partition_plan *p, int *bcap, const char *name, int id, const tensor_type *t,
+                       bool zeroed, const value **out);
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
                                   int split, part_kernel *part, part_kernel *comb);
 /* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis
@@ -147,5 +156,15 @@ bool part_fusion_disabled(void);
 bool part_slice_offset(const op *o, int64_t *offset);
 bool *part_slice_views(arena *a, const graph *g);
 const value *part_bytes_root(const bool *slice_views, const value *v, int64_t *offset);
+
+/* Concat views (views.c, docs/partitioning.md): a tosa.concat alone in its group whose value one
+ * attention kernel taking the decode variant reads (directly or through views; reader[value id]
+ * is the one group reading it outside its own, negative for none, several or a graph result)
+ * launches nothing: that kernel takes the pieces as inputs and selects the piece per key
+ * (kernel_attention.c read_ptr). Returns per op id whether it is such a view, and sets its
+ * group_of to -1; NULL when none (control flow, TOSAC_NO_CONCAT_VIEWS=1, TOSAC_NO_FUSION=1). */
+bool part_concat_views_disabled(void);
+bool *part_concat_views(arena *a, const graph *g, const target_info *t, int *group_of, int ngroups,
+                        const char *grouped, const bool *slice_views, const int *reader);
 
 #endif

@@ -20,6 +20,7 @@ typedef struct plan_builder {
   int *op_pos;      /* op id -> index in g->ops; NULL when every op's id is its index */
   part_marks inputs; /* the values a kernel reads so far (collect_io) */
   bool *slice_views;  /* per op id: a slice view (views.c), NULL when none */
+  bool *concat_views; /* per op id: a concat view (views.c), NULL when none */
 } plan_builder;
 
 static int add_buffer(plan_builder *b, buffer_kind kind, const value *v, int index) {
@@ -46,7 +47,8 @@ static void summary_add(int *s, int grp) {
     *s = READ_ESCAPES;
 }
 
-static int *summarise_readers(arena *a, const graph *g, const int *group_of, const bool *slice_views) {
+static int *summarise_readers(arena *a, const graph *g, const int *group_of, const bool *slice_views,
+                              const bool *concat_views) {
   int *rs = arena_alloc(a, sizeof *rs * (size_t)(g->nvalues + 1));
   for (int i = 0; i < g->nvalues; i++)
     rs[i] = READ_NONE;
@@ -58,6 +60,9 @@ static int *summarise_readers(arena *a, const graph *g, const int *group_of, con
     if (group_of[o->id] < 0) {
       if ((part_is_view(o) || (slice_views && slice_views[o->id])) && rs[o->results[0]->id] != READ_NONE)
         summary_add(&rs[o->operands[0]->id], rs[o->results[0]->id]);
+      for (int j = 0; concat_views && concat_views[o->id] && j < o->noperands; j++) /* its pieces */
+        if (rs[o->results[0]->id] != READ_NONE)
+          summary_add(&rs[o->operands[j]->id], rs[o->results[0]->id]);
       continue;
     }
     for (int j = 0; j < o->noperands; j++)
@@ -173,8 +178,38 @@ static void collect_ops(plan_builder *b, int grp, part_kernel *k) {
   free(pos);
 }
 
+typedef struct io_caps {
+  int in, inv, off, offv;
+} io_caps;
+
+/* Value v becomes an input of k: a view reads its root's bytes, a slice view from its first
+ * element, a concat view is its pieces, each an input (views.c). */
+static void add_input(plan_builder *b, part_kernel *k, const value *v, io_caps *c) {
+  int64_t off;
+  const value *root = part_bytes_root(b->slice_views, v, &off);
+  if (b->concat_views && root->def && b->concat_views[root->def->id]) {
+    for (int j = 0; j < root->def->noperands; j++)
+      add_input(b, k, root->def->operands[j], c);
+    return;
+  }
+  int buf = b->buf_of_value[root->id];
+  if (buf < 0) /* a constant that lives in the weights file */
+    buf = b->buf_of_value[root->id] = add_buffer(b, BUF_CONSTANT, root, -1);
+  if (!part_marks_add(&b->inputs, v->id))
+    return; /* already an input of this kernel */
+  ARENA_PUSH(b->a, k->in_bufs, k->nin, c->in, buf);
+  k->nin--;
+  ARENA_PUSH(b->a, k->in_vals, k->nin, c->inv, v);
+  if (off) {
+    ARENA_PUSH(b->a, k->in_offs, k->nin_offs, c->off, off);
+    k->nin_offs--;
+    ARENA_PUSH(b->a, k->in_off_vals, k->nin_offs, c->offv, v);
+  }
+}
+
 static void collect_io(plan_builder *b, const int *group_of, int grp, part_kernel *k) {
-  int incap = 0, outcap = 0, invcap = 0, outvcap = 0, offcap = 0, offvcap = 0;
+  int outcap = 0, outvcap = 0;
+  io_caps caps = {0};
   part_marks_clear(&b->inputs);
   for (int i = 0; i < k->nops; i++) {
     const op *o = k->ops[i];
@@ -187,22 +222,7 @@ static void collect_io(plan_builder *b, const int *group_of, int grp, part_kerne
       if (value_in_group(group_of, v, grp) || value_in_group(group_of, part_view_root(v), grp) ||
           folds(o, v))
         continue;
-      /* a view reads its root's bytes, a slice view from its first element (views.c) */
-      int64_t off;
-      const value *root = part_bytes_root(b->slice_views, v, &off);
-      int buf = b->buf_of_value[root->id];
-      if (buf < 0) /* a constant that lives in the weights file */
-        buf = b->buf_of_value[root->id] = add_buffer(b, BUF_CONSTANT, root, -1);
-      if (!part_marks_add(&b->inputs, v->id))
-        continue; /* already an input of this kernel */
-      ARENA_PUSH(b->a, k->in_bufs, k->nin, incap, buf);
-      k->nin--;
-      ARENA_PUSH(b->a, k->in_vals, k->nin, invcap, v);
-      if (off) {
-        ARENA_PUSH(b->a, k->in_offs, k->nin_offs, offcap, off);
-        k->nin_offs--;
-        ARENA_PUSH(b->a, k->in_off_vals, k->nin_offs, offvcap, v);
-      }
+      add_input(b, k, v, &caps);
     }
     for (int r = 0; r < o->nresults; r++) {
       const value *v = o->results[r];
@@ -779,14 +799,17 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   b.slice_views = part_slice_views(tmp, g);
   for (int i = 0; b.slice_views && i < g->nops; i++) /* placed: a convolution's operand view */
     b.slice_views[g->ops[i]->id] &= group_of[g->ops[i]->id] < 0;
-  b.readers = summarise_readers(tmp, g, group_of, b.slice_views);
+  b.readers = summarise_readers(tmp, g, group_of, b.slice_views, NULL);
+  b.concat_views = part_concat_views(tmp, g, t->info, group_of, ngroups, grouped, b.slice_views, b.readers);
+  if (b.concat_views) /* their readers read the pieces */
+    b.readers = summarise_readers(tmp, g, group_of, b.slice_views, b.concat_views);
   bucket_groups(&b, group_of, ngroups);
   char *in_place = arena_alloc(tmp, (size_t)g->nops + 1);
   memset(in_place, 0, (size_t)g->nops + 1);
   /* one slot per value only when there is a concatenation: a million-op graph has none */
   part_slot *slots = NULL;
   for (int i = 0; i < g->nops && !part_fusion_disabled(); i++)
-    if (g->ops[i]->kind == OP_CONCAT) {
+    if (g->ops[i]->kind == OP_CONCAT && !(b.concat_views && b.concat_views[g->ops[i]->id])) {
       if (!slots) {
         slots = arena_alloc(tmp, sizeof *slots * (size_t)(g->nvalues + 1));
         memset(slots, 0, sizeof *slots * (size_t)(g->nvalues + 1));
@@ -801,7 +824,8 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     k->id = p->nkernels++;
     collect_ops(&b, grp, k);
     const op *ctl = k->nops ? part_control_op(k->ops, k->nops) : NULL;
-    if (k->nops == 1 && in_place[k->ops[0]->id]) { /* its producers wrote it (plan_concat) */
+    if (!k->nops || (k->nops == 1 && in_place[k->ops[0]->id])) { /* its producers wrote it
+                                                                    (plan_concat), a concat view */
       *k = (part_kernel){0};
       p->nkernels--;
       continue;

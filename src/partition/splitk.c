@@ -33,8 +33,8 @@ static bool read_by_gemm(const part_kernel *k, const value *v) {
 }
 
 /* A workspace buffer of type t named name_k<id> (zeroed: in the zeroed region). */
-static int add_workspace(arena *a, partition_plan *p, int *bcap, const char *name, int id,
-                         const tensor_type *t, bool zeroed, const value **out) {
+int part_add_workspace(arena *a, partition_plan *p, int *bcap, const char *name, int id,
+                       const tensor_type *t, bool zeroed, const value **out) {
   value *v = arena_alloc(a, sizeof *v);
   v->id = -1;
   v->name = name_intern(a, arena_printf(a, "%s_k%d", name, id));
@@ -63,9 +63,9 @@ void part_splitk_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part
   fix->out_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nout + 2));
   memcpy(fix->out_bufs, k->out_bufs, sizeof(int) * (size_t)k->nout);
   memcpy(fix->out_vals, k->out_vals, sizeof(value *) * (size_t)k->nout);
-  fix->out_bufs[k->nout] = add_workspace(a, p, bcap, "splitk_partials", k->id, &pt, false, &fix->out_vals[k->nout]);
+  fix->out_bufs[k->nout] = part_add_workspace(a, p, bcap, "splitk_partials", k->id, &pt, false, &fix->out_vals[k->nout]);
   fix->out_bufs[k->nout + 1] =
-      add_workspace(a, p, bcap, "splitk_counters", k->id, &ct, true, &fix->out_vals[k->nout + 1]);
+      part_add_workspace(a, p, bcap, "splitk_counters", k->id, &ct, true, &fix->out_vals[k->nout + 1]);
   fix->nout = k->nout + 2;
 }
 

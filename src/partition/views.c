@@ -220,3 +220,81 @@ int64_t part_input_offset(const part_kernel *k, const value *v) {
       return k->in_offs[i];
   return 0;
 }
+
+/* ---------------------------------------------------------------- concat views */
+
+bool part_concat_views_disabled(void) {
+  const char *e = getenv("TOSAC_NO_CONCAT_VIEWS");
+  return part_fusion_disabled() || (e && *e && strcmp(e, "0") != 0);
+}
+
+bool *part_concat_views(arena *a, const graph *g, const target_info *t, int *group_of, int ngroups,
+                        const char *grouped, const bool *slice_views, const int *reader) {
+  if (part_concat_views_disabled())
+    return NULL;
+  bool any = false;
+  for (int i = 0; i < g->nops; i++) {
+    if (g->ops[i]->kind == OP_COND_IF || g->ops[i]->kind == OP_WHILE_LOOP)
+      return NULL; /* region buffers are bound by value (control.c) */
+    any |= g->ops[i]->kind == OP_CONCAT;
+  }
+  if (!any)
+    return NULL;
+  /* per group: its op count and its first two matmuls (an attention group has exactly two) */
+  int *nops = arena_alloc(a, sizeof(int) * (size_t)(ngroups + 1));
+  int *nmm = arena_alloc(a, sizeof(int) * (size_t)(ngroups + 1));
+  const op **mm = arena_alloc(a, sizeof(op *) * 2 * (size_t)(ngroups + 1));
+  memset(nops, 0, sizeof(int) * (size_t)(ngroups + 1));
+  memset(nmm, 0, sizeof(int) * (size_t)(ngroups + 1));
+  bool *cv = arena_alloc(a, (size_t)g->nops + 1);
+  memset(cv, 0, (size_t)g->nops + 1);
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    int grp = group_of[o->id];
+    if (grp >= 0) {
+      nops[grp]++;
+      if (o->kind == OP_MATMUL && nmm[grp]++ < 2)
+        mm[2 * grp + nmm[grp] - 1] = o;
+    }
+    /* a slice view of a concatenation reads its bytes at an offset: it keeps its buffer */
+    if (slice_views && slice_views[o->id]) {
+      const value *r = part_view_root(o->operands[0]);
+      if (r->def && r->def->kind == OP_CONCAT)
+        cv[r->def->id] = true; /* refused, cleared below */
+    }
+  }
+  any = false;
+  for (int i = 0; i < g->nops; i++) {
+    const op *o = g->ops[i];
+    if (o->kind != OP_CONCAT)
+      continue;
+    bool refused = cv[o->id];
+    cv[o->id] = false;
+    int grp = group_of[o->id], rd = reader[o->results[0]->id];
+    const tensor_type *rt = o->results[0]->type;
+    int64_t ax = op_attr_int(o, "axis", -1);
+    if (refused || grp < 0 || nops[grp] != 1 || rd < 0 || grouped[rd] || nmm[rd] != 2 ||
+        elem_type_bits(rt->elem) < 8 || ax < 0 || ax >= rt->rank)
+      continue;
+    /* the reader is an attention kernel taking the decode variant, the one that reads its K and V
+     * element by element through pointers (kernel_attention_decode.c) */
+    const op *m1 = mm[2 * rd], *m2 = mm[2 * rd + 1];
+    const tensor_type *q = m1->operands[0]->type, *kt = m1->operands[1]->type, *v = m2->operands[1]->type;
+    if (q->rank != 3 || kt->rank != 3 || v->rank != 3 ||
+        !cg_attention_takes_decode(t, q->elem, kt->elem, v->elem, q->dims[0], q->dims[1], kt->dims[2],
+                                   q->dims[2], v->dims[2]))
+      continue;
+    bool ok = true; /* a piece is a buffer of its own (no concat view of a concat view) */
+    for (int j = 0; j < o->noperands && ok; j++) {
+      int64_t off;
+      const value *r = part_bytes_root(slice_views, o->operands[j], &off);
+      ok = !(r->def && r->def->kind == OP_CONCAT && cv[r->def->id]) && o->operands[j]->type->elem == rt->elem;
+    }
+    if (!ok)
+      continue;
+    cv[o->id] = true;
+    group_of[o->id] = -1; /* its group is empty: no kernel */
+    any = true;
+  }
+  return any ? cv : NULL;
+}

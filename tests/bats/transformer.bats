@@ -265,18 +265,23 @@ for t in json.load(open("a.json"))["targets"]:
   assert_output --partial "PASSED: 2 graph(s)"
 }
 
-@test "decode step (1 query, 2000 cached keys): split-KV partial + combine matches the oracle" {
+@test "decode step (1 query, 2000 cached keys): split-KV partials merged by their last work-group or a combine kernel match the oracle" {
   "${GEN[@]}" gpt --seq=1 --decode=2000 --hidden=64 --heads=2 --seed=9 > dec.mlir
   "${GEN[@]}" bert --seq=3 --decode=1500 --hidden=64 --heads=4 --dtype=f16 --seed=10 > dec16.mlir
   run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
   # 2 heads use 2 of 104 CUs: the estimate (codegen/tuning.c cg_tune_splitkv) takes 16 chunks
   # of 128 keys for the decode variant, the least time of the partials' memory and issue with
-  # the combine (its 3.8 us launch included)
-  assert_line "target gfx90a: 10 kernels, 10 launches, workspace 1028864 bytes"
+  # the combine (its 3.8 us launch included); the chunks are merged by the last work-group of
+  # each head (its two counters in the zeroed workspace), TOSAC_SPLIT_KV_FORM=combine keeps the
+  # combine kernel
+  assert_line "target gfx90a: 9 kernels, 9 launches, workspace 1029120 bytes"
   assert_line "  kernel 3 tosac_k3_attention_splitkv over tensor<2x1x32xf32>"
-  assert_line "    split-KV estimate: 16 chunks 5.20 us with the combine, one kernel 10.94 us"
-  assert_line "  kernel 4 tosac_k4_attention_combine over tensor<2x1x32xf32>"
+  assert_line "    split-KV estimate: 16 chunks 5.20 us with the combine, one kernel 10.94 us; merged by the last work-group"
   assert_output --partial "workspace tensor<16x2x1x34xf32> 4352 bytes"
+  assert_output --partial "workspace tensor<2xi32> 8 bytes at workspace+0"
+  TOSAC_SPLIT_KV_FORM=combine run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "target gfx90a: 10 kernels, 10 launches, workspace 1028864 bytes"
+  assert_line "  kernel 4 tosac_k4_attention_combine over tensor<2x1x32xf32>"
   TOSAC_SPLIT_KV=0 run "$TOSAC" dec.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 9 kernels, 9 launches, workspace 1024512 bytes"
   refute_output --partial "splitkv"
@@ -284,6 +289,8 @@ for t in json.load(open("a.json"))["targets"]:
   assert_success
   assert_output --partial "PASSED: 2 graph(s)"
   TOSAC_SPLIT_KV=3 run "${CHECK[@]}" dec.mlir --targets=gfx942
+  assert_success
+  TOSAC_SPLIT_KV_FORM=combine run "${CHECK[@]}" dec.mlir dec16.mlir --targets=gfx90a,gfx1030
   assert_success
 }
 

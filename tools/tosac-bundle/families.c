@@ -225,6 +225,13 @@ static bool attention_model(const tb_quality_options *o, const target_info *t, c
   }
   double t_mma = flops / (peak * t->cus);
   r->est_cycles = fmax(cycles, t_mem);
+  /* a split-KV decode kernel merging in its last work-group (split_kv_form lastwg): its release
+   * fence, the counter's atomic and the loads of the other partials are each a round trip to the
+   * coherent cache, and the partials are read once more (the combine's traffic, no launch) */
+  if (!strcmp(tb_jstr(tun, "split_kv_form"), "lastwg")) {
+    double parts = (double)tb_jint(tun, "split_kv", 1) * B * S * (Dv + 2) * 4.0;
+    r->est_cycles += 3.0 * t->cache_latency_ns * t->clock_mhz / 1e3 + parts / bpc;
+  }
   r->ideal_cycles = fmax(t_mma, moved / bpc);
   r->mma_roof = t_mma >= moved / bpc;
   r->loop_len = q.loop_len;
