@@ -1364,8 +1364,12 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
    * fit the LDS (one work-group per CU would leave each SIMD one wave) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
   if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS && 2 * FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes &&
-      fl_issue_bound(F))
+      fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
+    /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
+    if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
+      F->nk = FL_BLOCK_KEYS;
+  }
   gemm_mma *mm = &F->mm;
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
   F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : cb->f32;

@@ -160,6 +160,14 @@ for t in json.load(open("b1024.json"))["targets"]:
   run "${CHECK[@]}" b1024.mlir g1024.mlir --targets=gfx950
   assert_success
   assert_output --partial "PASSED: 2 graph(s)"
+  # K given as Kᵀ ([D][L], no transpose to absorb): element loads, whose 128-key blocks would
+  # take twice the staging chunks a lane holds; the kernel keeps 64-key blocks
+  /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 1 1024 64 f16 |
+    sed -e 's/%k: tensor<1x1024x64xf16>/%kt: tensor<1x64x1024xf16>/' -e '/%kt = tosa.transpose/d' > kt.mlir
+  run "$TOSAC" kt.mlir --offload-arch=gfx950 -o kt.hipfb
+  assert_success
+  run /usr/bin/python3 -c 'import json; print(*[k["tuning"]["block_keys"] for k in json.load(open("kt.json"))["targets"][0]["kernels"] if k["family"] == "attention"])'
+  assert_output "64"
 }
 
 @test "flash attention: a pure score scale folds into the exponent (no f16 score ops); f16 output within 1e-3 of a float64 softmax" {
