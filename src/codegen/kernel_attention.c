@@ -673,7 +673,7 @@ typedef struct flash {
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
   int nk;                   /* keys per block: FL_BLOCK_KEYS when the LDS holds them, else FL_KEYS;
-                             * FL_MAX_KEYS where the issue bounds the loop (flash_choice) */
+                             * FL_MAX_KEYS where the issue bounds the loop (emit_flash) */
   bool vtr;                 /* V staged as it is ([keys][Dv]), its Vᵀ fragments read transposed
                              * (ds_read_b64_tr_b16); else staged transposed ([Dv][keys]) */
   LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] ([2][nk][Dv] with vtr) */
@@ -1363,8 +1363,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
    * more (the block pairs then hold at least half of the blocks) while two work-groups' buffers
    * fit the LDS (one work-group per CU would leave each SIMD one wave) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
-  if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS && 2 * FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes &&
-      fl_issue_bound(F)) {
+  if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS &&
+      2 * FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
     if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
