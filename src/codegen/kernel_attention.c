@@ -762,7 +762,7 @@ static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRe
  * B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own k = 4·(lane / 16) + e, the accumulators' rows). V is
  * staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
  * B fragments, the scores never leave the accumulators, exp runs in the log2 domain (v_exp_f32). */
-enum { FL_WAVES = 4, FL_KEYS = 32, FL_MAX_KEYS = 64, FL_MAX_CHUNKS = 16 };
+enum { FL_WAVES = 4, FL_KEYS = 32, FL_BLOCK_KEYS = 64, FL_MAX_KEYS = 128, FL_MAX_CHUNKS = 16 };
 
 typedef struct flash {
   att *A;
@@ -771,7 +771,8 @@ typedef struct flash {
   int vk, vv;               /* elements per global load of K and V staging */
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
-  int nk;                   /* keys per block: FL_MAX_KEYS when the LDS holds them, else FL_KEYS */
+  int nk;                   /* keys per block: FL_BLOCK_KEYS when the LDS holds them, else FL_KEYS;
+                             * FL_MAX_KEYS where the issue bounds the loop (emit_flash) */
   bool vtr;                 /* V staged as it is ([keys][Dv]), its Vᵀ fragments read transposed
                              * (ds_read_b64_tr_b16); else staged transposed ([Dv][keys]) */
   LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] ([2][nk][Dv] with vtr) */
@@ -1068,6 +1069,17 @@ static LLVMValueRef fl_frag(flash *F, LLVMValueRef arr, LLVMValueRef const *star
   return v;
 }
 
+/* Whether the block's other instructions outlast its matrix pipe time (per 16-key tile: M MFMAs
+ * of cycles / 4 issue slots each, a wave64 VALU instruction taking 4 cycles, against about 3
+ * VALU per score and lane, the fragment reads, the staging and the O rescale,
+ * docs/kernels-attention.md): gfx950's double-rate MFMAs, not gfx942's or gfx90a's. */
+static bool fl_issue_bound(flash *F) {
+  att *A = F->A;
+  int64_t m = (F->dp + A->Dv) / F->mm.k, pipe = m * F->mm.row->cycles / 4;
+  int64_t other = 12 + (F->dp + A->Dv) / 16 + 2 + A->Dv / 16 + A->Dv / 32;
+  return pipe < other;
+}
+
 /* The 16 x 16 MFMA this target has for the pattern, when the flash variant fits. */
 static bool flash_choice(att *A, flash *F) {
   elem_type t = A->q->type->elem;
@@ -1081,7 +1093,7 @@ static bool flash_choice(att *A, flash *F) {
   int64_t row_bytes = 2 * (F->dp + A->Dv) * elem_type_bytes(t), lds = FL_KEYS * row_bytes;
   /* long sequences take the larger block: half the per-block work (rescaling O, the row max's
    * exchanges, the barrier) per key */
-  F->nk = A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes ? FL_MAX_KEYS : FL_KEYS;
+  F->nk = A->L >= 2 * FL_BLOCK_KEYS && FL_BLOCK_KEYS * row_bytes <= ti->lds_bytes ? FL_BLOCK_KEYS : FL_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
       A->D > 256 || lds > ti->lds_bytes || getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS"))
     return false;
@@ -1273,17 +1285,6 @@ static void fl_group(flash *F, int mask, int n) {
   cg_intrinsic(F->A->cb, "llvm.amdgcn.sched.group.barrier", NULL, 0, a, 3);
 }
 
-/* Whether the block's other instructions outlast its matrix pipe time (per 16-key tile: M MFMAs
- * of cycles / 4 issue slots each, a wave64 VALU instruction taking 4 cycles, against about 3
- * VALU per score and lane, the fragment reads, the staging and the O rescale,
- * docs/kernels-attention.md): gfx950's double-rate MFMAs, not gfx942's or gfx90a's. */
-static bool fl_issue_bound(flash *F) {
-  att *A = F->A;
-  int64_t m = (F->dp + A->Dv) / F->mm.k, pipe = m * F->mm.row->cycles / 4;
-  int64_t other = 12 + (F->dp + A->Dv) / 16 + 2 + A->Dv / 16 + A->Dv / 32;
-  return pipe < other;
-}
-
 /* Where the matrix pipe covers the other instructions, the MFMAs are spread over the block one
  * at a time, each followed by one VALU and one LDS read instruction: issued back to back after
  * the softmax, they would stall the issue for their pipe time. Where the issue bounds the
@@ -1327,6 +1328,13 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
    * left (every wave passed the last barrier); the loads of K_t+3 and V_t+1 then have a whole
    * iteration before they are needed, so no wait for global memory falls in the loop */
   fl_stage held;
+  if (fl_issue_bound(F)) {
+    /* one wait for all of them (s_waitcnt vmcnt(0), gfx9's encoding: expcnt 7 and lgkmcnt at
+     * its largest leave those counters alone): LLVM waits before each write for its own load,
+     * one instruction per chunk where the issue bounds the loop */
+    LLVMValueRef w = i32c(A, 0x70 | cb->target->info->lgkm_max << 8);
+    cg_intrinsic(cb, "llvm.amdgcn.s.waitcnt", NULL, 0, &w, 1);
+  }
   fl_stage_load(F, &held, NULL, t0, t0, true); /* the chunks' LDS places only */
   fl_hold(F, &held, false);
   fl_stage_store(F, &held, par, par);
@@ -1449,6 +1457,18 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   const part_kernel *k = A->k;
+  /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
+   * (the O rescale, the max exchange, the rescale factor, the barrier): taken for 1024 keys or
+   * more (the block pairs then hold at least half of the blocks) while two work-groups' buffers
+   * fit the LDS (one work-group per CU would leave each SIMD one wave) */
+  int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
+  if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS &&
+      2 * FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
+    F->nk = FL_MAX_KEYS;
+    /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
+    if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
+      F->nk = FL_BLOCK_KEYS;
+  }
   gemm_mma *mm = &F->mm;
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
   F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : cb->f32;

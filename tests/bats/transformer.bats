@@ -142,6 +142,34 @@ for t in json.load(open("b200.json"))["targets"]:
   assert_output --partial "PASSED: 1 graph(s)"
 }
 
+@test "flash attention on gfx950: 1024 keys take 128-key blocks (the issue-bound loop), f16 with a mask and bf16" {
+  # docs/kernels-attention.md: where the issue bounds the loop (gfx950's double-rate MFMAs) and
+  # two work-groups' buffers fit the LDS, 1024 keys or more go in blocks of 128; gfx942 keeps 64
+  export TOSAC_SPLIT_KV=0
+  "${GEN[@]}" bert --seq=1024 --hidden=64 --heads=1 --mask --dtype=f16 --seed=24 > b1024.mlir
+  "${GEN[@]}" gpt --seq=1024 --hidden=64 --heads=1 --dtype=bf16 --seed=23 > g1024.mlir
+  run "$TOSAC" b1024.mlir --offload-arch=gfx942,gfx950 -o b1024.hipfb
+  assert_success
+  run /usr/bin/python3 -c '
+import json
+for t in json.load(open("b1024.json"))["targets"]:
+    for k in t["kernels"]:
+        if k["family"] == "attention":
+            print(t["processor"], k["tuning"]["block_keys"], k["lds_bytes"])'
+  assert_output "$(printf '%s\n' 'gfx942 64 32768' 'gfx950 128 65536')"
+  run "${CHECK[@]}" b1024.mlir g1024.mlir --targets=gfx950
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  # K given as Kᵀ ([D][L], no transpose to absorb): element loads, whose 128-key blocks would
+  # take twice the staging chunks a lane holds; the kernel keeps 64-key blocks
+  /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 1 1024 64 f16 |
+    sed -e 's/%k: tensor<1x1024x64xf16>/%kt: tensor<1x64x1024xf16>/' -e '/%kt = tosa.transpose/d' > kt.mlir
+  run "$TOSAC" kt.mlir --offload-arch=gfx950 -o kt.hipfb
+  assert_success
+  run /usr/bin/python3 -c 'import json; print(*[k["tuning"]["block_keys"] for k in json.load(open("kt.json"))["targets"][0]["kernels"] if k["family"] == "attention"])'
+  assert_output "64"
+}
+
 @test "flash attention: a pure score scale folds into the exponent (no f16 score ops); f16 output within 1e-3 of a float64 softmax" {
   # the f16 graph's softmax (gen_attention.py) is f16 throughout, so the oracle differs from any
   # f32 softmax by its own rounding; the kernel is checked against float64 instead
