@@ -110,6 +110,8 @@ static const struct {
     {"llvm.amdgcn.smfmac.", offsetof(target_info, has_mfma)},
     {"llvm.amdgcn.wmma.", offsetof(target_info, has_wmma)},
     {"llvm.amdgcn.swmmac.", offsetof(target_info, has_wmma)},
+    {"llvm.amdgcn.cvt.pk.fp8.", offsetof(target_info, cvt_pk_f8)},
+    {"llvm.amdgcn.cvt.pk.bf8.", offsetof(target_info, cvt_pk_f8)},
 };
 
 bool cg_intrinsic_available(const target_info *t, const char *name) {

@@ -80,6 +80,17 @@ bool cg_dense_float(const dense_data *d, int64_t idx, double *out);
 /* The scalar result of one elementwise op applied to its operands' scalar values. */
 LLVMValueRef cg_ew_op(cg_builder *cb, const op *o, LLVMValueRef *operands);
 
+/* ---------------------------------------------------------------- cvt_f8.c */
+/* 8-bit float conversion (semantics: cvt_f8.c, docs/ops.md "8-bit floats"); t is one of the four
+ * f8 types. x: f32 or <N x f32>; the codes as i8 or <N x i8> (a vector goes through
+ * v_cvt_pk_fp8/bf8_f32 two lanes per instruction where the target has it for t: bitcast a
+ * <2 x i8> result to i16 for two packed bytes). The same bits on every target. */
+LLVMValueRef cg_f32_to_f8(cg_builder *cb, LLVMValueRef x, elem_type t);
+/* i8 or <N x i8> codes of type t to f32 or <N x f32>, exactly (NaN: a quiet NaN). */
+LLVMValueRef cg_f8_to_f32(cg_builder *cb, LLVMValueRef x, elem_type t);
+/* Does target ti convert f32 to t with the packed instruction (else the integer rounding)? */
+bool cg_f8_hardware(const target_info *ti, elem_type t);
+
 /* ---------------------------------------------------------------- kernel_elementwise.c */
 bool cg_emit_elementwise(cg_builder *cb, const graph *g, const partition_plan *p,
                          const part_kernel *k, cg_kernel_info *info);

@@ -220,10 +220,16 @@ static LLVMValueRef float_to_int(ew *e, LLVMValueRef x, elem_type st, elem_type 
 }
 
 static LLVMValueRef emit_cast(ew *e, LLVMValueRef x, elem_type st, elem_type dt) {
-  LLVMBuilderRef b = e->b;
-  LLVMTypeRef dty = cg_elem_type(e->cb, dt);
   if (st == dt)
     return x;
+  /* 8-bit floats are their codes (i8) in registers; every f8 value is exact in f32, and so is
+   * every integer that does not overflow f8, so going through f32 rounds once */
+  if (elem_type_is_f8(st))
+    return emit_cast(e, cg_f8_to_f32(e->cb, x, st), ET_F32, dt);
+  if (elem_type_is_f8(dt))
+    return cg_f32_to_f8(e->cb, emit_cast(e, x, st, ET_F32), dt);
+  LLVMBuilderRef b = e->b;
+  LLVMTypeRef dty = cg_elem_type(e->cb, dt);
   bool sf = elem_type_is_float(st), df = elem_type_is_float(dt);
   if (dt == ET_I1)
     return sf ? LLVMBuildFCmp(b, LLVMRealUNE, x, fconst(x, 0.0), "")

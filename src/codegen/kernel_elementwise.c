@@ -199,7 +199,9 @@ static bool add_constant_source(ew_kernel *K, ew_source *s) {
   int64_t numel = tensor_numel(s->v->type);
   int nb = elem_type_bytes(s->et);
   if (d->splat || numel == 1) {
-    if (elem_type_is_float(s->et)) {
+    if (elem_type_is_f8(s->et) && d->nbytes >= 1) { /* an 8-bit float is its code */
+      s->splat = LLVMConstInt(cb->i8, d->bytes[0], 0);
+    } else if (elem_type_is_float(s->et)) {
       double f = 0;
       cg_dense_float(d, 0, &f);
       s->splat = cg_const_float(cb, s->et, f);
@@ -475,7 +477,9 @@ static bool check_types(ew_kernel *K) {
     const op *o = K->k->ops[oi];
     for (int r = 0; r < o->nresults; r++) {
       elem_type t = o->results[r]->type->elem;
-      if (o->kind != OP_CONST_SHAPE && !cg_elem_type(K->cb, t)) {
+      /* 8-bit floats: codes (i8) produced by casts and constants, read only by casts */
+      bool f8 = elem_type_is_f8(t) && (o->kind == OP_CAST || op_table[o->kind].family == FAM_CONST);
+      if (o->kind != OP_CONST_SHAPE && !f8 && !cg_elem_type(K->cb, t)) {
         diag_error(K->cb->diag, o->loc, "%s: element type %s is not supported by the code generator",
                    op_table[o->kind].name, elem_type_name(t));
         return false;

@@ -86,6 +86,11 @@ static bool types_supported(cg_builder *cb, const part_kernel *k) {
         continue;
       if (cg_data_bytes_only(k)) /* transposes, slices, concatenations of 8-bit floats */
         continue;
+      /* casts to and from 8-bit floats in elementwise kernels (cvt_f8.c), and the f8 constants
+       * and arguments they read */
+      if (k->family == KF_ELEMENTWISE && elem_type_is_f8(v->type->elem) &&
+          (o->kind == OP_CAST || op_table[o->kind].family == FAM_CONST))
+        continue;
       /* the fp8 attention form (partition/attention.c) takes its fp8 operands, their absorbed
        * transposes and P's cast as bytes and fp8 conversions (kernel_attention.c) */
       if (k->family == KF_ATTENTION && elem_type_is_f8(v->type->elem))

@@ -288,25 +288,142 @@ def f8_decode(bits, elem):
     return v
 
 
+def f8_encode(values, elem):
+    """8-bit float codes of float values that lie on elem's grid (as a cast to elem leaves them):
+    NaN becomes FNUZ's 0x80 or OCP's S.1111.111 (sign kept), -0 is kept in OCP."""
+    eb, mb, kind = F8[elem]
+    v = np.asarray(values, dtype=np.float64).ravel()
+    table = {}
+    for c in range(256):
+        d = float(f8_decode(c, elem))
+        if not np.isnan(d):
+            table[(d, bool(np.signbit(d)))] = c
+    out = np.zeros(v.size, np.uint8)
+    for i, x in enumerate(v):
+        if np.isnan(x):
+            out[i] = 0x80 if kind == "fnuz" else (0x80 if np.signbit(x) else 0) | 0x7F
+        elif kind == "fnuz" and x == 0:
+            out[i] = 0
+        elif (x, bool(np.signbit(x))) in table:
+            out[i] = table[(x, bool(np.signbit(x)))]
+        else:
+            raise OracleError("%r is not a %s value" % (x, elem))
+    return out.reshape(np.shape(values))
+
+
+def _f8_limits(elem):
+    """(mantissa bits, smallest normal exponent, largest finite value, overflow value) of elem."""
+    eb, mb, kind = F8[elem]
+    bias = (1 << (eb - 1)) - (0 if kind == "fnuz" else 1)
+    emax = (1 << eb) - 1 - bias - (1 if kind == "ieee" else 0)
+    top = ((1 << (mb + 1)) - 1 - (1 if kind == "fn" else 0)) * 2.0 ** (emax - mb)
+    return mb, 1 - bias, emax, top, "0x7F800000" if kind == "ieee" else "0x7FC00000"
+
+
+def _cast_to_f8(name, src, st, elem, ind):
+    """MLIR lines computing `name` (a tensor of f16 holding the f8 values exactly) from `src` of
+    type st (f8 already widened to f16): TOSA's CAST to an 8-bit float. The source as f32, then
+    rounded to nearest even onto elem's grid by adding and subtracting 2^(q + 23) in f32 (q the
+    grid's exponent at the value, from its f32 exponent: a correctly rounded f32 addition does
+    the rounding); past the largest finite value Inf (E5M2) or NaN (the others), NaN stays NaN,
+    the sign is kept (FNUZ: not on 0 and NaN)."""
+    mb, emin, emax, top, over = _f8_limits(elem)
+    fnuz = F8[elem][2] == "fnuz"
+    f32, i32, i1 = st.with_elem("f32"), st.with_elem("i32"), st.with_elem("i1")
+    n = re.sub(r"\W", "_", name.lstrip("%"))
+    k = [0]
+    lines = []
+
+    def v(op, ty=None):
+        k[0] += 1
+        t = "%%f8c_%s_%d" % (n, k[0])
+        lines.append("%s%s = %s" % (ind, t, op if ty is None else op % ty))
+        return t
+
+    def ci(x):
+        return v("arith.constant dense<%d> : %s" % (x, i32))
+
+    def cf(x):
+        return v("arith.constant dense<%s> : %s" % (x, f32))
+
+    x = src if st.elem == "f32" else v("tosa.cast %s : (%s) -> %s" % (src, st, f32))
+    u = v("arith.bitcast %s : %s to %s" % (x, f32, i32))
+    a = v("arith.andi %s, %s : %s" % (u, ci(0x7FFFFFFF), i32))
+    sign = v("arith.andi %s, %s : %s" % (u, ci(-0x80000000), i32))
+    e = v("arith.shrui %s, %s : %s" % (a, ci(23), i32))
+    e = v("arith.maxui %s, %s : %s" % (e, ci(127 + emin), i32))
+    e = v("arith.minui %s, %s : %s" % (e, ci(127 + emax + 1), i32))
+    cb = v("arith.shli %s, %s : %s" % (v("arith.addi %s, %s : %s" % (e, ci(23 - mb), i32)), ci(23), i32))
+    c = v("arith.bitcast %s : %s to %s" % (cb, i32, f32))
+    af = v("arith.bitcast %s : %s to %s" % (a, i32, f32))
+    am = v("arith.minimumf %s, %s : %s" % (af, cf(repr(2.0 ** (emax + 2))), f32))
+    r = v("arith.subf %s, %s : %s" % (v("arith.addf %s, %s : %s" % (am, c, f32)), c, f32))
+    ovf = v("arith.cmpf ogt, %s, %s : %s" % (r, cf(repr(top)), f32))
+    r = v("arith.select %s, %s, %s : %s, %s" % (ovf, cf(over), r, i1, f32))
+    isnan = v("arith.cmpf uno, %s, %s : %s" % (af, af, f32))
+    r = v("arith.select %s, %s, %s : %s, %s" % (isnan, cf("0x7FC00000"), r, i1, f32))
+    if fnuz:  # no -0, one unsigned NaN
+        nz = v("arith.cmpf one, %s, %s : %s" % (r, cf("0.0"), f32))
+        sign = v("arith.select %s, %s, %s : %s, %s" % (nz, sign, ci(0), i1, i32))
+    rb = v("arith.ori %s, %s : %s" % (v("arith.bitcast %s : %s to %s" % (r, f32, i32)), sign, i32))
+    rf = v("arith.bitcast %s : %s to %s" % (rb, i32, f32))
+    lines.append("%s%s = tosa.cast %s : (%s) -> %s" % (ind, name, rf, f32, st.with_elem("f16")))
+    return lines
+
+
+_CAST = re.compile(r"^(\s*)(%[\w.$-]+) = tosa\.cast (%[\w.$#-]+) : \((tensor<[^>]*>)\) -> (tensor<[^>]*>)\s*$")
+
+
+def _rewrite_f8_casts(text):
+    """The text with each tosa.cast to or from an 8-bit float replaced by ops on f16 and f32
+    tensors (8-bit float types still present elsewhere: widen_f8 replaces them by f16)."""
+    out = []
+    for line in text.split("\n"):
+        m = _CAST.match(line)
+        if not m:
+            out.append(line)
+            continue
+        ind, name, src, st, dt = m.group(1), m.group(2), m.group(3), TensorType.parse(m.group(4)), \
+            TensorType.parse(m.group(5))
+        if st.elem not in F8 and dt.elem not in F8:
+            out.append(line)
+            continue
+        if any(not isinstance(d, int) or d < 0 for d in st.shape):
+            raise OracleError("a cast to or from an 8-bit float needs a static shape: %s" % line.strip())
+        wide = st.with_elem("f16") if st.elem in F8 else st
+        if dt.elem in F8:
+            out += _cast_to_f8(name, src, wide, dt.elem, ind)
+        elif st.elem in F8 and dt.elem == "f16":  # exact
+            out.append("%s%s = tosa.identity %s : (%s) -> %s" % (ind, name, src, wide, dt))
+        elif st.elem in F8 and dt.elem != "f32":  # through f32, where every f8 value is exact
+            f32 = wide.with_elem("f32")
+            w = "%f8w_" + re.sub(r"\W", "_", name.lstrip("%"))
+            out.append("%s%s = tosa.cast %s : (%s) -> %s" % (ind, w, src, wide, f32))
+            out.append("%s%s = tosa.cast %s : (%s) -> %s" % (ind, name, w, f32, dt))
+        else:
+            out.append("%s%s = tosa.cast %s : (%s) -> %s" % (ind, name, src, wide, dt))
+    return "\n".join(out)
+
+
 def widen_f8(text, inputs, entry=None):
     """(text, inputs) with every 8-bit float type replaced by f16 and f8 inputs decoded.
 
     The oracle's CPU lowering has no 8-bit float conversions (arith.extf/truncf on f8 reach
-    mlir-runner unlowered). f16 holds every value of the four f8 types exactly, so a graph whose
-    8-bit floats are only arguments and zero constants (zero points) feeding ops that widen their
-    operands first (matmul, convolutions) computes the same thing in f16. Casts to or from f8, f8
-    results and non-zero f8 constants would round differently and are refused."""
+    mlir-runner unlowered). f16 holds every value of the four f8 types exactly, so f8 arguments
+    become f16 tensors of their values and ops that widen their operands first (matmul,
+    convolutions) compute the same thing in f16. Each cast to an 8-bit float becomes upstream
+    arith ops that round the source (as f32) onto the f8 grid (_cast_to_f8), the result held in
+    f16; a cast from one reads the f16 values. f8 results are f16 here and encoded back to codes
+    by run_text. Non-zero f8 constants would be read as f16 literals and are refused."""
     code = _strip_comments(text)
     if not re.search(r"f8E(4M3FNUZ|4M3FN|5M2FNUZ|5M2)(?!\w)", code):
         return text, inputs
     _, args, results = signature(text, entry)
-    if any(t.elem in F8 for t in results):
-        raise OracleError("8-bit float results are not supported by the oracle")
-    if re.search(r"tosa\.cast\b[^\n]*f8E", code):
-        raise OracleError("casts to or from 8-bit floats are not supported by the oracle")
     for m in re.finditer(r"dense<([^>]*)>\s*:\s*tensor<[^>]*f8E\w+>", code):
         if not re.fullmatch(r"\s*-?0(\.0*)?(e[+-]?0+)?\s*", m.group(1)):
             raise OracleError("non-zero 8-bit float constants are not supported by the oracle")
+    if re.search(r"tosa\.cast\b[^\n]*f8E", code):
+        text = _rewrite_f8_casts(_reprint(text, 600))
     widened = []
     for i, (a, t) in enumerate(zip(inputs, args)):
         if t.elem in F8:
@@ -434,6 +551,7 @@ def parse_printed(out, results):
 
 def run_text(text, inputs, entry=None, keep=None, timeout=600):
     """Run the graph in `text` with the numpy `inputs`; a list of numpy results."""
+    typed = signature(text, entry)[2]  # result types before widen_f8 (f8 results: codes)
     text, inputs = widen_f8(text, inputs, entry)
     wrapped, entry_name, results = wrap(text, inputs, entry)
     if keep:
@@ -452,7 +570,8 @@ def run_text(text, inputs, entry=None, keep=None, timeout=600):
                          text=True, timeout=timeout)
     if run.returncode != 0:
         raise OracleError("mlir-runner-22 failed (exit %d):\n%s" % (run.returncode, run.stderr[-4000:]))
-    return parse_printed(run.stdout, results)
+    arrays = parse_printed(run.stdout, results)
+    return [f8_encode(a, t.elem) if t.elem in F8 else a for a, t in zip(arrays, typed)]
 
 
 def run_file(path, inputs, entry=None, keep=None):
