@@ -663,7 +663,7 @@ static bool emit_combine(att *A, cg_kernel_info *info) {
  * B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own k = 4·(lane / 16) + e, the accumulators' rows). V is
  * staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
  * B fragments, the scores never leave the accumulators, exp runs in the log2 domain (v_exp_f32). */
-enum { FL_WAVES = 4, FL_KEYS = 32, FL_MAX_KEYS = 64, FL_MAX_CHUNKS = 16 };
+enum { FL_WAVES = 4, FL_KEYS = 32, FL_BIG_KEYS = 64, FL_MAX_KEYS = 128, FL_MAX_CHUNKS = 16 };
 
 typedef struct flash {
   att *A;
@@ -672,7 +672,8 @@ typedef struct flash {
   int vk, vv;               /* elements per global load of K and V staging */
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
-  int nk;                   /* keys per block: FL_MAX_KEYS when the LDS holds them, else FL_KEYS */
+  int nk;                   /* keys per block: FL_BIG_KEYS when the LDS holds them (the fp8 path:
+                             * FL_MAX_KEYS), else FL_KEYS */
   bool vtr;                 /* V staged as it is ([keys][Dv]), its Vᵀ fragments read transposed
                              * (ds_read_b64_tr_b16); else staged transposed ([Dv][keys]) */
   LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] ([2][nk][Dv] with vtr) */
@@ -844,13 +845,31 @@ static LLVMValueRef fl_f8_q(flash *F, LLVMValueRef const *co, LLVMValueRef in) {
   return LLVMBuildSelect(A->b, in, x, LLVMConstNull(A->cb->i8), "");
 }
 
-/* Two probabilities into the bytes 2·hi, 2·hi + 1 of `old` (v_cvt_pk_fp8_f32 /
- * v_cvt_pk_bf8_f32, round to nearest even): two conversions fill one dword of P. */
+/* Two probabilities into the bytes 2·hi, 2·hi + 1 of `old` (NULL: a new dword), rounded as a
+ * standalone tosa.cast to the type rounds them (cg_f32_to_f8). Where the target converts the
+ * type with v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (cg_f8_hardware: every target the fp8 form is
+ * taken on) that is the same instruction, here writing the second pair into the high half of
+ * the first one's register: one instruction per two probabilities and none to merge them. */
 static LLVMValueRef fl_f8_pack(flash *F, LLVMValueRef old, LLVMValueRef e0, LLVMValueRef e1, bool hi) {
   cg_builder *cb = F->A->cb;
-  bool bf8 = F->mm.in == ET_F8E5M2 || F->mm.in == ET_F8E5M2FNUZ;
-  LLVMValueRef args[4] = {e0, e1, old ? old : LLVMGetUndef(cb->i32), LLVMConstInt(cb->i1, hi, 0)};
-  return cg_intrinsic(cb, bf8 ? "llvm.amdgcn.cvt.pk.bf8.f32" : "llvm.amdgcn.cvt.pk.fp8.f32", NULL, 0, args, 4);
+  LLVMBuilderRef bl = F->A->b;
+  elem_type t = F->mm.in;
+  if (cg_f8_hardware(cb->target->info, t)) {
+    bool bf8 = t == ET_F8E5M2 || t == ET_F8E5M2FNUZ;
+    /* a new dword's other half is undefined: the second pair overwrites it (a 0 there would
+     * cost a register clear per dword) */
+    LLVMValueRef args[4] = {e0, e1, old ? old : LLVMGetUndef(cb->i32), LLVMConstInt(cb->i1, hi, 0)};
+    return cg_intrinsic(cb, bf8 ? "llvm.amdgcn.cvt.pk.bf8.f32" : "llvm.amdgcn.cvt.pk.fp8.f32", NULL, 0, args, 4);
+  }
+  LLVMValueRef x = LLVMGetUndef(LLVMVectorType(cb->f32, 2));
+  x = LLVMBuildInsertElement(bl, x, e0, i32c(F->A, 0), "");
+  x = LLVMBuildInsertElement(bl, x, e1, i32c(F->A, 1), "");
+  LLVMValueRef b2 = cg_f32_to_f8(cb, x, t);
+  if (!b2)
+    return NULL;
+  LLVMValueRef w = LLVMBuildZExt(bl, LLVMBuildBitCast(bl, b2, cb->i16, ""), cb->i32, "");
+  w = hi ? LLVMBuildShl(bl, w, i32c(F->A, 16), "") : w;
+  return old ? LLVMBuildOr(bl, old, w, "") : w;
 }
 
 /* P's dword w (four probabilities) as elements f .. f + 3 of the block's P vector pv. */
@@ -1126,7 +1145,11 @@ static bool flash_choice(att *A, flash *F) {
   int64_t row_bytes = 2 * (F->dp + A->Dv) * elem_type_bytes(t), lds = FL_KEYS * row_bytes;
   /* long sequences take the larger block: half the per-block work (rescaling O, the row max's
    * exchanges, the barrier) per key */
-  F->nk = A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes ? FL_MAX_KEYS : FL_KEYS;
+  F->nk = A->L >= 2 * FL_BIG_KEYS && FL_BIG_KEYS * row_bytes <= ti->lds_bytes ? FL_BIG_KEYS : FL_KEYS;
+  /* the fp8 path's softmax is most of its issue (docs/kernels-attention.md): 128-key blocks halve
+   * the per-block work again (the max's exchange, alpha, the O rescale, the barrier) */
+  if (F->f8 && A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes)
+    F->nk = FL_MAX_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
       A->D > 256 || lds > ti->lds_bytes || (!F->f8 && (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS"))))
     return false; /* the fp8 form has no other variant */
