@@ -780,7 +780,8 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
   int64_t bytes = tensor_numel(in->type) * fl_bytes(F);
   unsigned dw3 = A->cb->target->info->buffer_dword3;
   int lbytes = vec * fl_bytes(F); /* 16; the fp8 path's V units also 4 or 8 */
-  if ((lbytes == 16 || (F->f8w && v == A->v && lbytes % 4 == 0)) && dw3 && bytes < ((int64_t)1 << 31)) {
+  bool buf_width = lbytes == 16 || (F->f8w && v == A->v && lbytes % 4 == 0);
+  if (buf_width && dw3 && bytes < ((int64_t)1 << 31)) {
     /* a buffer load: a 32-bit offset instead of 64-bit address arithmetic, and it counts in
      * vmcnt only (llvm-mca counts FLAT global loads in lgkmcnt too, so every LDS wait of the
      * loop would wait for them); the resource is made once, at the first (prologue) load */
@@ -821,18 +822,20 @@ static int fl_chunks(flash *F, int64_t width, int vec) {
 
 /* ---------------------------------------------------------------- the fp8 path
  * Q, K, V and P are fp8/bf8 bytes (docs/kernels-attention.md "The fp8 path"): the 16x16x32 MFMA
- * takes 8 bytes of k per lane, k = 8·(lane / 16) + e. P's order (tile, accumulator) gives lane g
- * of step s the keys 32·s + 16·r + 4·g + e (r = 0, 1; e < 4); V is staged transposed with its keys
- * permuted inside every 32 so that those 8 keys are contiguous: key 32·a + 16·r + 4·g + e sits at
- * 32·a + 8·g + 4·r + e, and a lane's Vᵀ fragment is one 8-byte read, like K's. */
+ * takes 8 bytes of k per lane, k = 8·(lane / 16) + e. P's order (tile, accumulator) gives lane
+ * g of step s the keys 32·s + 16·r + 4·g + e (r = 0, 1; e < 4); V is staged transposed with its
+ * keys permuted inside every 32 so that those 8 keys are contiguous: key 32·a + 16·r + 4·g + e
+ * sits at 32·a + 8·g + 4·r + e, and a lane's Vᵀ fragment is one 8-byte read, like K's. */
 
 /* The LDS slot of key j of a block in V's transposed rows. */
 static LLVMValueRef fl_f8_vslot(flash *F, LLVMValueRef j) {
   LLVMBuilderRef bl = F->A->b;
   LLVMTypeRef t = LLVMTypeOf(j);
   LLVMValueRef keep = LLVMBuildAnd(bl, j, LLVMConstInt(t, ~(unsigned long long)28, 1), "");
-  LLVMValueRef g = LLVMBuildShl(bl, LLVMBuildAnd(bl, j, LLVMConstInt(t, 12, 0), ""), LLVMConstInt(t, 1, 0), "");
-  LLVMValueRef r = LLVMBuildLShr(bl, LLVMBuildAnd(bl, j, LLVMConstInt(t, 16, 0), ""), LLVMConstInt(t, 2, 0), "");
+  LLVMValueRef g = LLVMBuildAnd(bl, j, LLVMConstInt(t, 12, 0), "");
+  LLVMValueRef r = LLVMBuildAnd(bl, j, LLVMConstInt(t, 16, 0), "");
+  g = LLVMBuildShl(bl, g, LLVMConstInt(t, 1, 0), "");
+  r = LLVMBuildLShr(bl, r, LLVMConstInt(t, 2, 0), "");
   return LLVMBuildOr(bl, keep, LLVMBuildOr(bl, g, r, ""), "");
 }
 
@@ -850,7 +853,8 @@ static LLVMValueRef fl_f8_q(flash *F, LLVMValueRef const *co, LLVMValueRef in) {
  * type with v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (cg_f8_hardware: every target the fp8 form is
  * taken on) that is the same instruction, here writing the second pair into the high half of
  * the first one's register: one instruction per two probabilities and none to merge them. */
-static LLVMValueRef fl_f8_pack(flash *F, LLVMValueRef old, LLVMValueRef e0, LLVMValueRef e1, bool hi) {
+static LLVMValueRef fl_f8_pack(flash *F, LLVMValueRef old, LLVMValueRef e0, LLVMValueRef e1,
+                               bool hi) {
   cg_builder *cb = F->A->cb;
   LLVMBuilderRef bl = F->A->b;
   elem_type t = F->mm.in;
@@ -859,7 +863,8 @@ static LLVMValueRef fl_f8_pack(flash *F, LLVMValueRef old, LLVMValueRef e0, LLVM
     /* a new dword's other half is undefined: the second pair overwrites it (a 0 there would
      * cost a register clear per dword) */
     LLVMValueRef args[4] = {e0, e1, old ? old : LLVMGetUndef(cb->i32), LLVMConstInt(cb->i1, hi, 0)};
-    return cg_intrinsic(cb, bf8 ? "llvm.amdgcn.cvt.pk.bf8.f32" : "llvm.amdgcn.cvt.pk.fp8.f32", NULL, 0, args, 4);
+    const char *name = bf8 ? "llvm.amdgcn.cvt.pk.bf8.f32" : "llvm.amdgcn.cvt.pk.fp8.f32";
+    return cg_intrinsic(cb, name, NULL, 0, args, 4);
   }
   LLVMValueRef x = LLVMGetUndef(LLVMVectorType(cb->f32, 2));
   x = LLVMBuildInsertElement(bl, x, e0, i32c(F->A, 0), "");
@@ -877,7 +882,8 @@ static LLVMValueRef fl_f8_put(flash *F, LLVMValueRef pv, LLVMValueRef w, int f) 
   LLVMBuilderRef bl = F->A->b;
   LLVMValueRef b4 = LLVMBuildBitCast(bl, w, LLVMVectorType(F->ft, 4), "");
   for (int i = 0; i < 4; i++)
-    pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, b4, i32c(F->A, i), ""), i32c(F->A, f + i), "");
+    pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, b4, i32c(F->A, i), ""),
+                                i32c(F->A, f + i), "");
   return pv;
 }
 
@@ -921,16 +927,20 @@ static void fl_f8_stage_v(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
   for (int i = 0; i * wg < units; i++) {
     LLVMValueRef u = LLVMBuildAdd(bl, F->flat, i32c(A, i * wg), "");
     if ((i + 1) * wg > units) /* past the end: repeat the last unit (same value, same place) */
-      u = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, u, i32c(A, units), ""), u, i32c(A, units - 1), "");
+      u = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, u, i32c(A, units), ""), u,
+                          i32c(A, units - 1), "");
     LLVMValueRef q4 = LLVMBuildMul(bl, LLVMBuildUDiv(bl, u, i32c(A, per_key), ""), i32c(A, 4), "");
-    LLVMValueRef c0 = LLVMBuildMul(bl, LLVMBuildURem(bl, u, i32c(A, per_key), ""), i32c(A, 4 * w), "");
+    LLVMValueRef c0 = LLVMBuildURem(bl, u, i32c(A, per_key), "");
+    c0 = LLVMBuildMul(bl, c0, i32c(A, 4 * w), "");
     LLVMValueRef c0i = LLVMBuildZExt(bl, c0, A->it, "");
     for (int r = 0; r < 4; r++) {
       LLVMValueRef j = LLVMBuildZExt(bl, LLVMBuildAdd(bl, q4, i32c(A, r), ""), A->it, "");
       LLVMValueRef key = clamp ? LLVMBuildAdd(bl, t0, j, "") : j, srow = clamp ? NULL : t0;
-      st->v[st->nv] = bidx ? LLVMBuildBitCast(bl, fl_load(F, A->v, 1, 2, bidx, key, c0i, 4 * w, srow), lt, "") : NULL;
+      LLVMValueRef x = bidx ? fl_load(F, A->v, 1, 2, bidx, key, c0i, 4 * w, srow) : NULL;
+      st->v[st->nv] = x ? LLVMBuildBitCast(bl, x, lt, "") : NULL;
       /* the unit's first row and slot: column c0, keys from 4·q on */
-      st->vidx[st->nv++] = LLVMBuildAdd(bl, LLVMBuildMul(bl, c0, i32c(A, F->nk), ""), fl_f8_vslot(F, q4), "");
+      LLVMValueRef row = LLVMBuildMul(bl, c0, i32c(A, F->nk), "");
+      st->vidx[st->nv++] = LLVMBuildAdd(bl, row, fl_f8_vslot(F, q4), "");
     }
   }
 }
@@ -999,7 +1009,8 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
        * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
       LLVMValueRef idx = is_k     ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
                          : F->vtr ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, A->Dv), ""), d0, "")
-                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), F->f8 ? fl_f8_vslot(F, j) : j, "");
+                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""),
+                                                 F->f8 ? fl_f8_vslot(F, j) : j, "");
       idx = LLVMBuildTrunc(bl, idx, A->cb->i32, "");
       if (is_k)
         st->k[i] = x, st->kidx[i] = idx;
@@ -1136,8 +1147,8 @@ static bool flash_choice(att *A, flash *F) {
   elem_type t = A->q->type->elem;
   const target_info *ti = A->cb->target->info;
   F->f8 = elem_type_is_f8(t);
-  if ((t != ET_F16 && t != ET_BF16 && t != ET_F32 && !F->f8) || A->kt->type->elem != t || A->v->type->elem != t ||
-      A->mm2->operands[0]->type->elem != t)
+  if ((t != ET_F16 && t != ET_BF16 && t != ET_F32 && !F->f8) || A->kt->type->elem != t ||
+      A->v->type->elem != t || A->mm2->operands[0]->type->elem != t)
     return false;
   if (!gemm_mma_select(ti, t, 16, false, 16, 16, &F->mm) || !F->mm.row || F->mm.row->layout != MATRIX_MFMA)
     return false;
@@ -1151,7 +1162,9 @@ static bool flash_choice(att *A, flash *F) {
   if (F->f8 && A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes)
     F->nk = FL_MAX_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
-      A->D > 256 || lds > ti->lds_bytes || (!F->f8 && (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS"))))
+      A->D > 256 || lds > ti->lds_bytes)
+    return false;
+  if (!F->f8 && (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS")))
     return false; /* the fp8 form has no other variant */
   F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
@@ -1201,7 +1214,8 @@ static void fl_v_frags_tr(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n)
 static void fl_f8_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
   att *A = F->A;
   LLVMBuilderRef bl = A->b;
-  LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, F->nk), ""), "");
+  LLVMValueRef row = LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), "");
+  row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, row, i32c(A, F->nk), ""), "");
   row = LLVMBuildAdd(bl, row, LLVMBuildMul(bl, F->g, i32c(A, 8), ""), "");
   for (int s = 0; s < F->nk / F->mm.k; s++) {
     LLVMValueRef start = LLVMBuildAdd(bl, row, i32c(A, 32 * s), "");
@@ -1585,7 +1599,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
       LLVMValueRef d = LLVMBuildZExt(bl, LLVMBuildAdd(bl, kofs, i32c(A, s * mm->k + e), ""), A->it, "");
       LLVMValueRef din = LLVMBuildICmp(bl, LLVMIntSLT, d, ic(A, A->D), "");
       LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, din, d, ic(A, A->D - 1), "")};
-      LLVMValueRef x = F->f8 ? fl_f8_q(F, co, din) : LLVMBuildSelect(bl, din, load_operand(A, A->q, co), f32c(A, 0), "");
+      LLVMValueRef x = F->f8 ? fl_f8_q(F, co, din)
+                             : LLVMBuildSelect(bl, din, load_operand(A, A->q, co), f32c(A, 0), "");
       qf[s] = LLVMBuildInsertElement(bl, qf[s], F->f8 ? x : to_frag(A, &F->mm, x), i32c(A, e), "");
     }
   }
