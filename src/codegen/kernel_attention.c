@@ -771,8 +771,9 @@ typedef struct flash {
   int vk, vv;               /* elements per global load of K and V staging */
   int waves;                /* waves per work-group */
   int64_t dp;               /* K rows in LDS: D rounded up to the instruction's k (zero padded) */
-  int nk;                   /* keys per block: FL_BLOCK_KEYS when the LDS holds them, else FL_KEYS;
-                             * FL_MAX_KEYS where the issue bounds the loop (emit_flash) */
+  int nk;                   /* keys per block: FL_BLOCK_KEYS when the LDS holds them (the fp8 path:
+                             * FL_MAX_KEYS), else FL_KEYS; FL_MAX_KEYS also where the issue bounds
+                             * the loop (emit_flash) */
   bool vtr;                 /* V staged as it is ([keys][Dv]), its Vᵀ fragments read transposed
                              * (ds_read_b64_tr_b16); else staged transposed ([Dv][keys]) */
   LLVMValueRef kb, vb;      /* LDS [2][nk][dp], [2][Dv][nk] ([2][nk][Dv] with vtr) */
@@ -790,6 +791,9 @@ typedef struct flash {
   bool folded;  /* the score ops are a positive scale, folded into `scale` */
   double scale; /* log2 e, times the graph's scale when folded */
   double bias;  /* added to the exponent: cancels the mean error of truncating P (fl_pack) */
+  bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
+  int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
+                 * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
 } flash;
 
 static int fl_bytes(flash *F) { return elem_type_bytes(F->mm.in); }
@@ -875,7 +879,9 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
   LLVMValueRef base = cg_operand_ptr(A->cb, A->k, in);
   int64_t bytes = tensor_numel(in->type) * fl_bytes(F);
   unsigned dw3 = A->cb->target->info->buffer_dword3;
-  if (vec * fl_bytes(F) == 16 && dw3 && bytes < ((int64_t)1 << 31)) {
+  int lbytes = vec * fl_bytes(F); /* 16; the fp8 path's V units also 4 or 8 */
+  bool buf_width = lbytes == 16 || (F->f8w && v == A->v && lbytes % 4 == 0);
+  if (buf_width && dw3 && bytes < ((int64_t)1 << 31)) {
     /* a buffer load: a 32-bit offset instead of 64-bit address arithmetic, and it counts in
      * vmcnt only (llvm-mca counts FLAT global loads in lgkmcnt too, so every LDS wait of the
      * loop would wait for them); the resource is made once, at the first (prologue) load */
@@ -892,7 +898,7 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
       so = LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""), i32c(A, stride * fl_bytes(F)), "");
     }
     LLVMValueRef args[4] = {*rs, vo, so, i32c(A, 0)};
-    LLVMTypeRef lt = LLVMVectorType(A->cb->i32, 4);
+    LLVMTypeRef lt = lbytes == 4 ? A->cb->i32 : LLVMVectorType(A->cb->i32, (unsigned)(lbytes / 4));
     LLVMValueRef x = *rs ? cg_intrinsic(A->cb, "llvm.amdgcn.raw.ptr.buffer.load", &lt, 1, args, 4) : NULL;
     if (x)
       return LLVMBuildBitCast(bl, x, vt, "");
@@ -914,6 +920,163 @@ static int fl_chunks(flash *F, int64_t width, int vec) {
   return (int)((n + wg - 1) / wg);
 }
 
+/* ---------------------------------------------------------------- the fp8 path
+ * Q, K, V and P are fp8/bf8 bytes (docs/kernels-attention.md "The fp8 path"): the 16x16x32 MFMA
+ * takes 8 bytes of k per lane, k = 8·(lane / 16) + e. P's order (tile, accumulator) gives lane
+ * g of step s the keys 32·s + 16·r + 4·g + e (r = 0, 1; e < 4); V is staged transposed with its
+ * keys permuted inside every 32 so that those 8 keys are contiguous: key 32·a + 16·r + 4·g + e
+ * sits at 32·a + 8·g + 4·r + e, and a lane's Vᵀ fragment is one 8-byte read, like K's. */
+
+/* The LDS slot of key j of a block in V's transposed rows. */
+static LLVMValueRef fl_f8_vslot(flash *F, LLVMValueRef j) {
+  LLVMBuilderRef bl = F->A->b;
+  LLVMTypeRef t = LLVMTypeOf(j);
+  LLVMValueRef keep = LLVMBuildAnd(bl, j, LLVMConstInt(t, ~(unsigned long long)28, 1), "");
+  LLVMValueRef g = LLVMBuildAnd(bl, j, LLVMConstInt(t, 12, 0), "");
+  LLVMValueRef r = LLVMBuildAnd(bl, j, LLVMConstInt(t, 16, 0), "");
+  g = LLVMBuildShl(bl, g, LLVMConstInt(t, 1, 0), "");
+  r = LLVMBuildLShr(bl, r, LLVMConstInt(t, 2, 0), "");
+  return LLVMBuildOr(bl, keep, LLVMBuildOr(bl, g, r, ""), "");
+}
+
+/* Element co of Q as its fp8 byte (0, which is +0 in every fp8 type, where `in` is false). */
+static LLVMValueRef fl_f8_q(flash *F, LLVMValueRef const *co, LLVMValueRef in) {
+  att *A = F->A;
+  const value *src;
+  LLVMValueRef off = read_offset(A, A->q, co, &src);
+  LLVMValueRef x = cg_load_elem(A->cb, src->type->elem, cg_operand_ptr(A->cb, A->k, src), off);
+  return LLVMBuildSelect(A->b, in, x, LLVMConstNull(A->cb->i8), "");
+}
+
+/* Two probabilities into the bytes 2·hi, 2·hi + 1 of `old` (NULL: a new dword), rounded as a
+ * standalone tosa.cast to the type rounds them (cg_f32_to_f8). Where the target converts the
+ * type with v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (cg_f8_hardware: every target the fp8 form is
+ * taken on) that is the same instruction, here writing the second pair into the high half of
+ * the first one's register: one instruction per two probabilities and none to merge them. */
+static LLVMValueRef fl_f8_pack(flash *F, LLVMValueRef old, LLVMValueRef e0, LLVMValueRef e1,
+                               bool hi) {
+  cg_builder *cb = F->A->cb;
+  LLVMBuilderRef bl = F->A->b;
+  elem_type t = F->mm.in;
+  if (cg_f8_hardware(cb->target->info, t)) {
+    bool bf8 = t == ET_F8E5M2 || t == ET_F8E5M2FNUZ;
+    /* a new dword's other half is undefined: the second pair overwrites it (a 0 there would
+     * cost a register clear per dword) */
+    LLVMValueRef args[4] = {e0, e1, old ? old : LLVMGetUndef(cb->i32), LLVMConstInt(cb->i1, hi, 0)};
+    const char *name = bf8 ? "llvm.amdgcn.cvt.pk.bf8.f32" : "llvm.amdgcn.cvt.pk.fp8.f32";
+    return cg_intrinsic(cb, name, NULL, 0, args, 4);
+  }
+  LLVMValueRef x = LLVMGetUndef(LLVMVectorType(cb->f32, 2));
+  x = LLVMBuildInsertElement(bl, x, e0, i32c(F->A, 0), "");
+  x = LLVMBuildInsertElement(bl, x, e1, i32c(F->A, 1), "");
+  LLVMValueRef b2 = cg_f32_to_f8(cb, x, t);
+  if (!b2)
+    return NULL;
+  LLVMValueRef w = LLVMBuildZExt(bl, LLVMBuildBitCast(bl, b2, cb->i16, ""), cb->i32, "");
+  w = hi ? LLVMBuildShl(bl, w, i32c(F->A, 16), "") : w;
+  return old ? LLVMBuildOr(bl, old, w, "") : w;
+}
+
+/* P's dword w (four probabilities) as elements f .. f + 3 of the block's P vector pv. */
+static LLVMValueRef fl_f8_put(flash *F, LLVMValueRef pv, LLVMValueRef w, int f) {
+  LLVMBuilderRef bl = F->A->b;
+  LLVMValueRef b4 = LLVMBuildBitCast(bl, w, LLVMVectorType(F->ft, 4), "");
+  for (int i = 0; i < 4; i++)
+    pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, b4, i32c(F->A, i), ""),
+                                i32c(F->A, f + i), "");
+  return pv;
+}
+
+/* A 16-byte chunk of V (one key, `vv` columns) into its transposed rows from slot idx on, one
+ * byte per row, taken from the chunk's dwords by shifts: as bytes of a <16 x i8>, the chunk held
+ * across the loop's back edge is a bitcast in the pair loop's header that LLVM's cost model
+ * prices as 16 extractions, too large a header to rotate the loop (a loop test at the top and a
+ * copy of every loop-carried register at the bottom). */
+static void fl_f8_store_v(flash *F, LLVMValueRef v, LLVMValueRef idx) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef w = LLVMBuildBitCast(bl, v, LLVMVectorType(A->cb->i32, (unsigned)(F->vv / 4)), "");
+  for (int e = 0; e < F->vv; e++) {
+    LLVMValueRef x = LLVMBuildExtractElement(bl, w, i32c(A, e / 4), "");
+    x = LLVMBuildTrunc(bl, LLVMBuildLShr(bl, x, i32c(A, 8 * (e % 4)), ""), A->cb->i8, "");
+    cg_store(A->cb, x, at(A, F->ft, F->vb, LLVMBuildAdd(bl, idx, i32c(A, e * F->nk), "")), 1);
+  }
+}
+
+/* The fp8 path's V units: a lane loads 4 consecutive keys 4·q + r of 4·f8w columns (one 4-, 8-
+ * or 16-byte load per key), transposes the 4 x 4 byte tiles with v_perm_b32 (8 per tile) and
+ * writes each column's 4 keys as one dword, contiguous in its transposed row (fl_f8_vslot keeps
+ * runs of 4 keys together): per 16 bytes 4 loads, 8 permutes and 4 dword writes (two
+ * ds_write2_b32), where 16-byte chunks take 1 load, 16 byte writes and 8 shifts. f8w: as few
+ * dwords as give every lane of the work-group a unit. */
+static int fl_f8_units(flash *F, int w) { return (int)(F->nk / 4 * (F->A->Dv / (4 * w))); }
+
+static int fl_f8_width(flash *F) {
+  int w = 1;
+  while (w < 4 && fl_f8_units(F, w) > 64 * F->waves)
+    w *= 2;
+  return (fl_f8_units(F, w) + 64 * F->waves - 1) / (64 * F->waves) * 4 <= FL_MAX_CHUNKS ? w : 0;
+}
+
+static void fl_f8_stage_v(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef t0, bool clamp) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int w = F->f8w, units = fl_f8_units(F, w), wg = 64 * F->waves, per_key = (int)(A->Dv / (4 * w));
+  LLVMTypeRef lt = w == 1 ? A->cb->i32 : LLVMVectorType(A->cb->i32, (unsigned)w);
+  st->nv = 0;
+  for (int i = 0; i * wg < units; i++) {
+    LLVMValueRef u = LLVMBuildAdd(bl, F->flat, i32c(A, i * wg), "");
+    if ((i + 1) * wg > units) /* past the end: repeat the last unit (same value, same place) */
+      u = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, u, i32c(A, units), ""), u,
+                          i32c(A, units - 1), "");
+    LLVMValueRef q4 = LLVMBuildMul(bl, LLVMBuildUDiv(bl, u, i32c(A, per_key), ""), i32c(A, 4), "");
+    LLVMValueRef c0 = LLVMBuildURem(bl, u, i32c(A, per_key), "");
+    c0 = LLVMBuildMul(bl, c0, i32c(A, 4 * w), "");
+    LLVMValueRef c0i = LLVMBuildZExt(bl, c0, A->it, "");
+    for (int r = 0; r < 4; r++) {
+      LLVMValueRef j = LLVMBuildZExt(bl, LLVMBuildAdd(bl, q4, i32c(A, r), ""), A->it, "");
+      LLVMValueRef key = clamp ? LLVMBuildAdd(bl, t0, j, "") : j, srow = clamp ? NULL : t0;
+      LLVMValueRef x = bidx ? fl_load(F, A->v, 1, 2, bidx, key, c0i, 4 * w, srow) : NULL;
+      st->v[st->nv] = x ? LLVMBuildBitCast(bl, x, lt, "") : NULL;
+      /* the unit's first row and slot: column c0, keys from 4·q on */
+      LLVMValueRef row = LLVMBuildMul(bl, c0, i32c(A, F->nk), "");
+      st->vidx[st->nv++] = LLVMBuildAdd(bl, row, fl_f8_vslot(F, q4), "");
+    }
+  }
+}
+
+static LLVMValueRef fl_perm(flash *F, LLVMValueRef hi, LLVMValueRef lo, unsigned sel) {
+  LLVMValueRef args[3] = {hi, lo, LLVMConstInt(F->A->cb->i32, sel, 0)};
+  return cg_intrinsic(F->A->cb, "llvm.amdgcn.perm", NULL, 0, args, 3);
+}
+
+static void fl_f8_store_units(flash *F, const fl_stage *st, LLVMValueRef vofs) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  int w = F->f8w;
+  for (int i = 0; i + 4 <= st->nv; i += 4) {
+    LLVMValueRef base = LLVMBuildAdd(bl, vofs, st->vidx[i], "");
+    for (int t = 0; t < w; t++) {
+      LLVMValueRef a[4], lo[2], hi[2];
+      for (int r = 0; r < 4; r++)
+        a[r] = w == 1 ? st->v[i + r] : LLVMBuildExtractElement(bl, st->v[i + r], i32c(A, t), "");
+      /* key pairs interleaved: lo = bytes 0, 1 of both keys (b0 b0' b1 b1'), hi = bytes 2, 3 */
+      for (int h = 0; h < 2; h++) {
+        lo[h] = fl_perm(F, a[2 * h + 1], a[2 * h], 0x05010400);
+        hi[h] = fl_perm(F, a[2 * h + 1], a[2 * h], 0x07030602);
+      }
+      for (int c = 0; c < 4; c++) { /* column 4·t + c: its byte of keys 0 .. 3 */
+        LLVMValueRef *x = c < 2 ? lo : hi;
+        LLVMValueRef col = fl_perm(F, x[1], x[0], c % 2 ? 0x07060302 : 0x05040100);
+        if (!col)
+          return;
+        LLVMValueRef idx = LLVMBuildAdd(bl, base, i32c(A, (4 * t + c) * F->nk), "");
+        cg_store(A->cb, col, at(A, F->ft, F->vb, idx), 4);
+      }
+    }
+  }
+}
+
 /* clamp false: the rows are below L (the loads' scalar offsets carry the block's key). */
 static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRef tk, LLVMValueRef tv, bool clamp) {
   att *A = F->A;
@@ -925,6 +1088,10 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
     LLVMValueRef t0 = is_k ? tk : tv;
     if (!t0)
       continue;
+    if (!is_k && F->f8w) {
+      fl_f8_stage_v(F, st, bidx, t0, clamp);
+      continue;
+    }
     int64_t width = is_k ? A->D : A->Dv;
     int vec = is_k ? F->vk : F->vv, n = fl_chunks(F, width, vec);
     int64_t total = F->nk * width / vec;
@@ -942,7 +1109,8 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
        * graph itself weighs is, and P is exactly 0 there, so V needs no zeroing */
       LLVMValueRef idx = is_k     ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, F->dp), ""), d0, "")
                          : F->vtr ? LLVMBuildAdd(bl, LLVMBuildMul(bl, j, ic(A, A->Dv), ""), d0, "")
-                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""), j, "");
+                                  : LLVMBuildAdd(bl, LLVMBuildMul(bl, d0, ic(A, F->nk), ""),
+                                                 F->f8 ? fl_f8_vslot(F, j) : j, "");
       idx = LLVMBuildTrunc(bl, idx, A->cb->i32, "");
       if (is_k)
         st->k[i] = x, st->kidx[i] = idx;
@@ -961,12 +1129,13 @@ static void fl_hold(flash *F, fl_stage *st, bool keep) {
   att *A = F->A;
   for (int i = 0; i < st->nk + st->nv; i++) {
     LLVMValueRef *x = i < st->nk ? &st->k[i] : &st->v[i - st->nk];
-    int vec = i < st->nk ? F->vk : F->vv;
-    LLVMValueRef slot = LLVMBuildStructGEP2(A->b, LLVMGetAllocatedType(F->held_p), F->held_p, (unsigned)i, "");
+    int bytes = i < st->nk ? F->vk * fl_bytes(F) : F->f8w ? 4 * F->f8w : F->vv * fl_bytes(F);
+    LLVMTypeRef held_t = LLVMGetAllocatedType(F->held_p);
+    LLVMValueRef slot = LLVMBuildStructGEP2(A->b, held_t, F->held_p, (unsigned)i, "");
     if (keep)
-      cg_store(A->cb, *x, slot, (unsigned)(vec * fl_bytes(F)));
+      cg_store(A->cb, *x, slot, (unsigned)bytes);
     else
-      *x = cg_load(A->cb, LLVMVectorType(F->ft, (unsigned)vec), slot, (unsigned)(vec * fl_bytes(F)));
+      *x = cg_load(A->cb, LLVMStructGetTypeAtIndex(held_t, (unsigned)i), slot, (unsigned)bytes);
   }
 }
 
@@ -980,14 +1149,18 @@ static void fl_stage_store(flash *F, const fl_stage *st, LLVMValueRef kbuf, LLVM
   LLVMValueRef vofs = LLVMBuildMul(bl, vbuf, i32c(A, F->nk * A->Dv), "");
   for (int i = 0; i < st->nk; i++)
     cg_store(A->cb, st->k[i], at(A, F->ft, F->kb, LLVMBuildAdd(bl, kofs, st->kidx[i], "")), (unsigned)(F->vk * es));
-  for (int i = 0; i < st->nv && F->vtr; i++)
+  for (int i = 0; i < st->nv && F->vtr && !F->f8w; i++)
     cg_store(A->cb, st->v[i], at(A, F->ft, F->vb, LLVMBuildAdd(bl, vofs, st->vidx[i], "")), (unsigned)(F->vv * es));
-  for (int i = 0; i < st->nv && !F->vtr; i++)
-    for (int e = 0; e < F->vv; e++) {
+  for (int i = 0; i < st->nv && !F->vtr && !F->f8w; i++)
+    for (int e = 0; e < F->vv && !(F->f8 && F->vv % 4 == 0); e++) {
       LLVMValueRef x = LLVMBuildExtractElement(bl, st->v[i], i32c(A, e), "");
       LLVMValueRef idx = LLVMBuildAdd(bl, vofs, LLVMBuildAdd(bl, st->vidx[i], i32c(A, e * F->nk), ""), "");
       cg_store(A->cb, x, at(A, F->ft, F->vb, idx), (unsigned)es);
     }
+  for (int i = 0; i < st->nv && !F->vtr && F->f8 && !F->f8w && F->vv % 4 == 0; i++)
+    fl_f8_store_v(F, st->v[i], LLVMBuildAdd(bl, vofs, st->vidx[i], ""));
+  if (F->f8w)
+    fl_f8_store_units(F, st, vofs);
 }
 
 /* K's padding columns [D, dp) of both buffers are zero (Q's are too, but 0 x NaN is not 0). */
@@ -1084,8 +1257,9 @@ static bool fl_issue_bound(flash *F) {
 static bool flash_choice(att *A, flash *F) {
   elem_type t = A->q->type->elem;
   const target_info *ti = A->cb->target->info;
-  if ((t != ET_F16 && t != ET_BF16 && t != ET_F32) || A->kt->type->elem != t || A->v->type->elem != t ||
-      A->mm2->operands[0]->type->elem != t)
+  F->f8 = elem_type_is_f8(t);
+  if ((t != ET_F16 && t != ET_BF16 && t != ET_F32 && !F->f8) || A->kt->type->elem != t ||
+      A->v->type->elem != t || A->mm2->operands[0]->type->elem != t)
     return false;
   if (!gemm_mma_select(ti, t, 16, false, 16, 16, &F->mm) || !F->mm.row || F->mm.row->layout != MATRIX_MFMA)
     return false;
@@ -1094,12 +1268,19 @@ static bool flash_choice(att *A, flash *F) {
   /* long sequences take the larger block: half the per-block work (rescaling O, the row max's
    * exchanges, the barrier) per key */
   F->nk = A->L >= 2 * FL_BLOCK_KEYS && FL_BLOCK_KEYS * row_bytes <= ti->lds_bytes ? FL_BLOCK_KEYS : FL_KEYS;
+  /* the fp8 path's softmax is most of its issue (docs/kernels-attention.md): 128-key blocks halve
+   * the per-block work again (the max's exchange, alpha, the O rescale, the barrier) */
+  if (F->f8 && A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes)
+    F->nk = FL_MAX_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
-      A->D > 256 || lds > ti->lds_bytes || getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS"))
+      A->D > 256 || lds > ti->lds_bytes)
     return false;
+  if (!F->f8 && (getenv("TOSAC_ATTENTION_FMA") || getenv("TOSAC_ATTENTION_LDS")))
+    return false; /* the fp8 form has no other variant */
   F->waves = (int)((A->S + 15) / 16 < FL_WAVES ? (A->S + 15) / 16 : FL_WAVES);
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
   F->vtr = ti->lds_read_tr16 && elem_type_bytes(t) == 2 && F->mm.kl % 4 == 0;
+  F->f8w = F->f8 && F->vv == 16 ? fl_f8_width(F) : 0;
   F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
@@ -1107,7 +1288,7 @@ static bool flash_choice(att *A, flash *F) {
    * (u = 2^-b, x spread evenly in log scale over its binade); 2^bias = 1 + that makes P's error
    * zero on average, and the row sum, taken from the same exponentials, carries the same factor */
   double u = t == ET_F16 ? 0x1p-10 : 0x1p-7;
-  F->bias = t == ET_F32 || ti->cvt_pk_rne ? 0 : log2(1 + u / (4 * 0.6931471805599453));
+  F->bias = t == ET_F32 || F->f8 || ti->cvt_pk_rne ? 0 : log2(1 + u / (4 * 0.6931471805599453));
   return fl_chunks(F, A->D, F->vk) <= FL_MAX_CHUNKS && fl_chunks(F, A->Dv, F->vv) <= FL_MAX_CHUNKS;
 }
 
@@ -1139,6 +1320,20 @@ static void fl_v_frags_tr(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n)
   }
 }
 
+/* The fp8 path's Vᵀ fragments: step s of a lane is the 8 bytes at slot 32·s + 8·g of row
+ * 16·n + col (fl_f8_vslot). */
+static void fl_f8_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
+  att *A = F->A;
+  LLVMBuilderRef bl = A->b;
+  LLVMValueRef row = LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), "");
+  row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, row, i32c(A, F->nk), ""), "");
+  row = LLVMBuildAdd(bl, row, LLVMBuildMul(bl, F->g, i32c(A, 8), ""), "");
+  for (int s = 0; s < F->nk / F->mm.k; s++) {
+    LLVMValueRef start = LLVMBuildAdd(bl, row, i32c(A, 32 * s), "");
+    vf[s] = fl_frag(F, F->vb, &start, 1, F->mm.kl);
+  }
+}
+
 /* Element f of a lane's P sequence (block f / 4, accumulator f % 4) is key 16·(f / 4) + 4·g +
  * f % 4 of the block: the order of the Pᵀ B fragments, and of the Vᵀ A fragments that match. */
 static void fl_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
@@ -1147,6 +1342,10 @@ static void fl_v_frags(flash *F, LLVMValueRef *vf, LLVMValueRef vbase, int n) {
   int kl = F->mm.kl, run = kl < 4 ? kl : 4, runs = kl / run;
   if (F->vtr) {
     fl_v_frags_tr(F, vf, vbase, n);
+    return;
+  }
+  if (F->f8) {
+    fl_f8_v_frags(F, vf, vbase, n);
     return;
   }
   LLVMValueRef row = LLVMBuildAdd(bl, vbase, LLVMBuildMul(bl, LLVMBuildAdd(bl, F->col, i32c(A, 16 * n), ""), i32c(A, F->nk), ""), "");
@@ -1395,7 +1594,7 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), ms, "") : LLVMBuildFNeg(bl, ms, "");
   LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
-  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p));
+  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
   for (int h = 0; h < 2; h++) {
     c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
     n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
@@ -1411,11 +1610,17 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
         return false;
       e2 = LLVMBuildInsertElement(bl, e2, e[h], i32c(A, h), "");
     }
-    LLVMValueRef pk = fl_pack(F, e[0], e[1]);
-    if (!pk)
-      return false;
-    for (int h = 0; h < 2; h++)
-      pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
+    if (F->f8) { /* four probabilities per dword of fp8 bytes */
+      if (!(w = fl_f8_pack(F, f % 4 ? w : NULL, e[0], e[1], f % 4 != 0)))
+        return false;
+      pv = f % 4 ? fl_f8_put(F, pv, w, f - 2) : pv;
+    } else {
+      LLVMValueRef pk = fl_pack(F, e[0], e[1]);
+      if (!pk)
+        return false;
+      for (int h = 0; h < 2; h++)
+        pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
+    }
     sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
   }
   LLVMValueRef sum = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
@@ -1471,7 +1676,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   }
   gemm_mma *mm = &F->mm;
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
-  F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : cb->f32;
+  F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : F->f8 ? cb->i8 : cb->f32;
   int rows = 16 * F->waves, wg = 64 * F->waves;
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
   att_flash_begin(A, info, wg, groups);
@@ -1513,8 +1718,9 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
       LLVMValueRef d = LLVMBuildZExt(bl, LLVMBuildAdd(bl, kofs, i32c(A, s * mm->k + e), ""), A->it, "");
       LLVMValueRef din = LLVMBuildICmp(bl, LLVMIntSLT, d, ic(A, A->D), "");
       LLVMValueRef co[3] = {b, qc, LLVMBuildSelect(bl, din, d, ic(A, A->D - 1), "")};
-      LLVMValueRef x = LLVMBuildSelect(bl, din, load_operand(A, A->q, co), f32c(A, 0), "");
-      qf[s] = LLVMBuildInsertElement(bl, qf[s], to_frag(A, &F->mm, x), i32c(A, e), "");
+      LLVMValueRef x = F->f8 ? fl_f8_q(F, co, din)
+                             : LLVMBuildSelect(bl, din, load_operand(A, A->q, co), f32c(A, 0), "");
+      qf[s] = LLVMBuildInsertElement(bl, qf[s], F->f8 ? x : to_frag(A, &F->mm, x), i32c(A, e), "");
     }
   }
   fl_zero_pad(F);

@@ -27,6 +27,7 @@ bool part_attention_disabled(void) {
 
 typedef struct matcher {
   const graph *g;
+  const target_info *t;
   const char *live;
   const int *use_start, *uses;
   const char *is_result;
@@ -70,6 +71,22 @@ static bool last_axis(const op *o) {
 static bool float3(const value *v) {
   return v->type->rank == 3 && elem_type_is_float(v->type->elem) && !elem_type_is_f8(v->type->elem) &&
          v->type->elem != ET_F64;
+}
+
+/* The fp8 form (docs/kernels-attention.md "The fp8 path"): Q, K and V in the 8-bit float type
+ * `et`, and P cast to it for the second matmul, on a target with a 16 x 16 MFMA for that type
+ * (FNUZ types on gfx942, OCP ones on gfx950), whose flash kernel is then the only variant: its
+ * Vᵀ fragments need Dv in whole 16-column tiles. Elsewhere the ops stay unfused. */
+static bool fp8_operand(const matcher *m, const value *v, elem_type et) {
+  if (v->type->rank != 3 || v->type->elem != et || !elem_type_is_f8(et))
+    return false;
+  for (int i = 0; i < target_matrix_count; i++) {
+    const target_matrix *r = &target_matrix_table[i];
+    if (!strcmp(r->target, m->t->name) && r->in == et && r->layout == MATRIX_MFMA && r->m == 16 &&
+        r->n == 16)
+      return true;
+  }
+  return false;
 }
 
 /* Elementwise ops allowed between the first matmul and the softmax: they are evaluated per
@@ -142,7 +159,12 @@ static bool absorb_out(matcher *m, const value *x) {
 static bool match_from(matcher *m, const op *mm) {
   m->nops = 0;
   const value *q = mm->operands[0], *kt = mm->operands[1];
-  if (!float3(q) || !float3(kt) || !take(m, mm))
+  elem_type f8 = elem_type_is_f8(q->type->elem) ? q->type->elem : ET_F32; /* ET_F32: no fp8 form */
+  bool fp8 = f8 != ET_F32;
+  if (fp8 ? !fp8_operand(m, q, f8) || !fp8_operand(m, kt, f8) || !float3(mm->results[0])
+          : !float3(q) || !float3(kt))
+    return false;
+  if (!take(m, mm))
     return false;
   const value *s = mm->results[0];
   const op *u;
@@ -187,11 +209,15 @@ static bool match_from(matcher *m, const op *mm) {
     p = u->results[0];
     u = only_reader(m, p);
   }
-  if (!u || u->kind != OP_MATMUL || u->operands[0] != p || !float3(u->operands[1]) || !take(m, u))
+  /* the fp8 form's P is cast to the operands' type; without it P stays a float3 */
+  if (!u || u->kind != OP_MATMUL || u->operands[0] != p || !take(m, u))
+    return false;
+  if (fp8 ? !fp8_operand(m, p, f8) || !fp8_operand(m, u->operands[1], f8) || !float3(u->results[0])
+          : !float3(u->operands[1]))
     return false;
   const value *o = u->results[0], *v = u->operands[1];
   if (v->type->dims[1] != kt->type->dims[2] || q->type->dims[2] > PART_ATTENTION_MAX_HEAD ||
-      v->type->dims[2] > PART_ATTENTION_MAX_HEAD)
+      v->type->dims[2] > PART_ATTENTION_MAX_HEAD || (fp8 && v->type->dims[2] % 16))
     return false;
   const op *c = only_reader(m, o);
   if (c && c->kind == OP_CAST && float3(c->results[0])) {
@@ -208,13 +234,13 @@ static int cmp_op_id(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
-                        const char *is_result, int *att) {
+int part_attention_find(const graph *g, const target_info *t, const char *live, const int *use_start,
+                        const int *uses, const char *is_result, int *att) {
   for (int i = 0; i < g->nops; i++)
     att[g->ops[i]->id] = -1;
   if (part_attention_disabled() || part_fusion_disabled())
     return 0;
-  matcher m = {.g = g, .live = live, .use_start = use_start, .uses = uses, .is_result = is_result};
+  matcher m = {.g = g, .t = t, .live = live, .use_start = use_start, .uses = uses, .is_result = is_result};
   int n = 0;
   for (int i = 0; i < g->nops; i++) {
     const op *o = g->ops[i];

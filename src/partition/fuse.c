@@ -861,7 +861,7 @@ int part_fuse(arena *keep, const graph *g, const target_info *t, int *group_of) 
   s.att = calloc(n + 1, sizeof(int));
   if (!s.att)
     abort();
-  int npat = part_attention_find(g, live, s.use_start, s.uses, is_result, s.att);
+  int npat = part_attention_find(g, t, live, s.use_start, s.uses, is_result, s.att);
   npat = part_rownorm_find(ua, g, live, s.use_start, s.uses, is_result, s.att, npat);
   npat = part_mx_find(g, t, live, s.use_start, s.uses, is_result, s.att, npat);
   if (!npat) { /* no pattern: the table is not read */

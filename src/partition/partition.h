@@ -25,11 +25,12 @@ int part_fuse(arena *a, const graph *g, const target_info *t, int *group_of);
 
 /* attention.c: attention chains (matmul, score ops, softmax, matmul) that become one
  * flash-attention kernel. att[op id] = the pattern's number, -1 for other ops; returns the
- * number of patterns. use_start/uses: the live and dead readers of every value (CSR);
- * is_result: per value id. TOSAC_NO_ATTENTION_FUSION=1 (or TOSAC_NO_FUSION=1) finds none. */
+ * number of patterns. fp8 operands only where target t has their MFMA. use_start/uses: the live
+ * and dead readers of every value (CSR); is_result: per value id. TOSAC_NO_ATTENTION_FUSION=1
+ * (or TOSAC_NO_FUSION=1) finds none. */
 #define PART_ATTENTION_MAX_HEAD 128 /* head dimensions the attention kernel keeps in registers */
-int part_attention_find(const graph *g, const char *live, const int *use_start, const int *uses,
-                        const char *is_result, int *att);
+int part_attention_find(const graph *g, const target_info *t, const char *live, const int *use_start,
+                        const int *uses, const char *is_result, int *att);
 bool part_attention_disabled(void);
 /* Is attention kernel k's score chain masked causally by a constant
  * (docs/partitioning.md "Causal masks")? *offset: the o of "key j of query i is

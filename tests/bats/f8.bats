@@ -299,15 +299,34 @@ print(len(ks), len(mi), bool(re.fullmatch(r'v_mfma_f32_(32x32x16|16x16x32)_$mn',
   done
 }
 
-@test "fp8 attention as gen_attention.py writes it (f16 scores, f32 softmax, P cast to fp8): separate kernels on the fp8 targets, the matmul refused elsewhere" {
-  # docs/kernels-attention.md: the pattern does not take fp8 operands, so the graph compiles as
-  # its parts: the scores GEMM, the softmax row kernel, P's cast to fp8 (an elementwise kernel on
-  # the packed conversion), the P.V GEMM; targets without the type's fp8 MFMA refuse the first
-  # matmul
+@test "fp8 attention as gen_attention.py writes it (f16 scores, f32 softmax, P cast to fp8): one flash kernel on the fp8 targets, the matmul's error elsewhere" {
+  # docs/kernels-attention.md "The fp8 path"; attention_fp8.bats checks the results. Targets
+  # without the type's fp8 MFMA keep the ops unfused and refuse the first matmul
+  local p arch et want
+  for p in gfx942:f8E4M3FNUZ:ok gfx950:f8E4M3FN:ok gfx950:f8E5M2:ok gfx1100:f8E4M3FN:err gfx1030:f8E4M3FNUZ:err gfx942:f8E4M3FN:err; do
+    IFS=: read -r arch et want <<< "$p"
+    /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 2 37 16 "$et" > "$BATS_TEST_TMPDIR/a.mlir"
+    run "$B/bin/tosac" "$BATS_TEST_TMPDIR/a.mlir" --offload-arch="$arch" -o "$BATS_TEST_TMPDIR/a.hipfb" --manifest="$BATS_TEST_TMPDIR/a.json"
+    if [ "$want" = ok ]; then
+      assert_success
+      run /usr/bin/python3 -c "import json; print([k['name'] for k in json.load(open('$BATS_TEST_TMPDIR/a.json'))['targets'][0]['kernels']])"
+      assert_output "['tosac_k0_attention']"
+      rm -f "$BATS_TEST_TMPDIR/a.hipfb" "$BATS_TEST_TMPDIR/a.json"
+    else
+      assert_failure
+      assert_output --partial "a.mlir:6:10: error: $et inputs need an fp8 matrix instruction and $arch has none"
+      [ ! -e "$BATS_TEST_TMPDIR/a.hipfb" ]
+    fi
+  done
+}
+
+@test "fp8 attention with a head size the flash kernel does not take (24): separate kernels on the fp8 targets" {
+  # the scores GEMM, the softmax row kernel, P's cast to fp8 (an elementwise kernel on the packed
+  # conversion), the P.V GEMM
   local p arch et mn cvt
   for p in gfx942:f8E4M3FNUZ:fp8:fp8 gfx950:f8E4M3FN:fp8:fp8 gfx950:f8E5M2:bf8:bf8; do
     IFS=: read -r arch et mn cvt <<< "$p"
-    /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 2 37 16 "$et" > "$BATS_TEST_TMPDIR/a.mlir"
+    /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 2 37 24 "$et" > "$BATS_TEST_TMPDIR/a.mlir"
     run "$B/bin/tosac" "$BATS_TEST_TMPDIR/a.mlir" --offload-arch="$arch" -o "$BATS_TEST_TMPDIR/a.hipfb" \
       --manifest="$BATS_TEST_TMPDIR/a.json"
     assert_success
@@ -320,14 +339,6 @@ print(t['kernel_count'], ' '.join(k['name'][6:] for k in t['kernels']),
     assert_success
     run grep -c "v_cvt_pk_${cvt}_f32" "$BATS_TEST_TMPDIR/a.s"
     assert_success
-  done
-  for p in gfx1100:f8E4M3FN gfx1030:f8E4M3FNUZ gfx942:f8E4M3FN; do
-    IFS=: read -r arch et <<< "$p"
-    /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 2 37 16 "$et" > "$BATS_TEST_TMPDIR/a.mlir"
-    run "$B/bin/tosac" "$BATS_TEST_TMPDIR/a.mlir" --offload-arch="$arch" -o "$BATS_TEST_TMPDIR/e.hipfb"
-    assert_failure
-    assert_output --partial "a.mlir:6:10: error: $et inputs need an fp8 matrix instruction and $arch has none"
-    [ ! -e "$BATS_TEST_TMPDIR/e.hipfb" ]
   done
 }
 

@@ -54,6 +54,14 @@ EOF2
   /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 8 1024 128 bf16 > attbf128.mlir
   "$TOSAC" attbf128.mlir --offload-arch=gfx942,gfx950 -o attbf128.hipfb
   "$TOSAC" "$ROOT/samples/attention.mlir" --offload-arch=gfx942,gfx1100,gfx1030 -o sample.hipfb
+  # fp8 attention (FNUZ types on gfx942, OCP types on gfx950), head size 64 and 128
+  local d
+  for d in 64 128; do
+    /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 8 1024 $d f8E4M3FNUZ > att8fnuz$d.mlir
+    /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 8 1024 $d f8E4M3FN > att8ocp$d.mlir
+    "$TOSAC" att8fnuz$d.mlir --offload-arch=gfx942 -o att8fnuz$d.hipfb
+    "$TOSAC" att8ocp$d.mlir --offload-arch=gfx950 -o att8ocp$d.hipfb
+  done
   # (-fno-fold-constants: the tile of a constant stays a data kernel instead of a constant)
   TOSAC_IM2COL=1 TOSAC_SPLIT_K_FORM=combine "$TOSAC" fam.mlir --offload-arch=gfx942,gfx1100,gfx1030 -fno-fold-constants -o fam.hipfb
   "$TOSAC" red.mlir --offload-arch=gfx942,gfx1030 -o red.hipfb
@@ -111,6 +119,27 @@ mca_share_within() {
   mca_share_within attbf128.hipfb gfx950 62 84
   # the check fails on a figure outside its bounds
   run mca_share_within att.hipfb gfx942 70 90
+  assert_failure
+}
+
+@test "fp8 attention: the flash loop's row (issue model) and its llvm-mca matrix share per target and head size" {
+  # the main loop is a pair of 128-key blocks: 66 v_exp (32 scores per lane of each block, and
+  # alpha), 64 fp8 MFMAs; the report's type column is the largest buffer's (the f16 result)
+  run "$Q" quality att8fnuz64.hipfb --no-mca
+  assert_success
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +204 +0 +32768 +2 +0 +436 +1680\.0 +issue +61\.0 +66 +271 +3\.20 +26% mma +mma$'
+  run "$Q" quality att8ocp64.hipfb --no-mca
+  assert_success
+  assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +202 +0 +32768 +2 +0 +439 +1728\.0 +issue +59\.3 +66 +270 +2\.88 +30% mma +mma$'
+  # lower bounds just below the measured figures (gfx942 56.4 % for head 64, 72.7 % for head
+  # 128; gfx950 52.1 %, 72.4 %), upper bounds the bound of the fp8 loop's structure
+  # (docs/kernels-attention.md "The fp8 path": 71.1 % and 98.5 % on both targets)
+  command -v llvm-mca-22 || skip "no llvm-mca-22"
+  mca_share_within att8fnuz64.hipfb gfx942 56 71.1
+  mca_share_within att8fnuz128.hipfb gfx942 72 98.5
+  mca_share_within att8ocp64.hipfb gfx950 51.5 71.1
+  mca_share_within att8ocp128.hipfb gfx950 72 98.5
+  run mca_share_within att8fnuz64.hipfb gfx942 57 71.1
   assert_failure
 }
 

@@ -3,6 +3,9 @@
 
   gen_masked_attention.py HEADS S L D [--form=add|neginf|select] [--dtype=f32|f16|bf16]
                           [--near] [--reshape] > graph.mlir
+  --dtype=f8E4M3FN|f8E5M2|f8E4M3FNUZ|f8E5M2FNUZ: the fp8 form (docs/kernels-attention.md): Q, K, V
+  in that type, the first matmul's f16 scores cast to f32, the softmax and mask in f32, P cast to
+  the fp8 type, the second matmul's result f16
 
 Q [HEADS, S, D], K [HEADS, L, D] (transposed by tosa.transpose), V [HEADS, L, D]; scores * 1/sqrt(D),
 then the mask: query i sees keys j <= i + L - S (the last S of L tokens, a KV cache longer than
@@ -21,11 +24,14 @@ ap.add_argument("s", type=int)
 ap.add_argument("l", type=int)
 ap.add_argument("d", type=int)
 ap.add_argument("--form", default="add", choices=["add", "neginf", "select"])
-ap.add_argument("--dtype", default="f32", choices=["f32", "f16", "bf16"])
+F8 = ["f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ"]
+ap.add_argument("--dtype", default="f32", choices=["f32", "f16", "bf16"] + F8)
 ap.add_argument("--near", action="store_true")
 ap.add_argument("--reshape", action="store_true")
 o = ap.parse_args()
-h, s, L, d, t = o.h, o.s, o.l, o.d, o.dtype
+h, s, L, d, t8 = o.h, o.s, o.l, o.d, o.dtype
+f8 = t8 in F8
+t = "f32" if f8 else t8  # the scores' and the softmax's type
 
 
 def T(*dims, e=None):
@@ -46,7 +52,8 @@ def hexdata(a):
 masked = np.triu(np.ones((s, L), bool), 1 + L - s)
 if o.near:
     masked[0, L - 1] = False
-q, kt, k, sc, row = T(h, s, d), T(h, d, L), T(h, L, d), T(h, s, L), T(h, s, 1)
+q, kt, k, sc, row = T(h, s, d, e=t8), T(h, d, L, e=t8), T(h, L, d, e=t8), T(h, s, L), T(h, s, 1)
+res, zt = T(h, s, d, e="f16" if f8 else t8), T(1, e=t8)
 mshape = (s, L) if o.reshape else (1, s, L)
 lines = []
 if o.form == "select":
@@ -68,17 +75,27 @@ if o.form == "select":
     lines.append(f"  %sm = tosa.select %m3, %ss, %ninf : ({m3}, {sc}, {T(1, 1, 1)}) -> {sc}")
 else:
     lines.append(f"  %sm = tosa.add %ss, %m3 : ({sc}, {m3}) -> {sc}")
-err = {"f32": 1e-4, "f16": 4e-2, "bf16": 2.5e-1}[t]
+# fp8: P rounded to 2^-m relative (m = 4 for E4M3, 3 for E5M2) in the graph (normalised) and in the
+# kernel (before the normalisation), each |o - o_exact| <= 2^-m max|v| = 2^-m (v in [-1, 1])
+err = {"f32": 1e-4, "f16": 4e-2, "bf16": 2.5e-1}[t8] if not f8 else 2 * 2.0 ** -(4 if "E4M3" in t8 else 3)
+if f8:
+    mm1 = (f"  %s16 = tosa.matmul %q, %kt, %zp, %zp : ({q}, {kt}, {zt}, {zt}) -> {T(h, s, L, e='f16')}\n"
+           f"  %s = tosa.cast %s16 : ({T(h, s, L, e='f16')}) -> {sc}")
+    mm2 = (f"  %p8 = tosa.cast %p : ({sc}) -> {T(h, s, L, e=t8)}\n"
+           f"  %o = tosa.matmul %p8, %v, %zp, %zp : ({T(h, s, L, e=t8)}, {k}, {zt}, {zt}) -> {res}")
+else:
+    mm1 = f"  %s = tosa.matmul %q, %kt, %zp, %zp : ({q}, {kt}, {zt}, {zt}) -> {sc}"
+    mm2 = f"  %o = tosa.matmul %p, %v, %zp, %zp : ({sc}, {k}, {zt}, {zt}) -> {res}"
 print(f"""// oracle: arg 0 -1 1
 // oracle: arg 1 -1 1
 // oracle: arg 2 -1 1
 // oracle: result 0 err {err}
-func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {q} {{
+func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {res} {{
   %sh = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
-  %zp = "tosa.const"() <{{values = dense<0.0> : {T(1)}}}> : () -> {T(1)}
+  %zp = "tosa.const"() <{{values = dense<0.0> : {zt}}}> : () -> {zt}
   %scale = "tosa.const"() <{{values = {hexdata([[[1.0 / d ** 0.5]]])} : {T(1, 1, 1)}}}> : () -> {T(1, 1, 1)}
   %kt = tosa.transpose %k {{perms = array<i32: 0, 2, 1>}} : ({k}) -> {kt}
-  %s = tosa.matmul %q, %kt, %zp, %zp : ({q}, {kt}, {T(1)}, {T(1)}) -> {sc}
+{mm1}
   %ss = tosa.mul %s, %scale, %sh : ({sc}, {T(1, 1, 1)}, tensor<1xi8>) -> {sc}
 """ + "\n".join(lines) + f"""
   %m = tosa.reduce_max %sm {{axis = 2 : i32}} : ({sc}) -> {row}
@@ -87,6 +104,6 @@ func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {q} {{
   %sum = tosa.reduce_sum %e {{axis = 2 : i32}} : ({sc}) -> {row}
   %r = tosa.reciprocal %sum : ({row}) -> {row}
   %p = tosa.mul %e, %r, %sh : ({sc}, {row}, tensor<1xi8>) -> {sc}
-  %o = tosa.matmul %p, %v, %zp, %zp : ({sc}, {k}, {T(1)}, {T(1)}) -> {q}
-  return %o : {q}
+{mm2}
+  return %o : {res}
 }}""")
