@@ -305,9 +305,10 @@ print(2 * r.randint(700, 1500) + 1, 8 * (2 * r.randint(20, 40) + 1))" "$seed")
   [ "$(echo "$output" | cut -d' ' -f5)" -ge 2 ]
   check d.mlir gfx942,gfx1100,gfx1030 --seed="$seed" --atol 2e-3
   TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir check d.mlir gfx942,gfx1100,gfx1030 --seed="$seed" --atol 2e-3
-  # GPT-2's second MLP projection (1x3072 -> 768): split 28 ways on gfx942, which puts all of its
-  # 4.7 MB in flight (26 ways, when the split was priced as a second launch, left it at 1.5 us,
-  # 61 %); its last work-group's reduction (three coherent-cache latencies) is what remains
+  # GPT-2's second MLP projection (1x3072 -> 768): split 28 ways on gfx942, 56 work-groups with
+  # 3.7 MB in flight, bandwidth x latency (26 ways, when the split was priced as a second launch,
+  # left it at 1.5 us, 61 %); its last work-group's reduction (three coherent-cache latencies)
+  # is what remains
   /usr/bin/python3 "$GEN" matmul f16 1 1 3072 768 > fc2.mlir
   "$TOSAC" fc2.mlir --offload-arch=gfx942 -o fc2.hipfb
   run kernels fc2.json gfx942
