@@ -290,7 +290,7 @@ print('valid')" "$ROOT/schema/manifest.schema.json"
   check t.mlir gfx942,gfx1030 --atol 1e-3
 }
 
-@test "decode-sized projections (M = 1, f16, odd K): split by the estimate with the last work-group's reduction counted, all of B in flight; oracle on gfx942, gfx1100, gfx1030 in both executors" {
+@test "decode-sized projections (M = 1, f16, odd K): split by the estimate with the last work-group's reduction counted; oracle on gfx942, gfx1100, gfx1030 in both executors" {
   seed="${GEMV_SEED:-$(date +%s)}"
   echo "GEMV_SEED=$seed"
   read -r k n < <(/usr/bin/python3 -c "
