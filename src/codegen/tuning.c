@@ -929,7 +929,7 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
  * at most (bytes in flight) / latency; a work-group keeps one block per lane of its waves in
  * flight (no more than the blocks it has), and a CU holds as many work-groups as its registers
  * allow, at most two, so a few work-groups cannot reach the bandwidth. Splitting K makes more of
- * them but adds the partials' round trip (written here, read by the combine kernel) and a launch.
+ * them but adds the partials (written here) and their reduction (split_combine_cycles).
  * The multiply-adds' issue time bounds it from below. */
 #define GEMV_GROUPS_PER_CU 2
 #define GEMV_MIN_BLOCKS 1
@@ -937,8 +937,8 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
 #define GEMV_OTHER_VGPRS 32
 /* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
 #define GEMV_A_SGPRS 64
-static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s,
-                        bool *doubtful) {
+static double gemv_stream(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s,
+                          bool *doubtful) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
   int es = elem_type_bytes(pb->in);
   int64_t lane = gemv_lane_bytes(pb, P), nacc = pb->b_kcontig ? pb->m : pb->m * P->vb;
@@ -957,7 +957,7 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
   double active = (double)(wg < t->cus ? wg : t->cus);
   double inflight = active * (double)lane * busy * t->wave_size * (double)(per_cu < cap ? per_cu : cap);
   double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * es;
-  double bytes = base + (s > 1 ? 2.0 * (double)s * pb->batch * pb->m * pb->n * 4 : 0);
+  double bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0); /* the partials written */
   /* no more in flight than there is to read: one latency at least */
   double time = cg_tune_memory_cycles(t, bytes, inflight) * 1e3 / t->clock_mhz;
   /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
@@ -976,7 +976,15 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
   *doubtful = issue + a_cvt > time || regs > 256 || fit < 1;
   if (issue > time)
     time = issue;
-  return s > 1 ? time + t->launch_ns : time; /* the combine kernel's launch */
+  return time;
+}
+
+/* With the split's reduction in the form it will get (cg_tune_splitk_form): the last work-group's
+ * fence, atomic and partial reads, or the combine kernel's launch and pass. */
+static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s,
+                        bool *doubtful) {
+  double time = gemv_stream(t, pb, P, s, doubtful);
+  return s > 1 ? time + split_combine_cycles(t, pb, P, s) * 1e3 / t->clock_mhz : time;
 }
 
 /* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
@@ -1024,7 +1032,7 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
   double best;
   bool ib;
   int s = gemv_split_time(t, pb, out, &best, &ib);
-  double kernel = s ? best - t->launch_ns : best; /* without the combine kernel's launch */
+  double kernel = gemv_stream(t, pb, out, s ? s : 1, &ib); /* B streamed, without the reduction */
   for (int narrow = 1; narrow <= (pb->b_kcontig ? 1 : 4); narrow *= 2)
     for (int unroll = 1; unroll <= 4; unroll *= 2) {
       gemm_params P = *out;
@@ -1033,11 +1041,15 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
       gemv_shape(t, pb, unroll, narrow, &P);
       double time;
       int ps = gemv_split_time(t, pb, &P, &time, &ib);
-      double pk = ps ? time - t->launch_ns : time;
-      /* better with the second launch counted (an assumed cost), not worse without it, and
-       * neither issue bound nor short of registers by the estimate */
+      bool sib;
+      double pk = gemv_stream(t, pb, &P, ps ? ps : 1, &sib);
+      /* better with the split's reduction counted, not streaming B slower than the base choice
+       * without it (else a longer block or narrower columns would trade the reduction for a grid
+       * of few work-groups that each stream far more of B, which Little's law, without a per-CU
+       * load rate, rates too well), and neither issue bound nor short of registers by the
+       * estimate */
       if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && !ib && time < best * 0.98 &&
-          pk <= kernel)
+          pk <= kernel * 1.001) /* equal but for rounding: both at one latency */
         best = time, kernel = pk, *out = P;
     }
 }

@@ -214,8 +214,8 @@ print(body.count('global_load_dwordx4') + 1)" cls.s
   assert_output "gemv 16 64 8 1 heuristic"
   run kernels m16.json gfx1030
   assert_output "gemv 16 32 8 1 heuristic"
-  run kernels m16.json gfx942
-  assert_output "gemv 16 128 8 1 heuristic"
+  run kernels m16.json gfx942 # and a two-way split, reduced by the last work-group
+  assert_output "gemv 16 128 8 2 heuristic"
   check m16.mlir gfx942,gfx1100,gfx1030 --atol 1e-3
   run kernels m17.json gfx942
   assert_output --regexp '^v_mfma_'
@@ -288,4 +288,31 @@ print('valid')" "$ROOT/schema/manifest.schema.json"
   run kernels t.json gfx942
   assert_output --regexp ' db$'
   check t.mlir gfx942,gfx1030 --atol 1e-3
+}
+
+@test "decode-sized projections (M = 1, f16, odd K): split by the estimate with the last work-group's reduction counted; oracle on gfx942, gfx1100, gfx1030 in both executors" {
+  seed="${GEMV_SEED:-$(date +%s)}"
+  echo "GEMV_SEED=$seed"
+  read -r k n < <(/usr/bin/python3 -c "
+import random, sys
+r = random.Random(int(sys.argv[1]))
+print(2 * r.randint(700, 1500) + 1, 8 * (2 * r.randint(20, 40) + 1))" "$seed")
+  echo "K=$k N=$n"
+  /usr/bin/python3 "$GEN" matmul f16 1 1 $k $n > d.mlir
+  "$TOSAC" d.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o d.hipfb
+  run kernels d.json gfx942
+  assert_output --regexp '^gemv 1 512 [0-9]+ [0-9]+ heuristic$'
+  [ "$(echo "$output" | cut -d' ' -f5)" -ge 2 ]
+  check d.mlir gfx942,gfx1100,gfx1030 --seed="$seed" --atol 2e-3
+  TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir check d.mlir gfx942,gfx1100,gfx1030 --seed="$seed" --atol 2e-3
+  # GPT-2's second MLP projection (1x3072 -> 768): split 28 ways on gfx942, 56 work-groups with
+  # 3.7 MB in flight, bandwidth x latency (26 ways, when the split was priced as a second launch,
+  # left it at 1.5 us, 61 %); its last work-group's reduction (three coherent-cache latencies)
+  # is what remains
+  /usr/bin/python3 "$GEN" matmul f16 1 1 3072 768 > fc2.mlir
+  "$TOSAC" fc2.mlir --offload-arch=gfx942 -o fc2.hipfb
+  run kernels fc2.json gfx942
+  assert_output "gemv 1 512 8 28 heuristic"
+  run "$BUNDLE" quality fc2.hipfb --no-mca
+  assert_line --regexp '^gfx942 +matmul:1x1x768x3072:f16:a3072:b768n +f16 +1x512x8/1x512/s28 +fma +.* gemv +[0-9.]+ +1\.4 +6[2-9]% mem +100% -$'
 }
