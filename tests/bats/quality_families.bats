@@ -127,10 +127,10 @@ mca_share_within() {
   # alpha), 64 fp8 MFMAs; the report's type column is the largest buffer's (the f16 result)
   run "$Q" quality att8fnuz64.hipfb --no-mca
   assert_success
-  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +200 +0 +32768 +2 +0 +427 +1596\.0 +issue +64\.2 +66 +269 +3\.04 +27% mma +mma$'
+  assert_line --regexp '^gfx942 +attention +tosac_k0_attention +8x1024x1024x64x64 +f8E4M3FNUZ +200 +0 +32768 +2 +0 +427 +1596\.0 +issue +64\.2 +66 +269 +3\.04 +27% mma +mma$'
   run "$Q" quality att8ocp64.hipfb --no-mca
   assert_success
-  assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f16 +204 +0 +32768 +2 +0 +445 +1672\.0 +issue +61\.2 +66 +272 +2\.79 +31% mma +mma$'
+  assert_line --regexp '^gfx950 +attention +tosac_k0_attention +8x1024x1024x64x64 +f8E4M3FN +204 +0 +32768 +2 +0 +445 +1672\.0 +issue +61\.2 +66 +272 +2\.79 +31% mma +mma$'
   # lower bounds just below the measured figures (gfx942 58.3 % for head 64, 72.7 % for head
   # 128; gfx950 54.2 %, 72.3 %), upper bounds the bound of the fp8 loop's structure
   # (docs/kernels-attention.md "The fp8 path": 71.1 % and 98.5 % on both targets)

@@ -84,7 +84,7 @@ void tb_family_header(FILE *out) {
 }
 
 typedef struct fam_row {
-  char problem[64], type[8], model[16], limit[8], share[8];
+  char problem[64], type[16], model[16], limit[8], share[8];
   int loop_len, nexp, nvalu;
   double loop_cycles, est_cycles, ideal_cycles;
   bool mma_roof; /* the roofline is the matrix (FMA) peak, not the memory */
@@ -183,6 +183,7 @@ static bool attention_model(const tb_quality_options *o, const target_info *t, c
   if (sscanf(tb_jstr(tun, "problem"), "attention:%lldx%lldx%lldx%lldx%lld:%15s", &B, &S, &L, &D, &Dv, type) != 6)
     return false;
   snprintf(r->problem, sizeof r->problem, "%lldx%lldx%lldx%lldx%lld", B, S, L, D, Dv);
+  snprintf(r->type, sizeof r->type, "%s", type); /* Q's and K's, not the largest buffer's */
   const char *instr = tb_jstr(k, "matrix_instruction");
   bool fma = !strcmp(instr, "fma") || !instr[0];
   int b = 0, e = n - 1;
