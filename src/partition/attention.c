@@ -484,18 +484,7 @@ void part_attention_fixup_kernel(arena *a, partition_plan *p, int *bcap, const p
   tensor_type pt = {.elem = ET_F32, .rank = 4, .dims = {split, B, mm1->operands[0]->type->dims[1],
                                                          mm2->operands[1]->type->dims[2] + 2}};
   tensor_type ct = {.elem = ET_I32, .rank = 1, .dims = {B}};
-  *fix = *k;
-  fix->role = KR_FIXUP;
-  fix->split_count = split;
-  fix->out_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nout + 2));
-  fix->out_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nout + 2));
-  memcpy(fix->out_bufs, k->out_bufs, sizeof(int) * (size_t)k->nout);
-  memcpy(fix->out_vals, k->out_vals, sizeof(value *) * (size_t)k->nout);
-  fix->out_bufs[k->nout] =
-      part_add_workspace(a, p, bcap, "splitkv_partials", k->id, &pt, false, &fix->out_vals[k->nout]);
-  fix->out_bufs[k->nout + 1] =
-      part_add_workspace(a, p, bcap, "splitkv_counters", k->id, &ct, true, &fix->out_vals[k->nout + 1]);
-  fix->nout = k->nout + 2;
+  part_fixup_kernel(a, p, bcap, k, split, "splitkv", &pt, &ct, fix);
 }
 
 void part_attention_print_split(FILE *out, const part_kernel *k,

@@ -55,6 +55,10 @@ void part_attention_fixup_kernel(arena *a, partition_plan *p, int *bcap, const p
 /* splitk.c: a workspace buffer of type t named name_k<id> (zeroed: in the zeroed region). */
 int part_add_workspace(arena *a, partition_plan *p, int *bcap, const char *name, int id, const tensor_type *t,
                        bool zeroed, const value **out);
+/* splitk.c: k as the KR_FIXUP kernel that reduces its split in its last work-group: k's outputs,
+ * then <what>_partials (pt) and the arrival counters <what>_counters (ct, zeroed region). */
+void part_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                       const char *what, const tensor_type *pt, const tensor_type *ct, part_kernel *fix);
 void part_attention_split_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k,
                                   int split, part_kernel *part, part_kernel *comb);
 /* rownorm.c: row-wise normalisations (layer norm, RMS norm, softmax) around last-axis

@@ -46,6 +46,22 @@ int part_add_workspace(arena *a, partition_plan *p, int *bcap, const char *name,
   return wb.id;
 }
 
+void part_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
+                       const char *what, const tensor_type *pt, const tensor_type *ct, part_kernel *fix) {
+  *fix = *k;
+  fix->role = KR_FIXUP;
+  fix->split_count = split;
+  fix->out_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nout + 2));
+  fix->out_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nout + 2));
+  memcpy(fix->out_bufs, k->out_bufs, sizeof(int) * (size_t)k->nout);
+  memcpy(fix->out_vals, k->out_vals, sizeof(value *) * (size_t)k->nout);
+  fix->out_bufs[k->nout] = part_add_workspace(a, p, bcap, arena_printf(a, "%s_partials", what), k->id, pt,
+                                              false, &fix->out_vals[k->nout]);
+  fix->out_bufs[k->nout + 1] = part_add_workspace(a, p, bcap, arena_printf(a, "%s_counters", what), k->id,
+                                                  ct, true, &fix->out_vals[k->nout + 1]);
+  fix->nout = k->nout + 2;
+}
+
 void part_splitk_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
                               int64_t tiles, part_kernel *fix) {
   const op *o = k->anchor;
@@ -56,17 +72,7 @@ void part_splitk_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part
   memcpy(&pt.dims[1], rt->dims, sizeof(int64_t) * (size_t)rt->rank);
   pt.elem = elem_type_is_float(o->operands[0]->type->elem) ? ET_F32 : ET_I32;
   tensor_type ct = {.rank = 1, .dims = {tiles}, .elem = ET_I32};
-  *fix = *k;
-  fix->role = KR_FIXUP;
-  fix->split_count = split;
-  fix->out_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nout + 2));
-  fix->out_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nout + 2));
-  memcpy(fix->out_bufs, k->out_bufs, sizeof(int) * (size_t)k->nout);
-  memcpy(fix->out_vals, k->out_vals, sizeof(value *) * (size_t)k->nout);
-  fix->out_bufs[k->nout] = part_add_workspace(a, p, bcap, "splitk_partials", k->id, &pt, false, &fix->out_vals[k->nout]);
-  fix->out_bufs[k->nout + 1] =
-      part_add_workspace(a, p, bcap, "splitk_counters", k->id, &ct, true, &fix->out_vals[k->nout + 1]);
-  fix->nout = k->nout + 2;
+  part_fixup_kernel(a, p, bcap, k, split, "splitk", &pt, &ct, fix);
 }
 
 void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
