@@ -115,11 +115,26 @@ static int concat_piece(const op *o, int64_t at, int64_t *start) {
   return j;
 }
 
+/* Coordinates c of o's result as coordinates of its operand (a transpose of the kernel: by its
+ * perms, input[perms[i]] = result[i]; a reshape: through the linear index); returns the operand. */
+static const value *map_back(att *A, const op *o, LLVMValueRef *c) {
+  LLVMValueRef t[TOSAC_MAX_RANK];
+  const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
+  if (pm) {
+    for (int i = 0; i < pm->n; i++)
+      t[pm->ints[i]] = c[i];
+  } else {
+    delinearize(A, linearize(A, c, o->results[0]->type), o->operands[0]->type, t);
+  }
+  memcpy(c, t, sizeof(LLVMValueRef) * (size_t)o->operands[0]->type->rank);
+  return o->operands[0];
+}
+
 /* Offset of element c (of v's shape) in the kernel input v comes from; *in: that input. Through
  * a concat view the coordinate along its axis must be a constant (it picks the piece); a
  * computed one takes read_ptr. */
 static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coords, const value **in) {
-  LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
+  LLVMValueRef c[TOSAC_MAX_RANK];
   memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type->rank);
   for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
     const op *o = v->def;
@@ -138,15 +153,7 @@ static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coor
       v = o->operands[j];
       continue;
     }
-    const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
-    if (pm) { /* input[perms[i]] = result[i] */
-      for (int i = 0; i < pm->n; i++)
-        t[pm->ints[i]] = c[i];
-    } else {
-      delinearize(A, linearize(A, c, v->type), o->operands[0]->type, t);
-    }
-    memcpy(c, t, sizeof t);
-    v = o->operands[0];
+    v = map_back(A, o, c);
   }
   *in = v;
   return linearize(A, c, v->type);
@@ -156,7 +163,7 @@ static LLVMValueRef read_offset(att *A, const value *v, LLVMValueRef const *coor
  * each piece's element pointer is formed (the index along the axis clamped into the piece) and
  * the index selects one: the kernel reads the pieces' buffers, never a concatenated copy. */
 static LLVMValueRef read_ptr(att *A, const value *v, LLVMValueRef const *coords, int depth) {
-  LLVMValueRef c[TOSAC_MAX_RANK], t[TOSAC_MAX_RANK];
+  LLVMValueRef c[TOSAC_MAX_RANK];
   memcpy(c, coords, sizeof(LLVMValueRef) * (size_t)v->type->rank);
   for (int hops = 0; hops < 32 && !is_input(A->k, v) && v->def; hops++) {
     const op *o = v->def;
@@ -177,15 +184,7 @@ static LLVMValueRef read_ptr(att *A, const value *v, LLVMValueRef const *coords,
       }
       return ptr;
     }
-    const attr *pm = member(A->k, o) ? op_attr(o, "perms") : NULL;
-    if (pm) {
-      for (int i = 0; i < pm->n; i++)
-        t[pm->ints[i]] = c[i];
-    } else {
-      delinearize(A, linearize(A, c, v->type), o->operands[0]->type, t);
-    }
-    memcpy(c, t, sizeof t);
-    v = o->operands[0];
+    v = map_back(A, o, c);
   }
   LLVMValueRef off = linearize(A, c, v->type);
   return LLVMBuildInBoundsGEP2(A->b, cg_mem_type(A->cb, v->type->elem), cg_operand_ptr(A->cb, A->k, v), &off,
