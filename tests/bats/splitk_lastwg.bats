@@ -23,6 +23,7 @@ setup() {
 }
 
 load lib/matmul
+load lib/python
 
 # both executors: check GRAPH ARGS... on gfx90a, gfx1100, gfx1030
 both() {
@@ -174,7 +175,7 @@ EOF
 @test "libtosac without a zeroed workspace (tosac_options_set_zeroed_workspace 0, as libtosac-miir compiles) keeps the combine kernel" {
   matmul s1 f32 1 32 4096 48
   export TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=lastwg
-  run /usr/bin/python3 - "$ROOT/python" <<'PY'
+  run py - "$ROOT/python" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 import tosac
@@ -193,7 +194,7 @@ PY
 @test "libtosac without workspace expansions (tosac_options_set_workspace_expansions 0) splits no K, not even in the last work-group" {
   matmul s1 f32 1 32 4096 48
   export TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=lastwg
-  run /usr/bin/python3 - "$ROOT/python" <<'PY'
+  run py - "$ROOT/python" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 import tosac
