@@ -11,16 +11,14 @@
 # 2^-m relative (m = 4 for E4M3, 3 for E5M2: half a unit of 3 or 2 mantissa bits), so each is
 # within 2^-m max|v| of the exact sum: E = 2 * 2^-m (0.125, 0.25). Measured: at most 0.027.
 
+bats_load_library bats-support
+bats_load_library bats-assert
+load lib/setup
+
 setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  ROOT="$BATS_TEST_DIRNAME/../.."
-  BIN="$ROOT/${TOSAC_BUILD:-build}/bin"
-  TOSAC="$BIN/tosac"
+  tosac_setup
   GEN=(/usr/bin/python3 "$ROOT/tests/oracle/gen_masked_attention.py")
-  CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py" --tosac "$BIN/tosac" --tosac-run "$BIN/tosac-run")
   unset TOSAC_ATTENTION_FMA TOSAC_ATTENTION_LDS TOSAC_SPLIT_KV TOSAC_NO_ATTENTION_FUSION
-  cd "$BATS_TEST_TMPDIR"
 }
 
 # plain HEADS SEQ HEAD TYPE: gen_attention.py's unmasked fp8 form, Q and K in [-2, 2] (peaked

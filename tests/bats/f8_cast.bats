@@ -9,17 +9,14 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+load lib/setup
 
 TARGETS=gfx908,gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1200
 
 setup() {
-  ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  tosac_setup
   PY=/usr/bin/python3
-  CHECK="$ROOT/tests/oracle/check.py"
-  export TOSAC_BUILD="${TOSAC_BUILD:-build}"
-  TOSAC="$ROOT/$TOSAC_BUILD/bin/tosac"
-  [[ "$TOSAC_BUILD" = /* ]] && TOSAC="$TOSAC_BUILD/bin/tosac"
-  RUN="${TOSAC%/tosac}/tosac-run"
+  RUN="$BUILD/bin/tosac-run"
   EXEC="${TOSAC_EXEC:-isa}"
 }
 
@@ -36,7 +33,7 @@ cast_ins() { echo --input=@"$1"/in0.npy --input=@"$1"/in1.npy --input=@"$1"/in2.
 # cast_oracle ET: the cast graph on every target, the six results match (three of them f8 codes)
 cast_oracle() {
   local d t; d=$(gen "$1")
-  run $PY "$CHECK" "$d/cast.mlir" --targets=$TARGETS $(cast_ins "$d")
+  run "${CHECK[@]}" "$d/cast.mlir" --targets=$TARGETS $(cast_ins "$d")
   assert_success
   for t in ${TARGETS//,/ }; do
     assert_line "ok $d/cast.mlir [$t]: 6 results match"
@@ -128,7 +125,7 @@ print(all(np.array_equal(np.isnan(a), n) for a in (f32, f16, bf)),
 import json; t = json.load(open('$d/c.json'))['targets'][0]
 print(t['kernel_count'], [[o['op'][5:] for o in k['ops'] if o['op'] != 'tosa.const'] for k in t['kernels']])"
     assert_output "1 [['mul', 'cast', 'cast', 'add']]"
-    run $PY "$CHECK" "$d/chain.mlir" --targets=$TARGETS --input=@"$d/chain0.npy" --input=@"$d/chain1.npy"
+    run "${CHECK[@]}" "$d/chain.mlir" --targets=$TARGETS --input=@"$d/chain0.npy" --input=@"$d/chain1.npy"
     assert_success
     assert_output --partial "PASSED: 1 graph(s)"
     [ "$(grep -c ': 2 results match' <<< "$output")" -eq 7 ]
@@ -166,10 +163,10 @@ print(int(lower.sum()))"
   assert_success
   local moved=$output
   [ "$moved" -gt 100 ]
-  run $PY "$CHECK" "$d/cast.mlir" $(cast_ins "$d") --expected=@"$d/got.npy"
+  run "${CHECK[@]}" "$d/cast.mlir" $(cast_ins "$d") --expected=@"$d/got.npy"
   assert_success
   assert_output --partial "ok $d/cast.mlir [oracle]: 1 results match"
-  run $PY "$CHECK" "$d/cast.mlir" $(cast_ins "$d") --expected=@"$d/bad.npy"
+  run "${CHECK[@]}" "$d/cast.mlir" $(cast_ins "$d") --expected=@"$d/bad.npy"
   assert_failure
   assert_output --partial "$moved of 2000 elements differ (exact match required)"
 }
@@ -203,7 +200,7 @@ for f in ('o', 'b'): print(' '.join(k['name'] for k in json.load(open('$d/%s.jso
   assert_output "tosac_k0_matmul tosac_k1_cast
 tosac_k0_cast tosac_k1_matmul_add"
   for g in out bias; do
-    run $PY "$CHECK" "$d/$g.mlir" --targets=$TARGETS
+    run "${CHECK[@]}" "$d/$g.mlir" --targets=$TARGETS
     assert_success
     [ "$(grep -c ': 1 results match' <<< "$output")" -eq 7 ]
   done
@@ -235,7 +232,7 @@ MLIR
 import numpy as np
 np.save('$d/a.npy', np.arange(256, dtype=np.uint8)); np.save('$d/b.npy', np.arange(256, dtype=np.uint8)[::-1].copy())
 np.save('$d/i.npy', (np.arange(-128, 128) * 3).astype(np.int16))"
-  run $PY "$CHECK" "$d/x8.mlir" --targets=$TARGETS --input=@"$d/a.npy" --input=@"$d/b.npy" --input=@"$d/i.npy"
+  run "${CHECK[@]}" "$d/x8.mlir" --targets=$TARGETS --input=@"$d/a.npy" --input=@"$d/b.npy" --input=@"$d/i.npy"
   assert_success
   [ "$(grep -c ': 4 results match' <<< "$output")" -eq 7 ]
 }
