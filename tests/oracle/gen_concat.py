@@ -20,6 +20,7 @@ rng = np.random.default_rng(seed * 7919 + sum(map(ord, kind)))
 ri = lambda a, b: int(rng.integers(a, b + 1))
 g = Graph(rng)
 emit, const, arg, transpose = g.emit, g.const, g.arg, g.transpose
+matmul, concat = g.matmul, g.concat
 
 
 def conv(x, oc, k):
@@ -33,17 +34,6 @@ def conv(x, oc, k):
 
 def relu(x):
     return emit("tosa.clamp", [x], x.shape, "max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32")
-
-
-def matmul(a, b):
-    z = g.scalar("0.000000e+00")
-    return emit("tosa.matmul", [a, b, z, z], (a.shape[0], a.shape[1], b.shape[2]))
-
-
-def concat(xs, axis):
-    shape = list(xs[0].shape)
-    shape[axis] = sum(x.shape[axis] for x in xs)
-    return emit("tosa.concat", xs, shape, "axis = %d : i32" % axis)
 
 
 def conv_parts(x, epilogue=True):

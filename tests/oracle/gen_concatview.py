@@ -25,32 +25,7 @@ rng = np.random.default_rng(seed * 6007 + sum(map(ord, kind)))
 ri = lambda a, b: int(rng.integers(a, b + 1))
 g = Graph(rng)
 emit, arg = g.emit, g.arg
-shift = g.scalar(0, "i8")
-zero = g.scalar("0.000000e+00")
-
-
-def mul(a, b):
-    return emit("tosa.mul", [a, b, shift], a.shape)
-
-
-def reshape(x, shape):
-    return emit("tosa.reshape", [x, g.shape_const(shape)], shape)
-
-
-def matmul(a, b):
-    return emit("tosa.matmul", [a, b, zero, zero], (a.shape[0], a.shape[1], b.shape[2]))
-
-
-def reduce(op, x, axis):
-    shape = list(x.shape)
-    shape[axis] = 1
-    return emit(op, [x], shape, "axis = %d : i32" % axis)
-
-
-def concat(xs, axis):
-    shape = list(xs[0].shape)
-    shape[axis] = sum(x.shape[axis] for x in xs)
-    return emit("tosa.concat", xs, shape, "axis = %d : i32" % axis)
+reshape, matmul, concat = g.reshape, g.matmul, g.concat
 
 
 f16 = seed % 2 == 0
@@ -82,11 +57,7 @@ else:
     kt = g.transpose(concat(pieces, 1), (0, 2, 1))
 pieces = ([arg((nh, L0, d))] if three else []) + [arg((nh, L, d)), heads(2, (1, 0, 2))]
 vc = concat(pieces, 1)
-scale = emit("tosa.const", [], (1, 1, 1), "values = dense<%s> : tensor<1x1x1xf32>" % repr(1.0 / np.sqrt(d)))
-s = mul(matmul(q, kt), scale)
-e = emit("tosa.exp", [emit("tosa.sub", [s, reduce("tosa.reduce_max", s, 2)], s.shape)], s.shape)
-p = mul(e, emit("tosa.reciprocal", [reduce("tosa.reduce_sum", e, 2)], (nh, S, 1)))
-o = matmul(p, vc)
+o = g.attention(q, kt, vc)
 results, errs = [o], ["2e-2" if f16 else "1e-4"]
 if kind == "result":
     results.append(vc)

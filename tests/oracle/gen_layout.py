@@ -24,15 +24,7 @@ ri = lambda a, b: int(rng.integers(a, b + 1))
 NCHW, NHWC, SWAP_NC = (0, 3, 1, 2), (0, 2, 3, 1), (3, 1, 2, 0)
 g = Graph(rng)
 emit, const, scalar, shape_const, arg, transpose = g.emit, g.const, g.scalar, g.shape_const, g.arg, g.transpose
-
-
-shift = []
-
-
-def mul(a, b):
-    if not shift:
-        shift.append(scalar(0, "i8"))
-    return emit("tosa.mul", [a, b, shift[0]], a.shape)
+mul = g.mul
 
 
 def binop(op, a, b):

@@ -20,34 +20,7 @@ rng = np.random.default_rng(seed * 7919 + sum(map(ord, kind)))
 ri = lambda a, b: int(rng.integers(a, b + 1))
 g = Graph(rng)
 emit, const, arg = g.emit, g.const, g.arg
-shift = []
-
-
-def mul(a, b):
-    if not shift:
-        shift.append(g.scalar(0, "i8"))
-    return emit("tosa.mul", [a, b, shift[0]], a.shape)
-
-
-def reshape(x, shape):
-    return emit("tosa.reshape", [x, g.shape_const(shape)], shape)
-
-
-def matmul(a, b):
-    z = g.scalar("0.000000e+00")
-    return emit("tosa.matmul", [a, b, z, z], (a.shape[0], a.shape[1], b.shape[2]))
-
-
-def reduce(op, x, axis):
-    shape = list(x.shape)
-    shape[axis] = 1
-    return emit(op, [x], shape, "axis = %d : i32" % axis)
-
-
-def concat(xs, axis):
-    shape = list(xs[0].shape)
-    shape[axis] = sum(x.shape[axis] for x in xs)
-    return emit("tosa.concat", xs, shape, "axis = %d : i32" % axis)
+mul, reshape, matmul, reduce, concat = g.mul, g.reshape, g.matmul, g.reduce, g.concat
 
 
 if kind == "decode":
@@ -62,11 +35,7 @@ if kind == "decode":
     v = reshape(g.slice(qkv, [0, 0, 2 * h], [1, 1, h]), (nh, 1, d))
     kc = concat([arg((nh, d, L)), k], 2)
     vc = concat([arg((nh, L, d)), v], 1)
-    scale = emit("tosa.const", [], (1, 1, 1), "values = dense<%s> : tensor<1x1x1xf32>" % repr(1.0 / np.sqrt(d)))
-    s = mul(matmul(q, kc), scale)
-    e = emit("tosa.exp", [emit("tosa.sub", [s, reduce("tosa.reduce_max", s, 2)], s.shape)], s.shape)
-    p = mul(e, emit("tosa.reciprocal", [reduce("tosa.reduce_sum", e, 2)], (nh, 1, 1)))
-    o = reshape(matmul(p, vc), (1, 1, h))
+    o = reshape(g.attention(q, kc, vc), (1, 1, h))
     both = emit("tosa.add", [q, v], q.shape)
     g.print("gen_sliceview.py %s %d" % (kind, seed), [o, kc, vc, both], ["1e-4", "0", "0", "0"])
 elif kind == "rows":

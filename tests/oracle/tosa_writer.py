@@ -1,5 +1,5 @@
 """A small writer of TOSA 1.0 graphs in MLIR's generic op form, shared by the seeded test
-generators (gen_layout.py, gen_nchw_conv.py). One Graph is one f32 `@main`: values are
+generators (gen_layout.py, gen_concat.py, gen_sliceview.py, gen_concatview.py, ...). One Graph is one f32 `@main`: values are
 numbered %v1, %v2, ... in creation order, arguments %a0, %a1, ...; constants draw their data
 from the generator's numpy Generator, as multiples of 1/64 so every layout computes the same
 bits."""
@@ -21,6 +21,7 @@ class V:
 class Graph:
     def __init__(self, rng):
         self.rng, self.lines, self.args, self.nval = rng, [], [], 0
+        self.shift = None  # tosa.mul's shift, made at the first multiply
 
     def fresh(self):
         self.nval += 1
@@ -67,6 +68,39 @@ class Graph:
 
     def slice(self, x, start, size):
         return self.emit("tosa.slice", [x, self.shape_const(start), self.shape_const(size)], size)
+
+    def mul(self, a, b):
+        if self.shift is None:
+            self.shift = self.scalar(0, "i8")
+        return self.emit("tosa.mul", [a, b, self.shift], a.shape)
+
+    def reshape(self, x, shape):
+        return self.emit("tosa.reshape", [x, self.shape_const(shape)], shape)
+
+    def matmul(self, a, b):
+        z = self.scalar("0.000000e+00")
+        return self.emit("tosa.matmul", [a, b, z, z], (a.shape[0], a.shape[1], b.shape[2]))
+
+    def reduce(self, op, x, axis):
+        shape = list(x.shape)
+        shape[axis] = 1
+        return self.emit(op, [x], shape, "axis = %d : i32" % axis)
+
+    def concat(self, xs, axis):
+        shape = list(xs[0].shape)
+        shape[axis] = sum(x.shape[axis] for x in xs)
+        return self.emit("tosa.concat", xs, shape, "axis = %d : i32" % axis)
+
+    def attention(self, q, kt, v):
+        """softmax(q kt / sqrt(d)) v per head as exporters write it: [nh, S, d] x [nh, d, L]."""
+        d = q.shape[2]
+        scale = self.emit("tosa.const", [], (1, 1, 1),
+                          "values = dense<%s> : tensor<1x1x1xf32>" % repr(1.0 / np.sqrt(d)))
+        s = self.mul(self.matmul(q, kt), scale)
+        e = self.emit("tosa.exp", [self.emit("tosa.sub", [s, self.reduce("tosa.reduce_max", s, 2)], s.shape)],
+                      s.shape)
+        p = self.mul(e, self.emit("tosa.reciprocal", [self.reduce("tosa.reduce_sum", e, 2)], s.shape[:2] + (1,)))
+        return self.matmul(p, v)
 
     def print(self, header, results, errs):
         """The graph on stdout with its oracle comments: every argument drawn from [-1, 1],
