@@ -224,6 +224,9 @@ typedef struct gemv_kernel {
   LLVMValueRef a_ptr, b_ptr;
   gemv_store_fn store;
   void *ctx;
+  /* A computed by the kernel (a row norm, part_kernel.prologue): prologue(ctx, batch) fills
+   * a_ptr, an LDS array [M][K] holding this work-group's batch entry, before the loop */
+  bool (*prologue)(void *ctx, LLVMValueRef batch);
 } gemv_kernel;
 /* LDS per work-group for the partial sums: R rows of kwaves x bn accumulators at a time. */
 #define GEMV_LDS_BYTES 16384

@@ -96,6 +96,8 @@ static LLVMValueRef elem(gv *G, LLVMValueRef v, int n, int i) {
 /* Element offset of A[batch][m][k]. */
 static LLVMValueRef a_off(gv *G, int m, LLVMValueRef k) {
   LLVMBuilderRef b = G->cb->b;
+  if (G->g->prologue) /* this batch entry's rows in LDS */
+    return LLVMBuildAdd(b, c32(G, (int64_t)m * G->pb->k), k, "");
   LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, G->batch, c32(G, G->pb->m), ""), c32(G, m), "");
   return LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(G, G->pb->k), ""), k, "");
 }
@@ -275,6 +277,8 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   LLVMValueRef n0 = LLVMBuildMul(b, LLVMBuildURem(b, gid, c32(&G, ncb), ""), c32(&G, P->bn), "n0");
   /* this lane's column (its first, matmul), clamped into B: a lane past N reads real data and
    * its sums are never stored */
+  if (g->prologue && !g->prologue(g->ctx, G.batch))
+    return false;
   LLVMValueRef col = LLVMBuildAdd(b, n0, LLVMBuildMul(b, G.lane, c32(&G, G.kc ? 1 : G.V), ""), "");
   G.col = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, col, c32(&G, pb->n), ""), col, c32(&G, 0), "col");
 
