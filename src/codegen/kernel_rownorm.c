@@ -26,6 +26,7 @@ typedef struct rn {
   int64_t rows, h;
   int block;       /* work-items walking a row */
   int tree;        /* the power of two <= block the LDS tree combines (block folds into it) */
+  int wave;        /* > 0: combine across each wave's lanes first, then the waves' sums in LDS */
   LLVMTypeRef it;
   char *member;    /* op id: in this kernel */
   LLVMValueRef *row; /* value id: per-row scalar (reduction results, row-shaped ops) */
@@ -115,6 +116,31 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
     return NULL;
   cg_store(cb, combine(R, is_max, cg_load(cb, cb->f32, acc_p, 4), to_f32(R, x)), acc_p, 4);
   cg_loop_end(cb, &l, R->block);
+  LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type->elem);
+  if (R->wave) { /* lanes by xor butterfly (every lane ends with the wave's sum), then the waves */
+    LLVMValueRef x = cg_load(cb, cb->f32, acc_p, 4);
+    LLVMValueRef t32 = LLVMBuildTrunc(bl, tid, cb->i32, "");
+    LLVMValueRef lane = LLVMBuildURem(bl, t32, LLVMConstInt(cb->i32, (unsigned)R->wave, 0), "");
+    for (int m = 1; m < R->wave && x; m *= 2) {
+      LLVMValueRef y = cg_lane_xor(cb, x, m, lane);
+      x = y ? combine(R, is_max, x, y) : NULL;
+    }
+    if (!x)
+      return NULL;
+    LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_sum");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_sum_next");
+    LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntEQ, lane, LLVMConstInt(cb->i32, 0, 0), ""), st, next);
+    LLVMPositionBuilderAtEnd(bl, st);
+    cg_store(cb, x, lds_at(R, LLVMBuildUDiv(bl, tid, ic(R, R->wave), "")), 4);
+    LLVMBuildBr(bl, next);
+    LLVMPositionBuilderAtEnd(bl, next);
+    cg_barrier(cb);
+    LLVMValueRef res = cg_load(cb, cb->f32, lds_at(R, ic(R, 0)), 4);
+    for (int w = 1; w < R->block / R->wave; w++) /* in wave order: every work-item the same bits */
+      res = combine(R, is_max, res, cg_load(cb, cb->f32, lds_at(R, ic(R, w)), 4));
+    cg_barrier(cb); /* read before the next reduction writes */
+    return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
+  }
   cg_store(cb, cg_load(cb, cb->f32, acc_p, 4), lds_at(R, tid), 4);
   cg_barrier(cb);
   if (R->tree < R->block) { /* a block that is no power of two: its top folds into the tree */
@@ -143,7 +169,6 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
   }
   LLVMValueRef res = cg_load(cb, cb->f32, lds_at(R, ic(R, 0)), 4);
   cg_barrier(cb); /* everyone has read slot 0 before the next reduction writes it */
-  LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type->elem);
   return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
 }
 
@@ -374,17 +399,19 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
 /* The row norm a skinny GEMM evaluates before its loop (k->prologue, partition/group.c): rows
  * r0 .. r0 + nrows - 1 of value a (the norm's full-shape value the GEMM reads as A) into dst
  * ([nrows][H] of a's element type in LDS), by the kernel's `threads` work-items. Per row: the
- * statistics in graph order (as cg_emit_rownorm), then a walk storing a's elements; a barrier
- * at the end, so every work-item may read any row. The row is read from memory (each walk; the
- * caches hold it), not copied to LDS first. */
+ * statistics in graph order (as cg_emit_rownorm, but each combined across a wave's lanes first
+ * and then over the waves: one barrier instead of a tree's log2(threads)), then a walk storing
+ * a's elements; a barrier at the end, so every work-item may read any row. The row is read from
+ * memory by each walk (the first from the cache the previous kernel wrote it to, the others from
+ * the CU's), not copied to LDS first: the LDS holds A and the GEMM's partial sums. */
 bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
                          int nrows, LLVMValueRef tid32, int threads, LLVMValueRef dst) {
-  rn R = {.cb = cb, .b = cb->b, .g = g, .k = k, .block = threads};
+  rn R = {.cb = cb, .b = cb->b, .g = g, .k = k, .block = threads, .wave = cb->target->info->wave_size};
   const op *first = NULL;
   for (int i = 0; i < k->nprologue && !first; i++)
     if (op_table[k->prologue[i]->kind].family == FAM_REDUCTION)
       first = k->prologue[i];
-  if (!first || threads < 1)
+  if (!first || threads < R.wave || threads % R.wave)
     return false;
   R.f = *first->operands[0]->type;
   R.h = R.f.dims[R.f.rank - 1];
