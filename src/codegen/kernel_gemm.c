@@ -1659,6 +1659,16 @@ static bool emit_gemv(gk *K, cg_kernel_info *info) {
   if (partial)
     snprintf(info->tuning + tl, sizeof info->tuning - tl, ",\"split_k\":%d%s}", split,
              fixup ? ",\"split_k_form\":\"lastwg\"" : "");
+  tl = strlen(info->tuning);
+  if (K->k->nprologue && tl && info->tuning[tl - 1] == '}') { /* the report prices the prologue */
+    int nred = 0;
+    for (int i = 0; i < K->k->nprologue; i++)
+      nred += op_table[K->k->prologue[i]->kind].family == FAM_REDUCTION;
+    const tensor_type *a = K->anchor->operands[0]->type;
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1),
+             ",\"norm_rows\":%lld,\"norm_row\":%lld,\"norm_reductions\":%d}", (long long)K->pb.m,
+             (long long)a->dims[a->rank - 1], nred);
+  }
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
   free(access);
   return ok;
