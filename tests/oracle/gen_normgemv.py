@@ -9,7 +9,7 @@ KIND:
   arg       the norm of the argument x directly, then n W1 + b1; result: that.
   output    residual, with the normalised n returned as well (a graph result: the norm kernel
             stays and the GEMM reads its buffer).
-1-4 rows, K and N drawn (odd ones too), f32, or f16 for even seeds. Weights, gamma and beta are
+1-4 rows, K and N drawn (odd ones too), f32, f16 for even seeds, bf16 for odd multiples of 5. Weights, gamma and beta are
 arguments (as in tests/bench/gen_model.py's models) with the oracle's data in scaled ranges; only
 scalar constants are literals, so the f16 form is the f32 text with its element type replaced."""
 import contextlib
@@ -28,6 +28,7 @@ emit, arg = g.emit, g.arg
 shift = g.scalar(0, "i8")
 zero = g.scalar("0.000000e+00")
 f16 = seed % 2 == 0
+bf16 = not f16 and seed % 5 == 0
 M = ri(1, 4)
 K = int(rng.choice([ri(8, 96), ri(100, 1100), 768]))
 N = int(rng.choice([ri(4, 80), ri(100, 700)]))
@@ -80,18 +81,19 @@ n = norm(h)
 y = emit("tosa.add", [matmul(n, warg((1, K, N), 0.0625)), warg((1, 1, N), 1)], (1, M, N))
 # f16: the oracle computes the norm's sums in f16 (tosac in f32), and a normalised element off
 # by a few f16 ulps moves y by up to 1/16 of that per k
-results, errs = [y], ["0.25" if f16 else "2e-3"]
+# (bf16: 8 bits of mantissa, every step rounded)
+results, errs = [y], ["0.25" if f16 else "0.5" if bf16 else "2e-3"]
 if kind != "arg":
     results.append(h)
-    errs.append("2e-2" if f16 else "1e-4")
+    errs.append("2e-2" if f16 else "0.125" if bf16 else "1e-4")
 if kind == "output":
     results.append(n)
-    errs.append("0.1" if f16 else "1e-4")
+    errs.append("0.1" if f16 else "0.2" if bf16 else "1e-4")
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
     g.print("gen_normgemv.py %s %d: M %d, K %d, N %d, %s%s" % (kind, seed, M, K, N, "rms" if rms else "layer norm",
-                                                                 " (f16)" if f16 else ""), results, errs)
+                                                                 " (f16)" if f16 else " (bf16)" if bf16 else ""), results, errs)
 out = buf.getvalue()
 for i, r in ranges.items():
     out = out.replace("// oracle: arg %d -1 1\n" % i, "// oracle: arg %d %r %r\n" % (i, -r, r))
-sys.stdout.write(out.replace("xf32>", "xf16>") if f16 else out)
+sys.stdout.write(out.replace("xf32>", "xf16>") if f16 else out.replace("xf32>", "xbf16>") if bf16 else out)
