@@ -1708,7 +1708,8 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   /* a grouped GEMM shares one tile kernel over its slices (the skinny kernel's last-work-group
    * reduction reduces its column block: emit_gemv) */
   /* a row-norm prologue (partition/group.c) exists only in the skinny kernel, which the
-   * partitioner saw the heuristic choose; a perf-config or database tile gives way to it */
+   * partitioner saw chosen (with this compile's perf-config and database); should the choice
+   * differ here, the skinny kernel is still the one that can run it */
   if (!K.P.kwaves && k->nprologue) {
     const char *src = K.source;
     if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=gemv", NULL, &K.P, &K.mm, &K.source, NULL, 0, err,
