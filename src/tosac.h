@@ -596,6 +596,9 @@ typedef struct part_kernel {
   const op **gemm_anchors; /* a grouped GEMM (partition/group.c): the matmuls sharing A, one
                               slice of the grid each; anchor is the first; NULL otherwise */
   int ngemm;
+  const op **prologue; /* KF_GEMM: the row norm (partition/group.c part_norm_gemv) the skinny
+                          kernel evaluates before its loop into the normalised rows of A */
+  int nprologue;
   bool dual_b; /* gemm_anchors are the two matmuls of a dual-B GEMM (partition/group.c): one
                   tile loop over A with both B operands, both results in one epilogue */
   bool causal; /* KF_ATTENTION: a constant causal mask (partition/attention.c):
@@ -634,6 +637,8 @@ typedef struct part_mx_gemm {
 /* Is mm such a GEMM (every element traced)? Fills out. */
 bool part_mx_match(const op *mm, part_mx_gemm *out);
 bool part_is_operand_view(const part_kernel *k, const op *o);
+/* Is o an op of k's row-norm prologue (part_kernel.prologue, partition/group.c)? */
+bool part_is_prologue(const part_kernel *k, const op *o);
 /* The element offset at which kernel k reads input value v in its buffer (0 for most). */
 int64_t part_input_offset(const part_kernel *k, const value *v);
 void part_operand_strides(const part_kernel *k, const value *v, part_strided *s);

@@ -119,6 +119,13 @@ bool cg_emit_im2col(cg_builder *cb, const part_kernel *k, cg_kernel_info *info);
 CG_EMITTER(cg_emit_fill);         /* kernel_fill.c: --init=kernel init kernels */
 CG_EMITTER(cg_emit_attention);    /* kernel_attention.c: fused attention (flash attention) */
 CG_EMITTER(cg_emit_rownorm);      /* kernel_rownorm.c: layer norm, RMS norm, softmax per row */
+/* kernel_reduction.c: lane (lane ^ m)'s x (i32 or f32) for every lane of the wave (m < wave size). */
+LLVMValueRef cg_lane_xor(cg_builder *cb, LLVMValueRef x, int m, LLVMValueRef lane);
+/* kernel_rownorm.c: k's row-norm prologue (part_kernel.prologue) for a skinny GEMM: rows r0 ..
+ * r0 + nrows - 1 of the norm's value a into the LDS array dst ([nrows][H], a's element type), by
+ * `threads` work-items (tid); ends with a barrier. Call it in the kernel's entry block. */
+bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
+                         int nrows, LLVMValueRef tid, int threads, LLVMValueRef dst);
 CG_EMITTER(cg_emit_mxgemm);       /* kernel_mxgemm.c: mxfp4 GEMM on the block-scaled MFMA */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */

@@ -200,6 +200,12 @@ double cg_tune_kernel_cycles(const target_info *t, int waves, double outside, do
  * bytes outstanding, at most the bandwidth, at least one memory latency (the target table's
  * mem_latency_ns: no kernel has more in flight than it moves); inflight <= 0: all of them. */
 double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight);
+/* A skinny GEMM's row-norm prologue (kernel_rownorm.c): `rows` rows of `row` elements and
+ * `reductions` statistics each, by `threads` work-items; its cycles, and what it adds to the
+ * kernel (beyond the memory latency of the B block loaded before it). */
+double cg_tune_norm_prologue_cycles(const target_info *t, int64_t rows, int64_t row, int reductions, int threads);
+double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, int64_t row, int reductions,
+                                          int threads);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -224,6 +230,9 @@ typedef struct gemv_kernel {
   LLVMValueRef a_ptr, b_ptr;
   gemv_store_fn store;
   void *ctx;
+  /* A computed by the kernel (a row norm, part_kernel.prologue): prologue(ctx, batch) fills
+   * a_ptr, an LDS array [M][K] holding this work-group's batch entry, before the loop */
+  bool (*prologue)(void *ctx, LLVMValueRef batch);
 } gemv_kernel;
 /* LDS per work-group for the partial sums: R rows of kwaves x bn accumulators at a time. */
 #define GEMV_LDS_BYTES 16384

@@ -1096,7 +1096,7 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
   for (int oi = 0; oi < K->k->nops; oi++) {
     const op *o = K->k->ops[oi];
     if (o == K->anchor || o == K->anchor2 || op_table[o->kind].family == FAM_CONST || !in_slice(K, o) ||
-        part_is_operand_view(K->k, o))
+        part_is_operand_view(K->k, o) || part_is_prologue(K->k, o))
       continue;
     if (part_is_output_view(K->k, o)) { /* the same element, stored through its strides */
       cur[o->results[0]->id] = cur[o->operands[0]->id];
@@ -1584,6 +1584,21 @@ static bool gemv_store(void *ctx, LLVMValueRef acc, LLVMValueRef batch, LLVMValu
   return ok;
 }
 
+/* The row norm computing A (part_kernel.prologue): this batch entry's M rows into the LDS
+ * array at K->a_ptr (kernel_rownorm.c). */
+static bool gemv_prologue(void *ctx, LLVMValueRef batch) {
+  gk *K = ctx;
+  cg_builder *cb = K->cb;
+  LLVMValueRef tid = cg_thread_id_x(cb);
+  LLVMValueRef r0 = LLVMBuildMul(cb->b, batch, c32(K, K->pb.m), "");
+  /* A is the norm's value, or views of it (reshapes: the same bytes) */
+  const value *a = K->anchor->operands[0];
+  while (a->def && !part_is_prologue(K->k, a->def) && a->def->noperands > 0)
+    a = a->def->operands[0];
+  return tid && a->def && cg_rownorm_prologue(cb, K->g, K->k, a, r0, (int)K->pb.m, tid,
+                                              gemv_threads(cb->target->info, &K->P), K->a_ptr);
+}
+
 /* kernel_gemv.c's loop and reduction with this file's epilogue and manifest record. */
 static bool emit_gemv(gk *K, cg_kernel_info *info) {
   cg_builder *cb = K->cb;
@@ -1595,13 +1610,21 @@ static bool emit_gemv(gk *K, cg_kernel_info *info) {
     access[i] = i < K->k->nin ? "read_only" : i >= K->k->nin + graph_outputs(K) ? "read_write" : "write_only";
   cg_kernel_begin(cb, K->k->name, nargs, access, threads);
   set_wg_size(cb, threads);
-  K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
+  if (K->k->nprologue) { /* A: the normalised rows of the work-group's batch entry, in LDS */
+    char lname[96];
+    snprintf(lname, sizeof lname, "%s.a", K->k->name);
+    LLVMTypeRef mt = K->pb.in == ET_BF16 ? cb->i16 : cg_mem_type(cb, K->pb.in);
+    K->a_ptr = cg_lds_alloc(cb, lname, LLVMArrayType2(mt, (uint64_t)(K->pb.m * K->pb.k)), 16);
+  } else {
+    K->a_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[0]);
+  }
   K->b_ptr = cg_operand_ptr(cb, K->k, K->anchor->operands[1]);
   bool bias = K->kind != GK_MATMUL && K->k->role != KR_PARTIAL;
   K->bias_ptr = bias ? cg_operand_ptr(cb, K->k, K->anchor->operands[2]) : NULL;
   bool ok = K->a_ptr && K->b_ptr && (K->bias_ptr || !bias);
   gemv_kernel G = {.pb = &K->pb, .P = &K->P, .a_zp = K->a_zp, .b_zp = K->b_zp, .split = split,
-                   .a_ptr = K->a_ptr, .b_ptr = K->b_ptr, .store = gemv_store, .ctx = K};
+                   .a_ptr = K->a_ptr, .b_ptr = K->b_ptr, .store = gemv_store, .ctx = K,
+                   .prologue = K->k->nprologue ? gemv_prologue : NULL};
   ok = ok && cg_gemv_body(cb, &G, K->k->name) && !cb->failed;
   if (ok && fixup) {
     /* the tile of emit_fixup is the work-group's column block (the grid: split slowest, then
@@ -1636,6 +1659,16 @@ static bool emit_gemv(gk *K, cg_kernel_info *info) {
   if (partial)
     snprintf(info->tuning + tl, sizeof info->tuning - tl, ",\"split_k\":%d%s}", split,
              fixup ? ",\"split_k_form\":\"lastwg\"" : "");
+  tl = strlen(info->tuning);
+  if (K->k->nprologue && tl && info->tuning[tl - 1] == '}') { /* the report prices the prologue */
+    int nred = 0;
+    for (int i = 0; i < K->k->nprologue; i++)
+      nred += op_table[K->k->prologue[i]->kind].family == FAM_REDUCTION;
+    const tensor_type *a = K->anchor->operands[0]->type;
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1),
+             ",\"norm_rows\":%lld,\"norm_row\":%lld,\"norm_reductions\":%d}", (long long)K->pb.m,
+             (long long)a->dims[a->rank - 1], nred);
+  }
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "fma");
   free(access);
   return ok;
@@ -1674,6 +1707,19 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
   /* a grouped GEMM shares one tile kernel over its slices (the skinny kernel's last-work-group
    * reduction reduces its column block: emit_gemv) */
+  /* a row-norm prologue (partition/group.c) exists only in the skinny kernel, which the
+   * partitioner saw chosen (with this compile's perf-config and database); should the choice
+   * differ here, the skinny kernel is still the one that can run it */
+  if (!K.P.kwaves && k->nprologue) {
+    const char *src = K.source;
+    if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=gemv", NULL, &K.P, &K.mm, &K.source, NULL, 0, err,
+                      sizeof err)) {
+      diag_error(cb->diag, K.anchor->loc, "%s", err);
+      goto out;
+    }
+    K.source = src;
+    K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
+  }
   if (K.P.kwaves && k->ngemm > 1) {
     const char *src = K.source;
     if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=tile", NULL, &K.P, &K.mm, &K.source, NULL, 0,

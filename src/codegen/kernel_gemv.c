@@ -96,45 +96,57 @@ static LLVMValueRef elem(gv *G, LLVMValueRef v, int n, int i) {
 /* Element offset of A[batch][m][k]. */
 static LLVMValueRef a_off(gv *G, int m, LLVMValueRef k) {
   LLVMBuilderRef b = G->cb->b;
+  if (G->g->prologue) /* this batch entry's rows in LDS */
+    return LLVMBuildAdd(b, c32(G, (int64_t)m * G->pb->k), k, "");
   LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, G->batch, c32(G, G->pb->m), ""), c32(G, m), "");
   return LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(G, G->pb->k), ""), k, "");
 }
 
+/* One K block's B as loaded (block_load), before its multiply-adds (block_mac). */
+typedef struct gv_block {
+  LLVMValueRef k0, bw[GEMV_MAX_U], ok[GEMV_MAX_U], kk[GEMV_MAX_U];
+  bool masked;
+} gv_block;
+
 /* One K block of tosa.matmul's [K][N] B: U rows of V columns per lane, each row times the
  * wave-uniform A[m][k] of every row m. masked: rows at or past kend contribute zero (both
  * operands, so that a non-finite value past the end cannot make a NaN). */
-static void block_ncontig(gv *G, LLVMValueRef k0, bool masked) {
+static void load_ncontig(gv *G, gv_block *B) {
   LLVMBuilderRef b = G->cb->b;
   const gemm_problem *pb = G->pb;
-  int U = G->U, V = G->V;
-  LLVMValueRef bw[GEMV_MAX_U], ok[GEMV_MAX_U];
-  for (int u = 0; u < U; u++) {
-    LLVMValueRef k = LLVMBuildAdd(b, k0, c32(G, u), "");
-    ok[u] = masked ? LLVMBuildICmp(b, LLVMIntSLT, k, G->kend, "") : NULL;
-    if (masked)
-      k = LLVMBuildSelect(b, ok[u], k, c32(G, 0), "");
+  for (int u = 0; u < G->U; u++) {
+    LLVMValueRef k = LLVMBuildAdd(b, B->k0, c32(G, u), "");
+    B->ok[u] = B->masked ? LLVMBuildICmp(b, LLVMIntSLT, k, G->kend, "") : NULL;
+    if (B->masked)
+      k = LLVMBuildSelect(b, B->ok[u], k, c32(G, 0), "");
     LLVMValueRef krow = LLVMBuildAdd(b, LLVMBuildMul(b, G->batch, c32(G, pb->k), ""), k, "");
     LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, krow, c32(G, pb->n), ""), G->col, "");
-    bw[u] = load_n(G, G->g->b_ptr, off, V, al(V * G->es));
+    B->bw[u] = load_n(G, G->g->b_ptr, off, G->V, al(G->V * G->es));
   }
+}
+
+static void mac_ncontig(gv *G, const gv_block *B) {
+  LLVMBuilderRef b = G->cb->b;
+  int U = G->U, V = G->V;
+  bool masked = B->masked;
   /* A: va consecutive k of row m in one (scalar) load, at most 16 bytes, aligned inside the row */
   int va = masked || G->P->va < 1 || U % G->P->va ? 1 : G->P->va;
   for (int m = 0; m < G->M; m++) {
     LLVMValueRef av = NULL;
     for (int u = 0; u < U; u++) {
       if (u % va == 0) {
-        LLVMValueRef k = LLVMBuildAdd(b, k0, c32(G, u), "");
+        LLVMValueRef k = LLVMBuildAdd(b, B->k0, c32(G, u), "");
         if (masked)
-          k = LLVMBuildSelect(b, ok[u], k, c32(G, 0), "");
+          k = LLVMBuildSelect(b, B->ok[u], k, c32(G, 0), "");
         av = load_n(G, G->g->a_ptr, a_off(G, m, k), va, al(va * G->es));
       }
       LLVMValueRef a = widen(G, elem(G, av, va, u % va), G->g->a_zp);
       if (masked)
-        a = LLVMBuildSelect(b, ok[u], a, LLVMConstNull(G->acc_t), "");
+        a = LLVMBuildSelect(b, B->ok[u], a, LLVMConstNull(G->acc_t), "");
       for (int v = 0; v < V; v++) {
-        LLVMValueRef x = widen(G, elem(G, bw[u], V, v), G->g->b_zp);
+        LLVMValueRef x = widen(G, elem(G, B->bw[u], V, v), G->g->b_zp);
         if (masked)
-          x = LLVMBuildSelect(b, ok[u], x, LLVMConstNull(G->acc_t), "");
+          x = LLVMBuildSelect(b, B->ok[u], x, LLVMConstNull(G->acc_t), "");
         mac(G, m * V + v, a, x);
       }
     }
@@ -144,39 +156,56 @@ static void block_ncontig(gv *G, LLVMValueRef k0, bool masked) {
 /* One K block of fully_connected's [N][K] weights: U vectors of V k per lane along its column,
  * times the wave-uniform vectors A[m][k..k+V). masked: vectors at or past kend (V divides K, so
  * a vector is wholly inside or outside) contribute zero. */
-static void block_kcontig(gv *G, LLVMValueRef k0, bool masked) {
+static void load_kcontig(gv *G, gv_block *B) {
   LLVMBuilderRef b = G->cb->b;
-  const gemm_problem *pb = G->pb;
-  int U = G->U, V = G->V;
-  LLVMValueRef bw[GEMV_MAX_U], ok[GEMV_MAX_U], kk[GEMV_MAX_U];
-  for (int u = 0; u < U; u++) {
-    kk[u] = LLVMBuildAdd(b, k0, c32(G, (int64_t)u * V), "");
-    ok[u] = masked ? LLVMBuildICmp(b, LLVMIntSLT, kk[u], G->kend, "") : NULL;
-    if (masked)
-      kk[u] = LLVMBuildSelect(b, ok[u], kk[u], c32(G, 0), "");
-    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, G->col, c32(G, pb->k), ""), kk[u], "");
-    bw[u] = load_n(G, G->g->b_ptr, off, V, al(V * G->es));
+  int V = G->V;
+  for (int u = 0; u < G->U; u++) {
+    B->kk[u] = LLVMBuildAdd(b, B->k0, c32(G, (int64_t)u * V), "");
+    B->ok[u] = B->masked ? LLVMBuildICmp(b, LLVMIntSLT, B->kk[u], G->kend, "") : NULL;
+    if (B->masked)
+      B->kk[u] = LLVMBuildSelect(b, B->ok[u], B->kk[u], c32(G, 0), "");
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, G->col, c32(G, G->pb->k), ""), B->kk[u], "");
+    B->bw[u] = load_n(G, G->g->b_ptr, off, V, al(V * G->es));
   }
+}
+
+static void mac_kcontig(gv *G, const gv_block *B) {
+  LLVMBuilderRef b = G->cb->b;
+  int V = G->V;
   for (int m = 0; m < G->M; m++)
-    for (int u = 0; u < U; u++) {
-      LLVMValueRef av = load_n(G, G->g->a_ptr, a_off(G, m, kk[u]), V, al(V * G->es));
+    for (int u = 0; u < G->U; u++) {
+      LLVMValueRef av = load_n(G, G->g->a_ptr, a_off(G, m, B->kk[u]), V, al(V * G->es));
       for (int v = 0; v < V; v++) {
         LLVMValueRef a = widen(G, elem(G, av, V, v), G->g->a_zp);
-        LLVMValueRef x = widen(G, elem(G, bw[u], V, v), G->g->b_zp);
-        if (masked) {
-          a = LLVMBuildSelect(b, ok[u], a, LLVMConstNull(G->acc_t), "");
-          x = LLVMBuildSelect(b, ok[u], x, LLVMConstNull(G->acc_t), "");
+        LLVMValueRef x = widen(G, elem(G, B->bw[u], V, v), G->g->b_zp);
+        if (B->masked) {
+          a = LLVMBuildSelect(b, B->ok[u], a, LLVMConstNull(G->acc_t), "");
+          x = LLVMBuildSelect(b, B->ok[u], x, LLVMConstNull(G->acc_t), "");
         }
         mac(G, m, a, x);
       }
     }
 }
 
-static void block(gv *G, LLVMValueRef k0, bool masked) {
+static void block_load(gv *G, LLVMValueRef k0, bool masked, gv_block *B) {
+  B->k0 = k0, B->masked = masked;
   if (G->kc)
-    block_kcontig(G, k0, masked);
+    load_kcontig(G, B);
   else
-    block_ncontig(G, k0, masked);
+    load_ncontig(G, B);
+}
+
+static void block_mac(gv *G, const gv_block *B) {
+  if (G->kc)
+    mac_kcontig(G, B);
+  else
+    mac_ncontig(G, B);
+}
+
+static void block(gv *G, LLVMValueRef k0, bool masked) {
+  gv_block B;
+  block_load(G, k0, masked, &B);
+  block_mac(G, &B);
 }
 
 /* This wave's partial sums of output rows [r0, r0 + R) into LDS: row r of the lane's columns
@@ -288,8 +317,27 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   len = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, len, c32(&G, 0), ""), c32(&G, 0), len, "len");
   LLVMValueRef nfull = LLVMBuildSDiv(b, len, c32(&G, G.bk), "nfull");
 
-  /* the main loop: wave w takes full blocks w, w + W, ... */
-  cg_loop l = cg_loop_begin(cb, G.wave_id, nfull, "gemv_k");
+  /* the main loop: wave w takes full blocks w, w + W, ... With a prologue computing A (a row
+   * norm) the wave's first block of B is loaded before it, so its memory latency passes while
+   * the prologue runs (a wave without a full block loads block 0 and drops it) */
+  LLVMValueRef first = G.wave_id;
+  if (g->prologue) {
+    LLVMValueRef has = LLVMBuildICmp(b, LLVMIntSLT, G.wave_id, nfull, "");
+    gv_block B0;
+    block_load(&G, LLVMBuildSelect(b, has, LLVMBuildAdd(b, kbeg, LLVMBuildMul(b, G.wave_id, c32(&G, G.bk), ""), ""),
+                                   c32(&G, 0), ""), false, &B0);
+    if (!g->prologue(g->ctx, G.batch))
+      return false;
+    LLVMBasicBlockRef use = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "gemv_first");
+    LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "gemv_rest");
+    LLVMBuildCondBr(b, has, use, rest);
+    LLVMPositionBuilderAtEnd(b, use);
+    block_mac(&G, &B0);
+    LLVMBuildBr(b, rest);
+    LLVMPositionBuilderAtEnd(b, rest);
+    first = LLVMBuildAdd(b, G.wave_id, c32(&G, G.W), "");
+  }
+  cg_loop l = cg_loop_begin(cb, first, nfull, "gemv_k");
   block(&G, LLVMBuildAdd(b, kbeg, LLVMBuildMul(b, l.iv, c32(&G, G.bk), ""), ""), false);
   cg_loop_end(cb, &l, G.W);
   /* K not a multiple of the block: the one partial block, masked, by the next wave in turn */

@@ -163,30 +163,34 @@ static LLVMValueRef finish(red *R, acc a) {
 
 /* The value of lane (lane ^ m) of the wave, for every lane. DPP quad_perm for the lanes of a
  * quad, ds_swizzle's xor mode inside 32 lanes, ds_bpermute across the halves of a wave64. */
-static LLVMValueRef lane_xor(red *R, LLVMValueRef x, int m, LLVMValueRef lane) {
-  cg_builder *cb = R->cb;
-  LLVMBuilderRef bl = R->b;
+LLVMValueRef cg_lane_xor(cg_builder *cb, LLVMValueRef x, int m, LLVMValueRef lane) {
+  LLVMBuilderRef bl = cb->b;
   bool is_f = LLVMTypeOf(x) == cb->f32;
   LLVMValueRef w = is_f ? LLVMBuildBitCast(bl, x, cb->i32, "") : x;
   LLVMValueRef r;
   if (m == 1 || m == 2) {
     /* quad_perm selectors: xor 1 = [1,0,3,2] (0xb1), xor 2 = [2,3,0,1] (0x4e) */
-    LLVMValueRef args[6] = {w, w, i32c(R, m == 1 ? 0xb1 : 0x4e), i32c(R, 0xf), i32c(R, 0xf),
-                            LLVMConstInt(cb->i1, 0, 0)};
+    LLVMValueRef args[6] = {w, w, LLVMConstInt(cb->i32, m == 1 ? 0xb1 : 0x4e, 0), LLVMConstInt(cb->i32, 0xf, 0),
+                            LLVMConstInt(cb->i32, 0xf, 0), LLVMConstInt(cb->i1, 0, 0)};
     LLVMTypeRef t = cb->i32;
     r = cg_intrinsic(cb, "llvm.amdgcn.update.dpp", &t, 1, args, 6);
   } else if (m < 32) {
     /* bit-mask mode: and 0x1f, or 0, xor m */
-    LLVMValueRef args[2] = {w, i32c(R, 0x1f | (m << 10))};
+    LLVMValueRef args[2] = {w, LLVMConstInt(cb->i32, (unsigned long long)(0x1f | (m << 10)), 0)};
     r = cg_intrinsic(cb, "llvm.amdgcn.ds.swizzle", NULL, 0, args, 2);
   } else {
-    LLVMValueRef addr = LLVMBuildShl(bl, LLVMBuildXor(bl, lane, i32c(R, m), ""), i32c(R, 2), "");
+    LLVMValueRef addr = LLVMBuildShl(bl, LLVMBuildXor(bl, lane, LLVMConstInt(cb->i32, (unsigned long long)m, 0), ""),
+                                     LLVMConstInt(cb->i32, 2, 0), "");
     LLVMValueRef args[2] = {addr, w};
     r = cg_intrinsic(cb, "llvm.amdgcn.ds.bpermute", NULL, 0, args, 2);
   }
   if (!r)
     return NULL;
   return is_f ? LLVMBuildBitCast(bl, r, cb->f32, "") : r;
+}
+
+static LLVMValueRef lane_xor(red *R, LLVMValueRef x, int m, LLVMValueRef lane) {
+  return cg_lane_xor(R->cb, x, m, lane);
 }
 
 /* ---------------------------------------------------------------- body */

@@ -24,7 +24,9 @@ typedef struct rn {
   const part_kernel *k;
   tensor_type f;   /* the rows' shape [..., H] */
   int64_t rows, h;
-  int block;
+  int block;       /* work-items walking a row */
+  int tree;        /* the power of two <= block the LDS tree combines (block folds into it) */
+  int wave;        /* > 0: combine across each wave's lanes first, then the waves' sums in LDS */
   LLVMTypeRef it;
   char *member;    /* op id: in this kernel */
   LLVMValueRef *row; /* value id: per-row scalar (reduction results, row-shaped ops) */
@@ -114,9 +116,46 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
     return NULL;
   cg_store(cb, combine(R, is_max, cg_load(cb, cb->f32, acc_p, 4), to_f32(R, x)), acc_p, 4);
   cg_loop_end(cb, &l, R->block);
+  LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type->elem);
+  if (R->wave) { /* lanes by xor butterfly (every lane ends with the wave's sum), then the waves */
+    LLVMValueRef x = cg_load(cb, cb->f32, acc_p, 4);
+    LLVMValueRef t32 = LLVMBuildTrunc(bl, tid, cb->i32, "");
+    LLVMValueRef lane = LLVMBuildURem(bl, t32, LLVMConstInt(cb->i32, (unsigned)R->wave, 0), "");
+    for (int m = 1; m < R->wave && x; m *= 2) {
+      LLVMValueRef y = cg_lane_xor(cb, x, m, lane);
+      x = y ? combine(R, is_max, x, y) : NULL;
+    }
+    if (!x)
+      return NULL;
+    LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_sum");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_sum_next");
+    LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntEQ, lane, LLVMConstInt(cb->i32, 0, 0), ""), st, next);
+    LLVMPositionBuilderAtEnd(bl, st);
+    cg_store(cb, x, lds_at(R, LLVMBuildUDiv(bl, tid, ic(R, R->wave), "")), 4);
+    LLVMBuildBr(bl, next);
+    LLVMPositionBuilderAtEnd(bl, next);
+    cg_barrier(cb);
+    LLVMValueRef res = cg_load(cb, cb->f32, lds_at(R, ic(R, 0)), 4);
+    for (int w = 1; w < R->block / R->wave; w++) /* in wave order: every work-item the same bits */
+      res = combine(R, is_max, res, cg_load(cb, cb->f32, lds_at(R, ic(R, w)), 4));
+    cg_barrier(cb); /* read before the next reduction writes */
+    return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
+  }
   cg_store(cb, cg_load(cb, cb->f32, acc_p, 4), lds_at(R, tid), 4);
   cg_barrier(cb);
-  for (int s = R->block / 2; s > 0; s /= 2) {
+  if (R->tree < R->block) { /* a block that is no power of two: its top folds into the tree */
+    LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fold");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "fold_next");
+    LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, tid, ic(R, R->block - R->tree), ""), add, next);
+    LLVMPositionBuilderAtEnd(bl, add);
+    LLVMValueRef a = cg_load(cb, cb->f32, lds_at(R, tid), 4);
+    LLVMValueRef b = cg_load(cb, cb->f32, lds_at(R, LLVMBuildAdd(bl, tid, ic(R, R->tree), "")), 4);
+    cg_store(cb, combine(R, is_max, a, b), lds_at(R, tid), 4);
+    LLVMBuildBr(bl, next);
+    LLVMPositionBuilderAtEnd(bl, next);
+    cg_barrier(cb);
+  }
+  for (int s = R->tree / 2; s > 0; s /= 2) {
     LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "tree");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "tree_next");
     LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntSLT, tid, ic(R, s), ""), add, next);
@@ -130,7 +169,6 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
   }
   LLVMValueRef res = cg_load(cb, cb->f32, lds_at(R, ic(R, 0)), 4);
   cg_barrier(cb); /* everyone has read slot 0 before the next reduction writes it */
-  LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type->elem);
   return rt == cb->f32 ? res : LLVMBuildFPTrunc(bl, res, rt, "");
 }
 
@@ -297,7 +335,7 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
   R.f = *k->anchor->operands[0]->type;
   R.h = R.f.dims[R.f.rank - 1];
   R.rows = tensor_numel(&R.f) / R.h;
-  R.block = block_for(R.h);
+  R.block = R.tree = block_for(R.h);
   R.it = cg_anchor_index_type(cb, k);
   int nargs = k->nin + k->nout;
   const char **access = calloc((size_t)nargs + 1, sizeof(char *));
@@ -355,5 +393,79 @@ bool cg_emit_rownorm(cg_builder *cb, const graph *g, const partition_plan *p, co
   free(R.member);
   free(R.row);
   snprintf(info->tuning, sizeof info->tuning, "{\"block\":%d,\"row\":%lld}", R.block, (long long)R.h);
+  return ok && !cb->failed;
+}
+
+/* The row norm a skinny GEMM evaluates before its loop (k->prologue, partition/group.c): rows
+ * r0 .. r0 + nrows - 1 of value a (the norm's full-shape value the GEMM reads as A) into dst
+ * ([nrows][H] of a's element type in LDS), by the kernel's `threads` work-items. Per row: the
+ * statistics in graph order (as cg_emit_rownorm, but each combined across a wave's lanes first
+ * and then over the waves: one barrier instead of a tree's log2(threads)), then a walk storing
+ * a's elements; a barrier at the end, so every work-item may read any row. The row is read from
+ * memory by each walk (the first from the cache the previous kernel wrote it to, the others from
+ * the CU's), not copied to LDS first: the LDS holds A and the GEMM's partial sums. */
+bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
+                         int nrows, LLVMValueRef tid32, int threads, LLVMValueRef dst) {
+  rn R = {.cb = cb, .b = cb->b, .g = g, .k = k, .block = threads, .wave = cb->target->info->wave_size};
+  const op *first = NULL;
+  for (int i = 0; i < k->nprologue && !first; i++)
+    if (op_table[k->prologue[i]->kind].family == FAM_REDUCTION)
+      first = k->prologue[i];
+  if (!first || threads < R.wave || threads % R.wave)
+    return false;
+  R.f = *first->operands[0]->type;
+  R.h = R.f.dims[R.f.rank - 1];
+  R.rows = tensor_numel(&R.f) / R.h;
+  for (R.tree = 1; R.tree * 2 <= threads; R.tree *= 2)
+    ;
+  R.it = cg_anchor_index_type(cb, k);
+  char name[96];
+  snprintf(name, sizeof name, "%s.norm", k->name);
+  R.lds = cg_lds_alloc(cb, name, LLVMArrayType2(cb->f32, (uint64_t)threads), 16);
+  R.member = calloc((size_t)g->nops + 1, 1);
+  R.row = calloc((size_t)g->nvalues + 1, sizeof(LLVMValueRef));
+  LLVMValueRef *memo = calloc((size_t)g->nvalues + 1, sizeof(LLVMValueRef));
+  for (int i = 0; i < k->nprologue; i++)
+    R.member[k->prologue[i]->id] = 1;
+  LLVMBuilderRef bl = cb->b;
+  R.acc_p = LLVMBuildAlloca(bl, cb->f32, "norm_acc"); /* the caller is still in the entry block */
+  LLVMValueRef tid = LLVMBuildZExt(bl, tid32, R.it, "");
+  LLVMValueRef base = LLVMBuildZExt(bl, r0, R.it, "");
+  tensor_type rshape = R.f;
+  rshape.dims[R.f.rank - 1] = 1;
+  bool ok = R.acc_p != NULL;
+  for (int m = 0; m < nrows && ok; m++) {
+    LLVMValueRef r = LLVMBuildAdd(bl, base, ic(&R, m), "norm_row"), c0[TOSAC_MAX_RANK];
+    memset(R.row, 0, sizeof(LLVMValueRef) * ((size_t)g->nvalues + 1));
+    coords_of(&R, r, ic(&R, 0), c0);
+    for (int i = 0; i < k->nprologue && ok; i++) {
+      const op *o = k->prologue[i];
+      if (op_table[o->kind].family == FAM_REDUCTION) {
+        ok = (R.row[o->results[0]->id] = reduce_row(&R, o, r, tid)) != NULL;
+      } else if (op_table[o->kind].family == FAM_ELEMENTWISE && same_shape(o->results[0]->type, &rshape)) {
+        memset(memo, 0, sizeof(LLVMValueRef) * ((size_t)g->nvalues + 1));
+        ok = (R.row[o->results[0]->id] = eval(&R, o->results[0], c0, memo)) != NULL;
+      }
+    }
+    if (!ok)
+      break;
+    cg_loop l = cg_loop_begin(cb, tid, ic(&R, R.h), "norm_out");
+    LLVMValueRef coords[TOSAC_MAX_RANK];
+    coords_of(&R, r, l.iv, coords);
+    memset(memo, 0, sizeof(LLVMValueRef) * ((size_t)g->nvalues + 1));
+    LLVMValueRef x = eval(&R, a, coords, memo);
+    ok = x != NULL;
+    if (ok) {
+      LLVMValueRef at = LLVMBuildAdd(bl, l.iv, ic(&R, (int64_t)m * R.h), "");
+      cg_store(cb, x, LLVMBuildInBoundsGEP2(bl, LLVMTypeOf(x), dst, &at, 1, ""),
+               (unsigned)elem_type_bytes(a->type->elem));
+    }
+    cg_loop_end(cb, &l, R.block);
+  }
+  if (ok)
+    cg_barrier(cb);
+  free(memo);
+  free(R.member);
+  free(R.row);
   return ok && !cb->failed;
 }

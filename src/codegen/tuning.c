@@ -225,6 +225,31 @@ double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight
   return little_cycles(t, bytes, inflight, t->mem_latency_ns);
 }
 
+/* The row-norm prologue of a skinny GEMM (kernel_rownorm.c cg_rownorm_prologue, docs/gemm.md
+ * "Row-norm prologue"), in cycles: per row, the first walk's read of the row from the coherent
+ * cache (one hit latency: the kernel before it has just written it; later walks hit the CU's own
+ * cache), per statistic one more walk, log2(wave) cross-lane steps and one LDS exchange with its
+ * barrier, then the walk storing A to LDS; a walk's iterations (row / threads per work-item) are
+ * in flight together. An on-chip round trip (a walk over the CU's cache, an LDS exchange with its
+ * barrier) is taken as 128 cycles and a cross-lane step as 16: assumed, not measured. */
+#define ONCHIP_CYCLES 128.0
+double cg_tune_norm_prologue_cycles(const target_info *t, int64_t rows, int64_t row, int reductions, int threads) {
+  double walk_iters = threads > 0 ? ceil((double)row / threads) : 1;
+  double steps = log2((double)t->wave_size);
+  double per_row = t->cache_latency_ns * t->clock_mhz / 1e3 + reductions * (ONCHIP_CYCLES + 16 * steps + ONCHIP_CYCLES) +
+                   ONCHIP_CYCLES + (reductions + 1) * walk_iters * 4;
+  return (double)rows * per_row;
+}
+
+/* What the prologue adds to the kernel: the wave's first block of B is in flight while it runs
+ * (kernel_gemv.c), so only the part beyond one memory latency. */
+double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, int64_t row, int reductions,
+                                          int threads) {
+  double extra = cg_tune_norm_prologue_cycles(t, rows, row, reductions, threads) -
+                 (double)t->mem_latency_ns * t->clock_mhz / 1e3;
+  return extra > 0 ? extra : 0;
+}
+
 /* Bytes a tile kernel keeps in flight: per resident work-group the staging loads of `ktiles` K
  * tiles (one loop iteration; a kernel without a K loop all of its K chunk), work-groups resident
  * up to 2 waves per SIMD or what the LDS allows (at least one per CU). */

@@ -208,3 +208,120 @@ int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngr
   free(at);
   return ngroups;
 }
+
+/* ---------------------------------------------------------------- row norms into skinny GEMMs */
+
+bool part_norm_gemv_disabled(void) {
+  const char *e = getenv("TOSAC_NO_NORM_GEMV");
+  return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled() || part_rownorm_disabled();
+}
+
+/* The rows of a norm group (rownorm.c's pattern: last-axis reductions of one shape F and
+ * elementwise ops, nothing else) in *f; false for any other group. */
+static bool norm_group(const op *const *ops, int nops, tensor_type *f) {
+  int nred = 0, nother = 0;
+  for (int i = 0; i < nops; i++) {
+    const op *o = ops[i];
+    op_family fam = op_table[o->kind].family;
+    if (fam == FAM_REDUCTION) {
+      const tensor_type *x = o->operands[0]->type;
+      if ((o->kind != OP_REDUCE_SUM && o->kind != OP_REDUCE_MAX) || op_attr_int(o, "axis", -1) != x->rank - 1 ||
+          (nred && !tensor_type_equal(x, f)))
+        return false;
+      *f = *x;
+      nred++;
+    } else if (fam == FAM_ELEMENTWISE) {
+      nother++;
+    } else if (fam != FAM_CONST) {
+      return false;
+    }
+  }
+  return nred > 0 && nred + nother > 1;
+}
+
+/* LDS bytes the skinny kernel may give the normalised rows of its A operand. */
+#define NORM_GEMV_LDS 32768
+
+int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped,
+                   char *prologue_op) {
+  if (part_norm_gemv_disabled() || ngroups < 2)
+    return ngroups;
+  int *at;
+  const op **members = ops_by_group(g, group_of, ngroups, &at);
+  tensor_type *f = calloc((size_t)ngroups + 1, sizeof(tensor_type));
+  char *norm = calloc((size_t)ngroups + 1, 1);
+  int *reader = malloc(sizeof(int) * ((size_t)ngroups + 1)); /* -1 none, -2 refused */
+  const op **mm = calloc((size_t)ngroups + 1, sizeof(op *));
+  bool anynorm = false;
+  for (int grp = 0; grp < ngroups; grp++) {
+    reader[grp] = -1;
+    norm[grp] = !grouped[grp] && norm_group(members + at[grp], at[grp + 1] - at[grp], &f[grp]);
+    anynorm |= norm[grp];
+  }
+  if (!anynorm)
+    goto done;
+  /* the one op reading each norm group from outside must be a matmul reading it as A (through
+   * views): every other reader (an epilogue, a second GEMM, a slice, a graph result) needs the
+   * normalised value in memory, so the norm kernel stays */
+  for (int i = 0; i < g->nops; i++) {
+    const op *u = g->ops[i];
+    int ug = group_of[u->id];
+    for (int j = 0; j < u->noperands; j++) {
+      const value *r = part_view_root(u->operands[j]);
+      int ng = r->def ? group_of[r->def->id] : -1;
+      if (ng < 0 || ng == ug || !norm[ng] || reader[ng] == -2)
+        continue;
+      if (ug < 0 && part_is_view(u))
+        continue; /* its readers are met through part_view_root */
+      bool ok = ug >= 0 && j == 0 && (u->kind == OP_MATMUL || u->kind == OP_FULLY_CONNECTED) &&
+                (reader[ng] == -1 || (reader[ng] == ug && mm[ng] == u));
+      reader[ng] = ok ? ug : -2;
+      mm[ng] = ok ? u : NULL;
+    }
+  }
+  for (int r = 0; r < g->nresults; r++) {
+    const value *v = part_view_root(g->results[r]);
+    if (v->def && group_of[v->def->id] >= 0 && norm[group_of[v->def->id]])
+      reader[group_of[v->def->id]] = -2;
+  }
+  int *into = malloc(sizeof(int) * ((size_t)ngroups + 1));
+  bool any = false;
+  for (int grp = 0; grp < ngroups; grp++)
+    into[grp] = grp;
+  for (int grp = 0; grp < ngroups; grp++) {
+    int gg = reader[grp];
+    if (!norm[grp] || gg < 0 || grouped[gg] || norm[gg])
+      continue;
+    const op *u = mm[grp];
+    const tensor_type *a = u->operands[0]->type;
+    int64_t kdim = a->dims[a->rank - 1], rows = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
+    /* A is the norm's value with its rows of K: F = [..., K] with as many elements; the
+     * normalised rows of one work-group (M of them) fit the kernel's LDS */
+    bool one_gemm = true;
+    for (int i = at[gg]; i < at[gg + 1]; i++)
+      one_gemm &= members[i] == u || op_table[members[i]->kind].family == FAM_ELEMENTWISE ||
+                  op_table[members[i]->kind].family == FAM_CONST;
+    if (!one_gemm || f[grp].dims[f[grp].rank - 1] != kdim || tensor_numel(&f[grp]) != tensor_numel(a) ||
+        part_view_root(u->operands[0])->type->elem != a->elem ||
+        rows * kdim * elem_type_bytes(a->elem) > NORM_GEMV_LDS || !cg_tune_gemm_skinny(t, u))
+      continue;
+    /* the norm's value itself is A (through views only), not another op of the group */
+    const value *root = part_view_root(u->operands[0]);
+    if (tensor_numel(root->type) != tensor_numel(&f[grp]) || root->type->dims[root->type->rank - 1] != kdim)
+      continue;
+    into[grp] = gg, any = true;
+    for (int i = at[grp]; i < at[grp + 1]; i++)
+      prologue_op[members[i]->id] = 1;
+  }
+  if (any)
+    ngroups = relabel(g, group_of, ngroups, into, grouped);
+  free(into);
+done:
+  free(mm);
+  free(reader);
+  free(norm);
+  free(f);
+  free(members);
+  free(at);
+  return ngroups;
+}

@@ -100,8 +100,10 @@ static bool depends_on(const part_kernel *k, const value *out, int buf, bool *de
 static bool kernel_may_alias(const part_kernel *k) {
   if (k->family == KF_ELEMENTWISE)
     return true;
-  /* a grouped GEMM's other slices may still read the input an output would overwrite */
-  return k->ngemm == 0 && k->family == KF_GEMM && k->anchor && (k->role == KR_PLAIN || k->role == KR_COMBINE);
+  /* a grouped GEMM's other slices may still read the input an output would overwrite; so may
+   * the other work-groups of a GEMM whose row-norm prologue reads its rows (group.c) */
+  return k->ngemm == 0 && k->family == KF_GEMM && k->anchor &&
+         ((k->role == KR_PLAIN && !k->nprologue) || k->role == KR_COMBINE);
 }
 
 static int64_t aligned_size(const part_buffer *b) {

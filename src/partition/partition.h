@@ -88,6 +88,14 @@ enum { GROUP_GEMMS = 1, GROUP_DUAL = 2 }; /* grouped[]: a grouped GEMM, a dual-B
  * kernel (TOSAC_DUAL_GEMM=1: there too). TOSAC_DUAL_GEMM=0 or TOSAC_NO_GEMM_GROUPING=1: none. */
 int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped);
 bool part_dual_gemm_disabled(void);
+/* group.c: a row-norm group (rownorm.c) whose value only one skinny GEMM's A operand reads
+ * (directly or through views; not a graph result) merges into that GEMM's group, which
+ * recomputes the rows in a prologue (docs/partitioning.md "Row norms in skinny GEMMs");
+ * prologue_op[op id] is set for the norm's ops. TOSAC_NO_NORM_GEMV=1 (or TOSAC_NO_ROW_FUSION=1,
+ * TOSAC_NO_FUSION=1): none. */
+int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped,
+                   char *prologue_op);
+bool part_norm_gemv_disabled(void);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's
@@ -118,7 +126,8 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
  * zeroed workspace region. */
 void part_splitk_fixup_kernel(arena *a, partition_plan *p, int *bcap, const part_kernel *k, int split,
                               int64_t tiles, part_kernel *fix);
-/* Is v read by an op of k other than as the anchor's A or B operand (bias, epilogue inputs)? */
+/* Is v read by an op of k other than as the anchor's A or B operand or by its row-norm
+ * prologue (bias, epilogue inputs)? */
 bool part_read_by_epilogue(const part_kernel *k, const value *v);
 
 /* im2col.c: the two kernels replacing convolution kernel k when the tuning layer asks for im2col

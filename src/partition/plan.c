@@ -796,6 +796,9 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   char *grouped = arena_alloc(tmp, (size_t)ngroups + 1);
   ngroups = part_group_gemms(g, group_of, ngroups, grouped);
   ngroups = part_pair_gemms(g, t->info, group_of, ngroups, grouped);
+  char *prologue_op = arena_alloc(tmp, (size_t)g->nops + 1);
+  memset(prologue_op, 0, (size_t)g->nops + 1);
+  ngroups = part_norm_gemv(g, t->info, group_of, ngroups, grouped, prologue_op);
   b.slice_views = part_slice_views(tmp, g);
   for (int i = 0; b.slice_views && i < g->nops; i++) /* placed: a convolution's operand view */
     b.slice_views[g->ops[i]->id] &= group_of[g->ops[i]->id] < 0;
@@ -838,6 +841,17 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     }
     collect_io(&b, group_of, grp, k);
     k->anchor = find_anchor(k);
+    for (int i = 0; i < k->nops; i++) /* a row norm before a skinny GEMM (group.c) */
+      if (prologue_op[k->ops[i]->id] && op_table[k->ops[i]->kind].family != FAM_CONST) {
+        if (!k->prologue)
+          k->prologue = arena_alloc(a, sizeof(op *) * (size_t)k->nops);
+        k->prologue[k->nprologue++] = k->ops[i];
+      }
+    for (int i = 0; i < k->nops && k->nprologue; i++)
+      if (op_table[k->ops[i]->kind].family == FAM_MATMUL) {
+        k->anchor = k->ops[i];
+        break;
+      }
     if (k->anchor && op_table[k->anchor->kind].family == FAM_OTHER) {
       diag_error(d, k->anchor->loc, "operation '%s' cannot be compiled into a kernel yet",
                  op_table[k->anchor->kind].name);
@@ -876,6 +890,9 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_dual", k->id);
     else if (k->ngemm)
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
+    else if (k->nprologue)
+      snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm_%s", k->id,
+               k->anchor->kind == OP_MATMUL ? "matmul" : "fully_connected");
     else if (k->family == KF_ROWNORM) {
       snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm", k->id);
       k->iter = *k->anchor->operands[0]->type; /* the rows */

@@ -11,22 +11,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool part_is_prologue(const part_kernel *k, const op *o) {
+  for (int i = 0; i < k->nprologue; i++)
+    if (k->prologue[i] == o)
+      return true;
+  return false;
+}
+
 bool part_read_by_epilogue(const part_kernel *k, const value *v) {
   const op *o = k->anchor;
   for (int i = 0; i < k->nops; i++)
     for (int j = 0; j < k->ops[i]->noperands; j++)
-      if (k->ops[i]->operands[j] == v && !(k->ops[i] == o && j < 2) && !part_is_operand_view(k, k->ops[i]))
+      if (k->ops[i]->operands[j] == v && !(k->ops[i] == o && j < 2) && !part_is_operand_view(k, k->ops[i]) &&
+          !part_is_prologue(k, k->ops[i]))
         return true;
   return false;
 }
 
-/* Is v read by the anchor as its A or B operand, or by an operand view of them? */
+/* Is v read by the anchor as its A or B operand, by an operand view of them, or by the row norm
+ * that computes A (group.c)? */
 static bool read_by_gemm(const part_kernel *k, const value *v) {
   for (int i = 0; i < k->nops; i++) {
     const op *u = k->ops[i];
-    bool gemm = u == k->anchor, view = !gemm && part_is_operand_view(k, u);
-    for (int j = 0; (gemm || view) && j < u->noperands; j++)
-      if (u->operands[j] == v && (view || j < 2))
+    bool gemm = u == k->anchor, view = !gemm && part_is_operand_view(k, u), pro = part_is_prologue(k, u);
+    for (int j = 0; (gemm || view || pro) && j < u->noperands; j++)
+      if (u->operands[j] == v && (view || pro || j < 2))
         return true;
   }
   return false;
@@ -98,11 +107,13 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   part->split_count = split;
   part->ops = arena_alloc(a, sizeof(op *) * (size_t)(k->nops + 1));
   part->nops = 0;
+  /* with the row norm computing A and the constants it reads (group.c) */
   for (int i = 0; i < k->nops; i++)
-    if (k->ops[i] == o || part_is_operand_view(k, k->ops[i]))
+    if (k->ops[i] == o || part_is_operand_view(k, k->ops[i]) || part_is_prologue(k, k->ops[i]) ||
+        (k->nprologue && op_table[k->ops[i]->kind].family == FAM_CONST))
       part->ops[part->nops++] = k->ops[i];
-  part->in_bufs = arena_alloc(a, sizeof(int) * 2);
-  part->in_vals = arena_alloc(a, sizeof(value *) * 2);
+  part->in_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nin + 2));
+  part->in_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nin + 2));
   part->nin = 0;
   for (int i = 0; i < k->nin; i++)
     if (read_by_gemm(k, k->in_vals[i])) {
@@ -122,8 +133,9 @@ void part_splitk_kernels(arena *a, partition_plan *p, int *bcap, const part_kern
   comb->ops = arena_alloc(a, sizeof(op *) * (size_t)(k->nops + 1));
   comb->nops = 0;
   for (int i = 0; i < k->nops; i++)
-    if (!part_is_operand_view(k, k->ops[i]))
+    if (!part_is_operand_view(k, k->ops[i]) && !part_is_prologue(k, k->ops[i]))
       comb->ops[comb->nops++] = k->ops[i];
+  comb->prologue = NULL, comb->nprologue = 0;
   comb->in_bufs = arena_alloc(a, sizeof(int) * (size_t)(k->nin + 1));
   comb->in_vals = arena_alloc(a, sizeof(value *) * (size_t)(k->nin + 1));
   comb->in_bufs[0] = wb.id;

@@ -73,14 +73,15 @@ gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_concatview.py" "$1" "$2" > "$1$
   assert_success
 }
 
-@test "GPT-2-small decode step (12 layers, KV 1024) on gfx942: no data-movement or combine launches, 86 in all" {
+@test "GPT-2-small decode step (12 layers, KV 1024) on gfx942: no data-movement or combine launches, 61 in all" {
   /usr/bin/python3 "$ROOT/tests/bench/gen_model.py" gpt2 --layers 12 --kv 1024 --vocab 50257 --dtype f16 > gpt2.mlir
   run "$TOSAC" gpt2.mlir --offload-arch=gfx942 -o gpt2.hipfb
   assert_success
   run "$BUNDLE" quality gpt2.hipfb --no-mca --model
   assert_success
-  # the KV-cache concats are views, the split-KV attention merges in its last work-group
-  assert_line "model gfx942: 86 launches, estimated 108.4 us, roofline 54.0 us: 50% of the roofline (2.01x)"
+  # the KV-cache concats are views, the split-KV attention merges in its last work-group, the
+  # layer norms run in the skinny GEMMs' prologues (norm_gemv.bats)
+  assert_line "model gfx942: 61 launches, estimated 91.0 us, roofline 53.9 us: 59% of the roofline (1.69x)"
   refute_line --regexp '^  data '
   refute_line --regexp '^  combine '
   assert_line --regexp '^  attention +12 '

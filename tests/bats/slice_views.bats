@@ -63,8 +63,9 @@ gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_sliceview.py" "$1" "$2" > "$1$2
   /usr/bin/python3 "$ROOT/tests/bench/gen_model.py" gpt2 --layers 12 --kv 1024 --vocab 50257 --dtype f16 > gpt2.mlir
   run "$TOSAC" gpt2.mlir --offload-arch=gfx942,gfx1030 --emit=partitions
   assert_success
-  assert_line --regexp "^target gfx942: 86 kernels, 86 launches, workspace [0-9]+ bytes$"
-  assert_line --regexp "^target gfx1030: 86 kernels, 86 launches, workspace [0-9]+ bytes$"
+  # (61: the 25 layer norms run in the prologues of the skinny GEMMs reading them, norm_gemv.bats)
+  assert_line --regexp "^target gfx942: 61 kernels, 61 launches, workspace [0-9]+ bytes$"
+  assert_line --regexp "^target gfx1030: 61 kernels, 61 launches, workspace [0-9]+ bytes$"
   refute_output --partial "_slice over"
   refute_output --partial "_concat over"
   refute_output --partial "matmul_add_combine"

@@ -451,6 +451,9 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
   double cycles = t_issue > t_mem ? t_issue : t_mem;
   if (d->lastwg) /* no combine kernel: the last work-group reads the partials, writes C */
     cycles += lastwg_latency_cycles(t) + (double)(d->split + 1) * d->batch * d->m * d->n * 4 / bpc;
+  if (d->norm_rows > 0) /* a row norm computing A: what of it the first B block's latency does not hide */
+    cycles += cg_tune_norm_prologue_extra_cycles(t, d->norm_rows, d->norm_row, d->norm_reductions,
+                                                 d->waves * t->wave_size);
   ceiling(t, d, 0, ideal / bpc, out); /* its roofline is the memory term alone */
   out->loop_cycles = loop;
   out->inflight_kib = resident * lane_bytes * t->wave_size / 1024.0 / t->cus;
@@ -602,6 +605,8 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
   d->lastwg = d->split > 1 && strcmp(tb_jstr(tuning, "split_k_form"), "lastwg") == 0;
   d->im2col = strcmp(tb_jstr(tuning, "kernel"), "im2col") == 0;
   d->kpad = tb_jint(tuning, "kpad", 0), d->vw = tb_jint(tuning, "vector_width", 1);
+  d->norm_rows = tb_jint(tuning, "norm_rows", 0), d->norm_row = tb_jint(tuning, "norm_row", 0);
+  d->norm_reductions = tb_jint(tuning, "norm_reductions", 0);
   d->nb = tb_jint(tuning, "b_operands", 1) > 1 ? tb_jint(tuning, "b_operands", 1) : 1;
   d->mm_m = d->mm_n = d->mm_k = 1;
   sscanf(tb_jstr(tuning, "mma"), "%dx%dx%d", &d->mm_m, &d->mm_n, &d->mm_k);

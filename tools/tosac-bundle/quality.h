@@ -27,6 +27,8 @@ typedef struct tb_gemm_desc {
                          * rows (m + n) x kpad written, vector_width elements per work-item;
                          * rated by the memory model */
   int kpad, vw;
+  int norm_rows, norm_row, norm_reductions; /* a skinny GEMM's row-norm prologue ("norm_rows"...,
+                                               kernel_rownorm.c), else 0 */
   int nb;               /* B operands per tile: 2 for the dual-B GEMM ("b_operands"; flops and
                          * matrix instructions per K step of both GEMMs), else 1 */
   double bytes;         /* the kernel's buffers, each read or written once */
