@@ -783,7 +783,7 @@ typedef struct flash {
   LLVMValueRef b, qc, kend, *qf;
   LLVMTypeRef acc_t, o_t, s_t;
   LLVMValueRef s_p, m_p, l_p, o_p, par_p;
-  LLVMValueRef p_p, a_p; /* the previous block's P (fragment elements) and rescale factor */
+  LLVMValueRef p_p;      /* the previous block's P (fragment elements) */
   LLVMValueRef held_p; /* the next blocks' K and V chunks, loaded one iteration ahead */
   LLVMValueRef krs, vrs; /* buffer resources of K and V (16-byte loads), made at first use */
   int64_t kstride, vstride; /* fl_row_stride of K and V: 0 when a load's key must be clamped */
@@ -1441,8 +1441,7 @@ static LLVMValueRef fl_pack(flash *F, LLVMValueRef e0, LLVMValueRef e1) {
   return r ? LLVMBuildBitCast(bl, r, LLVMVectorType(cb->i16, 2), "") : NULL;
 }
 
-/* O = O·alpha + Vᵀ Pᵀ for the block whose V is in buffer `vbuf` (i32), P and alpha from
- * F->p_p and F->a_p. */
+/* O += Vᵀ Pᵀ for the block whose V is in buffer `vbuf` (i32), P from F->p_p. */
 typedef LLVMValueRef fl_vfrags[8][FL_MAX_KEYS / 4];
 
 static void fl_all_v_frags(flash *F, LLVMValueRef vbuf, fl_vfrags vf) {
@@ -1451,7 +1450,8 @@ static void fl_all_v_frags(flash *F, LLVMValueRef vbuf, fl_vfrags vf) {
     fl_v_frags(F, vf[n], vbase, n);
 }
 
-/* O = O·alpha + Vᵀ Pᵀ from the block's V fragments, P and alpha from F->p_p and F->a_p. */
+/* O += Vᵀ Pᵀ from the block's V fragments and P from F->p_p (O and P against the same shift:
+ * the slow path of fl_block rescales O when it moves the shift). */
 static void fl_update_of(flash *F, fl_vfrags vf) {
   att *A = F->A;
   cg_builder *cb = A->cb;
@@ -1461,14 +1461,10 @@ static void fl_update_of(flash *F, fl_vfrags vf) {
   LLVMValueRef pv = cg_load(cb, LLVMGetAllocatedType(F->p_p), F->p_p, 16);
   for (int f = 0; f < npe; f++)
     p[f] = LLVMBuildExtractElement(bl, pv, i32c(A, f), "");
-  LLVMValueRef alpha = cg_load(cb, cb->f32, F->a_p, 4), asplat = LLVMGetUndef(F->acc_t);
-  for (int e = 0; e < F->mm.nacc; e++)
-    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
   for (int n = 0; n < nb; n++) {
     LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
     LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
-    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, "");
-    cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
+    cg_store(cb, fl_pv(F, cg_load(cb, F->acc_t, op, 16), p, vf[n]), op, 16);
   }
 }
 
@@ -1501,6 +1497,73 @@ static void fl_interleave(flash *F) {
     fl_group(F, 0x2 | 0x400, 1); /* VALU, transcendental */
     fl_group(F, 0x100, 1);       /* LDS read */
   }
+}
+
+/* The largest P the fast path of fl_block lets through: a power of two within P's type (f16
+ * 65504, E4M3FNUZ 240, E4M3FN 448, E5M2 and E5M2FNUZ 57344), so no P overflows it, and for
+ * f32 and bf16 (f32's range) one that keeps O and l far from f32's overflow. */
+static double fl_bound(flash *F) {
+  switch (F->mm.in) {
+  case ET_F8E4M3FNUZ: return 0x1p7;
+  case ET_F8E4M3FN: return 0x1p8;
+  case ET_F16: case ET_F8E5M2: case ET_F8E5M2FNUZ: return 0x1p15;
+  default: return 0x1p32;
+  }
+}
+
+/* P = 2^(c·x - k + bias) for the block's scores x (pairs through v_pk_fma_f32) as the fragment
+ * elements *pv, and the lane's sum of the f32 probabilities *sum (pairs through v_pk_add_f32). */
+static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueRef *pvo, LLVMValueRef *sumo) {
+  att *A = F->A;
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
+  LLVMValueRef c = f32c(A, F->scale), nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
+  LLVMValueRef sum2 = LLVMConstNull(v2);
+  LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
+  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
+  for (int h = 0; h < 2; h++) {
+    c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
+    n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
+  }
+  for (int f = 0; f < F->nk / 4; f += 2) {
+    for (int h = 0; h < 2; h++)
+      x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
+    LLVMValueRef fa[3] = {x2, c2, n2};
+    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3), e[2];
+    for (int h = 0; h < 2; h++) {
+      e[h] = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
+      if (!e[h])
+        return false;
+      e2 = LLVMBuildInsertElement(bl, e2, e[h], i32c(A, h), "");
+    }
+    if (F->f8) { /* four probabilities per dword of fp8 bytes */
+      if (!(w = fl_f8_pack(F, f % 4 ? w : NULL, e[0], e[1], f % 4 != 0)))
+        return false;
+      pv = f % 4 ? fl_f8_put(F, pv, w, f - 2) : pv;
+    } else {
+      LLVMValueRef pk = fl_pack(F, e[0], e[1]);
+      if (!pk)
+        return false;
+      for (int h = 0; h < 2; h++)
+        pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
+    }
+    sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
+  }
+  *pvo = pv;
+  *sumo = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""), LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
+  return true;
+}
+
+/* Marks a conditional branch's true side as rare (branch weights): LLVM lays it out of line. */
+static void fl_unlikely(flash *F, LLVMValueRef br) {
+  cg_builder *cb = F->A->cb;
+  LLVMTypeRef i32 = cb->i32;
+  LLVMMetadataRef w[3] = {LLVMMDStringInContext2(cb->ctx, "branch_weights", 14),
+                          LLVMValueAsMetadata(LLVMConstInt(i32, 1, 0)),
+                          LLVMValueAsMetadata(LLVMConstInt(i32, 1 << 20, 0))};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cb->ctx, "prof", 4),
+                  LLVMMetadataAsValue(cb->ctx, LLVMMDNodeInContext2(cb->ctx, w, 3)));
 }
 
 /* One block of keys at t0 (iteration t): K_t+1 and V_t-1 are in buffers (t + 1) % 2, S_t in
@@ -1562,7 +1625,7 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
   /* x: the score before the log2 scale c (the graph's scale too when folded, F->scale); the
    * max is taken on x (c > 0) and scaled once, the exponent is one multiply-add */
-  LLVMValueRef x[FL_MAX_KEYS / 4], mloc = f32c(A, -INFINITY), c = f32c(A, F->scale);
+  LLVMValueRef x[FL_MAX_KEYS / 4], c = f32c(A, F->scale);
   for (int j = 0; j < nj; j++) {
     LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
     for (int e = 0; e < 4; e++) {
@@ -1575,65 +1638,61 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
           return false;
       }
       x[4 * j + e] = masked ? LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "") : v;
-      mloc = fl_max(A, mloc, x[4 * j + e]);
     }
   }
-  LLVMValueRef mcol = fl_column(F, mloc, true);
-  if (!mcol)
+  /* the fast path: P = 2^(c·x - k) against the shift k the row already has (F->m_p), its
+   * block sum, and one wave-uniform check that every lane's sum stays within fl_bound (so every
+   * P does, representable in P's type; a NaN or inf, as with k = -inf before the first finite
+   * key, fails): O, l and k then stay as they are, and the block needs no max, no exchange, no
+   * rescale factor and no O rescale */
+  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), lo = cg_load(cb, cb->f32, F->l_p, 4), pv, sum;
+  if (!fl_probs(F, x, mo, &pv, &sum))
     return false;
-  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = fl_max(A, mo, LLVMBuildFMul(bl, mcol, c, ""));
-  /* with only a scale as score ops every block has a finite score (the partial one too), so
-   * the max is finite from the first block on */
-  LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
-  if (!alpha)
-    return false;
-  /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
-   * (v_pk_fma_f32, v_pk_add_f32) where the target has them */
-  LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
-  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), ms, "") : LLVMBuildFNeg(bl, ms, "");
-  LLVMValueRef sum2 = LLVMConstNull(v2);
-  LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
-  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
-  for (int h = 0; h < 2; h++) {
-    c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
-    n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
-  }
-  for (int f = 0; f < npe; f += 2) {
-    for (int h = 0; h < 2; h++)
-      x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
-    LLVMValueRef fa[3] = {x2, c2, n2};
-    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3), e[2];
-    for (int h = 0; h < 2; h++) {
-      e[h] = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
-      if (!e[h])
-        return false;
-      e2 = LLVMBuildInsertElement(bl, e2, e[h], i32c(A, h), "");
-    }
-    if (F->f8) { /* four probabilities per dword of fp8 bytes */
-      if (!(w = fl_f8_pack(F, f % 4 ? w : NULL, e[0], e[1], f % 4 != 0)))
-        return false;
-      pv = f % 4 ? fl_f8_put(F, pv, w, f - 2) : pv;
-    } else {
-      LLVMValueRef pk = fl_pack(F, e[0], e[1]);
-      if (!pk)
-        return false;
-      for (int h = 0; h < 2; h++)
-        pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
-    }
-    sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
-  }
-  LLVMValueRef sum = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
-                                   LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
-  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, F->l_p, 4), alpha, ""), sum, ""), F->l_p, 4);
-  cg_store(cb, mn, F->m_p, 4);
+  cg_store(cb, LLVMBuildFAdd(bl, lo, sum, ""), F->l_p, 4);
   cg_store(cb, pv, F->p_p, 16);
-  cg_store(cb, alpha, F->a_p, 4);
   cg_store(cb, s_next, F->s_p, 16);
   if (carried)
     cg_store(cb, other, F->par_p, 4);
+  LLVMValueRef fail = LLVMBuildFCmp(bl, LLVMRealUGT, sum, f32c(A, fl_bound(F)), "");
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cb->ctx);
+  LLVMValueRef lanes = cg_intrinsic(cb, "llvm.amdgcn.ballot", &i64, 1, &fail, 1);
+  if (!lanes)
+    return false;
   fl_interleave(F);
   LLVMValueRef none = i32c(A, 0);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &none, 1);
+  LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rescale");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rescaled");
+  fl_unlikely(F, LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntNE, lanes, LLVMConstInt(i64, 0, 0), ""), slow, join));
+  /* the slow path, today's exact step: the row max over the block and the column, the new
+   * shift, alpha = 2^(k_old - k), O and l rescaled by alpha, P recomputed */
+  LLVMPositionBuilderAtEnd(bl, slow);
+  LLVMValueRef mloc = f32c(A, -INFINITY);
+  for (int f = 0; f < npe; f++)
+    mloc = fl_max(A, mloc, x[f]);
+  LLVMValueRef mcol = fl_column(F, mloc, true);
+  if (!mcol)
+    return false;
+  LLVMValueRef mn = fl_max(A, mo, LLVMBuildFMul(bl, mcol, c, ""));
+  /* with only a scale as score ops every block has a finite score (the partial one too), so
+   * the max is finite from the first block on */
+  LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
+  if (!alpha || !fl_probs(F, x, ms, &pv, &sum))
+    return false;
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), F->l_p, 4);
+  cg_store(cb, mn, F->m_p, 4);
+  cg_store(cb, pv, F->p_p, 16);
+  /* O holds the blocks up to t - 1 (this block's P V included), all against the old shift */
+  LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
+  for (int e = 0; e < F->mm.nacc; e++)
+    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
+  for (int n = 0; n < A->Dv / 16; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
+    cg_store(cb, LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, ""), op, 16);
+  }
+  LLVMBuildBr(bl, join);
+  LLVMPositionBuilderAtEnd(bl, join);
   cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
   return true;
 }
@@ -1752,9 +1811,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   F->b = b, F->qc = qc, F->kend = kend, F->qf = qf, F->acc_t = acc_t, F->o_t = o_t, F->s_t = s_t;
   F->s_p = s_p, F->m_p = m_p, F->l_p = l_p, F->o_p = o_p, F->par_p = par_p;
   F->p_p = LLVMBuildAlloca(bl, LLVMVectorType(F->ft, (unsigned)(F->nk / 4)), "p");
-  F->a_p = LLVMBuildAlloca(bl, cb->f32, "alpha");
   cg_store(cb, LLVMConstNull(LLVMGetAllocatedType(F->p_p)), F->p_p, 16);
-  cg_store(cb, f32c(A, 1), F->a_p, 4);
   /* full blocks without the key bound, then the last partial block with it. The full blocks
    * go in pairs first (parity 0 then 1: constant LDS offsets, and the scores alternate between
    * two sets of registers instead of being copied on the back edge), while the pair's loads
