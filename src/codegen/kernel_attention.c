@@ -1728,12 +1728,14 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMBuilderRef bl = A->b;
   const part_kernel *k = A->k;
   /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
-   * (the O rescale, the max exchange, the rescale factor, the barrier): taken for 1024 keys or
-   * more (the block pairs then hold at least half of the blocks) while two work-groups' buffers
-   * fit the LDS (one work-group per CU would leave each SIMD one wave) */
+   * (the barrier, the rescale check and its branch, the waits between the block's reads and
+   * MFMAs): taken for 1024 keys or more (the block pairs then hold at least half of the blocks)
+   * while one work-group's buffers fit the LDS (head size 128: 128 KiB of gfx950's 160 KiB,
+   * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
+   * work-groups of 64-key blocks, docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
   if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS &&
-      2 * FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
+      FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
     if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
