@@ -756,10 +756,10 @@ static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRe
  * the work-group stages in LDS, double-buffered: the global loads of block t + 1 are issued
  * before block t's matrix work and written to the other buffer after it (one barrier per
  * block). The wave computes Sᵀ = K Qᵀ, so that a lane's accumulators hold 4 keys of one query
- * (column lane % 16): the row statistics are per lane (max: two cross-lane exchanges per block;
- * sum: per lane, exchanged once at the end), and P in the accumulators' order is directly the
- * B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own k = 4·(lane / 16) + e, the accumulators' rows). V is
- * staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
+ * (column lane % 16): the row statistics are per lane (max: two cross-lane exchanges in a block
+ * that moves the row's shift, fl_block; sum: per lane, exchanged once at the end), and P in the
+ * accumulators' order is directly the B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own
+ * k = 4·(lane / 16) + e, the accumulators' rows). V is staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
  * B fragments, the scores never leave the accumulators, exp runs in the log2 domain (v_exp_f32). */
 enum { FL_WAVES = 4, FL_KEYS = 32, FL_BLOCK_KEYS = 64, FL_MAX_KEYS = 128, FL_MAX_CHUNKS = 16 };
 
@@ -1264,11 +1264,11 @@ static bool flash_choice(att *A, flash *F) {
     return false;
   F->dp = (A->D + F->mm.k - 1) / F->mm.k * F->mm.k;
   int64_t row_bytes = 2 * (F->dp + A->Dv) * elem_type_bytes(t), lds = FL_KEYS * row_bytes;
-  /* long sequences take the larger block: half the per-block work (rescaling O, the row max's
-   * exchanges, the barrier) per key */
+  /* long sequences take the larger block: half the per-block work (the rescale check, the
+   * barrier, and where a block rescales, the row max's exchanges and O's rescale) per key */
   F->nk = A->L >= 2 * FL_BLOCK_KEYS && FL_BLOCK_KEYS * row_bytes <= ti->lds_bytes ? FL_BLOCK_KEYS : FL_KEYS;
   /* the fp8 path's softmax is most of its issue (docs/kernels-attention.md): 128-key blocks halve
-   * the per-block work again (the max's exchange, alpha, the O rescale, the barrier) */
+   * the per-block work again (the rescale check, the barrier, the first reads' waits) */
   if (F->f8 && A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes)
     F->nk = FL_MAX_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
@@ -1525,7 +1525,8 @@ static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueR
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
-  LLVMValueRef c = f32c(A, F->scale), nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
+  LLVMValueRef c = f32c(A, F->scale);
+  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
   LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
   LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
@@ -1558,7 +1559,8 @@ static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueR
     sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
   }
   *pvo = pv;
-  *sumo = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""), LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
+  *sumo = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
+                        LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
   return true;
 }
 
@@ -1574,9 +1576,9 @@ static void fl_unlikely(flash *F, LLVMValueRef br) {
 }
 
 /* One block of keys at t0 (iteration t): K_t+1 and V_t-1 are in buffers (t + 1) % 2, S_t in
- * registers, P_t-1 and its alpha in F->p_p, F->a_p; keys from F->kend on are masked when
- * `masked`. par: t % 2 as a constant (the unrolled loop: the buffers' LDS offsets become
- * immediates), or NULL (from F->par_p, which the block advances). clamp false: the loads' keys
+ * registers, P_t-1 in F->p_p (against the row's shift F->m_p, as O and l are); keys from
+ * F->kend on are masked when `masked`. par: t % 2 as a constant (the unrolled loop: the
+ * buffers' LDS offsets become immediates), or NULL (from F->par_p, which the block advances). clamp false: the loads' keys
  * are below L. The block's matrix work, S_t+1 = K_t+1 Qᵀ and O += V_t-1 P_t-1, depends on
  * nothing of its softmax (of S_t), so the two overlap. */
 static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, bool clamp) {
@@ -1670,8 +1672,9 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &none, 1);
   LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rescale");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rescaled");
-  fl_unlikely(F, LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntNE, lanes, LLVMConstInt(i64, 0, 0), ""), slow, join));
-  /* the slow path, today's exact step: the row max over the block and the column, the new
+  LLVMValueRef any = LLVMBuildICmp(bl, LLVMIntNE, lanes, LLVMConstInt(i64, 0, 0), "");
+  fl_unlikely(F, LLVMBuildCondBr(bl, any, slow, join));
+  /* the slow path, the exact step: the row max over the block and the column, the new
    * shift, alpha = 2^(k_old - k), O and l rescaled by alpha, P recomputed */
   LLVMPositionBuilderAtEnd(bl, slow);
   LLVMValueRef mloc = f32c(A, -INFINITY);
