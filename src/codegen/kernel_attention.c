@@ -756,10 +756,10 @@ static bool combine_store(att *A, LLVMValueRef ws, LLVMValueRef dst, LLVMValueRe
  * the work-group stages in LDS, double-buffered: the global loads of block t + 1 are issued
  * before block t's matrix work and written to the other buffer after it (one barrier per
  * block). The wave computes Sᵀ = K Qᵀ, so that a lane's accumulators hold 4 keys of one query
- * (column lane % 16): the row statistics are per lane (max: two cross-lane exchanges per block;
- * sum: per lane, exchanged once at the end), and P in the accumulators' order is directly the
- * B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own k = 4·(lane / 16) + e, the accumulators' rows). V is
- * staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
+ * (column lane % 16): the row statistics are per lane (max: two cross-lane exchanges in a block
+ * that moves the row's shift, fl_block; sum: per lane, exchanged once at the end), and P in the
+ * accumulators' order is directly the B operand of Oᵀ += Vᵀ Pᵀ (MFMA B lanes own
+ * k = 4·(lane / 16) + e, the accumulators' rows). V is staged transposed ([Dv][keys]) so a lane's A fragment is contiguous. Q stays in registers as
  * B fragments, the scores never leave the accumulators, exp runs in the log2 domain (v_exp_f32). */
 enum { FL_WAVES = 4, FL_KEYS = 32, FL_BLOCK_KEYS = 64, FL_MAX_KEYS = 128, FL_MAX_CHUNKS = 16 };
 
@@ -783,7 +783,7 @@ typedef struct flash {
   LLVMValueRef b, qc, kend, *qf;
   LLVMTypeRef acc_t, o_t, s_t;
   LLVMValueRef s_p, m_p, l_p, o_p, par_p;
-  LLVMValueRef p_p, a_p; /* the previous block's P (fragment elements) and rescale factor */
+  LLVMValueRef p_p;      /* the previous block's P (fragment elements) */
   LLVMValueRef held_p; /* the next blocks' K and V chunks, loaded one iteration ahead */
   LLVMValueRef krs, vrs; /* buffer resources of K and V (16-byte loads), made at first use */
   int64_t kstride, vstride; /* fl_row_stride of K and V: 0 when a load's key must be clamped */
@@ -1264,11 +1264,11 @@ static bool flash_choice(att *A, flash *F) {
     return false;
   F->dp = (A->D + F->mm.k - 1) / F->mm.k * F->mm.k;
   int64_t row_bytes = 2 * (F->dp + A->Dv) * elem_type_bytes(t), lds = FL_KEYS * row_bytes;
-  /* long sequences take the larger block: half the per-block work (rescaling O, the row max's
-   * exchanges, the barrier) per key */
+  /* long sequences take the larger block: half the per-block work (the rescale check, the
+   * barrier, and where a block rescales, the row max's exchanges and O's rescale) per key */
   F->nk = A->L >= 2 * FL_BLOCK_KEYS && FL_BLOCK_KEYS * row_bytes <= ti->lds_bytes ? FL_BLOCK_KEYS : FL_KEYS;
   /* the fp8 path's softmax is most of its issue (docs/kernels-attention.md): 128-key blocks halve
-   * the per-block work again (the max's exchange, alpha, the O rescale, the barrier) */
+   * the per-block work again (the rescale check, the barrier, the first reads' waits) */
   if (F->f8 && A->L >= 2 * FL_MAX_KEYS && FL_MAX_KEYS * row_bytes <= ti->lds_bytes)
     F->nk = FL_MAX_KEYS;
   if (F->mm.m != 16 || F->mm.n != 16 || FL_KEYS % F->mm.k || A->Dv % 16 || A->Dv / 16 > 8 ||
@@ -1441,8 +1441,7 @@ static LLVMValueRef fl_pack(flash *F, LLVMValueRef e0, LLVMValueRef e1) {
   return r ? LLVMBuildBitCast(bl, r, LLVMVectorType(cb->i16, 2), "") : NULL;
 }
 
-/* O = O·alpha + Vᵀ Pᵀ for the block whose V is in buffer `vbuf` (i32), P and alpha from
- * F->p_p and F->a_p. */
+/* O += Vᵀ Pᵀ for the block whose V is in buffer `vbuf` (i32), P from F->p_p. */
 typedef LLVMValueRef fl_vfrags[8][FL_MAX_KEYS / 4];
 
 static void fl_all_v_frags(flash *F, LLVMValueRef vbuf, fl_vfrags vf) {
@@ -1451,7 +1450,8 @@ static void fl_all_v_frags(flash *F, LLVMValueRef vbuf, fl_vfrags vf) {
     fl_v_frags(F, vf[n], vbase, n);
 }
 
-/* O = O·alpha + Vᵀ Pᵀ from the block's V fragments, P and alpha from F->p_p and F->a_p. */
+/* O += Vᵀ Pᵀ from the block's V fragments and P from F->p_p (O and P against the same shift:
+ * the slow path of fl_block rescales O when it moves the shift). */
 static void fl_update_of(flash *F, fl_vfrags vf) {
   att *A = F->A;
   cg_builder *cb = A->cb;
@@ -1461,14 +1461,10 @@ static void fl_update_of(flash *F, fl_vfrags vf) {
   LLVMValueRef pv = cg_load(cb, LLVMGetAllocatedType(F->p_p), F->p_p, 16);
   for (int f = 0; f < npe; f++)
     p[f] = LLVMBuildExtractElement(bl, pv, i32c(A, f), "");
-  LLVMValueRef alpha = cg_load(cb, cb->f32, F->a_p, 4), asplat = LLVMGetUndef(F->acc_t);
-  for (int e = 0; e < F->mm.nacc; e++)
-    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
   for (int n = 0; n < nb; n++) {
     LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
     LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
-    LLVMValueRef o = LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, "");
-    cg_store(cb, fl_pv(F, o, p, vf[n]), op, 16);
+    cg_store(cb, fl_pv(F, cg_load(cb, F->acc_t, op, 16), p, vf[n]), op, 16);
   }
 }
 
@@ -1495,18 +1491,94 @@ static void fl_interleave(flash *F) {
     fl_group(F, 0x100, (int)(F->nk / 16 * F->dp / F->mm.k)); /* K fragment reads */
     return;
   }
+  /* the fast path's VALU, about 10 per 16-key tile (fl_probs: 2 packed multiply-adds, 4 exp, 2
+   * conversions, 2 packed adds), spread evenly over the MFMAs: a VALU group per MFMA where
+   * there are fewer would leave the last MFMAs back to back, their accumulators' chains
+   * stalling the issue */
+  int64_t groups = m * (F->nk / 16), valu = 10 * (F->nk / 16);
   fl_group(F, 0x100, 2); /* the first fragments */
-  for (int64_t i = 0; i < m * (F->nk / 16); i++) {
-    fl_group(F, 0x8, 1);         /* MFMA */
-    fl_group(F, 0x2 | 0x400, 1); /* VALU, transcendental */
-    fl_group(F, 0x100, 1);       /* LDS read */
+  for (int64_t i = 0; i < groups; i++) {
+    fl_group(F, 0x8, 1); /* MFMA */
+    int64_t nv = valu >= groups ? 1 : (i + 1) * valu / groups - i * valu / groups;
+    if (nv)
+      fl_group(F, 0x2 | 0x400, (int)nv); /* VALU, transcendental */
+    fl_group(F, 0x100, 1); /* LDS read */
   }
 }
 
+/* The largest P the fast path of fl_block lets through: a power of two within P's type (f16
+ * 65504, E4M3FNUZ 240, E4M3FN 448, E5M2 and E5M2FNUZ 57344), so no P overflows it, and for
+ * f32 and bf16 (f32's range) one that keeps O and l far from f32's overflow. */
+static double fl_bound(flash *F) {
+  switch (F->mm.in) {
+  case ET_F8E4M3FNUZ: return 0x1p7;
+  case ET_F8E4M3FN: return 0x1p8;
+  case ET_F16: case ET_F8E5M2: case ET_F8E5M2FNUZ: return 0x1p15;
+  default: return 0x1p32;
+  }
+}
+
+/* P = 2^(c·x - k + bias) for the block's scores x (pairs through v_pk_fma_f32) as the fragment
+ * elements *pv, and the lane's sum of the f32 probabilities *sum (pairs through v_pk_add_f32). */
+static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueRef *pvo, LLVMValueRef *sumo) {
+  att *A = F->A;
+  cg_builder *cb = A->cb;
+  LLVMBuilderRef bl = A->b;
+  LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
+  LLVMValueRef c = f32c(A, F->scale);
+  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
+  LLVMValueRef sum2 = LLVMConstNull(v2);
+  LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
+  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
+  for (int h = 0; h < 2; h++) {
+    c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
+    n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
+  }
+  for (int f = 0; f < F->nk / 4; f += 2) {
+    for (int h = 0; h < 2; h++)
+      x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
+    LLVMValueRef fa[3] = {x2, c2, n2};
+    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3), e[2];
+    for (int h = 0; h < 2; h++) {
+      e[h] = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
+      if (!e[h])
+        return false;
+      e2 = LLVMBuildInsertElement(bl, e2, e[h], i32c(A, h), "");
+    }
+    if (F->f8) { /* four probabilities per dword of fp8 bytes */
+      if (!(w = fl_f8_pack(F, f % 4 ? w : NULL, e[0], e[1], f % 4 != 0)))
+        return false;
+      pv = f % 4 ? fl_f8_put(F, pv, w, f - 2) : pv;
+    } else {
+      LLVMValueRef pk = fl_pack(F, e[0], e[1]);
+      if (!pk)
+        return false;
+      for (int h = 0; h < 2; h++)
+        pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
+    }
+    sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
+  }
+  *pvo = pv;
+  *sumo = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
+                        LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
+  return true;
+}
+
+/* Marks a conditional branch's true side as rare (branch weights): LLVM lays it out of line. */
+static void fl_unlikely(flash *F, LLVMValueRef br) {
+  cg_builder *cb = F->A->cb;
+  LLVMTypeRef i32 = cb->i32;
+  LLVMMetadataRef w[3] = {LLVMMDStringInContext2(cb->ctx, "branch_weights", 14),
+                          LLVMValueAsMetadata(LLVMConstInt(i32, 1, 0)),
+                          LLVMValueAsMetadata(LLVMConstInt(i32, 1 << 20, 0))};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cb->ctx, "prof", 4),
+                  LLVMMetadataAsValue(cb->ctx, LLVMMDNodeInContext2(cb->ctx, w, 3)));
+}
+
 /* One block of keys at t0 (iteration t): K_t+1 and V_t-1 are in buffers (t + 1) % 2, S_t in
- * registers, P_t-1 and its alpha in F->p_p, F->a_p; keys from F->kend on are masked when
- * `masked`. par: t % 2 as a constant (the unrolled loop: the buffers' LDS offsets become
- * immediates), or NULL (from F->par_p, which the block advances). clamp false: the loads' keys
+ * registers, P_t-1 in F->p_p (against the row's shift F->m_p, as O and l are); keys from
+ * F->kend on are masked when `masked`. par: t % 2 as a constant (the unrolled loop: the
+ * buffers' LDS offsets become immediates), or NULL (from F->par_p, which the block advances). clamp false: the loads' keys
  * are below L. The block's matrix work, S_t+1 = K_t+1 Qᵀ and O += V_t-1 P_t-1, depends on
  * nothing of its softmax (of S_t), so the two overlap. */
 static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, bool clamp) {
@@ -1562,7 +1634,7 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
   /* x: the score before the log2 scale c (the graph's scale too when folded, F->scale); the
    * max is taken on x (c > 0) and scaled once, the exponent is one multiply-add */
-  LLVMValueRef x[FL_MAX_KEYS / 4], mloc = f32c(A, -INFINITY), c = f32c(A, F->scale);
+  LLVMValueRef x[FL_MAX_KEYS / 4], c = f32c(A, F->scale);
   for (int j = 0; j < nj; j++) {
     LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
     for (int e = 0; e < 4; e++) {
@@ -1575,65 +1647,62 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
           return false;
       }
       x[4 * j + e] = masked ? LLVMBuildSelect(bl, kin, v, f32c(A, -INFINITY), "") : v;
-      mloc = fl_max(A, mloc, x[4 * j + e]);
     }
   }
-  LLVMValueRef mcol = fl_column(F, mloc, true);
-  if (!mcol)
+  /* the fast path: P = 2^(c·x - k) against the shift k the row already has (F->m_p), its
+   * block sum, and one wave-uniform check that every lane's sum stays within fl_bound (so every
+   * P does, representable in P's type; a NaN or inf, as with k = -inf before the first finite
+   * key, fails): O, l and k then stay as they are, and the block needs no max, no exchange, no
+   * rescale factor and no O rescale */
+  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), lo = cg_load(cb, cb->f32, F->l_p, 4), pv, sum;
+  if (!fl_probs(F, x, mo, &pv, &sum))
     return false;
-  LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), mn = fl_max(A, mo, LLVMBuildFMul(bl, mcol, c, ""));
-  /* with only a scale as score ops every block has a finite score (the partial one too), so
-   * the max is finite from the first block on */
-  LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
-  if (!alpha)
-    return false;
-  /* pairs of scores as <2 x float>: the multiply-add and the sum are packed f32 instructions
-   * (v_pk_fma_f32, v_pk_add_f32) where the target has them */
-  LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
-  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), ms, "") : LLVMBuildFNeg(bl, ms, "");
-  LLVMValueRef sum2 = LLVMConstNull(v2);
-  LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
-  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
-  for (int h = 0; h < 2; h++) {
-    c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
-    n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
-  }
-  for (int f = 0; f < npe; f += 2) {
-    for (int h = 0; h < 2; h++)
-      x2 = LLVMBuildInsertElement(bl, x2, x[f + h], i32c(A, h), "");
-    LLVMValueRef fa[3] = {x2, c2, n2};
-    LLVMValueRef y = cg_intrinsic(cb, "llvm.fma", &v2, 1, fa, 3), e[2];
-    for (int h = 0; h < 2; h++) {
-      e[h] = y ? fl_exp2(A, LLVMBuildExtractElement(bl, y, i32c(A, h), "")) : NULL;
-      if (!e[h])
-        return false;
-      e2 = LLVMBuildInsertElement(bl, e2, e[h], i32c(A, h), "");
-    }
-    if (F->f8) { /* four probabilities per dword of fp8 bytes */
-      if (!(w = fl_f8_pack(F, f % 4 ? w : NULL, e[0], e[1], f % 4 != 0)))
-        return false;
-      pv = f % 4 ? fl_f8_put(F, pv, w, f - 2) : pv;
-    } else {
-      LLVMValueRef pk = fl_pack(F, e[0], e[1]);
-      if (!pk)
-        return false;
-      for (int h = 0; h < 2; h++)
-        pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
-    }
-    sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
-  }
-  LLVMValueRef sum = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
-                                   LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
-  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, cg_load(cb, cb->f32, F->l_p, 4), alpha, ""), sum, ""), F->l_p, 4);
-  cg_store(cb, mn, F->m_p, 4);
+  cg_store(cb, LLVMBuildFAdd(bl, lo, sum, ""), F->l_p, 4);
   cg_store(cb, pv, F->p_p, 16);
-  cg_store(cb, alpha, F->a_p, 4);
   cg_store(cb, s_next, F->s_p, 16);
   if (carried)
     cg_store(cb, other, F->par_p, 4);
+  LLVMValueRef fail = LLVMBuildFCmp(bl, LLVMRealUGT, sum, f32c(A, fl_bound(F)), "");
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cb->ctx);
+  LLVMValueRef lanes = cg_intrinsic(cb, "llvm.amdgcn.ballot", &i64, 1, &fail, 1);
+  if (!lanes)
+    return false;
   fl_interleave(F);
   LLVMValueRef none = i32c(A, 0);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &none, 1);
+  LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rescale");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "rescaled");
+  LLVMValueRef any = LLVMBuildICmp(bl, LLVMIntNE, lanes, LLVMConstInt(i64, 0, 0), "");
+  fl_unlikely(F, LLVMBuildCondBr(bl, any, slow, join));
+  /* the slow path, the exact step: the row max over the block and the column, the new
+   * shift, alpha = 2^(k_old - k), O and l rescaled by alpha, P recomputed */
+  LLVMPositionBuilderAtEnd(bl, slow);
+  LLVMValueRef mloc = f32c(A, -INFINITY);
+  for (int f = 0; f < npe; f++)
+    mloc = fl_max(A, mloc, x[f]);
+  LLVMValueRef mcol = fl_column(F, mloc, true);
+  if (!mcol)
+    return false;
+  LLVMValueRef mn = fl_max(A, mo, LLVMBuildFMul(bl, mcol, c, ""));
+  /* with only a scale as score ops every block has a finite score (the partial one too), so
+   * the max is finite from the first block on */
+  LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
+  if (!alpha || !fl_probs(F, x, ms, &pv, &sum))
+    return false;
+  cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), F->l_p, 4);
+  cg_store(cb, mn, F->m_p, 4);
+  cg_store(cb, pv, F->p_p, 16);
+  /* O holds the blocks up to t - 1 (this block's P V included), all against the old shift */
+  LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
+  for (int e = 0; e < F->mm.nacc; e++)
+    asplat = LLVMBuildInsertElement(bl, asplat, alpha, i32c(A, e), "");
+  for (int n = 0; n < A->Dv / 16; n++) {
+    LLVMValueRef idx[2] = {i32c(A, 0), i32c(A, n)};
+    LLVMValueRef op = LLVMBuildInBoundsGEP2(bl, F->o_t, F->o_p, idx, 2, "");
+    cg_store(cb, LLVMBuildFMul(bl, cg_load(cb, F->acc_t, op, 16), asplat, ""), op, 16);
+  }
+  LLVMBuildBr(bl, join);
+  LLVMPositionBuilderAtEnd(bl, join);
   cg_barrier(cb); /* the next blocks are in LDS, and these are read by every wave */
   return true;
 }
@@ -1662,12 +1731,14 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMBuilderRef bl = A->b;
   const part_kernel *k = A->k;
   /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
-   * (the O rescale, the max exchange, the rescale factor, the barrier): taken for 1024 keys or
-   * more (the block pairs then hold at least half of the blocks) while two work-groups' buffers
-   * fit the LDS (one work-group per CU would leave each SIMD one wave) */
+   * (the barrier, the rescale check and its branch, the waits between the block's reads and
+   * MFMAs): taken for 1024 keys or more (the block pairs then hold at least half of the blocks)
+   * while one work-group's buffers fit the LDS (head size 128: 128 KiB of gfx950's 160 KiB,
+   * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
+   * work-groups of 64-key blocks, docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
   if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS &&
-      2 * FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
+      FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
     if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
@@ -1752,9 +1823,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   F->b = b, F->qc = qc, F->kend = kend, F->qf = qf, F->acc_t = acc_t, F->o_t = o_t, F->s_t = s_t;
   F->s_p = s_p, F->m_p = m_p, F->l_p = l_p, F->o_p = o_p, F->par_p = par_p;
   F->p_p = LLVMBuildAlloca(bl, LLVMVectorType(F->ft, (unsigned)(F->nk / 4)), "p");
-  F->a_p = LLVMBuildAlloca(bl, cb->f32, "alpha");
   cg_store(cb, LLVMConstNull(LLVMGetAllocatedType(F->p_p)), F->p_p, 16);
-  cg_store(cb, f32c(A, 1), F->a_p, 4);
   /* full blocks without the key bound, then the last partial block with it. The full blocks
    * go in pairs first (parity 0 then 1: constant LDS offsets, and the scores alternate between
    * two sets of registers instead of being copied on the back edge), while the pair's loads
