@@ -1014,17 +1014,19 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
 }
 
 /* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
- * one the rest); *best its time. A split must gain 2 %: fewer kernels otherwise. */
+ * one the rest); *best its time. A split must gain 2 % over none (no workspace otherwise); among
+ * the splits the least estimate wins, as tosac-bundle quality's rows rank them. */
 static int gemv_split_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, double *best,
                            bool *doubtful) {
   int64_t nkb = (pb->k + P->bk - 1) / P->bk;
   int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
   int s_best = 1;
-  *best = gemv_time(t, pb, P, 1, doubtful);
+  double one = gemv_time(t, pb, P, 1, doubtful);
+  *best = one;
   for (int64_t s = 2; s <= most && s <= 1024; s++) {
     bool ib;
     double time = gemv_time(t, pb, P, s, &ib);
-    if (time < *best * 0.98)
+    if (time < *best && time < one * 0.98)
       *best = time, s_best = (int)s, *doubtful = ib;
   }
   int64_t steps = (nkb + s_best - 1) / s_best;
