@@ -213,7 +213,7 @@ double cg_tune_launch_us(const target_info *t);
  * quality report's rows both add it. */
 double cg_tune_reduce_cycles(const target_info *t, cg_splitk_form form, double outputs, int64_t S,
                              double lanes);
-double cg_tune_lastwg_lanes(const target_info *t, double tiles, double threads, int64_t n, int bn);
+double cg_tune_lastwg_lanes(double tiles, double threads, int64_t n, int bn);
 /* The skinny kernel's time without its split's reduction, one model for the tuning layer (its
  * estimates of the kernel) and tosac-bundle quality (the compiled kernel's loop, loads and
  * occupancy): the larger of the bytes at the rate Little's law allows (the resident work-groups'

@@ -344,8 +344,7 @@ static double combine_cycles(const target_info *t, const gemm_problem *pb, int64
 /* The last work-group's bytes in flight per partial: each thread of a tile (the skinny kernel's:
  * a column block, all its waves, kernel_gemm.c emit_gemv) one load of 16 bytes, 4 bytes where
  * result rows are not whole 16-byte vectors (kernel_gemm.c emit_fixup). */
-double cg_tune_lastwg_lanes(const target_info *t, double tiles, double threads, int64_t n, int bn) {
-  (void)t;
+double cg_tune_lastwg_lanes(double tiles, double threads, int64_t n, int bn) {
   return tiles * threads * (n % 4 == 0 && bn % 4 == 0 ? 16.0 : 4.0);
 }
 
@@ -354,7 +353,7 @@ static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const 
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
   double threads = P->kwaves ? (double)gemv_threads(t, P) : (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
   return cg_tune_reduce_cycles(t, SPLITK_LASTWG, split_out_bytes(pb, 1) / 4, S,
-                               cg_tune_lastwg_lanes(t, (double)tiles, threads, pb->n, P->bn));
+                               cg_tune_lastwg_lanes((double)tiles, threads, pb->n, P->bn));
 }
 
 cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,

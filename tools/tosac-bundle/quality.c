@@ -416,7 +416,7 @@ static double split_reduce_cycles(const target_info *t, const tb_gemm_desc *d) {
   double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn);
   double threads = (d->gemv ? d->waves : (double)(d->bm / d->wm) * (d->bn / d->wn)) * t->wave_size;
   return cg_tune_reduce_cycles(t, d->lastwg ? SPLITK_LASTWG : SPLITK_COMBINE, (double)d->batch * d->m * d->n,
-                               d->split, cg_tune_lastwg_lanes(t, tiles, threads, d->n, d->bn));
+                               d->split, cg_tune_lastwg_lanes(tiles, threads, d->n, d->bn));
 }
 
 /* The skinny kernel (docs/gemm.md, "Skinny GEMMs"): against the ideal of moving
