@@ -1023,6 +1023,11 @@ static int gemv_split_time(const target_info *t, const gemm_problem *pb, const g
   double one = gemv_time(t, pb, P, 1, doubtful);
   *best = one;
   for (int64_t s = 2; s <= most && s <= 1024; s++) {
+    /* only splits the kernel runs: S splits of whole blocks, `steps` each (fewer splits when
+     * the last would be empty: scored as those, where their chunks are) */
+    int64_t steps = (nkb + s - 1) / s;
+    if ((nkb + steps - 1) / steps != s)
+      continue;
     bool ib;
     double time = gemv_time(t, pb, P, s, &ib);
     if (time < *best && time < one * 0.98)

@@ -43,7 +43,7 @@ check_best() {
     read -r def est < <(row d.hipfb $t)
     most=$(/usr/bin/python3 -c 'import json,sys
 k=json.load(open("d.json"))["targets"][0]["kernels"][0]["tuning"]
-print(min(32, max(1, int(sys.argv[1]) // (k["bk"] * k["waves"]))))' "$k")
+print(max(1, int(sys.argv[1]) // (k["bk"] * k["waves"])))' "$k")
     for s in $(seq 1 "$most"); do
       TOSAC_SPLIT_K=$s "$TOSAC" g.mlir --offload-arch=$t -o f.hipfb
       read -r _ e < <(row f.hipfb $t)
