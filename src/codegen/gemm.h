@@ -206,6 +206,35 @@ double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight
 double cg_tune_norm_prologue_cycles(const target_info *t, int64_t rows, int64_t row, int reductions, int threads);
 double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, int64_t row, int reductions,
                                           int threads);
+/* One more dependent kernel launch: the target table's launch_ns (its dispatch and wave start),
+ * in cycles and microseconds. Every choice between kernel counts (split-K's combine, split-KV's,
+ * im2col's pass, per-phase kernels) and tosac-bundle quality's rows and --model sum price a
+ * launch with it. */
+double cg_tune_launch_cycles(const target_info *t);
+double cg_tune_launch_us(const target_info *t);
+/* What a split of S f32/i32 partials of `outputs` elements each adds after they are written, in
+ * cycles: the combine kernel (a launch, then the partials read and the result written) or the
+ * last work-group's reduction (SPLITK_LASTWG: its fence and atomic, then the partials read with
+ * `lanes` bytes in flight per partial: cg_tune_lastwg_lanes). The tuning estimates and the
+ * quality report's rows both add it. */
+double cg_tune_reduce_cycles(const target_info *t, cg_splitk_form form, double outputs, int64_t S,
+                             double lanes);
+double cg_tune_lastwg_lanes(double tiles, double threads, int64_t n, int bn);
+/* The skinny kernel's time without its split's reduction, one model for the tuning layer (its
+ * estimates of the kernel) and tosac-bundle quality (the compiled kernel's loop, loads and
+ * occupancy): the larger of the bytes at the rate Little's law allows (the resident work-groups'
+ * waves that have a block, one block of B loads per lane each, at most 2 work-groups per CU) and
+ * the blocks' issue time on the SIMDs the grid occupies. *mem_cycles, *issue_cycles: the two. */
+typedef struct cg_gemv_cost {
+  double groups;        /* work-groups without split-K: batch x column blocks */
+  double blocks;        /* K blocks (bk) of the whole K */
+  int kwaves, split;    /* waves per work-group, split-K factor (1: none) */
+  double lane_bytes;    /* B bytes one lane loads per block before it uses any */
+  double groups_per_cu; /* work-groups a CU holds by registers and LDS */
+  double block_issue;   /* one block's vector instructions of one wave */
+  double bytes;         /* bytes the kernel moves (its operands, result and partials) */
+} cg_gemv_cost;
+double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *mem_cycles, double *issue_cycles);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,

@@ -336,38 +336,49 @@ static int forced_form(void) {
   return strcmp(e, "combine") == 0 ? SPLITK_COMBINE : strcmp(e, "lastwg") == 0 ? SPLITK_LASTWG : -1;
 }
 
+double cg_tune_launch_cycles(const target_info *t) { return (double)t->launch_ns * t->clock_mhz / 1e3; }
+double cg_tune_launch_us(const target_info *t) { return t->launch_ns / 1e3; }
+
 /* Where the partials of a split are read from: the coherent cache (target table) while the
  * partials written by this dispatch fit in it, else memory. Either form reads them there right
  * after the GEMM's work-groups wrote them; its latency (ns) is returned. */
-static double partials_latency_ns(const target_info *t, const gemm_problem *pb, int64_t S) {
+static double partials_latency_ns(const target_info *t, double outputs, int64_t S) {
   double cache = (double)t->coherent_cache_mib * (1 << 20);
-  return split_out_bytes(pb, S) <= cache ? t->cache_latency_ns : t->mem_latency_ns;
+  return 4.0 * (double)S * outputs <= cache ? t->cache_latency_ns : t->mem_latency_ns;
 }
 
-/* The combine kernel: a second, dependent launch (launch_ns: its dispatch and wave start), then
- * a grid that fills the machine reads the S partials and writes the result at the bandwidth. */
+/* The combine kernel: a second, dependent launch (cg_tune_launch_cycles), then a grid that fills
+ * the machine reads the S partials and writes the result at the bandwidth. The last work-group
+ * of each tile reduces in the GEMM kernel: its release fence (its partial reaching the coherent
+ * cache) and the counter's atomic, which runs there, are two cache latencies; then only the
+ * tiles' last work-groups read the partials (`lanes`: their threads' bytes in flight per
+ * partial) and write the result, so Little's law with their bytes in flight bounds it, where
+ * the combine kernel's grid fills the machine. */
+double cg_tune_reduce_cycles(const target_info *t, cg_splitk_form form, double outputs, int64_t S,
+                             double lanes) {
+  double bytes = ((double)S + 1) * 4.0 * outputs, lat = partials_latency_ns(t, outputs, S);
+  if (form == SPLITK_LASTWG)
+    return 2 * (double)t->cache_latency_ns * t->clock_mhz / 1e3 + little_cycles(t, bytes, lanes * (double)S, lat);
+  return cg_tune_launch_cycles(t) + little_cycles(t, bytes, 0, lat);
+}
+
 static double combine_cycles(const target_info *t, const gemm_problem *pb, int64_t S) {
-  double bytes = split_out_bytes(pb, S) + split_out_bytes(pb, 1);
-  return (double)t->launch_ns * t->clock_mhz / 1e3 +
-         little_cycles(t, bytes, 0, partials_latency_ns(t, pb, S));
+  return cg_tune_reduce_cycles(t, SPLITK_COMBINE, split_out_bytes(pb, 1) / 4, S, 0);
 }
 
-/* The last work-group of each tile reduces in the GEMM kernel: its release fence (its partial
- * reaching the coherent cache) and the counter's atomic, which runs there, are two cache
- * latencies; then only `tiles` work-groups read the partials (each thread S loads of 16 bytes in
- * flight, 4 bytes where result rows are not whole 16-byte vectors) and write the result, so
- * Little's law with their bytes in flight bounds it, where the combine kernel's grid fills the
- * machine. */
+/* The last work-group's bytes in flight per partial: each thread of a tile (the skinny kernel's:
+ * a column block, all its waves, kernel_gemm.c emit_gemv) one load of 16 bytes, 4 bytes where
+ * result rows are not whole 16-byte vectors (kernel_gemm.c emit_fixup). */
+double cg_tune_lastwg_lanes(double tiles, double threads, int64_t n, int bn) {
+  return tiles * threads * (n % 4 == 0 && bn % 4 == 0 ? 16.0 : 4.0);
+}
+
 static double lastwg_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P,
                             int64_t S) {
   int64_t tiles = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
-  /* the skinny kernel's tile: a column block, all its waves (kernel_gemm.c emit_gemv) */
   double threads = P->kwaves ? (double)gemv_threads(t, P) : (double)(P->bm / P->wm) * (P->bn / P->wn) * t->wave_size;
-  double lat_ns = partials_latency_ns(t, pb, S);
-  double vec = pb->n % 4 == 0 && P->bn % 4 == 0 ? 16.0 : 4.0; /* kernel_gemm.c emit_fixup */
-  return 2 * (double)t->cache_latency_ns * t->clock_mhz / 1e3 +
-         little_cycles(t, split_out_bytes(pb, S) + split_out_bytes(pb, 1),
-                       (double)tiles * threads * vec * (double)S, lat_ns);
+  return cg_tune_reduce_cycles(t, SPLITK_LASTWG, split_out_bytes(pb, 1) / 4, S,
+                               cg_tune_lastwg_lanes((double)tiles, threads, pb->n, P->bn));
 }
 
 cg_splitk_form cg_tune_splitk_form(const target_info *t, const gemm_problem *pb, const gemm_params *P,
@@ -962,6 +973,25 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
 #define GEMV_OTHER_VGPRS 32
 /* SGPRs the block's A may take (of about 100, the rest for addresses and loop state). */
 #define GEMV_A_SGPRS 64
+double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *mem_cycles, double *issue_cycles) {
+  double wg = c->groups * c->split, cus = t->cus, simds = (double)t->cus * t->simds_per_cu;
+  double steps = ceil(c->blocks / c->split), busy = steps < c->kwaves ? steps : c->kwaves;
+  double cap = c->groups_per_cu < 1 ? 1 : c->groups_per_cu < GEMV_GROUPS_PER_CU ? floor(c->groups_per_cu)
+                                                                               : GEMV_GROUPS_PER_CU;
+  double per_cu = ceil(wg / cus), active = wg < cus ? wg : cus;
+  double inflight = active * c->lane_bytes * busy * t->wave_size * (per_cu < cap ? per_cu : cap);
+  double mem = c->lane_bytes > 0 ? cg_tune_memory_cycles(t, c->bytes, inflight) : 0;
+  double waves = wg * c->kwaves, used = waves < simds ? waves : simds;
+  double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
+  double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
+  double issue = c->groups * c->blocks * c->block_issue * insn / used;
+  if (issue_cycles)
+    *issue_cycles = issue;
+  if (mem_cycles)
+    *mem_cycles = mem;
+  return mem > issue ? mem : issue;
+}
+
 static double gemv_stream(const target_info *t, const gemm_problem *pb, const gemm_params *P, int64_t s,
                           bool *doubtful) {
   int64_t groups = gemv_groups(pb, P), nkb = (pb->k + P->bk - 1) / P->bk;
@@ -976,31 +1006,26 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
                  (adw > GEMV_A_SGPRS ? adw : 0);
   int64_t per_simd = (P->kwaves + t->simds_per_cu - 1) / t->simds_per_cu;
   int64_t fit = t->vgprs_per_simd / (regs * per_simd);
-  int64_t cap = fit < 1 ? 1 : fit < GEMV_GROUPS_PER_CU ? fit : GEMV_GROUPS_PER_CU;
-  int64_t wg = groups * s, per_cu = (wg + t->cus - 1) / t->cus;
-  int64_t steps = (nkb + s - 1) / s, busy = steps < P->kwaves ? steps : P->kwaves;
-  double active = (double)(wg < t->cus ? wg : t->cus);
-  double inflight = active * (double)lane * busy * t->wave_size * (double)(per_cu < cap ? per_cu : cap);
   double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * es;
-  double bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0); /* the partials written */
-  /* no more in flight than there is to read: one latency at least */
-  double time = cg_tune_memory_cycles(t, bytes, inflight) * 1e3 / t->clock_mhz;
-  /* issue: a block's VALU work (a multiply-add per row of A and a conversion per B element)
-   * on the SIMDs the grid occupies, at the table's VALU lanes per clock */
-  double simds = (double)t->cus * t->simds_per_cu, waves = (double)wg * P->kwaves;
   double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
-  double elems = (double)lane / es, per_ns = (t->clock_mhz / 1e3) * (waves < simds ? waves : simds);
-  double issue = (double)groups * nkb * elems * (pb->m + 1) * insn / per_ns;
+  /* a block's VALU work of one wave: a multiply-add per row of A and a conversion per B element */
+  double elems = (double)lane / es;
+  cg_gemv_cost c = {.groups = (double)groups, .blocks = (double)nkb, .kwaves = P->kwaves, .split = (int)s,
+                    .lane_bytes = (double)lane, .groups_per_cu = (double)fit,
+                    .block_issue = elems * (pb->m + 1),
+                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0)}; /* the partials written */
+  double mem, issue, time = cg_tune_gemv_cycles(t, &c, &mem, &issue) * 1e3 / t->clock_mhz;
+  mem *= 1e3 / t->clock_mhz, issue *= 1e3 / t->clock_mhz;
+  double simds = (double)t->cus * t->simds_per_cu, waves = (double)groups * s * P->kwaves;
+  double per_ns = (t->clock_mhz / 1e3) * (waves < simds ? waves : simds);
   /* issue bound: also when a conversion per A element of a [K][N] B of a narrow type (M x bk per
    * block, whatever the columns: what narrower columns multiply) is counted too, an upper bound
    * (packed f32 FMAs on CDNA2+ halve the multiply-adds) that keeps narrow columns for
    * memory-bound cases */
   double a_cvt = !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * P->bk * insn / per_ns : 0;
   /* doubtful: issue bound, or not one work-group per CU by the register estimate */
-  *doubtful = issue + a_cvt > time || regs > 256 || fit < 1;
-  if (issue > time)
-    time = issue;
+  *doubtful = issue + a_cvt > mem || regs > 256 || fit < 1;
   return time;
 }
 
@@ -1013,17 +1038,24 @@ static double gemv_time(const target_info *t, const gemm_problem *pb, const gemm
 }
 
 /* The split-K factor with the smallest estimate (whole blocks per split: `steps` each, the last
- * one the rest); *best its time. A split must gain 2 %: fewer kernels otherwise. */
+ * one the rest); *best its time. A split must gain 2 % over none (no workspace otherwise); among
+ * the splits the least estimate wins, as tosac-bundle quality's rows rank them. */
 static int gemv_split_time(const target_info *t, const gemm_problem *pb, const gemm_params *P, double *best,
                            bool *doubtful) {
   int64_t nkb = (pb->k + P->bk - 1) / P->bk;
   int64_t most = nkb / ((int64_t)P->kwaves * GEMV_MIN_BLOCKS);
   int s_best = 1;
-  *best = gemv_time(t, pb, P, 1, doubtful);
+  double one = gemv_time(t, pb, P, 1, doubtful);
+  *best = one;
   for (int64_t s = 2; s <= most && s <= 1024; s++) {
+    /* only splits the kernel runs: S splits of whole blocks, `steps` each (fewer splits when
+     * the last would be empty: scored as those, where their chunks are) */
+    int64_t steps = (nkb + s - 1) / s;
+    if ((nkb + steps - 1) / steps != s)
+      continue;
     bool ib;
     double time = gemv_time(t, pb, P, s, &ib);
-    if (time < *best * 0.98)
+    if (time < *best && time < one * 0.98)
       *best = time, s_best = (int)s, *doubtful = ib;
   }
   int64_t steps = (nkb + s_best - 1) / s_best;
@@ -1349,8 +1381,6 @@ bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf
 #define IM2COL_K_BYTES 64
 /* The workspace matrix stays below 2^31 bytes (buffer offsets) and this bound. */
 #define IM2COL_MAX_WORKSPACE ((int64_t)256 << 20)
-/* The second launch (assumed; split-K's choice uses the target table's launch_ns). */
-#define IM2COL_LAUNCH_US 1.0
 /* The implicit GEMM's per-element gather is a chain per element (tap, multiply-high per dim, mask,
  * load, LDS write) that the issue estimate counts but whose latencies it does not see: llvm-mca's
  * steady state of the stem's loops is 1.95x (gfx908), 2.46x (gfx950) and 2.59x (gfx942) the issue
@@ -1432,13 +1462,11 @@ int64_t cg_tune_im2col(const target_info *t, const op *anchor) {
   double moved = (double)ws + (double)tensor_numel(anchor->operands[0]->type) * es +
                  (double)tensor_numel(anchor->operands[1]->type) * es;
   double pass = moved / ((double)t->mem_gbps * 1e3);
-  return gemm + pass + IM2COL_LAUNCH_US < (1 - IM2COL_MIN_GAIN) * direct ? kpad : 0;
+  return gemm + pass + cg_tune_launch_us(t) < (1 - IM2COL_MIN_GAIN) * direct ? kpad : 0;
 }
 
 /* ---------------------------------------------------------------- transpose_conv2d phases */
 
-/* One more launch of a per-phase kernel or of the zero fill, as split-K's combine. */
-#define PHASE_LAUNCH_US 1.0
 /* Per-phase kernels must gain this share of the one kernel's time (near-ties keep one kernel). */
 #define PHASE_MIN_GAIN 0.05
 
@@ -1489,8 +1517,8 @@ int cg_tune_phases(const target_info *t, const op *anchor, uint64_t *empty_mask)
   if (force == 1)
     return c.phases;
   if (*empty_mask)
-    per += share * c.phases + PHASE_LAUNCH_US;
-  per += (kernels - 1) * PHASE_LAUNCH_US;
+    per += share * c.phases + cg_tune_launch_us(t);
+  per += (kernels - 1) * cg_tune_launch_us(t);
   return per < (1 - PHASE_MIN_GAIN) * one ? c.phases : 0;
 }
 
@@ -1607,8 +1635,7 @@ static double splitkv_cycles(const target_info *t, int kind, int64_t B, int64_t 
     total = fmax(mem, issue);
   }
   if (P > 1)
-    total += cg_tune_memory_cycles(t, parts + (double)B * S * Dv * eb, 0) +
-             (double)t->launch_ns * t->clock_mhz / 1e3;
+    total += cg_tune_memory_cycles(t, parts + (double)B * S * Dv * eb, 0) + cg_tune_launch_cycles(t);
   return total;
 }
 
@@ -1667,7 +1694,7 @@ bool cg_tune_splitkv_lastwg(const target_info *t, int64_t B, int64_t S, int64_t 
   if (e && (!strcmp(e, "combine") || !strcmp(e, "lastwg")))
     return !strcmp(e, "lastwg");
   double parts = (double)P * B * S * (Dv + 2) * 4.0, out = (double)B * S * Dv * eb;
-  double combine = (double)t->launch_ns * t->clock_mhz / 1e3 + cg_tune_memory_cycles(t, parts + out, 0);
+  double combine = cg_tune_launch_cycles(t) + cg_tune_memory_cycles(t, parts + out, 0);
   double threads = S * Dv < DECODE_LANES ? (double)S * Dv : DECODE_LANES;
   double lastwg = 2 * (double)t->cache_latency_ns * t->clock_mhz / 1e3 +
                   little_cycles(t, parts + out, (double)B * threads * P * 12.0, t->cache_latency_ns);

@@ -320,15 +320,23 @@ partitions() {
     sed -n 's/^  kernel [0-9]* \(tosac_[^ ]*\) over \(.*\)$/\1 \2/p'
 }
 
-@test "backward data stride > 1: one GEMM per output phase where the estimate prefers it, zero-init only when a phase has no tap (ResNet-50, NHWC fp16, batch 32)" {
+@test "backward data stride > 1: one GEMM per output phase where the estimate prefers it (not at 56x56 on gfx90a, gfx1100), zero-init only when a phase has no tap (ResNet-50, NHWC fp16, batch 32)" {
   # 3x3 stride 2, 256 -> 256 at 28x28 (and 512 -> 512 at 14x14, 128 -> 128 at 56x56): every
-  # phase has taps (4, 2, 2, 1); the exact taps pay for the launches and dy's re-reads (which
-  # overlap the matrix work): four GEMMs reading the KYXC filter as CYXK through strides, no
-  # zero-init. tosac-bundle quality agrees (gfx90a 28x28: 46.2 us against 66.3 for one kernel)
+  # phase has taps (4, 2, 2, 1); the exact taps pay for the launches (3.8 us each, the target
+  # table's launch_ns) and dy's re-reads (which overlap the matrix work): four GEMMs reading the
+  # KYXC filter as CYXK through strides, no zero-init. tosac-bundle quality agrees (gfx90a 28x28:
+  # 46.2 us of kernels against 66.3 for one kernel). At 56x56 the estimate keeps one kernel on
+  # gfx90a and gfx1100 (67.8 against 69.7 us with three more launches on gfx90a), where the
+  # report's --model rates the four kernels 65.1 against 71.3 us: its loop model puts the
+  # per-phase GEMMs 8 us below the tuning estimate
   for l in "256 256 28 28" "512 512 14 14" "128 128 56 56"; do
     local s3="fp16 nhwc 1 32 $l 3 3 2 1 1" c=${l%% *} h=$(echo $l | cut -d' ' -f3)
     for t in gfx90a gfx1100 gfx1030; do
       run partitions "$(opts conv2d_bwd_data $t $s3)" $t
+      if [ "$h" = 56 ] && [ "$t" != gfx1030 ]; then
+        assert_output "tosac_k0_transpose_conv2d tensor<32x${h}x${h}x${c}xf16>"
+        continue
+      fi
       assert_output "tosac_k0_transpose_conv2d_phase0 tensor<32x${h}x${h}x${c}xf16>
 tosac_k1_transpose_conv2d_phase1 tensor<32x${h}x${h}x${c}xf16>
 tosac_k2_transpose_conv2d_phase2 tensor<32x${h}x${h}x${c}xf16>

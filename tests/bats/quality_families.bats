@@ -172,15 +172,22 @@ mca_share_within() {
 @test "--model: the launch graph per target against its roofline, each family's share" {
   run "$Q" quality fam.hipfb --no-mca --model
   assert_success
-  assert_line 'model gfx1100: 11 launches, estimated 64.8 us, roofline 59.0 us: 91% of the roofline (1.10x)'
+  # every launch charged the target table's launch_ns (3.8 us) in the launch row: 11 x 3.8
+  assert_line 'model gfx1100: 11 launches, estimated 106.6 us, roofline 59.0 us: 55% of the roofline (1.81x)'
+  # the kernels alone: 106.6 - 41.8 us of launch gaps
+  assert_line 'kernels gfx1100: estimated 64.8 us: 91% of the roofline (1.10x), launch gaps 41.8 us'
+  [ "$(echo "$output" | grep -c '^kernels ')" = 3 ]
   assert_line --regexp '^  family +launches +est_us +share +roofline_us +roofline$'
-  assert_line --regexp '^  gemm +2 +47\.4 +73\.1% +46\.7 +99%$'
-  assert_line --regexp '^  im2col +1 +9\.1 +14\.0% +9\.1 +100%$'
-  assert_line --regexp '^  copy +1 +0\.5 +0\.8% +0\.5 +100%$'
+  assert_line --regexp '^  launch +11 +41\.8 +39\.2% +0\.0 +-$'
+  assert_line --regexp '^  gemm +2 +47\.4 +44\.4% +46\.7 +99%$'
+  assert_line --regexp '^  im2col +1 +9\.1 +8\.5% +9\.1 +100%$'
+  assert_line --regexp '^  copy +1 +0\.5 +0\.5% +0\.5 +100%$'
   [ "$(echo "$output" | grep -c '^model ')" = 3 ]
-  # per target: the families' launches and times add up to the totals, the shares to 100 %
+  # per target: the families' launches (the launch row: every launch) and times add up to the
+  # totals, the shares to 100 %
   echo "$output" | awk '
     /^model / { if (n) check(); n = 1; L = $2; tot = $3; est = $6; sl = 0; se = 0; ss = 0; next }
+    /^  launch +[0-9]+ / { if ($2 != tot) { print "launch row", L, $2, tot; bad = 1 } se += $3; s = $4; sub("%", "", s); ss += s; next }
     /^  [a-z0-9]+ +[0-9]+ / { sl += $2; se += $3; s = $4; sub("%", "", s); ss += s }
     function check() { if (sl != tot || se < est - 0.3 || se > est + 0.3 || ss < 99.5 || ss > 100.5) { print "bad", L, sl, tot, se, est, ss; bad = 1 } }
     END { check(); exit bad }'

@@ -36,18 +36,20 @@ what[bert128]="BERT-base, 12 layers, seq 128, f16"; how[bert128]="$py $tr bert -
 what[bert512]="BERT-base, 12 layers, seq 512, f16"; how[bert512]="$py $tr bert --layers=12 --seq=512 --hidden=768 --heads=12 --dtype=f16 --weights=args"
 what[gpt2]="GPT-2 small decode step, KV 1024, f16"; how[gpt2]="$py $gen gpt2 --layers 12 --kv 1024 --vocab 50257 --dtype f16"
 
-# One line per target from a --model report: estimate, roofline, ratio, and the three families
-# that lose the most time against their roofline (family lost-us roofline%).
+# One line per target from a --model report: estimate, roofline, ratio, the kernels alone (without
+# the launch gaps) and their ratio, and the three families that lose the most time against their
+# roofline (family lost-us roofline%).
 table() {
   awk -v m="$1" '
     function flush() { if (t == "") return; n = 0
       for (f in lost) order[++n] = f
       for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (lost[order[j]] > lost[order[i]]) { x = order[i]; order[i] = order[j]; order[j] = x }
       w = ""; for (i = 1; i <= n && i <= 3; i++) w = w sprintf(" %s %.1f (%s)", order[i], lost[order[i]], roof[order[i]])
-      printf "   %-8s %-8s %10.1f %10.1f %6.2fx  %s\n", m, t, est, rl, ratio, w
+      printf "   %-8s %-8s %10.1f %10.1f %6.2fx %10.1f %6.2fx %s\n", m, t, est, rl, ratio, kest, kratio, w
       delete lost; delete roof; delete order; t = "" }
     /^model / { flush(); t = $2; sub(":", "", t); est = $6; rl = $9; r = $NF; gsub(/[()x]/, "", r); ratio = r; next }
-    /^  [a-z0-9]+ +[0-9]+ / && t != "" { lost[$1] = $3 - $5; roof[$1] = $6 }
+    /^kernels / && t != "" { kest = $4; r = $10; gsub(/[(),x]/, "", r); kratio = r; next }
+    /^  [a-z0-9]+ +[0-9]+ / && t != "" && $1 != "launch" { lost[$1] = $3 - $5; roof[$1] = $6 }
     END { flush() }'
 }
 
@@ -68,8 +70,8 @@ for m in ${MODELS:-r50b1 r50b32 bert128 bert512 gpt2}; do
   sed -n '/^model /,$p' q.txt | sed 's/^/   /'
   table $m < q.txt >> "$summary"
 done
-echo "== summary: estimated us, roofline us, ratio; the families losing the most (lost us, family's roofline share)"
-printf '   %-8s %-8s %10s %10s %7s  %s\n' model target est_us roof_us ratio "worst families"
+echo "== summary: estimated us, roofline us, ratio; the kernels alone; the families losing the most (lost us, family's roofline share)"
+printf '   %-8s %-8s %10s %10s %7s %10s %7s %s\n' model target est_us roof_us ratio kernel_us ratio "worst families"
 cat "$summary"
 
 [ "${TESTDATA:-1}" = 0 ] && exit 0

@@ -406,22 +406,28 @@ int tb_vmem_load_bytes(const char *s) {
   return 0;
 }
 
-/* The skinny kernel (docs/gemm.md, "Skinny GEMMs"): against the ideal of moving
- * A, B and C once at the bandwidth, its time is the larger of
- * (a) issue: every K block is one main-loop iteration of one wave, a VALU instruction takes
- * wave / (VALU lanes per SIMD per clock) cycles, the iterations spread over the SIMDs the grid
- * occupies; and (b) memory: the bytes of the kernel's buffers at the rate that Little's law
- * allows, min(bandwidth, bytes in flight / memory latency), where the bytes in flight are the
- * resident waves (grid, occupancy) times one iteration's loads (the loop issues all of them
- * before it uses the first). */
-/* The last work-group's reduction of a split-K GEMM (split_k_form lastwg, kernel_gemm.c
- * emit_fixup) after its own partials: the release fence, the counter's atomic and the loads of
- * the other partials are each a round trip to the coherent cache. (Reading them and writing the
- * result, the combine's traffic, is counted with the kernel's.) */
-static double lastwg_latency_cycles(const target_info *t) {
-  return 3.0 * t->cache_latency_ns * t->clock_mhz / 1e3;
+/* What a split-K GEMM's reduction adds after its partials (cg_tune_reduce_cycles, the tuning
+ * estimates' term): the last work-group's (split_k_form lastwg: its fence and atomic, then the
+ * partials read by the tiles' last work-groups) or the combine kernel's (its launch and its pass);
+ * 0 unsplit. */
+static double split_reduce_cycles(const target_info *t, const tb_gemm_desc *d) {
+  if (d->split < 2)
+    return 0;
+  double tiles = (double)d->batch * ceil((double)d->m / d->bm) * ceil((double)d->n / d->bn);
+  double threads = (d->gemv ? d->waves : (double)(d->bm / d->wm) * (d->bn / d->wn)) * t->wave_size;
+  return cg_tune_reduce_cycles(t, d->lastwg ? SPLITK_LASTWG : SPLITK_COMBINE, (double)d->batch * d->m * d->n,
+                               d->split, cg_tune_lastwg_lanes(tiles, threads, d->n, d->bn));
 }
 
+/* The skinny kernel (docs/gemm.md, "Skinny GEMMs"): against the ideal of moving
+ * A, B and C once at the bandwidth, its time is the tuning layer's model (cg_tune_gemv_cycles)
+ * with this kernel's figures, the larger of (a) issue: every K block is one main-loop iteration
+ * of one wave, a VALU instruction takes wave / (VALU lanes per SIMD per clock) cycles, the
+ * iterations spread over the SIMDs the grid occupies; and (b) memory: the bytes of the kernel's
+ * buffers at the rate that Little's law allows, min(bandwidth, bytes in flight / memory
+ * latency), where the bytes in flight are the resident work-groups' waves that have a block
+ * (occupancy, at most 2 work-groups per CU) times one iteration's loads (the loop issues all of
+ * them before it uses the first); then its split's reduction. */
 static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, const tb_gemm_desc *d,
                        int occupancy, double issue_cycles, tb_score *out) {
   int lane_bytes = 0;
@@ -431,31 +437,30 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
   double per_insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
   double loop = issue_cycles * per_insn;
   double ncb = ceil((double)d->n / d->bn), blocks = ceil((double)d->k / d->bk);
-  double waves = (double)d->batch * ncb * d->split * d->waves;
-  double simds = (double)t->cus * t->simds_per_cu;
-  double used = waves < simds ? waves : simds;
-  double t_issue = d->batch * ncb * blocks * loop / used;
-  double resident = waves < simds * occupancy ? waves : simds * occupancy;
   double bpc = (double)t->mem_gbps * 1e3 / t->clock_mhz;
   /* the GEMM's own traffic (A, B and C once) is the ideal; a split-K kernel moves its partials
-   * too (its buffers) and the combine kernel reads them once more */
+   * too (its buffers include the workspace) and its reduction reads them once more */
   int es = strcmp(d->type, "f32") == 0 ? 4 : strcmp(d->type, "i8") == 0 ? 1 : 2;
   double ideal = (double)d->batch * ((double)d->m * d->k * es + (double)d->k * d->n * es + (double)d->m * d->n * 4);
-  double moved = d->bytes + (d->split > 1 ? (double)d->split * d->batch * d->m * d->n * 4 : 0);
+  double moved = d->bytes;
   /* C counted at 4 bytes overstates an f16 result written in place (no split): the ideal never
    * exceeds the buffers the kernel touches once each */
   if (ideal > moved)
     ideal = moved;
-  double inflight = resident * lane_bytes * t->wave_size;
-  double t_mem = lane_bytes > 0 ? cg_tune_memory_cycles(t, moved, inflight) : 0;
-  double cycles = t_issue > t_mem ? t_issue : t_mem;
-  if (d->lastwg) /* no combine kernel: the last work-group reads the partials, writes C */
-    cycles += lastwg_latency_cycles(t) + (double)(d->split + 1) * d->batch * d->m * d->n * 4 / bpc;
-  if (d->norm_rows > 0) /* a row norm computing A: what of it the first B block's latency does not hide */
+  /* the tuning layer's model of the kernel, with this kernel's loop, loads and occupancy */
+  cg_gemv_cost c = {.groups = (double)d->batch * ncb, .blocks = blocks, .kwaves = d->waves, .split = d->split,
+                    .lane_bytes = lane_bytes, .block_issue = issue_cycles, .bytes = moved,
+                    .groups_per_cu = (double)occupancy * t->simds_per_cu / (d->waves > 0 ? d->waves : 1)};
+  double cycles = lane_bytes > 0 ? cg_tune_gemv_cycles(t, &c, NULL, NULL) : 0;
+  if (cycles > 0)
+    cycles += split_reduce_cycles(t, d);
+  if (cycles > 0 && d->norm_rows > 0) /* a row norm computing A: what of it the first B block's latency does not hide */
     cycles += cg_tune_norm_prologue_extra_cycles(t, d->norm_rows, d->norm_row, d->norm_reductions,
                                                  d->waves * t->wave_size);
   ceiling(t, d, 0, ideal / bpc, out); /* its roofline is the memory term alone */
   out->loop_cycles = loop;
+  double waves = c.groups * d->split * d->waves, simds = (double)t->cus * t->simds_per_cu;
+  double resident = waves < simds * occupancy ? waves : simds * occupancy;
   out->inflight_kib = resident * lane_bytes * t->wave_size / 1024.0 / t->cus;
   if (cycles > 0) {
     out->est_us = cycles / t->clock_mhz;
@@ -692,11 +697,11 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
       cycles = floor_mem;
     if (d->split > 1) {
       /* split-K: the kernel's buffers include the workspace of split f32/i32 partial tiles; the
-       * ideal moves A, B and one 4-byte result, and the combine kernel's time (reading the
-       * partials, writing the result, at the bandwidth) is added to the estimate */
+       * ideal moves A, B and one 4-byte result, and the reduction's time (split_reduce_cycles) is
+       * added to the estimate */
       double out4 = 4.0 * d->batch * d->m * d->n, ws = d->split * out4;
       t_mem = (d->bytes > ws ? d->bytes - ws : 0) / bpc + out4 / bpc;
-      cycles += (ws + out4) / bpc + (d->lastwg ? lastwg_latency_cycles(t) : 0);
+      cycles += split_reduce_cycles(t, d);
     }
     out->est_us = cycles / t->clock_mhz;
     out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
@@ -753,10 +758,8 @@ static bool report_kernel(const tb_quality_options *o, const target_info *t, con
   }
   c->est_us = sc.est_us;
   c->ideal_us = sc.roofline * sc.est_us;
-  if (d.split > 1 && !d.gemv && !d.lastwg) { /* the combine kernel has its own row and launch: not twice */
-    double out4 = 4.0 * d.batch * d.m * d.n;
-    c->est_us -= (d.split * out4 + out4) / ((double)t->mem_gbps * 1e3);
-  }
+  if (d.split > 1 && !d.lastwg) /* the combine kernel has its own row and launch: not twice */
+    c->est_us -= split_reduce_cycles(t, &d) / t->clock_mhz;
   if (!out)
     return true;
   char tile[48], share[16], est[32] = "-", roof[32] = "-", ceil_s[32] = "-";
@@ -837,7 +840,8 @@ static const char *const model_families[] = {"gemm", "im2col", "attention", "row
 enum { NFAM = sizeof model_families / sizeof model_families[0] };
 
 /* --model: every launch of one launch graph (the regions' too, once each) with its kernel's
- * estimate against its roofline, summed per family and in all. A kernel launch without a row,
+ * estimate against its roofline, summed per family and in all, each launch charged the
+ * dependent launch (cg_tune_launch_us) on top, in a row of its own. A kernel launch without a row,
  * a family of the model or an estimate is unaccounted: reported, and counted as a problem. */
 static int model_summary(const target_info *ti, const char *label, const cJSON *graph, const cost_list *costs,
                          FILE *out) {
@@ -872,10 +876,19 @@ static int model_summary(const target_info *ti, const char *label, const cJSON *
     est[f] += c.est_us, ideal[f] += c.ideal_us, count[f]++;
     est[NFAM] += c.est_us, ideal[NFAM] += c.ideal_us, launches++;
   }
+  /* every launch waits for the one before it: the dependent launch the tuning layer prices */
+  double gap = launches * cg_tune_launch_us(ti);
+  est[NFAM] += gap;
   fprintf(out, "model %s%s: %d launches, estimated %.1f us, roofline %.1f us: %.0f%% of the roofline (%.2fx)\n",
           ti->name, label, launches, est[NFAM], ideal[NFAM], est[NFAM] > 0 ? 100.0 * ideal[NFAM] / est[NFAM] : 0,
           ideal[NFAM] > 0 ? est[NFAM] / ideal[NFAM] : 0);
+  /* the kernels alone: how far the code is from its roofline, whatever the runtime's launch gap */
+  double kern = est[NFAM] - gap;
+  fprintf(out, "kernels %s%s: estimated %.1f us: %.0f%% of the roofline (%.2fx), launch gaps %.1f us\n", ti->name,
+          label, kern, kern > 0 ? 100.0 * ideal[NFAM] / kern : 0, ideal[NFAM] > 0 ? kern / ideal[NFAM] : 0, gap);
   fprintf(out, "  %-12s %8s %10s %6s %11s %9s\n", "family", "launches", "est_us", "share", "roofline_us", "roofline");
+  fprintf(out, "  %-12s %8d %10.1f %5.1f%% %11.1f %9s\n", "launch", launches, gap,
+          est[NFAM] > 0 ? 100.0 * gap / est[NFAM] : 0, 0.0, "-");
   for (int f = 0; f <= NFAM; f++)
     if (count[f] > 0)
       fprintf(out, "  %-12s %8d %10.1f %5.1f%% %11.1f %8.0f%%\n", f < NFAM ? model_families[f] : "other", count[f],
