@@ -50,7 +50,7 @@ const target_info target_table[] = {
      6, 150, 3800, true, false, false, false, false},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
      64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     8, 150, 3800, true, false, false, false, false},
+     8, 150, 3800, true, false, false, false, true},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 
