@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # f8_cast.bats: tosa.cast to and from the 8-bit floats (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ)
 # on every default target against the MLIR oracle, f8 results compared exactly as codes: the
-# packed conversion instruction where the target writes the format (gfx942 FNUZ, gfx950 OCP), the
-# integer rounding elsewhere (src/codegen/cvt_f8.c; semantics in docs/ops.md, "8-bit floats").
+# conversion instructions where the target has them for the format (gfx942 FNUZ, gfx950 and
+# gfx1200 OCP), integer arithmetic elsewhere (src/codegen/cvt_f8.c; semantics in docs/ops.md,
+# "8-bit floats").
 # Data (tests/oracle/gen_f8cast.py): every f8 value, every tie between neighbours and its f32
 # neighbours, f8 and f32 subnormals, the halfway point past the largest finite value and beyond,
 # +-0, +-Inf, NaN of both signs, random values; every code as a cast source.
@@ -95,7 +96,7 @@ for k in range(4): print(' '.join('%02x' % c for c in np.load('$d/%d.npy' % k)))
   local d t et
   for et in f8E4M3FN f8E5M2FNUZ; do
     d=$(gen $et)
-    for t in gfx950 gfx1100; do
+    for t in gfx950 gfx1100 gfx1200; do
       run "$TOSAC" "$d/cast.mlir" --embed-ir --offload-arch=$t -o "$d/$t.hipfb"
       assert_success
       run "$RUN" "$d/$t.hipfb" --target=$t --exec="$EXEC" $(cast_ins "$d") --output= --output= \
@@ -132,15 +133,24 @@ print(t['kernel_count'], [[o['op'][5:] for o in k['ops'] if o['op'] != 'tosa.con
   done
 }
 
-@test "f8 casts: v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 where the target writes the format, integer rounding elsewhere" {
-  local d=$(gen f8E4M3FNUZ) e=$(gen f8E5M2) t
-  # gfx942 writes FNUZ, gfx950 OCP: (target, graph, fp8 count > 0, bf8 count > 0)
-  for t in gfx942:$d:1:0 gfx950:$e:0:1 gfx942:$e:0:0 gfx950:$d:0:0 gfx90a:$d:0:0 gfx1100:$e:0:0; do
+@test "f8 casts: the conversion instructions (both ways) where the target has them for the format, integer arithmetic elsewhere" {
+  local d=$(gen f8E4M3FNUZ) e=$(gen f8E5M2) f=$(gen f8E4M3FN) t
+  # gfx942 converts FNUZ, gfx950 and gfx1200 OCP: (target, graph, fp8, bf8), each 1 when the
+  # disassembly has both v_cvt_pk_X8_f32 and one of v_cvt_f32_X8 / v_cvt_pk_f32_X8, 0 when neither
+  for t in gfx942:$d:1:0 gfx950:$e:0:1 gfx1200:$e:0:1 gfx1200:$f:1:0 gfx942:$e:0:0 gfx950:$d:0:0 \
+    gfx1200:$d:0:0 gfx90a:$d:0:0 gfx1100:$e:0:0; do
     IFS=: read -r arch dir fp8 bf8 <<< "$t"
-    run "$TOSAC" "$dir/cast.mlir" --offload-arch=$arch --emit=asm -o "$BATS_TEST_TMPDIR/k.s"
+    run "$TOSAC" "$dir/cast.mlir" --offload-arch=$arch -o "$BATS_TEST_TMPDIR/k.hipfb"
     assert_success
-    [ "$(grep -c 'v_cvt_pk_fp8_f32' "$BATS_TEST_TMPDIR/k.s" | awk '{print ($1 > 0)}')" = "$fp8" ]
-    [ "$(grep -c 'v_cvt_pk_bf8_f32' "$BATS_TEST_TMPDIR/k.s" | awk '{print ($1 > 0)}')" = "$bf8" ]
+    clang-offload-bundler-22 -type=o -unbundle -input="$BATS_TEST_TMPDIR/k.hipfb" \
+      -targets="hipv4-amdgcn-amd-amdhsa--$arch" -output="$BATS_TEST_TMPDIR/k.co"
+    llvm-objdump-22 -d --mcpu=$arch "$BATS_TEST_TMPDIR/k.co" > "$BATS_TEST_TMPDIR/k.dis"
+    for x in fp8:$fp8 bf8:$bf8; do
+      local to from
+      to=$(grep -c "v_cvt_pk_${x%:*}_f32 " "$BATS_TEST_TMPDIR/k.dis" || true)
+      from=$(grep -cE "v_cvt_(pk_)?f32_${x%:*}(_e32|_e64|_sdwa)? " "$BATS_TEST_TMPDIR/k.dis" || true)
+      [ "$(( to > 0 )):$(( from > 0 ))" = "${x#*:}:${x#*:}" ] || fail "$arch $x: $to to, $from from"
+    done
   done
 }
 
@@ -213,7 +223,9 @@ tosac_k0_cast tosac_k1_matmul_add"
   assert_line "ok gfx942 f8E4M3FNUZ isa"
   assert_line "ok gfx950 f8E5M2 ir"
   assert_line "ok gfx90a f8E4M3FN isa"
-  assert_line "24 passed, 0 failed"
+  assert_line "ok gfx1200 f8E4M3FN isa"
+  assert_line "ok gfx1200 f8E5M2 ir"
+  assert_line "32 passed, 0 failed"
 }
 
 @test "f8 -> f8 (NaN signs kept), f8 -> i32 and i16 -> f8 casts go through f32 and match the oracle on every target" {
