@@ -248,3 +248,67 @@ np.save('$d/i.npy', (np.arange(-128, 128) * 3).astype(np.int16))"
   assert_success
   [ "$(grep -c ': 4 results match' <<< "$output")" -eq 7 ]
 }
+
+@test "non-zero f8 constants (hex dense literals, decimal lists with subnormals, negatives, -0, a past-the-largest value, a splat): the oracle reads their values exactly and tosac-run matches it on every target" {
+  local d="$BATS_TEST_TMPDIR"
+  cat > "$d/k.mlir" <<'MLIR'
+func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf8E4M3FN>, tensor<2x4xf16>, tensor<2x4xf8E5M2>) {
+  %a = "tosa.const"() <{values = dense<"0x3801F98005FA0C33"> : tensor<2x4xf8E4M3FN>}> : () -> tensor<2x4xf8E4M3FN>
+  %b = "tosa.const"() <{values = dense<[[1.5, -2.0e-02, 1.52587890625e-05, -0.0], [57344.0, 3.0, -1.0e-05, 0x83]]> : tensor<2x4xf8E5M2>}> : () -> tensor<2x4xf8E5M2>
+  %c = "tosa.const"() <{values = dense<"0x7F80FF017E88C0FE"> : tensor<2x4xf8E5M2FNUZ>}> : () -> tensor<2x4xf8E5M2FNUZ>
+  %d = "tosa.const"() <{values = dense<-0.001953125> : tensor<1x1xf8E4M3FNUZ>}> : () -> tensor<1x1xf8E4M3FNUZ>
+  %e = "tosa.const"() <{values = dense<[1.0e+06, -464.0, 0.1, -3.0e-03]> : tensor<4xf8E4M3FN>}> : () -> tensor<4xf8E4M3FN>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %a32 = tosa.cast %a : (tensor<2x4xf8E4M3FN>) -> tensor<2x4xf32>
+  %r0 = tosa.mul %a32, %x, %sh : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<1xi8>) -> tensor<2x4xf32>
+  %b32 = tosa.cast %b : (tensor<2x4xf8E5M2>) -> tensor<2x4xf32>
+  %d32 = tosa.cast %d : (tensor<1x1xf8E4M3FNUZ>) -> tensor<1x1xf32>
+  %s = tosa.add %b32, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %r1 = tosa.add %s, %d32 : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %r3 = tosa.cast %c : (tensor<2x4xf8E5M2FNUZ>) -> tensor<2x4xf16>
+  %r4 = tosa.cast %r0 : (tensor<2x4xf32>) -> tensor<2x4xf8E5M2>
+  return %r0, %r1, %e, %r3, %r4 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf8E4M3FN>, tensor<2x4xf16>, tensor<2x4xf8E5M2>
+}
+MLIR
+  $PY -c "import numpy as np; np.save('$d/x.npy', np.array([[1.5, -3, 0.25, 7], [-1, 2, 1e-3, -0.5]], np.float32))"
+  # the oracle against the decode table: %b's decimals are the codes 3e a5 01 80 7b 42 81 83
+  # (-0.02 to -0.01953125, 1e-5 to the subnormal 2^-16), %d is 0x82 (-2^-9, a subnormal), %e
+  # is 7f fe 1d 82 (1e6 past the largest: NaN; -464 the tie between -448 and the NaN slot: -448;
+  # 0.1 to 0.1015625; -0.003 to the subnormal -2^-8)
+  run $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tests/oracle'); import numpy as np, oracle
+x = np.load('$d/x.npy'); r = oracle.run_file('$d/k.mlir', [x])
+dec = lambda h, e: oracle.f8_decode(np.frombuffer(bytes.fromhex(h), np.uint8), e).reshape(-1, min(4, len(h) // 2))
+a, b = dec('3801F98005FA0C33', 'f8E4M3FN'), dec('3EA501807B428183', 'f8E5M2')
+c, dd = dec('7F80FF017E88C0FE', 'f8E5M2FNUZ'), dec('82', 'f8E4M3FNUZ')
+same = lambda p, q: np.array_equal(p, q, equal_nan=True) and np.array_equal(np.signbit(p), np.signbit(q))
+print(same(r[0], (a.astype(np.float32) * x)), same(r[1], (b.astype(np.float32) + x) + dd.astype(np.float32)),
+      ' '.join('%02x' % v for v in r[2]), same(r[3], c.astype(np.float16)), int(np.isnan(r[3]).sum()))"
+  assert_success
+  assert_output "True True 7f fe 1d 82 True 1"
+  run "${CHECK[@]}" "$d/k.mlir" --targets=$TARGETS --input=@"$d/x.npy"
+  assert_success
+  for t in ${TARGETS//,/ }; do
+    assert_line "ok $d/k.mlir [$t]: 5 results match"
+  done
+  # without a cast the oracle reads the literals as written (no mlir-opt reprint rounds them
+  # first): the same codes, and bytes moved by a concat
+  cat > "$d/m.mlir" <<'MLIR'
+func.func @main(%y: tensor<4xf8E4M3FN>) -> (tensor<8xf8E4M3FN>, tensor<4xf8E4M3FN>) {
+  %e = "tosa.const"() <{values = dense<[1.0e+06, -464.0, 0.1, -3.0e-03]> : tensor<4xf8E4M3FN>}> : () -> tensor<4xf8E4M3FN>
+  %h = "tosa.const"() <{values = dense<"0x01FE8033"> : tensor<4xf8E4M3FN>}> : () -> tensor<4xf8E4M3FN>
+  %c = tosa.concat %h, %y {axis = 0 : i32} : (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FN>) -> tensor<8xf8E4M3FN>
+  return %c, %e : tensor<8xf8E4M3FN>, tensor<4xf8E4M3FN>
+}
+MLIR
+  $PY -c "import numpy as np; np.save('$d/y.npy', np.array([0x38, 0x81, 0xb0, 0x7e], np.uint8))"
+  run $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tests/oracle'); import numpy as np, oracle
+r = oracle.run_file('$d/m.mlir', [np.load('$d/y.npy')])
+print(' '.join('%02x' % v for v in r[0]), '/', ' '.join('%02x' % v for v in r[1]))"
+  assert_output "01 fe 80 33 38 81 b0 7e / 7f fe 1d 82"
+  run "${CHECK[@]}" "$d/m.mlir" --targets=gfx942,gfx1200 --input=@"$d/y.npy"
+  assert_success
+  assert_line "ok $d/m.mlir [gfx942]: 2 results match"
+  assert_line "ok $d/m.mlir [gfx1200]: 2 results match"
+}
