@@ -364,10 +364,12 @@ typedef struct target_info {
                              * 16 lanes (llvm.amdgcn.ds.read.tr16.b64: gfx950) */
   bool fp8_fnuz;            /* the fp8/bf8 instructions (MFMA operands, v_cvt_pk_fp8_f32) use the
                              * FNUZ encodings (gfx942), else the OCP ones (AMDGPU.md §3.6) */
-  bool cvt_pk_f8;           /* v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (llvm.amdgcn.cvt.pk.fp8.f32, .bf8):
-                             * two f32 to two fp8 bytes of the fp8_fnuz encoding, rounded to nearest
-                             * even (gfx942, gfx950; gfx12 has them too but its encoding is not
-                             * emulated, so it takes the integer rounding, src/codegen/cvt_f8.c) */
+  bool cvt_pk_f8;           /* the fp8/bf8 conversions of the fp8_fnuz encoding, both ways:
+                             * v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (llvm.amdgcn.cvt.pk.fp8.f32, .bf8),
+                             * two f32 to two codes rounded to nearest even, and v_cvt_f32_fp8,
+                             * v_cvt_pk_f32_fp8 and their bf8 forms (llvm.amdgcn.cvt.f32.fp8,
+                             * cvt.pk.f32.fp8), codes to f32 (gfx942, gfx950, gfx1200;
+                             * src/codegen/cvt_f8.c) */
 } target_info;
 
 extern const target_info target_table[];

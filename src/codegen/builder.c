@@ -112,6 +112,9 @@ static const struct {
     {"llvm.amdgcn.swmmac.", offsetof(target_info, has_wmma)},
     {"llvm.amdgcn.cvt.pk.fp8.", offsetof(target_info, cvt_pk_f8)},
     {"llvm.amdgcn.cvt.pk.bf8.", offsetof(target_info, cvt_pk_f8)},
+    {"llvm.amdgcn.cvt.f32.fp8", offsetof(target_info, cvt_pk_f8)},
+    {"llvm.amdgcn.cvt.f32.bf8", offsetof(target_info, cvt_pk_f8)},
+    {"llvm.amdgcn.cvt.pk.f32.", offsetof(target_info, cvt_pk_f8)},
 };
 
 bool cg_intrinsic_available(const target_info *t, const char *name) {

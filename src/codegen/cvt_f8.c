@@ -4,10 +4,12 @@
  * included; a magnitude that rounds past the largest finite value, and an infinity, become
  * E5M2's infinity, E4M3FN's NaN S.1111.111 or the FNUZ NaN 0x80; NaN becomes S.1111.111 (OCP)
  * or 0x80 (FNUZ); -0 stays -0 in OCP and is 0x00 in FNUZ.
- * Targets with v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (target_info.cvt_pk_f8) convert the format
- * those write (FNUZ on gfx942, OCP on gfx950: target_info.fp8_fnuz) with the instruction, which
- * without its clamp bit has these semantics (the emulators' reading, docs/emulator.md, not
- * confirmed on hardware); every other (target, format) pair takes the integer rounding below. */
+ * Targets with the fp8 conversion instructions (target_info.cvt_pk_f8: v_cvt_pk_fp8_f32 and
+ * v_cvt_pk_bf8_f32 to f8, v_cvt_f32_fp8, v_cvt_pk_f32_fp8 and the bf8 forms back) convert the
+ * format those use (FNUZ on gfx942, OCP on gfx950 and gfx1200: target_info.fp8_fnuz) with the
+ * instructions, which without their clamp bit have these semantics (the emulators' reading,
+ * docs/emulator.md, not confirmed on hardware); every other (target, format) pair takes the
+ * integer arithmetic below. */
 #include "codegen.h"
 
 #include <math.h>
@@ -142,11 +144,55 @@ LLVMValueRef cg_f32_to_f8(cg_builder *cb, LLVMValueRef x, elem_type t) {
   return software_to_f8(cb, x, f);
 }
 
+/* The instruction reading codes: cvt.pk.f32 takes the low or high two bytes of a word,
+ * cvt.f32 one byte (a lone code, or the lanes of a vector whose length is not a multiple of 4). */
+static LLVMValueRef hardware_from_f8(cg_builder *cb, LLVMValueRef x, bool bf8) {
+  LLVMBuilderRef b = cb->b;
+  const char *one = bf8 ? "llvm.amdgcn.cvt.f32.bf8" : "llvm.amdgcn.cvt.f32.fp8";
+  const char *pk = bf8 ? "llvm.amdgcn.cvt.pk.f32.bf8" : "llvm.amdgcn.cvt.pk.f32.fp8";
+  LLVMValueRef i32z = LLVMConstInt(cb->i32, 0, 0);
+  if (LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMVectorTypeKind) {
+    LLVMValueRef a[2] = {LLVMBuildZExt(b, x, cb->i32, ""), i32z};
+    return cg_intrinsic(cb, one, NULL, 0, a, 2);
+  }
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+  LLVMValueRef r = LLVMGetUndef(LLVMVectorType(cb->f32, n));
+  if (n % 4 == 0) {
+    LLVMValueRef words = LLVMBuildBitCast(b, x, LLVMVectorType(cb->i32, n / 4), "");
+    for (unsigned i = 0; i < n; i += 4) {
+      LLVMValueRef w = LLVMBuildExtractElement(b, words, LLVMConstInt(cb->i32, i / 4, 0), "");
+      for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef a[2] = {w, LLVMConstInt(cb->i1, h, 0)};
+        LLVMValueRef two = cg_intrinsic(cb, pk, NULL, 0, a, 2);
+        if (!two)
+          return NULL;
+        for (unsigned j = 0; j < 2; j++)
+          r = LLVMBuildInsertElement(b, r, LLVMBuildExtractElement(b, two, LLVMConstInt(cb->i32, j, 0), ""),
+                                     LLVMConstInt(cb->i32, i + 2 * h + j, 0), "");
+      }
+    }
+    return r;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef e = LLVMBuildExtractElement(b, x, LLVMConstInt(cb->i32, i, 0), "");
+    LLVMValueRef a[2] = {LLVMBuildZExt(b, e, cb->i32, ""), i32z};
+    LLVMValueRef v = cg_intrinsic(cb, one, NULL, 0, a, 2);
+    if (!v)
+      return NULL;
+    r = LLVMBuildInsertElement(b, r, v, LLVMConstInt(cb->i32, i, 0), "");
+  }
+  return r;
+}
+
 /* Exact: the magnitude bits moved under an f32 exponent rebased by 127 - bias (normal codes) or
- * the mantissa integer scaled by 2^(emin - mb) (subnormals, so no f32 denormal is ever formed). */
+ * the mantissa integer scaled by 2^(emin - mb) (subnormals, so no f32 denormal is ever formed).
+ * NaN codes become the quiet NaN 0x7fc00000 (with the code's sign in OCP), as the conversion
+ * instructions write them in the emulators (docs/emulator.md). */
 LLVMValueRef cg_f8_to_f32(cg_builder *cb, LLVMValueRef x, elem_type t) {
   LLVMBuilderRef b = cb->b;
   f8_format f = format_of(t);
+  if (cg_f8_hardware(cb->target->info, t))
+    return hardware_from_f8(cb, x, f.bf8);
   LLVMTypeRef xt = LLVMTypeOf(x), it = shaped(xt, cb->i32), ft = shaped(xt, cb->f32);
   LLVMValueRef c = LLVMBuildZExt(b, x, it, "");
   LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, c, ci(cb, xt, 0x80), ""), ci(cb, xt, 24), "");

@@ -205,8 +205,8 @@ static LLVMValueRef operand(cg_builder *cb, const gemm_mma *mm, LLVMValueRef v) 
       return LLVMBuildBitCast(b, v, cb->i64, "");
     return LLVMBuildBitCast(b, v, LLVMVectorType(cb->i32, (unsigned)(mm->kl / 4)), "");
   default:
-    if (elem_type_is_f8(mm->in)) /* 8 fp8/bf8 bytes per lane as one i64 */
-      return LLVMBuildBitCast(b, v, cb->i64, "");
+    if (elem_type_is_f8(mm->in)) /* 8 fp8/bf8 bytes per lane: one i64 (MFMA), <2 x i32> (WMMA) */
+      return LLVMBuildBitCast(b, v, mm->row->layout == MATRIX_MFMA ? cb->i64 : LLVMVectorType(cb->i32, 2), "");
     return v;
   }
 }

@@ -197,7 +197,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   }
   if (elem_type_is_f8(pb->in) && !mm->row) { /* no byte-float FMA fallback */
     snprintf(err, errsize, "%s inputs need an fp8 matrix instruction and %s has none "
-             "(f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950)",
+             "(f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950, gfx1200)",
              elem_type_name(pb->in), t->name);
     return false;
   }

@@ -50,7 +50,7 @@ const target_info target_table[] = {
      6, 150, 3800, true, false, false, false, false},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
      64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     8, 150, 3800, true, false, false, false, false},
+     8, 150, 3800, true, false, false, false, true},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 
@@ -175,6 +175,9 @@ const target_matrix target_matrix_table[] = {
     WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_F16, "f32.16x16x16.f16", "v_wmma_f32_16x16x16_f16", 16),
     WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_BF16, "f32.16x16x16.bf16", "v_wmma_f32_16x16x16_bf16", 16),
     WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_I8, "i32.16x16x16.iu8", "v_wmma_i32_16x16x16_iu8", 8),
+    /* OCP fp8/bf8 operands (gfx12 has no FNUZ forms), eight bytes per lane like iu8 */
+    WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_F8E4M3FN, "f32.16x16x16.fp8.fp8", "v_wmma_f32_16x16x16_fp8_fp8", 8),
+    WMMA("gfx1200", MATRIX_WMMA_GFX12, ET_F8E5M2, "f32.16x16x16.bf8.bf8", "v_wmma_f32_16x16x16_bf8_bf8", 8),
 };
 #undef MFMA
 #undef WMMA

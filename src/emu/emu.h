@@ -97,5 +97,7 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize);
 /* f8.c: f32 to an 8-bit float code (E5M2 when bf8, else E4M3; FNUZ or OCP), as the packed fp8
  * conversion instructions round it. */
 uint32_t emu_f8_from_f32(float x, bool bf8, bool fnuz);
+/* An 8-bit float code to f32 bits, as the fp8/bf8-to-f32 conversion instructions write them. */
+uint32_t emu_f8_to_f32(uint32_t code, bool bf8, bool fnuz);
 
 #endif

@@ -383,6 +383,13 @@ static bool parse_modifier(const char *tok, isa_inst *in, int *sdwa_sel, int *ds
     if (s < 0)
       return false;
     sdwa_sel[name[0] == 'd' ? 0 : name[3] == '0' ? 1 : 2] = s;
+  } else if (!strcmp(name, "byte_sel") && !strncmp(in->mnemonic, "v_cvt_f32_", 10)) {
+    /* gfx12 v_cvt_f32_fp8/bf8: the source byte, as SDWA's src0_sel is on gfx9 (other
+     * instructions' byte_sel selects a destination byte and is not read here) */
+    int s = atoi(v);
+    if (s < 0 || s > 3)
+      return false;
+    sdwa_sel[3] = SEL_B0 + s;
   } else if (!strcmp(name, "dst_unused")) {
     *dst_unused = !strcmp(v, "UNUSED_PRESERVE") ? 2 : !strcmp(v, "UNUSED_SEXT") ? 1 : 0;
   } else {
@@ -553,7 +560,7 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
     }
     return true;
   }
-  int sdwa_sel[3] = {SEL_DWORD, SEL_DWORD, SEL_DWORD}, dst_unused = 0;
+  int sdwa_sel[4] = {SEL_DWORD, SEL_DWORD, SEL_DWORD, SEL_DWORD}, dst_unused = 0; /* [3]: byte_sel */
   in->row_mask = in->bank_mask = 0xf;
   if (!strncmp(name, "v_pk_", 5))
     in->op_sel_hi = 7; /* printed only when it differs from [1,1,1] */
@@ -593,6 +600,8 @@ static bool decode_text(char *text, isa_inst *in, char *err, size_t errsize, con
       if (in->o[src0 + s].kind != OK_IMM)
         in->o[src0 + s].sel = (uint8_t)sdwa_sel[1 + s];
   }
+  if (sdwa_sel[3] != SEL_DWORD && src0 < in->nops)
+    in->o[src0].sel = (uint8_t)sdwa_sel[3];
   /* VOP3 op_sel on 16-bit operations (not packed math): source i reads its high half, the last
    * bit writes the destination's high half. */
   if (in->op_sel && name[0] == 'v' && strncmp(name, "v_pk_", 5) && ty.width == 16) {

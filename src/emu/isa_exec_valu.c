@@ -451,6 +451,29 @@ static void cvt_pk_f8(isa_wave *w, const isa_inst *in, bool bf8) {
 }
 static void v_cvt_pk_fp8_f32(isa_wave *w, const isa_inst *in) { cvt_pk_f8(w, in, false); }
 static void v_cvt_pk_bf8_f32(isa_wave *w, const isa_inst *in) { cvt_pk_f8(w, in, true); }
+/* v_cvt_f32_{fp8,bf8} D, S0: the byte of S0 selected by SDWA src0_sel (gfx9) or byte_sel (gfx12),
+ * both read into the operand's select at decode time. */
+static void cvt_f32_f8(isa_wave *w, const isa_inst *in, bool bf8) {
+  const int s0 = 1;
+  bool fnuz = w->g->m->info->fp8_fnuz;
+  LANES isa_wr(w, &in->o[0], l, emu_f8_to_f32(A & 0xff, bf8, fnuz));
+  END
+}
+static void v_cvt_f32_fp8(isa_wave *w, const isa_inst *in) { cvt_f32_f8(w, in, false); }
+static void v_cvt_f32_bf8(isa_wave *w, const isa_inst *in) { cvt_f32_f8(w, in, true); }
+/* v_cvt_pk_f32_{fp8,bf8} D[0:1], S0: the low or high two bytes of S0 (SDWA src0_sel:WORD_1 on
+ * gfx9, op_sel:[1,0] on gfx12) to two f32. */
+static void cvt_pk_f32_f8(isa_wave *w, const isa_inst *in, bool bf8) {
+  const int s0 = 1;
+  bool fnuz = w->g->m->info->fp8_fnuz;
+  int sh = in->op_sel & 1 ? 16 : 0;
+  LANES uint32_t a = A >> sh;
+  isa_wr64(w, &in->o[0], l,
+           emu_f8_to_f32(a & 0xff, bf8, fnuz) | (uint64_t)emu_f8_to_f32(a >> 8 & 0xff, bf8, fnuz) << 32);
+  END
+}
+static void v_cvt_pk_f32_fp8(isa_wave *w, const isa_inst *in) { cvt_pk_f32_f8(w, in, false); }
+static void v_cvt_pk_f32_bf8(isa_wave *w, const isa_inst *in) { cvt_pk_f32_f8(w, in, true); }
 OP_U32(v_cvt_pk_i16_f32, (f2i(F(a), -32768, 32767) & 0xffff) | f2i(F(b), -32768, 32767) << 16)
 OP_U32(v_cvt_pk_u16_f32, (f2i(F(a), 0, 65535) & 0xffff) | f2i(F(b), 0, 65535) << 16)
 static uint32_t bf16_rne(uint32_t u) {
@@ -1277,6 +1300,10 @@ const isa_opdef isa_ops_valu[] = {
     {"v_cvt_pk_rtz_f16_f32", v_cvt_pkrtz_f16_f32, 0, 0, 0},
     {"v_cvt_pk_fp8_f32", v_cvt_pk_fp8_f32, 0, 0, 0},
     {"v_cvt_pk_bf8_f32", v_cvt_pk_bf8_f32, 0, 0, 0},
+    {"v_cvt_f32_fp8", v_cvt_f32_fp8, 0, 0, 0},
+    {"v_cvt_f32_bf8", v_cvt_f32_bf8, 0, 0, 0},
+    {"v_cvt_pk_f32_fp8", v_cvt_pk_f32_fp8, 0, 0, 0},
+    {"v_cvt_pk_f32_bf8", v_cvt_pk_f32_bf8, 0, 0, 0},
     {"v_cvt_pk_i16_f32", v_cvt_pk_i16_f32, 0, 0, 0},
     {"v_cvt_pk_u16_f32", v_cvt_pk_u16_f32, 0, 0, 0},
     {"v_pack_b32_f16", v_pack_b32_f16, 0, 0, 0},

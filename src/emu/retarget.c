@@ -27,6 +27,8 @@ typedef enum {
   R_PKRTZ,      /* cvt.pkrtz: two f32 to f16 rounded toward zero, inline */
   R_PERM,       /* perm: v_perm_b32's byte select, inline */
   R_CVT_F8,     /* cvt.pk.fp8.f32 / .bf8.f32: emu_rt_cvt_pk_f8 (arg: bf8) */
+  R_CVT_F32_F8, /* cvt.f32.fp8 / .bf8, cvt.pk.f32.fp8 / .bf8: emu_rt_cvt_f32_f8 per byte (arg:
+                 * bf8 | 2 packed) */
 } rewrite_kind;
 
 typedef struct intrinsic_rule {
@@ -88,6 +90,10 @@ static const intrinsic_rule rules[] = {
     {"llvm.amdgcn.perm", R_PERM, 0},
     {"llvm.amdgcn.cvt.pk.fp8.f32", R_CVT_F8, 0},
     {"llvm.amdgcn.cvt.pk.bf8.f32", R_CVT_F8, 1},
+    {"llvm.amdgcn.cvt.f32.fp8", R_CVT_F32_F8, 0},
+    {"llvm.amdgcn.cvt.f32.bf8", R_CVT_F32_F8, 1},
+    {"llvm.amdgcn.cvt.pk.f32.fp8", R_CVT_F32_F8, 2},
+    {"llvm.amdgcn.cvt.pk.f32.bf8", R_CVT_F32_F8, 3},
 };
 
 /* Per kernel, recorded with the AMDGPU data layout before anything changes. */
@@ -834,6 +840,26 @@ static void rewrite_cvt_f8(rt *r, LLVMValueRef call, bool bf8) {
   replace(call, call_rt(r, declare(r, "emu_rt_cvt_pk_f8", r->i32, p, 4, "none"), args, 4));
 }
 
+/* cvt.f32.{fp8,bf8}(src, byte) and cvt.pk.f32.{fp8,bf8}(src, word): the selected byte(s) of src
+ * to f32, the encodings (FNUZ or OCP) the target's. */
+static void rewrite_cvt_f32_f8(rt *r, LLVMValueRef call, bool bf8, bool pk) {
+  const target_info *ti = target_lookup(r->t->processor, strlen(r->t->processor));
+  LLVMValueRef how = LLVMConstInt(r->i32, (bf8 ? 2u : 0u) | (ti && ti->fp8_fnuz ? 4u : 0u), 0);
+  LLVMTypeRef p[2] = {r->i32, r->i32}, ft = LLVMFloatTypeInContext(r->ctx);
+  LLVMValueRef fn = declare(r, "emu_rt_cvt_f32_f8", r->i32, p, 2, "none");
+  LLVMValueRef sel = LLVMBuildZExt(r->b, LLVMGetOperand(call, 1), r->i32, "");
+  LLVMValueRef src = LLVMBuildLShr(r->b, LLVMGetOperand(call, 0),
+                                   LLVMBuildMul(r->b, sel, LLVMConstInt(r->i32, pk ? 16 : 8, 0), ""), "");
+  LLVMValueRef res = pk ? LLVMGetUndef(LLVMVectorType(ft, 2)) : NULL;
+  for (unsigned i = 0; i < (pk ? 2u : 1u); i++) {
+    LLVMValueRef code = LLVMBuildLShr(r->b, src, LLVMConstInt(r->i32, 8 * i, 0), "");
+    LLVMValueRef args[2] = {LLVMBuildAnd(r->b, code, LLVMConstInt(r->i32, 0xff, 0), ""), how};
+    LLVMValueRef v = LLVMBuildBitCast(r->b, call_rt(r, fn, args, 2), ft, "");
+    res = pk ? LLVMBuildInsertElement(r->b, res, v, LLVMConstInt(r->i32, i, 0), "") : v;
+  }
+  replace(call, res);
+}
+
 static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, const char *name) {
   LLVMPositionBuilderBefore(r->b, call);
   LLVMTypeRef rty = LLVMTypeOf(call);
@@ -918,6 +944,9 @@ static void rewrite_call(rt *r, LLVMValueRef call, const intrinsic_rule *rule, c
     break;
   case R_CVT_F8:
     rewrite_cvt_f8(r, call, rule->arg == 1);
+    break;
+  case R_CVT_F32_F8:
+    rewrite_cvt_f32_f8(r, call, rule->arg & 1, rule->arg & 2);
     break;
   }
 }

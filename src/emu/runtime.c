@@ -245,11 +245,15 @@ static uint32_t rt_cvt_pk_f8(float a, float b, uint32_t old, uint32_t how) {
   return (old & ~(0xffffu << sh)) | pk << sh;
 }
 
+/* cvt.f32.{fp8,bf8}: one code to f32 bits; how = bf8 (bit 1) | FNUZ (bit 2). */
+static uint32_t rt_cvt_f32_f8(uint32_t code, uint32_t how) { return emu_f8_to_f32(code, how & 2, how & 4); }
+
 #define SYM(n) {"emu_rt_" #n, (void *)rt_##n}
 const emu_rt_symbol emu_rt_symbols[] = {
     SYM(workitem_id), SYM(workgroup_id),   SYM(lds_base),    SYM(implicitarg_ptr), SYM(dispatch_ptr),
     SYM(kernarg_ptr), SYM(mbcnt_lo),       SYM(mbcnt_hi),    SYM(barrier),         SYM(wave),
     SYM(matrix),      SYM(check),          SYM(check_lds),   SYM(cvt_pk_f8),
+    SYM(cvt_f32_f8),
     {"__truncsfbf2", (void *)rt_truncsfbf2},    {"__truncdfbf2", (void *)rt_truncdfbf2},
 };
 const int emu_rt_nsymbols = sizeof emu_rt_symbols / sizeof emu_rt_symbols[0];

@@ -120,7 +120,7 @@ print(t['kernel_count'], len(t['launches']), ' '.join('%s %s %s' % (k['name'], k
     refute_output --partial "attention"
     run "$TOSAC" a.mlir --offload-arch="$arch" -o a.hipfb
     assert_failure
-    assert_output --partial "a.mlir:6:10: error: $et inputs need an fp8 matrix instruction and $arch has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950)"
+    assert_output --partial "a.mlir:6:10: error: $et inputs need an fp8 matrix instruction and $arch has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950, gfx1200)"
     [ ! -e a.hipfb ]
   done
 }

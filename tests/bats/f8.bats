@@ -164,7 +164,7 @@ print(' '.join('%s %s' % (k['name'], k.get('matrix_instruction')) for k in ks))"
   local d; d=$(gen conv2d f8E4M3FNUZ)
   run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx90a -o "$d/e.hipfb"
   assert_failure
-  assert_output --partial "g.mlir:4:8: error: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950)"
+  assert_output --partial "g.mlir:4:8: error: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx90a has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950, gfx1200)"
   [ ! -e "$d/e.hipfb" ]
   [ ! -e "$d/e.json" ]
   d=$(gen conv2d f8E5M2)
@@ -266,6 +266,36 @@ mm_oracle() {
   mm_oracle f8E5M2 gfx950 1x33x7x50 "$(mm_shape 4)"
 }
 
+@test "f8 matmul on gfx1200 (OCP, WMMA), f32 result: K < one K step and seeded random shapes match the oracle" {
+  mm_oracle f8E4M3FN gfx1200 2x70x5x65 "$(mm_shape 5)"
+  mm_oracle f8E5M2 gfx1200 1x33x7x50 "$(mm_shape 6)" 1x64x96x48
+}
+
+@test "f8 matmul and conv2d on gfx1200: v_wmma_f32_16x16x16_fp8_fp8 / _bf8_bf8 in the manifest and the disassembly, conv2d bit for bit; FNUZ types refused" {
+  local t et mn d
+  for t in f8E4M3FN:fp8_fp8 f8E5M2:bf8_bf8; do
+    IFS=: read -r et mn <<< "$t"
+    d=$(mm_graph "$et" 1x64x96x48)
+    run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx1200 -o "$d/m.hipfb" --manifest="$d/m.json"
+    assert_success
+    run /usr/bin/python3 -c "
+import json; ks = json.load(open('$d/m.json'))['targets'][0]['kernels']
+print([k.get('matrix_instruction') for k in ks])"
+    assert_output "['v_wmma_f32_16x16x16_$mn']"
+    clang-offload-bundler-22 -type=o -unbundle -input="$d/m.hipfb" -targets=hipv4-amdgcn-amd-amdhsa--gfx1200 \
+      -output="$d/m.co"
+    run bash -c "llvm-objdump-22 -d --mcpu=gfx1200 '$d/m.co' | grep -c 'v_wmma_f32_16x16x16_$mn '"
+    assert_success
+  done
+  conv2d_exact f8E4M3FN gfx1200
+  conv2d_exact f8E5M2 gfx1200
+  d=$(mm_graph f8E4M3FNUZ 2x70x5x65)
+  run "$B/bin/tosac" "$d/g.mlir" --offload-arch=gfx1200 -o "$d/e.hipfb"
+  assert_failure
+  assert_output --partial "g.mlir:4:8: error: f8E4M3FNUZ inputs need an fp8 matrix instruction and gfx1200 has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950, gfx1200)"
+  [ ! -e "$d/e.hipfb" ]
+}
+
 @test "f8 matmul: the manifest names the fp8/bf8 MFMA, the gfx942 asm contains it" {
   local t arch et mn d
   for t in gfx942:f8E4M3FNUZ:fp8_fp8 gfx942:f8E5M2FNUZ:bf8_bf8 gfx950:f8E4M3FN:fp8_fp8 gfx950:f8E5M2:bf8_bf8; do
@@ -293,7 +323,7 @@ print(len(ks), len(mi), bool(re.fullmatch(r'v_mfma_f32_(32x32x16|16x16x32)_$mn',
     d=$(mm_graph "$et" 2x70x5x65)
     run "$B/bin/tosac" "$d/g.mlir" --offload-arch="$arch" -o "$d/e.hipfb" --manifest="$d/e.json"
     assert_failure
-    assert_output --partial "g.mlir:4:8: error: $et inputs need an fp8 matrix instruction and $arch has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950)"
+    assert_output --partial "g.mlir:4:8: error: $et inputs need an fp8 matrix instruction and $arch has none (f8E4M3FNUZ and f8E5M2FNUZ: gfx942; f8E4M3FN and f8E5M2: gfx950, gfx1200)"
     [ ! -e "$d/e.hipfb" ]
     [ ! -e "$d/e.json" ]
   done

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # f8_cast.bats: tosa.cast to and from the 8-bit floats (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ)
 # on every default target against the MLIR oracle, f8 results compared exactly as codes: the
-# packed conversion instruction where the target writes the format (gfx942 FNUZ, gfx950 OCP), the
-# integer rounding elsewhere (src/codegen/cvt_f8.c; semantics in docs/ops.md, "8-bit floats").
+# conversion instructions where the target has them for the format (gfx942 FNUZ, gfx950 and
+# gfx1200 OCP), integer arithmetic elsewhere (src/codegen/cvt_f8.c; semantics in docs/ops.md,
+# "8-bit floats").
 # Data (tests/oracle/gen_f8cast.py): every f8 value, every tie between neighbours and its f32
 # neighbours, f8 and f32 subnormals, the halfway point past the largest finite value and beyond,
 # +-0, +-Inf, NaN of both signs, random values; every code as a cast source.
@@ -95,7 +96,7 @@ for k in range(4): print(' '.join('%02x' % c for c in np.load('$d/%d.npy' % k)))
   local d t et
   for et in f8E4M3FN f8E5M2FNUZ; do
     d=$(gen $et)
-    for t in gfx950 gfx1100; do
+    for t in gfx950 gfx1100 gfx1200; do
       run "$TOSAC" "$d/cast.mlir" --embed-ir --offload-arch=$t -o "$d/$t.hipfb"
       assert_success
       run "$RUN" "$d/$t.hipfb" --target=$t --exec="$EXEC" $(cast_ins "$d") --output= --output= \
@@ -132,15 +133,24 @@ print(t['kernel_count'], [[o['op'][5:] for o in k['ops'] if o['op'] != 'tosa.con
   done
 }
 
-@test "f8 casts: v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 where the target writes the format, integer rounding elsewhere" {
-  local d=$(gen f8E4M3FNUZ) e=$(gen f8E5M2) t
-  # gfx942 writes FNUZ, gfx950 OCP: (target, graph, fp8 count > 0, bf8 count > 0)
-  for t in gfx942:$d:1:0 gfx950:$e:0:1 gfx942:$e:0:0 gfx950:$d:0:0 gfx90a:$d:0:0 gfx1100:$e:0:0; do
+@test "f8 casts: the conversion instructions (both ways) where the target has them for the format, integer arithmetic elsewhere" {
+  local d=$(gen f8E4M3FNUZ) e=$(gen f8E5M2) f=$(gen f8E4M3FN) t
+  # gfx942 converts FNUZ, gfx950 and gfx1200 OCP: (target, graph, fp8, bf8), each 1 when the
+  # disassembly has both v_cvt_pk_X8_f32 and one of v_cvt_f32_X8 / v_cvt_pk_f32_X8, 0 when neither
+  for t in gfx942:$d:1:0 gfx950:$e:0:1 gfx1200:$e:0:1 gfx1200:$f:1:0 gfx942:$e:0:0 gfx950:$d:0:0 \
+    gfx1200:$d:0:0 gfx90a:$d:0:0 gfx1100:$e:0:0; do
     IFS=: read -r arch dir fp8 bf8 <<< "$t"
-    run "$TOSAC" "$dir/cast.mlir" --offload-arch=$arch --emit=asm -o "$BATS_TEST_TMPDIR/k.s"
+    run "$TOSAC" "$dir/cast.mlir" --offload-arch=$arch -o "$BATS_TEST_TMPDIR/k.hipfb"
     assert_success
-    [ "$(grep -c 'v_cvt_pk_fp8_f32' "$BATS_TEST_TMPDIR/k.s" | awk '{print ($1 > 0)}')" = "$fp8" ]
-    [ "$(grep -c 'v_cvt_pk_bf8_f32' "$BATS_TEST_TMPDIR/k.s" | awk '{print ($1 > 0)}')" = "$bf8" ]
+    clang-offload-bundler-22 -type=o -unbundle -input="$BATS_TEST_TMPDIR/k.hipfb" \
+      -targets="hipv4-amdgcn-amd-amdhsa--$arch" -output="$BATS_TEST_TMPDIR/k.co"
+    llvm-objdump-22 -d --mcpu=$arch "$BATS_TEST_TMPDIR/k.co" > "$BATS_TEST_TMPDIR/k.dis"
+    for x in fp8:$fp8 bf8:$bf8; do
+      local to from
+      to=$(grep -c "v_cvt_pk_${x%:*}_f32 " "$BATS_TEST_TMPDIR/k.dis" || true)
+      from=$(grep -cE "v_cvt_(pk_)?f32_${x%:*}(_e32|_e64|_sdwa)? " "$BATS_TEST_TMPDIR/k.dis" || true)
+      [ "$(( to > 0 )):$(( from > 0 ))" = "${x#*:}:${x#*:}" ] || fail "$arch $x: $to to, $from from"
+    done
   done
 }
 
@@ -213,7 +223,9 @@ tosac_k0_cast tosac_k1_matmul_add"
   assert_line "ok gfx942 f8E4M3FNUZ isa"
   assert_line "ok gfx950 f8E5M2 ir"
   assert_line "ok gfx90a f8E4M3FN isa"
-  assert_line "24 passed, 0 failed"
+  assert_line "ok gfx1200 f8E4M3FN isa"
+  assert_line "ok gfx1200 f8E5M2 ir"
+  assert_line "32 passed, 0 failed"
 }
 
 @test "f8 -> f8 (NaN signs kept), f8 -> i32 and i16 -> f8 casts go through f32 and match the oracle on every target" {
@@ -235,4 +247,68 @@ np.save('$d/i.npy', (np.arange(-128, 128) * 3).astype(np.int16))"
   run "${CHECK[@]}" "$d/x8.mlir" --targets=$TARGETS --input=@"$d/a.npy" --input=@"$d/b.npy" --input=@"$d/i.npy"
   assert_success
   [ "$(grep -c ': 4 results match' <<< "$output")" -eq 7 ]
+}
+
+@test "non-zero f8 constants (hex dense literals, decimal lists with subnormals, negatives, -0, a past-the-largest value, a splat): the oracle reads their values exactly and tosac-run matches it on every target" {
+  local d="$BATS_TEST_TMPDIR"
+  cat > "$d/k.mlir" <<'MLIR'
+func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf8E4M3FN>, tensor<2x4xf16>, tensor<2x4xf8E5M2>) {
+  %a = "tosa.const"() <{values = dense<"0x3801F98005FA0C33"> : tensor<2x4xf8E4M3FN>}> : () -> tensor<2x4xf8E4M3FN>
+  %b = "tosa.const"() <{values = dense<[[1.5, -2.0e-02, 1.52587890625e-05, -0.0], [57344.0, 3.0, -1.0e-05, 0x83]]> : tensor<2x4xf8E5M2>}> : () -> tensor<2x4xf8E5M2>
+  %c = "tosa.const"() <{values = dense<"0x7F80FF017E88C0FE"> : tensor<2x4xf8E5M2FNUZ>}> : () -> tensor<2x4xf8E5M2FNUZ>
+  %d = "tosa.const"() <{values = dense<-0.001953125> : tensor<1x1xf8E4M3FNUZ>}> : () -> tensor<1x1xf8E4M3FNUZ>
+  %e = "tosa.const"() <{values = dense<[1.0e+06, -464.0, 0.1, -3.0e-03]> : tensor<4xf8E4M3FN>}> : () -> tensor<4xf8E4M3FN>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %a32 = tosa.cast %a : (tensor<2x4xf8E4M3FN>) -> tensor<2x4xf32>
+  %r0 = tosa.mul %a32, %x, %sh : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<1xi8>) -> tensor<2x4xf32>
+  %b32 = tosa.cast %b : (tensor<2x4xf8E5M2>) -> tensor<2x4xf32>
+  %d32 = tosa.cast %d : (tensor<1x1xf8E4M3FNUZ>) -> tensor<1x1xf32>
+  %s = tosa.add %b32, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %r1 = tosa.add %s, %d32 : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %r3 = tosa.cast %c : (tensor<2x4xf8E5M2FNUZ>) -> tensor<2x4xf16>
+  %r4 = tosa.cast %r0 : (tensor<2x4xf32>) -> tensor<2x4xf8E5M2>
+  return %r0, %r1, %e, %r3, %r4 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf8E4M3FN>, tensor<2x4xf16>, tensor<2x4xf8E5M2>
+}
+MLIR
+  $PY -c "import numpy as np; np.save('$d/x.npy', np.array([[1.5, -3, 0.25, 7], [-1, 2, 1e-3, -0.5]], np.float32))"
+  # the oracle against the decode table: %b's decimals are the codes 3e a5 01 80 7b 42 81 83
+  # (-0.02 to -0.01953125, 1e-5 to the subnormal 2^-16), %d is 0x82 (-2^-9, a subnormal), %e
+  # is 7f fe 1d 82 (1e6 past the largest: NaN; -464 the tie between -448 and the NaN slot: -448;
+  # 0.1 to 0.1015625; -0.003 to the subnormal -2^-8)
+  run $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tests/oracle'); import numpy as np, oracle
+x = np.load('$d/x.npy'); r = oracle.run_file('$d/k.mlir', [x])
+dec = lambda h, e: oracle.f8_decode(np.frombuffer(bytes.fromhex(h), np.uint8), e).reshape(-1, min(4, len(h) // 2))
+a, b = dec('3801F98005FA0C33', 'f8E4M3FN'), dec('3EA501807B428183', 'f8E5M2')
+c, dd = dec('7F80FF017E88C0FE', 'f8E5M2FNUZ'), dec('82', 'f8E4M3FNUZ')
+same = lambda p, q: np.array_equal(p, q, equal_nan=True) and np.array_equal(np.signbit(p), np.signbit(q))
+print(same(r[0], (a.astype(np.float32) * x)), same(r[1], (b.astype(np.float32) + x) + dd.astype(np.float32)),
+      ' '.join('%02x' % v for v in r[2]), same(r[3], c.astype(np.float16)), int(np.isnan(r[3]).sum()))"
+  assert_success
+  assert_output "True True 7f fe 1d 82 True 1"
+  run "${CHECK[@]}" "$d/k.mlir" --targets=$TARGETS --input=@"$d/x.npy"
+  assert_success
+  for t in ${TARGETS//,/ }; do
+    assert_line "ok $d/k.mlir [$t]: 5 results match"
+  done
+  # without a cast the oracle reads the literals as written (no mlir-opt reprint rounds them
+  # first): the same codes, and bytes moved by a concat
+  cat > "$d/m.mlir" <<'MLIR'
+func.func @main(%y: tensor<4xf8E4M3FN>) -> (tensor<8xf8E4M3FN>, tensor<4xf8E4M3FN>) {
+  %e = "tosa.const"() <{values = dense<[1.0e+06, -464.0, 0.1, -3.0e-03]> : tensor<4xf8E4M3FN>}> : () -> tensor<4xf8E4M3FN>
+  %h = "tosa.const"() <{values = dense<"0x01FE8033"> : tensor<4xf8E4M3FN>}> : () -> tensor<4xf8E4M3FN>
+  %c = tosa.concat %h, %y {axis = 0 : i32} : (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FN>) -> tensor<8xf8E4M3FN>
+  return %c, %e : tensor<8xf8E4M3FN>, tensor<4xf8E4M3FN>
+}
+MLIR
+  $PY -c "import numpy as np; np.save('$d/y.npy', np.array([0x38, 0x81, 0xb0, 0x7e], np.uint8))"
+  run $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tests/oracle'); import numpy as np, oracle
+r = oracle.run_file('$d/m.mlir', [np.load('$d/y.npy')])
+print(' '.join('%02x' % v for v in r[0]), '/', ' '.join('%02x' % v for v in r[1]))"
+  assert_output "01 fe 80 33 38 81 b0 7e / 7f fe 1d 82"
+  run "${CHECK[@]}" "$d/m.mlir" --targets=gfx942,gfx1200 --input=@"$d/y.npy"
+  assert_success
+  assert_line "ok $d/m.mlir [gfx942]: 2 results match"
+  assert_line "ok $d/m.mlir [gfx1200]: 2 results match"
 }

@@ -226,6 +226,16 @@ M
   expect_error e.mlir 2 40 "hexadecimal dense literal has 6 bytes, but tensor<2x3xf32> needs 24 (or 4 for a splat)"
 }
 
+@test "error: truncated or odd-length hex literal of an 8-bit float constant; no output written" {
+  printf '%s\n' "$HEAD" '  %c = "tosa.const"() <{values = dense<"0x3801F9"> : tensor<8xf8E4M3FN>}> : () -> tensor<8xf8E4M3FN>' "$TAIL" > e.mlir
+  expect_error e.mlir 2 40 "hexadecimal dense literal has 3 bytes, but tensor<8xf8E4M3FN> needs 8 (or 1 for a splat)"
+  printf '%s\n' "$HEAD" '  %c = "tosa.const"() <{values = dense<"0x3801F9807F0A0C3"> : tensor<8xf8E5M2FNUZ>}> : () -> tensor<8xf8E5M2FNUZ>' "$TAIL" > e.mlir
+  expect_error e.mlir 2 40 "hexadecimal literal has an odd number of digits (15)"
+  run "$TOSAC" e.mlir --offload-arch=gfx942 -o e.hipfb
+  assert_failure 1
+  [ ! -e e.hipfb ]
+}
+
 @test "error: invalid hex digit points at the digit" {
   printf '%s\n' "$HEAD" '  %c = "tosa.const"() <{values = dense<"0x0000G03F"> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>' "$TAIL" > e.mlir
   expect_error e.mlir 2 47 "invalid hexadecimal digit 'G' in dense literal"

@@ -661,6 +661,33 @@ json.dump(m, open(sys.argv[2], 'w'))" "$T/sk.json" "$T/redir.json"
   done
 }
 
+@test "gfx1200 v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (OCP, either half of the word) against the oracle's decode table" {
+  assemble "$DATA/cvt8_gfx1200.s" gfx1200 "$T/c8.co"
+  run "$ISA" "$T/c8.co" gfx1200 cvt8 128 64
+  assert_success
+  "$PY" "$DATA/cvt8_ref.py" gfx1200 "$ROOT/tests/oracle" > "$T/want.txt"
+  diff "$T/want.txt" <(printf '%s\n' "${lines[@]}")
+}
+
+@test "v_cvt_f32_fp8 / v_cvt_pk_f32_bf8: every code to its f32 (NaN to 0x7fc00000), each byte and word select: SDWA on gfx942 (FNUZ) and gfx950, byte_sel / op_sel on gfx1200" {
+  for t in gfx942 gfx950 gfx1200; do
+    if [ $t = gfx1200 ]; then
+      cp "$DATA/cvt8_gfx1200.s" "$T/d8.s"
+    else
+      sed "s/gfx942/$t/" "$DATA/cvt8.s" > "$T/d8.s"
+    fi
+    assemble "$T/d8.s" $t "$T/d8.co"
+    run "$ISA" "$T/d8.co" $t dec8 512 64
+    assert_success
+    "$PY" "$DATA/dec8_ref.py" $t "$ROOT/tests/oracle" > "$T/want.txt"
+    diff "$T/want.txt" <(printf '%s\n' "${lines[@]}")
+  done
+  # gfx1200, lane 31 (codes 0x7c .. 0x7f): E4M3FN 0x7c = 384, 0x7f = NaN; E5M2 0x7c = Inf
+  assert_line "out[248] = $((0x43c00000))"
+  assert_line "out[251] = $((0x7fc00000))"
+  assert_line "out[252] = $((0x7f800000))"
+}
+
 # the word out[i] of a kernel that stores v_cvt_i32_f32 results, as test-isa prints it
 u32() { echo $((($1 + 4294967296) % 4294967296)); }
 

@@ -405,6 +405,64 @@ def _rewrite_f8_casts(text):
     return "\n".join(out)
 
 
+def f8_round(values, elem):
+    """Codes of float values rounded as MLIR reads a decimal literal of an 8-bit float type, which
+    is TOSA's CAST (docs/ops.md, "8-bit floats"): to the nearest code, ties to the even one, where
+    one unit past the largest finite value stands for overflow: E5M2's infinity, E4M3FN's NaN
+    S.1111.111, FNUZ's NaN 0x80; NaN to NaN; -0 stays -0 in OCP."""
+    kind = F8[elem][2]
+    grid = f8_decode(np.arange(128), elem)
+    codes = [c for c in range(128) if np.isfinite(grid[c])]
+    top = max(codes, key=lambda c: grid[c])
+    over = grid[top] + (grid[top] - grid[top - 1])
+    out = []
+    for x in np.asarray(values, dtype=np.float64).ravel():
+        neg = bool(np.signbit(x))
+        if np.isnan(x):
+            out.append(0x80 if kind == "fnuz" else 0x7F | (0x80 if neg else 0))
+            continue
+        a = abs(x)
+        cand = [(abs(grid[c] - a), c & 1, c) for c in codes] + [(abs(over - a), (top + 1) & 1, -1)]
+        c = min(cand)[2] if np.isfinite(a) else -1
+        if c < 0:
+            out.append(0x80 if kind == "fnuz" else (0x7C if kind == "ieee" else 0x7F) | (0x80 if neg else 0))
+        else:
+            out.append(c | (0x80 if neg and not (kind == "fnuz" and c == 0) else 0))
+    return np.array(out, np.uint8)
+
+
+_F8_DENSE = re.compile(r"dense<([^<>]*)>(\s*:\s*)tensor<([^<>]*?)(f8E(?:4M3FNUZ|4M3FN|5M2FNUZ|5M2))>")
+
+
+def _f8_dense_as_f16(m):
+    """A dense attribute of an 8-bit float type as the f16 one holding the same values exactly (a
+    hex string of f16 bits: NaN stays NaN with its sign, -0 stays -0). The body is what MLIR
+    prints or reads: a hex string of the codes ("0x3C40...", one byte per element, or one for a
+    splat), or (nested lists of) decimal values, rounded onto the grid, and 0x.. bit patterns."""
+    body, sep, dims, elem = m.group(1).strip(), m.group(2), m.group(3), m.group(4)
+    n = int(np.prod([int(d) for d in dims.split("x") if d])) if dims else 1
+    if body.startswith('"'):
+        h = body.strip('"')
+        if not h.lower().startswith("0x") or len(h) % 2 or not re.fullmatch(r"[0-9a-fA-F]*", h[2:]) \
+                or (len(h) - 2) // 2 not in (1, n):
+            raise OracleError("cannot read the %s constant dense<%s>" % (elem, body))
+        codes = np.frombuffer(bytes.fromhex(h[2:]), np.uint8)
+    else:
+        codes = []
+        for tok in re.findall(r"[^\s,\[\]()]+", body):
+            if tok.lower().startswith("0x"):
+                codes.append(int(tok, 16) & 0xFF)
+            elif tok in ("true", "false"):
+                raise OracleError("cannot read the %s constant dense<%s>" % (elem, body))
+            else:
+                codes.append(int(f8_round([float(tok)], elem)[0]))
+        codes = np.array(codes, np.uint8)
+        if codes.size not in (1, n):
+            raise OracleError("the %s constant dense<%s> has %d values for %d elements" % (elem, body, codes.size, n))
+    vals = f8_decode(codes, elem).astype(np.float16)  # NaN keeps its sign through astype
+    return 'dense<"0x%s">%stensor<%sf16>' % (vals.astype("<f2").tobytes().hex().upper(), sep, dims)
+
+
 def widen_f8(text, inputs, entry=None):
     """(text, inputs) with every 8-bit float type replaced by f16 and f8 inputs decoded.
 
@@ -414,16 +472,14 @@ def widen_f8(text, inputs, entry=None):
     convolutions) compute the same thing in f16. Each cast to an 8-bit float becomes upstream
     arith ops that round the source (as f32) onto the f8 grid (_cast_to_f8), the result held in
     f16; a cast from one reads the f16 values. f8 results are f16 here and encoded back to codes
-    by run_text. Non-zero f8 constants would be read as f16 literals and are refused."""
+    by run_text. f8 constants become f16 constants of the same values (_f8_dense_as_f16)."""
     code = _strip_comments(text)
     if not re.search(r"f8E(4M3FNUZ|4M3FN|5M2FNUZ|5M2)(?!\w)", code):
         return text, inputs
     _, args, results = signature(text, entry)
-    for m in re.finditer(r"dense<([^>]*)>\s*:\s*tensor<[^>]*f8E\w+>", code):
-        if not re.fullmatch(r"\s*-?0(\.0*)?(e[+-]?0+)?\s*", m.group(1)):
-            raise OracleError("non-zero 8-bit float constants are not supported by the oracle")
     if re.search(r"tosa\.cast\b[^\n]*f8E", code):
         text = _rewrite_f8_casts(_reprint(text, 600))
+    text = _F8_DENSE.sub(_f8_dense_as_f16, text)
     widened = []
     for i, (a, t) in enumerate(zip(inputs, args)):
         if t.elem in F8:

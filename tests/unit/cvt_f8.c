@@ -1,10 +1,11 @@
 /* cvt_f8.c: unit test of the codegen's 8-bit float conversion (src/codegen/cvt_f8.c) in the
  * vector forms the casts do not use: a kernel converts <8 x float>, <6 x float> (pairs only) and
- * a scalar per work-item with cg_f32_to_f8 and decodes the <8 x i8> codes with cg_f8_to_f32, for
- * each f8 type on gfx942 and gfx950 (the packed instruction for their own format) and gfx90a
- * (integer rounding), run in both emulator modes (the optimised IR and the linked machine code).
- * Codes must equal emu_f8_from_f32 (the emulator's reading of v_cvt_pk_fp8_f32, docs/emulator.md)
- * and decoded values the codes' values. Prints "N passed, M failed"; exit 1 on a failure. */
+ * a scalar per work-item with cg_f32_to_f8 and decodes the three results with cg_f8_to_f32, for
+ * each f8 type on gfx942, gfx950 and gfx1200 (the conversion instructions for their own format)
+ * and gfx90a (integer arithmetic), run in both emulator modes (the optimised IR and the linked
+ * machine code). Codes must equal emu_f8_from_f32 (the emulator's reading of v_cvt_pk_fp8_f32,
+ * docs/emulator.md), decoded values the codes' values, and decoded bits emu_f8_to_f32's (NaN
+ * included). Prints "N passed, M failed"; exit 1 on a failure. */
 #include "codegen/codegen.h"
 #include "emu/emu.h"
 
@@ -34,7 +35,8 @@ static double f8_value(unsigned c, elem_type t) {
   return s * (e ? ldexp(m + (1 << mb), e - bias - mb) : ldexp(m, 1 - bias - mb));
 }
 
-/* The kernel: in[LANES * VEC] f32; out8[LANES * (VEC + PAIRS + 1)] codes; out32[LANES * VEC]. */
+/* The kernel: in[LANES * VEC] f32; out8[LANES * (VEC + PAIRS + 1)] codes; out32[LANES * (VEC +
+ * PAIRS + 1)] their values. */
 static LLVMModuleRef build(LLVMContextRef ctx, LLVMTargetMachineRef tm, const target_request *tr,
                            elem_type t, diag_sink *d) {
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("cvt_f8", ctx);
@@ -65,8 +67,9 @@ static LLVMModuleRef build(LLVMContextRef ctx, LLVMTargetMachineRef tm, const ta
   cg_store(&cb, c6, LLVMBuildGEP2(b, cb.i8, LLVMGetParam(fn, 1), &o6, 1, ""), 1);
   LLVMValueRef o1 = LLVMBuildAdd(b, o, LLVMConstInt(cb.i64, VEC + PAIRS, 0), "");
   cg_store(&cb, c1, LLVMBuildGEP2(b, cb.i8, LLVMGetParam(fn, 1), &o1, 1, ""), 1);
-  LLVMValueRef back = cg_f8_to_f32(&cb, c8, t);
-  cg_store(&cb, back, LLVMBuildGEP2(b, cb.f32, LLVMGetParam(fn, 2), &at, 1, ""), 4);
+  cg_store(&cb, cg_f8_to_f32(&cb, c8, t), LLVMBuildGEP2(b, cb.f32, LLVMGetParam(fn, 2), &o, 1, ""), 4);
+  cg_store(&cb, cg_f8_to_f32(&cb, c6, t), LLVMBuildGEP2(b, cb.f32, LLVMGetParam(fn, 2), &o6, 1, ""), 4);
+  cg_store(&cb, cg_f8_to_f32(&cb, c1, t), LLVMBuildGEP2(b, cb.f32, LLVMGetParam(fn, 2), &o1, 1, ""), 4);
   LLVMBuildRetVoid(b);
   cg_builder_dispose(&cb);
   return mod;
@@ -131,13 +134,13 @@ static void run_case(const char *cpu, elem_type t, bool isa) {
   bool ok = m != NULL;
   float *in = aligned_alloc(256, sizeof(float) * LANES * VEC);
   uint8_t *out8 = aligned_alloc(256, 256 * ((LANES * (VEC + PAIRS + 1) + 255) / 256));
-  float *out32 = aligned_alloc(256, sizeof(float) * LANES * VEC);
+  float *out32 = aligned_alloc(256, sizeof(float) * LANES * (VEC + PAIRS + 1));
   for (int i = 0; i < LANES * VEC; i++)
     in[i] = input(i);
   if (ok) {
     void *bufs[3] = {in, out8, out32};
     size_t sizes[3] = {sizeof(float) * LANES * VEC, (size_t)LANES * (VEC + PAIRS + 1),
-                       sizeof(float) * LANES * VEC};
+                       sizeof(float) * LANES * (VEC + PAIRS + 1)};
     uint8_t kernarg[128] __attribute__((aligned(16))) = {0};
     emu_buffer eb[3];
     for (int i = 0; i < 3; i++) {
@@ -159,11 +162,15 @@ static void run_case(const char *cpu, elem_type t, bool isa) {
       if (c[j] != want && bad++ < 4)
         printf("# %s: lane %d code %d of %g: 0x%02x, expected 0x%02x\n", what, lane, j, v, c[j], want);
     }
-    for (int j = 0; j < VEC; j++) {
-      double w = f8_value(c[j], t), g = out32[lane * VEC + j];
+    for (int j = 0; j < VEC + PAIRS + 1; j++) {
+      float gf = out32[lane * (VEC + PAIRS + 1) + j];
+      double w = f8_value(c[j], t), g = gf;
+      uint32_t gb;
+      memcpy(&gb, &gf, sizeof gb);
       bool same = isnan(w) ? isnan(g) : g == w && signbit(g) == signbit(w);
+      same = same && gb == emu_f8_to_f32(c[j], bf8, fnuz);
       if (!same && bad++ < 4)
-        printf("# %s: lane %d decode of 0x%02x: %g, expected %g\n", what, lane, c[j], g, w);
+        printf("# %s: lane %d decode %d of 0x%02x: %g (0x%08x), expected %g\n", what, lane, j, c[j], g, gb, w);
     }
   }
   if (!ok)
@@ -183,9 +190,9 @@ static void run_case(const char *cpu, elem_type t, bool isa) {
 
 int main(void) {
   cg_init();
-  static const char *const cpus[] = {"gfx942", "gfx950", "gfx90a"};
+  static const char *const cpus[] = {"gfx942", "gfx950", "gfx90a", "gfx1200"};
   static const elem_type types[] = {ET_F8E4M3FNUZ, ET_F8E5M2FNUZ, ET_F8E4M3FN, ET_F8E5M2};
-  for (int c = 0; c < 3; c++)
+  for (int c = 0; c < 4; c++)
     for (int t = 0; t < 4; t++)
       for (int isa = 0; isa < 2; isa++)
         run_case(cpus[c], types[t], isa);
