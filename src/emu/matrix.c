@@ -412,7 +412,9 @@ typedef struct mx_state {
   mx_map map;  /* the last instruction's maps (kernels use one or two) */
   mx_mats mm;
   bool seen_a[MX_MAX], seen_b[MX_MAX];
-  const char *last_name; /* mx_find's last answer */
+  /* mx_find's last answer, by the name's text: a name's storage belongs to its module, and a
+   * module loaded after another one is freed can have its name at the same address */
+  char last_name[96];
   unsigned last_fam;
   const mx_instr *last_in;
 } mx_state;
@@ -581,7 +583,7 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
   mx_state *st = mx_state_get();
   if (!st)
     return mx_fail(err, errsize, "%s: out of memory for the matrix state", "emulator", 0);
-  const mx_instr *in = st->last_name == call->intrinsic && st->last_fam == fam && call->intrinsic
+  const mx_instr *in = call->intrinsic && st->last_in && st->last_fam == fam && !strcmp(st->last_name, call->intrinsic)
                            ? st->last_in
                            : mx_find(call->intrinsic, fam);
   if (!in) {
@@ -591,7 +593,12 @@ bool emu_matrix_exec(const emu_matrix_call *call, char *err, size_t errsize) {
                call->processor ? call->processor : "(null)");
     return false;
   }
-  st->last_name = call->intrinsic, st->last_fam = fam, st->last_in = in;
+  if (strlen(call->intrinsic) < sizeof st->last_name) {
+    strcpy(st->last_name, call->intrinsic);
+    st->last_fam = fam, st->last_in = in;
+  } else {
+    st->last_in = NULL;
+  }
   int wave = call->wave_size;
   bool mfma = in->layout == L_MFMA || in->layout == L_MFMA_F64;
   if (mfma ? wave != 64 : (wave != 32 && wave != 64))

@@ -530,6 +530,20 @@ static int refusals(void) {
     printf("FAIL unreplicated RDNA3 A operand accepted (%s)\n", err);
     bad++;
   }
+  /* a name where an earlier call's name was (its module freed, the next one's name allocated at
+   * the same address) is looked up again, not taken for the earlier instruction */
+  char name[64] = "llvm.amdgcn.mfma.f32.32x32x8f16";
+  memset(regs, 0, sizeof regs);
+  c.intrinsic = name, c.blgp = 0;
+  if (!emu_matrix_exec(&c, err, sizeof err)) {
+    printf("FAIL gfx942 32x32x8f16 refused (%s)\n", err);
+    bad++;
+  }
+  strcpy(name, "llvm.amdgcn.mfma.f32.nope");
+  if (emu_matrix_exec(&c, err, sizeof err) || !strstr(err, "not emulated")) {
+    printf("FAIL a name reusing an earlier name's storage taken for the earlier instruction (%s)\n", err);
+    bad++;
+  }
   c.intrinsic = "llvm.amdgcn.mfma.f32.nope";
   if (emu_matrix_exec(&c, err, sizeof err) || !strstr(err, "not emulated")) {
     printf("FAIL unknown intrinsic accepted (%s)\n", err);
