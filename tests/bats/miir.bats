@@ -222,9 +222,10 @@ miopen_target() {
   # stride 3, dilation 2: the phases' taps solve 2*ky = p + pad (mod 3); dy read in place
   conv 4 gfx1100 conv2d_bwd_data fp16 nchw 1 1 4 8 13 11 3 3 3 2 2
   assert_line "kernels 1 workspace 0"
-  # stride 2, dilation 2: odd phases have no tap (zero-init + the GEMMs of the even ones)
+  # stride 2, dilation 2: odd phases have no tap; one kernel over the phases writes their zeros
+  # too (a zero-init launch costs more than it saves here, as for conv 3)
   conv 5 gfx90a conv2d_bwd_data fp32 nhwc 1 2 4 6 11 9 3 3 2 2 1
-  assert_line "kernels 2 workspace 0"
+  assert_line "kernels 1 workspace 0"
   # padding 3 with a 3x3 filter (out_pad past -kernel, tosac's extension), dilation 1
   conv 6 gfx1030 conv2d_bwd_data fp32 nchw 1 1 3 5 8 9 3 3 1 1 3
   assert_line "kernels 1 workspace 0"
