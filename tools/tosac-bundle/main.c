@@ -26,8 +26,9 @@ static const char *usage_text =
     "           can reach for the problem; then a row per distinct kernel of every other family\n"
     "           (attention, rownorm, elementwise, reduction, pool, data, fft, combine, fill)\n"
     "           and per copy or fill launch with its model and limiting resource; --model adds\n"
-    "           per target the launch graph's estimated time against its roofline and each\n"
-    "           family's share (docs/quality.md); the manifest defaults to FILE with .json\n"
+    "           per target the launch graph's estimated time (launch gaps included, and the\n"
+    "           kernels alone) against its roofline and each family's share (docs/quality.md);\n"
+    "           the manifest defaults to FILE with .json\n"
     "\n"
     "exit status: 0 success, 1 malformed input or failed verification, 2 usage error\n";
 
