@@ -790,6 +790,8 @@ typedef struct flash {
   bool folded;  /* the score ops are a positive scale, folded into `scale` */
   double scale; /* log2 e, times the graph's scale when folded */
   double bias;  /* added to the exponent: cancels the mean error of truncating P (fl_pack) */
+  bool negk;    /* F->m_p holds the exponent's addend bias - k instead of the shift k (the fast
+                 * path's multiply-add takes it as it is) */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
@@ -1518,15 +1520,20 @@ static double fl_bound(flash *F) {
   }
 }
 
-/* P = 2^(c·x - k + bias) for the block's scores x (pairs through v_pk_fma_f32) as the fragment
+/* The exponent's addend bias - k for the shift k, and k for the addend (the same operation). */
+static LLVMValueRef fl_addend(flash *F, LLVMValueRef k) {
+  LLVMBuilderRef bl = F->A->b;
+  return F->bias ? LLVMBuildFSub(bl, f32c(F->A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
+}
+
+/* P = 2^(c·x + nms) (nms = bias - k, fl_addend) for the block's scores x (pairs through v_pk_fma_f32) as the fragment
  * elements *pv, and the lane's sum of the f32 probabilities *sum (pairs through v_pk_add_f32). */
-static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueRef *pvo, LLVMValueRef *sumo) {
+static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef nms, LLVMValueRef *pvo, LLVMValueRef *sumo) {
   att *A = F->A;
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
   LLVMValueRef c = f32c(A, F->scale);
-  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
   LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
   LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
@@ -1655,7 +1662,7 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
    * key, fails): O, l and k then stay as they are, and the block needs no max, no exchange, no
    * rescale factor and no O rescale */
   LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), lo = cg_load(cb, cb->f32, F->l_p, 4), pv, sum;
-  if (!fl_probs(F, x, mo, &pv, &sum))
+  if (!fl_probs(F, x, F->negk ? mo : fl_addend(F, mo), &pv, &sum))
     return false;
   cg_store(cb, LLVMBuildFAdd(bl, lo, sum, ""), F->l_p, 4);
   cg_store(cb, pv, F->p_p, 16);
@@ -1677,6 +1684,8 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* the slow path, the exact step: the row max over the block and the column, the new
    * shift, alpha = 2^(k_old - k), O and l rescaled by alpha, P recomputed */
   LLVMPositionBuilderAtEnd(bl, slow);
+  if (F->negk)
+    mo = fl_addend(F, mo); /* the shift */
   LLVMValueRef mloc = f32c(A, -INFINITY);
   for (int f = 0; f < npe; f++)
     mloc = fl_max(A, mloc, x[f]);
@@ -1687,10 +1696,10 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* with only a scale as score ops every block has a finite score (the partial one too), so
    * the max is finite from the first block on */
   LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
-  if (!alpha || !fl_probs(F, x, ms, &pv, &sum))
+  if (!alpha || !fl_probs(F, x, fl_addend(F, ms), &pv, &sum))
     return false;
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), F->l_p, 4);
-  cg_store(cb, mn, F->m_p, 4);
+  cg_store(cb, F->negk ? fl_addend(F, mn) : mn, F->m_p, 4);
   cg_store(cb, pv, F->p_p, 16);
   /* O holds the blocks up to t - 1 (this block's P V included), all against the old shift */
   LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
@@ -1750,6 +1759,16 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   int rows = 16 * F->waves, wg = 64 * F->waves;
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
   att_flash_begin(A, info, wg, groups);
+  /* the fp8 head-64 loop (issue-bound, the softmax most of its issue) takes LLVM's ILP
+   * scheduling strategy: it spreads the softmax over the MFMAs better than the default, which
+   * schedules for occupancy, and the loop stays within two waves per SIMD. Measured by llvm-mca
+   * (docs/kernels-attention.md); head 128 gains nothing, and the 16-bit loop on gfx950 would
+   * drop to one wave per SIMD */
+  if (F->f8 && F->dp + A->Dv <= 128) {
+    const char *sk = "amdgpu-sched-strategy", *sv = "max-ilp";
+    LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cb->ctx, sk, (unsigned)strlen(sk), sv, (unsigned)strlen(sv)));
+  }
   F->kb = lds_arr(A, "k", F->ft, 2 * F->nk * F->dp);
   F->vb = lds_arr(A, "v", F->ft, 2 * F->nk * A->Dv);
   LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm), o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
@@ -1795,7 +1814,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   }
   fl_zero_pad(F);
   cg_store(cb, LLVMConstNull(o_t), o_p, 16);
-  cg_store(cb, f32c(A, -INFINITY), m_p, 4);
+  /* the fp8 loop with the least matrix work per tile (head size 64) carries the addend instead
+   * of the shift: one negation less per block, and LLVM's schedule of the block measured better
+   * for it (docs/kernels-attention.md); the other loops measured better with the shift */
+  F->negk = F->f8 && F->dp + A->Dv <= 128;
+  cg_store(cb, f32c(A, F->negk ? INFINITY : -INFINITY), m_p, 4);
   cg_store(cb, f32c(A, 0), l_p, 4);
   cg_store(cb, i32c(A, 0), par_p, 4);
   LLVMTypeRef s_t = LLVMArrayType2(acc_t, (uint64_t)nj);
@@ -1898,7 +1921,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     }
   }
   if (partial) {
-    LLVMValueRef st2[2] = {LLVMBuildFMul(bl, cg_load(cb, cb->f32, m_p, 4), f32c(A, 0.6931471805599453), ""), l};
+    LLVMValueRef mk = cg_load(cb, cb->f32, m_p, 4);
+    LLVMValueRef st2[2] = {LLVMBuildFMul(bl, F->negk ? fl_addend(F, mk) : mk, f32c(A, 0.6931471805599453), ""), l};
     for (int i = 0; i < 2; i++) {
       LLVMValueRef off = LLVMBuildAdd(bl, wrow, ic(A, A->Dv + i), "");
       cg_store(cb, st2[i], LLVMBuildInBoundsGEP2(bl, cb->f32, dst, &off, 1, ""), 4);
