@@ -792,6 +792,7 @@ typedef struct flash {
   double bias;  /* added to the exponent: cancels the mean error of truncating P (fl_pack) */
   bool negk;    /* F->m_p holds the exponent's addend bias - k instead of the shift k (the fast
                  * path's multiply-add takes it as it is) */
+  const target_dot *dot; /* the row sum of P's converted pairs by this dot (fl_probs), or NULL */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
@@ -1282,6 +1283,14 @@ static bool flash_choice(att *A, flash *F) {
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
   F->vtr = ti->lds_read_tr16 && elem_type_bytes(t) == 2 && F->mm.kl % 4 == 0;
   F->f8w = F->f8 && F->vv == 16 ? fl_f8_width(F) : 0;
+  /* where the issue bounds the 16-bit loop and P is rounded to nearest (no bias), the row sum is
+   * one dot of each converted pair with (1, 1) (the target table's f16 or bf16 dot) instead of
+   * packed f32 adds, which LLVM splits in two beside the MFMAs: l then sums the P that O takes.
+   * Measured better by llvm-mca (docs/kernels-attention.md) */
+  F->dot = NULL;
+  for (int i = 0; i < target_dot_count && !F->f8 && t != ET_F32 && ti->cvt_pk_rne && fl_issue_bound(F); i++)
+    if (!strcmp(target_dot_table[i].target, ti->name) && target_dot_table[i].in == t)
+      F->dot = &target_dot_table[i];
   F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
@@ -1536,7 +1545,7 @@ static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef nms, LLVMValu
   LLVMValueRef c = f32c(A, F->scale);
   LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
-  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
+  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL, dsum = f32c(A, 0);
   for (int h = 0; h < 2; h++) {
     c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
     n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
@@ -1562,10 +1571,23 @@ static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef nms, LLVMValu
         return false;
       for (int h = 0; h < 2; h++)
         pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
+      if (F->dot) { /* the pair's sum as the MFMA takes it: a dot with (1, 1) */
+        LLVMTypeRef et = F->mm.in == ET_F16 ? cb->f16 : cb->bf16;
+        LLVMValueRef one = LLVMConstReal(et, 1.0), ones[2] = {one, one};
+        LLVMValueRef da[4] = {LLVMBuildBitCast(bl, pk, LLVMVectorType(et, 2), ""), LLVMConstVector(ones, 2), dsum,
+                              LLVMConstInt(LLVMInt1TypeInContext(cb->ctx), 0, 0)};
+        if (!(dsum = cg_intrinsic(cb, F->dot->intrinsic, NULL, 0, da, 4)))
+          return false;
+        continue;
+      }
     }
     sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
   }
   *pvo = pv;
+  if (F->dot) {
+    *sumo = dsum;
+    return true;
+  }
   *sumo = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
                         LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
   return true;
@@ -1605,6 +1627,18 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
    * left (every wave passed the last barrier); the loads of K_t+3 and V_t+1 then have a whole
    * iteration before they are needed, so no wait for global memory falls in the loop */
   fl_stage held;
+  /* where the issue bounds the 16-bit loop, the K fragments of the block's first step are read
+   * before the block's LDS writes (a scheduling barrier that nothing crosses keeps them there):
+   * the LDS counter counts reads and writes in order, so the first MFMAs then wait for their
+   * fragments only, not for the writes too. Measured better by llvm-mca */
+  LLVMValueRef kf[FL_MAX_KFRAGS], s_next;
+  int pre = fl_issue_bound(F) && !F->f8 ? F->nk / 16 : 0;
+  if (pre) {
+    for (int j = 0; j < pre; j++)
+      kf[j] = fl_k_frag(F, other, 0, j);
+    LLVMValueRef z = i32c(A, 0);
+    cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &z, 1);
+  }
   if (fl_issue_bound(F)) {
     /* one wait for all of them (s_waitcnt vmcnt(0), gfx9's encoding: expcnt 7 and lgkmcnt at
      * its largest leave those counters alone): LLVM waits before each write for its own load,
@@ -1627,10 +1661,16 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &late, 1);
   /* S_t+1 and the previous block's P V; where the issue bounds the block, every fragment read
    * comes before the MFMAs (fl_interleave) */
-  LLVMValueRef kf[FL_MAX_KFRAGS], s_next;
   if (fl_issue_bound(F)) {
     fl_vfrags vf;
-    fl_k_frags(F, other, kf);
+    if (pre) { /* the other steps' */
+      int i = pre;
+      for (int64_t kk = F->mm.k; kk < F->dp; kk += F->mm.k)
+        for (int j = 0; j < F->nk / 16; j++)
+          kf[i++] = fl_k_frag(F, other, kk, j);
+    } else {
+      fl_k_frags(F, other, kf);
+    }
     fl_all_v_frags(F, other, vf);
     s_next = fl_scores(F, F->qf, other, kf, F->s_t);
     fl_update_of(F, vf);
@@ -1759,12 +1799,12 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   int rows = 16 * F->waves, wg = 64 * F->waves;
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
   att_flash_begin(A, info, wg, groups);
-  /* the fp8 head-64 loop (issue-bound, the softmax most of its issue) takes LLVM's ILP
-   * scheduling strategy: it spreads the softmax over the MFMAs better than the default, which
-   * schedules for occupancy, and the loop stays within two waves per SIMD. Measured by llvm-mca
-   * (docs/kernels-attention.md); head 128 gains nothing, and the 16-bit loop on gfx950 would
-   * drop to one wave per SIMD */
-  if (F->f8 && F->dp + A->Dv <= 128) {
+  /* the issue-bound head-64 loops (the softmax most of their issue) take LLVM's ILP scheduling
+   * strategy: it spreads the softmax over the MFMAs better than the default, which schedules
+   * for occupancy (the fp8 loop stays within two waves per SIMD; gfx950's 16-bit loop drops to
+   * one, which its issue model still rates faster). Measured by llvm-mca
+   * (docs/kernels-attention.md); head 128 measured worse or no better */
+  if (fl_issue_bound(F) && F->dp + A->Dv <= 128) {
     const char *sk = "amdgpu-sched-strategy", *sv = "max-ilp";
     LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(cb->ctx, sk, (unsigned)strlen(sk), sv, (unsigned)strlen(sv)));
