@@ -790,6 +790,9 @@ typedef struct flash {
   bool folded;  /* the score ops are a positive scale, folded into `scale` */
   double scale; /* log2 e, times the graph's scale when folded */
   double bias;  /* added to the exponent: cancels the mean error of truncating P (fl_pack) */
+  bool negk;    /* F->m_p holds the exponent's addend bias - k instead of the shift k (the fast
+                 * path's multiply-add takes it as it is) */
+  const target_dot *dot; /* the row sum of P's converted pairs by this dot (fl_probs), or NULL */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
@@ -1280,6 +1283,14 @@ static bool flash_choice(att *A, flash *F) {
   F->vk = fl_vector(F, A->kt, 2, 1), F->vv = fl_vector(F, A->v, 1, 2);
   F->vtr = ti->lds_read_tr16 && elem_type_bytes(t) == 2 && F->mm.kl % 4 == 0;
   F->f8w = F->f8 && F->vv == 16 ? fl_f8_width(F) : 0;
+  /* where the issue bounds the 16-bit loop and P is rounded to nearest (no bias), the row sum is
+   * one dot of each converted pair with (1, 1) (the target table's f16 or bf16 dot) instead of
+   * packed f32 adds, which LLVM splits in two beside the MFMAs: l then sums the P that O takes.
+   * Measured better by llvm-mca (docs/kernels-attention.md) */
+  F->dot = NULL;
+  for (int i = 0; i < target_dot_count && !F->f8 && t != ET_F32 && ti->cvt_pk_rne && fl_issue_bound(F); i++)
+    if (!strcmp(target_dot_table[i].target, ti->name) && target_dot_table[i].in == t)
+      F->dot = &target_dot_table[i];
   F->kstride = fl_row_stride(F, A->kt, 2, 1, F->vk), F->vstride = fl_row_stride(F, A->v, 1, 2, F->vv);
   double scale = score_scale(A);
   F->folded = scale > 0, F->scale = 1.4426950408889634 * (F->folded ? scale : 1);
@@ -1518,18 +1529,23 @@ static double fl_bound(flash *F) {
   }
 }
 
-/* P = 2^(c·x - k + bias) for the block's scores x (pairs through v_pk_fma_f32) as the fragment
+/* The exponent's addend bias - k for the shift k, and k for the addend (the same operation). */
+static LLVMValueRef fl_addend(flash *F, LLVMValueRef k) {
+  LLVMBuilderRef bl = F->A->b;
+  return F->bias ? LLVMBuildFSub(bl, f32c(F->A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
+}
+
+/* P = 2^(c·x + nms) (nms = bias - k, fl_addend) for the block's scores x (pairs through v_pk_fma_f32) as the fragment
  * elements *pv, and the lane's sum of the f32 probabilities *sum (pairs through v_pk_add_f32). */
-static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueRef *pvo, LLVMValueRef *sumo) {
+static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef nms, LLVMValueRef *pvo, LLVMValueRef *sumo) {
   att *A = F->A;
   cg_builder *cb = A->cb;
   LLVMBuilderRef bl = A->b;
   LLVMTypeRef v2 = LLVMVectorType(cb->f32, 2);
   LLVMValueRef c = f32c(A, F->scale);
-  LLVMValueRef nms = F->bias ? LLVMBuildFSub(bl, f32c(A, F->bias), k, "") : LLVMBuildFNeg(bl, k, "");
   LLVMValueRef sum2 = LLVMConstNull(v2);
   LLVMValueRef c2 = LLVMGetUndef(v2), n2 = LLVMGetUndef(v2), x2 = LLVMGetUndef(v2), e2 = LLVMGetUndef(v2);
-  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL;
+  LLVMValueRef pv = LLVMGetUndef(LLVMGetAllocatedType(F->p_p)), w = NULL, dsum = f32c(A, 0);
   for (int h = 0; h < 2; h++) {
     c2 = LLVMBuildInsertElement(bl, c2, c, i32c(A, h), "");
     n2 = LLVMBuildInsertElement(bl, n2, nms, i32c(A, h), "");
@@ -1555,10 +1571,23 @@ static bool fl_probs(flash *F, LLVMValueRef const *x, LLVMValueRef k, LLVMValueR
         return false;
       for (int h = 0; h < 2; h++)
         pv = LLVMBuildInsertElement(bl, pv, LLVMBuildExtractElement(bl, pk, i32c(A, h), ""), i32c(A, f + h), "");
+      if (F->dot) { /* the pair's sum as the MFMA takes it: a dot with (1, 1) */
+        LLVMTypeRef et = F->mm.in == ET_F16 ? cb->f16 : cb->bf16;
+        LLVMValueRef one = LLVMConstReal(et, 1.0), ones[2] = {one, one};
+        LLVMValueRef da[4] = {LLVMBuildBitCast(bl, pk, LLVMVectorType(et, 2), ""), LLVMConstVector(ones, 2), dsum,
+                              LLVMConstInt(LLVMInt1TypeInContext(cb->ctx), 0, 0)};
+        if (!(dsum = cg_intrinsic(cb, F->dot->intrinsic, NULL, 0, da, 4)))
+          return false;
+        continue;
+      }
     }
     sum2 = LLVMBuildFAdd(bl, sum2, e2, "");
   }
   *pvo = pv;
+  if (F->dot) {
+    *sumo = dsum;
+    return true;
+  }
   *sumo = LLVMBuildFAdd(bl, LLVMBuildExtractElement(bl, sum2, i32c(A, 0), ""),
                         LLVMBuildExtractElement(bl, sum2, i32c(A, 1), ""), "");
   return true;
@@ -1598,6 +1627,18 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
    * left (every wave passed the last barrier); the loads of K_t+3 and V_t+1 then have a whole
    * iteration before they are needed, so no wait for global memory falls in the loop */
   fl_stage held;
+  /* where the issue bounds the 16-bit loop, the K fragments of the block's first step are read
+   * before the block's LDS writes (a scheduling barrier that nothing crosses keeps them there):
+   * the LDS counter counts reads and writes in order, so the first MFMAs then wait for their
+   * fragments only, not for the writes too. Measured better by llvm-mca */
+  LLVMValueRef kf[FL_MAX_KFRAGS], s_next;
+  int pre = fl_issue_bound(F) && !F->f8 ? F->nk / 16 : 0;
+  if (pre) {
+    for (int j = 0; j < pre; j++)
+      kf[j] = fl_k_frag(F, other, 0, j);
+    LLVMValueRef z = i32c(A, 0);
+    cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &z, 1);
+  }
   if (fl_issue_bound(F)) {
     /* one wait for all of them (s_waitcnt vmcnt(0), gfx9's encoding: expcnt 7 and lgkmcnt at
      * its largest leave those counters alone): LLVM waits before each write for its own load,
@@ -1620,10 +1661,16 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &late, 1);
   /* S_t+1 and the previous block's P V; where the issue bounds the block, every fragment read
    * comes before the MFMAs (fl_interleave) */
-  LLVMValueRef kf[FL_MAX_KFRAGS], s_next;
   if (fl_issue_bound(F)) {
     fl_vfrags vf;
-    fl_k_frags(F, other, kf);
+    if (pre) { /* the other steps' */
+      int i = pre;
+      for (int64_t kk = F->mm.k; kk < F->dp; kk += F->mm.k)
+        for (int j = 0; j < F->nk / 16; j++)
+          kf[i++] = fl_k_frag(F, other, kk, j);
+    } else {
+      fl_k_frags(F, other, kf);
+    }
     fl_all_v_frags(F, other, vf);
     s_next = fl_scores(F, F->qf, other, kf, F->s_t);
     fl_update_of(F, vf);
@@ -1655,7 +1702,7 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
    * key, fails): O, l and k then stay as they are, and the block needs no max, no exchange, no
    * rescale factor and no O rescale */
   LLVMValueRef mo = cg_load(cb, cb->f32, F->m_p, 4), lo = cg_load(cb, cb->f32, F->l_p, 4), pv, sum;
-  if (!fl_probs(F, x, mo, &pv, &sum))
+  if (!fl_probs(F, x, F->negk ? mo : fl_addend(F, mo), &pv, &sum))
     return false;
   cg_store(cb, LLVMBuildFAdd(bl, lo, sum, ""), F->l_p, 4);
   cg_store(cb, pv, F->p_p, 16);
@@ -1677,6 +1724,8 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* the slow path, the exact step: the row max over the block and the column, the new
    * shift, alpha = 2^(k_old - k), O and l rescaled by alpha, P recomputed */
   LLVMPositionBuilderAtEnd(bl, slow);
+  if (F->negk)
+    mo = fl_addend(F, mo); /* the shift */
   LLVMValueRef mloc = f32c(A, -INFINITY);
   for (int f = 0; f < npe; f++)
     mloc = fl_max(A, mloc, x[f]);
@@ -1687,10 +1736,10 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   /* with only a scale as score ops every block has a finite score (the partial one too), so
    * the max is finite from the first block on */
   LLVMValueRef ms = F->folded ? mn : finite_max(A, mn), alpha = fl_exp2(A, LLVMBuildFSub(bl, mo, ms, ""));
-  if (!alpha || !fl_probs(F, x, ms, &pv, &sum))
+  if (!alpha || !fl_probs(F, x, fl_addend(F, ms), &pv, &sum))
     return false;
   cg_store(cb, LLVMBuildFAdd(bl, LLVMBuildFMul(bl, lo, alpha, ""), sum, ""), F->l_p, 4);
-  cg_store(cb, mn, F->m_p, 4);
+  cg_store(cb, F->negk ? fl_addend(F, mn) : mn, F->m_p, 4);
   cg_store(cb, pv, F->p_p, 16);
   /* O holds the blocks up to t - 1 (this block's P V included), all against the old shift */
   LLVMValueRef asplat = LLVMGetUndef(F->acc_t);
@@ -1750,6 +1799,16 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   int rows = 16 * F->waves, wg = 64 * F->waves;
   int64_t row_blocks = (A->S + rows - 1) / rows, groups = split * A->B * row_blocks;
   att_flash_begin(A, info, wg, groups);
+  /* the issue-bound head-64 loops (the softmax most of their issue) take LLVM's ILP scheduling
+   * strategy: it spreads the softmax over the MFMAs better than the default, which schedules
+   * for occupancy (the fp8 loop stays within two waves per SIMD; gfx950's 16-bit loop drops to
+   * one, which its issue model still rates faster). Measured by llvm-mca
+   * (docs/kernels-attention.md); head 128 measured worse or no better */
+  if (fl_issue_bound(F) && F->dp + A->Dv <= 128) {
+    const char *sk = "amdgpu-sched-strategy", *sv = "max-ilp";
+    LLVMAddAttributeAtIndex(cb->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cb->ctx, sk, (unsigned)strlen(sk), sv, (unsigned)strlen(sv)));
+  }
   F->kb = lds_arr(A, "k", F->ft, 2 * F->nk * F->dp);
   F->vb = lds_arr(A, "v", F->ft, 2 * F->nk * A->Dv);
   LLVMTypeRef acc_t = gemm_mma_acc_type(cb, mm), o_t = LLVMArrayType2(acc_t, (uint64_t)nb);
@@ -1795,7 +1854,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   }
   fl_zero_pad(F);
   cg_store(cb, LLVMConstNull(o_t), o_p, 16);
-  cg_store(cb, f32c(A, -INFINITY), m_p, 4);
+  /* the fp8 loop with the least matrix work per tile (head size 64) carries the addend instead
+   * of the shift: one negation less per block, and LLVM's schedule of the block measured better
+   * for it (docs/kernels-attention.md); the other loops measured better with the shift */
+  F->negk = F->f8 && F->dp + A->Dv <= 128;
+  cg_store(cb, f32c(A, F->negk ? INFINITY : -INFINITY), m_p, 4);
   cg_store(cb, f32c(A, 0), l_p, 4);
   cg_store(cb, i32c(A, 0), par_p, 4);
   LLVMTypeRef s_t = LLVMArrayType2(acc_t, (uint64_t)nj);
@@ -1898,7 +1961,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     }
   }
   if (partial) {
-    LLVMValueRef st2[2] = {LLVMBuildFMul(bl, cg_load(cb, cb->f32, m_p, 4), f32c(A, 0.6931471805599453), ""), l};
+    LLVMValueRef mk = cg_load(cb, cb->f32, m_p, 4);
+    LLVMValueRef st2[2] = {LLVMBuildFMul(bl, F->negk ? fl_addend(F, mk) : mk, f32c(A, 0.6931471805599453), ""), l};
     for (int i = 0; i < 2; i++) {
       LLVMValueRef off = LLVMBuildAdd(bl, wrow, ic(A, A->Dv + i), "");
       cg_store(cb, st2[i], LLVMBuildInBoundsGEP2(bl, cb->f32, dst, &off, 1, ""), 4);

@@ -74,4 +74,8 @@ check() {
     run grep -c ds_bpermute "a.$arch.dis"
     assert_output 8
   done
+  # gfx950 (issue-bound, P rounded to nearest): the row sum is one dot of each converted pair of P
+  # with (1, 1), 16 per 128-key block, no packed f32 add
+  run main_loop a gfx950 v_dot2c_f32_f16 v_pk_add_f32
+  assert_output "32 0"
 }
