@@ -1894,7 +1894,9 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef span = LLVMBuildSub(bl, kend, kstart, "");
   LLVMValueRef nfull = LLVMBuildSDiv(bl, span, ic(A, F->nk), "");
   LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, nfull, ic(A, F->nk), ""), "kfull");
-  bool clamp = !F->kstride || !F->vstride;
+  /* element loads clamp their keys anyway; so do the pairs of a sequence too short for the
+   * unclamped pairs' loads (fewer than 5 blocks), which then still run as pairs */
+  bool clamp = !F->kstride || !F->vstride || A->L / F->nk < 5;
   LLVMValueRef npair = nfull;
   if (!clamp) {
     LLVMValueRef room = LLVMBuildSub(bl, LLVMBuildSDiv(bl, LLVMBuildSub(bl, ic(A, A->L), kstart, ""), ic(A, F->nk), ""), ic(A, 3), "");
@@ -1904,7 +1906,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
   LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
   /* no pair loop where none can run (short sequences) */
-  bool paired = chunk / F->nk >= 2 && (clamp || A->L / F->nk >= 5);
+  bool paired = chunk / F->nk >= 2;
   if (paired) {
     cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
     if (!fl_block(F, pairs.iv, false, zero, clamp) ||
