@@ -17,7 +17,7 @@ setup() {
   CHECK+=(--targets gfx942,gfx1100,gfx1030)
 }
 
-gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_concatview.py" "$1" "$2" > "$1$2.mlir"; }
+gen() { gen_seeded gen_concatview.py "$1" "$2"; }
 
 @test "a decode step's KV-cache concatenations launch nothing: the attention reads the caches and the new rows in place" {
   # seed 3: 4 heads of 16, one new token, a K cache kept transposed ([4, 16, 18] ++ [4, 16, 213]

@@ -19,7 +19,7 @@ setup() {
   CHECK+=(--targets gfx942,gfx1100,gfx1030)
 }
 
-gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_normgemv.py" "$1" "$2" > "$1$2.mlir"; }
+gen() { gen_seeded gen_normgemv.py "$1" "$2"; }
 
 @test "a layer norm read only by a skinny GEMM is no kernel: the GEMM's prologue computes its rows" {
   # seed 1: the residual form, 2 rows of 768, N 59, f32: the first GEMM (+ bias + residual) and

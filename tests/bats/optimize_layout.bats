@@ -19,7 +19,7 @@ setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
-gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_layout.py" "$1" "$2" > "$1$2.mlir"; }
+gen() { gen_seeded gen_layout.py "$1" "$2"; }
 
 # transposes left in the optimised graph
 transposes() { "$TOSAC" "${ONLY[@]}" "$@" --emit=tosa | grep -c '"tosa.transpose"'; }

@@ -16,7 +16,7 @@ setup() {
   CHECK+=(--targets gfx90a,gfx1100,gfx1030)
 }
 
-gen() { /usr/bin/python3 "$ROOT/tests/oracle/gen_sliceview.py" "$1" "$2" > "$1$2.mlir"; }
+gen() { gen_seeded gen_sliceview.py "$1" "$2"; }
 
 @test "a decode step's Q, K and V slices of the fused projection launch nothing: the concats and the attention read its buffer at their offsets" {
   gen decode 1

@@ -14,3 +14,7 @@ tosac_setup() {
   unset TOSAC_TUNING_DB TOSAC_SPLIT_K TOSAC_SPLIT_K_FORM TOSAC_IM2COL
   cd "$BATS_TEST_TMPDIR"
 }
+
+# gen_seeded SCRIPT KIND SEED: the graph tests/oracle/SCRIPT writes for KIND and SEED, as
+# KINDSEED.mlir in the test's directory
+gen_seeded() { /usr/bin/python3 "$ROOT/tests/oracle/$1" "$2" "$3" > "$2$3.mlir"; }
