@@ -15,6 +15,6 @@ tosac_setup() {
   cd "$BATS_TEST_TMPDIR"
 }
 
-# gen_seeded SCRIPT KIND SEED: the graph tests/oracle/SCRIPT writes for KIND and SEED, as
+# gen_seeded SCRIPT KIND SEED (suites that load lib/setup): the graph tests/oracle/SCRIPT writes for KIND and SEED, as
 # KINDSEED.mlir in the test's directory
 gen_seeded() { /usr/bin/python3 "$ROOT/tests/oracle/$1" "$2" "$3" > "$2$3.mlir"; }
