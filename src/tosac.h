@@ -370,6 +370,9 @@ typedef struct target_info {
                              * v_cvt_pk_f32_fp8 and their bf8 forms (llvm.amdgcn.cvt.f32.fp8,
                              * cvt.pk.f32.fp8), codes to f32 (gfx942, gfx950, gfx1200;
                              * src/codegen/cvt_f8.c) */
+  /* the skinny kernel's memory model (tuning.c cg_tune_gemv_cycles, docs/gemm.md) */
+  int line_bytes;         /* the cache line: the least a load moves from memory to a CU */
+  int cu_load_bytes_clk;  /* bytes per clock one CU's vector loads can bring in from the L2 */
 } target_info;
 
 extern const target_info target_table[];

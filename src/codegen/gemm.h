@@ -111,6 +111,9 @@ typedef struct gemm_params {
                     * bm = M, bn = columns per work-group, bk = K elements per wave step,
                     * vb = B elements per 16-byte load */
   int nb;          /* B tiles staged per K step (2: the dual-B GEMM), 0 or 1: one */
+  int kl;          /* skinny kernel, [K][N] B: a wave's lanes in kl groups on different k rows,
+                    * each group a row piece of bn columns (the sliced form: narrow column
+                    * blocks, all of K in each work-group); 0 or 1: every lane on one row */
 } gemm_params;
 enum { GEMM_KERNEL_ANY, GEMM_KERNEL_TILE, GEMM_KERNEL_GEMV };
 
@@ -235,6 +238,10 @@ typedef struct cg_gemv_cost {
   double bytes;         /* bytes the kernel moves (its operands, result and partials) */
 } cg_gemv_cost;
 double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *mem_cycles, double *issue_cycles);
+/* What reading `rows` rows of row_bytes in pieces of `piece` bytes moves beyond those bytes, in
+ * whole cache lines (the target table's line_bytes): the skinny kernel's B, in its cost's bytes
+ * (a column block narrower than a line still moves lines). */
+double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,

@@ -4,7 +4,11 @@
  * the output (tosa.matmul's [K][N] B: V adjacent columns, one 16-byte load per k row; the [N][K]
  * weights of fully_connected: one column, 16-byte loads along its k), and all lanes of a wave share
  * the same k, so the A elements they need are wave-uniform (scalar loads, no vector memory
- * traffic). The waves of a work-group take interleaved K blocks; their partial sums meet in LDS,
+ * traffic). In the sliced form (P->kl > 1, [K][N] B only) a wave's lanes are kl groups, each on
+ * its own k rows and all on the same bn columns: a column block as narrow as one cache line per
+ * B row, so that enough work-groups exist without splitting K; A then differs across a wave's
+ * lanes and is read with vector loads. The waves of a work-group take interleaved K blocks; their
+ * partial sums (one per wave and lane group) meet in LDS,
  * where the work-group adds them in wave order (deterministic) and the caller's epilogue stores
  * each output element. When even then too few work-groups exist to keep enough loads in flight,
  * tuning.c splits K over work-groups (split-K partials + the combine kernel). */
@@ -21,10 +25,13 @@ typedef struct gv {
   bool kc;                 /* B is [N][K] (k-contiguous) */
   bool int_acc;
   int V, U, W, wave, bn, bk, M, nacc;
+  int KL;                  /* lane groups of a wave on different k rows (1: all on one) */
   int es;
   LLVMTypeRef mem, acc_t;  /* operand element in memory (bf16 as i16), accumulator */
   LLVMValueRef acc;        /* alloca [nacc x acc_t]: SROA turns it into registers */
   LLVMValueRef batch, col, lane, wave_id, tid, kend;
+  LLVMValueRef kofs, part; /* this lane's first row in a block (its group's), its partial's index
+                            * among the work-group's W * KL (wave-major) */
 } gv;
 
 static LLVMValueRef c32(gv *G, int64_t v) { return LLVMConstInt(G->cb->i32, (unsigned long long)v, 1); }
@@ -36,10 +43,13 @@ int64_t gemv_groups(const gemm_problem *pb, const gemm_params *P) {
 }
 
 void gemv_params_json(const gemm_params *P, char *buf, size_t size) {
+  char kl[24] = "";
+  if (P->kl > 1) /* the sliced form */
+    snprintf(kl, sizeof kl, ",\"kl\":%d", P->kl);
   snprintf(buf, size,
            "{\"kernel\":\"gemv\",\"bm\":%d,\"bn\":%d,\"bk\":%d,\"wm\":%d,\"wn\":%d,\"waves\":%d,"
-           "\"mma\":\"1x1x1\",\"va\":%d,\"vb\":%d}",
-           P->bm, P->bn, P->bk, P->wm, P->wn, P->kwaves, P->va, P->vb);
+           "\"mma\":\"1x1x1\",\"va\":%d,\"vb\":%d%s}",
+           P->bm, P->bn, P->bk, P->wm, P->wn, P->kwaves, P->va, P->vb, kl);
 }
 
 /* Element x (memory type) as the accumulator type: f16/bf16 widened, i8 sign-extended minus its
@@ -115,7 +125,7 @@ static void load_ncontig(gv *G, gv_block *B) {
   LLVMBuilderRef b = G->cb->b;
   const gemm_problem *pb = G->pb;
   for (int u = 0; u < G->U; u++) {
-    LLVMValueRef k = LLVMBuildAdd(b, B->k0, c32(G, u), "");
+    LLVMValueRef k = LLVMBuildAdd(b, B->k0, LLVMBuildAdd(b, G->kofs, c32(G, u), ""), "");
     B->ok[u] = B->masked ? LLVMBuildICmp(b, LLVMIntSLT, k, G->kend, "") : NULL;
     if (B->masked)
       k = LLVMBuildSelect(b, B->ok[u], k, c32(G, 0), "");
@@ -135,7 +145,7 @@ static void mac_ncontig(gv *G, const gv_block *B) {
     LLVMValueRef av = NULL;
     for (int u = 0; u < U; u++) {
       if (u % va == 0) {
-        LLVMValueRef k = LLVMBuildAdd(b, B->k0, c32(G, u), "");
+        LLVMValueRef k = LLVMBuildAdd(b, B->k0, LLVMBuildAdd(b, G->kofs, c32(G, u), ""), "");
         if (masked)
           k = LLVMBuildSelect(b, B->ok[u], k, c32(G, 0), "");
         av = load_n(G, G->g->a_ptr, a_off(G, m, k), va, al(va * G->es));
@@ -220,9 +230,10 @@ static void write_partials(gv *G, LLVMValueRef lds, int r0, int R) {
       if (per > 1)
         v = LLVMBuildInsertElement(b, v, x, c32(G, c), "");
     }
-    LLVMValueRef idx = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, G->wave_id, c32(G, R), ""),
+    LLVMValueRef lc = G->KL > 1 ? LLVMBuildURem(b, G->lane, c32(G, G->wave / G->KL), "") : G->lane;
+    LLVMValueRef idx = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, G->part, c32(G, R), ""),
                                                                      c32(G, r), ""), c32(G, G->bn), ""),
-                                    LLVMBuildMul(b, G->lane, c32(G, per), ""), "");
+                                    LLVMBuildMul(b, lc, c32(G, per), ""), "");
     LLVMValueRef p = LLVMBuildInBoundsGEP2(b, G->acc_t, lds, &idx, 1, "");
     cg_store(G->cb, per > 1 ? v : x, p, al(per * 4));
   }
@@ -249,7 +260,7 @@ static bool reduce_store(gv *G, LLVMValueRef lds, int r0, int R, LLVMValueRef n0
     LLVMBuildCondBr(b, in, body, next);
     LLVMPositionBuilderAtEnd(b, body);
     LLVMValueRef sum = NULL;
-    for (int w = 0; w < G->W; w++) {
+    for (int w = 0; w < G->W * G->KL; w++) {
       LLVMValueRef idx = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, c32(G, (int64_t)w * R), r, ""),
                                                       c32(G, G->bn), ""), c, "");
       LLVMValueRef x = cg_load(cb, G->acc_t, LLVMBuildInBoundsGEP2(b, G->acc_t, lds, &idx, 1, ""), 4);
@@ -272,11 +283,13 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   gv G = {.cb = cb, .g = g, .pb = pb, .P = P, .kc = pb->b_kcontig, .int_acc = elem_type_is_int(pb->in),
           .V = P->vb, .W = P->kwaves, .wave = t->wave_size, .bn = P->bn, .bk = P->bk, .M = (int)pb->m,
           .es = elem_type_bytes(pb->in)};
-  G.U = G.kc ? P->bk / G.V : P->bk;
+  G.KL = !G.kc && P->kl > 1 ? P->kl : 1;
+  G.U = G.kc ? P->bk / G.V : P->bk / G.KL;
   G.nacc = G.kc ? G.M : G.M * G.V;
   G.mem = pb->in == ET_BF16 ? cb->i16 : cg_mem_type(cb, pb->in);
   G.acc_t = G.int_acc ? cb->i32 : cb->f32;
-  if (G.U < 1 || G.U > GEMV_MAX_U || G.M < 1 || G.M > 16)
+  if (G.U < 1 || G.U > GEMV_MAX_U || G.M < 1 || G.M > 16 || G.wave % G.KL || P->bk % G.KL ||
+      G.bn != G.wave / G.KL * (G.kc ? 1 : G.V))
     return false;
   G.acc = LLVMBuildAlloca(b, LLVMArrayType(G.acc_t, (unsigned)G.nacc), "acc");
   cg_store(cb, LLVMConstNull(LLVMArrayType(G.acc_t, (unsigned)G.nacc)), G.acc, 4);
@@ -292,6 +305,10 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   if (!G.wave_id)
     return false;
   G.lane = LLVMBuildURem(b, G.tid, c32(&G, G.wave), "lane");
+  /* lane group g = lane / (wave / KL) takes rows [g U, (g + 1) U) of each block */
+  LLVMValueRef grp = G.KL > 1 ? LLVMBuildUDiv(b, G.lane, c32(&G, G.wave / G.KL), "") : c32(&G, 0);
+  G.kofs = LLVMBuildMul(b, grp, c32(&G, G.U), "kofs");
+  G.part = LLVMBuildAdd(b, LLVMBuildMul(b, G.wave_id, c32(&G, G.KL), ""), grp, "part");
 
   /* grid: split (slowest), batch, column block */
   int64_t groups = gemv_groups(pb, P), ncb = (pb->n + P->bn - 1) / P->bn;
@@ -304,7 +321,8 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   LLVMValueRef n0 = LLVMBuildMul(b, LLVMBuildURem(b, gid, c32(&G, ncb), ""), c32(&G, P->bn), "n0");
   /* this lane's column (its first, matmul), clamped into B: a lane past N reads real data and
    * its sums are never stored */
-  LLVMValueRef col = LLVMBuildAdd(b, n0, LLVMBuildMul(b, G.lane, c32(&G, G.kc ? 1 : G.V), ""), "");
+  LLVMValueRef lc = G.KL > 1 ? LLVMBuildURem(b, G.lane, c32(&G, G.wave / G.KL), "") : G.lane;
+  LLVMValueRef col = LLVMBuildAdd(b, n0, LLVMBuildMul(b, lc, c32(&G, G.kc ? 1 : G.V), ""), "");
   G.col = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, col, c32(&G, pb->n), ""), col, c32(&G, 0), "col");
 
   /* K chunk of this work-group: `steps` blocks from split * steps (the last chunk shorter) */
@@ -357,7 +375,7 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   int R = gemv_lds_rows(P, G.M);
   char lname[96];
   snprintf(lname, sizeof lname, "%s.gemv", name);
-  LLVMValueRef lds = cg_lds_alloc(cb, lname, LLVMArrayType(G.acc_t, (unsigned)(G.W * R * G.bn)), 16);
+  LLVMValueRef lds = cg_lds_alloc(cb, lname, LLVMArrayType(G.acc_t, (unsigned)(G.W * G.KL * R * G.bn)), 16);
   bool ok = !cb->failed;
   for (int r0 = 0; r0 < G.M && ok; r0 += R) {
     if (r0)
@@ -370,6 +388,6 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
 }
 
 int gemv_lds_rows(const gemm_params *P, int M) {
-  int row = P->kwaves * P->bn * 4, R = GEMV_LDS_BYTES / (row ? row : 1);
+  int row = P->kwaves * (P->kl > 1 ? P->kl : 1) * P->bn * 4, R = GEMV_LDS_BYTES / (row ? row : 1);
   return R < 1 ? 1 : R > M ? M : R;
 }

@@ -28,29 +28,36 @@
  * - a dependent launch, ns: 3800, measured on a Radeon PRO W7900 (gfx1100) as the GPU time per
  *   kernel of 941 serialised one- to 128-work-group HIP dispatches (3.865, 3.845 us;
  *   ROCm/rocm-systems issue 10834; 0.88 us through Vulkan). No measurement of the other targets
- *   was found: they take gfx1100's, derived from it. */
+ *   was found: they take gfx1100's, derived from it.
+ * Then the skinny kernel's two (docs/gemm.md "Skinny GEMMs", its memory model):
+ * - the cache line, bytes: 128, the L2 line of CDNA and RDNA (rocprofiler-compute's performance
+ *   model pages: the L2 (TCC) and vector L1 (TCP, GL0) caches request whole lines); a load of a
+ *   piece of a line moves the line;
+ * - what one CU's vector loads can bring in, bytes per clock: 64, the L2-to-vector-L1 read peak
+ *   per CU that rocprofiler-compute's speed-of-light tables use for CDNA; RDNA's GL0 is taken the
+ *   same (assumed, not measured). It bounds a grid that keeps few CUs busy. */
 const target_info target_table[] = {
     {"gfx908", "CDNA1", 64, 65536, 512, true, true, true, false, true, 0x30,
      120, 4, 1502, 1229, 4, 10, 128, true, 256, 0x00020000, 700, true, false, false, false, 15,
-     8, 150, 3800, false, false, false, false, false},
+     8, 150, 3800, false, false, false, false, false, 128, 64},
     {"gfx90a", "CDNA2", 64, 65536, 512, true, true, true, false, true, 0x3f,
      104, 4, 1700, 1638, 8, 8, 128, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     8, 150, 3800, false, false, false, false, false},
+     8, 150, 3800, false, false, false, false, false, 128, 64},
     {"gfx942", "CDNA3", 64, 65536, 512, true, true, true, false, true, 0x4c,
      304, 4, 2100, 5300, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     256, 150, 3800, false, false, false, true, true},
+     256, 150, 3800, false, false, false, true, true, 128, 64},
     {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f,
      256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     256, 150, 3800, true, true, true, false, true},
+     256, 150, 3800, true, true, true, false, true, 128, 64},
     {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36,
      80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false, false, true, 63,
-     4, 150, 3800, true, false, false, false, false},
+     4, 150, 3800, true, false, false, false, false, 128, 64},
     {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41,
      96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     6, 150, 3800, true, false, false, false, false},
+     6, 150, 3800, true, false, false, false, false, 128, 64},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
      64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     8, 150, 3800, true, false, false, false, true},
+     8, 150, 3800, true, false, false, false, true, 128, 64},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 

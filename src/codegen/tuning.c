@@ -923,9 +923,49 @@ static int forced_split(void) {
 
 /* ---------------------------------------------------------------- skinny GEMMs (kernel_gemv.c) */
 
-/* Bytes of B one lane loads per K block before it uses any of them (16-byte loads). */
+/* Lane groups of a wave on different k rows: the sliced form's kl (kernel_gemv.c), else 1. */
+static int gemv_kl(const gemm_problem *pb, const gemm_params *P) {
+  return !pb->b_kcontig && P->kl > 1 ? P->kl : 1;
+}
+
+/* Bytes one lane loads per K block before it uses any of them: B's (16-byte loads) and, in the
+ * sliced form, its rows of A (vector loads there: a wave's lanes are on different k). */
 static int64_t gemv_lane_bytes(const gemm_problem *pb, const gemm_params *P) {
-  return (int64_t)(pb->b_kcontig ? P->bk : P->bk * P->vb) * elem_type_bytes(pb->in);
+  int kl = gemv_kl(pb, P), es = elem_type_bytes(pb->in);
+  int64_t b = (int64_t)(pb->b_kcontig ? P->bk : P->bk / kl * P->vb) * es;
+  return kl > 1 ? b + pb->m * (P->bk / kl) * es : b;
+}
+
+/* What B's reads move beyond its bytes: `rows` rows of row_bytes, each read in pieces of piece
+ * bytes (a work-group's columns of it), move whole cache lines (the target table's line_bytes),
+ * so a piece not starting or ending on a line moves the rest of its first and last lines. Rows
+ * start at row x row_bytes from a line-aligned base, so the pattern repeats every line /
+ * gcd(row_bytes, line) rows. One figure for the tuning layer and tosac-bundle quality. */
+double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece) {
+  int64_t L = t->line_bytes > 0 ? t->line_bytes : 1, g = L, r = row_bytes % L;
+  if (rows < 1 || row_bytes < 1 || piece < 1 || L == 1)
+    return 0;
+  for (int64_t a = r; a;) { /* gcd(row_bytes mod L, L) */
+    int64_t x = g % a;
+    g = a, a = x;
+  }
+  int64_t period = L / g, n = rows < period ? rows : period;
+  double extra = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t p = 0; p < row_bytes; p += piece) {
+      int64_t a = i * row_bytes + p, e = a + (piece < row_bytes - p ? piece : row_bytes - p);
+      extra += (double)((e + L - 1) / L - a / L) * L - (double)(e - a);
+    }
+  return extra * (double)rows / (double)n;
+}
+
+/* The skinny kernel's B as it reads it: batch x K rows of N in pieces of bn columns, or for an
+ * [N][K] B batch x N rows read whole. */
+static double gemv_line_extra(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
+  int es = elem_type_bytes(pb->in);
+  if (pb->b_kcontig)
+    return cg_tune_line_extra_bytes(t, pb->batch * pb->n, pb->k * es, pb->k * es);
+  return cg_tune_line_extra_bytes(t, pb->batch * pb->k, pb->n * es, (int64_t)P->bn * es);
 }
 
 /* M <= 16 matmuls and fully connected layers are bound by reading B once: the skinny kernel. */
@@ -941,14 +981,14 @@ static bool gemv_fits(const gemm_problem *pb) {
  * until it divides the contiguous run (an odd N or K gets element loads). The block (bk: `unroll`
  * base blocks, all loads issued before the first multiply-add) and the waves are chosen by
  * gemv_best below. */
-static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll, int narrow,
+static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll, int narrow, int kl,
                        gemm_params *out) {
   int es = elem_type_bytes(pb->in), v = 16 / es;
   int64_t contig = pb->b_kcontig ? pb->k : pb->n;
   while (v > 1 && (contig % v || (!pb->b_kcontig && pb->m * v > 64)))
     v /= 2;
   out->vb = v = v / narrow > 1 ? v / narrow : 1;
-  out->bm = out->wm = (int)pb->m;
+  out->bm = out->wm = (int)pb->m, out->kl = 0;
   if (pb->b_kcontig) {
     int u = 64 / (v * es);
     out->bk = (u > 16 ? 16 : u) * v * unroll, out->bn = t->wave_size, out->va = v;
@@ -956,7 +996,7 @@ static void gemv_shape(const target_info *t, const gemm_problem *pb, int unroll,
     int u = 8 * unroll, va = u * es > 16 ? 16 / es : u;
     while (va > 1 && pb->k % va)
       va /= 2;
-    out->bk = u, out->bn = t->wave_size * v, out->va = va;
+    out->bk = u * kl, out->bn = t->wave_size / kl * v, out->va = va, out->kl = kl > 1 ? kl : 0;
   }
   out->wn = out->bn;
 }
@@ -981,6 +1021,10 @@ double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *
   double per_cu = ceil(wg / cus), active = wg < cus ? wg : cus;
   double inflight = active * c->lane_bytes * busy * t->wave_size * (per_cu < cap ? per_cu : cap);
   double mem = c->lane_bytes > 0 ? cg_tune_memory_cycles(t, c->bytes, inflight) : 0;
+  /* the busy CUs' own load rate: a grid of few work-groups streams B through few CUs */
+  double cu_rate = active * t->cu_load_bytes_clk;
+  if (c->lane_bytes > 0 && cu_rate > 0 && c->bytes / cu_rate > mem)
+    mem = c->bytes / cu_rate;
   double waves = wg * c->kwaves, used = waves < simds ? waves : simds;
   double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
@@ -1001,20 +1045,23 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
    * row, so LLVM keeps it) widened to 32 bits, and for a
    * [K][N] B the block's A when it does not fit the SGPRs (M rows of bk k: wave-uniform scalar
    * loads, all hoisted to the block's start; past the SGPRs LLVM spills them to VGPR lanes) */
+  int kl = gemv_kl(pb, P);
   int64_t adw = pb->b_kcontig ? 0 : pb->m * P->bk * es / 4;
-  int64_t regs = nacc + lane / 4 + (es < 4 && pb->m > 1 ? lane / es : 0) + GEMV_OTHER_VGPRS +
-                 (adw > GEMV_A_SGPRS ? adw : 0);
+  int64_t blane = lane - (kl > 1 ? pb->m * (P->bk / kl) * es : 0); /* B's part of the lane's loads */
+  int64_t regs = nacc + lane / 4 + (es < 4 && pb->m > 1 ? blane / es : 0) + GEMV_OTHER_VGPRS +
+                 (kl > 1 ? pb->m * (P->bk / kl) : adw > GEMV_A_SGPRS ? adw : 0); /* sliced: A in VGPRs, widened */
   int64_t per_simd = (P->kwaves + t->simds_per_cu - 1) / t->simds_per_cu;
   int64_t fit = t->vgprs_per_simd / (regs * per_simd);
   double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * es;
   double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
   /* a block's VALU work of one wave: a multiply-add per row of A and a conversion per B element */
-  double elems = (double)lane / es;
+  double elems = (double)blane / es;
   cg_gemv_cost c = {.groups = (double)groups, .blocks = (double)nkb, .kwaves = P->kwaves, .split = (int)s,
                     .lane_bytes = (double)lane, .groups_per_cu = (double)fit,
                     .block_issue = elems * (pb->m + 1),
-                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0)}; /* the partials written */
+                    /* the partials written, and what B's reads move past its bytes in lines */
+                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0) + gemv_line_extra(t, pb, P)};
   double mem, issue, time = cg_tune_gemv_cycles(t, &c, &mem, &issue) * 1e3 / t->clock_mhz;
   mem *= 1e3 / t->clock_mhz, issue *= 1e3 / t->clock_mhz;
   double simds = (double)t->cus * t->simds_per_cu, waves = (double)groups * s * P->kwaves;
@@ -1023,7 +1070,7 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
    * block, whatever the columns: what narrower columns multiply) is counted too, an upper bound
    * (packed f32 FMAs on CDNA2+ halve the multiply-adds) that keeps narrow columns for
    * memory-bound cases */
-  double a_cvt = !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * P->bk * insn / per_ns : 0;
+  double a_cvt = !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * (P->bk / kl) * insn / per_ns : 0;
   /* doubtful: issue bound, or not one work-group per CU by the register estimate */
   *doubtful = issue + a_cvt > mem || regs > 256 || fit < 1;
   return time;
@@ -1047,6 +1094,8 @@ static int gemv_split_time(const target_info *t, const gemm_problem *pb, const g
   int s_best = 1;
   double one = gemv_time(t, pb, P, 1, doubtful);
   *best = one;
+  if (gemv_kl(pb, P) > 1) /* the sliced form is the unsplit one */
+    return 0;
   for (int64_t s = 2; s <= most && s <= 1024; s++) {
     /* only splits the kernel runs: S splits of whole blocks, `steps` each (fewer splits when
      * the last would be empty: scored as those, where their chunks are) */
@@ -1083,8 +1132,8 @@ static void gemv_waves(const target_info *t, const gemm_problem *pb, gemm_params
   P->kwaves = (int)(threads / t->wave_size);
 }
 
-static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
-  gemv_shape(t, pb, 1, 1, out);
+static void gemv_wide_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
+  gemv_shape(t, pb, 1, 1, 1, out);
   gemv_waves(t, pb, out);
   double best;
   bool ib;
@@ -1093,9 +1142,9 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
   for (int narrow = 1; narrow <= (pb->b_kcontig ? 1 : 4); narrow *= 2)
     for (int unroll = 1; unroll <= 4; unroll *= 2) {
       gemm_params P = *out;
-      gemv_shape(t, pb, 1, narrow, &P); /* the waves by the base block */
+      gemv_shape(t, pb, 1, narrow, 1, &P); /* the waves by the base block */
       gemv_waves(t, pb, &P);
-      gemv_shape(t, pb, unroll, narrow, &P);
+      gemv_shape(t, pb, unroll, narrow, 1, &P);
       double time;
       int ps = gemv_split_time(t, pb, &P, &time, &ib);
       bool sib;
@@ -1109,6 +1158,61 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
           pk <= kernel * 1.001) /* equal but for rounding: both at one latency */
         best = time, kernel = pk, *out = P;
     }
+}
+
+/* TOSAC_GEMV_FORM: "sliced" or "wide" forces that form of every skinny GEMM of a [K][N] B, else
+ * -1 (the estimate decides); 1 sliced, 0 wide. TOSAC_GEMV_KL=kl keeps the sliced form's
+ * candidates to that kl (a power of two below the wave size), else 0. */
+static int forced_gemv_form(void) {
+  const char *e = getenv("TOSAC_GEMV_FORM");
+  return !e ? -1 : !strcmp(e, "sliced") ? 1 : !strcmp(e, "wide") ? 0 : -1;
+}
+
+static int forced_gemv_kl(void) {
+  const char *e = getenv("TOSAC_GEMV_KL");
+  return e && *e ? atoi(e) : 0;
+}
+
+/* The skinny kernel's parameters: the wide form (columns of a whole wave's loads, 512 f16
+ * columns; split-K where Little's law asks for more work-groups) or, for a [K][N] B, the sliced
+ * form (kl lane groups on different rows of a block, bn = wave / kl x V columns: down to one cache
+ * line of each B row, so the grid has enough work-groups without a split and no reduction), the
+ * one with the smaller estimate (TOSAC_GEMV_FORM forces one). The sliced form's candidates: kl,
+ * the columns per lane (narrow), the block (unroll) and 256, 512 or 1024 threads (its waves buy
+ * bytes in flight, where the wide form's split would); the least estimate that is neither issue
+ * bound nor short of registers, an earlier (smaller) one on a tie. */
+static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_params *out) {
+  int form = forced_gemv_form();
+  gemv_wide_params(t, pb, out);
+  if (pb->b_kcontig || form == 0)
+    return;
+  double wide;
+  bool ib;
+  gemv_split_time(t, pb, out, &wide, &ib);
+  gemm_params best = *out, any = *out;
+  double tbest = 0, tany = 0;
+  bool have = false, have_any = false;
+  int only = forced_gemv_kl();
+  for (int kl = 2; kl < t->wave_size; kl *= 2)
+    for (int narrow = 1; narrow <= 4 && (!only || only == kl); narrow *= 2)
+      for (int unroll = 1; unroll <= 4; unroll *= 2)
+        for (int threads = 256; threads <= 1024; threads *= 2) {
+          gemm_params P = *out;
+          gemv_shape(t, pb, unroll, narrow, kl, &P);
+          P.kwaves = threads / t->wave_size;
+          if (P.bk / kl > GEMV_MAX_U || (pb->m * P.vb > 32 && threads > 512))
+            continue;
+          bool pib;
+          double time = gemv_stream(t, pb, &P, 1, &pib);
+          if (!have_any || time < tany * 0.999)
+            any = P, tany = time, have_any = true;
+          if (!pib && (!have || time < tbest * 0.999))
+            best = P, tbest = time, have = true;
+        }
+  if (!have && form == 1)
+    best = any, tbest = tany, have = have_any;
+  if (have && (form == 1 || tbest < wide))
+    *out = best;
 }
 
 static bool gemv_choose(const target_info *t, const gemm_problem *pb, bool heuristic,
