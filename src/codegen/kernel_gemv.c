@@ -337,13 +337,14 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
 
   /* the main loop: wave w takes full blocks w, w + W, ... With a prologue computing A (a row
    * norm) the wave's first block of B is loaded before it, so its memory latency passes while
-   * the prologue runs (a wave without a full block loads block 0 and drops it) */
+   * the prologue runs (a wave without a full block loads block 0 and drops it; masked where K is
+   * shorter than a block, so that no lane reads past B) */
   LLVMValueRef first = G.wave_id;
   if (g->prologue) {
     LLVMValueRef has = LLVMBuildICmp(b, LLVMIntSLT, G.wave_id, nfull, "");
     gv_block B0;
     block_load(&G, LLVMBuildSelect(b, has, LLVMBuildAdd(b, kbeg, LLVMBuildMul(b, G.wave_id, c32(&G, G.bk), ""), ""),
-                                   c32(&G, 0), ""), false, &B0);
+                                   c32(&G, 0), ""), pb->k < G.bk, &B0);
     if (!g->prologue(g->ctx, G.batch))
       return false;
     LLVMBasicBlockRef use = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "gemv_first");

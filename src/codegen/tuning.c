@@ -1193,10 +1193,12 @@ static void gemv_params(const target_info *t, const gemm_problem *pb, gemm_param
   double tbest = 0, tany = 0;
   bool have = false, have_any = false;
   int only = forced_gemv_kl();
-  for (int kl = 2; kl < t->wave_size; kl *= 2)
-    for (int narrow = 1; narrow <= 4 && (!only || only == kl); narrow *= 2)
+  for (int narrow = 1; narrow <= 4; narrow *= 2) /* 16-byte loads first, on a tie */
+    for (int kl = 2; kl < t->wave_size; kl *= 2)
       for (int unroll = 1; unroll <= 4; unroll *= 2)
         for (int threads = 256; threads <= 1024; threads *= 2) {
+          if (only && only != kl)
+            continue;
           gemm_params P = *out;
           gemv_shape(t, pb, unroll, narrow, kl, &P);
           P.kwaves = threads / t->wave_size;

@@ -11,7 +11,7 @@ tosac_setup() {
   CHECK=(/usr/bin/python3 "$ROOT/tests/oracle/check.py")
   DATA=/work/shared/testdata
   export TOSAC_BUILD="$BUILD"
-  unset TOSAC_TUNING_DB TOSAC_SPLIT_K TOSAC_SPLIT_K_FORM TOSAC_IM2COL
+  unset TOSAC_TUNING_DB TOSAC_SPLIT_K TOSAC_SPLIT_K_FORM TOSAC_IM2COL TOSAC_GEMV_FORM TOSAC_GEMV_KL
   cd "$BATS_TEST_TMPDIR"
 }
 
