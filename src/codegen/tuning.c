@@ -1137,8 +1137,7 @@ static void gemv_wide_params(const target_info *t, const gemm_problem *pb, gemm_
   gemv_waves(t, pb, out);
   double best;
   bool ib;
-  int s = gemv_split_time(t, pb, out, &best, &ib);
-  double kernel = gemv_stream(t, pb, out, s ? s : 1, &ib); /* B streamed, without the reduction */
+  gemv_split_time(t, pb, out, &best, &ib);
   for (int narrow = 1; narrow <= (pb->b_kcontig ? 1 : 4); narrow *= 2)
     for (int unroll = 1; unroll <= 4; unroll *= 2) {
       gemm_params P = *out;
@@ -1146,17 +1145,12 @@ static void gemv_wide_params(const target_info *t, const gemm_problem *pb, gemm_
       gemv_waves(t, pb, &P);
       gemv_shape(t, pb, unroll, narrow, 1, &P);
       double time;
-      int ps = gemv_split_time(t, pb, &P, &time, &ib);
-      bool sib;
-      double pk = gemv_stream(t, pb, &P, ps ? ps : 1, &sib);
-      /* better with the split's reduction counted, not streaming B slower than the base choice
-       * without it (else a longer block or narrower columns would trade the reduction for a grid
-       * of few work-groups that each stream far more of B, which Little's law, without a per-CU
-       * load rate, rates too well), and neither issue bound nor short of registers by the
-       * estimate */
-      if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && !ib && time < best * 0.98 &&
-          pk <= kernel * 1.001) /* equal but for rounding: both at one latency */
-        best = time, kernel = pk, *out = P;
+      gemv_split_time(t, pb, &P, &time, &ib);
+      /* better with the split's reduction counted (a grid of few work-groups that each stream
+       * much of B is held to those CUs' load rate by the estimate), and neither issue bound nor
+       * short of registers by the estimate */
+      if (P.bk <= (pb->b_kcontig ? GEMV_MAX_U * P.vb : GEMV_MAX_U) && !ib && time < best * 0.98)
+        best = time, *out = P;
     }
 }
 

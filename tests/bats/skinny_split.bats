@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # One priced launch and one skinny-kernel model (docs/gemm.md "Skinny GEMMs", docs/quality.md):
-# the tuner's split-K choice for a skinny GEMM is the best by tosac-bundle quality's estimate
-# among the splits it considers (TOSAC_SPLIT_K forces each one; the kernel's shape stays), on
-# every CDNA target; --model charges every launch the target table's launch_ns.
+# the tuner's choice of form and split-K for a skinny GEMM is the best by tosac-bundle quality's
+# estimate among the sliced form and the wide form's splits it considers (TOSAC_GEMV_FORM and
+# TOSAC_SPLIT_K force each one; the kernel's shape stays), on every CDNA target; --model charges every launch the target table's launch_ns.
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -32,8 +32,10 @@ row() {
     s = 1; if (match($4, /\/s[0-9]+$/)) s = substr($4, RSTART + 2); print s, $(NF - 4) }'
 }
 
-# The default's split and estimate against every split the tuner considers (1, and 2 up to the
-# K blocks over the waves), each forced: the default must be the least (to the report's 0.1 us).
+# The default's form, split and estimate against the sliced form (unsplit; TOSAC_GEMV_FORM=sliced)
+# and every split the tuner considers for the wide form (1, and 2 up to the K blocks over the
+# waves; TOSAC_GEMV_FORM=wide), each forced: the default must be the least (to the report's 0.1
+# us). An [N][K] B (fc) has the wide form only.
 check_best() {
   local kind=$1 m=$2 k=$3 n=$4 et=$5 t
   graph "$kind" "$m" "$k" "$n" "$et" > g.mlir
@@ -41,15 +43,19 @@ check_best() {
     "$TOSAC" g.mlir --offload-arch=$t -o d.hipfb
     local def est most best=1e9 bs=0 s e
     read -r def est < <(row d.hipfb $t)
+    TOSAC_GEMV_FORM=sliced "$TOSAC" g.mlir --offload-arch=$t -o f.hipfb
+    read -r _ best < <(row f.hipfb $t)
+    bs=sliced
+    TOSAC_GEMV_FORM=wide "$TOSAC" g.mlir --offload-arch=$t -o w.hipfb
     most=$(/usr/bin/python3 -c 'import json,sys
-k=json.load(open("d.json"))["targets"][0]["kernels"][0]["tuning"]
+k=json.load(open("w.json"))["targets"][0]["kernels"][0]["tuning"]
 print(max(1, int(sys.argv[1]) // (k["bk"] * k["waves"])))' "$k")
     for s in $(seq 1 "$most"); do
-      TOSAC_SPLIT_K=$s "$TOSAC" g.mlir --offload-arch=$t -o f.hipfb
+      TOSAC_GEMV_FORM=wide TOSAC_SPLIT_K=$s "$TOSAC" g.mlir --offload-arch=$t -o f.hipfb
       read -r _ e < <(row f.hipfb $t)
-      if awk -v e="$e" -v b="$best" 'BEGIN { exit !(e < b) }'; then best=$e bs=$s; fi
+      if awk -v e="$e" -v b="$best" 'BEGIN { exit !(e < b) }'; then best=$e bs=s$s; fi
     done
-    echo "$t $kind ${m}x${k}x${n} $et: default s$def $est us, best s$bs $best us (of 1..$most)"
+    echo "$t $kind ${m}x${k}x${n} $et: default s$def $est us, best $bs $best us (sliced, wide 1..$most)"
     awk -v e="$est" -v b="$best" 'BEGIN { exit !(e <= b) }'
   done
 }
