@@ -95,7 +95,7 @@ print(max(1, int(sys.argv[1]) // (k["bk"] * k["waves"])))' "$k")
   assert_line --regexp '^  launch +1 +3\.8 +69\.9% +0\.0 +-$'
   assert_line --regexp '^  gemm +1 +1\.6 '
   # a combine kernel is a launch of its own: charged its gap too
-  TOSAC_SPLIT_K_FORM=combine "$TOSAC" g.mlir --offload-arch=gfx942 -o c.hipfb
+  TOSAC_GEMV_FORM=wide TOSAC_SPLIT_K=5 TOSAC_SPLIT_K_FORM=combine "$TOSAC" g.mlir --offload-arch=gfx942 -o c.hipfb
   run "$BUNDLE" quality c.hipfb --no-mca --model
   assert_line --regexp '^model gfx942: 2 launches, estimated [0-9.]+ us'
   assert_line --regexp '^  launch +2 +7\.6 '
