@@ -236,11 +236,14 @@ typedef struct cg_gemv_cost {
   double groups_per_cu; /* work-groups a CU holds by registers and LDS */
   double block_issue;   /* one block's vector instructions of one wave */
   double bytes;         /* bytes the kernel moves (its operands, result and partials) */
+  double line_extra;    /* what B's reads move into the CUs beyond its bytes, in whole cache
+                         * lines (cg_tune_line_extra_bytes): charged to the busy CUs' load rate */
 } cg_gemv_cost;
 double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *mem_cycles, double *issue_cycles);
 /* What reading `rows` rows of row_bytes in pieces of `piece` bytes moves beyond those bytes, in
- * whole cache lines (the target table's line_bytes): the skinny kernel's B, in its cost's bytes
- * (a column block narrower than a line still moves lines). */
+ * whole cache lines (the target table's line_bytes): the skinny kernel's B as the CUs load it (a
+ * column block narrower than a line still moves lines into its CU; from memory each line comes
+ * once, the neighbouring work-groups reading the rest of it at about the same time). */
 double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */

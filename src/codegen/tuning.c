@@ -1021,10 +1021,11 @@ double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *
   double per_cu = ceil(wg / cus), active = wg < cus ? wg : cus;
   double inflight = active * c->lane_bytes * busy * t->wave_size * (per_cu < cap ? per_cu : cap);
   double mem = c->lane_bytes > 0 ? cg_tune_memory_cycles(t, c->bytes, inflight) : 0;
-  /* the busy CUs' own load rate: a grid of few work-groups streams B through few CUs */
-  double cu_rate = active * t->cu_load_bytes_clk;
-  if (c->lane_bytes > 0 && cu_rate > 0 && c->bytes / cu_rate > mem)
-    mem = c->bytes / cu_rate;
+  /* the busy CUs' own load rate, for what they load in whole lines: a grid of few work-groups
+   * streams B through few CUs, and pieces of lines cost those CUs whole lines */
+  double cu_rate = active * t->cu_load_bytes_clk, cu_bytes = c->bytes + c->line_extra;
+  if (c->lane_bytes > 0 && cu_rate > 0 && cu_bytes / cu_rate > mem)
+    mem = cu_bytes / cu_rate;
   double waves = wg * c->kwaves, used = waves < simds ? waves : simds;
   double lanes_clk = t->valu_flops_per_cu_clk / 2.0 / t->simds_per_cu;
   double insn = t->wave_size / lanes_clk < 1 ? 1 : t->wave_size / lanes_clk;
@@ -1060,8 +1061,8 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
   cg_gemv_cost c = {.groups = (double)groups, .blocks = (double)nkb, .kwaves = P->kwaves, .split = (int)s,
                     .lane_bytes = (double)lane, .groups_per_cu = (double)fit,
                     .block_issue = elems * (pb->m + 1),
-                    /* the partials written, and what B's reads move past its bytes in lines */
-                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0) + gemv_line_extra(t, pb, P)};
+                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0), /* the partials written */
+                    .line_extra = gemv_line_extra(t, pb, P)};
   double mem, issue, time = cg_tune_gemv_cycles(t, &c, &mem, &issue) * 1e3 / t->clock_mhz;
   mem *= 1e3 / t->clock_mhz, issue *= 1e3 / t->clock_mhz;
   double simds = (double)t->cus * t->simds_per_cu, waves = (double)groups * s * P->kwaves;

@@ -443,8 +443,9 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
   int es = strcmp(d->type, "f32") == 0 ? 4 : strcmp(d->type, "i8") == 0 ? 1 : 2;
   double ideal = (double)d->batch * ((double)d->m * d->k * es + (double)d->k * d->n * es + (double)d->m * d->n * 4);
   double moved = d->bytes;
-  /* B read in whole cache lines: batch x K rows of N in pieces of bn columns ([K][N], matmul), or
-   * batch x N rows of K read whole (fully_connected's [N][K]); the tuning layer's figure */
+  /* B loaded by the CUs in whole cache lines: batch x K rows of N in pieces of bn columns ([K][N],
+   * matmul), or batch x N rows of K read whole (fully_connected's [N][K]); the tuning layer's
+   * figure, charged to the busy CUs' load rate */
   bool kc = strncmp(d->problem, "fully_connected", 15) == 0;
   double lines = kc ? cg_tune_line_extra_bytes(t, d->batch * d->n, d->k * es, d->k * es)
                     : cg_tune_line_extra_bytes(t, d->batch * d->k, d->n * es, (int64_t)d->bn * es);
@@ -454,7 +455,7 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
     ideal = moved;
   /* the tuning layer's model of the kernel, with this kernel's loop, loads and occupancy */
   cg_gemv_cost c = {.groups = (double)d->batch * ncb, .blocks = blocks, .kwaves = d->waves, .split = d->split,
-                    .lane_bytes = lane_bytes, .block_issue = issue_cycles, .bytes = moved + lines,
+                    .lane_bytes = lane_bytes, .block_issue = issue_cycles, .bytes = moved, .line_extra = lines,
                     .groups_per_cu = (double)occupancy * t->simds_per_cu / (d->waves > 0 ? d->waves : 1)};
   double cycles = lane_bytes > 0 ? cg_tune_gemv_cycles(t, &c, NULL, NULL) : 0;
   if (cycles > 0)
