@@ -373,6 +373,9 @@ typedef struct target_info {
   /* the skinny kernel's memory model (tuning.c cg_tune_gemv_cycles, docs/gemm.md) */
   int line_bytes;         /* the cache line: the least a load moves from memory to a CU */
   int cu_load_bytes_clk;  /* bytes per clock one CU's vector loads can bring in from the L2 */
+  int l2_parts;           /* L2 caches that consecutive work-groups are dealt across (one per XCD
+                           * on gfx942 and gfx950): a line that work-groups on different ones read
+                           * in pieces is fetched from memory by each */
 } target_info;
 
 extern const target_info target_table[];

@@ -35,29 +35,32 @@
  *   piece of a line moves the line;
  * - what one CU's vector loads can bring in, bytes per clock: 64, the L2-to-vector-L1 read peak
  *   per CU that rocprofiler-compute's speed-of-light tables use for CDNA; RDNA's GL0 is taken the
- *   same (assumed, not measured). It bounds a grid that keeps few CUs busy. */
+ *   same (assumed, not measured). It bounds a grid that keeps few CUs busy;
+ * - the L2 caches consecutive work-groups are dealt across: 8 on MI300X and MI355X (ROCm's MI300
+ *   microarchitecture page: each XCD has its own 4 MB L2, and work-groups are dispatched to the
+ *   XCDs in turn), 1 elsewhere. */
 const target_info target_table[] = {
     {"gfx908", "CDNA1", 64, 65536, 512, true, true, true, false, true, 0x30,
      120, 4, 1502, 1229, 4, 10, 128, true, 256, 0x00020000, 700, true, false, false, false, 15,
-     8, 150, 3800, false, false, false, false, false, 128, 64},
+     8, 150, 3800, false, false, false, false, false, 128, 64, 1},
     {"gfx90a", "CDNA2", 64, 65536, 512, true, true, true, false, true, 0x3f,
      104, 4, 1700, 1638, 8, 8, 128, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     8, 150, 3800, false, false, false, false, false, 128, 64},
+     8, 150, 3800, false, false, false, false, false, 128, 64, 1},
     {"gfx942", "CDNA3", 64, 65536, 512, true, true, true, false, true, 0x4c,
      304, 4, 2100, 5300, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     256, 150, 3800, false, false, false, true, true, 128, 64},
+     256, 150, 3800, false, false, false, true, true, 128, 64, 8},
     {"gfx950", "CDNA4", 64, 163840, 512, true, true, true, false, true, 0x4f,
      256, 4, 2400, 8000, 8, 8, 256, true, 0, 0x00020000, 700, false, false, true, false, 15,
-     256, 150, 3800, true, true, true, false, true, 128, 64},
+     256, 150, 3800, true, true, true, false, true, 128, 64, 8},
     {"gfx1030", "RDNA2", 32, 65536, 1024, false, false, false, false, true, 0x36,
      80, 2, 2250, 512, 16, 16, 128, false, 0, 0x31014000, 500, false, false, false, true, 63,
-     4, 150, 3800, true, false, false, false, false, 128, 64},
+     4, 150, 3800, true, false, false, false, false, 128, 64, 1},
     {"gfx1100", "RDNA3", 32, 65536, 1536, false, false, false, true, true, 0x41,
      96, 2, 2500, 960, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     6, 150, 3800, true, false, false, false, false, 128, 64},
+     6, 150, 3800, true, false, false, false, false, 128, 64, 1},
     {"gfx1200", "RDNA4", 32, 65536, 1536, false, false, false, true, true, 0x48,
      64, 2, 2970, 640, 24, 16, 256, true, 0, 0x31004000, 500, false, true, true, true, 63,
-     8, 150, 3800, true, false, false, false, true, 128, 64},
+     8, 150, 3800, true, false, false, false, true, 128, 64, 1},
 };
 const int target_count = (int)(sizeof target_table / sizeof target_table[0]);
 

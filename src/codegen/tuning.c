@@ -959,13 +959,21 @@ double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_
   return extra * (double)rows / (double)n;
 }
 
+double cg_tune_line_fetch_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece) {
+  int64_t L = t->line_bytes, parts = L > 0 && piece > 0 ? L / piece : 1;
+  if (parts > t->l2_parts)
+    parts = t->l2_parts;
+  return parts > 1 ? (double)rows * row_bytes * (double)(parts - 1) : 0;
+}
+
 /* The skinny kernel's B as it reads it: batch x K rows of N in pieces of bn columns, or for an
- * [N][K] B batch x N rows read whole. */
-static double gemv_line_extra(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
+ * [N][K] B batch x N rows read whole; what it loads into the CUs in lines (fetch: 0) or fetches
+ * from memory (fetch: 1) beyond its bytes. */
+static double gemv_line_extra(const target_info *t, const gemm_problem *pb, const gemm_params *P, int fetch) {
   int es = elem_type_bytes(pb->in);
-  if (pb->b_kcontig)
-    return cg_tune_line_extra_bytes(t, pb->batch * pb->n, pb->k * es, pb->k * es);
-  return cg_tune_line_extra_bytes(t, pb->batch * pb->k, pb->n * es, (int64_t)P->bn * es);
+  int64_t rows = pb->batch * (pb->b_kcontig ? pb->n : pb->k), row = (pb->b_kcontig ? pb->k : pb->n) * es;
+  int64_t piece = pb->b_kcontig ? row : (int64_t)P->bn * es;
+  return fetch ? cg_tune_line_fetch_extra_bytes(t, rows, row, piece) : cg_tune_line_extra_bytes(t, rows, row, piece);
 }
 
 /* M <= 16 matmuls and fully connected layers are bound by reading B once: the skinny kernel. */
@@ -1061,8 +1069,9 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
   cg_gemv_cost c = {.groups = (double)groups, .blocks = (double)nkb, .kwaves = P->kwaves, .split = (int)s,
                     .lane_bytes = (double)lane, .groups_per_cu = (double)fit,
                     .block_issue = elems * (pb->m + 1),
-                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0), /* the partials written */
-                    .line_extra = gemv_line_extra(t, pb, P)};
+                    /* the partials written, lines fetched by several L2s */
+                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0) + gemv_line_extra(t, pb, P, 1),
+                    .line_extra = gemv_line_extra(t, pb, P, 0)};
   double mem, issue, time = cg_tune_gemv_cycles(t, &c, &mem, &issue) * 1e3 / t->clock_mhz;
   mem *= 1e3 / t->clock_mhz, issue *= 1e3 / t->clock_mhz;
   double simds = (double)t->cus * t->simds_per_cu, waves = (double)groups * s * P->kwaves;

@@ -447,8 +447,10 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
    * matmul), or batch x N rows of K read whole (fully_connected's [N][K]); the tuning layer's
    * figure, charged to the busy CUs' load rate */
   bool kc = strncmp(d->problem, "fully_connected", 15) == 0;
-  double lines = kc ? cg_tune_line_extra_bytes(t, d->batch * d->n, d->k * es, d->k * es)
-                    : cg_tune_line_extra_bytes(t, d->batch * d->k, d->n * es, (int64_t)d->bn * es);
+  int64_t rows = d->batch * (kc ? d->n : d->k), row = (kc ? d->k : d->n) * es, piece = kc ? row : (int64_t)d->bn * es;
+  double lines = cg_tune_line_extra_bytes(t, rows, row, piece);
+  /* and what several L2s fetch of lines read in pieces smaller than a line */
+  moved += cg_tune_line_fetch_extra_bytes(t, rows, row, piece);
   /* C counted at 4 bytes overstates an f16 result written in place (no split): the ideal never
    * exceeds the buffers the kernel touches once each */
   if (ideal > moved)
