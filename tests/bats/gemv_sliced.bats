@@ -6,7 +6,7 @@
 # residual in the epilogue, and with a row-norm prologue (tests/oracle/gen_normgemv.py), against
 # the MLIR oracle on gfx942 (MFMA), gfx1100 (WMMA) and gfx1030 (FMA), as machine code and as IR,
 # within an absolute 1e-3 on f32 results (the norm graphs: the generator's tolerances); the
-# tuner's choice of form for two GPT-2 shapes.
+# tuner's choice of form for two GPT-2 shapes; a forced split of the sliced form.
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -135,4 +135,18 @@ print(t["kernel_count"], k["kernel"], k["kl"], k["norm_rows"] > 0, k.get("split_
   TOSAC_GEMV_FORM=sliced "$TOSAC" b.mlir --offload-arch=gfx942 -o c.hipfb
   run "$BUNDLE" quality c.hipfb --no-mca
   assert_line --regexp '^gfx942 +matmul:1x1x768x3072:f16:a3072:b768n +f16 +1x64x[0-9]+/1x64 .* gemv +[0-9.]+ +([2-9]|[1-9][0-9])\.[0-9] +'
+}
+
+@test "sliced form with a forced split (TOSAC_SPLIT_K=3): last-work-group and combine reductions match the oracle in both modes" {
+  gen 5 1001 200 f16 > sk.mlir
+  TOSAC_GEMV_FORM=sliced TOSAC_GEMV_KL=8 TOSAC_SPLIT_K=3 "$TOSAC" sk.mlir --offload-arch=gfx942 -o sk.hipfb
+  run form sk.json gfx942
+  assert_output "8 64 3"
+  for f in lastwg combine; do
+    TOSAC_GEMV_FORM=sliced TOSAC_GEMV_KL=8 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=$f run "${CHECK[@]}" --atol 1e-3 sk.mlir
+    assert_success
+    TOSAC_GEMV_FORM=sliced TOSAC_GEMV_KL=8 TOSAC_SPLIT_K=3 TOSAC_SPLIT_K_FORM=$f TOSAC_EXEC=ir TOSAC_HIPEMU_EXEC=ir \
+      run "${CHECK[@]}" --atol 1e-3 sk.mlir
+    assert_success
+  done
 }
