@@ -244,11 +244,13 @@ double cg_tune_gemv_cycles(const target_info *t, const cg_gemv_cost *c, double *
  * whole cache lines (the target table's line_bytes): the skinny kernel's B as the CUs load it (a
  * column block narrower than a line still moves lines into its CU; from memory each line comes
  * once, the neighbouring work-groups reading the rest of it at about the same time). */
-double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece);
+double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes,
+                                int64_t piece);
 /* What the same reads fetch from memory beyond those bytes: a piece smaller than a line leaves
  * the rest of its line to the neighbouring work-groups, which sit on other L2 caches where the
  * target deals work-groups across several (l2_parts): each of those fetches the line. */
-double cg_tune_line_fetch_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece);
+double cg_tune_line_fetch_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes,
+                                      int64_t piece);
 /* The heuristic's estimate of tile P (instruction mm) split S ways, in microseconds
  * (tosac-tune --all prints it next to the model's time, to refit the estimate). */
 double cg_tune_estimate_us(const target_info *t, const gemm_problem *pb, const gemm_params *P,

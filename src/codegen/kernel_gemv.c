@@ -376,7 +376,8 @@ bool cg_gemv_body(cg_builder *cb, const gemv_kernel *g, const char *name) {
   int R = gemv_lds_rows(P, G.M);
   char lname[96];
   snprintf(lname, sizeof lname, "%s.gemv", name);
-  LLVMValueRef lds = cg_lds_alloc(cb, lname, LLVMArrayType(G.acc_t, (unsigned)(G.W * G.KL * R * G.bn)), 16);
+  LLVMValueRef lds =
+      cg_lds_alloc(cb, lname, LLVMArrayType(G.acc_t, (unsigned)(G.W * G.KL * R * G.bn)), 16);
   bool ok = !cb->failed;
   for (int r0 = 0; r0 < G.M && ok; r0 += R) {
     if (r0)

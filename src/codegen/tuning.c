@@ -941,7 +941,8 @@ static int64_t gemv_lane_bytes(const gemm_problem *pb, const gemm_params *P) {
  * so a piece not starting or ending on a line moves the rest of its first and last lines. Rows
  * start at row x row_bytes from a line-aligned base, so the pattern repeats every line /
  * gcd(row_bytes, line) rows. One figure for the tuning layer and tosac-bundle quality. */
-double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece) {
+double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes,
+                                int64_t piece) {
   int64_t L = t->line_bytes > 0 ? t->line_bytes : 1, g = L, r = row_bytes % L;
   if (rows < 1 || row_bytes < 1 || piece < 1 || L == 1)
     return 0;
@@ -959,7 +960,8 @@ double cg_tune_line_extra_bytes(const target_info *t, int64_t rows, int64_t row_
   return extra * (double)rows / (double)n;
 }
 
-double cg_tune_line_fetch_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes, int64_t piece) {
+double cg_tune_line_fetch_extra_bytes(const target_info *t, int64_t rows, int64_t row_bytes,
+                                      int64_t piece) {
   int64_t L = t->line_bytes, parts = L > 0 && piece > 0 ? L / piece : 1;
   if (parts > t->l2_parts)
     parts = t->l2_parts;
@@ -969,11 +971,13 @@ double cg_tune_line_fetch_extra_bytes(const target_info *t, int64_t rows, int64_
 /* The skinny kernel's B as it reads it: batch x K rows of N in pieces of bn columns, or for an
  * [N][K] B batch x N rows read whole; what it loads into the CUs in lines (fetch: 0) or fetches
  * from memory (fetch: 1) beyond its bytes. */
-static double gemv_line_extra(const target_info *t, const gemm_problem *pb, const gemm_params *P, int fetch) {
+static double gemv_line_extra(const target_info *t, const gemm_problem *pb, const gemm_params *P,
+                              int fetch) {
   int es = elem_type_bytes(pb->in);
-  int64_t rows = pb->batch * (pb->b_kcontig ? pb->n : pb->k), row = (pb->b_kcontig ? pb->k : pb->n) * es;
-  int64_t piece = pb->b_kcontig ? row : (int64_t)P->bn * es;
-  return fetch ? cg_tune_line_fetch_extra_bytes(t, rows, row, piece) : cg_tune_line_extra_bytes(t, rows, row, piece);
+  int64_t rows = pb->batch * (pb->b_kcontig ? pb->n : pb->k);
+  int64_t row = (pb->b_kcontig ? pb->k : pb->n) * es, piece = pb->b_kcontig ? row : (int64_t)P->bn * es;
+  return fetch ? cg_tune_line_fetch_extra_bytes(t, rows, row, piece)
+               : cg_tune_line_extra_bytes(t, rows, row, piece);
 }
 
 /* M <= 16 matmuls and fully connected layers are bound by reading B once: the skinny kernel. */
@@ -1056,9 +1060,10 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
    * loads, all hoisted to the block's start; past the SGPRs LLVM spills them to VGPR lanes) */
   int kl = gemv_kl(pb, P);
   int64_t adw = pb->b_kcontig ? 0 : pb->m * P->bk * es / 4;
-  int64_t blane = lane - (kl > 1 ? pb->m * (P->bk / kl) * es : 0); /* B's part of the lane's loads */
+  /* B's part of the lane's loads; the sliced form's A in VGPRs, widened */
+  int64_t blane = lane - (kl > 1 ? pb->m * (P->bk / kl) * es : 0);
   int64_t regs = nacc + lane / 4 + (es < 4 && pb->m > 1 ? blane / es : 0) + GEMV_OTHER_VGPRS +
-                 (kl > 1 ? pb->m * (P->bk / kl) : adw > GEMV_A_SGPRS ? adw : 0); /* sliced: A in VGPRs, widened */
+                 (kl > 1 ? pb->m * (P->bk / kl) : adw > GEMV_A_SGPRS ? adw : 0);
   int64_t per_simd = (P->kwaves + t->simds_per_cu - 1) / t->simds_per_cu;
   int64_t fit = t->vgprs_per_simd / (regs * per_simd);
   double base = (double)pb->batch * (pb->m * pb->k + pb->k * pb->n + pb->m * pb->n) * es;
@@ -1070,7 +1075,8 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
                     .lane_bytes = (double)lane, .groups_per_cu = (double)fit,
                     .block_issue = elems * (pb->m + 1),
                     /* the partials written, lines fetched by several L2s */
-                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0) + gemv_line_extra(t, pb, P, 1),
+                    .bytes = base + (s > 1 ? split_out_bytes(pb, s) : 0) +
+                             gemv_line_extra(t, pb, P, 1),
                     .line_extra = gemv_line_extra(t, pb, P, 0)};
   double mem, issue, time = cg_tune_gemv_cycles(t, &c, &mem, &issue) * 1e3 / t->clock_mhz;
   mem *= 1e3 / t->clock_mhz, issue *= 1e3 / t->clock_mhz;
@@ -1080,7 +1086,8 @@ static double gemv_stream(const target_info *t, const gemm_problem *pb, const ge
    * block, whatever the columns: what narrower columns multiply) is counted too, an upper bound
    * (packed f32 FMAs on CDNA2+ halve the multiply-adds) that keeps narrow columns for
    * memory-bound cases */
-  double a_cvt = !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * (P->bk / kl) * insn / per_ns : 0;
+  double a_cvt =
+      !pb->b_kcontig && es < 4 ? (double)groups * nkb * pb->m * (P->bk / kl) * insn / per_ns : 0;
   /* doubtful: issue bound, or not one work-group per CU by the register estimate */
   *doubtful = issue + a_cvt > mem || regs > 256 || fit < 1;
   return time;

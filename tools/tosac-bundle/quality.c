@@ -447,7 +447,8 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
    * matmul), or batch x N rows of K read whole (fully_connected's [N][K]); the tuning layer's
    * figure, charged to the busy CUs' load rate */
   bool kc = strncmp(d->problem, "fully_connected", 15) == 0;
-  int64_t rows = d->batch * (kc ? d->n : d->k), row = (kc ? d->k : d->n) * es, piece = kc ? row : (int64_t)d->bn * es;
+  int64_t rows = d->batch * (kc ? d->n : d->k), row = (kc ? d->k : d->n) * es;
+  int64_t piece = kc ? row : (int64_t)d->bn * es;
   double lines = cg_tune_line_extra_bytes(t, rows, row, piece);
   /* and what several L2s fetch of lines read in pieces smaller than a line */
   moved += cg_tune_line_fetch_extra_bytes(t, rows, row, piece);
@@ -457,7 +458,8 @@ static void gemv_model(const target_info *t, const tb_insn *v, int b, int e, con
     ideal = moved;
   /* the tuning layer's model of the kernel, with this kernel's loop, loads and occupancy */
   cg_gemv_cost c = {.groups = (double)d->batch * ncb, .blocks = blocks, .kwaves = d->waves, .split = d->split,
-                    .lane_bytes = lane_bytes, .block_issue = issue_cycles, .bytes = moved, .line_extra = lines,
+                    .lane_bytes = lane_bytes, .block_issue = issue_cycles, .bytes = moved,
+                    .line_extra = lines,
                     .groups_per_cu = (double)occupancy * t->simds_per_cu / (d->waves > 0 ? d->waves : 1)};
   double cycles = lane_bytes > 0 ? cg_tune_gemv_cycles(t, &c, NULL, NULL) : 0;
   if (cycles > 0)
