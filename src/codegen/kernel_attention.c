@@ -794,6 +794,7 @@ typedef struct flash {
                  * path's multiply-add takes it as it is) */
   const target_dot *dot; /* the row sum of P's converted pairs by this dot (fl_probs), or NULL */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
+  bool cap;     /* the unclamped loads' blocks start at most at L - nk (fl_block) */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
 } flash;
@@ -1654,6 +1655,14 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
   LLVMValueRef tk = LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), tv = LLVMBuildAdd(bl, t0, ic(A, F->nk), "");
+  if (!clamp && F->cap) {
+    /* a block starting past L - nk is one the loop never weighs (emit_flash keeps the pairs'
+     * loads off a partial last block): its loads read the last whole block instead, so every
+     * address stays inside the key's own rows. One scalar min per operand, no lane's address */
+    LLVMValueRef last = ic(A, A->L - F->nk);
+    tk = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, tk, last, ""), tk, last, "");
+    tv = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, tv, last, ""), tv, last, "");
+  }
   fl_stage_load(F, &st, F->b, tk, tv, clamp);
   fl_hold(F, &st, true);
   /* the loads stay at the block's start: a whole block passes before their data is written */
@@ -1786,7 +1795,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
    * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
    * work-groups of 64-key blocks, docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
-  if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS &&
+  if (F->nk == FL_BLOCK_KEYS && chunk >= 4 * FL_MAX_KEYS &&
       FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
@@ -1894,20 +1903,29 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef span = LLVMBuildSub(bl, kend, kstart, "");
   LLVMValueRef nfull = LLVMBuildSDiv(bl, span, ic(A, F->nk), "");
   LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, nfull, ic(A, F->nk), ""), "kfull");
-  /* element loads clamp their keys anyway; so do the pairs of a sequence too short for the
-   * unclamped pairs' loads (fewer than 5 blocks), which then still run as pairs */
-  bool clamp = !F->kstride || !F->vstride || A->L / F->nk < 5;
-  LLVMValueRef npair = nfull;
+  /* element loads clamp their keys anyway. Unclamped, the pairs whose loads (keys up to
+   * t0 + 5·nk) stay below L run first; the rest of the pairs then read the last whole block for
+   * any block past the keys (F->cap: a scalar min per operand and block, no lane's address).
+   * Only a partial last block the work-group weighs cannot be read that way: then the pairs
+   * stop before their loads reach it, and the pairs of a sequence too short for that (fewer
+   * than 5 blocks) clamp their loads */
+  int64_t lf = A->L / F->nk * F->nk; /* the partial block's first key, or L */
+  bool clamp = !F->kstride || !F->vstride || (lf < A->L && A->L / F->nk < 5);
+  LLVMValueRef npair = nfull, ncap = nfull;
   if (!clamp) {
     LLVMValueRef room = LLVMBuildSub(bl, LLVMBuildSDiv(bl, LLVMBuildSub(bl, ic(A, A->L), kstart, ""), ic(A, F->nk), ""), ic(A, 3), "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, room, nfull, ""), room, nfull, "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, npair, ic(A, 0), ""), ic(A, 0), npair, "");
+    if (lf < A->L)
+      ncap = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSGT, kend, ic(A, lf), ""), npair, nfull, "");
   }
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
+  ncap = LLVMBuildSDiv(bl, ncap, ic(A, 2), "ncap");
   LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
-  /* no pair loop where none can run (short sequences) */
-  bool paired = chunk / F->nk >= 2;
-  if (paired) {
+  LLVMValueRef kcap = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, ncap, ic(A, 2 * F->nk), ""), "kcap");
+  /* no pair loop where none can run (short sequences): the first needs 5 blocks below L */
+  bool paired = chunk / F->nk >= 2, first = paired && (clamp || A->L / F->nk >= 5);
+  if (first) {
     cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
     if (!fl_block(F, pairs.iv, false, zero, clamp) ||
         !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, clamp))
@@ -1915,6 +1933,16 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     cg_loop_end(cb, &pairs, 2 * F->nk);
   } else {
     kpair = kstart;
+  }
+  if (paired && !clamp) {
+    F->cap = true;
+    cg_loop pairs = cg_loop_begin(cb, kpair, kcap, "pairs_capped");
+    if (!fl_block(F, pairs.iv, false, zero, false) ||
+        !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, false))
+      return false;
+    cg_loop_end(cb, &pairs, 2 * F->nk);
+    F->cap = false;
+    kpair = kcap;
   }
   cg_loop tiles = cg_loop_begin(cb, kpair, kfull, "blocks");
   if (!fl_block(F, tiles.iv, false, NULL, true))
