@@ -794,7 +794,7 @@ typedef struct flash {
                  * path's multiply-add takes it as it is) */
   const target_dot *dot; /* the row sum of P's converted pairs by this dot (fl_probs), or NULL */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
-  bool cap;     /* the unclamped loads' blocks start at most at L - nk (fl_block) */
+  LLVMValueRef cap_k, cap_v; /* non-NULL: the unclamped loads' scalar offset (fl_load) */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
 } flash;
@@ -898,7 +898,8 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
     LLVMValueRef vo = LLVMBuildMul(bl, LLVMBuildTrunc(bl, off, A->cb->i32, ""), i32c(A, fl_bytes(F)), "");
     LLVMValueRef so = i32c(A, 0);
     if (srow) {
-      so = LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""), i32c(A, stride * fl_bytes(F)), "");
+      LLVMValueRef cap = v == A->kt ? F->cap_k : F->cap_v;
+      so = cap ? cap : LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""), i32c(A, stride * fl_bytes(F)), "");
     }
     LLVMValueRef args[4] = {*rs, vo, so, i32c(A, 0)};
     LLVMTypeRef lt = lbytes == 4 ? A->cb->i32 : LLVMVectorType(A->cb->i32, (unsigned)(lbytes / 4));
@@ -1655,14 +1656,6 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   LLVMValueRef mask = i32c(A, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400);
   cg_intrinsic(cb, "llvm.amdgcn.sched.barrier", NULL, 0, &mask, 1);
   LLVMValueRef tk = LLVMBuildAdd(bl, t0, ic(A, 3 * F->nk), ""), tv = LLVMBuildAdd(bl, t0, ic(A, F->nk), "");
-  if (!clamp && F->cap) {
-    /* a block starting past L - nk is one the loop never weighs (emit_flash keeps the pairs'
-     * loads off a partial last block): its loads read the last whole block instead, so every
-     * address stays inside the key's own rows. One scalar min per operand, no lane's address */
-    LLVMValueRef last = ic(A, A->L - F->nk);
-    tk = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, tk, last, ""), tk, last, "");
-    tv = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, tv, last, ""), tv, last, "");
-  }
   fl_stage_load(F, &st, F->b, tk, tv, clamp);
   fl_hold(F, &st, true);
   /* the loads stay at the block's start: a whole block passes before their data is written */
@@ -1905,7 +1898,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, nfull, ic(A, F->nk), ""), "kfull");
   /* element loads clamp their keys anyway. Unclamped, the pairs whose loads (keys up to
    * t0 + 5·nk) stay below L run first; the rest of the pairs then read the last whole block for
-   * any block past the keys (F->cap: a scalar min per operand and block, no lane's address).
+   * any block past the keys (three scalar mins per pair, no lane's address).
    * Only a partial last block the work-group weighs cannot be read that way: then the pairs
    * stop before their loads reach it, and the pairs of a sequence too short for that (fewer
    * than 5 blocks) clamp their loads */
@@ -1916,8 +1909,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     LLVMValueRef room = LLVMBuildSub(bl, LLVMBuildSDiv(bl, LLVMBuildSub(bl, ic(A, A->L), kstart, ""), ic(A, F->nk), ""), ic(A, 3), "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, room, nfull, ""), room, nfull, "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, npair, ic(A, 0), ""), ic(A, 0), npair, "");
-    if (lf < A->L)
-      ncap = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSGT, kend, ic(A, lf), ""), npair, nfull, "");
+    /* the partial block (a chunk's need not start at a multiple of nk) is weighed and its
+     * rows pass L - nk: the cap would move them */
+    LLVMValueRef moved = LLVMBuildAnd(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""),
+                                      LLVMBuildICmp(bl, LLVMIntSGT, kfull, ic(A, A->L - F->nk), ""), "");
+    ncap = LLVMBuildSelect(bl, moved, npair, nfull, "");
   }
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
   ncap = LLVMBuildSDiv(bl, ncap, ic(A, 2), "ncap");
@@ -1935,13 +1931,31 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     kpair = kstart;
   }
   if (paired && !clamp) {
-    F->cap = true;
+    /* a block starting past L - nk is one these pairs never weigh (kcap keeps them off a
+     * partial last block they weigh): its loads read the last whole block instead, so every
+     * address stays inside the operand's own rows. The pair's capped offsets (the first
+     * block's V, block t0 + nk, is a full one) are three scalar mins at its start: computed
+     * next to the loads, they measured a stall of the loads on them */
     cg_loop pairs = cg_loop_begin(cb, kpair, kcap, "pairs_capped");
-    if (!fl_block(F, pairs.iv, false, zero, false) ||
-        !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, false))
+    LLVMValueRef t32 = LLVMBuildTrunc(bl, pairs.iv, cb->i32, ""), ck[2], cv;
+    for (int i = 0; i < 3; i++) {
+      int64_t stride = (i < 2 ? F->kstride : F->vstride) * fl_bytes(F);
+      LLVMValueRef key = LLVMBuildAdd(bl, t32, i32c(A, (i < 2 ? 3 + i : 2) * F->nk), "");
+      LLVMValueRef so = LLVMBuildMul(bl, key, i32c(A, stride), ""), last = i32c(A, (A->L - F->nk) * stride);
+      so = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, so, last, ""), so, last, "");
+      if (i < 2)
+        ck[i] = so;
+      else
+        cv = so;
+    }
+    F->cap_k = ck[0];
+    if (!fl_block(F, pairs.iv, false, zero, false))
+      return false;
+    F->cap_k = ck[1], F->cap_v = cv;
+    if (!fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, false))
       return false;
     cg_loop_end(cb, &pairs, 2 * F->nk);
-    F->cap = false;
+    F->cap_k = F->cap_v = NULL;
     kpair = kcap;
   }
   cg_loop tiles = cg_loop_begin(cb, kpair, kfull, "blocks");
