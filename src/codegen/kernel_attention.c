@@ -1788,7 +1788,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
    * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
    * work-groups of 64-key blocks, docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
-  if (F->nk == FL_BLOCK_KEYS && chunk >= 4 * FL_MAX_KEYS &&
+  if (F->nk == FL_BLOCK_KEYS && (chunk >= 8 * FL_MAX_KEYS || chunk == 4 * FL_MAX_KEYS) &&
       FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
@@ -1919,8 +1919,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   ncap = LLVMBuildSDiv(bl, ncap, ic(A, 2), "ncap");
   LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
   LLVMValueRef kcap = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, ncap, ic(A, 2 * F->nk), ""), "kcap");
-  /* no pair loop where none can run (short sequences): the first needs 5 blocks below L */
-  bool paired = chunk / F->nk >= 2, first = paired && (clamp || A->L / F->nk >= 5);
+  /* no pair loop where none can run (short sequences). A chunk of fewer than 5 blocks runs its
+   * unclamped pairs capped (the first loop would take none of them near L); a longer one runs
+   * the first loop only, its last pairs one block at a time: a capped loop after it measured
+   * a worse schedule of the first loop, which holds most of the blocks */
+  bool paired = chunk / F->nk >= 2, shortc = chunk / F->nk < 5, first = paired && (clamp || !shortc);
   if (first) {
     cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
     if (!fl_block(F, pairs.iv, false, zero, clamp) ||
@@ -1930,7 +1933,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   } else {
     kpair = kstart;
   }
-  if (paired && !clamp) {
+  if (paired && !clamp && shortc) {
     /* a block starting past L - nk is one these pairs never weigh (kcap keeps them off a
      * partial last block they weigh): its loads read the last whole block instead, so every
      * address stays inside the operand's own rows. The pair's capped offsets (the first
