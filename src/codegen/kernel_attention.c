@@ -1784,7 +1784,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
    * (the barrier, the rescale check and its branch, the waits between the block's reads and
    * MFMAs): taken for 1024 keys or more (the block pairs then hold at least half of the blocks)
-   * while one work-group's buffers fit the LDS (head size 128: 128 KiB of gfx950's 160 KiB,
+   * and for exactly 512 (four blocks: two capped pairs; 520 to 1023 keys leave blocks to the
+   * single-block loop, which 64-key blocks keep shorter) while one work-group's buffers fit the LDS (head size 128: 128 KiB of gfx950's 160 KiB,
    * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
    * work-groups of 64-key blocks, docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
