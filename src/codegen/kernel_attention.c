@@ -1946,7 +1946,7 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
       int64_t stride = (i < 2 ? F->kstride : F->vstride) * fl_bytes(F);
       LLVMValueRef key = LLVMBuildAdd(bl, t32, i32c(A, (i < 2 ? 3 + i : 2) * F->nk), "");
       LLVMValueRef so = LLVMBuildMul(bl, key, i32c(A, stride), ""), last = i32c(A, (A->L - F->nk) * stride);
-      so = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, so, last, ""), so, last, "");
+      so = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, so, last, ""), so, last, "");
       if (i < 2)
         ck[i] = so;
       else
