@@ -899,7 +899,9 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
     LLVMValueRef so = i32c(A, 0);
     if (srow) {
       LLVMValueRef cap = v == A->kt ? F->cap_k : F->cap_v;
-      so = cap ? cap : LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""), i32c(A, stride * fl_bytes(F)), "");
+      so = cap ? cap
+               : LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""),
+                              i32c(A, stride * fl_bytes(F)), "");
     }
     LLVMValueRef args[4] = {*rs, vo, so, i32c(A, 0)};
     LLVMTypeRef lt = lbytes == 4 ? A->cb->i32 : LLVMVectorType(A->cb->i32, (unsigned)(lbytes / 4));
@@ -1785,9 +1787,10 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
    * (the barrier, the rescale check and its branch, the waits between the block's reads and
    * MFMAs): taken for 1024 keys or more (the block pairs then hold at least half of the blocks)
    * and for exactly 512 (four blocks: two capped pairs; 520 to 1023 keys leave blocks to the
-   * single-block loop, which 64-key blocks keep shorter) while one work-group's buffers fit the LDS (head size 128: 128 KiB of gfx950's 160 KiB,
-   * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
-   * work-groups of 64-key blocks, docs/kernels-attention.md) */
+   * single-block loop, which 64-key blocks keep shorter) while one work-group's buffers fit the
+   * LDS (head size 128: 128 KiB of gfx950's 160 KiB, one work-group per CU and one wave per
+   * SIMD, measured faster by the loop's issue than two work-groups of 64-key blocks,
+   * docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
   if (F->nk == FL_BLOCK_KEYS && (chunk >= 8 * FL_MAX_KEYS || chunk == 4 * FL_MAX_KEYS) &&
       FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
@@ -1897,12 +1900,12 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef span = LLVMBuildSub(bl, kend, kstart, "");
   LLVMValueRef nfull = LLVMBuildSDiv(bl, span, ic(A, F->nk), "");
   LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, nfull, ic(A, F->nk), ""), "kfull");
-  /* element loads clamp their keys anyway. Unclamped, the pairs whose loads (keys up to
-   * t0 + 5·nk) stay below L run first; the rest of the pairs then read the last whole block for
-   * any block past the keys (three scalar mins per pair, no lane's address).
-   * Only a partial last block the work-group weighs cannot be read that way: then the pairs
-   * stop before their loads reach it, and the pairs of a sequence too short for that (fewer
-   * than 5 blocks) clamp their loads */
+  /* element loads clamp their keys anyway. Unclamped pairs run while their loads (keys up to
+   * t0 + 5·nk) stay below L, or, in a chunk of fewer than 5 blocks, capped: a load of a block
+   * past the keys reads the last whole block instead (three scalar mins per pair, no lane's
+   * address). A partial last block the work-group weighs past L - nk cannot be read capped:
+   * its pairs stop before their loads reach it, and the pairs of a sequence of fewer than 5
+   * blocks with a partial one clamp their loads */
   int64_t lf = A->L / F->nk * F->nk; /* the partial block's first key, or L */
   bool clamp = !F->kstride || !F->vstride || (lf < A->L && A->L / F->nk < 5);
   LLVMValueRef npair = nfull, ncap = nfull;
@@ -1912,19 +1915,21 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, npair, ic(A, 0), ""), ic(A, 0), npair, "");
     /* the partial block (a chunk's need not start at a multiple of nk) is weighed and its
      * rows pass L - nk: the cap would move them */
-    LLVMValueRef moved = LLVMBuildAnd(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""),
-                                      LLVMBuildICmp(bl, LLVMIntSGT, kfull, ic(A, A->L - F->nk), ""), "");
+    LLVMValueRef past = LLVMBuildICmp(bl, LLVMIntSGT, kfull, ic(A, A->L - F->nk), "");
+    LLVMValueRef moved = LLVMBuildAnd(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""), past, "");
     ncap = LLVMBuildSelect(bl, moved, npair, nfull, "");
   }
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
   ncap = LLVMBuildSDiv(bl, ncap, ic(A, 2), "ncap");
   LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
-  LLVMValueRef kcap = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, ncap, ic(A, 2 * F->nk), ""), "kcap");
+  LLVMValueRef kcap =
+      LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, ncap, ic(A, 2 * F->nk), ""), "kcap");
   /* no pair loop where none can run (short sequences). A chunk of fewer than 5 blocks runs its
    * unclamped pairs capped (the first loop would take none of them near L); a longer one runs
    * the first loop only, its last pairs one block at a time: a capped loop after it measured
    * a worse schedule of the first loop, which holds most of the blocks */
-  bool paired = chunk / F->nk >= 2, shortc = chunk / F->nk < 5, first = paired && (clamp || !shortc);
+  bool paired = chunk / F->nk >= 2, shortc = chunk / F->nk < 5;
+  bool first = paired && (clamp || !shortc);
   if (first) {
     cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
     if (!fl_block(F, pairs.iv, false, zero, clamp) ||
@@ -1945,7 +1950,8 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     for (int i = 0; i < 3; i++) {
       int64_t stride = (i < 2 ? F->kstride : F->vstride) * fl_bytes(F);
       LLVMValueRef key = LLVMBuildAdd(bl, t32, i32c(A, (i < 2 ? 3 + i : 2) * F->nk), "");
-      LLVMValueRef so = LLVMBuildMul(bl, key, i32c(A, stride), ""), last = i32c(A, (A->L - F->nk) * stride);
+      LLVMValueRef so = LLVMBuildMul(bl, key, i32c(A, stride), "");
+      LLVMValueRef last = i32c(A, (A->L - F->nk) * stride);
       so = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, so, last, ""), so, last, "");
       if (i < 2)
         ck[i] = so;
