@@ -24,32 +24,34 @@ setup() {
 peaked() { sed 's/arg \([01]\) -1 1/arg \1 -2 2/'; }
 
 # graphs TYPE: 512 keys (head sizes 64 and 128), 520 (four whole blocks and 8 keys: clamped
-# pairs), 700 (a partial block past L - 64), causal over a KV cache of 512
+# pairs), 700 (a partial block past L - 64), causal over a KV cache of 512, 256 keys (capped
+# pairs of 64-key blocks on gfx942 and gfx950, of 128-key blocks in the fp8 loops)
 graphs() {
   "${GEN[@]}" 2 64 512 64 --form=none --dtype="$1" | peaked > g1.mlir
   "${GEN[@]}" 1 48 512 128 --form=none --dtype="$1" | peaked > g2.mlir
   "${GEN[@]}" 2 40 520 64 --form=none --dtype="$1" | peaked > g3.mlir
   "${GEN[@]}" 1 33 700 64 --form=none --dtype="$1" | peaked > g4.mlir
   "${GEN[@]}" 2 77 512 64 --form=add --dtype="$1" | peaked > g5.mlir
+  "${GEN[@]}" 2 40 256 64 --form=none --dtype="$1" | peaked > g6.mlir
 }
 
-# check TARGET SEED: the graphs whole (TOSAC_SPLIT_KV=1) and in three split-KV chunks (512 keys:
+# check TARGETS SEED: the graphs whole (TOSAC_SPLIT_KV=1) and in three split-KV chunks (512 keys:
 # chunks of 192, three 64-key blocks, the last chunk's pair capped; 700: the last chunk's partial
 # block past L - 64), both execution modes
 check() {
   local mode sk
   for mode in isa ir; do
     for sk in 1 3; do
-      TOSAC_SPLIT_KV=$sk TOSAC_EXEC=$mode TOSAC_HIPEMU_EXEC=$mode run "${CHECK[@]}" g1.mlir g2.mlir g3.mlir g4.mlir g5.mlir --targets="$1" --seed="$2"
+      TOSAC_SPLIT_KV=$sk TOSAC_EXEC=$mode TOSAC_HIPEMU_EXEC=$mode run "${CHECK[@]}" g1.mlir g2.mlir g3.mlir g4.mlir g5.mlir g6.mlir --targets="$1" --seed="$2"
       assert_success
-      assert_output --partial "PASSED: 5 graph(s)"
+      assert_output --partial "PASSED: 6 graph(s)"
     done
   done
 }
 
-@test "attention at 512 keys (capped block pairs) and at 520 and 700 keys (a partial last block) matches the oracle: gfx950 f16, f8E4M3FNUZ on gfx942, f8E4M3FN on gfx950, split-KV, causal, both execution modes" {
+@test "attention at 512 keys (capped block pairs) and at 520 and 700 keys (a partial last block) matches the oracle: gfx942 and gfx950 f16, f8E4M3FNUZ on gfx942, f8E4M3FN on gfx950, split-KV, causal, both execution modes" {
   graphs f16
-  check gfx950 512
+  check gfx942,gfx950 512
   graphs f8E4M3FNUZ
   check gfx942 513
   graphs f8E4M3FN
