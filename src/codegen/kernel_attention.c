@@ -794,6 +794,7 @@ typedef struct flash {
                  * path's multiply-add takes it as it is) */
   const target_dot *dot; /* the row sum of P's converted pairs by this dot (fl_probs), or NULL */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
+  LLVMValueRef cap_k, cap_v; /* non-NULL: the unclamped loads' scalar offset (fl_load) */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
 } flash;
@@ -897,7 +898,10 @@ static LLVMValueRef fl_load(flash *F, const value *v, int rdim, int cdim, LLVMVa
     LLVMValueRef vo = LLVMBuildMul(bl, LLVMBuildTrunc(bl, off, A->cb->i32, ""), i32c(A, fl_bytes(F)), "");
     LLVMValueRef so = i32c(A, 0);
     if (srow) {
-      so = LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""), i32c(A, stride * fl_bytes(F)), "");
+      LLVMValueRef cap = v == A->kt ? F->cap_k : F->cap_v;
+      so = cap ? cap
+               : LLVMBuildMul(bl, LLVMBuildTrunc(bl, srow, A->cb->i32, ""),
+                              i32c(A, stride * fl_bytes(F)), "");
     }
     LLVMValueRef args[4] = {*rs, vo, so, i32c(A, 0)};
     LLVMTypeRef lt = lbytes == 4 ? A->cb->i32 : LLVMVectorType(A->cb->i32, (unsigned)(lbytes / 4));
@@ -1782,11 +1786,13 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
    * (the barrier, the rescale check and its branch, the waits between the block's reads and
    * MFMAs): taken for 1024 keys or more (the block pairs then hold at least half of the blocks)
-   * while one work-group's buffers fit the LDS (head size 128: 128 KiB of gfx950's 160 KiB,
-   * one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two
-   * work-groups of 64-key blocks, docs/kernels-attention.md) */
+   * and for exactly 512 (four blocks: two capped pairs; 520 to 1023 keys leave blocks to the
+   * single-block loop, which 64-key blocks keep shorter) while one work-group's buffers fit the
+   * LDS (head size 128: 128 KiB of gfx950's 160 KiB, one work-group per CU and one wave per
+   * SIMD, measured faster by the loop's issue than two work-groups of 64-key blocks,
+   * docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
-  if (F->nk == FL_BLOCK_KEYS && chunk >= 8 * FL_MAX_KEYS &&
+  if (F->nk == FL_BLOCK_KEYS && (chunk >= 8 * FL_MAX_KEYS || chunk == 4 * FL_MAX_KEYS) &&
       FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
@@ -1894,20 +1900,37 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   LLVMValueRef span = LLVMBuildSub(bl, kend, kstart, "");
   LLVMValueRef nfull = LLVMBuildSDiv(bl, span, ic(A, F->nk), "");
   LLVMValueRef kfull = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, nfull, ic(A, F->nk), ""), "kfull");
-  /* element loads clamp their keys anyway; so do the pairs of a sequence too short for the
-   * unclamped pairs' loads (fewer than 5 blocks), which then still run as pairs */
-  bool clamp = !F->kstride || !F->vstride || A->L / F->nk < 5;
-  LLVMValueRef npair = nfull;
+  /* element loads clamp their keys anyway. Unclamped pairs run while their loads (keys up to
+   * t0 + 5·nk) stay below L, or, in a chunk of fewer than 5 blocks, capped: a load of a block
+   * past the keys reads the last whole block instead (three scalar mins per pair, no lane's
+   * address). A partial last block the work-group weighs past L - nk cannot be read capped:
+   * its pairs stop before their loads reach it, and the pairs of a sequence of fewer than 5
+   * blocks with a partial one clamp their loads */
+  int64_t lf = A->L / F->nk * F->nk; /* the partial block's first key, or L */
+  bool clamp = !F->kstride || !F->vstride || (lf < A->L && A->L / F->nk < 5);
+  LLVMValueRef npair = nfull, ncap = nfull;
   if (!clamp) {
     LLVMValueRef room = LLVMBuildSub(bl, LLVMBuildSDiv(bl, LLVMBuildSub(bl, ic(A, A->L), kstart, ""), ic(A, F->nk), ""), ic(A, 3), "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, room, nfull, ""), room, nfull, "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, npair, ic(A, 0), ""), ic(A, 0), npair, "");
+    /* the partial block (a chunk's need not start at a multiple of nk) is weighed and its
+     * rows pass L - nk: the cap would move them */
+    LLVMValueRef past = LLVMBuildICmp(bl, LLVMIntSGT, kfull, ic(A, A->L - F->nk), "");
+    LLVMValueRef moved = LLVMBuildAnd(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""), past, "");
+    ncap = LLVMBuildSelect(bl, moved, npair, nfull, "");
   }
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
+  ncap = LLVMBuildSDiv(bl, ncap, ic(A, 2), "ncap");
   LLVMValueRef kpair = LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, npair, ic(A, 2 * F->nk), ""), "kpair");
-  /* no pair loop where none can run (short sequences) */
-  bool paired = chunk / F->nk >= 2;
-  if (paired) {
+  LLVMValueRef kcap =
+      LLVMBuildAdd(bl, kstart, LLVMBuildMul(bl, ncap, ic(A, 2 * F->nk), ""), "kcap");
+  /* no pair loop where none can run (short sequences). A chunk of fewer than 5 blocks runs its
+   * unclamped pairs capped (the first loop would take none of them near L); a longer one runs
+   * the first loop only, its last pairs one block at a time: a capped loop after it measured
+   * a worse schedule of the first loop, which holds most of the blocks */
+  bool paired = chunk / F->nk >= 2, shortc = chunk / F->nk < 5;
+  bool first = paired && (clamp || !shortc);
+  if (first) {
     cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
     if (!fl_block(F, pairs.iv, false, zero, clamp) ||
         !fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, clamp))
@@ -1915,6 +1938,35 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     cg_loop_end(cb, &pairs, 2 * F->nk);
   } else {
     kpair = kstart;
+  }
+  if (paired && !clamp && shortc) {
+    /* a block starting past L - nk is one these pairs never weigh (kcap keeps them off a
+     * partial last block they weigh): its loads read the last whole block instead, so every
+     * address stays inside the operand's own rows. The pair's capped offsets (the first
+     * block's V, block t0 + nk, is a full one) are three scalar mins at its start: computed
+     * next to the loads, they measured a stall of the loads on them */
+    cg_loop pairs = cg_loop_begin(cb, kpair, kcap, "pairs_capped");
+    LLVMValueRef t32 = LLVMBuildTrunc(bl, pairs.iv, cb->i32, ""), ck[2], cv;
+    for (int i = 0; i < 3; i++) {
+      int64_t stride = (i < 2 ? F->kstride : F->vstride) * fl_bytes(F);
+      LLVMValueRef key = LLVMBuildAdd(bl, t32, i32c(A, (i < 2 ? 3 + i : 2) * F->nk), "");
+      LLVMValueRef so = LLVMBuildMul(bl, key, i32c(A, stride), "");
+      LLVMValueRef last = i32c(A, (A->L - F->nk) * stride);
+      so = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, so, last, ""), so, last, "");
+      if (i < 2)
+        ck[i] = so;
+      else
+        cv = so;
+    }
+    F->cap_k = ck[0];
+    if (!fl_block(F, pairs.iv, false, zero, false))
+      return false;
+    F->cap_k = ck[1], F->cap_v = cv;
+    if (!fl_block(F, LLVMBuildAdd(bl, pairs.iv, ic(A, F->nk), ""), false, one, false))
+      return false;
+    cg_loop_end(cb, &pairs, 2 * F->nk);
+    F->cap_k = F->cap_v = NULL;
+    kpair = kcap;
   }
   cg_loop tiles = cg_loop_begin(cb, kpair, kfull, "blocks");
   if (!fl_block(F, tiles.iv, false, NULL, true))

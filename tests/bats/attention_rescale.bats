@@ -78,8 +78,8 @@ check() {
   # with (1, 1), 16 per 128-key block, no packed f32 add
   run main_loop a gfx950 v_dot2c_f32_f16 v_pk_add_f32
   assert_output "32 0"
-  # 512 keys of fp8 are four 128-key blocks, too few for the unclamped pairs' loads: the pairs run
-  # with clamped loads (64 MFMAs and two checks per iteration), not one block at a time
+  # 512 keys of fp8 are four 128-key blocks: they run as pairs (64 MFMAs and two checks per
+  # iteration, attention_pairs.bats), not one block at a time
   /usr/bin/python3 "$ROOT/tests/bench/gen_attention.py" 8 512 64 f8E4M3FNUZ > s.mlir
   "$TOSAC" s.mlir --offload-arch=gfx942 -o s.hipfb
   run main_loop s gfx942 v_mfma v_cmp_nge_f32 s_cbranch_vccnz
