@@ -111,6 +111,7 @@ typedef struct gemm_params {
                     * bm = M, bn = columns per work-group, bk = K elements per wave step,
                     * vb = B elements per 16-byte load */
   int nb;          /* B tiles staged per K step (2: the dual-B GEMM), 0 or 1: one */
+  int resident;    /* bytes of one A row kept in LDS for all of K (gemm_problem.a_resident) */
 } gemm_params;
 enum { GEMM_KERNEL_ANY, GEMM_KERNEL_TILE, GEMM_KERNEL_GEMV };
 
@@ -127,6 +128,8 @@ typedef struct gemm_problem {
   const char *op;        /* "matmul", "fully_connected", "conv2d", ...: part of the key */
   int nb;                /* B operands sharing A in one tile: 2 for the dual-B GEMM (two
                           * accumulator sets, two B tiles in LDS; key ":dual"), else 0 or 1 */
+  int a_resident;        /* > 0: a row-norm prologue computes the tile's A rows, all of K, into
+                          * LDS (this many bytes per row) before the loop (key ":normA") */
 } gemm_problem;
 
 /* Whether problem pb must take the FMA path whatever the target has: non-zero zero points, or
@@ -204,6 +207,8 @@ double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight
  * `reductions` statistics each, by `threads` work-items; its cycles, and what it adds to the
  * kernel (beyond the memory latency of the B block loaded before it). */
 double cg_tune_norm_prologue_cycles(const target_info *t, int64_t rows, int64_t row, int reductions, int threads);
+/* A tile GEMM's row-norm prologue (pb->a_resident), in cycles of the whole kernel. */
+double cg_tune_norm_tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P);
 double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, int64_t row, int reductions,
                                           int threads);
 /* One more dependent kernel launch: the target table's launch_ns (its dispatch and wave start),
