@@ -1566,12 +1566,13 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
 
   char lname[96];
   snprintf(lname, sizeof lname, "%s.lds", K->k->name);
-  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)(2 * K->buf_bytes)), 16);
-  if (K->k->prologue_tile) { /* the row norm's A rows of the work-group's M tile */
-    snprintf(lname, sizeof lname, "%s.a", K->k->name);
-    LLVMTypeRef mt = pb->in == ET_BF16 ? cb->i16 : cg_mem_type(cb, pb->in);
-    K->a_res = cg_lds_alloc(cb, lname, LLVMArrayType2(mt, (uint64_t)P->bm * (uint64_t)pb->k), 16);
-  }
+  /* a row norm's A rows of the work-group's M tile: after the staging buffers, in the same array */
+  int64_t lds_bytes = 2 * (int64_t)K->buf_bytes, res_at = (lds_bytes + 15) / 16 * 16;
+  if (K->k->prologue_tile)
+    lds_bytes = res_at + (int64_t)P->bm * pb->k * K->es;
+  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)lds_bytes), 16);
+  if (K->k->prologue_tile)
+    K->a_res = gep8(K, K->lds, LLVMConstInt(cb->i64, (unsigned long long)res_at, 0));
 
   K->tid = cg_thread_id_x(cb);
   LLVMValueRef gid = cg_group_id_x(cb);

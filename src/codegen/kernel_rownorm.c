@@ -9,6 +9,7 @@
  * there. */
 #include "codegen.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,6 +473,25 @@ bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, c
   return ok && !cb->failed;
 }
 
+/* The loop whose latch block is `latch` neither vectorised nor unrolled: a lane's walk over a
+ * row stays one element per step (the vectorised form of the prologue's LDS stores addressed
+ * them from a base below the array, VGPR = -256 with offset:256). */
+static void loop_plain(cg_builder *cb, LLVMBasicBlockRef latch) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(latch);
+  if (!br)
+    return;
+  static const char *const names[] = {"llvm.loop.unroll.disable", "llvm.loop.vectorize.enable"};
+  LLVMMetadataRef self = LLVMTemporaryMDNode(cb->ctx, NULL, 0), ops[3] = {self};
+  LLVMMetadataRef s0 = LLVMMDStringInContext2(cb->ctx, names[0], strlen(names[0]));
+  ops[1] = LLVMMDNodeInContext2(cb->ctx, &s0, 1);
+  LLVMMetadataRef v[2] = {LLVMMDStringInContext2(cb->ctx, names[1], strlen(names[1])),
+                          LLVMValueAsMetadata(LLVMConstInt(cb->i1, 0, 0))};
+  ops[2] = LLVMMDNodeInContext2(cb->ctx, v, 2);
+  LLVMMetadataRef loop = LLVMMDNodeInContext2(cb->ctx, ops, 3);
+  LLVMMetadataReplaceAllUsesWith(self, loop);
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cb->ctx, "llvm.loop", 9), LLVMMetadataAsValue(cb->ctx, loop));
+}
+
 /* The row norm a tile GEMM evaluates before its loop (k->prologue with k->prologue_tile,
  * partition/group.c): rows r0 .. r0 + nvalid - 1 of the norm's rows (nvalid <= nrows, the tile's
  * rows inside M) into dst ([nrows][H] of a's element type in LDS). Each wave takes rows
@@ -564,7 +584,9 @@ bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel 
       LLVMBuildBr(bl, next);
       LLVMPositionBuilderAtEnd(bl, next);
     }
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(bl);
     cg_loop_end(cb, &l, wave);
+    loop_plain(cb, latch);
   }
   if (ok) {
     cg_loop_end(cb, &rows, threads / wave);
