@@ -223,12 +223,14 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   if (pb->nb > 1)
     fit_dual(t, pb, mm, out);
   /* A rows resident in LDS (a row-norm prologue): fewer rows per work-group until they fit
-   * beside the staging buffers, first fewer waves along M, then shorter wave tiles */
+   * beside the staging buffers: fewer waves along M, shorter wave tiles, then fewer waves along N */
   while (pb->a_resident && !o.bm && gemm_lds_bytes(out, mm) > t->lds_bytes) {
     if (out->bm / out->wm > 1)
       out->bm /= 2;
-    else if (!o.wm && out->wm / 2 >= mm->m && (out->wm / 2) % mm->m == 0)
-      out->wm /= 2, out->bm /= 2;
+    else if (!o.wm && (mm->row ? out->wm / 2 >= mm->m && (out->wm / 2) % mm->m == 0 : out->wm / 2 >= 16))
+      out->wm /= 2, out->bm /= 2; /* the FMA path: gemm_mma_fma_divide fits its micro-tile */
+    else if (!o.bn && out->bn / out->wn > 1)
+      out->bn /= 2;
     else
       break;
     if (!mm->row)
