@@ -844,8 +844,10 @@ int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form)
 /* Whether the GEMM of anchor takes the skinny kernel on t (decode's M = 1; kernel_gemm.c). */
 bool cg_tune_gemm_skinny(const target_info *t, const op *anchor);
 /* Does the tile kernel for anchor fit with a row-norm prologue's A rows (its M tile, all of K)
- * in LDS beside its staging buffers (kernel_gemm.c; the tile chosen for that problem)? */
-bool cg_tune_gemm_resident(const target_info *t, const op *anchor);
+ * in LDS beside its staging buffers (kernel_gemm.c; the tile chosen for that problem), and is it
+ * estimated faster so, for ngemm such GEMMs, than the plain GEMMs after a norm kernel (ngemm 0:
+ * whether it fits only)? */
+bool cg_tune_gemm_resident(const target_info *t, const op *anchor, int ngemm);
 /* Whether the clients of this compile keep a zeroed workspace region (default true): without it
  * every split takes the combine kernel. Per thread, set before part_plan; returns the setting
  * it replaces. */

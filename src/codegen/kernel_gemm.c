@@ -1836,15 +1836,29 @@ bool cg_tune_gemm_skinny(const target_info *t, const op *anchor) {
          cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err) && P.kwaves > 0;
 }
 
-bool cg_tune_gemm_resident(const target_info *t, const op *anchor) {
+bool cg_tune_gemm_resident(const target_info *t, const op *anchor, int ngemm) {
   gk K = {.anchor = anchor, .t = t};
-  gemm_params P;
-  gemm_mma mm;
+  gemm_params P, Q;
+  gemm_mma mm, mq;
   char err[256];
   if (!anchor || !describe(&K, NULL) || K.kind == GK_CONV || !elem_type_is_float(K.pb.in) ||
       elem_type_is_f8(K.pb.in))
     return false;
+  gemm_problem plain = K.pb;
   K.pb.a_resident = (int)(K.pb.k * elem_type_bytes(K.pb.in));
-  return cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err) && !P.kwaves &&
-         gemm_lds_bytes(&P, &mm) <= t->lds_bytes;
+  if (!cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err) || P.kwaves ||
+      gemm_lds_bytes(&P, &mm) > t->lds_bytes)
+    return false;
+  /* worth it by the estimate: the GEMMs with the prologue (their tile, unsplit) against the plain
+   * GEMMs (their tile and split) plus the norm kernel (a memory latency, its rows read and
+   * written at the bandwidth) and its launch */
+  if (ngemm < 1 || !cg_tune_gemm(t, &plain, NULL, NULL, &Q, &mq, &K.source, NULL, 0, err, sizeof err) ||
+      Q.kwaves)
+    return true;
+  int split = cg_tune_splitk(t, anchor, NULL);
+  double fused = cg_tune_estimate_us(t, &K.pb, &P, &mm, 1) + cg_tune_norm_tile_cycles(t, &K.pb, &P) / t->clock_mhz;
+  double unfused = cg_tune_estimate_us(t, &plain, &Q, &mq, split < 1 ? 1 : split);
+  double rows = 2.0 * plain.batch * plain.m * plain.k * elem_type_bytes(plain.in);
+  double norm = t->mem_latency_ns / 1e3 + rows / ((double)t->mem_gbps * 1e3) + cg_tune_launch_us(t);
+  return fused <= 0 || unfused <= 0 || ngemm * (fused - unfused) < norm;
 }

@@ -216,6 +216,13 @@ bool part_norm_gemv_disabled(void) {
   return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled() || part_rownorm_disabled();
 }
 
+/* TOSAC_NORM_GEMM=1: a norm merges into every tile GEMM it fits, not only where the estimate
+ * says it pays (tests, comparisons). */
+static bool norm_gemm_forced(void) {
+  const char *e = getenv("TOSAC_NORM_GEMM");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
 bool part_norm_gemm_disabled(void) {
   const char *e = getenv("TOSAC_NO_NORM_GEMM");
   return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled() || part_rownorm_disabled();
@@ -242,6 +249,13 @@ static bool norm_group(const op *const *ops, int nops, tensor_type *f) {
     }
   }
   return nred > 0 && nred + nother > 1;
+}
+
+static int gemms_in(const op *const *ops, int nops) {
+  int n = 0;
+  for (int i = 0; i < nops; i++)
+    n += ops[i]->kind == OP_MATMUL || ops[i]->kind == OP_FULLY_CONNECTED;
+  return n;
 }
 
 static bool is_gemm_a(const op *u, int j) { return j == 0 && (u->kind == OP_MATMUL || u->kind == OP_FULLY_CONNECTED); }
@@ -348,7 +362,7 @@ int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngro
       bool same = root->type->rank == f[grp].rank &&
                   !memcmp(root->type->dims, f[grp].dims, sizeof(int64_t) * (size_t)f[grp].rank);
       if (gemm_off || (others[grp] && (first_other[grp] <= gg || !same)) ||
-          !cg_tune_gemm_resident(t, u))
+          !cg_tune_gemm_resident(t, u, norm_gemm_forced() ? 0 : gemms_in(members + at[gg], at[gg + 1] - at[gg])))
         continue;
       kind = 2;
     }

@@ -98,7 +98,8 @@ int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngro
 bool part_norm_gemv_disabled(void);
 /* ... and into a tile GEMM (prologue_op[op id] = 2: kernel_gemm.c keeps the M tile's rows in
  * LDS; other kernels may read the value after it, the kernel stores it; "Row norms in tile
- * GEMMs"). TOSAC_NO_NORM_GEMM=1 (or TOSAC_NO_ROW_FUSION=1, TOSAC_NO_FUSION=1): none. */
+ * GEMMs") where the rows fit and the estimate says it pays (TOSAC_NORM_GEMM=1: wherever they
+ * fit). TOSAC_NO_NORM_GEMM=1 (or TOSAC_NO_ROW_FUSION=1, TOSAC_NO_FUSION=1): none. */
 bool part_norm_gemm_disabled(void);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
