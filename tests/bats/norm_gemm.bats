@@ -155,3 +155,15 @@ print(t["kernel_count"], k["family"], u.get("kernel", "tile"), u["problem"], u["
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
 }
+
+@test "an f32 BERT-base layer on gfx950: the first norm's rows of 768 f32 fit beside the FFN-up tile in 160 KiB" {
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" bert --seq=128 --hidden=768 --heads=12 --seed=11 > base.mlir
+  run "$TOSAC" base.mlir --offload-arch=gfx950,gfx942 --emit=partitions
+  assert_success
+  assert_line --regexp "^target gfx950: 6 kernels, 6 launches, workspace [0-9]+ bytes$"
+  assert_line --regexp "^target gfx942: 7 kernels, 7 launches, workspace [0-9]+ bytes$"
+  assert_line "  kernel 3 tosac_k3_rownorm_matmul over tensor<1x128x3072xf32>"
+  run /usr/bin/python3 "$ROOT/tests/oracle/check.py" --targets gfx950 base.mlir
+  assert_success
+  assert_output --partial "PASSED: 1 graph(s)"
+}
