@@ -607,6 +607,8 @@ typedef struct part_kernel {
   const op **prologue; /* KF_GEMM: the row norm (partition/group.c part_norm_gemv) the skinny
                           kernel evaluates before its loop into the normalised rows of A */
   int nprologue;
+  bool prologue_tile; /* the prologue is the tile kernel's (all of K of the work-group's M tile
+                         in LDS; it stores the norm's value where other kernels read it) */
   bool dual_b; /* gemm_anchors are the two matmuls of a dual-B GEMM (partition/group.c): one
                   tile loop over A with both B operands, both results in one epilogue */
   bool causal; /* KF_ATTENTION: a constant causal mask (partition/attention.c):
@@ -847,6 +849,11 @@ typedef enum cg_splitk_form { SPLITK_COMBINE, SPLITK_LASTWG } cg_splitk_form;
 int cg_tune_splitk(const target_info *t, const op *anchor, cg_splitk_form *form);
 /* Whether the GEMM of anchor takes the skinny kernel on t (decode's M = 1; kernel_gemm.c). */
 bool cg_tune_gemm_skinny(const target_info *t, const op *anchor);
+/* Does the tile kernel for anchor fit with a row-norm prologue's A rows (its M tile, all of K)
+ * in LDS beside its staging buffers (kernel_gemm.c; the tile chosen for that problem), and is it
+ * estimated faster so, for ngemm such GEMMs, than the plain GEMMs after a norm kernel (ngemm 0:
+ * whether it fits only)? */
+bool cg_tune_gemm_resident(const target_info *t, const op *anchor, int ngemm);
 /* Whether the clients of this compile keep a zeroed workspace region (default true): without it
  * every split takes the combine kernel. Per thread, set before part_plan; returns the setting
  * it replaces. */

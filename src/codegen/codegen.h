@@ -126,6 +126,12 @@ LLVMValueRef cg_lane_xor(cg_builder *cb, LLVMValueRef x, int m, LLVMValueRef lan
  * `threads` work-items (tid); ends with a barrier. Call it in the kernel's entry block. */
 bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
                          int nrows, LLVMValueRef tid, int threads, LLVMValueRef dst);
+/* kernel_rownorm.c: k's row-norm prologue for a tile GEMM (k->prologue_tile): rows r0 ..
+ * r0 + nvalid - 1 (nvalid <= nrows) into dst ([nrows][H] in LDS), a wave per row; with `store`
+ * true also the prologue's kernel outputs to their buffers. */
+bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
+                              LLVMValueRef nvalid, int nrows, LLVMValueRef tid32, int threads, LLVMValueRef dst,
+                              LLVMValueRef store);
 CG_EMITTER(cg_emit_mxgemm);       /* kernel_mxgemm.c: mxfp4 GEMM on the block-scaled MFMA */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */

@@ -114,6 +114,7 @@ typedef struct gemm_params {
   int kl;          /* skinny kernel, [K][N] B: a wave's lanes in kl groups on different k rows,
                     * each group a row piece of bn columns (the sliced form: narrow column
                     * blocks, all of K in each work-group); 0 or 1: every lane on one row */
+  int resident;    /* bytes of one A row kept in LDS for all of K (gemm_problem.a_resident) */
 } gemm_params;
 enum { GEMM_KERNEL_ANY, GEMM_KERNEL_TILE, GEMM_KERNEL_GEMV };
 
@@ -130,6 +131,8 @@ typedef struct gemm_problem {
   const char *op;        /* "matmul", "fully_connected", "conv2d", ...: part of the key */
   int nb;                /* B operands sharing A in one tile: 2 for the dual-B GEMM (two
                           * accumulator sets, two B tiles in LDS; key ":dual"), else 0 or 1 */
+  int a_resident;        /* > 0: a row-norm prologue computes the tile's A rows, all of K, into
+                          * LDS (this many bytes per row) before the loop (key ":normA") */
 } gemm_problem;
 
 /* Whether problem pb must take the FMA path whatever the target has: non-zero zero points, or
@@ -207,6 +210,8 @@ double cg_tune_memory_cycles(const target_info *t, double bytes, double inflight
  * `reductions` statistics each, by `threads` work-items; its cycles, and what it adds to the
  * kernel (beyond the memory latency of the B block loaded before it). */
 double cg_tune_norm_prologue_cycles(const target_info *t, int64_t rows, int64_t row, int reductions, int threads);
+/* A tile GEMM's row-norm prologue (pb->a_resident), in cycles of the whole kernel. */
+double cg_tune_norm_tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P);
 double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, int64_t row, int reductions,
                                           int threads);
 /* One more dependent kernel launch: the target table's launch_ns (its dispatch and wave start),

@@ -27,7 +27,7 @@ int gemm_lds_row_bytes(const gemm_params *p, const gemm_mma *mm) {
 }
 
 int gemm_lds_bytes(const gemm_params *p, const gemm_mma *mm) {
-  return 2 * (p->bm + p->bn * (p->nb > 1 ? p->nb : 1)) * gemm_lds_row_bytes(p, mm);
+  return 2 * (p->bm + p->bn * (p->nb > 1 ? p->nb : 1)) * gemm_lds_row_bytes(p, mm) + p->bm * p->resident;
 }
 
 typedef struct overrides {
@@ -211,6 +211,7 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
   out->shape = o.shape;
   out->fma = !mm->row;
   out->kernel = o.kernel;
+  out->resident = pb->a_resident;
   default_tiles(t, pb, mm, out);
   if (o.bm) out->bm = o.bm;
   if (o.bn) out->bn = o.bn;
@@ -221,6 +222,20 @@ bool gemm_params_choose(const target_info *t, const gemm_problem *pb, const char
     gemm_mma_fma_divide(t, mm, out->wm, out->wn);
   if (pb->nb > 1)
     fit_dual(t, pb, mm, out);
+  /* A rows resident in LDS (a row-norm prologue): fewer rows per work-group until they fit
+   * beside the staging buffers: fewer waves along M, shorter wave tiles, then fewer waves along N */
+  while (pb->a_resident && !o.bm && gemm_lds_bytes(out, mm) > t->lds_bytes) {
+    if (out->bm / out->wm > 1)
+      out->bm /= 2;
+    else if (!o.wm && (mm->row ? out->wm / 2 >= mm->m && (out->wm / 2) % mm->m == 0 : out->wm / 2 >= 16))
+      out->wm /= 2, out->bm /= 2; /* the FMA path: gemm_mma_fma_divide fits its micro-tile */
+    else if (!o.bn && out->bn / out->wn > 1)
+      out->bn /= 2;
+    else
+      break;
+    if (!mm->row)
+      gemm_mma_fma_divide(t, mm, out->wm, out->wn);
+  }
   gemm_mma_set_pack(mm, out->bk);
   out->va = o.va ? o.va : vector_width(pb->in, pb->a_contig, out->bk);
   out->vb = o.vb ? o.vb : vector_width(pb->in, pb->b_contig, pb->b_kcontig ? out->bk : out->bn);

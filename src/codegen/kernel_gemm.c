@@ -36,6 +36,8 @@ typedef struct gk {
   int les;         /* bytes per element in LDS (4: bf16 widened to f32, gemm_mma.widen) */
   LLVMTypeRef mem; /* operand element type in memory/LDS (bf16 as i16) */
   LLVMValueRef a_ptr, b_ptr, bias_ptr;
+  LLVMValueRef a_res;       /* a row-norm prologue's A rows ([bm][K] in LDS), NULL: A in memory */
+  LLVMValueRef a_valid;     /* with a_res: the M tile's rows inside M, less one */
   LLVMValueRef a_rsrc, b_rsrc; /* MFMA: buffer resources of A and B (NULL: global loads) */
   int sa;            /* LDS row stride in bytes */
   int buf_bytes;     /* one LDS buffer (A then B) */
@@ -150,6 +152,9 @@ static bool describe(gk *K, diag_sink *d) {
   }
   }
   pb->op = nm + 5; /* without "tosa." */
+  /* a row norm computes A's rows into LDS (partition/group.c part_norm_gemv) */
+  if (K->k && K->k->prologue_tile && K->kind != GK_CONV)
+    pb->a_resident = (int)(pb->k * elem_type_bytes(pb->in));
   if (K->kind == GK_CONV && !(K->k && K->k->role == KR_COLS)) {
     /* the run gather where the target's estimate says it pays (tuning.c, cg_tune_runs) */
     const target_info *t = K->t ? K->t : K->cb ? K->cb->target->info : NULL;
@@ -349,6 +354,8 @@ static void make_rsrcs(gk *K) {
     return;
   LLVMValueRef *rs[3] = {&K->a_rsrc, &K->b_rsrc, &K->b2_rsrc}, ptrs[3] = {K->a_ptr, K->b_ptr, K->b2_ptr};
   for (int i = 0; i < 1 + K->nbm; i++) {
+    if (i == 0 && K->a_res)
+      continue; /* A is read from LDS */
     int64_t bytes = operand_size(K, i ? 1 : 0);
     if (bytes >= ((int64_t)1 << 31))
       return (void)(K->a_rsrc = K->b_rsrc = K->b2_rsrc = NULL);
@@ -424,6 +431,8 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
         ? LLVMBuildAdd(b, LLVMBuildMul(b, K->n0, c32(K, pb->k), ""), k0, "")
         : LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->k), ""), k0, ""),
                                        c32(K, pb->n), ""), K->n0, "");
+    if (K->a_res) /* the tile's rows in LDS: row m0 is the array's first */
+      ua = k0;
     abase = gep_el(K, K->a_ptr, LLVMBuildZExt(b, ua, K->cb->i64, ""));
     bbase = gep_el(K, K->b_ptr, LLVMBuildZExt(b, ub, K->cb->i64, ""));
   }
@@ -459,6 +468,10 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
                     : LLVMBuildAnd(b, a_in || !conv ? yes : K->a_row_ok[s],
                                    k_in ? yes : LLVMBuildICmp(b, LLVMIntULT, k, c32(K, pb->k), ""), "");
     LLVMValueRef arow = !a_in && !conv ? clamp_rel(K, K->m0, K->a_row[s], pb->m) : K->a_row[s];
+    if (K->a_res) { /* rows the prologue computed only (slots past the tile read its last row) */
+      LLVMValueRef args[2] = {K->a_row[s], K->a_valid};
+      arow = cg_intrinsic(K->cb, "llvm.umin", &K->cb->i32, 1, args, 2);
+    }
     LLVMValueRef off;
     if (masks) {
       gemm_conv_tile t = tile;
@@ -477,6 +490,7 @@ static void load_tile(gk *K, LLVMValueRef kt, LLVMValueRef *av, LLVMValueRef *bv
       off = LLVMBuildAdd(b, LLVMBuildMul(b, arow, c32(K, pb->k), ""), K->a_kc[s], "");
     }
     av[s] = K->a_rsrc ? load_buffer(K, K->a_rsrc, off, ua, ok, P->va)
+            : K->a_res ? load_chunk(K, abase, off, ok, P->va, fa)
             : a32 && LLVMIsConstant(ok) ? load_chunk(K, K->a_ptr, LLVMBuildNUWAdd(b, ua, off, ""), ok, P->va, fa)
                                         : load_chunk(K, abase, off, ok, P->va, fa);
   }
@@ -1126,6 +1140,8 @@ static bool epilogue_element(gk *K, LLVMValueRef accv, LLVMValueRef m, LLVMValue
     const value *v = K->k->out_vals[o];
     if (K->mine && (!v->def || !in_slice(K, v->def)))
       continue; /* another GEMM's output */
+    if (v->def && part_is_prologue(K->k, v->def))
+      continue; /* the row norm's value: the prologue stores it */
     LLVMValueRef y = cur[v->id] ? cur[v->id] : read_value(K, v, lin);
     if (!y)
       return false;
@@ -1361,6 +1377,31 @@ static int64_t grid_groups(const gk *K) {
   return K->pb.batch * (K->kind == GK_CONV ? K->cv.phases : 1) * tiles_m * tiles_n;
 }
 
+/* The row norm computing A (part_kernel.prologue, prologue_tile): the M tile's rows, all of K,
+ * into the LDS array K->a_res (kernel_rownorm.c), which load_tile then reads instead of memory.
+ * The work-groups of the first N block (of the first GEMM of a grouped kernel, of the first K
+ * split) also store the norm's value for the kernels that read it after this one. */
+static bool tile_prologue(gk *K, LLVMValueRef tn) {
+  cg_builder *cb = K->cb;
+  LLVMBuilderRef b = cb->b;
+  const gemm_problem *pb = &K->pb;
+  const value *a = K->anchor->operands[0];
+  while (a->def && !part_is_prologue(K->k, a->def) && a->def->noperands > 0)
+    a = a->def->operands[0];
+  if (!a->def || !K->a_res)
+    return false;
+  K->a_ptr = K->a_res;
+  LLVMValueRef left = LLVMBuildSub(b, c32(K, pb->m), K->m0, "");
+  LLVMValueRef args[2] = {left, c32(K, K->P.bm)};
+  LLVMValueRef nvalid = cg_intrinsic(cb, "llvm.umin", &cb->i32, 1, args, 2);
+  K->a_valid = LLVMBuildSub(b, nvalid, c32(K, 1), "");
+  LLVMValueRef r0 = LLVMBuildAdd(b, LLVMBuildMul(b, K->batch, c32(K, pb->m), ""), K->m0, "");
+  LLVMValueRef store = LLVMBuildICmp(b, LLVMIntEQ, tn, c32(K, 0), "");
+  if (K->mine && K->anchor != K->k->gemm_anchors[0])
+    store = LLVMConstInt(cb->i1, 0, 0);
+  return cg_rownorm_tile_prologue(cb, K->g, K->k, a, r0, nvalid, K->P.bm, K->tid, K->threads, K->a_res, store);
+}
+
 /* One GEMM (K->anchor) of the kernel for work-group gid of its grid, through the final
  * return: tile staging, the K loop and the epilogue. */
 static bool emit_gemm(gk *K, LLVMValueRef gid) {
@@ -1382,7 +1423,7 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
     K->a_ptr = cg_operand_ptr(cb, K->k, K->k->in_vals[0]);
     K->b_ptr = gep8(K, K->a_ptr, LLVMConstInt(cb->i64, (unsigned long long)operand_size(K, 0), 0));
   } else {
-    K->a_ptr = cg_operand_ptr(cb, K->k, K->src[0] ? K->src[0] : K->anchor->operands[0]);
+    K->a_ptr = K->a_res ? K->a_res : cg_operand_ptr(cb, K->k, K->src[0] ? K->src[0] : K->anchor->operands[0]);
     K->b_ptr = cg_operand_ptr(cb, K->k, K->src[1] ? K->src[1] : K->anchor->operands[1]);
     K->b2_ptr = K->anchor2 ? cg_operand_ptr(cb, K->k, K->anchor2->operands[1]) : NULL;
     if (K->anchor2 && !K->b2_ptr)
@@ -1420,6 +1461,8 @@ static bool emit_gemm(gk *K, LLVMValueRef gid) {
   free(K->cv_rows), free(K->cv_slots);
   if (K->kind == GK_CONV)
     gemm_conv_plan(&K->cv, P->bk);
+  if (K->k->prologue_tile && !tile_prologue(K, tn))
+    return false;
   plan_slots(K);
   make_rsrcs(K);
 
@@ -1523,7 +1566,13 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
 
   char lname[96];
   snprintf(lname, sizeof lname, "%s.lds", K->k->name);
-  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)(2 * K->buf_bytes)), 16);
+  /* a row norm's A rows of the work-group's M tile: after the staging buffers, in the same array */
+  int64_t lds_bytes = 2 * (int64_t)K->buf_bytes, res_at = (lds_bytes + 15) / 16 * 16;
+  if (K->k->prologue_tile)
+    lds_bytes = res_at + (int64_t)P->bm * pb->k * K->es;
+  K->lds = cg_lds_alloc(cb, lname, LLVMArrayType(cb->i8, (unsigned)lds_bytes), 16);
+  if (K->k->prologue_tile)
+    K->a_res = gep8(K, K->lds, LLVMConstInt(cb->i64, (unsigned long long)res_at, 0));
 
   K->tid = cg_thread_id_x(cb);
   LLVMValueRef gid = cg_group_id_x(cb);
@@ -1567,6 +1616,14 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d%s}", split,
              K->k->role == KR_FIXUP ? ",\"split_k_form\":\"lastwg\"" : "");
+  tl = strlen(info->tuning);
+  if (K->k->prologue_tile && tl && info->tuning[tl - 1] == '}') { /* the report prices the prologue */
+    int nred = 0;
+    for (int i = 0; i < K->k->nprologue; i++)
+      nred += op_table[K->k->prologue[i]->kind].family == FAM_REDUCTION;
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1),
+             ",\"norm_rows\":%d,\"norm_row\":%lld,\"norm_reductions\":%d}", P->bm, (long long)pb->k, nred);
+  }
   snprintf(info->matrix_instruction, sizeof info->matrix_instruction, "%s", K->mm.name);
   free(access);
   return ok;
@@ -1710,7 +1767,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
   /* a row-norm prologue (partition/group.c) exists only in the skinny kernel, which the
    * partitioner saw chosen (with this compile's perf-config and database); should the choice
    * differ here, the skinny kernel is still the one that can run it */
-  if (!K.P.kwaves && k->nprologue) {
+  if (!K.P.kwaves && k->nprologue && !k->prologue_tile) {
     const char *src = K.source;
     if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=gemv", NULL, &K.P, &K.mm, &K.source, NULL, 0, err,
                       sizeof err)) {
@@ -1720,7 +1777,7 @@ bool cg_emit_gemm(cg_builder *cb, const graph *g, const partition_plan *p, const
     K.source = src;
     K.mm.a_zp = K.a_zp, K.mm.b_zp = K.b_zp;
   }
-  if (K.P.kwaves && k->ngemm > 1) {
+  if (K.P.kwaves && (k->ngemm > 1 || k->prologue_tile)) {
     const char *src = K.source;
     if (!cg_tune_gemm(cb->target->info, &K.pb, "kernel=tile", NULL, &K.P, &K.mm, &K.source, NULL, 0,
                       err, sizeof err))
@@ -1777,4 +1834,36 @@ bool cg_tune_gemm_skinny(const target_info *t, const op *anchor) {
   char err[256];
   return anchor && describe(&K, NULL) &&
          cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err) && P.kwaves > 0;
+}
+
+bool cg_tune_gemm_resident(const target_info *t, const op *anchor, int ngemm) {
+  gk K = {.anchor = anchor, .t = t};
+  gemm_params P, Q;
+  gemm_mma mm, mq;
+  char err[256];
+  if (!anchor || !describe(&K, NULL) || K.kind == GK_CONV || !elem_type_is_float(K.pb.in) ||
+      elem_type_is_f8(K.pb.in))
+    return false;
+  gemm_problem plain = K.pb;
+  K.pb.a_resident = (int)(K.pb.k * elem_type_bytes(K.pb.in));
+  if (!cg_tune_gemm(t, &K.pb, NULL, NULL, &P, &mm, &K.source, NULL, 0, err, sizeof err) || P.kwaves ||
+      gemm_lds_bytes(&P, &mm) > t->lds_bytes)
+    return false;
+  /* worth it by the estimate: the GEMMs with the prologue (their tile, unsplit) against the plain
+   * GEMMs (their tile and split) plus the norm kernel (a memory latency, its rows read and
+   * written at the bandwidth) and its launch */
+  if (ngemm < 1)
+    return true;
+  /* the FMA path's estimate rated merged kernels faster than tosac-bundle quality's model of
+   * their code does (BERT-base, sequence 128, f16 on gfx1030: 1964 us against 1940 unmerged):
+   * only forced there */
+  if (!mm.row || !cg_tune_gemm(t, &plain, NULL, NULL, &Q, &mq, &K.source, NULL, 0, err, sizeof err) ||
+      Q.kwaves)
+    return !!mm.row;
+  int split = cg_tune_splitk(t, anchor, NULL);
+  double fused = cg_tune_estimate_us(t, &K.pb, &P, &mm, 1) + cg_tune_norm_tile_cycles(t, &K.pb, &P) / t->clock_mhz;
+  double unfused = cg_tune_estimate_us(t, &plain, &Q, &mq, split < 1 ? 1 : split);
+  double rows = 2.0 * plain.batch * plain.m * plain.k * elem_type_bytes(plain.in);
+  double norm = t->mem_latency_ns / 1e3 + rows / ((double)t->mem_gbps * 1e3) + cg_tune_launch_us(t);
+  return fused <= 0 || unfused <= 0 || ngemm * (fused - unfused) < norm;
 }

@@ -9,6 +9,7 @@
  * there. */
 #include "codegen.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,8 @@ static LLVMValueRef reduce_row(rn *R, const op *o, LLVMValueRef r, LLVMValueRef 
     }
     if (!x)
       return NULL;
+    if (R->block == R->wave) /* one wave per row (cg_rownorm_tile_prologue): every lane has it */
+      return rt == cb->f32 ? x : LLVMBuildFPTrunc(bl, x, rt, "");
     LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_sum");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "wave_sum_next");
     LLVMBuildCondBr(bl, LLVMBuildICmp(bl, LLVMIntEQ, lane, LLVMConstInt(cb->i32, 0, 0), ""), st, next);
@@ -464,6 +467,131 @@ bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, c
   }
   if (ok)
     cg_barrier(cb);
+  free(memo);
+  free(R.member);
+  free(R.row);
+  return ok && !cb->failed;
+}
+
+/* The loop whose latch block is `latch` neither vectorised nor unrolled: a lane's walk over a
+ * row stays one element per step (the vectorised form of the prologue's LDS stores addressed
+ * them from a base below the array, VGPR = -256 with offset:256). */
+static void loop_plain(cg_builder *cb, LLVMBasicBlockRef latch) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(latch);
+  if (!br)
+    return;
+  static const char *const names[] = {"llvm.loop.unroll.disable", "llvm.loop.vectorize.enable"};
+  LLVMMetadataRef self = LLVMTemporaryMDNode(cb->ctx, NULL, 0), ops[3] = {self};
+  LLVMMetadataRef s0 = LLVMMDStringInContext2(cb->ctx, names[0], strlen(names[0]));
+  ops[1] = LLVMMDNodeInContext2(cb->ctx, &s0, 1);
+  LLVMMetadataRef v[2] = {LLVMMDStringInContext2(cb->ctx, names[1], strlen(names[1])),
+                          LLVMValueAsMetadata(LLVMConstInt(cb->i1, 0, 0))};
+  ops[2] = LLVMMDNodeInContext2(cb->ctx, v, 2);
+  LLVMMetadataRef loop = LLVMMDNodeInContext2(cb->ctx, ops, 3);
+  LLVMMetadataReplaceAllUsesWith(self, loop);
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cb->ctx, "llvm.loop", 9), LLVMMetadataAsValue(cb->ctx, loop));
+}
+
+/* The row norm a tile GEMM evaluates before its loop (k->prologue with k->prologue_tile,
+ * partition/group.c): rows r0 .. r0 + nvalid - 1 of the norm's rows (nvalid <= nrows, the tile's
+ * rows inside M) into dst ([nrows][H] of a's element type in LDS). Each wave takes rows
+ * w, w + waves, ... on its own: the statistics are sums across its lanes (cg_lane_xor), no LDS
+ * exchange and no barrier per row; a barrier at the end. When `store` (a uniform i1) is true, the
+ * walk also stores every kernel output the prologue computes (the norm's value read by other
+ * kernels or returned) to its buffer. */
+bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
+                              LLVMValueRef nvalid, int nrows, LLVMValueRef tid32, int threads, LLVMValueRef dst,
+                              LLVMValueRef store) {
+  int wave = cb->target->info->wave_size;
+  rn R = {.cb = cb, .b = cb->b, .g = g, .k = k, .block = wave, .tree = wave, .wave = wave};
+  const op *first = NULL;
+  for (int i = 0; i < k->nprologue && !first; i++)
+    if (op_table[k->prologue[i]->kind].family == FAM_REDUCTION)
+      first = k->prologue[i];
+  if (!first || threads < wave || threads % wave || nrows < 1)
+    return false;
+  R.f = *first->operands[0]->type;
+  R.h = R.f.dims[R.f.rank - 1];
+  R.rows = tensor_numel(&R.f) / R.h;
+  R.it = cg_anchor_index_type(cb, k);
+  R.member = calloc((size_t)g->nops + 1, 1);
+  R.row = calloc((size_t)g->nvalues + 1, sizeof(LLVMValueRef));
+  LLVMValueRef *memo = calloc((size_t)g->nvalues + 1, sizeof(LLVMValueRef));
+  for (int i = 0; i < k->nprologue; i++)
+    R.member[k->prologue[i]->id] = 1;
+  LLVMBuilderRef bl = cb->b;
+  /* the accumulator in the entry block (a register), wherever the caller is (a grouped GEMM's
+   * slice) */
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(cb->ctx);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cb->fn);
+  LLVMValueRef first_i = LLVMGetFirstInstruction(entry);
+  if (first_i)
+    LLVMPositionBuilderBefore(eb, first_i);
+  else
+    LLVMPositionBuilderAtEnd(eb, entry);
+  R.acc_p = LLVMBuildAlloca(eb, cb->f32, "norm_acc");
+  LLVMDisposeBuilder(eb);
+  LLVMValueRef tid = LLVMBuildZExt(bl, tid32, R.it, "");
+  LLVMValueRef lane = LLVMBuildURem(bl, tid, ic(&R, wave), "");
+  LLVMValueRef w = LLVMBuildUDiv(bl, tid, ic(&R, wave), "");
+  LLVMValueRef base = LLVMBuildZExt(bl, r0, R.it, "");
+  tensor_type rshape = R.f;
+  rshape.dims[R.f.rank - 1] = 1;
+  bool ok = R.acc_p != NULL;
+  cg_loop rows = cg_loop_begin(cb, w, LLVMBuildZExt(bl, nvalid, R.it, ""), "norm_rows");
+  LLVMValueRef m = rows.iv;
+  LLVMValueRef r = LLVMBuildAdd(bl, base, m, "norm_row"), c0[TOSAC_MAX_RANK];
+  coords_of(&R, r, ic(&R, 0), c0);
+  for (int i = 0; i < k->nprologue && ok; i++) {
+    const op *o = k->prologue[i];
+    if (op_table[o->kind].family == FAM_REDUCTION) {
+      ok = (R.row[o->results[0]->id] = reduce_row(&R, o, r, lane)) != NULL;
+    } else if (op_table[o->kind].family == FAM_ELEMENTWISE && same_shape(o->results[0]->type, &rshape)) {
+      memset(memo, 0, sizeof(LLVMValueRef) * ((size_t)g->nvalues + 1));
+      ok = (R.row[o->results[0]->id] = eval(&R, o->results[0], c0, memo)) != NULL;
+    }
+  }
+  if (ok) {
+    cg_loop l = cg_loop_begin(cb, lane, ic(&R, R.h), "norm_out");
+    LLVMValueRef coords[TOSAC_MAX_RANK];
+    coords_of(&R, r, l.iv, coords);
+    memset(memo, 0, sizeof(LLVMValueRef) * ((size_t)g->nvalues + 1));
+    LLVMValueRef x = eval(&R, a, coords, memo);
+    ok = x != NULL;
+    if (ok) {
+      LLVMValueRef at = LLVMBuildAdd(bl, l.iv, LLVMBuildMul(bl, m, ic(&R, R.h), ""), "");
+      cg_store(cb, x, LLVMBuildInBoundsGEP2(bl, LLVMTypeOf(x), dst, &at, 1, ""),
+               (unsigned)elem_type_bytes(a->type->elem));
+    }
+    bool any = false;
+    for (int i = 0; i < k->nout && ok; i++)
+      any |= k->out_vals[i]->def && R.member[k->out_vals[i]->def->id];
+    if (ok && any && store) { /* the value other kernels read: one work-group per M tile writes it */
+      LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "norm_store");
+      LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "norm_store_next");
+      LLVMBuildCondBr(bl, store, st, next);
+      LLVMPositionBuilderAtEnd(bl, st);
+      LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r, ic(&R, R.h), ""), l.iv, "");
+      for (int i = 0; i < k->nout && ok; i++) {
+        const value *v = k->out_vals[i];
+        if (!v->def || !R.member[v->def->id] || !same_shape(v->type, &R.f))
+          continue;
+        LLVMValueRef y = eval(&R, v, coords, memo);
+        if (!(ok = y != NULL))
+          break;
+        store_out(&R, i, y, cg_slot_offset(cb, k, v, off));
+      }
+      LLVMBuildBr(bl, next);
+      LLVMPositionBuilderAtEnd(bl, next);
+    }
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(bl);
+    cg_loop_end(cb, &l, wave);
+    loop_plain(cb, latch);
+  }
+  if (ok) {
+    cg_loop_end(cb, &rows, threads / wave);
+    cg_barrier(cb);
+  }
   free(memo);
   free(R.member);
   free(R.row);

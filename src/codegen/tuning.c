@@ -250,6 +250,22 @@ double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, in
   return extra > 0 ? extra : 0;
 }
 
+/* The row-norm prologue of a tile GEMM (kernel_rownorm.c cg_rownorm_tile_prologue): each wave
+ * normalises bm / waves of the tile's rows alone (cross-lane sums, no LDS exchange): per row the
+ * first read from the coherent cache, per statistic (2: a layer norm) a walk and log2(wave)
+ * cross-lane steps, and the walk storing the row to LDS. Work-groups beyond one per CU run theirs
+ * after the first, so the kernel pays one prologue per round of work-groups over the CUs. */
+double cg_tune_norm_tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
+  int waves = (P->bm / (P->wm ? P->wm : 1)) * (P->bn / (P->wn ? P->wn : 1));
+  waves = waves < 1 ? 1 : waves;
+  int64_t rows = (P->bm + waves - 1) / waves;
+  double walk_iters = ceil((double)pb->k / t->wave_size), steps = log2((double)t->wave_size);
+  double per_row = t->cache_latency_ns * t->clock_mhz / 1e3 + 2 * (ONCHIP_CYCLES + 16 * steps) + ONCHIP_CYCLES +
+                   3 * walk_iters * 4;
+  int64_t groups = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
+  return (double)rows * per_row * (double)((groups + t->cus - 1) / t->cus);
+}
+
 /* Bytes a tile kernel keeps in flight: per resident work-group the staging loads of `ktiles` K
  * tiles (one loop iteration; a kernel without a K loop all of its K chunk), work-groups resident
  * up to 2 waves per SIMD or what the LDS allows (at least one per CU). */
@@ -450,6 +466,11 @@ static int64_t best_split_by(const target_info *t, const gemm_problem *pb, const
   int64_t nk = (pb->k + P->bk - 1) / P->bk, best = 1;
   double out4 = split_out_bytes(pb, 1);
   *cycles = est(t, pb, P, mm, 1);
+  /* a row-norm prologue computing A's rows (kernel_gemm.c): unsplit, its prologue charged */
+  if (pb->a_resident) {
+    *cycles += cg_tune_norm_tile_cycles(t, pb, P);
+    return 1;
+  }
   /* the large-square 256x256 tile already fills the GPU, and its split variant spills on gfx908
    * (2048^3 f16: 20 VGPRs) */
   if (P->bm >= 256 && P->bn >= 256)
@@ -841,7 +862,7 @@ static pthread_mutex_t heur_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t heur_slot(const target_info *t, const gemm_problem *pb) {
   uint64_t h = (uint64_t)(uintptr_t)t;
   int64_t f[] = {pb->batch, pb->m, pb->n, pb->k, pb->in, pb->zero_points, pb->a_contig,
-                 pb->b_contig, pb->b_kcontig, pb->k_run, pb->nb};
+                 pb->b_contig, pb->b_kcontig, pb->k_run, pb->nb, pb->a_resident};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     h = (h ^ (uint64_t)f[i]) * 0x100000001b3ull;
   for (const char *c = pb->op ? pb->op : ""; *c; c++)
@@ -854,7 +875,7 @@ static bool heur_same(const heur_memo *e, const target_info *t, const gemm_probl
   return e->t == t && q->batch == pb->batch && q->m == pb->m && q->n == pb->n && q->k == pb->k &&
          q->in == pb->in && q->zero_points == pb->zero_points && q->a_contig == pb->a_contig &&
          q->b_contig == pb->b_contig && q->b_kcontig == pb->b_kcontig && q->k_run == pb->k_run &&
-         q->nb == pb->nb && !strcmp(e->op, pb->op ? pb->op : "");
+         q->nb == pb->nb && q->a_resident == pb->a_resident && !strcmp(e->op, pb->op ? pb->op : "");
 }
 
 bool cg_tune_heuristic(const target_info *t, const gemm_problem *pb, char *cfg, size_t size) {
@@ -1441,11 +1462,11 @@ static const char *db_find(const cg_tuning_db *db, const char *target, const cha
 }
 
 void gemm_problem_key(const gemm_problem *pb, char *buf, size_t size) {
-  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s%s%s", pb->op ? pb->op : "gemm",
+  snprintf(buf, size, "%s:%lldx%lldx%lldx%lld:%s:a%lld:b%lld%c%s%s%s%s", pb->op ? pb->op : "gemm",
            (long long)pb->batch, (long long)pb->m, (long long)pb->n, (long long)pb->k,
            elem_type_name(pb->in), (long long)pb->a_contig, (long long)pb->b_contig,
            pb->b_kcontig ? 'k' : 'n', pb->zero_points ? ":zp" : "", pb->acc64 ? ":acc64" : "",
-           pb->nb > 1 ? ":dual" : "");
+           pb->nb > 1 ? ":dual" : "", pb->a_resident ? ":normA" : "");
 }
 
 bool cg_tune_gemm(const target_info *t, const gemm_problem *pb, const char *perf_config,

@@ -49,7 +49,8 @@ static int phase_kernels(const target_info *t, const part_kernel *k, uint64_t *e
 static expansion choose_any(const target_info *t, const part_kernel *k, int *split, uint64_t *empty, bool *fill) {
   *split = 0;
   if (k->family == KF_GEMM) {
-    bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm;
+    /* a tile GEMM's row-norm prologue holds all of K's rows: never split */
+    bool plain = k->anchor && k->role == KR_PLAIN && !k->ngemm && !k->prologue_tile;
     /* a phase's zero fill would cover the whole concatenation (part_slot) */
     *split = plain && !k->slot.v ? phase_kernels(t, k, empty, fill) : 0;
     if (*split > 0)

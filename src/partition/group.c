@@ -209,10 +209,22 @@ int part_pair_gemms(const graph *g, const target_info *t, int *group_of, int ngr
   return ngroups;
 }
 
-/* ---------------------------------------------------------------- row norms into skinny GEMMs */
+/* ---------------------------------------------------------------- row norms into GEMMs */
 
 bool part_norm_gemv_disabled(void) {
   const char *e = getenv("TOSAC_NO_NORM_GEMV");
+  return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled() || part_rownorm_disabled();
+}
+
+/* TOSAC_NORM_GEMM=1: a norm merges into every tile GEMM it fits, not only where the estimate
+ * says it pays (tests, comparisons). */
+static bool norm_gemm_forced(void) {
+  const char *e = getenv("TOSAC_NORM_GEMM");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+bool part_norm_gemm_disabled(void) {
+  const char *e = getenv("TOSAC_NO_NORM_GEMM");
   return (e && *e && strcmp(e, "0") != 0) || part_fusion_disabled() || part_rownorm_disabled();
 }
 
@@ -239,50 +251,81 @@ static bool norm_group(const op *const *ops, int nops, tensor_type *f) {
   return nred > 0 && nred + nother > 1;
 }
 
+static int gemms_in(const op *const *ops, int nops) {
+  int n = 0;
+  for (int i = 0; i < nops; i++)
+    n += ops[i]->kind == OP_MATMUL || ops[i]->kind == OP_FULLY_CONNECTED;
+  return n;
+}
+
+static bool is_gemm_a(const op *u, int j) { return j == 0 && (u->kind == OP_MATMUL || u->kind == OP_FULLY_CONNECTED); }
+
 /* LDS bytes the skinny kernel may give the normalised rows of its A operand. */
 #define NORM_GEMV_LDS 32768
 
 int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped,
                    char *prologue_op) {
-  if (part_norm_gemv_disabled() || ngroups < 2)
+  bool gemv_off = part_norm_gemv_disabled(), gemm_off = part_norm_gemm_disabled();
+  if ((gemv_off && gemm_off) || ngroups < 2)
     return ngroups;
   int *at;
   const op **members = ops_by_group(g, group_of, ngroups, &at);
   tensor_type *f = calloc((size_t)ngroups + 1, sizeof(tensor_type));
   char *norm = calloc((size_t)ngroups + 1, 1);
+  char *others = calloc((size_t)ngroups + 1, 1); /* read by more than the GEMM's A */
   int *reader = malloc(sizeof(int) * ((size_t)ngroups + 1)); /* -1 none, -2 refused */
+  int *first_other = malloc(sizeof(int) * ((size_t)ngroups + 1)); /* the first other reader's group */
   const op **mm = calloc((size_t)ngroups + 1, sizeof(op *));
+  const value **val = calloc((size_t)ngroups + 1, sizeof(value *)); /* the value A is */
   bool anynorm = false;
   for (int grp = 0; grp < ngroups; grp++) {
-    reader[grp] = -1;
+    reader[grp] = -1, first_other[grp] = ngroups;
     norm[grp] = !grouped[grp] && norm_group(members + at[grp], at[grp + 1] - at[grp], &f[grp]);
     anynorm |= norm[grp];
   }
   if (!anynorm)
     goto done;
-  /* the one op reading each norm group from outside must be a matmul reading it as A (through
-   * views): every other reader (an epilogue, a second GEMM, a slice, a graph result) needs the
-   * normalised value in memory, so the norm kernel stays */
-  for (int i = 0; i < g->nops; i++) {
-    const op *u = g->ops[i];
-    int ug = group_of[u->id];
-    for (int j = 0; j < u->noperands; j++) {
-      const value *r = part_view_root(u->operands[j]);
-      int ng = r->def ? group_of[r->def->id] : -1;
-      if (ng < 0 || ng == ug || !norm[ng] || reader[ng] == -2)
-        continue;
-      if (ug < 0 && part_is_view(u))
-        continue; /* its readers are met through part_view_root */
-      bool ok = ug >= 0 && j == 0 && (u->kind == OP_MATMUL || u->kind == OP_FULLY_CONNECTED) &&
-                (reader[ng] == -1 || (reader[ng] == ug && mm[ng] == u));
-      reader[ng] = ok ? ug : -2;
-      mm[ng] = ok ? u : NULL;
+  /* the earliest matmul reading a norm group's value as A (through views) is the GEMM it may merge
+   * into; then every other read: the GEMM's group reads it as the A of its matmuls only (a
+   * grouped GEMM: of each), any other group reads the same value after the GEMM (the tile
+   * kernel stores it for them); a norm read otherwise keeps its kernel */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < g->nops; i++) {
+      const op *u = g->ops[i];
+      int ug = group_of[u->id];
+      for (int j = 0; j < u->noperands; j++) {
+        const value *r = part_view_root(u->operands[j]);
+        int ng = r->def ? group_of[r->def->id] : -1;
+        if (ng < 0 || ng == ug || !norm[ng] || reader[ng] == -2)
+          continue;
+        if (ug < 0 && part_is_view(u))
+          continue; /* its readers are met through part_view_root */
+        if (pass == 0) {
+          /* the earliest such GEMM: every other reader runs after it */
+          if (ug >= 0 && is_gemm_a(u, j) && (reader[ng] == -1 || ug < reader[ng]))
+            reader[ng] = ug, mm[ng] = u, val[ng] = r;
+          continue;
+        }
+        bool ok = reader[ng] >= 0 && r == val[ng];
+        if (ok && ug == reader[ng])
+          ok = is_gemm_a(u, j) && (u == mm[ng] || grouped[ug] == GROUP_GEMMS);
+        else if (ok) {
+          others[ng] = 1;
+          first_other[ng] = ug >= 0 && ug < first_other[ng] ? ug : first_other[ng];
+          ok = ug >= 0;
+        }
+        if (!ok)
+          reader[ng] = -2;
+      }
     }
-  }
   for (int r = 0; r < g->nresults; r++) {
     const value *v = part_view_root(g->results[r]);
-    if (v->def && group_of[v->def->id] >= 0 && norm[group_of[v->def->id]])
-      reader[group_of[v->def->id]] = -2;
+    int ng = v->def ? group_of[v->def->id] : -1;
+    if (ng >= 0 && norm[ng] && reader[ng] >= 0) {
+      others[ng] = 1;
+      if (v != val[ng])
+        reader[ng] = -2;
+    }
   }
   int *into = malloc(sizeof(int) * ((size_t)ngroups + 1));
   bool any = false;
@@ -290,35 +333,52 @@ int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngro
     into[grp] = grp;
   for (int grp = 0; grp < ngroups; grp++) {
     int gg = reader[grp];
-    if (!norm[grp] || gg < 0 || grouped[gg] || norm[gg])
+    if (!norm[grp] || gg < 0 || grouped[gg] == GROUP_DUAL || norm[gg] || into[gg] != gg)
       continue;
     const op *u = mm[grp];
     const tensor_type *a = u->operands[0]->type;
     int64_t kdim = a->dims[a->rank - 1], rows = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
-    /* A is the norm's value with its rows of K: F = [..., K] with as many elements; the
-     * normalised rows of one work-group (M of them) fit the kernel's LDS */
+    /* A is the norm's value with its rows of K: F = [..., K] with as many elements */
     bool one_gemm = true;
     for (int i = at[gg]; i < at[gg + 1]; i++)
-      one_gemm &= members[i] == u || op_table[members[i]->kind].family == FAM_ELEMENTWISE ||
+      one_gemm &= members[i] == u || (grouped[gg] && members[i]->kind == OP_MATMUL) ||
+                  op_table[members[i]->kind].family == FAM_ELEMENTWISE ||
                   op_table[members[i]->kind].family == FAM_CONST;
     if (!one_gemm || f[grp].dims[f[grp].rank - 1] != kdim || tensor_numel(&f[grp]) != tensor_numel(a) ||
-        part_view_root(u->operands[0])->type->elem != a->elem ||
-        rows * kdim * elem_type_bytes(a->elem) > NORM_GEMV_LDS || !cg_tune_gemm_skinny(t, u))
+        part_view_root(u->operands[0])->type->elem != a->elem)
       continue;
-    /* the norm's value itself is A (through views only), not another op of the group */
     const value *root = part_view_root(u->operands[0]);
     if (tensor_numel(root->type) != tensor_numel(&f[grp]) || root->type->dims[root->type->rank - 1] != kdim)
       continue;
+    char kind;
+    if (!grouped[gg] && cg_tune_gemm_skinny(t, u)) {
+      /* the skinny kernel: its M rows fit 32 KiB, nothing else reads the value */
+      if (gemv_off || others[grp] || rows * kdim * elem_type_bytes(a->elem) > NORM_GEMV_LDS)
+        continue;
+      kind = 1;
+    } else {
+      /* the tile kernel: its M tile's rows with all of K fit the LDS beside the staging buffers,
+       * it stores the value (F's shape) before any other reader runs */
+      bool same = root->type->rank == f[grp].rank &&
+                  !memcmp(root->type->dims, f[grp].dims, sizeof(int64_t) * (size_t)f[grp].rank);
+      if (gemm_off || (others[grp] && (first_other[grp] <= gg || !same)) ||
+          !cg_tune_gemm_resident(t, u, norm_gemm_forced() ? 0 : gemms_in(members + at[gg], at[gg + 1] - at[gg])))
+        continue;
+      kind = 2;
+    }
     into[grp] = gg, any = true;
     for (int i = at[grp]; i < at[grp + 1]; i++)
-      prologue_op[members[i]->id] = 1;
+      prologue_op[members[i]->id] = kind;
   }
   if (any)
     ngroups = relabel(g, group_of, ngroups, into, grouped);
   free(into);
 done:
+  free(val);
   free(mm);
+  free(first_other);
   free(reader);
+  free(others);
   free(norm);
   free(f);
   free(members);

@@ -96,6 +96,11 @@ bool part_dual_gemm_disabled(void);
 int part_norm_gemv(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped,
                    char *prologue_op);
 bool part_norm_gemv_disabled(void);
+/* ... and into a tile GEMM (prologue_op[op id] = 2: kernel_gemm.c keeps the M tile's rows in
+ * LDS; other kernels may read the value after it, the kernel stores it; "Row norms in tile
+ * GEMMs") where the rows fit and the estimate says it pays (TOSAC_NORM_GEMM=1: wherever they
+ * fit). TOSAC_NO_NORM_GEMM=1 (or TOSAC_NO_ROW_FUSION=1, TOSAC_NO_FUSION=1): none. */
+bool part_norm_gemm_disabled(void);
 
 /* buffers.c: place intermediates in the workspace by liveness. live_first/live_last are
  * launch positions; inplace_of[i] >= 0 (or NULL: none) makes buffer i take that buffer's

@@ -846,6 +846,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
         if (!k->prologue)
           k->prologue = arena_alloc(a, sizeof(op *) * (size_t)k->nops);
         k->prologue[k->nprologue++] = k->ops[i];
+        k->prologue_tile |= prologue_op[k->ops[i]->id] == 2;
       }
     for (int i = 0; i < k->nops && k->nprologue; i++)
       if (op_table[k->ops[i]->kind].family == FAM_MATMUL) {
@@ -889,7 +890,8 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
     else if (k->dual_b)
       snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_dual", k->id);
     else if (k->ngemm)
-      snprintf(k->name, sizeof k->name, "tosac_k%d_matmul_group%d", k->id, k->ngemm);
+      snprintf(k->name, sizeof k->name, "tosac_k%d_%smatmul_group%d", k->id, k->nprologue ? "rownorm_" : "",
+               k->ngemm);
     else if (k->nprologue)
       snprintf(k->name, sizeof k->name, "tosac_k%d_rownorm_%s", k->id,
                k->anchor->kind == OP_MATMUL ? "matmul" : "fully_connected");

@@ -713,6 +713,11 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
       t_mem = (d->bytes > ws ? d->bytes - ws : 0) / bpc + out4 / bpc;
       cycles += split_reduce_cycles(t, d);
     }
+    if (d->norm_rows > 0) { /* a row-norm prologue computing the tile's A rows (the tuning's model) */
+      gemm_problem pb = {.batch = d->batch, .m = d->m, .n = d->n, .k = d->norm_row};
+      gemm_params P = {.bm = d->bm, .bn = d->bn, .wm = d->wm, .wn = d->wn};
+      cycles += cg_tune_norm_tile_cycles(t, &pb, &P);
+    }
     out->est_us = cycles / t->clock_mhz;
     out->roofline = (t_mma > t_mem ? t_mma : t_mem) / cycles;
     out->mem_bound = t_mem > t_mma;
