@@ -1,6 +1,6 @@
 /* group.c: horizontal fusion of GEMMs that read the same A operand: the Q, K and V projections
  * of attention become one grouped GEMM kernel whose grid covers every GEMM, each with its own
- * constant B, epilogue and outputs (docs/partitioning.md, "Grouped GEMMs"); two GEMMs whose
+ * B (a constant, an argument or an earlier kernel's value), epilogue and outputs (docs/partitioning.md, "Grouped GEMMs"); two GEMMs whose
  * results one epilogue combines (GPT's silu(gate) * up) become one dual-B GEMM, each tile
  * multiplying A by both B operands ("Dual-B GEMMs"). TOSAC_NO_GEMM_GROUPING=1 (or
  * TOSAC_NO_FUSION=1) merges nothing, TOSAC_DUAL_GEMM=0 no dual-B GEMM. */
@@ -77,9 +77,10 @@ static const op *pairable(const op *const *ops, int nops, const int *group_of, i
   return mm;
 }
 
+/* B is any value ready before `before` (a constant, an argument, an earlier group's value) */
 static const op *groupable(const op *const *ops, int nops, const int *group_of, int grp, int before) {
   bool partner;
-  return pairable(ops, nops, group_of, grp, before, -1, false, &partner);
+  return pairable(ops, nops, group_of, grp, before, -1, true, &partner);
 }
 
 /* The ops of each group in graph order: group grp's are ops[at[grp]] .. ops[at[grp + 1] - 1]
@@ -121,7 +122,7 @@ static int relabel(const graph *g, int *group_of, int ngroups, const int *into, 
 
 /* Merges groups in place (group_of relabelled, numbers compacted in launch order); returns
  * the new group count. grouped[grp] (sized by the old count) is set for the merged groups. */
-int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) {
+int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped) {
   memset(grouped, 0, (size_t)ngroups + 1);
   if (part_gemm_grouping_disabled() || ngroups < 2)
     return ngroups;
@@ -138,6 +139,7 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
     if (!mm[first] || into[first] != first)
       continue;
     const value *a = part_view_root(mm[first]->operands[0]);
+    int skinny = -1; /* cg_tune_gemm_skinny(t, mm[first]) once asked */
     for (int j = first + 1; j < ngroups; j++) {
       if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
           !tensor_type_equal(mm[j]->operands[1]->type, mm[first]->operands[1]->type) ||
@@ -145,6 +147,15 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
           !tensor_type_equal(mm[j]->operands[0]->type, mm[first]->operands[0]->type) ||
           !groupable(members + at[j], at[j + 1] - at[j], group_of, j, first))
         continue;
+      /* a B that is no constant (an argument, an earlier kernel's value) only where the single
+       * GEMM takes the tile kernel: skinny GEMMs (M <= 16) stay apart, each streaming its B at
+       * the bandwidth (docs/partitioning.md, "Grouped GEMMs") */
+      if (!is_const_value(mm[first]->operands[1]) || !is_const_value(mm[j]->operands[1])) {
+        if (skinny < 0)
+          skinny = cg_tune_gemm_skinny(t, mm[first]);
+        if (skinny)
+          continue;
+      }
       into[j] = first, grouped[first] = GROUP_GEMMS, any = true;
     }
   }
