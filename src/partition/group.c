@@ -120,6 +120,10 @@ static int relabel(const graph *g, int *group_of, int ngroups, const int *into, 
   return n;
 }
 
+/* GEMMs one grouped kernel holds at most (Q, K and V are three; a per-head form of attention
+ * projects heads x 3 of the same input) */
+#define GROUP_MAX_GEMMS 16
+
 /* Merges groups in place (group_of relabelled, numbers compacted in launch order); returns
  * the new group count. grouped[grp] (sized by the old count) is set for the merged groups. */
 int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped) {
@@ -135,12 +139,29 @@ int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ng
   const op **members = ops_by_group(g, group_of, ngroups, &at);
   for (int grp = 0; grp < ngroups; grp++)
     mm[grp] = groupable(members + at[grp], at[grp + 1] - at[grp], group_of, grp, grp);
+  /* each group's first reader (another group reading one of its values, through views) */
+  int *reader = malloc(sizeof(int) * ((size_t)ngroups + 1));
+  for (int grp = 0; grp < ngroups; grp++)
+    reader[grp] = ngroups;
+  for (int i = 0; i < g->nops; i++) {
+    int ug = group_of[g->ops[i]->id];
+    for (int j = 0; ug >= 0 && j < g->ops[i]->noperands; j++) {
+      const op *d = part_view_root(g->ops[i]->operands[j])->def;
+      int dg = d ? group_of[d->id] : -1;
+      if (dg >= 0 && dg < ngroups && dg != ug && ug < reader[dg])
+        reader[dg] = ug;
+    }
+  }
   for (int first = 0; first < ngroups; first++) {
     if (!mm[first] || into[first] != first)
       continue;
     const value *a = part_view_root(mm[first]->operands[0]);
     int skinny = -1; /* cg_tune_gemm_skinny(t, mm[first]) once asked */
-    for (int j = first + 1; j < ngroups; j++) {
+    /* only GEMMs before the first reader of a member: a GEMM further on (the next layer's
+     * projections of the same input) would move its result up past that reader, live longer
+     * in the workspace, and grow the kernel without bound */
+    int bound = reader[first], n = 1;
+    for (int j = first + 1; j < ngroups && j < bound && n < GROUP_MAX_GEMMS; j++) {
       if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
           !tensor_type_equal(mm[j]->operands[1]->type, mm[first]->operands[1]->type) ||
           !tensor_type_equal(mm[j]->results[0]->type, mm[first]->results[0]->type) ||
@@ -156,11 +177,13 @@ int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ng
         if (skinny)
           continue;
       }
-      into[j] = first, grouped[first] = GROUP_GEMMS, any = true;
+      into[j] = first, grouped[first] = GROUP_GEMMS, any = true, n++;
+      bound = reader[j] < bound ? reader[j] : bound;
     }
   }
   if (any)
     ngroups = relabel(g, group_of, ngroups, into, grouped);
+  free(reader);
   free(into);
   free(mm);
   free(members);

@@ -143,7 +143,7 @@ b_from_gemm() {
   assert_output --partial "PASSED: 3 graph(s)"
 }
 
-@test "decode with weights as arguments: the skinny Q projection stays alone, K and V over the cache group" {
+@test "decode with weights as arguments: the skinny Q projection stays alone, K and V over the cache group, block by block" {
   # one new token: Q is a skinny GEMM (M = 1); K and V project the 40 cached rows
   "${GEN[@]}" gpt --seq=1 --decode=40 --hidden=64 --heads=4 --weights=args --seed=23 > dec.mlir
   run "$TOSAC" dec.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o dec.hipfb
@@ -154,6 +154,15 @@ b_from_gemm() {
   assert_success
   TOSAC_EXEC=ir run "${CHECK[@]}" dec.mlir --targets=gfx942,gfx1100,gfx1030
   assert_success
+  # twelve blocks project the same cached rows: each block's K and V group before that block's
+  # attention reads them (not all 24 into the first block's launch: their results would live
+  # from there on), 8 kernels per block and the workspace of the ungrouped plan
+  "${GEN[@]}" gpt --layers=12 --seq=1 --decode=40 --hidden=64 --heads=4 --weights=args --seed=24 > d12.mlir
+  run "$TOSAC" d12.mlir --offload-arch=gfx942 --emit=partitions
+  assert_line "target gfx942: 96 kernels, 96 launches, workspace 21248 bytes"
+  assert_equal "$(echo "$output" | grep -c '^  kernel [0-9]* tosac_k1_matmul_group2 ')" 12
+  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" d12.mlir --offload-arch=gfx942 --emit=partitions
+  assert_line "target gfx942: 108 kernels, 108 launches, workspace 21248 bytes"
 }
 
 @test "sequence lengths that are no tile multiple (77 with batch 2, 70) match the oracle" {
