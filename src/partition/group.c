@@ -139,27 +139,36 @@ int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ng
   const op **members = ops_by_group(g, group_of, ngroups, &at);
   for (int grp = 0; grp < ngroups; grp++)
     mm[grp] = groupable(members + at[grp], at[grp + 1] - at[grp], group_of, grp, grp);
-  /* each group's first reader (another group reading one of its values, through views) */
+  /* each group's first joining reader: another group reading one of its values (through
+   * views) and a value of a third group (attention reading K and V and the query; not a
+   * transpose of the projection alone, which may run after the grouped kernel) */
   int *reader = malloc(sizeof(int) * ((size_t)ngroups + 1));
+  int *other = malloc(sizeof(int) * ((size_t)ngroups + 1)); /* -1 none, -2 two or more */
   for (int grp = 0; grp < ngroups; grp++)
-    reader[grp] = ngroups;
-  for (int i = 0; i < g->nops; i++) {
-    int ug = group_of[g->ops[i]->id];
-    for (int j = 0; ug >= 0 && j < g->ops[i]->noperands; j++) {
-      const op *d = part_view_root(g->ops[i]->operands[j])->def;
-      int dg = d ? group_of[d->id] : -1;
-      if (dg >= 0 && dg < ngroups && dg != ug && ug < reader[dg])
-        reader[dg] = ug;
+    reader[grp] = ngroups, other[grp] = -1;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < g->nops; i++) {
+      int ug = group_of[g->ops[i]->id];
+      for (int j = 0; ug >= 0 && ug < ngroups && j < g->ops[i]->noperands; j++) {
+        const op *d = part_view_root(g->ops[i]->operands[j])->def;
+        int dg = d ? group_of[d->id] : -1;
+        if (dg < 0 || dg >= ngroups || dg == ug)
+          continue;
+        if (pass == 0)
+          other[ug] = other[ug] == -1 || other[ug] == dg ? dg : -2;
+        else if (other[ug] == -2 && ug < reader[dg])
+          reader[dg] = ug;
+      }
     }
-  }
+  free(other);
   for (int first = 0; first < ngroups; first++) {
     if (!mm[first] || into[first] != first)
       continue;
     const value *a = part_view_root(mm[first]->operands[0]);
     int skinny = -1; /* cg_tune_gemm_skinny(t, mm[first]) once asked */
-    /* only GEMMs before the first reader of a member: a GEMM further on (the next layer's
-     * projections of the same input) would move its result up past that reader, live longer
-     * in the workspace, and grow the kernel without bound */
+    /* only GEMMs before the first joining reader of a member: a GEMM further on (the next
+     * layer's projections of the same input) would move its result up past that reader, live
+     * longer in the workspace, and grow the kernel without bound */
     int bound = reader[first], n = 1;
     for (int j = first + 1; j < ngroups && j < bound && n < GROUP_MAX_GEMMS; j++) {
       if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
