@@ -69,10 +69,12 @@ static void add_string_attr(cg_builder *cb, LLVMValueRef fn, const char *k, cons
 
 LLVMValueRef cg_kernel_begin(cg_builder *cb, const char *name, int nargs, const char *const *access,
                              int max_wg) {
-  LLVMTypeRef params[64];
+  /* as many as the kernel has buffers (a grouped GEMM: A and each GEMM's B, bias and output) */
+  LLVMTypeRef *params = malloc(sizeof(LLVMTypeRef) * ((size_t)nargs + 1));
   for (int i = 0; i < nargs; i++)
     params[i] = cb->ptr_global;
   LLVMTypeRef fty = LLVMFunctionType(cb->void_t, params, (unsigned)nargs, 0);
+  free(params);
   LLVMValueRef fn = LLVMAddFunction(cb->mod, name, fty);
   LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
   int nin = 0, nout = 0;

@@ -1613,6 +1613,10 @@ static bool emit_body(gk *K, cg_kernel_info *info) {
   if (K->anchor2 && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"b_operands\":%d}", K->nbm);
   tl = strlen(info->tuning);
+  /* a grouped GEMM: its grid runs the problem once per GEMM (the report's tiles and flops) */
+  if (grouped && tl && info->tuning[tl - 1] == '}')
+    snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"gemms\":%d}", K->k->ngemm);
+  tl = strlen(info->tuning);
   if (partial && tl && info->tuning[tl - 1] == '}')
     snprintf(info->tuning + tl - 1, sizeof info->tuning - (tl - 1), ",\"split_k\":%d%s}", split,
              K->k->role == KR_FIXUP ? ",\"split_k_form\":\"lastwg\"" : "");

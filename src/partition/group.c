@@ -1,6 +1,6 @@
 /* group.c: horizontal fusion of GEMMs that read the same A operand: the Q, K and V projections
  * of attention become one grouped GEMM kernel whose grid covers every GEMM, each with its own
- * constant B, epilogue and outputs (docs/partitioning.md, "Grouped GEMMs"); two GEMMs whose
+ * B (a constant, an argument or an earlier kernel's value), epilogue and outputs (docs/partitioning.md, "Grouped GEMMs"); two GEMMs whose
  * results one epilogue combines (GPT's silu(gate) * up) become one dual-B GEMM, each tile
  * multiplying A by both B operands ("Dual-B GEMMs"). TOSAC_NO_GEMM_GROUPING=1 (or
  * TOSAC_NO_FUSION=1) merges nothing, TOSAC_DUAL_GEMM=0 no dual-B GEMM. */
@@ -77,9 +77,10 @@ static const op *pairable(const op *const *ops, int nops, const int *group_of, i
   return mm;
 }
 
+/* B is any value ready before `before` (a constant, an argument, an earlier group's value) */
 static const op *groupable(const op *const *ops, int nops, const int *group_of, int grp, int before) {
   bool partner;
-  return pairable(ops, nops, group_of, grp, before, -1, false, &partner);
+  return pairable(ops, nops, group_of, grp, before, -1, true, &partner);
 }
 
 /* The ops of each group in graph order: group grp's are ops[at[grp]] .. ops[at[grp + 1] - 1]
@@ -119,9 +120,13 @@ static int relabel(const graph *g, int *group_of, int ngroups, const int *into, 
   return n;
 }
 
+/* GEMMs one grouped kernel holds at most (Q, K and V are three; a per-head form of attention
+ * projects heads x 3 of the same input) */
+#define GROUP_MAX_GEMMS 16
+
 /* Merges groups in place (group_of relabelled, numbers compacted in launch order); returns
  * the new group count. grouped[grp] (sized by the old count) is set for the merged groups. */
-int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) {
+int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped) {
   memset(grouped, 0, (size_t)ngroups + 1);
   if (part_gemm_grouping_disabled() || ngroups < 2)
     return ngroups;
@@ -134,22 +139,60 @@ int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped) 
   const op **members = ops_by_group(g, group_of, ngroups, &at);
   for (int grp = 0; grp < ngroups; grp++)
     mm[grp] = groupable(members + at[grp], at[grp + 1] - at[grp], group_of, grp, grp);
+  /* each group's first joining reader: another group reading one of its values (through
+   * views) and a value of a third group (attention reading K and V and the query; not a
+   * transpose of the projection alone, which may run after the grouped kernel) */
+  int *reader = malloc(sizeof(int) * ((size_t)ngroups + 1));
+  int *other = malloc(sizeof(int) * ((size_t)ngroups + 1)); /* -1 none, -2 two or more */
+  for (int grp = 0; grp < ngroups; grp++)
+    reader[grp] = ngroups, other[grp] = -1;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < g->nops; i++) {
+      int ug = group_of[g->ops[i]->id];
+      for (int j = 0; ug >= 0 && ug < ngroups && j < g->ops[i]->noperands; j++) {
+        const op *d = part_view_root(g->ops[i]->operands[j])->def;
+        int dg = d ? group_of[d->id] : -1;
+        if (dg < 0 || dg >= ngroups || dg == ug)
+          continue;
+        if (pass == 0)
+          other[ug] = other[ug] == -1 || other[ug] == dg ? dg : -2;
+        else if (other[ug] == -2 && ug < reader[dg])
+          reader[dg] = ug;
+      }
+    }
+  free(other);
   for (int first = 0; first < ngroups; first++) {
     if (!mm[first] || into[first] != first)
       continue;
     const value *a = part_view_root(mm[first]->operands[0]);
-    for (int j = first + 1; j < ngroups; j++) {
+    int skinny = -1; /* cg_tune_gemm_skinny(t, mm[first]) once asked */
+    /* only GEMMs before the first joining reader of a member: a GEMM further on (the next
+     * layer's projections of the same input) would move its result up past that reader, live
+     * longer in the workspace, and grow the kernel without bound */
+    int bound = reader[first], n = 1;
+    for (int j = first + 1; j < ngroups && j < bound && n < GROUP_MAX_GEMMS; j++) {
       if (into[j] != j || !mm[j] || part_view_root(mm[j]->operands[0]) != a ||
           !tensor_type_equal(mm[j]->operands[1]->type, mm[first]->operands[1]->type) ||
           !tensor_type_equal(mm[j]->results[0]->type, mm[first]->results[0]->type) ||
           !tensor_type_equal(mm[j]->operands[0]->type, mm[first]->operands[0]->type) ||
           !groupable(members + at[j], at[j + 1] - at[j], group_of, j, first))
         continue;
-      into[j] = first, grouped[first] = GROUP_GEMMS, any = true;
+      /* a B that is no constant (an argument, an earlier kernel's value) only where the single
+       * GEMM takes the tile kernel: skinny GEMMs (M <= 16) stay apart, each streaming its B at
+       * the bandwidth (docs/partitioning.md, "Grouped GEMMs") */
+      if (!is_const_value(mm[first]->operands[1]) || !is_const_value(mm[j]->operands[1])) {
+        if (skinny < 0)
+          skinny = cg_tune_gemm_skinny(t, mm[first]);
+        if (skinny)
+          continue;
+      }
+      into[j] = first, grouped[first] = GROUP_GEMMS, any = true, n++;
+      bound = reader[j] < bound ? reader[j] : bound;
     }
   }
   if (any)
     ngroups = relabel(g, group_of, ngroups, into, grouped);
+  free(reader);
   free(into);
   free(mm);
   free(members);

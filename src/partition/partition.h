@@ -74,11 +74,12 @@ int part_rownorm_find(arena *a, const graph *g, const char *live, const int *use
                       const char *is_result, int *pat, int first);
 bool part_rownorm_disabled(void);
 
-/* group.c: fusion groups that are GEMMs reading the same A with constant Bs of one shape
- * merge into one grouped GEMM kernel (part_kernel.gemm_anchors); relabels group_of, returns
- * the new group count, grouped[new group] set for merged ones (sized ngroups + 1).
+/* group.c: fusion groups that are GEMMs reading the same A with Bs of one shape (constants,
+ * or, where t's single GEMM takes the tile kernel, arguments and values of groups before the
+ * first) merge into one grouped GEMM kernel (part_kernel.gemm_anchors); relabels group_of,
+ * returns the new group count, grouped[new group] set for merged ones (sized ngroups + 1).
  * TOSAC_NO_GEMM_GROUPING=1 (or TOSAC_NO_FUSION=1) merges none. */
-int part_group_gemms(const graph *g, int *group_of, int ngroups, char *grouped);
+int part_group_gemms(const graph *g, const target_info *t, int *group_of, int ngroups, char *grouped);
 bool part_gemm_grouping_disabled(void);
 enum { GROUP_GEMMS = 1, GROUP_DUAL = 2 }; /* grouped[]: a grouped GEMM, a dual-B GEMM */
 /* group.c: two fusion groups, float matmuls (rank 3) of the same A with equal B and result

@@ -794,7 +794,7 @@ static partition_plan *build_plan(arena *a, arena *tmp, const graph *g, const ta
   }
 
   char *grouped = arena_alloc(tmp, (size_t)ngroups + 1);
-  ngroups = part_group_gemms(g, group_of, ngroups, grouped);
+  ngroups = part_group_gemms(g, t->info, group_of, ngroups, grouped);
   ngroups = part_pair_gemms(g, t->info, group_of, ngroups, grouped);
   char *prologue_op = arena_alloc(tmp, (size_t)g->nops + 1);
   memset(prologue_op, 0, (size_t)g->nops + 1);

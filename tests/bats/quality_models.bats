@@ -78,3 +78,25 @@ json.dump(m, open("lost.json", "w"))'
   assert_line --regexp '^error: launch [0-9]+ \(kernel\) on gfx1100 is not accounted for: no row of a family$'
   [ "$(echo "$output" | grep -c '^error:')" = 1 ]
 }
+
+@test "a grouped GEMM is charged every GEMM's tiles and flops: BERT-base's Q, K, V (weights as arguments) against three GEMMs" {
+  # one 768-wide layer at sequence 512: the grouped kernel's K loop is one slice's (not the
+  # switch's flow around all three), its grid three problems; per target the 512x768x768 rows
+  # (the grouped kernel's first, then the out-projection's; identical kernels share a row) and
+  # the model line
+  /usr/bin/python3 "$ROOT/tests/oracle/gen_transformer.py" bert --seq=512 --hidden=768 --heads=12 --dtype=f16 --weights=args > b.mlir
+  "$TOSAC" b.mlir --offload-arch=gfx942,gfx1100 -o g.hipfb
+  TOSAC_NO_GEMM_GROUPING=1 "$TOSAC" b.mlir --offload-arch=gfx942,gfx1100 -o s.hipfb
+  for f in g s; do
+    "$Q" quality $f.hipfb --no-mca --model > $f.txt
+    echo "$(grep ' matmul:1x512x768x768:' $f.txt | awk '{ printf "%s %s ", $1, $(NF-4) }')"
+    grep '^model ' $f.txt | cut -d: -f1-2
+  done > rows.txt
+  run cat rows.txt
+  # gfx1100: 3 x 5.6 us (the grid takes three times the rounds); gfx942: 2.0 us against 3 x
+  # 1.0 (one GEMM's 192 tiles leave CUs idle); both 2 launches (7.6 us) less per layer
+  assert_output "$(printf '%s\n' 'gfx942 2.0 gfx942 1.0 gfx1100 16.8 gfx1100 5.6 ' \
+    'model gfx942: 7 launches, estimated 40.9 us, roofline 7.2 us' 'model gfx1100: 7 launches, estimated 104.8 us, roofline 68.8 us' \
+    'gfx942 1.0 gfx942 1.0 gfx1100 5.6 gfx1100 5.6 ' \
+    'model gfx942: 9 launches, estimated 49.5 us, roofline 7.4 us' 'model gfx1100: 9 launches, estimated 112.4 us, roofline 68.8 us')"
+}

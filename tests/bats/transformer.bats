@@ -47,11 +47,122 @@ print(len(k), k[0]["family"])'
   assert_output --partial "PASSED: 1 graph(s)"
   TOSAC_NO_GEMM_GROUPING=1 run "${CHECK[@]}" g16.mlir --targets=gfx90a
   assert_success
-  # weights as arguments: B is no constant, the projections stay three GEMMs
+  # weights as arguments with 8 tokens: the skinny kernel streams each B, the projections stay
+  # three GEMMs (constant weights group there too, into the grouped tile kernel)
   "${GEN[@]}" bert --seq=8 --weights=args > wa.mlir
   run "$TOSAC" wa.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "target gfx90a: 9 kernels, 9 launches, workspace 6144 bytes"
   refute_output --partial "_group"
+}
+
+# "processor kernel_count launches names-of-the-grouped-launches" per target of manifest $1
+grouped_kernels() {
+  /usr/bin/python3 -c '
+import json, sys
+for t in json.load(open(sys.argv[1]))["targets"]:
+    ks = {k["id"]: k["name"] for k in t["kernels"]}
+    names = [ks[n["kernel"]] for n in t["launches"] if n["kind"] == "kernel"]
+    print(t["processor"], t["kernel_count"], len(names), *[n for n in names if "_group" in n])' "$1"
+}
+
+@test "grouped QKV GEMM with weights as arguments: seeded shapes (bias adds, attention after) match the oracle on gfx942, gfx1100, gfx1030, machine code and IR" {
+  # shapes from seeded draws: more than 16 tokens (the tile kernel; fewer stay three skinny
+  # GEMMs, above), 2-4 heads of 8 or 16; BERT f32 (bias adds, a padding mask) and GPT f16 (RMS
+  # norm before, no bias), two layers each; the oracle's weights span what the constants would
+  read -r s1 d1 n1 s2 d2 n2 <<< "$(/usr/bin/python3 -c '
+import random
+r = random.Random(20)
+print(*[x for _ in range(2) for x in (r.randint(17, 72), r.choice((8, 16)), r.randint(2, 4))])')"
+  "${GEN[@]}" bert --layers=2 --seq=$s1 --hidden=$((d1 * n1)) --heads=$n1 --mask --weights=args --seed=21 > ba.mlir
+  "${GEN[@]}" gpt --layers=2 --seq=$s2 --hidden=$((d2 * n2)) --heads=$n2 --dtype=f16 --weights=args --seed=22 > ga.mlir
+  for f in ba ga; do
+    run "$TOSAC" $f.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o $f.hipfb
+    assert_success
+  done
+  # per layer one tosac_kN_matmul_group3 launch (Q, K, V and their biases) beside attention,
+  # out-projection, norms and the MLP: BERT 7 kernels, GPT 7 (its gate and up a dual-B GEMM)
+  run grouped_kernels ba.json
+  assert_output "$(printf '%s\n' 'gfx942 14 14 tosac_k0_matmul_group3 tosac_k0_matmul_group3' \
+    'gfx1100 14 14 tosac_k0_matmul_group3 tosac_k0_matmul_group3' 'gfx1030 14 14 tosac_k0_matmul_group3 tosac_k0_matmul_group3')"
+  run grouped_kernels ga.json
+  assert_output "$(printf '%s\n' 'gfx942 14 14 tosac_k1_matmul_group3 tosac_k1_matmul_group3' \
+    'gfx1100 14 14 tosac_k1_matmul_group3 tosac_k1_matmul_group3' 'gfx1030 14 14 tosac_k1_matmul_group3 tosac_k1_matmul_group3')"
+  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" ba.mlir --offload-arch=gfx942 --emit=partitions
+  assert_line --regexp "^target gfx942: 18 kernels, 18 launches"
+  # tolerance: check.py's (f32 1e-5 relative and absolute, f16 2 ulps) plus the generator's
+  # bound per result (f32 1e-4, f16 4e-2 per layer)
+  run "${CHECK[@]}" ba.mlir ga.mlir --targets=gfx942,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+  TOSAC_EXEC=ir run "${CHECK[@]}" ba.mlir ga.mlir --targets=gfx942,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
+}
+
+# x [24, 40] times w0 (+ bias) and times B = u v, another GEMM's value; $1: N of the second
+# product, $2 = first: B's GEMM before the other one
+b_from_gemm() {
+  local n=$1 m0="" mb
+  m0='  %m0 = "tosa.matmul"(%x, %w0, %z, %z) : (tensor<1x24x40xf32>, tensor<1x40x56xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x24x56xf32>
+  %y0 = "tosa.add"(%m0, %bias) : (tensor<1x24x56xf32>, tensor<1x1x56xf32>) -> tensor<1x24x56xf32>'
+  mb="  %b = \"tosa.matmul\"(%u, %v, %z, %z) : (tensor<1x40x16xf32>, tensor<1x16x${n}xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x40x${n}xf32>"
+  printf '%s\n' '// oracle: arg 0 -1 1' '// oracle: arg 1 -0.25 0.25' '// oracle: arg 2 -0.25 0.25' \
+    '// oracle: arg 3 -0.25 0.25' '// oracle: arg 4 -0.25 0.25'
+  echo "func.func @main(%x: tensor<1x24x40xf32>, %w0: tensor<1x40x56xf32>, %u: tensor<1x40x16xf32>, %v: tensor<1x16x${n}xf32>, %bias: tensor<1x1x56xf32>) -> (tensor<1x24x56xf32>, tensor<1x24x${n}xf32>) {"
+  echo '  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>'
+  if [ "$2" = first ]; then printf '%s\n' "$mb" "$m0"; else printf '%s\n' "$m0" "$mb"; fi
+  echo "  %m2 = \"tosa.matmul\"(%x, %b, %z, %z) : (tensor<1x24x40xf32>, tensor<1x40x${n}xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x24x${n}xf32>"
+  echo "  %y2 = \"tosa.tanh\"(%m2) : (tensor<1x24x${n}xf32>) -> tensor<1x24x${n}xf32>"
+  echo "  return %y0, %y2 : tensor<1x24x56xf32>, tensor<1x24x${n}xf32>"
+  echo "}"
+}
+
+@test "grouped GEMM B operands: an earlier kernel's value groups; a later kernel's value or another N stays apart" {
+  b_from_gemm 56 first > earlier.mlir
+  b_from_gemm 56 between > later.mlir
+  b_from_gemm 48 first > othern.mlir
+  for f in earlier later othern; do
+    "$TOSAC" $f.mlir --offload-arch=gfx942 --emit=partitions | grep -E '^target|^  kernel'
+  done > kernels.txt
+  run cat kernels.txt
+  # B's value is ready at the group's launch when its GEMM comes first; between the two
+  # products it is not (the group would launch before it)
+  assert_output "$(printf '%s\n' 'target gfx942: 2 kernels, 2 launches, workspace 8960 bytes' \
+    '  kernel 0 tosac_k0_matmul over tensor<1x40x56xf32>' '  kernel 1 tosac_k1_matmul_group2 over tensor<1x24x56xf32>' \
+    'target gfx942: 3 kernels, 3 launches, workspace 8960 bytes' \
+    '  kernel 0 tosac_k0_matmul_add over tensor<1x24x56xf32>' '  kernel 1 tosac_k1_matmul over tensor<1x40x56xf32>' \
+    '  kernel 2 tosac_k2_matmul_tanh over tensor<1x24x56xf32>' \
+    'target gfx942: 3 kernels, 3 launches, workspace 7680 bytes' \
+    '  kernel 0 tosac_k0_matmul over tensor<1x40x48xf32>' '  kernel 1 tosac_k1_matmul_add over tensor<1x24x56xf32>' \
+    '  kernel 2 tosac_k2_matmul_tanh over tensor<1x24x48xf32>')"
+  run "${CHECK[@]}" earlier.mlir later.mlir othern.mlir --targets=gfx942,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 3 graph(s)"
+  TOSAC_EXEC=ir run "${CHECK[@]}" earlier.mlir later.mlir othern.mlir --targets=gfx942,gfx1100,gfx1030
+  assert_success
+  assert_output --partial "PASSED: 3 graph(s)"
+}
+
+@test "decode with weights as arguments: the skinny Q projection stays alone, K and V over the cache group, block by block" {
+  # one new token: Q is a skinny GEMM (M = 1); K and V project the 40 cached rows
+  "${GEN[@]}" gpt --seq=1 --decode=40 --hidden=64 --heads=4 --weights=args --seed=23 > dec.mlir
+  run "$TOSAC" dec.mlir --offload-arch=gfx942,gfx1100,gfx1030 -o dec.hipfb
+  assert_success
+  run grouped_kernels dec.json
+  assert_output "$(printf '%s\n' 'gfx942 8 8 tosac_k1_matmul_group2' 'gfx1100 8 8 tosac_k1_matmul_group2' 'gfx1030 8 8 tosac_k1_matmul_group2')"
+  run "${CHECK[@]}" dec.mlir --targets=gfx942,gfx1100,gfx1030
+  assert_success
+  TOSAC_EXEC=ir run "${CHECK[@]}" dec.mlir --targets=gfx942,gfx1100,gfx1030
+  assert_success
+  # twelve blocks project the same cached rows: each block's K and V group before that block's
+  # attention reads them (not all 24 into the first block's launch: their results would live
+  # from there on), 8 kernels per block and the workspace of the ungrouped plan
+  "${GEN[@]}" gpt --layers=12 --seq=1 --decode=40 --hidden=64 --heads=4 --weights=args --seed=24 > d12.mlir
+  run "$TOSAC" d12.mlir --offload-arch=gfx942 --emit=partitions
+  assert_line "target gfx942: 96 kernels, 96 launches, workspace 21248 bytes"
+  assert_equal "$(echo "$output" | grep -c '^  kernel [0-9]* tosac_k1_matmul_group2 ')" 12
+  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" d12.mlir --offload-arch=gfx942 --emit=partitions
+  assert_line "target gfx942: 108 kernels, 108 launches, workspace 21248 bytes"
 }
 
 @test "sequence lengths that are no tile multiple (77 with batch 2, 70) match the oracle" {

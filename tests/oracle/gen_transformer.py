@@ -35,7 +35,7 @@ class Gen:
     def __init__(self, o):
         self.o = o
         self.rng = np.random.default_rng(o.seed)
-        self.lines, self.args, self.n = [], [], 0
+        self.lines, self.args, self.n, self.ranges = [], [], 0, []
         self.el = o.dtype
         self.old = o.syntax == "old"
         self.mixed = o.syntax == "mixed"
@@ -91,10 +91,12 @@ class Gen:
         self.args.append("%s: %s" % (name, t))
         return (name, t, tuple(shape))
 
-    def weight(self, shape, fan_in):
-        if self.o.weights == "args":
-            return self.arg(shape)
+    def weight(self, shape, fan_in, around=0.0):
         lim = max(1, int(64 / math.sqrt(fan_in)))
+        if self.o.weights == "args":
+            # the oracle's inputs span what the constants would (|w| <= lim / 64 around `around`)
+            self.ranges.append((len(self.args), around - lim / 64.0, around + lim / 64.0))
+            return self.arg(shape)
         vals = self.rng.integers(-lim, lim + 1, int(np.prod(shape))) / 64.0
         return self.const(shape, vals)
 
@@ -219,7 +221,7 @@ class Gen:
         xc = self.sub(x, mean)
         var = self.mul(self.reduce("tosa.reduce_sum", self.mul(xc, xc), 2), inv)
         r = self.unary("tosa.rsqrt", self.add(var, self.splat((1, 1, 1), 1e-5)))
-        g = self.weight((1, 1, h), 1) if self.o.weights == "args" else \
+        g = self.weight((1, 1, h), 64, 1.0) if self.o.weights == "args" else \
             self.const((1, 1, h), 1.0 + self.rng.integers(-8, 9, h) / 64.0)
         b = self.weight((1, 1, h), 16)
         return self.add(self.mul(self.mul(xc, r), g), b)
@@ -228,7 +230,7 @@ class Gen:
         h = x[2][2]
         ms = self.mul(self.reduce("tosa.reduce_sum", self.mul(x, x), 2), self.splat((1, 1, 1), 1.0 / h))
         r = self.unary("tosa.rsqrt", self.add(ms, self.splat((1, 1, 1), 1e-5)))
-        g = self.weight((1, 1, h), 1) if self.o.weights == "args" else \
+        g = self.weight((1, 1, h), 64, 1.0) if self.o.weights == "args" else \
             self.const((1, 1, h), 1.0 + self.rng.integers(-8, 9, h) / 64.0)
         return self.mul(self.mul(x, r), g)
 
@@ -320,6 +322,7 @@ class Gen:
             head.append("// oracle: arg 1 -1 1")
         elif o.mask and o.model == "bert" and not o.causal:
             head.append("// oracle: arg 1 -4 0")
+        head += ["// oracle: arg %d %g %g" % r for r in self.ranges]
         head.append("// oracle: result 0 err %g" % err)
         sig = "func.func @main(%s) -> %s {" % (", ".join(self.args), y[1])
         return "\n".join(head + [sig] + self.lines + ["  return %s : %s" % (y[0], y[1]), "}", ""])

@@ -153,6 +153,31 @@ bool tb_main_loop(const tb_insn *v, int n, bool fma, int *b, int *e) {
   return tb_best_loop(v, n, fma ? fma_work : matrix_work, false, b, e) > 0;
 }
 
+/* A grouped GEMM's main loop: its slices' K loops sit in the switch's flow, whose backward
+ * branch (the structurizer's) spans several of them; of the backward branches whose range holds
+ * no other one, the one with the most matrix (FMA) work. */
+static bool innermost_loop(const tb_insn *v, int n, bool fma, int *b, int *e) {
+  int best = 0;
+  for (int i = 0; i < n; i++) {
+    size_t t;
+    if (!tb_branch_target(&v[i], &t) || t > v[i].pc)
+      continue;
+    int s = i, work = 0;
+    while (s > 0 && v[s].pc > t)
+      s--;
+    bool inner = true;
+    for (int j = s; j < i && inner; j++) {
+      size_t tj;
+      inner = !(tb_branch_target(&v[j], &tj) && tj <= v[j].pc && tj >= v[s].pc);
+    }
+    for (int j = s; j <= i && inner; j++)
+      work += fma ? fma_work(v[j].text) : matrix_work(v[j].text);
+    if (inner && work > best)
+      best = work, *b = s, *e = i;
+  }
+  return best > 0;
+}
+
 /* ---------------------------------------------------------------- llvm-mca with a time limit */
 
 /* Runs llvm-mca-22 on `asm_path` for `iterations`; returns total cycles and the HWXDL pressure
@@ -613,6 +638,10 @@ bool tb_gemm_desc_from_json(const cJSON *tuning, const char *instr, double bytes
     d->k = (tb_jint(tuning, "phases_k", (int)(d->k * phases)) + phases - 1) / phases;
     d->k_useful = (d->k_useful + phases - 1) / phases;
   }
+  /* a grouped GEMM (docs/partitioning.md "Grouped GEMMs"): its grid holds every GEMM's tiles,
+   * each GEMM the problem's shape, as a batch of them would */
+  d->gemms = tb_jint(tuning, "gemms", 1) > 1 ? tb_jint(tuning, "gemms", 1) : 1;
+  d->batch *= d->gemms;
   d->bm = tb_jint(tuning, "bm", 1), d->bn = tb_jint(tuning, "bn", 1), d->bk = tb_jint(tuning, "bk", 1);
   d->wm = tb_jint(tuning, "wm", 1), d->wn = tb_jint(tuning, "wn", 1);
   d->waves = tb_jint(tuning, "waves", 1), d->split = tb_jint(tuning, "split_k", 1);
@@ -647,7 +676,7 @@ bool tb_kernel_score(const target_info *t, const uint8_t *co, size_t co_size, co
   tb_insn *v = tb_find_function(co, co_size, name, &off, &len) ? tb_disassemble(co, off, len, t->name, &n) : NULL;
   int b = 0, e = -1;
   /* no loop: K fully unrolled; the whole body is then one "iteration" covering every K step */
-  bool whole = v && !tb_main_loop(v, n, fma, &b, &e);
+  bool whole = v && !(d->gemms > 1 ? innermost_loop(v, n, fma, &b, &e) : tb_main_loop(v, n, fma, &b, &e));
   /* the issue model has no latencies: the kernel gets the tuning estimate's load floor
    * (cg_tune_kernel_cycles); llvm-mca models its own */
   bool floored = false;

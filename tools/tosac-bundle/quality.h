@@ -31,6 +31,7 @@ typedef struct tb_gemm_desc {
                                                kernel_rownorm.c), else 0 */
   int nb;               /* B operands per tile: 2 for the dual-B GEMM ("b_operands"; flops and
                          * matrix instructions per K step of both GEMMs), else 1 */
+  int gemms;            /* a grouped GEMM's GEMMs ("gemms": in batch too), else 1 */
   double bytes;         /* the kernel's buffers, each read or written once */
 } tb_gemm_desc;
 /* From a tuning object (manifest or cg_kernel_info.tuning) and the instruction mnemonic. */
