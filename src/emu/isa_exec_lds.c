@@ -1,5 +1,5 @@
 /* isa_exec_lds.c: LDS (DS) instructions and the cross-wave LDS race check. Addresses are VGPR +
- * offset inside the kernel's group segment (the descriptor's size; an access beyond it is an
+ * offset (a 32-bit sum) inside the kernel's group segment (the descriptor's size; an access beyond it is an
  * error). Results are delivered at issue and wait on lgkmcnt like scalar loads (ISA.md §3.6).
  * Race check: per LDS dword the last writing wave, the bytes it wrote and the barrier interval
  * ("epoch") it wrote in, and the waves that read it in the current interval with the bytes they
@@ -70,6 +70,12 @@ static uint8_t *lds_at(isa_wave *w, const isa_inst *in, uint64_t off, int size, 
   return g->lds + off;
 }
 
+/* A DS address: VGPR + the instruction's offset, summed in 32 bits. From Sea Islands on LLVM folds
+ * a constant into the offset field whatever the sign of the VGPR part (AMDGPUISelDAGToDAG.cpp
+ * isDSOffsetLegal: only Southern Islands needs a base known to be non-negative), so a VGPR of
+ * -256 with offset:256 addresses byte 0: the sum wraps. */
+static uint64_t ds_addr(uint32_t vgpr, int64_t offset) { return (uint32_t)(vgpr + (uint32_t)offset); }
+
 /* Kinds (arg2): plain, two addresses (offset0/offset1 in elements), the *2st64 forms (x64). */
 enum { D_ONE, D_TWO, D_TWO64 };
 enum { DL_U, DL_S };
@@ -80,7 +86,7 @@ static void ds_write(isa_wave *w, const isa_inst *in) {
   LANES_DS {
     uint32_t addr = isa_reg32(w, &in->o[0], 0, l);
     for (int k = 0; k < n; k++) {
-      uint64_t off = addr + (uint64_t)(n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
+      uint64_t off = ds_addr(addr, n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
       const isa_opnd *data = &in->o[1 + k];
       uint32_t x[4];
       for (int i = 0; i < (size + 3) / 4; i++)
@@ -109,7 +115,7 @@ static void ds_read(isa_wave *w, const isa_inst *in) {
   LANES_DS {
     uint32_t addr = isa_reg32(w, &in->o[1], 0, l);
     for (int k = 0; k < n; k++) {
-      uint64_t off = addr + (uint64_t)(n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
+      uint64_t off = ds_addr(addr, n == 1 ? in->offset : (k ? in->offset1 : in->offset) * scale);
       const uint8_t *p = lds_at(w, in, off, size, NULL, l);
       if (!p)
         return;
@@ -151,7 +157,7 @@ static void ds_read_tr16(isa_wave *w, const isa_inst *in) {
     }
   }
   LANES_DS {
-    uint64_t off = isa_reg32(w, &in->o[1], 0, l) + (uint64_t)in->offset;
+    uint64_t off = ds_addr(isa_reg32(w, &in->o[1], 0, l), in->offset);
     const uint8_t *p = lds_at(w, in, off, 8, NULL, l);
     if (!p)
       return;

@@ -256,6 +256,17 @@ buffer_word() { # i a_last (the last lane whose soffset load is in range)
   done
 }
 
+@test "DS addresses wrap at 32 bits: a VGPR of 4i - 256 with offset:256 is byte 4i (ds_write_b32, ds_read2_b32)" {
+  assemble "$DATA/lds_wrap_gfx90a.s" gfx90a "$T/w.co"
+  run "$ISA" "$T/w.co" gfx90a lds_wrap 128 64
+  assert_success
+  for i in 0 1 31 62; do
+    assert_line "out[$i] = $((i | (i + 1) << 16))"
+    assert_line "out[$((64 + i))] = $i"
+  done
+  assert_line "out[63] = 63"
+}
+
 # element e that lane l of rtr (read_tr_gfx950.s) receives: element l % 4 of what lane
 # 16·(l / 16) + 4e + (l % 16) / 4 addressed (the elements of lane j ^ 5)
 rtr_elem() { echo $((4 * ((($1 & ~15) + 4 * $2 + ($1 & 15) / 4) ^ 5) + $1 % 4)); }
