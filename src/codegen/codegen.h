@@ -132,6 +132,9 @@ bool cg_rownorm_prologue(cg_builder *cb, const graph *g, const part_kernel *k, c
 bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel *k, const value *a, LLVMValueRef r0,
                               LLVMValueRef nvalid, int nrows, LLVMValueRef tid32, int threads, LLVMValueRef dst,
                               LLVMValueRef store);
+/* kernel_rownorm.c: rows of `row` elements a wave of that prologue evaluates at once (of the
+ * `rows` it owns), their loads in flight together; 0: a row at a time, walked. */
+int cg_rownorm_tile_batch(int wave, int64_t row, int64_t rows);
 CG_EMITTER(cg_emit_mxgemm);       /* kernel_mxgemm.c: mxfp4 GEMM on the block-scaled MFMA */
 
 /* ---------------------------------------------------------------- kernel_conv_direct.c */

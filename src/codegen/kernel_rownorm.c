@@ -492,6 +492,128 @@ static void loop_plain(cg_builder *cb, LLVMBasicBlockRef latch) {
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cb->ctx, "llvm.loop", 9), LLVMMetadataAsValue(cb->ctx, loop));
 }
 
+/* Values a lane of a tile GEMM's row-norm prologue holds at once: nb rows x row / wave elements
+ * (the rows' loads all in flight together). */
+#define RN_TILE_REGS 64
+
+int cg_rownorm_tile_batch(int wave, int64_t row, int64_t rows) {
+  if (wave < 1 || row < wave || row % wave || row / wave > RN_TILE_REGS)
+    return 0;
+  int64_t nb = RN_TILE_REGS / (row / wave);
+  rows = rows < 1 ? 1 : rows;
+  return (int)(nb < rows ? nb : rows);
+}
+
+/* The tile prologue's rows nb at a time per wave (m0 = w, w + waves * nb, ...): a lane evaluates
+ * its row / wave elements of every row of the batch in straight-line code, so all their loads
+ * are issued before the first statistic waits on any; the statistics then reduce each row in
+ * registers and across lanes (the rows' cg_lane_xor steps interleaved), and the rows go to dst.
+ * A batch's rows past nvalid repeat row m0 (the same values to the same places): no branch. */
+static bool tile_rows_batched(rn *R, const value *a, LLVMValueRef base, LLVMValueRef w, LLVMValueRef lane,
+                              LLVMValueRef nvalid, int nb, int waves, LLVMValueRef dst, LLVMValueRef store,
+                              bool any) {
+  cg_builder *cb = R->cb;
+  LLVMBuilderRef bl = R->b;
+  int wave = R->wave, J = (int)(R->h / wave), n = nb * J;
+  size_t nv = (size_t)R->g->nvalues + 1;
+  LLVMValueRef **rowv = calloc((size_t)nb, sizeof *rowv), **memo = calloc((size_t)n, sizeof *memo);
+  LLVMValueRef(*coords)[TOSAC_MAX_RANK] = calloc((size_t)n, sizeof *coords);
+  LLVMValueRef(*c0)[TOSAC_MAX_RANK] = calloc((size_t)nb, sizeof *c0);
+  LLVMValueRef *mrow = calloc((size_t)nb, sizeof *mrow), *r = calloc((size_t)nb, sizeof *r);
+  LLVMValueRef *x = calloc((size_t)n, sizeof *x), *acc = calloc((size_t)nb, sizeof *acc);
+  LLVMValueRef *tmp = calloc(nv, sizeof *tmp);
+  LLVMValueRef *row0 = R->row;
+  tensor_type rshape = R->f;
+  rshape.dims[R->f.rank - 1] = 1;
+  bool ok = rowv && memo && coords && c0 && mrow && r && x && acc && tmp;
+  for (int i = 0; i < nb && ok; i++)
+    ok = (rowv[i] = calloc(nv, sizeof **rowv)) != NULL;
+  for (int e = 0; e < n && ok; e++)
+    ok = (memo[e] = calloc(nv, sizeof **memo)) != NULL;
+  cg_loop rows = cg_loop_begin(cb, w, nvalid, "norm_rows");
+  LLVMValueRef lane32 = LLVMBuildTrunc(bl, lane, cb->i32, "");
+  for (int i = 0; i < nb && ok; i++) {
+    LLVMValueRef mi = LLVMBuildAdd(bl, rows.iv, ic(R, (int64_t)i * waves), "");
+    mrow[i] = i ? LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntULT, mi, nvalid, ""), mi, rows.iv, "") : mi;
+    r[i] = LLVMBuildAdd(bl, base, mrow[i], "norm_row");
+    coords_of(R, r[i], ic(R, 0), c0[i]);
+    for (int j = 0; j < J; j++)
+      coords_of(R, r[i], LLVMBuildAdd(bl, lane, ic(R, (int64_t)j * wave), ""), coords[i * J + j]);
+  }
+  for (int p = 0; p < R->k->nprologue && ok; p++) {
+    const op *o = R->k->prologue[p];
+    if (op_table[o->kind].family == FAM_REDUCTION) {
+      bool is_max = o->kind == OP_REDUCE_MAX;
+      for (int e = 0; e < n && ok; e++) { /* every element's input first: the loads in flight */
+        R->row = rowv[e / J];
+        ok = (x[e] = eval(R, o->operands[0], coords[e], memo[e])) != NULL;
+      }
+      for (int i = 0; i < nb && ok; i++) {
+        acc[i] = LLVMConstReal(cb->f32, is_max ? -INFINITY : 0.0);
+        for (int j = 0; j < J; j++)
+          acc[i] = combine(R, is_max, acc[i], to_f32(R, x[i * J + j]));
+      }
+      for (int s = 1; s < wave && ok; s *= 2)
+        for (int i = 0; i < nb && ok; i++) {
+          LLVMValueRef y = cg_lane_xor(cb, acc[i], s, lane32);
+          ok = y != NULL;
+          if (ok)
+            acc[i] = combine(R, is_max, acc[i], y);
+        }
+      LLVMTypeRef rt = cg_elem_type(cb, o->results[0]->type->elem);
+      for (int i = 0; i < nb && ok; i++)
+        rowv[i][o->results[0]->id] = rt == cb->f32 ? acc[i] : LLVMBuildFPTrunc(bl, acc[i], rt, "");
+    } else if (op_table[o->kind].family == FAM_ELEMENTWISE && same_shape(o->results[0]->type, &rshape)) {
+      for (int i = 0; i < nb && ok; i++) {
+        R->row = rowv[i];
+        memset(tmp, 0, nv * sizeof *tmp);
+        ok = (rowv[i][o->results[0]->id] = eval(R, o->results[0], c0[i], tmp)) != NULL;
+      }
+    }
+  }
+  for (int e = 0; e < n && ok; e++) {
+    R->row = rowv[e / J];
+    LLVMValueRef y = eval(R, a, coords[e], memo[e]);
+    if (!(ok = y != NULL))
+      break;
+    LLVMValueRef at = LLVMBuildAdd(bl, LLVMBuildMul(bl, mrow[e / J], ic(R, R->h), ""),
+                                   LLVMBuildAdd(bl, lane, ic(R, (int64_t)(e % J) * wave), ""), "");
+    cg_store(cb, y, LLVMBuildInBoundsGEP2(bl, LLVMTypeOf(y), dst, &at, 1, ""),
+             (unsigned)elem_type_bytes(a->type->elem));
+  }
+  if (ok && any && store) { /* the value other kernels read: one work-group per M tile writes it */
+    LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "norm_store");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "norm_store_next");
+    LLVMBuildCondBr(bl, store, st, next);
+    LLVMPositionBuilderAtEnd(bl, st);
+    for (int e = 0; e < n && ok; e++) {
+      R->row = rowv[e / J];
+      LLVMValueRef h = LLVMBuildAdd(bl, lane, ic(R, (int64_t)(e % J) * wave), "");
+      LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r[e / J], ic(R, R->h), ""), h, "");
+      for (int i = 0; i < R->k->nout && ok; i++) {
+        const value *v = R->k->out_vals[i];
+        if (!v->def || !R->member[v->def->id] || !same_shape(v->type, &R->f))
+          continue;
+        LLVMValueRef y = eval(R, v, coords[e], memo[e]);
+        if (!(ok = y != NULL))
+          break;
+        store_out(R, i, y, cg_slot_offset(cb, R->k, v, off));
+      }
+    }
+    LLVMBuildBr(bl, next);
+    LLVMPositionBuilderAtEnd(bl, next);
+  }
+  if (ok)
+    cg_loop_end(cb, &rows, (int64_t)waves * nb);
+  R->row = row0;
+  for (int i = 0; rowv && i < nb; i++)
+    free(rowv[i]);
+  for (int e = 0; memo && e < n; e++)
+    free(memo[e]);
+  free(rowv), free(memo), free(coords), free(c0), free(mrow), free(r), free(x), free(acc), free(tmp);
+  return ok;
+}
+
 /* The row norm a tile GEMM evaluates before its loop (k->prologue with k->prologue_tile,
  * partition/group.c): rows r0 .. r0 + nvalid - 1 of the norm's rows (nvalid <= nrows, the tile's
  * rows inside M) into dst ([nrows][H] of a's element type in LDS). Each wave takes rows
@@ -537,7 +659,20 @@ bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel 
   LLVMValueRef base = LLVMBuildZExt(bl, r0, R.it, "");
   tensor_type rshape = R.f;
   rshape.dims[R.f.rank - 1] = 1;
-  bool ok = R.acc_p != NULL;
+  bool ok = R.acc_p != NULL, any = false;
+  for (int i = 0; i < k->nout; i++)
+    any |= k->out_vals[i]->def && R.member[k->out_vals[i]->def->id];
+  int nb = cg_rownorm_tile_batch(wave, R.h, (nrows + threads / wave - 1) / (threads / wave));
+  if (nb > 0 && ok) {
+    ok = tile_rows_batched(&R, a, base, w, lane, LLVMBuildZExt(bl, nvalid, R.it, ""), nb, threads / wave, dst,
+                           store, any);
+    if (ok)
+      cg_barrier(cb);
+    free(memo);
+    free(R.member);
+    free(R.row);
+    return ok && !cb->failed;
+  }
   cg_loop rows = cg_loop_begin(cb, w, LLVMBuildZExt(bl, nvalid, R.it, ""), "norm_rows");
   LLVMValueRef m = rows.iv;
   LLVMValueRef r = LLVMBuildAdd(bl, base, m, "norm_row"), c0[TOSAC_MAX_RANK];
@@ -563,9 +698,6 @@ bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel 
       cg_store(cb, x, LLVMBuildInBoundsGEP2(bl, LLVMTypeOf(x), dst, &at, 1, ""),
                (unsigned)elem_type_bytes(a->type->elem));
     }
-    bool any = false;
-    for (int i = 0; i < k->nout && ok; i++)
-      any |= k->out_vals[i]->def && R.member[k->out_vals[i]->def->id];
     if (ok && any && store) { /* the value other kernels read: one work-group per M tile writes it */
       LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "norm_store");
       LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cb->ctx, cb->fn, "norm_store_next");

@@ -251,19 +251,29 @@ double cg_tune_norm_prologue_extra_cycles(const target_info *t, int64_t rows, in
 }
 
 /* The row-norm prologue of a tile GEMM (kernel_rownorm.c cg_rownorm_tile_prologue): each wave
- * normalises bm / waves of the tile's rows alone (cross-lane sums, no LDS exchange): per row the
- * first read from the coherent cache, per statistic (2: a layer norm) a walk and log2(wave)
- * cross-lane steps, and the walk storing the row to LDS. Work-groups beyond one per CU run theirs
- * after the first, so the kernel pays one prologue per round of work-groups over the CUs. */
+ * normalises bm / waves of the tile's rows alone (cross-lane sums, no LDS exchange). Rows whose
+ * elements fit the lane's registers go nb at a time (cg_rownorm_tile_batch): per batch one read
+ * from the coherent cache (every load of the batch in flight together), the lane's element work
+ * (load, two statistics, the LDS store: 4 issues each) and per statistic (2: a layer norm)
+ * log2(wave) cross-lane steps with the batch's rows interleaved. Otherwise per row: the first
+ * read, per statistic a walk and the cross-lane steps, and the walk storing the row to LDS.
+ * Work-groups beyond one per CU run theirs after the first, so the kernel pays one prologue per
+ * round of work-groups over the CUs. */
 double cg_tune_norm_tile_cycles(const target_info *t, const gemm_problem *pb, const gemm_params *P) {
   int waves = (P->bm / (P->wm ? P->wm : 1)) * (P->bn / (P->wn ? P->wn : 1));
   waves = waves < 1 ? 1 : waves;
   int64_t rows = (P->bm + waves - 1) / waves;
   double walk_iters = ceil((double)pb->k / t->wave_size), steps = log2((double)t->wave_size);
-  double per_row = t->cache_latency_ns * t->clock_mhz / 1e3 + 2 * (ONCHIP_CYCLES + 16 * steps) + ONCHIP_CYCLES +
-                   3 * walk_iters * 4;
+  double lat = t->cache_latency_ns * t->clock_mhz / 1e3, cost;
+  int nb = cg_rownorm_tile_batch(t->wave_size, pb->k, rows);
+  if (nb > 0) {
+    double batch = lat + 4 * 4 * nb * walk_iters + 2 * steps * (16 + 4 * (nb - 1)) + ONCHIP_CYCLES;
+    cost = (double)((rows + nb - 1) / nb) * batch;
+  } else {
+    cost = (double)rows * (lat + 2 * (ONCHIP_CYCLES + 16 * steps) + ONCHIP_CYCLES + 3 * walk_iters * 4);
+  }
   int64_t groups = pb->batch * ((pb->m + P->bm - 1) / P->bm) * ((pb->n + P->bn - 1) / P->bn);
-  return (double)rows * per_row * (double)((groups + t->cus - 1) / t->cus);
+  return cost * (double)((groups + t->cus - 1) / t->cus);
 }
 
 /* Bytes a tile kernel keeps in flight: per resident work-group the staging loads of `ktiles` K
