@@ -1785,19 +1785,21 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   const part_kernel *k = A->k;
   /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
    * (the barrier, the rescale check and its branch, the waits between the block's reads and
-   * MFMAs): taken for 1024 keys or more (the block pairs then hold at least half of the blocks)
-   * and for exactly 512 (four blocks: two capped pairs; 520 to 1023 keys leave blocks to the
-   * single-block loop, which 64-key blocks keep shorter) while one work-group's buffers fit the
+   * MFMAs): taken for 640 keys or more and for exactly 512 (four blocks: two capped pairs; 520
+   * to 639 keys would leave four whole blocks and a partial one, their pairs clamped) while one
+   * work-group's buffers fit the
    * LDS (head size 128: 128 KiB of gfx950's 160 KiB, one work-group per CU and one wave per
    * SIMD, measured faster by the loop's issue than two work-groups of 64-key blocks,
    * docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
-  if (F->nk == FL_BLOCK_KEYS && (chunk >= 8 * FL_MAX_KEYS || chunk == 4 * FL_MAX_KEYS) &&
+  bool mid = false; /* 128-key blocks in a chunk of 5 to 7 of them */
+  if (F->nk == FL_BLOCK_KEYS && (chunk >= 5 * FL_MAX_KEYS || chunk == 4 * FL_MAX_KEYS) &&
       FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
+    mid = chunk < 8 * FL_MAX_KEYS;
     /* the staging's chunks per lane double (element loads where the operand is not contiguous) */
     if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
-      F->nk = FL_BLOCK_KEYS;
+      F->nk = FL_BLOCK_KEYS, mid = false;
   }
   gemm_mma *mm = &F->mm;
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
@@ -1927,8 +1929,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   /* no pair loop where none can run (short sequences). A chunk of fewer than 5 blocks runs its
    * unclamped pairs capped (the first loop would take none of them near L); a longer one runs
    * the first loop only, its last pairs one block at a time: a capped loop after it measured
-   * a worse schedule of the first loop, which holds most of the blocks */
-  bool paired = chunk / F->nk >= 2, shortc = chunk / F->nk < 5;
+   * a worse schedule of the first loop, which holds most of the blocks. Five to seven whole
+   * 128-key blocks and no partial one run capped too: the first loop would take one pair of
+   * them, the single-block loop the rest (a partial block stops the capped pairs as early as
+   * the first loop's, whose schedule measured better) */
+  bool paired = chunk / F->nk >= 2, shortc = chunk / F->nk < 5 || (mid && lf == A->L);
   bool first = paired && (clamp || !shortc);
   if (first) {
     cg_loop pairs = cg_loop_begin(cb, kstart, kpair, "pairs");
