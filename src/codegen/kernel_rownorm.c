@@ -504,6 +504,21 @@ int cg_rownorm_tile_batch(int wave, int64_t row, int64_t rows) {
   return (int)(nb < rows ? nb : rows);
 }
 
+/* The tile prologue's stores of the norm's value (and any other member value the kernel outputs)
+ * at element offset off of a row, for kernels that read it after the GEMM. */
+static bool store_norm_value(rn *R, LLVMValueRef off, LLVMValueRef *coords, LLVMValueRef *memo) {
+  for (int i = 0; i < R->k->nout; i++) {
+    const value *v = R->k->out_vals[i];
+    if (!v->def || !R->member[v->def->id] || !same_shape(v->type, &R->f))
+      continue;
+    LLVMValueRef y = eval(R, v, coords, memo);
+    if (!y)
+      return false;
+    store_out(R, i, y, cg_slot_offset(R->cb, R->k, v, off));
+  }
+  return true;
+}
+
 /* The tile prologue's rows nb at a time per wave (m0 = w, w + waves * nb, ...): a lane evaluates
  * its row / wave elements of every row of the batch in straight-line code, so all their loads
  * are issued before the first statistic waits on any; the statistics then reduce each row in
@@ -590,15 +605,7 @@ static bool tile_rows_batched(rn *R, const value *a, LLVMValueRef base, LLVMValu
       R->row = rowv[e / J];
       LLVMValueRef h = LLVMBuildAdd(bl, lane, ic(R, (int64_t)(e % J) * wave), "");
       LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r[e / J], ic(R, R->h), ""), h, "");
-      for (int i = 0; i < R->k->nout && ok; i++) {
-        const value *v = R->k->out_vals[i];
-        if (!v->def || !R->member[v->def->id] || !same_shape(v->type, &R->f))
-          continue;
-        LLVMValueRef y = eval(R, v, coords[e], memo[e]);
-        if (!(ok = y != NULL))
-          break;
-        store_out(R, i, y, cg_slot_offset(cb, R->k, v, off));
-      }
+      ok = store_norm_value(R, off, coords[e], memo[e]);
     }
     LLVMBuildBr(bl, next);
     LLVMPositionBuilderAtEnd(bl, next);
@@ -704,15 +711,7 @@ bool cg_rownorm_tile_prologue(cg_builder *cb, const graph *g, const part_kernel 
       LLVMBuildCondBr(bl, store, st, next);
       LLVMPositionBuilderAtEnd(bl, st);
       LLVMValueRef off = LLVMBuildAdd(bl, LLVMBuildMul(bl, r, ic(&R, R.h), ""), l.iv, "");
-      for (int i = 0; i < k->nout && ok; i++) {
-        const value *v = k->out_vals[i];
-        if (!v->def || !R.member[v->def->id] || !same_shape(v->type, &R.f))
-          continue;
-        LLVMValueRef y = eval(&R, v, coords, memo);
-        if (!(ok = y != NULL))
-          break;
-        store_out(&R, i, y, cg_slot_offset(cb, k, v, off));
-      }
+      ok = store_norm_value(&R, off, coords, memo);
       LLVMBuildBr(bl, next);
       LLVMPositionBuilderAtEnd(bl, next);
     }
