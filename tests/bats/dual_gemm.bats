@@ -77,27 +77,36 @@ for t in json.load(open(sys.argv[1]))["targets"]:
   assert_line "gfx1030 128x64x32/64x16 64x16x8 40960 0"
 }
 
-@test "GPT blocks: 7 kernels per block (gate and up one dual-B GEMM), 8 with TOSAC_DUAL_GEMM=0 or TOSAC_NO_GEMM_GROUPING=1; oracle f32, f16, bf16" {
+@test "GPT blocks: 7 kernels per block (gate and up one dual-B GEMM), 8 with TOSAC_DUAL_GEMM=0 and the norms' own kernels; oracle f32, f16, bf16" {
   "${GEN[@]}" gpt --layers=2 --seq=37 --hidden=64 --heads=2 --seed=12 > g32.mlir
   "${GEN[@]}" gpt --seq=45 --hidden=64 --heads=2 --dtype=f16 --seed=13 > g16.mlir
   "${GEN[@]}" gpt --seq=33 --dtype=bf16 --seed=14 > gbf.mlir
   run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
   assert_line --regexp "^target gfx90a: 14 kernels, 14 launches"
   assert_equal "$(echo "$output" | grep -c '^  kernel .*_matmul_dual over tensor<1x37x256xf32>')" 2
-  TOSAC_DUAL_GEMM=0 run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
+  TOSAC_DUAL_GEMM=0 TOSAC_NO_NORM_GEMM=1 run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
   assert_line --regexp "^target gfx90a: 16 kernels, 16 launches"
   refute_output --partial "_dual"
-  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
+  # without the dual-B GEMM the MLP's RMS norm runs in the gate GEMM's prologue (a tile GEMM), the
+  # up GEMM reading the value it stores
+  TOSAC_DUAL_GEMM=0 run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line --regexp "^target gfx90a: 14 kernels, 14 launches"
+  assert_equal "$(echo "$output" | grep -c '^  kernel .*_rownorm_matmul over tensor<1x37x256xf32>')" 2
+  refute_output --partial "_dual"
+  TOSAC_NO_GEMM_GROUPING=1 TOSAC_NO_NORM_GEMM=1 run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
   assert_line --regexp "^target gfx90a: 20 kernels, 20 launches"
   refute_output --partial "_dual"
+  TOSAC_NO_GEMM_GROUPING=1 run "$TOSAC" g32.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line --regexp "^target gfx90a: 16 kernels, 16 launches"
   run "${CHECK[@]}" g32.mlir g16.mlir gbf.mlir --targets=$THREE,gfx942
   assert_success
   assert_output --partial "PASSED: 3 graph(s)"
   TOSAC_EXEC=ir run "${CHECK[@]}" g32.mlir g16.mlir gbf.mlir --targets=$THREE
   assert_success
   assert_output --partial "PASSED: 3 graph(s)"
-  TOSAC_DUAL_GEMM=0 run "${CHECK[@]}" g16.mlir --targets=gfx1100
+  TOSAC_DUAL_GEMM=0 run "${CHECK[@]}" g32.mlir g16.mlir --targets=gfx1100,gfx942
   assert_success
+  assert_output --partial "PASSED: 2 graph(s)"
 }
 
 @test "M <= 16 (decode) keeps the two skinny kernels; TOSAC_DUAL_GEMM=1 makes the dual tile kernel there too, still exact" {
