@@ -795,6 +795,7 @@ typedef struct flash {
   const target_dot *dot; /* the row sum of P's converted pairs by this dot (fl_probs), or NULL */
   bool f8;      /* the fp8 path: fp8/bf8 operands and P (fl_f8_*), bytes in LDS and fragments */
   LLVMValueRef cap_k, cap_v; /* non-NULL: the unclamped loads' scalar offset (fl_load) */
+  bool shift; /* a block starting past L - nk reads the whole block ending at L (emit_flash) */
   int f8w;      /* fp8 path, V in 16-byte rows: dwords per key of a lane's 4-key unit of V, which
                  * it transposes in registers (fl_f8_stage_v); 0: V written byte by byte */
 } flash;
@@ -1089,6 +1090,15 @@ static void fl_stage_load(flash *F, fl_stage *st, LLVMValueRef bidx, LLVMValueRe
   LLVMBuilderRef bl = A->b;
   int64_t wg = 64 * F->waves;
   st->nk = st->nv = 0;
+  /* a clamped block starting past L - nk (the partial last one) reads the whole block ending at
+   * L instead, like the capped pairs' loads: fl_block masks the keys before its start */
+  if (clamp && bidx && F->shift)
+    for (int i = 0; i < 2; i++) {
+      LLVMValueRef *t = i ? &tv : &tk;
+      if (*t)
+        *t = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, *t, ic(A, A->L - F->nk), ""), *t,
+                             ic(A, A->L - F->nk), "");
+    }
   for (int which = 0; which < 2; which++) {
     bool is_k = which == 0;
     LLVMValueRef t0 = is_k ? tk : tv;
@@ -1685,12 +1695,20 @@ static bool fl_block(flash *F, LLVMValueRef t0, bool masked, LLVMValueRef par, b
   LLVMValueRef s_cur = cg_load(cb, F->s_t, F->s_p, 16);
   /* x: the score before the log2 scale c (the graph's scale too when folded, F->scale); the
    * max is taken on x (c > 0) and scaled once, the exponent is one multiply-add */
-  LLVMValueRef x[FL_MAX_KEYS / 4], c = f32c(A, F->scale);
+  LLVMValueRef x[FL_MAX_KEYS / 4], c = f32c(A, F->scale), kbase = t0;
+  /* the masked block's rows: those of the whole block ending at L where it starts past L - nk
+   * (fl_stage_load), the keys before t0 masked as already weighed */
+  bool shifted = masked && F->shift;
+  if (shifted)
+    kbase = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, t0, ic(A, A->L - F->nk), ""), t0,
+                            ic(A, A->L - F->nk), "");
   for (int j = 0; j < nj; j++) {
     LLVMValueRef sj = LLVMBuildExtractValue(bl, s_cur, (unsigned)j, "");
     for (int e = 0; e < 4; e++) {
-      LLVMValueRef key = LLVMBuildAdd(bl, t0, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
+      LLVMValueRef key = LLVMBuildAdd(bl, kbase, LLVMBuildZExt(bl, LLVMBuildAdd(bl, LLVMBuildMul(bl, F->g, i32c(A, 4), ""), i32c(A, 16 * j + e), ""), A->it, ""), "");
       LLVMValueRef kin = masked ? LLVMBuildICmp(bl, LLVMIntSLT, key, F->kend, "") : NULL;
+      if (shifted)
+        kin = LLVMBuildAnd(bl, kin, LLVMBuildICmp(bl, LLVMIntSGE, key, t0, ""), "");
       LLVMValueRef v = LLVMBuildExtractElement(bl, sj, i32c(A, e), "");
       if (!F->folded) {
         LLVMValueRef co[3] = {F->b, F->qc, LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, key, ic(A, A->L), ""), key, ic(A, A->L - 1), "")};
@@ -1785,15 +1803,13 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   const part_kernel *k = A->k;
   /* where the issue bounds the loop, a block of 128 keys halves the per-block work per key again
    * (the barrier, the rescale check and its branch, the waits between the block's reads and
-   * MFMAs): taken for 640 keys or more and for exactly 512 (four blocks: two capped pairs; 520
-   * to 639 keys would leave four whole blocks and a partial one, their pairs clamped) while one
-   * work-group's buffers fit the
-   * LDS (head size 128: 128 KiB of gfx950's 160 KiB, one work-group per CU and one wave per
-   * SIMD, measured faster by the loop's issue than two work-groups of 64-key blocks,
+   * MFMAs): taken for 512 keys or more (512 to 639: four blocks and maybe a partial one, two
+   * capped pairs) while one work-group's buffers fit the LDS (head size 128: 128 KiB of
+   * gfx950's 160 KiB, one work-group per CU and one wave per SIMD, measured faster by the loop's issue than two work-groups of 64-key blocks,
    * docs/kernels-attention.md) */
   int64_t row_bytes = 2 * (F->dp + A->Dv) * fl_bytes(F);
   bool mid = false; /* 128-key blocks in a chunk of 5 to 7 of them */
-  if (F->nk == FL_BLOCK_KEYS && (chunk >= 5 * FL_MAX_KEYS || chunk == 4 * FL_MAX_KEYS) &&
+  if (F->nk == FL_BLOCK_KEYS && chunk >= 4 * FL_MAX_KEYS &&
       FL_MAX_KEYS * row_bytes <= cb->target->info->lds_bytes && fl_issue_bound(F)) {
     F->nk = FL_MAX_KEYS;
     mid = chunk < 8 * FL_MAX_KEYS;
@@ -1801,6 +1817,11 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
     if (fl_chunks(F, A->D, F->vk) > FL_MAX_CHUNKS || fl_chunks(F, A->Dv, F->vv) > FL_MAX_CHUNKS)
       F->nk = FL_BLOCK_KEYS, mid = false;
   }
+  /* fewer than five whole blocks and a partial one: every block's loads stay whole (the partial
+   * block reads the whole one ending at L, its keys before it masked), so its pairs run capped
+   * instead of clamped; longer sequences keep the partial block's clamped rows (the single-block
+   * loop's scalar mins measured worse there) */
+  F->shift = A->L > F->nk && A->L % F->nk && A->L / F->nk < 5;
   gemm_mma *mm = &F->mm;
   int nb = (int)(A->Dv / 16), nj = F->nk / 16, kl = mm->kl;
   F->ft = mm->in == ET_F16 ? cb->f16 : mm->in == ET_BF16 ? cb->i16 : F->f8 ? cb->i8 : cb->f32;
@@ -1905,21 +1926,22 @@ static bool emit_flash(att *A, flash *F, cg_kernel_info *info, bool partial, int
   /* element loads clamp their keys anyway. Unclamped pairs run while their loads (keys up to
    * t0 + 5·nk) stay below L, or, in a chunk of fewer than 5 blocks, capped: a load of a block
    * past the keys reads the last whole block instead (three scalar mins per pair, no lane's
-   * address). A partial last block the work-group weighs past L - nk cannot be read capped:
-   * its pairs stop before their loads reach it, and the pairs of a sequence of fewer than 5
-   * blocks with a partial one clamp their loads */
+   * address). A partial last block the work-group weighs past L - nk is read capped only with
+   * F->shift (its keys before it masked); otherwise its pairs stop before their loads reach it */
   int64_t lf = A->L / F->nk * F->nk; /* the partial block's first key, or L */
-  bool clamp = !F->kstride || !F->vstride || (lf < A->L && A->L / F->nk < 5);
+  bool clamp = !F->kstride || !F->vstride;
   LLVMValueRef npair = nfull, ncap = nfull;
   if (!clamp) {
     LLVMValueRef room = LLVMBuildSub(bl, LLVMBuildSDiv(bl, LLVMBuildSub(bl, ic(A, A->L), kstart, ""), ic(A, F->nk), ""), ic(A, 3), "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, room, nfull, ""), room, nfull, "");
     npair = LLVMBuildSelect(bl, LLVMBuildICmp(bl, LLVMIntSLT, npair, ic(A, 0), ""), ic(A, 0), npair, "");
-    /* the partial block (a chunk's need not start at a multiple of nk) is weighed and its
-     * rows pass L - nk: the cap would move them */
-    LLVMValueRef past = LLVMBuildICmp(bl, LLVMIntSGT, kfull, ic(A, A->L - F->nk), "");
-    LLVMValueRef moved = LLVMBuildAnd(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""), past, "");
-    ncap = LLVMBuildSelect(bl, moved, npair, nfull, "");
+    if (!F->shift) {
+      /* the partial block (a chunk's need not start at a multiple of nk) is weighed and its
+       * rows pass L - nk: the cap would move them */
+      LLVMValueRef past = LLVMBuildICmp(bl, LLVMIntSGT, kfull, ic(A, A->L - F->nk), "");
+      LLVMValueRef moved = LLVMBuildAnd(bl, LLVMBuildICmp(bl, LLVMIntSLT, kfull, kend, ""), past, "");
+      ncap = LLVMBuildSelect(bl, moved, npair, nfull, "");
+    }
   }
   npair = LLVMBuildSDiv(bl, npair, ic(A, 2), "npair");
   ncap = LLVMBuildSDiv(bl, ncap, ic(A, 2), "ncap");
