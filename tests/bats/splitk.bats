@@ -149,12 +149,19 @@ EOF
   run "${CHECK[@]}" cv.mlir --targets=gfx90a,gfx1030 --input=@x.npy --input=@w.npy --input=@c.npy
   assert_success
   assert_output --partial "PASSED: 1 graph(s)"
+  # the skinny kernel's sliced form reads K in blocks of 256 here: 3 K tiles cap the forced 4
+  # (the wide form, TOSAC_GEMV_FORM=wide, blocks of 8, keeps 4)
   run "$TOSAC" mi8.mlir --offload-arch=gfx90a --emit=partitions
+  assert_line "  buffer 3 workspace tensor<3x1x9x13xi32> 1404 bytes at workspace+0"
+  TOSAC_GEMV_FORM=wide run "$TOSAC" mi8.mlir --offload-arch=gfx90a --emit=partitions
   assert_line "  buffer 3 workspace tensor<4x1x9x13xi32> 1872 bytes at workspace+0"
   run "${CHECK[@]}" mi8.mlir --targets=gfx90a,gfx1100
   assert_success
   assert_output --partial "ok mi8.mlir [gfx90a]: 1 results match"
   assert_output --partial "ok mi8.mlir [gfx1100]: 1 results match"
+  TOSAC_GEMV_FORM=wide run "${CHECK[@]}" mi8.mlir --targets=gfx90a
+  assert_success
+  assert_output --partial "ok mi8.mlir [gfx90a]: 1 results match"
 }
 
 # initialisers BUNDLE_JSON: per target, for every buffer an atomic kernel accumulates into, the
