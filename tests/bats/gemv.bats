@@ -124,7 +124,7 @@ PY
 import random, sys
 r = random.Random(int(sys.argv[1]))
 for et in ("f32", "f16", "bf16"):
-    for _ in range(8):
+    for _ in range(32):
         b, m = r.randint(1, 2), r.randint(1, 2 if et == "f32" else 4)
         k, n = 2 * r.randint(150, 500) + 1, 2 * r.randint(8, 31) + 1
         print(f"{et} {b} {m} {k} {n}")
